@@ -1,0 +1,9 @@
+// The client API's operation table: every bound operationId, assembled from the *.operations.ts files.
+import type { OperationTable } from '../http/operation.js';
+import { clientSystemOperations } from '../system/system.operations.js';
+import { clientAuthOperations } from '../auth/auth.operations.js';
+
+export const clientOperations: OperationTable = {
+  ...clientSystemOperations,
+  ...clientAuthOperations,
+};

@@ -1,0 +1,139 @@
+// API sessions: creation, lookup by token with idle expiry, and activity kept in memory and flushed in batches
+// so that an authenticated request never writes to the database (ziti controller/env/appenv.go, §3.5).
+import { formatTimestamp, type Clock } from '../lib/clock.js';
+import type { IdGenerators } from '../lib/ids.js';
+import type { CallerSession } from '../http/request-context.js';
+import type { Db, Store } from '../store/store.js';
+
+export interface ApiSessionRow {
+  id: string;
+  token: string;
+  identity_id: string;
+  authenticator_id: string | null;
+  ip_address: string | null;
+  config_types: string | null;
+  created_at: string;
+  updated_at: string;
+  last_activity_at: string;
+  is_mfa_required: number;
+  is_mfa_complete: number;
+  tags: string;
+}
+
+export interface NewApiSession {
+  identityId: string;
+  authenticatorId: string;
+  ipAddress: string;
+  configTypes: string[];
+}
+
+export async function insertApiSession(tx: Db, clock: Clock, ids: IdGenerators, input: NewApiSession): Promise<ApiSessionRow> {
+  const now = clock();
+  const at = formatTimestamp(now);
+  const row: ApiSessionRow = {
+    id: ids.cuid(now),
+    token: ids.token(),
+    identity_id: input.identityId,
+    authenticator_id: input.authenticatorId,
+    ip_address: input.ipAddress,
+    config_types: JSON.stringify(input.configTypes),
+    created_at: at,
+    updated_at: at,
+    last_activity_at: at,
+    is_mfa_required: 0,
+    is_mfa_complete: 0,
+    tags: '{}',
+  };
+  await tx.insertInto('api_sessions').values(row).execute();
+  return row;
+}
+
+export interface ApiSessionsOptions {
+  store: Store;
+  clock: Clock;
+  timeoutMs: number;
+  /** Where a failed background flush is reported (it is retried on the next tick). */
+  onFlushError: (error: unknown) => void;
+}
+
+/** Session lookup, in-memory activity and the periodic flush + expiry enforcement. */
+export class ApiSessions {
+  readonly #options: ApiSessionsOptions;
+  /** apiSessionId → last activity not yet written. */
+  readonly #activity = new Map<string, Date>();
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(options: ApiSessionsOptions) {
+    this.#options = options;
+  }
+
+  get timeoutMs(): number {
+    return this.#options.timeoutMs;
+  }
+
+  /** The caller behind a token, or undefined when the token is unknown or the session has lapsed. */
+  async resolve(token: string): Promise<CallerSession | undefined> {
+    const { store, clock } = this.#options;
+    const found = await store.read((db) =>
+      db
+        .selectFrom('api_sessions as s')
+        .innerJoin('identities as i', 'i.id', 's.identity_id')
+        .select(['s.id', 's.token', 's.identity_id', 's.last_activity_at', 's.is_mfa_required', 's.is_mfa_complete', 'i.is_admin', 'i.is_default_admin'])
+        .where('s.token', '=', token)
+        .executeTakeFirst(),
+    );
+    if (!found) return undefined;
+    const now = clock();
+    if (this.expiresAt(found.id as string, found.last_activity_at as string) <= now) return undefined;
+    this.#activity.set(found.id as string, now);
+    return {
+      apiSessionId: found.id as string,
+      token: found.token as string,
+      identityId: found.identity_id as string,
+      isAdmin: found.is_admin === 1 || found.is_default_admin === 1,
+      isPartial: found.is_mfa_required === 1 && found.is_mfa_complete !== 1,
+      expiresAt: new Date(now.getTime() + this.timeoutMs),
+      expirationSeconds: Math.floor(this.timeoutMs / 1000),
+    };
+  }
+
+  /** Last activity (cached or stored, whichever is later) plus the idle timeout. */
+  expiresAt(apiSessionId: string, storedLastActivity: string): Date {
+    const cached = this.#activity.get(apiSessionId)?.getTime() ?? 0;
+    return new Date(Math.max(cached, Date.parse(storedLastActivity)) + this.timeoutMs);
+  }
+
+  lastActivity(apiSessionId: string, storedLastActivity: string): string {
+    const cached = this.#activity.get(apiSessionId);
+    return cached && cached.getTime() > Date.parse(storedLastActivity) ? formatTimestamp(cached) : storedLastActivity;
+  }
+
+  forget(apiSessionId: string): void {
+    this.#activity.delete(apiSessionId);
+  }
+
+  /** Writes cached activity in one transaction and deletes sessions idle past the timeout. */
+  async flush(): Promise<void> {
+    const { store, clock } = this.#options;
+    const pending = [...this.#activity.entries()];
+    const cutoff = formatTimestamp(new Date(clock().getTime() - this.timeoutMs));
+    await store.transaction(async (tx) => {
+      for (const [id, at] of pending) {
+        const stamp = formatTimestamp(at);
+        await tx.updateTable('api_sessions').set({ last_activity_at: stamp, updated_at: stamp }).where('id', '=', id).where('last_activity_at', '<', stamp).execute();
+      }
+      await tx.deleteFrom('api_sessions').where('last_activity_at', '<', cutoff).execute();
+    });
+    for (const [id, at] of pending) if (this.#activity.get(id) === at) this.#activity.delete(id);
+  }
+
+  start(intervalMs = 90_000): void {
+    this.#timer = setInterval(() => void this.flush().catch(this.#options.onFlushError), intervalMs);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.flush();
+  }
+}

@@ -1,0 +1,9 @@
+// Authentication operations, bound on both APIs.
+import type { OperationTable } from '../http/operation.js';
+import { authenticate } from './authenticate.js';
+import { deleteCurrentApiSession, getCurrentAPISession } from './current-api-session.js';
+
+const shared: OperationTable = { authenticate, getCurrentAPISession, deleteCurrentApiSession };
+
+export const clientAuthOperations: OperationTable = shared;
+export const managementAuthOperations: OperationTable = shared;

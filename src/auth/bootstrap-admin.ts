@@ -1,0 +1,52 @@
+// Creates the default admin on first start (upstream needs `ziti controller edge init`; we do it for the operator).
+import { randomBytes } from 'node:crypto';
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { formatTimestamp, type Clock } from '../lib/clock.js';
+import type { IdGenerators } from '../lib/ids.js';
+import type { Store } from '../store/store.js';
+import { hashPassword } from './password.js';
+
+export interface DefaultAdminOptions {
+  store: Store;
+  clock: Clock;
+  ids: IdGenerators;
+  username: string;
+  /** Undefined: generate one, which the caller shows the operator once. */
+  password: string | undefined;
+}
+
+export type DefaultAdminResult = { created: false } | { created: true; identityId: string; generatedPassword?: string };
+
+/** Later starts find the stored admin and change nothing, even when the configured password differs. */
+export async function ensureDefaultAdmin(options: DefaultAdminOptions): Promise<DefaultAdminResult> {
+  const { store, clock, ids, username } = options;
+  const existing = await store.read((db) =>
+    db.selectFrom('identities').select('id').where('is_default_admin', '=', 1).executeTakeFirst(),
+  );
+  if (existing) return { created: false };
+
+  const generatedPassword = options.password === undefined ? randomBytes(18).toString('base64url') : undefined;
+  const { hash, salt } = await hashPassword(options.password ?? generatedPassword!);
+  const now = formatTimestamp(clock());
+  const identityId = ids.shortId();
+  await store.transaction(async (tx) => {
+    await tx
+      .insertInto('identities')
+      .values({ id: identityId, created_at: now, updated_at: now, name: 'Default Admin', type_id: 'Default', is_admin: 1, is_default_admin: 1 })
+      .execute();
+    await tx
+      .insertInto('authenticators')
+      .values({ id: ids.shortId(), created_at: now, updated_at: now, identity_id: identityId, method: 'updb', username, password_hash: hash, password_salt: salt })
+      .execute();
+  });
+  return generatedPassword ? { created: true, identityId, generatedPassword } : { created: true, identityId };
+}
+
+/** Keeps a generated password where only the operator can read it. */
+export function writeAdminPasswordFile(home: string, password: string): string {
+  const file = join(home, 'admin-password');
+  writeFileSync(file, `${password}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return file;
+}

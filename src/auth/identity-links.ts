@@ -1,0 +1,25 @@
+// The link set of an identity, which every identity reference carries in full (reference §6.2–6.3).
+
+const subLists = [
+  'edge-router-policies',
+  'edge-routers',
+  'service-policies',
+  'services',
+  'posture-data',
+  'failed-service-requests',
+  'authenticators',
+  'enrollments',
+  'service-configs',
+] as const;
+
+export function identityLinks(id: string, authPolicyId: string): Record<string, string> {
+  const links: Record<string, string> = { self: `./identities/${id}` };
+  for (const name of subLists) links[name] = `./identities/${id}/${name}`;
+  links['auth-policies'] = `./auth-policies/${authPolicyId}`;
+  return links;
+}
+
+export function identityRef(identity: { id: string; name: string; authPolicyId: string }): Record<string, unknown> {
+  const links = Object.fromEntries(Object.entries(identityLinks(identity.id, identity.authPolicyId)).map(([k, href]) => [k, { href }]));
+  return { _links: links, entity: 'identities', id: identity.id, name: identity.name };
+}

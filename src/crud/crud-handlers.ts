@@ -1,0 +1,110 @@
+// The generic operations every entity gets from its definition: list, detail, create, update, patch, delete.
+import { createdEnvelope, emptyEnvelope, envelope, listEnvelope } from '../http/envelope.js';
+import type { Access, OperationContext, OperationHandler } from '../http/operation.js';
+import type { EntityDefinition } from './define-entity.js';
+import { toApiEntity } from './entity-mapping.js';
+import { listEntities, listSetValues } from './entity-store.js';
+import { createEntity, modifyEntity, removeEntity, requireEntity } from './entity-writes.js';
+import { listQueryFrom } from './list-params.js';
+import { sql } from 'kysely';
+
+const idParam = (context: OperationContext) => context.params.id as string;
+
+export function list(definition: EntityDefinition, access: Access): OperationHandler {
+  return {
+    access,
+    async handle(context) {
+      const query = listQueryFrom(context, definition.symbols);
+      const { deps } = context;
+      const { data, totalCount } = await deps.store.read(async (db) => {
+        const page = await listEntities(db, definition, query);
+        const data = await Promise.all(page.rows.map((values) => toApiEntity(definition, values, { db, deps })));
+        return { data, totalCount: page.totalCount };
+      });
+      const pagination = { limit: query.limit, offset: query.offset, totalCount };
+      return { status: 200, json: listEnvelope(data, pagination, definition.filterableFields) };
+    },
+  };
+}
+
+export function detail(definition: EntityDefinition, access: Access): OperationHandler {
+  return {
+    access,
+    async handle(context) {
+      const { deps } = context;
+      const data = await deps.store.read(async (db) =>
+        toApiEntity(definition, await requireEntity(db, definition, idParam(context)), { db, deps }),
+      );
+      return { status: 200, json: envelope(data) };
+    },
+  };
+}
+
+export function create(definition: EntityDefinition, access: Access): OperationHandler {
+  return {
+    access,
+    async handle(context) {
+      const id = await createEntity(context.deps, definition, context.body);
+      return { status: 201, json: createdEnvelope(definition.path, id) };
+    },
+  };
+}
+
+export function update(definition: EntityDefinition, access: Access): OperationHandler {
+  return modify(definition, access, 'update');
+}
+
+export function patch(definition: EntityDefinition, access: Access): OperationHandler {
+  return modify(definition, access, 'patch');
+}
+
+function modify(definition: EntityDefinition, access: Access, mode: 'update' | 'patch'): OperationHandler {
+  return {
+    access,
+    async handle(context) {
+      await modifyEntity(context.deps, definition, idParam(context), context.body, mode);
+      return { status: 200, json: emptyEnvelope() };
+    },
+  };
+}
+
+export function remove(definition: EntityDefinition, access: Access): OperationHandler {
+  return {
+    access,
+    async handle(context) {
+      await removeEntity(context.deps, definition, idParam(context));
+      return { status: 200, json: emptyEnvelope() };
+    },
+  };
+}
+
+/**
+ * `/identity-role-attributes` and its siblings: the distinct values of a set field, sorted. Only `filter`
+ * applies, with the single symbol `id` (the value); limit and offset are ignored, as upstream does.
+ */
+export function listSetField(definition: EntityDefinition, field: string, access: Access): OperationHandler {
+  const symbols = { id: { kind: 'column', type: 'string', column: 'value' } } as const;
+  return {
+    access,
+    async handle(context) {
+      const filterOnly = { ...context, query: {}, rawQuery: { filter: context.rawQuery.filter } };
+      const query = listQueryFrom(filterOnly as OperationContext, symbols, 'value');
+      const hasLimitClause = /\blimit\b/i.test(String(context.rawQuery.filter ?? ''));
+      const values = await context.deps.store.read(async (db) => {
+        if (!context.rawQuery.filter) return listSetValues(db, definition, field);
+        const table = definition.fields[field]!.setTable!;
+        const rows = await db
+          .selectFrom(sql`(SELECT DISTINCT value FROM ${sql.table(table)})`.as('t'))
+          .select('t.value')
+          .where(query.where)
+          .orderBy('t.value')
+          .limit(hasLimitClause && query.limit !== 'none' ? query.limit : -1)
+          .offset(query.offset)
+          .execute();
+        return rows.map((row) => row.value as string);
+      });
+      const limit = hasLimitClause ? query.limit : 'none';
+      return { status: 200, json: listEnvelope(values, { limit, offset: query.offset, totalCount: values.length }, ['id']) };
+    },
+  };
+}

@@ -1,0 +1,184 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { AppDeps } from '../app-deps.js';
+import { ApiError } from '../errors/api-error.js';
+import { fixedClock } from '../lib/clock.js';
+import { defaultIds } from '../lib/ids.js';
+import { compileListQuery } from '../store/filter/list-query.js';
+import type { Store } from '../store/store.js';
+import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
+import { boolean, defineEntity, integer, json, stringSet, text } from './define-entity.js';
+import { findEntity, listEntities } from './entity-store.js';
+import { createEntity, modifyEntity, removeEntity } from './entity-writes.js';
+
+const calls: string[] = [];
+const widget = defineEntity({
+  type: 'widget',
+  path: 'widgets',
+  table: 'widgets',
+  idKind: 'base62',
+  fields: {
+    name: text({ unique: true }),
+    serial: text({ unique: true }),
+    cost: integer({ fallback: () => 0 }),
+    isShiny: boolean(),
+    sealed: boolean({ writable: 'create' }),
+    appData: json(),
+    roleAttributes: stringSet(),
+  },
+  links: (w) => ({ parts: `./widgets/${String(w.id)}/parts` }),
+  rules: {
+    validate(_context, change) {
+      calls.push(`validate ${change.op}`);
+      if (change.after?.cost === 13) return Promise.reject(ApiError.invalidField('cost', 'unlucky', 13));
+      return Promise.resolve();
+    },
+    afterWrite(_context, change) {
+      calls.push(`afterWrite ${change.op}`);
+      if (change.after?.name === 'explode') return Promise.reject(new Error('side effect failed'));
+      return Promise.resolve();
+    },
+  },
+});
+
+const schema = {
+  version: 1,
+  name: 'widgets',
+  statements: [
+    `CREATE TABLE widgets (id TEXT PRIMARY KEY, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, tags TEXT NOT NULL,
+      is_system INTEGER NOT NULL DEFAULT 0, name TEXT NOT NULL UNIQUE, serial TEXT UNIQUE, cost INTEGER, is_shiny INTEGER,
+      sealed INTEGER, app_data TEXT, role_attributes TEXT)`,
+    `CREATE TABLE widget_role_attributes (entity_id TEXT NOT NULL REFERENCES widgets(id) ON DELETE CASCADE, value TEXT NOT NULL, PRIMARY KEY (entity_id, value))`,
+  ],
+};
+
+describe('the entity kit', () => {
+  let store: Store;
+  let deps: AppDeps;
+  const clock = fixedClock('2026-03-01T12:00:00.000Z');
+  before(async () => {
+    store = await openSqliteStore({ file: ':memory:', migrations: [schema] });
+    deps = { store, clock, ids: defaultIds } as unknown as AppDeps;
+  });
+  after(() => store.close());
+
+  const get = (id: string) => store.read((db) => findEntity(db, widget, id));
+  const expectField = async (work: Promise<unknown>, field: string, reason?: RegExp) => {
+    await assert.rejects(work, (error: unknown) => {
+      assert.ok(error instanceof ApiError, String(error));
+      assert.equal(error.code, 'COULD_NOT_VALIDATE');
+      assert.equal((error.cause as { field: string }).field, field);
+      if (reason) assert.match((error.cause as { reason: string }).reason, reason);
+      return true;
+    });
+  };
+
+  it('creates with fallbacks, sorted de-duplicated sets and timestamps from the clock', async () => {
+    const id = await createEntity(deps, widget, { name: 'a', roleAttributes: ['b', 'a', 'b'], tags: { env: 'prod' } });
+    const stored = await get(id);
+    assert.equal(stored?.cost, 0);
+    assert.equal(stored?.isShiny, false);
+    assert.deepEqual(stored?.roleAttributes, ['a', 'b']);
+    assert.deepEqual(stored?.tags, { env: 'prod' });
+    assert.equal(stored?.createdAt, '2026-03-01T12:00:00.000Z');
+    assert.match(id, /^[0-9A-Za-z]{1,22}$/);
+  });
+
+  it('renders an empty set as null', async () => {
+    const id = await createEntity(deps, widget, { name: 'empty-set', roleAttributes: [] });
+    assert.equal((await get(id))?.roleAttributes, null);
+  });
+
+  it('refuses a duplicate or empty name with COULD_NOT_VALIDATE on name', async () => {
+    await createEntity(deps, widget, { name: 'dup' });
+    await expectField(createEntity(deps, widget, { name: 'dup' }), 'name', /must be unique/);
+    await expectField(createEntity(deps, widget, { name: '  ' }), 'name', /required/);
+    const other = await createEntity(deps, widget, { name: 'other' });
+    await expectField(modifyEntity(deps, widget, other, { name: 'dup' }, 'patch'), 'name', /must be unique/);
+    await expectField(modifyEntity(deps, widget, other, { name: 'dup' }, 'update'), 'name', /must be unique/);
+    await expectField(modifyEntity(deps, widget, other, { name: '' }, 'patch'), 'name', /required/);
+    assert.equal((await get(other))?.name, 'other');
+  });
+
+  it('maps another unique index to its field', async () => {
+    await createEntity(deps, widget, { name: 's1', serial: 'X-1' });
+    await expectField(createEntity(deps, widget, { name: 's2', serial: 'X-1' }), 'serial', /duplicate value 'X-1' in unique index on widgets store/);
+  });
+
+  it('PUT writes every writable field, emptying those left out; create-only fields keep their value', async () => {
+    const id = await createEntity(deps, widget, { name: 'put', cost: 5, isShiny: true, sealed: true, roleAttributes: ['x'], tags: { a: 'b' } });
+    clock.advance(1000);
+    await modifyEntity(deps, widget, id, { name: 'put2', sealed: false }, 'update');
+    const stored = await get(id);
+    assert.deepEqual(
+      [stored?.name, stored?.cost, stored?.isShiny, stored?.sealed, stored?.roleAttributes, stored?.tags],
+      ['put2', 0, false, true, null, {}],
+    );
+    assert.equal(stored?.updatedAt, '2026-03-01T12:00:01.000Z');
+    assert.equal(stored?.createdAt, '2026-03-01T12:00:00.000Z');
+  });
+
+  it('PATCH writes only present non-null keys, and an empty map changes nothing', async () => {
+    const id = await createEntity(deps, widget, { name: 'patch', cost: 5, roleAttributes: ['x'], tags: { a: 'b' }, appData: { k: 1 } });
+    await modifyEntity(deps, widget, id, { cost: null, tags: {}, appData: {}, isShiny: true }, 'patch');
+    let stored = await get(id);
+    assert.deepEqual([stored?.cost, stored?.tags, stored?.appData, stored?.isShiny, stored?.roleAttributes], [5, { a: 'b' }, { k: 1 }, true, ['x']]);
+    await modifyEntity(deps, widget, id, { roleAttributes: [], tags: { c: true } }, 'patch');
+    stored = await get(id);
+    assert.deepEqual([stored?.roleAttributes, stored?.tags], [null, { c: true }]);
+  });
+
+  it('refuses nested tags with a 400, not a 500', async () => {
+    await expectField(createEntity(deps, widget, { name: 'nested', tags: { a: { b: 1 } } }), 'tags.a', /nested maps/);
+    await expectField(createEntity(deps, widget, { name: 'nested', tags: { a: [1] } }), 'tags.a', /nested lists/);
+  });
+
+  it('runs validate and afterWrite inside the transaction: a failing hook leaves nothing written', async () => {
+    calls.length = 0;
+    await expectField(createEntity(deps, widget, { name: 'unlucky', cost: 13 }), 'cost');
+    await assert.rejects(createEntity(deps, widget, { name: 'explode', roleAttributes: ['boom'] }), /side effect failed/);
+    assert.deepEqual(calls, ['validate create', 'validate create', 'afterWrite create']);
+    const rows = await store.read((db) => db.selectFrom('widgets').select('name').where('name', 'in', ['unlucky', 'explode']).execute());
+    assert.deepEqual(rows, []);
+    const sets = await store.read((db) => db.selectFrom('widget_role_attributes').selectAll().where('value', '=', 'boom').execute());
+    assert.deepEqual(sets, []);
+  });
+
+  it('answers NOT_FOUND with upstream cause for a missing id on update, patch and delete', async () => {
+    for (const work of [modifyEntity(deps, widget, 'nope', { name: 'x' }, 'update'), modifyEntity(deps, widget, 'nope', {}, 'patch'), removeEntity(deps, widget, 'nope')]) {
+      await assert.rejects(work, (error: unknown) => {
+        assert.ok(error instanceof ApiError);
+        assert.equal(error.code, 'NOT_FOUND');
+        assert.deepEqual(error.cause, { code: 'UNHANDLED', message: 'widget with id nope not found' });
+        return true;
+      });
+    }
+  });
+
+  it('deletes the entity and its set rows', async () => {
+    const id = await createEntity(deps, widget, { name: 'doomed', roleAttributes: ['gone'] });
+    await removeEntity(deps, widget, id);
+    assert.equal(await get(id), undefined);
+    const sets = await store.read((db) => db.selectFrom('widget_role_attributes').selectAll().where('entity_id', '=', id).execute());
+    assert.deepEqual(sets, []);
+  });
+
+  it('lists through the filter compiler with its symbols, sorting and paging', async () => {
+    for (const [name, cost, attrs] of [['l1', 3, ['red']], ['l2', 1, ['blue', 'red']], ['l3', 2, []]] as const) {
+      await createEntity(deps, widget, { name, cost, roleAttributes: attrs });
+    }
+    const query = compileListQuery({ filter: 'name contains "l" and anyOf(roleAttributes) = "red" sort by cost desc' }, { alias: 't', symbols: widget.symbols });
+    const page = await store.read((db) => listEntities(db, widget, query));
+    assert.deepEqual(page.rows.map((r) => r.name), ['l1', 'l2']);
+    assert.equal(page.totalCount, 2);
+    const paged = compileListQuery({ filter: 'name contains "l" sort by name', limit: 1, offset: 1 }, { alias: 't', symbols: widget.symbols });
+    const second = await store.read((db) => listEntities(db, widget, paged));
+    assert.deepEqual(second.rows.map((r) => r.name), ['l2']);
+    assert.ok(second.totalCount >= 3);
+  });
+
+  it('derives the filterable fields and links from the definition', () => {
+    assert.deepEqual(widget.filterableFields, ['id', 'createdAt', 'updatedAt', 'tags', 'isSystem', 'name', 'serial', 'cost', 'isShiny', 'sealed', 'roleAttributes']);
+    assert.deepEqual(widget.links({ id: 'w1' }), { self: { href: './widgets/w1' }, parts: { href: './widgets/w1/parts' } });
+  });
+});

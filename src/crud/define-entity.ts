@@ -1,0 +1,138 @@
+// Declares an entity once (fields, storage, filterable symbols, links); the rest of the kit derives from it.
+import type { FilterSymbol, SymbolTable } from '../store/filter/filter-types.js';
+import type { EntityRules } from './entity-rules.js';
+
+export type FieldKind = 'text' | 'integer' | 'boolean' | 'timestamp' | 'json' | 'stringSet';
+
+/** When a field may be written through the API. */
+export type Writable = 'always' | 'create' | 'never';
+
+export interface FieldSpec {
+  kind: FieldKind;
+  /** Column in the entity's table; derived from the API name (camelCase → snake_case) unless given. */
+  column: string;
+  /** Public filter symbol name; undefined when the field is not filterable. */
+  symbol: string | undefined;
+  unique: boolean;
+  writable: Writable;
+  /** Value on create and on PUT when the body leaves the field out; undefined means the kind's empty value. */
+  fallback: (() => unknown) | undefined;
+  /** Whether the field appears in API responses. */
+  output: boolean;
+  /** For stringSet: the side table with one row per element, which makes set filters use an index. */
+  setTable: string | undefined;
+}
+
+export interface FieldOptions {
+  column?: string;
+  /** false: not filterable; a string: filterable under that symbol name. Default: filterable under its own name. */
+  filter?: boolean | string;
+  unique?: boolean;
+  writable?: Writable;
+  fallback?: () => unknown;
+  output?: boolean;
+}
+
+type Builder = (options?: FieldOptions) => (name: string, table: string) => FieldSpec;
+
+function field(kind: FieldKind): Builder {
+  return (options = {}) =>
+    (name, table) => {
+      const column = options.column ?? snakeCase(name);
+      const filter = options.filter ?? kind !== 'json';
+      return {
+        kind,
+        column,
+        symbol: filter === false ? undefined : filter === true ? name : filter,
+        unique: options.unique ?? false,
+        writable: options.writable ?? 'always',
+        fallback: options.fallback,
+        output: options.output ?? true,
+        setTable: kind === 'stringSet' ? `${singularTable(table)}_${column}` : undefined,
+      };
+    };
+}
+
+export const text = field('text');
+export const integer = field('integer');
+export const boolean = field('boolean');
+export const timestamp = field('timestamp');
+export const json = field('json');
+/** A sorted, de-duplicated set of strings (role attributes, roles); rendered as null when empty, as upstream. */
+export const stringSet = field('stringSet');
+
+export type IdKind = 'shortId' | 'base62' | 'cuid';
+
+export interface EntityDefinitionInput {
+  /** Singular name as upstream uses it in messages ("identity with id x not found"). */
+  type: string;
+  /** The collection's URL segment, also `entity` in references and the `_links` prefix. */
+  path: string;
+  table: string;
+  idKind: IdKind;
+  fields: Record<string, (name: string, table: string) => FieldSpec>;
+  /** Extra `_links` beyond `self`, by name → href (relative to the API base). */
+  links?: (entity: Record<string, unknown>) => Record<string, string>;
+  rules?: EntityRules;
+}
+
+export interface EntityDefinition {
+  type: string;
+  path: string;
+  table: string;
+  idKind: IdKind;
+  fields: Readonly<Record<string, FieldSpec>>;
+  symbols: SymbolTable;
+  filterableFields: readonly string[];
+  links: (entity: Record<string, unknown>) => Record<string, { href: string }>;
+  rules: EntityRules;
+}
+
+const baseSymbols: Record<string, FilterSymbol> = {
+  id: { kind: 'column', type: 'string', column: 'id' },
+  createdAt: { kind: 'column', type: 'datetime', column: 'created_at' },
+  updatedAt: { kind: 'column', type: 'datetime', column: 'updated_at' },
+  tags: { kind: 'map', column: 'tags' },
+  isSystem: { kind: 'column', type: 'bool', column: 'is_system' },
+};
+
+export function defineEntity(input: EntityDefinitionInput): EntityDefinition {
+  const fields = Object.fromEntries(Object.entries(input.fields).map(([name, build]) => [name, build(name, input.table)]));
+  const symbols: Record<string, FilterSymbol> = { ...baseSymbols };
+  for (const spec of Object.values(fields)) {
+    if (spec.symbol !== undefined) symbols[spec.symbol] = symbolFor(spec);
+  }
+  return {
+    type: input.type,
+    path: input.path,
+    table: input.table,
+    idKind: input.idKind,
+    fields,
+    symbols,
+    filterableFields: Object.keys(symbols),
+    links: (entity) => {
+      const extra = input.links?.(entity) ?? {};
+      const all: Record<string, string> = { self: `./${input.path}/${String(entity.id)}`, ...extra };
+      return Object.fromEntries(Object.entries(all).map(([name, href]) => [name, { href }]));
+    },
+    rules: input.rules ?? {},
+  };
+}
+
+function symbolFor(spec: FieldSpec): FilterSymbol {
+  if (spec.kind === 'stringSet') {
+    return { kind: 'set', type: 'string', table: spec.setTable!, ownerColumn: 'entity_id', valueColumn: 'value' };
+  }
+  if (spec.kind === 'json') return { kind: 'map', column: spec.column };
+  const type = spec.kind === 'text' ? 'string' : spec.kind === 'integer' ? 'number' : spec.kind === 'boolean' ? 'bool' : 'datetime';
+  return { kind: 'column', type, column: spec.column };
+}
+
+export function snakeCase(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+/** identities → identity, service_policies → service_policy: the prefix of an entity's side tables. */
+function singularTable(table: string): string {
+  return table.endsWith('ies') ? `${table.slice(0, -3)}y` : table.replace(/s$/, '');
+}

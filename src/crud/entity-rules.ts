@@ -1,0 +1,33 @@
+// The hooks an entity may implement; every hook runs inside the write's transaction.
+import type { Db } from '../store/store.js';
+import type { AppDeps } from '../app-deps.js';
+
+/** Entity values keyed by API field name, plus id / createdAt / updatedAt / tags. */
+export type EntityValues = Record<string, unknown>;
+
+export interface EntityChange {
+  op: 'create' | 'update' | 'patch' | 'delete';
+  id: string;
+  /** The stored entity before the change (absent on create). */
+  before?: EntityValues;
+  /** The entity as it will be stored (absent on delete). */
+  after?: EntityValues;
+  /** API names of the fields the request set (for patch: only those present with a non-null value). */
+  changed: ReadonlySet<string>;
+}
+
+export interface RuleContext {
+  tx: Db;
+  deps: AppDeps;
+}
+
+export interface EntityRules {
+  /** Meaning checks (references exist, cross-field rules); throw ApiError to refuse. May adjust `change.after`. */
+  validate?(context: RuleContext, change: EntityChange): Promise<void>;
+  /** Refuse a delete (e.g. still referenced) by throwing ApiError. */
+  beforeDelete?(context: RuleContext, existing: EntityValues): Promise<void>;
+  /** Side effects that must commit with the write (policy links, system entities). */
+  afterWrite?(context: RuleContext, change: EntityChange): Promise<void>;
+  /** Computed response fields, added to the mapped entity. */
+  toApi?(context: { db: Db; deps: AppDeps }, entity: EntityValues): Promise<EntityValues> | EntityValues;
+}

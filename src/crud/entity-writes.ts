@@ -1,0 +1,96 @@
+// Create, update, patch and delete of any entity in one transaction, with its rules and constraint errors mapped.
+import { ApiError } from '../errors/api-error.js';
+import { formatTimestamp } from '../lib/clock.js';
+import { StoreError, type Db } from '../store/store.js';
+import type { AppDeps } from '../app-deps.js';
+import type { EntityDefinition } from './define-entity.js';
+import type { EntityChange, EntityValues } from './entity-rules.js';
+import { entityInput, type WriteMode } from './entity-input.js';
+import { deleteEntity, findEntity, insertEntity, updateEntity } from './entity-store.js';
+
+export function newEntityId(definition: EntityDefinition, deps: AppDeps): string {
+  const ids = deps.ids;
+  return definition.idKind === 'shortId' ? ids.shortId() : definition.idKind === 'cuid' ? ids.cuid() : ids.base62();
+}
+
+/** Creates an entity from a request body; `extra` sets values the body cannot (ids, system flags). */
+export async function createEntity(
+  deps: AppDeps,
+  definition: EntityDefinition,
+  body: unknown,
+  extra: EntityValues = {},
+): Promise<string> {
+  const { values, changed } = entityInput(definition, body, 'create');
+  const now = formatTimestamp(deps.clock());
+  const id = (extra.id as string | undefined) ?? newEntityId(definition, deps);
+  const change: EntityChange = {
+    op: 'create',
+    id,
+    after: { ...values, isSystem: false, ...extra, id, createdAt: now, updatedAt: now },
+    changed,
+  };
+  await deps.store
+    .transaction((tx) => runRules(deps, definition, change, tx, () => insertEntity(tx, definition, change.after!)))
+    .catch((error: unknown) => rethrowStoreError(definition, error, change.after!));
+  return id;
+}
+
+export async function modifyEntity(
+  deps: AppDeps,
+  definition: EntityDefinition,
+  id: string,
+  body: unknown,
+  mode: Exclude<WriteMode, 'create'>,
+): Promise<void> {
+  const { values, changed } = entityInput(definition, body, mode);
+  await deps.store.transaction(async (tx) => {
+    const before = await requireEntity(tx, definition, id);
+    const after = { ...before, ...values, updatedAt: formatTimestamp(deps.clock()) };
+    const change: EntityChange = { op: mode, id, before, after, changed };
+    await runRules(deps, definition, change, tx, () => updateEntity(tx, definition, change.after!));
+  }).catch((error: unknown) => rethrowStoreError(definition, error, values));
+}
+
+export async function removeEntity(deps: AppDeps, definition: EntityDefinition, id: string): Promise<void> {
+  await deps.store.transaction(async (tx) => {
+    const before = await requireEntity(tx, definition, id);
+    await definition.rules.beforeDelete?.({ tx, deps }, before);
+    const change: EntityChange = { op: 'delete', id, before, changed: new Set() };
+    await deleteEntity(tx, definition, id);
+    await definition.rules.afterWrite?.({ tx, deps }, change);
+  });
+}
+
+export async function requireEntity(
+  db: Db,
+  definition: EntityDefinition,
+  id: string,
+): Promise<EntityValues> {
+  const found = await findEntity(db, definition, id);
+  if (!found) throw ApiError.notFound(definition.type, id);
+  return found;
+}
+
+async function runRules(
+  deps: AppDeps,
+  definition: EntityDefinition,
+  change: EntityChange,
+  tx: Db,
+  persist: () => Promise<void>,
+): Promise<void> {
+  await definition.rules.validate?.({ tx, deps }, change);
+  await persist();
+  await definition.rules.afterWrite?.({ tx, deps }, change);
+}
+
+/** Unique-index violations become the upstream field error on the field that owns the column. */
+function rethrowStoreError(definition: EntityDefinition, error: unknown, values: EntityValues): never {
+  if (!(error instanceof StoreError) || error.kind !== 'unique' || error.table !== definition.table) throw error;
+  const [name] = Object.entries(definition.fields).find(([, spec]) => error.columns.includes(spec.column)) ?? [error.columns[0] ?? 'id'];
+  const value = values[name];
+  if (name === 'name') {
+    // Upstream's wording, typo included (ziti controller/model/base_manager.go ValidateNameOnCreate).
+    throw ApiError.invalidField('name', 'name is must be unique', value);
+  }
+  throw ApiError.invalidField(name, `duplicate value '${String(value)}' in unique index on ${definition.path} store`, value);
+}

@@ -1,0 +1,8 @@
+import type { OperationTable } from '../../http/operation.js';
+import { detail, list } from '../../crud/crud-handlers.js';
+import { identityType } from './identity-type.definition.js';
+
+export const identityTypeOperations: OperationTable = {
+  listIdentityTypes: list(identityType, 'admin'),
+  detailIdentityType: detail(identityType, 'admin'),
+};

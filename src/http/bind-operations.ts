@@ -1,0 +1,84 @@
+// Binds every contract operation to its handler (or to 501 NOT_IMPLEMENTED) under the API's base path.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../errors/api-error.js';
+import { checkAccess } from './access.js';
+import type { AppDeps } from '../app-deps.js';
+import { serializeJson } from './envelope.js';
+import type { OperationHandler, OperationResult, OperationTable } from './operation.js';
+import { loadContract, validateRequest, type ApiName, type OperationSpec } from './spec/load-spec.js';
+
+export interface BoundRoute {
+  method: string;
+  pattern: RegExp;
+}
+
+/** Binds one API; fails at boot if the table names an operation the contract does not have. */
+export function bindOperations(app: FastifyInstance, deps: AppDeps, api: ApiName, table: OperationTable): BoundRoute[] {
+  const contract = loadContract(api);
+  const known = new Set(contract.operations.map((op) => op.operationId));
+  const unknown = Object.keys(table).filter((id) => !known.has(id));
+  if (unknown.length > 0) throw new Error(`${api} operation table names operations the contract lacks: ${unknown.join(', ')}`);
+
+  return contract.operations.map((op) => {
+    const handler = table[op.operationId] ?? notImplemented(op);
+    const url = `${contract.basePath}${op.routePath}`;
+    app.route({ method: op.method, url, handler: (request, reply) => runOperation(deps, api, op, handler, request, reply) });
+    return { method: op.method, pattern: routePattern(url) };
+  });
+}
+
+/** Operations without a handler yet: validated and access-checked like the rest, then a declared 501. */
+export function notImplemented(op: OperationSpec): OperationHandler {
+  return {
+    access: op.isPublic ? 'public' : 'authenticated',
+    handle: () => Promise.reject(ApiError.withMessage('NOT_IMPLEMENTED', `operation ${op.operationId} is not implemented yet`)),
+  };
+}
+
+async function runOperation(
+  deps: AppDeps,
+  api: ApiName,
+  op: OperationSpec,
+  handler: OperationHandler,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const rawQuery = request.query as Record<string, string | string[] | undefined>;
+  const validated = validateRequest(op, {
+    params: request.params as Record<string, string>,
+    query: rawQuery as Record<string, string | string[]>,
+    headers: request.headers,
+    body: request.body,
+    contentType: request.headers['content-type'],
+    hasBody: request.body !== undefined,
+  });
+  if (!validated.ok) throw new ApiError('COULD_NOT_VALIDATE', validated.cause);
+  checkAccess(handler.access, request.caller);
+  const result = await handler.handle({
+    deps,
+    caller: request.caller,
+    api,
+    params: validated.value.params,
+    query: validated.value.query,
+    rawQuery,
+    headers: validated.value.headers,
+    body: validated.value.body,
+    request,
+    reply,
+  });
+  return sendResult(reply, result);
+}
+
+export function sendResult(reply: FastifyReply, result: OperationResult): FastifyReply {
+  if (result.headers) void reply.headers(result.headers);
+  if ('json' in result) {
+    return reply.status(result.status).header('content-type', 'application/json').send(serializeJson(result.json));
+  }
+  return reply.status(result.status).header('content-type', result.contentType).send(result.raw);
+}
+
+/** `/edge/management/v1/identities/:id` → a regex over concrete paths, used to tell 405 from 404. */
+function routePattern(url: string): RegExp {
+  const escaped = url.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  return new RegExp(`^${escaped.join('/')}/?$`);
+}

@@ -1,0 +1,41 @@
+// The only catch-all: renders any failure as the upstream error envelope and logs it once.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../errors/api-error.js';
+import { versionMeta } from './envelope.js';
+
+export function errorBody(error: ApiError, requestId: string): string {
+  const body: Record<string, unknown> = {};
+  if (error.cause) body.cause = error.cause;
+  body.code = error.code;
+  body.message = error.message;
+  body.requestId = requestId;
+  return `${JSON.stringify({ error: body, meta: versionMeta })}\n`;
+}
+
+export function sendError(reply: FastifyReply, error: ApiError, requestId: string): FastifyReply {
+  return reply.status(error.status).header('content-type', 'application/json').send(errorBody(error, requestId));
+}
+
+/** Translates framework errors (body limits, malformed JSON, unexpected throws) into catalogue errors. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const code = (error as FastifyError | undefined)?.code;
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return ApiError.withMessage('COULD_NOT_PARSE_BODY', 'request body is too large');
+  if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return ApiError.withMessage('COULD_NOT_PARSE_BODY', (error as Error).message);
+  }
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return ApiError.invalidField('Content-Type', (error as Error).message, '');
+  }
+  return ApiError.withMessage('UNHANDLED', 'an unexpected error occurred');
+}
+
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const apiError = toApiError(error);
+    const requestId = request.caller?.requestId ?? request.id;
+    if (apiError.status >= 500) request.log.error({ err: error, requestId }, 'request failed');
+    else request.log.debug({ code: apiError.code, requestId }, 'request refused');
+    return sendError(reply, apiError, requestId);
+  });
+}

@@ -1,0 +1,30 @@
+// Who is calling: resolved once per request from the `zt-session` header, before anything is refused.
+
+export interface CallerSession {
+  apiSessionId: string;
+  token: string;
+  identityId: string;
+  isAdmin: boolean;
+  /** Secondary authentication (MFA) is still outstanding. */
+  isPartial: boolean;
+  /** When the session lapses without further activity. */
+  expiresAt: Date;
+  expirationSeconds: number;
+}
+
+export interface RequestContext {
+  requestId: string;
+  ip: string;
+  /** The request carried a `zt-session` header, valid or not (decides the cause of a 401). */
+  presentedToken: boolean;
+  session: CallerSession | undefined;
+}
+
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Upstream treats a token that is not a UUID as absent. */
+export function sessionToken(header: string | string[] | undefined): string | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  return value !== undefined && UUID.test(value) ? value.toLowerCase() : undefined;
+}

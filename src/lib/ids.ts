@@ -1,0 +1,44 @@
+// Identifier generators with upstream's shapes (ziti controller/idgen, common/eid): all from the CSPRNG.
+import { randomBytes, randomUUID } from 'node:crypto';
+
+const SHORTID_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-';
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz';
+
+/** Ten characters of `0-9a-zA-Z.-`, the shape of upstream shortids (identities, edge routers, request ids). */
+export function newShortId(): string {
+  // 64 symbols: each byte's low 6 bits index the alphabet without bias.
+  return Array.from(randomBytes(10), (b) => SHORTID_ALPHABET[b & 63]).join('');
+}
+
+/** A random UUID written in base62, as upstream ids policies, services, configs and the like. */
+export function newBase62Id(): string {
+  let n = BigInt(`0x${randomUUID().replaceAll('-', '')}`);
+  let out = '';
+  while (n > 0n) {
+    out = BASE62[Number(n % 62n)]! + out;
+    n /= 62n;
+  }
+  return out || '0';
+}
+
+/** `c` + 24 lower-case alphanumerics, roughly time-ordered like upstream cuids (API sessions, sessions). */
+export function newCuid(now: Date = new Date()): string {
+  const time = now.getTime().toString(36).padStart(8, '0').slice(-8);
+  const random = Array.from(randomBytes(16), (b) => BASE36[b % 36]).join('');
+  return `c${time}${random}`;
+}
+
+/** A random UUIDv4: API session tokens and enrollment tokens. */
+export function newToken(): string {
+  return randomUUID();
+}
+
+export interface IdGenerators {
+  shortId: () => string;
+  base62: () => string;
+  cuid: (now?: Date) => string;
+  token: () => string;
+}
+
+export const defaultIds: IdGenerators = { shortId: newShortId, base62: newBase62Id, cuid: newCuid, token: newToken };

@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { loadSettings } from './load-settings.js';
+import { SettingsError } from './settings.schema.js';
+
+describe('loadSettings', () => {
+  let cwd: string;
+  beforeEach(() => {
+    cwd = mkdtempSync(join(tmpdir(), 'settings-'));
+  });
+  afterEach(() => rmSync(cwd, { recursive: true, force: true }));
+
+  it('uses the defaults when nothing is given', () => {
+    const settings = loadSettings({ argv: [], env: {}, cwd });
+    assert.equal(settings.home, join(cwd, 'ziti-home'));
+    assert.equal(settings.configFile, undefined);
+    assert.equal(settings.advertisedHost, 'localhost');
+    assert.equal(settings.advertisedPort, 1280);
+    assert.equal(settings.bindAddress, '0.0.0.0');
+    assert.equal(settings.adminUsername, 'admin');
+    assert.equal(settings.adminPassword, undefined);
+    assert.equal(settings.sessionTimeoutMs, 30 * 60_000);
+  });
+
+  it('reads <home>/ctrl.yml when present', () => {
+    const home = join(cwd, 'h');
+    rmSync(home, { recursive: true, force: true });
+    writeFileSync(join(cwd, 'ctrl.yml'), 'edge:\n  api:\n    advertisedPort: 1999\n');
+    const settings = loadSettings({ argv: ['--home', cwd], env: {}, cwd });
+    assert.equal(settings.configFile, join(cwd, 'ctrl.yml'));
+    assert.equal(settings.advertisedPort, 1999);
+  });
+
+  it('takes flags over environment over YAML over defaults', () => {
+    const file = join(cwd, 'custom.yml');
+    writeFileSync(file, 'edge:\n  api:\n    advertisedHost: from-yaml.example\n    advertisedPort: 1001\n    sessionTimeout: 5m\nadmin:\n  username: yamluser\n');
+    const env = { ZITI_CONFIG: file, ZITI_CTRL_EDGE_ADVERTISED_PORT: '1002', ZITI_USER: 'envuser' };
+    const settings = loadSettings({ argv: ['--username', 'flaguser'], env, cwd });
+    assert.equal(settings.advertisedHost, 'from-yaml.example'); // YAML over default
+    assert.equal(settings.advertisedPort, 1002); // environment over YAML
+    assert.equal(settings.adminUsername, 'flaguser'); // flag over environment
+    assert.equal(settings.sessionTimeoutMs, 5 * 60_000);
+  });
+
+  it('lets --config win over ZITI_CONFIG and --home over ZITI_HOME', () => {
+    const a = join(cwd, 'a.yml');
+    const b = join(cwd, 'b.yml');
+    writeFileSync(a, 'edge:\n  api:\n    advertisedPort: 1111\n');
+    writeFileSync(b, 'edge:\n  api:\n    advertisedPort: 2222\n');
+    const settings = loadSettings({ argv: ['--config', b, '--home', 'flag-home'], env: { ZITI_CONFIG: a, ZITI_HOME: 'env-home' }, cwd });
+    assert.equal(settings.advertisedPort, 2222);
+    assert.equal(settings.home, join(cwd, 'flag-home'));
+  });
+
+  it('listens on the advertised port and the bind address given', () => {
+    const settings = loadSettings({ argv: ['--bind', '127.0.0.1', '--port', '8443', '--address', '10.1.2.3'], env: {}, cwd });
+    assert.equal(settings.bindAddress, '127.0.0.1');
+    assert.equal(settings.advertisedPort, 8443);
+    assert.equal(settings.advertisedHost, '10.1.2.3');
+  });
+
+  it('names the key in every error', () => {
+    const cases: [string[], Record<string, string>, RegExp][] = [
+      [['--port', '70000'], {}, /\[edge\.api\.advertisedPort\] \(from --port\) must be a port/],
+      [[], { ZITI_SESSION_TIMEOUT: 'soon' }, /\[edge\.api\.sessionTimeout\] \(from ZITI_SESSION_TIMEOUT\) must be a duration/],
+      [[], { ZITI_SESSION_TIMEOUT: '30s' }, /\[edge\.api\.sessionTimeout\].*at least 1m/],
+      [['--password', 'abc'], {}, /\[admin\.password\].*5 to 100/],
+      [['--address', 'not a host'], {}, /\[edge\.api\.advertisedHost\]/],
+    ];
+    for (const [argv, env, pattern] of cases) {
+      assert.throws(() => loadSettings({ argv, env, cwd }), (error: unknown) => error instanceof SettingsError && pattern.test(error.message));
+    }
+  });
+
+  it('names unknown keys in the YAML file and a missing explicit file', () => {
+    const file = join(cwd, 'bad.yml');
+    writeFileSync(file, 'edge:\n  api:\n    advertisedPrt: 1\n');
+    assert.throws(() => loadSettings({ argv: ['--config', file], env: {}, cwd }), /\[edge\.api\.advertisedPrt\] unknown setting/);
+    assert.throws(() => loadSettings({ argv: ['--config', join(cwd, 'missing.yml')], env: {}, cwd }), /does not exist/);
+  });
+
+  it('rejects unknown flags', () => {
+    assert.throws(() => loadSettings({ argv: ['--nope', 'x'], env: {}, cwd }), SettingsError);
+  });
+});

@@ -1,0 +1,97 @@
+// Reads settings with the precedence flags > environment > YAML file > defaults; every error names the key.
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { parse as parseYaml } from 'yaml';
+import { settingSpecs, SettingsError, type Settings } from './settings.schema.js';
+
+export interface SettingsSources {
+  argv?: readonly string[];
+  env?: Readonly<Record<string, string | undefined>>;
+  cwd?: string;
+}
+
+export function loadSettings({ argv = [], env = process.env, cwd = process.cwd() }: SettingsSources = {}): Settings {
+  const flags = readFlags(argv);
+  const home = resolve(cwd, flags.home ?? env.ZITI_HOME ?? './ziti-home');
+  const explicitFile = flags.config ?? env.ZITI_CONFIG;
+  const configFile = explicitFile ? resolve(cwd, explicitFile) : defaultConfigFile(home);
+  const yaml = configFile ? readYaml(configFile, explicitFile !== undefined) : {};
+
+  const settings: Record<string, unknown> = { home, configFile };
+  for (const spec of settingSpecs) {
+    const fromFlag = spec.flag ? flags[spec.flag] : undefined;
+    const fromEnv = spec.env ? env[spec.env] : undefined;
+    const fromYaml = lookup(yaml, spec.yamlPath);
+    const [raw, source] =
+      fromFlag !== undefined ? [fromFlag, `--${spec.flag}`]
+      : fromEnv !== undefined && fromEnv !== '' ? [fromEnv, spec.env]
+      : fromYaml !== undefined ? [fromYaml, `${configFile}`]
+      : [undefined, 'default'];
+    if (raw === undefined) {
+      settings[spec.key] = spec.default;
+      continue;
+    }
+    try {
+      settings[spec.key] = spec.parse(raw);
+    } catch (error) {
+      throw new SettingsError(`[${spec.yamlPath}] (from ${source}) ${(error as Error).message}`);
+    }
+  }
+  return settings as unknown as Settings;
+}
+
+function readFlags(argv: readonly string[]): Record<string, string | undefined> {
+  const options: Record<string, { type: 'string' }> = { home: { type: 'string' }, config: { type: 'string' } };
+  for (const spec of settingSpecs) if (spec.flag) options[spec.flag] = { type: 'string' };
+  try {
+    return parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values as Record<string, string | undefined>;
+  } catch (error) {
+    throw new SettingsError((error as Error).message);
+  }
+}
+
+function defaultConfigFile(home: string): string | undefined {
+  const candidate = resolve(home, 'ctrl.yml');
+  return existsSync(candidate) ? candidate : undefined;
+}
+
+function readYaml(file: string, mustExist: boolean): Record<string, unknown> {
+  if (!existsSync(file)) {
+    if (mustExist) throw new SettingsError(`[config] settings file ${file} does not exist`);
+    return {};
+  }
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new SettingsError(`[config] ${file} is not valid YAML: ${(error as Error).message}`);
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new SettingsError(`[config] ${file} must hold a YAML mapping`);
+  rejectUnknownKeys(parsed as Record<string, unknown>, file);
+  return parsed as Record<string, unknown>;
+}
+
+/** A mistyped key would otherwise be ignored silently; name it instead. */
+function rejectUnknownKeys(yaml: Record<string, unknown>, file: string, prefix = ''): void {
+  const known = settingSpecs.map((s) => s.yamlPath);
+  for (const [key, value] of Object.entries(yaml)) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    if (known.includes(path)) continue;
+    if (value !== null && typeof value === 'object' && !Array.isArray(value) && known.some((k) => k.startsWith(`${path}.`))) {
+      rejectUnknownKeys(value as Record<string, unknown>, file, path);
+      continue;
+    }
+    throw new SettingsError(`[${path}] unknown setting in ${file}`);
+  }
+}
+
+function lookup(yaml: Record<string, unknown>, path: string): unknown {
+  let node: unknown = yaml;
+  for (const part of path.split('.')) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<string, unknown>)[part];
+  }
+  return node ?? undefined;
+}

@@ -1,0 +1,84 @@
+// The controller's settings: one typed table that says, per key, where it may come from and how it is checked.
+import { isIP } from 'node:net';
+import { parseDuration } from '../lib/clock.js';
+
+export interface Settings {
+  home: string;
+  /** The YAML file the settings were read from, if any. */
+  configFile: string | undefined;
+  advertisedHost: string;
+  advertisedPort: number;
+  bindAddress: string;
+  adminUsername: string;
+  /** Undefined means "generate one on first start". */
+  adminPassword: string | undefined;
+  sessionTimeoutMs: number;
+  logLevel: string;
+}
+
+type Parse = (raw: unknown) => unknown;
+
+export interface SettingSpec {
+  key: keyof Settings;
+  /** Path in the YAML file; also the name used in error messages. */
+  yamlPath: string;
+  env?: string;
+  flag?: string;
+  parse: Parse;
+  default?: unknown;
+}
+
+export class SettingsError extends Error {}
+
+const text =
+  (min = 1, max = 255): Parse =>
+  (raw) => {
+    const value = typeof raw === 'number' ? String(raw) : raw;
+    if (typeof value !== 'string' || value.length < min || value.length > max) {
+      throw new Error(`must be a string of ${min} to ${max} characters`);
+    }
+    return value;
+  };
+
+const port: Parse = (raw) => {
+  const value = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : raw;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 65535) {
+    throw new Error('must be a port number from 1 to 65535');
+  }
+  return value;
+};
+
+const host: Parse = (raw) => {
+  const value = text(1, 253)(raw) as string;
+  if (isIP(value) === 0 && !/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(value)) {
+    throw new Error('must be a host name or an IP address');
+  }
+  return value;
+};
+
+const duration =
+  (minMs: number): Parse =>
+  (raw) => {
+    const ms = typeof raw === 'string' ? parseDuration(raw) : undefined;
+    if (ms === undefined) throw new Error('must be a duration such as 30m, 90s or 1h');
+    if (ms < minMs) throw new Error(`must be at least ${minMs / 60_000}m`);
+    return ms;
+  };
+
+const oneOf =
+  (...values: string[]): Parse =>
+  (raw) => {
+    if (typeof raw !== 'string' || !values.includes(raw)) throw new Error(`must be one of ${values.join(', ')}`);
+    return raw;
+  };
+
+/** Every setting except `home` and `configFile`, which decide where the others are read from. */
+export const settingSpecs: readonly SettingSpec[] = [
+  { key: 'advertisedHost', yamlPath: 'edge.api.advertisedHost', env: 'ZITI_CTRL_EDGE_ADVERTISED_ADDRESS', flag: 'address', parse: host, default: 'localhost' },
+  { key: 'advertisedPort', yamlPath: 'edge.api.advertisedPort', env: 'ZITI_CTRL_EDGE_ADVERTISED_PORT', flag: 'port', parse: port, default: 1280 },
+  { key: 'bindAddress', yamlPath: 'edge.api.bindAddress', env: 'ZITI_CTRL_EDGE_BIND_ADDRESS', flag: 'bind', parse: host, default: '0.0.0.0' },
+  { key: 'sessionTimeoutMs', yamlPath: 'edge.api.sessionTimeout', env: 'ZITI_SESSION_TIMEOUT', flag: 'session-timeout', parse: duration(60_000), default: 30 * 60_000 },
+  { key: 'adminUsername', yamlPath: 'admin.username', env: 'ZITI_USER', flag: 'username', parse: text(4, 100), default: 'admin' },
+  { key: 'adminPassword', yamlPath: 'admin.password', env: 'ZITI_PWD', flag: 'password', parse: text(5, 100) },
+  { key: 'logLevel', yamlPath: 'log.level', env: 'ZITI_LOG_LEVEL', flag: 'log-level', parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), default: 'info' },
+];

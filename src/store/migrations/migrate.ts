@@ -1,0 +1,29 @@
+// Applies the numbered migrations in order, each in its own transaction, and records the version reached.
+import { sql } from 'kysely';
+import type { Db } from '../store.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  /** Plain SQL statements, written in the subset SQLite and PostgreSQL share. */
+  statements: readonly string[];
+}
+
+export async function migrate(db: Db, migrations: readonly Migration[]): Promise<number> {
+  await sql`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`.execute(db);
+  const applied = await db.selectFrom('schema_migrations').select('version').execute();
+  const done = new Set(applied.map((row) => Number(row.version)));
+  let current = Math.max(0, ...done);
+  for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+    if (done.has(migration.version)) continue;
+    await db.transaction().execute(async (tx) => {
+      for (const statement of migration.statements) await sql.raw(statement).execute(tx);
+      await tx
+        .insertInto('schema_migrations')
+        .values({ version: migration.version, name: migration.name, applied_at: new Date().toISOString() })
+        .execute();
+    });
+    current = migration.version;
+  }
+  return current;
+}

@@ -1,0 +1,21 @@
+// The version, revision and build date this controller reports, read once at start.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type { BuildInfo } from '../app-deps.js';
+
+const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+/** Revision and date come from git when the controller runs from a checkout; otherwise from the start time. */
+export function readBuildInfo(now: Date = new Date()): BuildInfo {
+  const git = (...args: string[]) => {
+    try {
+      return execFileSync('git', args, { cwd: new URL('../..', import.meta.url), stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    } catch {
+      return undefined;
+    }
+  };
+  const revision = git('rev-parse', '--short=12', 'HEAD') ?? 'local';
+  const committed = git('log', '-1', '--format=%cI');
+  const date = committed ? new Date(committed) : now;
+  return { version: `v${packageJson.version}`, revision, buildDate: date.toISOString().slice(0, 19).replace('T', ' ') };
+}

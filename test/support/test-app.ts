@@ -1,0 +1,66 @@
+// buildTestApp(): a real controller on an in-memory database in a temporary home, driven through inject().
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { openController, type Controller } from '../../src/controller.js';
+import { fixedClock } from '../../src/lib/clock.js';
+import type { Settings } from '../../src/settings/settings.schema.js';
+import { call, type CallOptions, type CallResult } from './conformance.js';
+
+export const ADMIN_USERNAME = 'admin';
+export const ADMIN_PASSWORD = 'admin-password-1';
+
+export interface TestApp extends Controller {
+  clock: ReturnType<typeof fixedClock>;
+  home: string;
+  call(options: CallOptions): Promise<CallResult>;
+  /** Logs the default admin in through the API and returns the session token. */
+  loginAsAdmin(api?: 'client' | 'management'): Promise<string>;
+}
+
+export function testSettings(home: string, overrides: Partial<Settings> = {}): Settings {
+  return {
+    home,
+    configFile: undefined,
+    advertisedHost: 'localhost',
+    advertisedPort: 1280,
+    bindAddress: '127.0.0.1',
+    adminUsername: ADMIN_USERNAME,
+    adminPassword: ADMIN_PASSWORD,
+    sessionTimeoutMs: 30 * 60_000,
+    logLevel: 'silent',
+    ...overrides,
+  };
+}
+
+export async function buildTestApp(options: { settings?: Partial<Settings>; databaseFile?: string; tls?: boolean } = {}): Promise<TestApp> {
+  const home = mkdtempSync(join(tmpdir(), 'ziti-test-'));
+  const clock = fixedClock('2026-01-15T10:00:00.000Z');
+  const controller = await openController(testSettings(home, options.settings), {
+    clock,
+    logger: pino({ level: 'silent' }),
+    databaseFile: options.databaseFile ?? ':memory:',
+    tls: options.tls ?? false,
+  });
+  const testApp: TestApp = {
+    ...controller,
+    clock,
+    home,
+    call: (callOptions) => call(controller.app, callOptions),
+    async loginAsAdmin(api = 'management') {
+      const result = await call(controller.app, {
+        method: 'POST',
+        url: `/edge/${api}/v1/authenticate?method=password`,
+        payload: { username: ADMIN_USERNAME, password: ADMIN_PASSWORD },
+      });
+      if (result.status !== 200) throw new Error(`admin login failed: ${result.status} ${result.text}`);
+      return (result.body as { data: { token: string } }).data.token;
+    },
+    async close() {
+      await controller.close();
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+  return testApp;
+}
