@@ -1,0 +1,93 @@
+// Test support: an in-memory SQLite `items` table with a role-attribute set and tags, plus helpers to run filters.
+import Database from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { SymbolTable } from './filter-types.js';
+import { compileListQuery, type ListParams } from './list-query.js';
+
+export interface ItemsDatabase {
+  items: {
+    id: string;
+    name: string | null;
+    cost: number | null;
+    is_admin: number | null;
+    created_at: string | null;
+    tags: string | null;
+  };
+  item_role_attributes: { entity_id: string; value: string };
+}
+
+export const ITEM_SYMBOLS: SymbolTable = {
+  id: { kind: 'column', type: 'string', column: 'id' },
+  name: { kind: 'column', type: 'string', column: 'name' },
+  cost: { kind: 'column', type: 'number', column: 'cost' },
+  isAdmin: { kind: 'column', type: 'bool', column: 'is_admin' },
+  createdAt: { kind: 'column', type: 'datetime', column: 'created_at' },
+  roleAttributes: {
+    kind: 'set',
+    type: 'string',
+    table: 'item_role_attributes',
+    ownerColumn: 'entity_id',
+    valueColumn: 'value',
+  },
+  tags: { kind: 'map', column: 'tags' },
+};
+
+type ItemRow = [id: string, name: string | null, cost: number | null, isAdmin: number | null, createdAt: string | null];
+
+/** Six items chosen so that every operator has matches, non-matches and NULLs. */
+const ITEMS: Array<{ row: ItemRow; tags: unknown; roles: string[] }> = [
+  {
+    row: ['a', 'alpha', 5, 1, '2024-01-10T10:00:00.000Z'],
+    tags: { env: 'prod', n: 3, flag: true, nested: { deep: 'x' }, when: '2024-01-01T00:00:00.000Z' },
+    roles: ['sales', 'eng'],
+  },
+  { row: ['b', 'Beta', 10.5, 0, '2024-02-01T00:00:00.000Z'], tags: { env: 'dev', n: '3', flag: false }, roles: ['eng'] },
+  { row: ['c', 'gamma ray', null, null, '2024-01-31T23:59:59.999Z'], tags: {}, roles: [] },
+  { row: ['d', null, 0, 1, null], tags: { env: null, owner: 'bob' }, roles: ['legacy'] },
+  { row: ['e', 'delta"quote', -2, 0, '2023-12-31T23:00:00.000Z'], tags: { n: 10, flag: 'true' }, roles: ['sales'] },
+  { row: ['f', '5', 50, 0, '2024-03-01T12:00:00.123Z'], tags: null, roles: ['Sales', 'legacy'] },
+];
+
+export const ALL_IDS = ['a', 'b', 'c', 'd', 'e', 'f'];
+
+export interface ItemsFixture {
+  db: Kysely<ItemsDatabase>;
+  sqlite: Database.Database;
+}
+
+export function createItemsFixture(): ItemsFixture {
+  const sqlite = new Database(':memory:');
+  sqlite.exec(`
+    CREATE TABLE items (id TEXT PRIMARY KEY, name TEXT, cost INTEGER, is_admin INTEGER, created_at TEXT, tags TEXT);
+    CREATE INDEX items_name ON items(name);
+    CREATE TABLE item_role_attributes (entity_id TEXT NOT NULL REFERENCES items(id), value TEXT NOT NULL);
+    CREATE INDEX item_role_attributes_value ON item_role_attributes(value, entity_id);
+  `);
+  const insertItem = sqlite.prepare('INSERT INTO items VALUES (?, ?, ?, ?, ?, ?)');
+  const insertRole = sqlite.prepare('INSERT INTO item_role_attributes VALUES (?, ?)');
+  for (const { row, tags, roles } of ITEMS) {
+    insertItem.run(...row, tags === null ? null : JSON.stringify(tags));
+    for (const role of roles) insertRole.run(row[0], role);
+  }
+  const db = new Kysely<ItemsDatabase>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, sqlite };
+}
+
+/** Compiles `params` against the items table (alias `t`) into a runnable select of ids. */
+export function selectIds(db: Kysely<ItemsDatabase>, params: ListParams, symbols: SymbolTable = ITEM_SYMBOLS) {
+  const query = compileListQuery(params, { alias: 't', symbols });
+  let select = db.selectFrom('items as t').select('t.id').where(query.where);
+  for (const order of query.orderBy) select = select.orderBy(order);
+  return select.limit(query.limit === 'none' ? -1 : query.limit).offset(query.offset);
+}
+
+/** Ids of the rows a list request returns, in result order. */
+export async function listIds(db: Kysely<ItemsDatabase>, params: ListParams): Promise<string[]> {
+  const rows = await selectIds(db, params).execute();
+  return rows.map((row) => row.id);
+}
+
+/** Ids of every row the filter matches (no paging), in id order. */
+export function matchingIds(db: Kysely<ItemsDatabase>, filter: string): Promise<string[]> {
+  return listIds(db, { filter, limit: -1 });
+}

@@ -1,0 +1,89 @@
+// Shared types of the ZitiQL filter module: symbol tables, the parsed syntax tree, the public result and its error.
+import type { RawBuilder, SqlBool } from 'kysely';
+
+/** Value type of a filterable symbol, as stored (see `sql-dialect.ts` for the storage conventions). */
+export type SymbolType = 'string' | 'number' | 'bool' | 'datetime';
+
+/** How one public symbol of a listed entity maps onto storage. */
+export type FilterSymbol =
+  /** A column of the listed table. */
+  | { kind: 'column'; type: SymbolType; column: string }
+  /** A set stored one row per element in `table`, linked to the entity through `ownerColumn`. */
+  | { kind: 'set'; type: SymbolType; table: string; ownerColumn: string; valueColumn: string }
+  /** A JSON object column (tags): `tags.<key>` takes its type from the literal it is compared with. */
+  | { kind: 'map'; column: string };
+
+/** The public symbols of one entity type; any other name is an unknown symbol. */
+export type SymbolTable = Readonly<Record<string, FilterSymbol>>;
+
+/**
+ * A filter or sort the caller must reject. `kind` 'filter' answers 400 INVALID_FILTER,
+ * 'sort' answers 400 INVALID_SORT_IDENTIFIER; the message is the cause message of
+ * http-conventions §5.9.
+ */
+export class FilterError extends Error {
+  constructor(
+    readonly kind: 'filter' | 'sort',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'FilterError';
+  }
+}
+
+/** A compiled list request: predicate, order and the effective page. */
+export interface ListQuery {
+  where: RawBuilder<SqlBool>;
+  /** Complete ORDER BY items including direction; `id ASC` is always the last one. */
+  orderBy: RawBuilder<unknown>[];
+  /** Effective number of rows to skip. */
+  offset: number;
+  /** Effective page size; 'none' means unlimited. */
+  limit: number | 'none';
+}
+
+export type Literal =
+  | { kind: 'string'; value: string }
+  | { kind: 'number'; value: number }
+  /** `iso` is the instant truncated to whole milliseconds, in the stored form; `hasSubMillis` tells whether digits were dropped. */
+  | { kind: 'datetime'; iso: string; hasSubMillis: boolean; source: string }
+  | { kind: 'bool'; value: boolean }
+  | { kind: 'null' };
+
+export type CompareOp = '=' | '!=' | '<' | '<=' | '>' | '>=';
+
+/** `count(S)` / `isEmpty(S)` take a set symbol or, syntactically, a sub-query `from S where <query>`. */
+export interface SetOperand {
+  symbol: string;
+  subquery?: FilterQuery;
+}
+
+/** Left-hand side of a comparison. */
+export type Operand =
+  | { kind: 'symbol'; name: string }
+  | { kind: 'quantified'; quantifier: 'anyOf' | 'allOf'; name: string }
+  | { kind: 'count'; set: SetOperand };
+
+export type Predicate =
+  | { kind: 'and' | 'or'; operands: Predicate[] }
+  | { kind: 'not'; operand: Predicate }
+  | { kind: 'constant'; value: boolean }
+  | { kind: 'bareSymbol'; name: string }
+  | { kind: 'isEmpty'; set: SetOperand }
+  | { kind: 'compare'; lhs: Operand; op: CompareOp; value: Literal }
+  | { kind: 'contains'; lhs: Operand; negated: boolean; ignoreCase: boolean; value: Literal }
+  | { kind: 'in'; lhs: Operand; negated: boolean; values: Literal[] }
+  | { kind: 'between'; lhs: Operand; negated: boolean; lower: Literal; upper: Literal };
+
+export interface SortField {
+  name: string;
+  ascending: boolean;
+}
+
+/** A parsed filter: clauses that were absent are undefined. `limit` -1 means `limit none`. */
+export interface FilterQuery {
+  predicate: Predicate;
+  sort?: SortField[];
+  skip?: number;
+  limit?: number;
+}

@@ -1,0 +1,89 @@
+// The public entry of the filter module: filter, limit, offset and sort of a list request → ListQuery.
+import { sql, type RawBuilder } from 'kysely';
+import { checkFilter, type CheckedSortField } from './check-filter.js';
+import { compilePredicate } from './compile-filter.js';
+import { FilterError, type FilterQuery, type ListQuery, type SymbolTable } from './filter-types.js';
+import { parseFilter } from './parse-filter.js';
+import { sqliteFilterDialect, type FilterSqlDialect } from './sql-dialect.js';
+
+/** Paging constants of ziti `controller/models/base_model.go` and `internal/routes/query_options.go`. */
+const DEFAULT_LIMIT = 10;
+const MAX_LIMIT = 500;
+const MAX_OFFSET = 100_000;
+const MAX_SORT_FIELDS = 5;
+
+export interface ListParams {
+  filter?: string | undefined;
+  limit?: number | undefined;
+  offset?: number | undefined;
+  sort?: string | undefined;
+}
+
+export interface ListTarget {
+  /** Alias of the listed table in the caller's query (`selectFrom('identities as t')` → 't'). */
+  alias: string;
+  /** Id column of the listed table, default 'id': the sort tie-breaker and the owner of set rows. */
+  idColumn?: string;
+  /** Public symbols of the listed entity type. */
+  symbols: SymbolTable;
+  /** SQL dialect pieces, default SQLite. */
+  dialect?: FilterSqlDialect;
+}
+
+/**
+ * Compiles a list request (http-conventions §4.2): the filter's own sort/skip/limit clauses win over the
+ * parameters. Throws FilterError: kind 'filter' for the filter, 'sort' for the `sort` parameter.
+ */
+export function compileListQuery(params: ListParams, target: ListTarget): ListQuery {
+  const idColumn = target.idColumn ?? 'id';
+  const query = parseFilter(params.filter ?? '');
+  const checked = checkFilter(query, target.symbols);
+  const sort = query.sort === undefined && params.sort ? checkSortParam(params.sort, target.symbols) : checked.sort;
+  const where = compilePredicate(checked.predicate, {
+    alias: target.alias,
+    idColumn,
+    dialect: target.dialect ?? sqliteFilterDialect,
+  });
+  return { where, orderBy: orderBy(sort ?? [], target.alias, idColumn), ...effectivePage(query, params) };
+}
+
+/** The `sort` parameter is parsed as `true sort by <sort>` (as upstream does); only its sort fields are used. */
+function checkSortParam(sort: string, symbols: SymbolTable): CheckedSortField[] | undefined {
+  try {
+    return checkFilter(parseFilter(`true sort by ${sort}`), symbols).sort;
+  } catch (error) {
+    if (error instanceof FilterError) throw new FilterError('sort', error.message);
+    throw error;
+  }
+}
+
+/** Missing values sort first when ascending, as upstream; written out so PostgreSQL agrees with SQLite. */
+function orderBy(fields: CheckedSortField[], alias: string, idColumn: string): RawBuilder<unknown>[] {
+  const items = fields.slice(0, MAX_SORT_FIELDS).map(({ column, ascending }) => {
+    const direction = ascending ? sql`ASC NULLS FIRST` : sql`DESC NULLS LAST`;
+    return sql`${sql.ref(`${alias}.${column}`)} ${direction}`;
+  });
+  return [...items, sql`${sql.ref(`${alias}.${idColumn}`)} ASC`];
+}
+
+function effectivePage(query: FilterQuery, params: ListParams): Pick<ListQuery, 'offset' | 'limit'> {
+  let limit = query.limit;
+  let skip = query.skip;
+  if (params.limit !== undefined || params.offset !== undefined) {
+    limit ??= params.limit ?? 0;
+    skip ??= params.offset;
+  }
+  return { limit: normaliseLimit(limit), offset: normaliseOffset(skip) };
+}
+
+function normaliseLimit(requested: number | undefined): number | 'none' {
+  const limit = requested === undefined ? 0 : Math.trunc(requested);
+  if (limit === -1) return 'none';
+  if (limit === 0 || limit < -1) return DEFAULT_LIMIT;
+  return Math.min(limit, MAX_LIMIT);
+}
+
+function normaliseOffset(requested: number | undefined): number {
+  const skip = requested === undefined ? 0 : Math.trunc(requested);
+  return skip < 0 ? 0 : Math.min(skip, MAX_OFFSET);
+}
