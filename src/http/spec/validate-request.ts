@@ -1,0 +1,90 @@
+// Request validation against the contract, in go-openapi's order: Content-Type (only when there is a body), Accept,
+// then every parameter in alphabetical order of name, as go-swagger's generated BindRequest binds them, the body
+// included. Only the first problem is reported, as upstream does. Unknown query parameters are never rejected.
+import { bindParameter } from './bind-parameter.js';
+import { firstBodyProblem } from './body-errors.js';
+import type { CoercedRequest, FieldCause, OperationSpec, ParameterSpec, RequestParts, RequestValidation } from './contract-types.js';
+import { goList, goQuote } from '../../lib/go-format.js';
+import { defaultMime, isAllowedContentType, isJsonMediaType, negotiateContentType, parseMediaType } from './media-type.js';
+import { bodyValidator } from './operation-validators.js';
+
+function invalid(cause: FieldCause): RequestValidation {
+  return { ok: false, cause, kind: 'validation' };
+}
+
+/** A body that is absent or empty counts as none (the C SDK sends `Content-Type: application/json` with no body). */
+function hasContent(parts: RequestParts): boolean {
+  const { body } = parts;
+  if (!parts.hasBody || body === undefined) return false;
+  if (typeof body === 'string') return body.length > 0;
+  if (body instanceof Uint8Array) return body.length > 0;
+  return true;
+}
+
+export function validateRequest(op: OperationSpec, parts: RequestParts): RequestValidation {
+  const withBody = hasContent(parts);
+  let mediaType = '';
+  if (withBody) {
+    const header = parts.contentType ?? '';
+    const parsed = parseMediaType(header === '' ? defaultMime : header);
+    if ('error' in parsed) {
+      const reason = `parsing Content-Type header from ${goQuote(header)} failed, because ${parsed.error}`;
+      return { ok: false, cause: { field: 'Content-Type', reason, value: header }, kind: 'parse' };
+    }
+    mediaType = parsed.mediaType;
+    if (!isAllowedContentType(op.consumes, mediaType)) {
+      const reason = `unsupported media type ${goQuote(mediaType)}, only ${goList(op.consumes)} are allowed`;
+      return invalid({ field: 'Content-Type', reason, value: mediaType });
+    }
+  }
+  const accept = lastValue(parts.headers.accept);
+  if (negotiateContentType(accept, op.produces, mediaType) === '') {
+    return invalid({ field: 'Accept', reason: `unsupported media type requested, only ${goList(op.produces)} are available`, value: accept ?? '' });
+  }
+
+  const value: CoercedRequest = { params: { ...parts.params }, query: { ...parts.query }, headers: { ...parts.headers }, body: parts.body };
+  const ordered = [...op.parameters].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const parameter of ordered) {
+    const failure = parameter.in === 'body' ? checkBody(op, parameter, parts, withBody, mediaType) : bindInto(parameter, parts, value);
+    if (failure) return failure;
+  }
+  return { ok: true, value };
+}
+
+function lastValue(header: string | string[] | undefined): string | undefined {
+  return Array.isArray(header) ? header[header.length - 1] : header;
+}
+
+function rawValues(parameter: ParameterSpec, parts: RequestParts): string[] | undefined {
+  const source =
+    parameter.in === 'path' ? parts.params[parameter.name] : parameter.in === 'query' ? parts.query[parameter.name] : parts.headers[parameter.name.toLowerCase()];
+  if (source === undefined) return undefined;
+  return Array.isArray(source) ? source : [source];
+}
+
+function bindInto(parameter: ParameterSpec, parts: RequestParts, value: CoercedRequest): RequestValidation | undefined {
+  const bound = bindParameter(parameter, rawValues(parameter, parts));
+  if (!bound.ok) return invalid(bound.cause);
+  const target = parameter.in === 'path' ? value.params : parameter.in === 'query' ? value.query : value.headers;
+  const key = parameter.in === 'header' ? parameter.name.toLowerCase() : parameter.name;
+  // An empty optional value is "not given" upstream, so handlers see it as absent.
+  if (bound.present) target[key] = bound.value;
+  else delete target[key];
+  return undefined;
+}
+
+function checkBody(op: OperationSpec, parameter: ParameterSpec, parts: RequestParts, withBody: boolean, mediaType: string): RequestValidation | undefined {
+  if (!withBody) {
+    // go-swagger passes "" as the value of a missing body.
+    return parameter.required ? invalid({ field: parameter.name, reason: `${parameter.name} in body is required`, value: '' }) : undefined;
+  }
+  // Non-JSON bodies (PEM, text) are read as text by Go's consumers; only JSON is decoded against the schema.
+  if (!isJsonMediaType(mediaType)) return undefined;
+  const validate = bodyValidator(op);
+  if (!validate || validate(parts.body)) return undefined;
+  const ref = (parameter.schema as { $ref?: unknown }).$ref;
+  const definition = typeof ref === 'string' ? ref.slice(ref.lastIndexOf('/') + 1) : parameter.name;
+  const bodyType = definition.charAt(0).toUpperCase() + definition.slice(1);
+  const problem = firstBodyProblem(validate.errors ?? [], parts.body, parameter.name, bodyType);
+  return problem ? { ok: false, cause: problem.cause, kind: problem.kind } : undefined;
+}
