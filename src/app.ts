@@ -1,5 +1,5 @@
 // buildApp(deps): the Fastify instance serving both APIs. It never listens; main.ts and tests decide that.
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { AppDeps } from './app-deps.js';
 import { bindOperations, sendResult, type BoundRoute } from './http/bind-operations.js';
 import { installBodyParsers } from './http/body-parsers.js';
@@ -17,7 +17,8 @@ export interface TlsOptions {
 export async function buildApp(deps: AppDeps, tls?: TlsOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger,
-    disableRequestLogging: true,
+    // Errors are logged once, by error-response.ts; per-request access logs would cost more than they tell.
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => deps.ids.shortId(),
     rewriteUrl,
     bodyLimit: 4 * 1024 * 1024,

@@ -2,7 +2,7 @@
 import { createdEnvelope, emptyEnvelope, envelope, listEnvelope } from '../http/envelope.js';
 import type { Access, OperationContext, OperationHandler } from '../http/operation.js';
 import type { EntityDefinition } from './define-entity.js';
-import { toApiEntity } from './entity-mapping.js';
+import { toApiEntities, toApiEntity } from './entity-mapping.js';
 import { listEntities, listSetValues } from './entity-store.js';
 import { createEntity, modifyEntity, removeEntity, requireEntity } from './entity-writes.js';
 import { listQueryFrom } from './list-params.js';
@@ -18,7 +18,7 @@ export function list(definition: EntityDefinition, access: Access): OperationHan
       const { deps } = context;
       const { data, totalCount } = await deps.store.read(async (db) => {
         const page = await listEntities(db, definition, query);
-        const data = await Promise.all(page.rows.map((values) => toApiEntity(definition, values, { db, deps })));
+        const data = await toApiEntities(definition, page.rows, { db, deps });
         return { data, totalCount: page.totalCount };
       });
       const pagination = { limit: query.limit, offset: query.offset, totalCount };
@@ -88,7 +88,7 @@ export function listSetField(definition: EntityDefinition, field: string, access
     access,
     async handle(context) {
       const filterOnly = { ...context, query: {}, rawQuery: { filter: context.rawQuery.filter } };
-      const query = listQueryFrom(filterOnly as OperationContext, symbols, 'value');
+      const query = listQueryFrom(filterOnly, symbols, 'value');
       const hasLimitClause = /\blimit\b/i.test(String(context.rawQuery.filter ?? ''));
       const values = await context.deps.store.read(async (db) => {
         if (!context.rawQuery.filter) return listSetValues(db, definition, field);

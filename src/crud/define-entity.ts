@@ -128,8 +128,9 @@ function symbolFor(spec: FieldSpec): FilterSymbol {
   return { kind: 'column', type, column: spec.column };
 }
 
+/** `roleAttributes` → `role_attributes`; `primary.updb.maxAttempts` → `primary_updb_max_attempts`. */
 export function snakeCase(name: string): string {
-  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`).replaceAll('.', '_');
 }
 
 /** identities → identity, service_policies → service_policy: the prefix of an entity's side tables. */

@@ -1,5 +1,6 @@
 // Turns a validated request body into entity values: one mapping for create, PUT and PATCH.
 import { ApiError } from '../errors/api-error.js';
+import { getPath } from '../lib/object-path.js';
 import type { EntityDefinition, FieldSpec } from './define-entity.js';
 import type { EntityValues } from './entity-rules.js';
 
@@ -21,7 +22,8 @@ export function entityInput(definition: EntityDefinition, body: unknown, mode: W
   const values: EntityValues = {};
   const changed = new Set<string>();
   const take = (name: string, spec: Pick<FieldSpec, 'kind' | 'fallback'>) => {
-    const raw = source[name];
+    // Dotted names address nested API objects (auth policies' `primary.updb.allowed`).
+    const raw = getPath(source, name);
     if (mode === 'patch') {
       if (raw === undefined || raw === null) return;
       if (spec.kind === 'json' && isEmptyObject(raw)) return;

@@ -1,24 +1,36 @@
 // Maps stored entity values to API shapes: the base entity fields, `_links`, references, computed fields.
 import type { Db } from '../store/store.js';
 import type { AppDeps } from '../app-deps.js';
+import { setPath } from '../lib/object-path.js';
 import type { EntityDefinition } from './define-entity.js';
 import type { EntityValues } from './entity-rules.js';
+
+export async function toApiEntities(
+  definition: EntityDefinition,
+  entities: readonly EntityValues[],
+  context: { db: Db; deps: AppDeps },
+): Promise<Record<string, unknown>[]> {
+  const extensions = definition.rules.extend ? await definition.rules.extend(context, entities) : [];
+  return entities.map((values, index) => {
+    const out: Record<string, unknown> = {
+      _links: definition.links(values),
+      createdAt: values.createdAt,
+      id: values.id,
+      tags: values.tags ?? {},
+      updatedAt: values.updatedAt,
+    };
+    for (const [name, spec] of Object.entries(definition.fields)) if (spec.output) setPath(out, name, values[name]);
+    return Object.assign(out, extensions[index]);
+  });
+}
 
 export async function toApiEntity(
   definition: EntityDefinition,
   values: EntityValues,
   context: { db: Db; deps: AppDeps },
 ): Promise<Record<string, unknown>> {
-  const out: Record<string, unknown> = {
-    _links: definition.links(values),
-    createdAt: values.createdAt,
-    id: values.id,
-    tags: values.tags ?? {},
-    updatedAt: values.updatedAt,
-  };
-  for (const [name, spec] of Object.entries(definition.fields)) if (spec.output) out[name] = values[name];
-  if (definition.rules.toApi) Object.assign(out, await definition.rules.toApi(context, values));
-  return out;
+  const [entity] = await toApiEntities(definition, [values], context);
+  return entity!;
 }
 
 /** `{_links, entity, id, name}`: a reference carries the full link set the entity has in its own detail. */

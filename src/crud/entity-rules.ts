@@ -8,6 +8,8 @@ export type EntityValues = Record<string, unknown>;
 export interface EntityChange {
   op: 'create' | 'update' | 'patch' | 'delete';
   id: string;
+  /** The request body as validated, for rules that read input which is not a stored field (e.g. identity `type`). */
+  body?: Readonly<Record<string, unknown>>;
   /** The stored entity before the change (absent on create). */
   before?: EntityValues;
   /** The entity as it will be stored (absent on delete). */
@@ -28,6 +30,9 @@ export interface EntityRules {
   beforeDelete?(context: RuleContext, existing: EntityValues): Promise<void>;
   /** Side effects that must commit with the write (policy links, system entities). */
   afterWrite?(context: RuleContext, change: EntityChange): Promise<void>;
-  /** Computed response fields, added to the mapped entity. */
-  toApi?(context: { db: Db; deps: AppDeps }, entity: EntityValues): Promise<EntityValues> | EntityValues;
+  /**
+   * Computed response fields for a page of entities at once, in the same order, so a list of 500 costs a few
+   * queries rather than one per row.
+   */
+  extend?(context: { db: Db; deps: AppDeps }, entities: readonly EntityValues[]): Promise<EntityValues[]>;
 }

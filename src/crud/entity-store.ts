@@ -72,7 +72,7 @@ function valuesToRow(definition: EntityDefinition, values: EntityValues): Row {
 }
 
 export async function findEntity(db: Db, definition: EntityDefinition, id: string): Promise<EntityValues | undefined> {
-  const row = (await db.selectFrom(definition.table).selectAll().where('id', '=', id).executeTakeFirst()) as Row | undefined;
+  const row = (await db.selectFrom(definition.table).selectAll().where('id', '=', id).executeTakeFirst());
   return row ? rowToValues(definition, row) : undefined;
 }
 

@@ -26,6 +26,7 @@ export async function createEntity(
   const change: EntityChange = {
     op: 'create',
     id,
+    body: (body ?? {}) as Record<string, unknown>,
     after: { ...values, isSystem: false, ...extra, id, createdAt: now, updatedAt: now },
     changed,
   };
@@ -46,7 +47,7 @@ export async function modifyEntity(
   await deps.store.transaction(async (tx) => {
     const before = await requireEntity(tx, definition, id);
     const after = { ...before, ...values, updatedAt: formatTimestamp(deps.clock()) };
-    const change: EntityChange = { op: mode, id, before, after, changed };
+    const change: EntityChange = { op: mode, id, body: (body ?? {}) as Record<string, unknown>, before, after, changed };
     await runRules(deps, definition, change, tx, () => updateEntity(tx, definition, change.after!));
   }).catch((error: unknown) => rethrowStoreError(definition, error, values));
 }

@@ -1,4 +1,5 @@
 // ApiError: what every layer throws for a failure the client should see; error-response.ts renders it.
+import { goValue } from '../lib/go-format.js';
 import { errorCatalog, type ApiErrorCode } from './error-catalog.js';
 
 /** A field problem, rendered as the upstream `{field, reason, value}` cause; `value` is Go's `%v` text. */
@@ -43,16 +44,4 @@ export class ApiError extends Error {
   static notFound(singularType: string, id: string): ApiError {
     return ApiError.withMessage('NOT_FOUND', `${singularType} with id ${id} not found`);
   }
-}
-
-/** Renders a value the way Go's `%v` does, because upstream field causes carry that text. */
-export function goValue(value: unknown): string {
-  if (value === null || value === undefined) return '<nil>';
-  if (Array.isArray(value)) return `[${value.map(goValue).join(' ')}]`;
-  if (typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1));
-    return `map[${entries.map(([k, v]) => `${k}:${goValue(v)}`).join(' ')}]`;
-  }
-  if (typeof value === 'string') return value;
-  return String(value as number | boolean | bigint);
 }

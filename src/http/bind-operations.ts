@@ -52,7 +52,12 @@ async function runOperation(
     contentType: request.headers['content-type'],
     hasBody: request.body !== undefined,
   });
-  if (!validated.ok) throw new ApiError('COULD_NOT_VALIDATE', validated.cause);
+  if (!validated.ok) {
+    // A JSON value of the wrong type fails while decoding upstream, so it is a parse error there too.
+    throw validated.kind === 'parse'
+      ? ApiError.withMessage('COULD_NOT_PARSE_BODY', validated.cause.reason)
+      : new ApiError('COULD_NOT_VALIDATE', validated.cause);
+  }
   checkAccess(handler.access, request.caller);
   const result = await handler.handle({
     deps,

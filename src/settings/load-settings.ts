@@ -45,7 +45,7 @@ function readFlags(argv: readonly string[]): Record<string, string | undefined> 
   const options: Record<string, { type: 'string' }> = { home: { type: 'string' }, config: { type: 'string' } };
   for (const spec of settingSpecs) if (spec.flag) options[spec.flag] = { type: 'string' };
   try {
-    return parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values as Record<string, string | undefined>;
+    return parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values;
   } catch (error) {
     throw new SettingsError((error as Error).message);
   }

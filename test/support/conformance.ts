@@ -33,6 +33,7 @@ export function operationFor(method: string, url: string): OperationSpec | undef
   let path = url.split('?')[0]!;
   if (path === '/' || path === '/version') path = '/edge/client/v1/version';
   else if (path.startsWith('/edge/v1/')) path = `/edge/client/v1${path.slice(8)}`;
+  else if (path === '/.well-known/est/cacerts') path = `/edge/client/v1${path}`;
   else if (!/^\/(edge|fabric|\.well-known)(\/|$)/.test(path)) path = `/edge/client/v1${path}`;
   return operations.find(({ op, pattern }) => op.method === method && pattern.test(path))?.op;
 }

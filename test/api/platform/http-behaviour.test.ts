@@ -37,8 +37,14 @@ describe('HTTP behaviour clients notice', () => {
     assertError(result, 400, 'COULD_NOT_PARSE_BODY');
   });
 
-  it('answers a wrong type with 400 COULD_NOT_VALIDATE on the field', async () => {
+  it('answers a JSON value of the wrong type with 400 COULD_NOT_PARSE_BODY, as upstream decoding does', async () => {
     const result = await t.call({ method: 'POST', url: '/edge/management/v1/authenticate?method=password', payload: { username: 42, password: 'admin-password-1' } });
+    assertError(result, 400, 'COULD_NOT_PARSE_BODY');
+    assert.match(JSON.stringify(result.body), /username/);
+  });
+
+  it('answers a value that breaks a constraint with 400 COULD_NOT_VALIDATE on the field', async () => {
+    const result = await t.call({ method: 'POST', url: '/edge/management/v1/authenticate?method=password', payload: { username: 'ab', password: 'admin-password-1' } });
     assertError(result, 400, 'COULD_NOT_VALIDATE', 'username');
   });
 

@@ -32,10 +32,12 @@ describe('operations not implemented yet', () => {
   it('answers each with the declared 501 NOT_IMPLEMENTED envelope once the request is valid', async () => {
     for (const { op, base } of unbound()) {
       const url = base + op.path.replace(/\{[^}]+\}/g, 'some-id');
-      const needsInput = op.parameters.some((p) => p.required && p.in !== 'path');
+      // The empty JSON object sent to body operations need not fit their schema; a 400 there is validation at work.
+      const needsInput = op.parameters.some((p) => (p.required && p.in !== 'path') || p.in === 'body');
       const result = await t.call({ method: op.method, url, token, ...(op.parameters.some((p) => p.in === 'body') ? { payload: {} } : {}) });
       if (needsInput && result.status === 400) {
-        assert.equal((result.body as { error: { code: string } }).error.code, 'COULD_NOT_VALIDATE', `${op.operationId}`);
+        const code = (result.body as { error: { code: string } }).error.code;
+        assert.ok(['COULD_NOT_VALIDATE', 'COULD_NOT_PARSE_BODY'].includes(code), `${op.operationId}: ${code}`);
         continue;
       }
       assert.equal(result.status, 501, `${op.method} ${url} (${op.operationId}) → ${result.status} ${result.text}`);

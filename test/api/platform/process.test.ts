@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { request } from 'node:https';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+
+const root = new URL('../../../', import.meta.url).pathname;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+interface Running {
+  child: ChildProcess;
+  stdout: () => string;
+}
+
+function start(home: string, port: number, env: Record<string, string> = {}): Running {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--home', home, '--port', String(port), '--bind', '127.0.0.1'], {
+    cwd: root,
+    env: { ...process.env, ZITI_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  return { child, stdout: () => out };
+}
+
+function get(port: number, path: string, ca: string, method = 'GET', body?: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port, path, method, ca, servername: 'localhost', headers: body ? { 'content-type': 'application/json' } : {} },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function waitReady(port: number, home: string, running: Running): Promise<string> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (running.child.exitCode !== null) throw new Error(`controller exited: ${running.stdout()}`);
+    const caFile = join(home, 'pki', 'root-ca.cert.pem');
+    if (existsSync(caFile)) {
+      const ca = readFileSync(caFile, 'utf8');
+      const ok = await get(port, '/edge/client/v1/version', ca).then((r) => r.status === 200, () => false);
+      if (ok) return ca;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`controller not ready: ${running.stdout()}`);
+}
+
+function stop(running: Running, signal: NodeJS.Signals): Promise<number | null> {
+  return new Promise((resolve) => {
+    running.child.on('exit', (code) => resolve(code));
+    running.child.kill(signal);
+  });
+}
+
+describe('the controller process', () => {
+  let home: string;
+  before(() => {
+    home = mkdtempSync(join(tmpdir(), 'ziti-process-'));
+  });
+  after(() => rmSync(home, { recursive: true, force: true }));
+
+  it('starts over HTTPS with a generated admin password shown once, and stops on SIGTERM', async () => {
+    const port = await freePort();
+    const running = start(home, port);
+    const ca = await waitReady(port, home, running);
+    const match = /Default admin "admin" created with password: (\S+)/.exec(running.stdout());
+    assert.ok(match, running.stdout());
+    const password = match[1]!;
+    const file = join(home, 'admin-password');
+    assert.equal(readFileSync(file, 'utf8').trim(), password);
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    assert.ok(existsSync(join(home, 'ctrl.db')));
+
+    const login = await get(port, '/edge/management/v1/authenticate?method=password', ca, 'POST', JSON.stringify({ username: 'admin', password }));
+    assert.equal(login.status, 200, login.text);
+    const version = JSON.parse((await get(port, '/version', ca)).text) as { data: { apiVersions: { edge: { v1: { apiBaseUrls: string[] } } } } };
+    assert.deepEqual(version.data.apiVersions.edge.v1.apiBaseUrls, [`https://localhost:${port}/edge/client/v1`]);
+    assert.equal(await stop(running, 'SIGTERM'), 0);
+  });
+
+  it('reuses the stored admin on a later start, even with another ZITI_PWD, and stops on SIGINT', async () => {
+    const port = await freePort();
+    const password = readFileSync(join(home, 'admin-password'), 'utf8').trim();
+    const running = start(home, port, { ZITI_PWD: 'a-different-password' });
+    const ca = await waitReady(port, home, running);
+    assert.doesNotMatch(running.stdout(), /created with password/);
+    const body = (pwd: string) => JSON.stringify({ username: 'admin', password: pwd });
+    assert.equal((await get(port, '/edge/management/v1/authenticate?method=password', ca, 'POST', body(password))).status, 200);
+    assert.equal((await get(port, '/edge/management/v1/authenticate?method=password', ca, 'POST', body('a-different-password'))).status, 401);
+    assert.equal(await stop(running, 'SIGINT'), 0);
+  });
+
+  it('refuses to start with a bad setting and names its key', async () => {
+    const running = start(home, 1280, { ZITI_SESSION_TIMEOUT: 'forever' });
+    const code = await new Promise<number | null>((resolve) => running.child.on('exit', resolve));
+    assert.equal(code, 1);
+    assert.match(running.stdout(), /\[edge\.api\.sessionTimeout\]/);
+  });
+});
