@@ -53,13 +53,21 @@ export async function modifyEntity(
 }
 
 export async function removeEntity(deps: AppDeps, definition: EntityDefinition, id: string): Promise<void> {
-  await deps.store.transaction(async (tx) => {
-    const before = await requireEntity(tx, definition, id);
-    await definition.rules.beforeDelete?.({ tx, deps }, before);
-    const change: EntityChange = { op: 'delete', id, before, changed: new Set() };
-    await deleteEntity(tx, definition, id);
-    await definition.rules.afterWrite?.({ tx, deps }, change);
-  });
+  await deps.store
+    .transaction(async (tx) => {
+      const before = await requireEntity(tx, definition, id);
+      await definition.rules.beforeDelete?.({ tx, deps }, before);
+      const change: EntityChange = { op: 'delete', id, before, changed: new Set() };
+      await deleteEntity(tx, definition, id);
+      await definition.rules.afterWrite?.({ tx, deps }, change);
+    })
+    .catch((error: unknown) => {
+      // Rules name the referencing entities where they can; the database's own refusal is the backstop.
+      if (error instanceof StoreError && error.kind === 'foreignKey') {
+        throw ApiError.withMessage('CAN_NOT_DELETE_REFERENCED_ENTITY', `${definition.type} ${id} is referenced by another entity`);
+      }
+      throw error;
+    });
 }
 
 export async function requireEntity(
@@ -84,8 +92,14 @@ async function runRules(
   await definition.rules.afterWrite?.({ tx, deps }, change);
 }
 
-/** Unique-index violations become the upstream field error on the field that owns the column. */
+/**
+ * Unique-index violations become the upstream field error on the field that owns the column; a reference to a
+ * missing entity that no rule caught first becomes REFERENCED_ENTITY_NOT_FOUND rather than a 500.
+ */
 function rethrowStoreError(definition: EntityDefinition, error: unknown, values: EntityValues): never {
+  if (error instanceof StoreError && error.kind === 'foreignKey') {
+    throw ApiError.withMessage('REFERENCED_ENTITY_NOT_FOUND', `a ${definition.type} field references an entity that does not exist`);
+  }
   if (!(error instanceof StoreError) || error.kind !== 'unique' || error.table !== definition.table) throw error;
   const [name] = Object.entries(definition.fields).find(([, spec]) => error.columns.includes(spec.column)) ?? [error.columns[0] ?? 'id'];
   const value = values[name];
