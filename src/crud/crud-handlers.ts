@@ -6,19 +6,38 @@ import { toApiEntities, toApiEntity } from './entity-mapping.js';
 import { listEntities, listSetValues } from './entity-store.js';
 import { createEntity, modifyEntity, removeEntity, requireEntity } from './entity-writes.js';
 import { listQueryFrom } from './list-params.js';
-import { sql } from 'kysely';
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import type { Db } from '../store/store.js';
 
 const idParam = (context: OperationContext) => context.params.id as string;
 
-export function list(definition: EntityDefinition, access: Access): OperationHandler {
+export interface ListOptions {
+  /**
+   * Narrows the list beyond the request's filter, against the table aliased `t`: a parent's children
+   * (`identities/{id}/authenticators`) or the caller's own rows. It may throw (404 for a missing parent).
+   */
+  scope?: (context: OperationContext, db: Db) => Promise<RawBuilder<SqlBool>>;
+}
+
+/** A scope for sub-lists such as `identities/{id}/authenticators`: 404 when the parent is missing. */
+export function childrenOf(parent: EntityDefinition, column: string): NonNullable<ListOptions['scope']> {
+  return async (context, db) => {
+    const id = idParam(context);
+    await requireEntity(db, parent, id);
+    return sql<SqlBool>`${sql.ref(`t.${column}`)} = ${id}`;
+  };
+}
+
+export function list(definition: EntityDefinition, access: Access, options: ListOptions = {}): OperationHandler {
   return {
     access,
     async handle(context) {
       const query = listQueryFrom(context, definition.symbols);
-      const { deps } = context;
+      const { deps, caller } = context;
       const { data, totalCount } = await deps.store.read(async (db) => {
-        const page = await listEntities(db, definition, query);
-        const data = await toApiEntities(definition, page.rows, { db, deps });
+        const scope = options.scope ? await options.scope(context, db) : undefined;
+        const page = await listEntities(db, definition, query, scope);
+        const data = await toApiEntities(definition, page.rows, { db, deps, caller });
         return { data, totalCount: page.totalCount };
       });
       const pagination = { limit: query.limit, offset: query.offset, totalCount };
@@ -31,9 +50,9 @@ export function detail(definition: EntityDefinition, access: Access): OperationH
   return {
     access,
     async handle(context) {
-      const { deps } = context;
+      const { deps, caller } = context;
       const data = await deps.store.read(async (db) =>
-        toApiEntity(definition, await requireEntity(db, definition, idParam(context)), { db, deps }),
+        toApiEntity(definition, await requireEntity(db, definition, idParam(context)), { db, deps, caller }),
       );
       return { status: 200, json: envelope(data) };
     },

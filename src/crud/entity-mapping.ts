@@ -1,14 +1,12 @@
 // Maps stored entity values to API shapes: the base entity fields, `_links`, references, computed fields.
-import type { Db } from '../store/store.js';
-import type { AppDeps } from '../app-deps.js';
 import { setPath } from '../lib/object-path.js';
 import type { EntityDefinition } from './define-entity.js';
-import type { EntityValues } from './entity-rules.js';
+import type { EntityValues, ReadContext } from './entity-rules.js';
 
 export async function toApiEntities(
   definition: EntityDefinition,
   entities: readonly EntityValues[],
-  context: { db: Db; deps: AppDeps },
+  context: ReadContext,
 ): Promise<Record<string, unknown>[]> {
   const extensions = definition.rules.extend ? await definition.rules.extend(context, entities) : [];
   return entities.map((values, index) => {
@@ -27,7 +25,7 @@ export async function toApiEntities(
 export async function toApiEntity(
   definition: EntityDefinition,
   values: EntityValues,
-  context: { db: Db; deps: AppDeps },
+  context: ReadContext,
 ): Promise<Record<string, unknown>> {
   const [entity] = await toApiEntities(definition, [values], context);
   return entity!;

@@ -1,6 +1,7 @@
 // The hooks an entity may implement; every hook runs inside the write's transaction.
 import type { Db } from '../store/store.js';
 import type { AppDeps } from '../app-deps.js';
+import type { RequestContext } from '../http/request-context.js';
 
 /** Entity values keyed by API field name, plus id / createdAt / updatedAt / tags. */
 export type EntityValues = Record<string, unknown>;
@@ -23,6 +24,13 @@ export interface RuleContext {
   deps: AppDeps;
 }
 
+/** What mapping to API shapes may read: the database, the deps, and who is asking (absent outside requests). */
+export interface ReadContext {
+  db: Db;
+  deps: AppDeps;
+  caller?: RequestContext;
+}
+
 export interface EntityRules {
   /** Meaning checks (references exist, cross-field rules); throw ApiError to refuse. May adjust `change.after`. */
   validate?(context: RuleContext, change: EntityChange): Promise<void>;
@@ -34,5 +42,5 @@ export interface EntityRules {
    * Computed response fields for a page of entities at once, in the same order, so a list of 500 costs a few
    * queries rather than one per row.
    */
-  extend?(context: { db: Db; deps: AppDeps }, entities: readonly EntityValues[]): Promise<EntityValues[]>;
+  extend?(context: ReadContext, entities: readonly EntityValues[]): Promise<EntityValues[]>;
 }

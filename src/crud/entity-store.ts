@@ -1,5 +1,5 @@
 // Reads and writes entities of any definition: row ↔ value mapping, set side tables, pages of a list.
-import { sql } from 'kysely';
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../store/store.js';
 import type { ListQuery } from '../store/filter/filter-types.js';
 import type { EntityDefinition, FieldSpec } from './define-entity.js';
@@ -108,8 +108,10 @@ export interface Page {
   totalCount: number;
 }
 
-export async function listEntities(db: Db, definition: EntityDefinition, query: ListQuery): Promise<Page> {
-  const from = db.selectFrom(`${definition.table} as t`).where(query.where);
+/** One page of a list; `scope` narrows it beyond the filter (a parent's children, the caller's own rows). */
+export async function listEntities(db: Db, definition: EntityDefinition, query: ListQuery, scope?: RawBuilder<SqlBool>): Promise<Page> {
+  let from = db.selectFrom(`${definition.table} as t`).where(query.where);
+  if (scope) from = from.where(scope);
   const counted = await from.select(sql<number>`count(*)`.as('n')).executeTakeFirst();
   let select = from.selectAll('t');
   for (const order of query.orderBy) select = select.orderBy(order);

@@ -41,6 +41,11 @@ export class ApiError extends Error {
     return new ApiError(code, { code: 'UNHANDLED', message });
   }
 
+  /** The same cause under another code (e.g. a field cause on a 401, as upstream's wrong-current-password). */
+  as(code: ApiErrorCode): ApiError {
+    return new ApiError(code, this.cause);
+  }
+
   static notFound(singularType: string, id: string): ApiError {
     return ApiError.withMessage('NOT_FOUND', `${singularType} with id ${id} not found`);
   }
