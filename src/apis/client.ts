@@ -2,8 +2,12 @@
 import type { OperationTable } from '../http/operation.js';
 import { clientSystemOperations } from '../system/system.operations.js';
 import { clientAuthOperations } from '../auth/auth.operations.js';
+import { currentIdentityOperations } from '../entities/identity/identity.operations.js';
+import { currentIdentityAuthenticatorOperations } from '../entities/authenticator/authenticator.operations.js';
 
 export const clientOperations: OperationTable = {
   ...clientSystemOperations,
   ...clientAuthOperations,
+  ...currentIdentityOperations,
+  ...currentIdentityAuthenticatorOperations,
 };

@@ -2,10 +2,23 @@
 import type { OperationTable } from '../http/operation.js';
 import { managementSystemOperations } from '../system/system.operations.js';
 import { identityTypeOperations } from '../entities/identity-type/identity-type.operations.js';
+import { authPolicyOperations } from '../entities/auth-policy/auth-policy.operations.js';
 import { managementAuthOperations } from '../auth/auth.operations.js';
+import { currentIdentityOperations, identityOperations } from '../entities/identity/identity.operations.js';
+import {
+  authenticatorOperations,
+  currentIdentityAuthenticatorOperations,
+} from '../entities/authenticator/authenticator.operations.js';
+import { apiSessionOperations } from '../entities/api-session/api-session.operations.js';
 
 export const managementOperations: OperationTable = {
   ...managementSystemOperations,
   ...managementAuthOperations,
   ...identityTypeOperations,
+  ...authPolicyOperations,
+  ...identityOperations,
+  ...currentIdentityOperations,
+  ...authenticatorOperations,
+  ...currentIdentityAuthenticatorOperations,
+  ...apiSessionOperations,
 };

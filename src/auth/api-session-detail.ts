@@ -1,41 +1,64 @@
-// Renders an API session as `currentApiSessionDetail`, the shape authenticate and current-api-session return.
+// Renders API sessions: the computed fields every session view shares, and `currentApiSessionDetail`, the
+// shape authenticate and current-api-session return.
 import type { AppDeps } from '../app-deps.js';
 import type { Db } from '../store/store.js';
 import type { ApiSessionRow } from './api-sessions.js';
 import { identityRef } from './identity-links.js';
 
+export interface SessionForDetail {
+  id: string;
+  identityId: string;
+  lastActivityAt: string;
+}
+
+/** Fields computed from other tables or from memory, for a page of sessions at once. */
+export async function apiSessionExtras(db: Db, deps: AppDeps, sessions: readonly SessionForDetail[]): Promise<Record<string, unknown>[]> {
+  const identityIds = [...new Set(sessions.map((s) => s.identityId))];
+  const identities = identityIds.length
+    ? await db.selectFrom('identities').select(['id', 'name', 'auth_policy_id']).where('id', 'in', identityIds).execute()
+    : [];
+  const byId = new Map(identities.map((i) => [i.id as string, i]));
+  return sessions.map((session) => {
+    const identity = byId.get(session.identityId);
+    return {
+      // TODO(MFA, filed after #6): outstanding secondary-authentication queries, once MFA exists.
+      authQueries: [],
+      cachedLastActivityAt: deps.apiSessions.lastActivity(session.id, session.lastActivityAt),
+      identity: identityRef({
+        id: session.identityId,
+        name: (identity?.name as string | undefined) ?? '',
+        authPolicyId: (identity?.auth_policy_id as string | undefined) ?? 'default',
+      }),
+    };
+  });
+}
+
 export type SessionLinks = 'api-session' | 'current-api-session';
 
 export async function apiSessionDetail(db: Db, deps: AppDeps, row: ApiSessionRow, linkStyle: SessionLinks): Promise<Record<string, unknown>> {
-  const identity = await db
-    .selectFrom('identities')
-    .select(['id', 'name', 'auth_policy_id'])
-    .where('id', '=', row.identity_id)
-    .executeTakeFirstOrThrow();
   const sessions = deps.apiSessions;
   const links =
     linkStyle === 'api-session'
       ? { self: { href: `./api-sessions/${row.id}` }, sessions: { href: `./api-sessions/${row.id}/sessions` } }
       : { self: { href: './current-api-session' }, 'current-identity': { href: './current-identity' } };
+  const [extras] = await apiSessionExtras(db, deps, [{ id: row.id, identityId: row.identity_id, lastActivityAt: row.last_activity_at }]);
   return {
     _links: links,
     createdAt: row.created_at,
     id: row.id,
     tags: JSON.parse(row.tags) as unknown,
     updatedAt: row.updated_at,
-    authQueries: [],
     authenticatorId: row.authenticator_id ?? '',
-    cachedLastActivityAt: sessions.lastActivity(row.id, row.last_activity_at),
     configTypes: row.config_types ? (JSON.parse(row.config_types) as string[]) : [],
     // For a zt-session session upstream reports the full timeout, not the time remaining.
     expirationSeconds: Math.floor(sessions.timeoutMs / 1000),
     expiresAt: sessions.expiresAt(row.id, row.last_activity_at).toISOString(),
-    identity: identityRef({ id: identity.id as string, name: identity.name as string, authPolicyId: identity.auth_policy_id as string }),
     identityId: row.identity_id,
     ipAddress: row.ip_address ?? '',
     isMfaComplete: row.is_mfa_complete === 1,
     isMfaRequired: row.is_mfa_required === 1,
     lastActivityAt: row.last_activity_at,
     token: row.token,
+    ...extras,
   };
 }

@@ -2,6 +2,21 @@
 import { ApiError } from '../errors/api-error.js';
 import type { Access } from './operation.js';
 import type { RequestContext } from './request-context.js';
+import type { OperationSpec } from './spec/load-spec.js';
+
+/** Management paths that any authenticated identity may call; everything else there is admin-only. */
+const SELF_SERVICE = /^\/(current-identity|current-api-session|authenticate|controllers)(\/|$)/;
+
+/**
+ * The access rule of design part 0 (reference/http-conventions.md §3.4): public where the contract lists no
+ * security; on the management API admin-only except the caller's own identity, session, MFA and controllers;
+ * on the client API any authenticated caller, except changes to services, which need an admin.
+ */
+export function defaultAccess(op: OperationSpec): Access {
+  if (op.isPublic) return 'public';
+  if (op.api === 'management') return SELF_SERVICE.test(op.path) ? 'authenticated' : 'admin';
+  return op.path === '/services/{id}' && op.method !== 'GET' ? 'admin' : 'authenticated';
+}
 
 export function checkAccess(access: Access, caller: RequestContext): void {
   if (access === 'public') return;

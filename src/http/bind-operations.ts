@@ -1,7 +1,7 @@
 // Binds every contract operation to its handler (or to 501 NOT_IMPLEMENTED) under the API's base path.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error.js';
-import { checkAccess } from './access.js';
+import { checkAccess, defaultAccess } from './access.js';
 import type { AppDeps } from '../app-deps.js';
 import { serializeJson } from './envelope.js';
 import type { OperationHandler, OperationResult, OperationTable } from './operation.js';
@@ -30,7 +30,7 @@ export function bindOperations(app: FastifyInstance, deps: AppDeps, api: ApiName
 /** Operations without a handler yet: validated and access-checked like the rest, then a declared 501. */
 export function notImplemented(op: OperationSpec): OperationHandler {
   return {
-    access: op.isPublic ? 'public' : 'authenticated',
+    access: defaultAccess(op),
     handle: () => Promise.reject(ApiError.withMessage('NOT_IMPLEMENTED', `operation ${op.operationId} is not implemented yet`)),
   };
 }

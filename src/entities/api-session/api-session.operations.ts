@@ -1,0 +1,25 @@
+import type { OperationHandler, OperationTable } from '../../http/operation.js';
+import { emptyEnvelope } from '../../http/envelope.js';
+import { detail, list } from '../../crud/crud-handlers.js';
+import { requireEntity } from '../../crud/entity-writes.js';
+import { apiSession } from './api-session.definition.js';
+
+/** An admin ends someone's API session; its cached activity goes with it. */
+const deleteAPISessions: OperationHandler = {
+  access: 'admin',
+  async handle({ deps, params }) {
+    const id = params.id as string;
+    await deps.store.transaction(async (tx) => {
+      await requireEntity(tx, apiSession, id);
+      await tx.deleteFrom('api_sessions').where('id', '=', id).execute();
+    });
+    deps.apiSessions.forget(id);
+    return { status: 200, json: emptyEnvelope() };
+  },
+};
+
+export const apiSessionOperations: OperationTable = {
+  listAPISessions: list(apiSession, 'admin'),
+  detailAPISessions: detail(apiSession, 'admin'),
+  deleteAPISessions,
+};

@@ -1,0 +1,68 @@
+// Authenticator operations: admin CRUD, and the caller's own authenticators under /current-identity.
+import { sql, type SqlBool } from 'kysely';
+import { ApiError } from '../../errors/api-error.js';
+import { emptyEnvelope, envelope } from '../../http/envelope.js';
+import type { OperationContext, OperationHandler, OperationTable } from '../../http/operation.js';
+import { create, detail, list, patch, remove, update } from '../../crud/crud-handlers.js';
+import { toApiEntity } from '../../crud/entity-mapping.js';
+import { findEntity } from '../../crud/entity-store.js';
+import { modifyEntity } from '../../crud/entity-writes.js';
+import type { Db } from '../../store/store.js';
+import { verifyPassword } from '../../auth/password.js';
+import { authenticator } from './authenticator.definition.js';
+
+const callerId = (context: OperationContext) => context.caller.session!.identityId;
+
+/** The caller's own authenticator; anyone else's is simply not found. */
+async function requireOwn(db: Db, context: OperationContext) {
+  const id = context.params.id as string;
+  const found = await findEntity(db, authenticator, id);
+  if (!found || found.identityId !== callerId(context)) throw ApiError.notFound('authenticator', id);
+  return found;
+}
+
+const listCurrentIdentityAuthenticators = list(authenticator, 'authenticated', {
+  scope: (context) => Promise.resolve(sql<SqlBool>`t.identity_id = ${callerId(context)}`),
+});
+
+const detailCurrentIdentityAuthenticator: OperationHandler = {
+  access: 'authenticated',
+  async handle(context) {
+    const { deps, caller } = context;
+    const data = await deps.store.read(async (db) => toApiEntity(authenticator, await requireOwn(db, context), { db, deps, caller }));
+    return { status: 200, json: envelope(data) };
+  },
+};
+
+/** Self-service change of username and password, proven by the current password (updb only). */
+function modifyOwn(mode: 'update' | 'patch'): OperationHandler {
+  return {
+    access: 'authenticated',
+    async handle(context) {
+      const body = context.body as { currentPassword: string };
+      const own = await context.deps.store.read((db) => requireOwn(db, context));
+      if (own.method !== 'updb') throw new ApiError('CAN_NOT_UPDATE_AUTHENTICATOR');
+      const matches = await verifyPassword(body.currentPassword, { hash: own.passwordHash as string, salt: own.passwordSalt as string });
+      if (!matches) throw ApiError.invalidField('currentPassword', 'current password does not match', '******').as('UNAUTHORIZED');
+      await modifyEntity(context.deps, authenticator, own.id as string, body, mode);
+      return { status: 200, json: emptyEnvelope() };
+    },
+  };
+}
+
+export const authenticatorOperations: OperationTable = {
+  listAuthenticators: list(authenticator, 'admin'),
+  detailAuthenticator: detail(authenticator, 'admin'),
+  createAuthenticator: create(authenticator, 'admin'),
+  updateAuthenticator: update(authenticator, 'admin'),
+  patchAuthenticator: patch(authenticator, 'admin'),
+  deleteAuthenticator: remove(authenticator, 'admin'),
+};
+
+/** Served by both APIs. */
+export const currentIdentityAuthenticatorOperations: OperationTable = {
+  listCurrentIdentityAuthenticators,
+  detailCurrentIdentityAuthenticator,
+  updateCurrentIdentityAuthenticator: modifyOwn('update'),
+  patchCurrentIdentityAuthenticator: modifyOwn('patch'),
+};

@@ -1,0 +1,35 @@
+// Identities: who connects to the overlay — people, devices, services and (system-created) routers.
+import { boolean, defineEntity, integer, json, stringSet, text, timestamp } from '../../crud/define-entity.js';
+import { identityLinks } from '../../auth/identity-links.js';
+import { identityRules } from './identity.rules.js';
+
+export const identity = defineEntity({
+  type: 'identity',
+  path: 'identities',
+  table: 'identities',
+  idKind: 'shortId',
+  fields: {
+    name: text({ unique: true }),
+    // The body's `type` (User, Device, Service, Default) is mapped to a type id by the rules.
+    typeId: text({ filter: 'type', writable: 'never' }),
+    isAdmin: boolean(),
+    isDefaultAdmin: boolean({ writable: 'never' }),
+    roleAttributes: stringSet(),
+    externalId: text({ unique: true }),
+    authPolicyId: text({ fallback: () => 'default' }),
+    appData: json(),
+    defaultHostingCost: integer({ filter: false, fallback: () => 0 }),
+    defaultHostingPrecedence: text({ filter: false, fallback: () => 'default' }),
+    serviceHostingCosts: json({ fallback: () => ({}) }),
+    serviceHostingPrecedences: json({ fallback: () => ({}) }),
+    disabledAt: timestamp({ filter: false, writable: 'never' }),
+    disabledUntil: timestamp({ filter: false, writable: 'never' }),
+    envInfo: json({ writable: 'never' }),
+    sdkInfo: json({ writable: 'never' }),
+  },
+  links: (entity) => {
+    const { self: _self, ...rest } = identityLinks(entity.id as string, (entity.authPolicyId as string | null) ?? 'default');
+    return rest;
+  },
+  rules: identityRules,
+});

@@ -1,0 +1,82 @@
+// Identity rules: type mapping, auth-policy reference, the undeletable default admin, computed fields.
+import { ApiError } from '../../errors/api-error.js';
+import type { EntityRules, EntityValues, RuleContext } from '../../crud/entity-rules.js';
+import type { Db } from '../../store/store.js';
+
+/** The REST enum User, Device, Service and Default all mean type Default; Router is reserved for the system. */
+function typeIdFor(type: unknown): string {
+  if (type === 'Router') throw ApiError.invalidField('type', 'may not create identities with given typeId', type);
+  return 'Default';
+}
+
+async function requireAuthPolicy(tx: Db, id: unknown): Promise<void> {
+  const found = await tx.selectFrom('auth_policies').select('id').where('id', '=', String(id)).executeTakeFirst();
+  if (!found) throw ApiError.invalidField('authPolicyId', 'no auth policy found with the given id', id);
+}
+
+export const identityRules: EntityRules = {
+  async validate({ tx }: RuleContext, change) {
+    const after = change.after!;
+    const body = change.body ?? {};
+    const typeGiven = body.type !== undefined && body.type !== null;
+    if (change.op === 'create') after.typeId = typeIdFor(body.type);
+    else if (typeGiven && change.before?.typeId !== 'Router') after.typeId = typeIdFor(body.type);
+    if (after.authPolicyId === null || after.authPolicyId === undefined) after.authPolicyId = 'default';
+    if (change.op === 'create' || change.changed.has('authPolicyId')) await requireAuthPolicy(tx, after.authPolicyId);
+  },
+
+  beforeDelete(_context, existing) {
+    if (existing.isDefaultAdmin) {
+      return Promise.reject(ApiError.withMessage('ENTITY_CAN_NOT_BE_DELETED', 'the default admin cannot be deleted'));
+    }
+    return Promise.resolve();
+  },
+
+  async extend({ db, deps }, entities) {
+    const ids = entities.map((e) => e.id as string);
+    if (ids.length === 0) return [];
+    const [authenticators, sessions, policies] = await Promise.all([
+      db.selectFrom('authenticators').select(['id', 'identity_id', 'method', 'username', 'cert_fingerprint']).where('identity_id', 'in', ids).execute(),
+      db.selectFrom('api_sessions').select('identity_id').distinct().where('identity_id', 'in', ids).execute(),
+      db.selectFrom('auth_policies').select(['id', 'name']).where('id', 'in', [...new Set(entities.map((e) => e.authPolicyId as string))]).execute(),
+    ]);
+    const withSession = new Set(sessions.map((s) => s.identity_id as string));
+    const policyNames = new Map(policies.map((p) => [p.id as string, p.name as string]));
+    const now = deps.clock().getTime();
+    return entities.map((entity) => {
+      const own = authenticators.filter((a) => a.identity_id === entity.id);
+      const updb = own.find((a) => a.method === 'updb');
+      const cert = own.find((a) => a.method === 'cert');
+      const policyId = entity.authPolicyId as string;
+      const typeId = entity.typeId as string;
+      return {
+        appData: entity.appData ?? {},
+        authPolicy: { _links: { self: { href: `./auth-policies/${policyId}` } }, entity: 'auth-policies', id: policyId, name: policyNames.get(policyId) ?? '' },
+        authenticators: {
+          ...(updb ? { updb: { id: updb.id as string, username: updb.username as string } } : {}),
+          ...(cert ? { cert: { fingerprint: cert.cert_fingerprint as string, id: cert.id as string } } : {}),
+        },
+        disabled: isDisabled(entity, now),
+        // TODO(#6): outstanding enrollments (ott, ottca, updb) appear here once enrollment exists.
+        enrollment: {},
+        envInfo: entity.envInfo ?? {},
+        externalId: entity.externalId ?? null,
+        hasApiSession: withSession.has(entity.id as string),
+        // Routers' control channel is out of scope, so no edge router connection is ever seen.
+        hasEdgeRouterConnection: false,
+        // TODO(MFA, filed after #6): the identity's verified MFA enrollment, once MFA exists.
+        isMfaEnabled: false,
+        sdkInfo: entity.sdkInfo ?? {},
+        serviceHostingCosts: entity.serviceHostingCosts ?? {},
+        serviceHostingPrecedences: entity.serviceHostingPrecedences ?? {},
+        type: { _links: { self: { href: `./identity-types/${typeId}` } }, entity: 'identity-types', id: typeId, name: typeId },
+      };
+    });
+  },
+};
+
+export function isDisabled(entity: EntityValues, now: number): boolean {
+  if (!entity.disabledAt) return false;
+  return !entity.disabledUntil || Date.parse(entity.disabledUntil as string) > now;
+}
+

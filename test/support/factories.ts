@@ -1,0 +1,45 @@
+// Fixtures made through the API, as a client would make them (cf. ziti's requireNewIdentity).
+import assert from 'node:assert/strict';
+import type { TestApp } from './test-app.js';
+
+export interface UserFixture {
+  id: string;
+  username: string;
+  password: string;
+  authenticatorId: string;
+}
+
+let counter = 0;
+const unique = (prefix: string) => `${prefix}-${++counter}-${Math.random().toString(36).slice(2, 7)}`;
+
+export async function createIdentity(t: TestApp, adminToken: string, body: Record<string, unknown> = {}): Promise<string> {
+  const result = await t.call({
+    method: 'POST',
+    url: '/edge/management/v1/identities',
+    token: adminToken,
+    payload: { name: unique('identity'), type: 'User', isAdmin: false, ...body },
+  });
+  assert.equal(result.status, 201, result.text);
+  return (result.body as { data: { id: string } }).data.id;
+}
+
+/** An identity with a password authenticator, ready to log in. */
+export async function createUser(t: TestApp, adminToken: string, body: Record<string, unknown> = {}): Promise<UserFixture> {
+  const id = await createIdentity(t, adminToken, body);
+  const username = unique('user');
+  const password = `pw-${username}`;
+  const result = await t.call({
+    method: 'POST',
+    url: '/edge/management/v1/authenticators',
+    token: adminToken,
+    payload: { method: 'updb', identityId: id, username, password },
+  });
+  assert.equal(result.status, 201, result.text);
+  return { id, username, password, authenticatorId: (result.body as { data: { id: string } }).data.id };
+}
+
+export async function login(t: TestApp, username: string, password: string, api: 'client' | 'management' = 'client'): Promise<string> {
+  const result = await t.call({ method: 'POST', url: `/edge/${api}/v1/authenticate?method=password`, payload: { username, password } });
+  assert.equal(result.status, 200, result.text);
+  return (result.body as { data: { token: string } }).data.token;
+}
