@@ -1,0 +1,83 @@
+// Auth policy rules: upstream's stored-value limits, external JWT signer references, what may not be deleted.
+import { ApiError } from '../../errors/api-error.js';
+import type { EntityRules, EntityValues } from '../../crud/entity-rules.js';
+import { goValue } from '../../lib/go-format.js';
+import { setPath } from '../../lib/object-path.js';
+import type { Db } from '../../store/store.js';
+
+export const DEFAULT_AUTH_POLICY_ID = 'default';
+
+const ALLOWED_SIGNERS = 'primary.extJwt.allowedSigners';
+const REQUIRED_SIGNER = 'secondary.requireExtJwtSigner';
+
+/** Upstream's persist step: a password minimum below 5 is raised to 5; a negative limit means "none", 0. */
+function clampLimits(policy: EntityValues): void {
+  policy['primary.updb.minPasswordLength'] = Math.max(5, policy['primary.updb.minPasswordLength'] as number);
+  policy['primary.updb.maxAttempts'] = Math.max(0, policy['primary.updb.maxAttempts'] as number);
+  policy['primary.updb.lockoutDurationMinutes'] = Math.max(0, policy['primary.updb.lockoutDurationMinutes'] as number);
+}
+
+/**
+ * Which of `ids` name an existing external JWT signer. `/external-jwt-signers` is not built yet and has no table,
+ * so none does; when `external_jwt_signers` exists, the `rows` line becomes
+ *   const rows = await tx.selectFrom('external_jwt_signers').select('id').where('id', 'in', [...ids]).execute();
+ */
+async function existingSigners(tx: Db, ids: ReadonlySet<string>): Promise<Set<string>> {
+  if (ids.size === 0) return new Set();
+  const rows: { id: unknown }[] = await Promise.resolve([]);
+  return new Set(rows.map((row) => String(row.id)));
+}
+
+function signerNotFound(field: string, id: string): ApiError {
+  return new ApiError('NOT_FOUND', { field, reason: 'no externalJwtSigner found with the given id', value: goValue(id) });
+}
+
+/**
+ * Every signer a policy names must exist: 404 with a field cause, the required signer first as upstream checks.
+ * The fields carry their REST names; upstream reports its internal ones (`allowedExtJwtSigners[i]`).
+ */
+async function requireSigners(tx: Db, policy: EntityValues, changed: ReadonlySet<string>): Promise<void> {
+  const required = changed.has(REQUIRED_SIGNER) ? (policy[REQUIRED_SIGNER] as string | null) : null;
+  const allowed = changed.has(ALLOWED_SIGNERS) ? ((policy[ALLOWED_SIGNERS] as string[] | null) ?? []) : [];
+  const found = await existingSigners(tx, new Set([...allowed, ...(required === null ? [] : [required])]));
+  if (required !== null && !found.has(required)) throw signerNotFound(REQUIRED_SIGNER, required);
+  allowed.forEach((id, index) => {
+    if (!found.has(id)) throw signerNotFound(`${ALLOWED_SIGNERS}[${index}]`, id);
+  });
+}
+
+/** The REST `primary` object; the built-in policy's signer list is NULL in the database, the model wants []. */
+function primaryOf(policy: EntityValues): unknown {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(policy)) if (name.startsWith('primary.')) setPath(out, name, value);
+  setPath(out, ALLOWED_SIGNERS, policy[ALLOWED_SIGNERS] ?? []);
+  return out.primary;
+}
+
+export const authPolicyRules: EntityRules = {
+  async validate({ tx }, change) {
+    const policy = change.after!;
+    clampLimits(policy);
+    await requireSigners(tx, policy, change.changed);
+  },
+
+  /**
+   * Identities' references are reported as upstream words them. The default policy is refused even when no
+   * identity uses it: upstream keeps it only because the default admin does, and logins fall back to it.
+   */
+  async beforeDelete({ tx }, existing) {
+    const users = await tx.selectFrom('identities').select('id').where('auth_policy_id', '=', existing.id as string).orderBy('id').execute();
+    if (users.length > 0) {
+      const ids = goValue(users.map((row) => row.id as string));
+      const reason = `entity type authPolicy referenced by identities: ${ids}`;
+      throw new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', { field: 'authPolicyId', reason, value: ids });
+    }
+    if (existing.id === DEFAULT_AUTH_POLICY_ID) {
+      throw ApiError.withMessage('CAN_NOT_DELETE_REFERENCED_ENTITY', 'the default auth policy cannot be deleted');
+    }
+  },
+
+  extend(_context, policies) {
+    return Promise.resolve(policies.map((policy) => ({ primary: primaryOf(policy) })));
+  },
+};
