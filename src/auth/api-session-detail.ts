@@ -3,7 +3,7 @@
 import type { AppDeps } from '../app-deps.js';
 import type { Db } from '../store/store.js';
 import type { ApiSessionRow } from './api-sessions.js';
-import { identityRef } from './identity-links.js';
+import { identityRefs } from './identity-links.js';
 
 export interface SessionForDetail {
   id: string;
@@ -13,24 +13,13 @@ export interface SessionForDetail {
 
 /** Fields computed from other tables or from memory, for a page of sessions at once. */
 export async function apiSessionExtras(db: Db, deps: AppDeps, sessions: readonly SessionForDetail[]): Promise<Record<string, unknown>[]> {
-  const identityIds = [...new Set(sessions.map((s) => s.identityId))];
-  const identities = identityIds.length
-    ? await db.selectFrom('identities').select(['id', 'name', 'auth_policy_id']).where('id', 'in', identityIds).execute()
-    : [];
-  const byId = new Map(identities.map((i) => [i.id as string, i]));
-  return sessions.map((session) => {
-    const identity = byId.get(session.identityId);
-    return {
+  const refFor = await identityRefs(db, sessions.map((s) => s.identityId));
+  return sessions.map((session) => ({
       // TODO(MFA, filed after #6): outstanding secondary-authentication queries, once MFA exists.
       authQueries: [],
       cachedLastActivityAt: deps.apiSessions.lastActivity(session.id, session.lastActivityAt),
-      identity: identityRef({
-        id: session.identityId,
-        name: (identity?.name as string | undefined) ?? '',
-        authPolicyId: (identity?.auth_policy_id as string | undefined) ?? 'default',
-      }),
-    };
-  });
+      identity: refFor(session.identityId),
+  }));
 }
 
 export type SessionLinks = 'api-session' | 'current-api-session';

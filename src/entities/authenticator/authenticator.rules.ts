@@ -4,7 +4,7 @@ import { ApiError } from '../../errors/api-error.js';
 import type { EntityChange, EntityRules, EntityValues } from '../../crud/entity-rules.js';
 import type { Db } from '../../store/store.js';
 import { hashPassword } from '../../auth/password.js';
-import { identityRef } from '../../auth/identity-links.js';
+import { identityRefs } from '../../auth/identity-links.js';
 import { certificateFingerprint } from '../../pki/fingerprint.js';
 import { splitPemCertificates } from '../../pki/pem.js';
 
@@ -75,15 +75,10 @@ export const authenticatorRules: EntityRules = {
   },
 
   async extend({ db }, entities) {
-    const ids = [...new Set(entities.map((e) => e.identityId as string))];
-    const identities = ids.length ? await db.selectFrom('identities').select(['id', 'name', 'auth_policy_id']).where('id', 'in', ids).execute() : [];
-    const byId = new Map(identities.map((i) => [i.id as string, i]));
-    return entities.map((entity: EntityValues) => {
-      const identity = byId.get(entity.identityId as string);
-      return {
-        identity: identityRef({ id: entity.identityId as string, name: (identity?.name as string) ?? '', authPolicyId: (identity?.auth_policy_id as string) ?? 'default' }),
-        ...(entity.method === 'updb' ? { certPem: undefined, fingerprint: undefined } : { username: undefined }),
-      };
-    });
+    const refFor = await identityRefs(db, entities.map((e) => e.identityId as string));
+    return entities.map((entity: EntityValues) => ({
+      identity: refFor(entity.identityId as string),
+      ...(entity.method === 'updb' ? { certPem: undefined, fingerprint: undefined } : { username: undefined }),
+    }));
   },
 };
