@@ -1,0 +1,49 @@
+// Config type rules: the reserved name, a schema that compiles with an object root, no delete while in use.
+import { ApiError } from '../../errors/api-error.js';
+import type { EntityRules } from '../../crud/entity-rules.js';
+import { goValue } from '../../lib/go-format.js';
+import { configDataCheck, withSortedKeys } from './config-type.schema.js';
+
+/** `all` asks for every config type in `configTypes` lists, so no type may carry that name. */
+const RESERVED_NAME = 'all';
+
+/**
+ * The stored schema: absent stays absent (the body decoder already refused anything but an object); a non-empty
+ * one must compile and describe an object — upstream's checks, in its order (ziti `model/config_type_model.go`
+ * `toBoltEntity`). Keys are sorted as Go's encoder writes map keys.
+ */
+function checkedSchema(schema: unknown): unknown {
+  if (schema === null || schema === undefined) return null;
+  const document = schema as Record<string, unknown>;
+  if (Object.keys(document).length === 0) return document;
+  try {
+    configDataCheck(document);
+  } catch (error) {
+    throw ApiError.invalidField('schema', `invalid schema ${error instanceof Error ? error.message : String(error)}`, document);
+  }
+  if (document.type !== 'object') {
+    throw ApiError.invalidField('schema', 'invalid config type schema, root type must be object', document);
+  }
+  return withSortedKeys(document);
+}
+
+export const configTypeRules: EntityRules = {
+  validate(_context, change) {
+    const after = change.after!;
+    if (after.name === RESERVED_NAME) {
+      throw ApiError.invalidField('name', `${RESERVED_NAME} is a keyword and may not be used as a config type name`, after.name);
+    }
+    if (change.changed.has('schema')) after.schema = checkedSchema(after.schema);
+    return Promise.resolve();
+  },
+
+  /** Upstream refuses with a plain error (a 500); the contract's 409 is what a client can act on. */
+  async beforeDelete({ tx }, existing) {
+    const configs = await tx.selectFrom('configs').select('id').where('config_type_id', '=', existing.id as string).orderBy('id').execute();
+    if (configs.length > 0) {
+      const ids = goValue(configs.map((row) => row.id as string));
+      const reason = `entity type configType referenced by configs: ${ids}`;
+      throw new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', { field: 'configTypeId', reason, value: ids });
+    }
+  },
+};

@@ -1,0 +1,66 @@
+// Config rules: the type must exist, data must satisfy the type's schema, no delete while still in use.
+import { ApiError } from '../../errors/api-error.js';
+import { entityRef } from '../../crud/entity-mapping.js';
+import type { EntityRules } from '../../crud/entity-rules.js';
+import { goValue } from '../../lib/go-format.js';
+import type { Db } from '../../store/store.js';
+import { configType } from '../config-type/config-type.definition.js';
+import { configDataCheck, withSortedKeys } from '../config-type/config-type.schema.js';
+
+/** The schema of a config's type (null when it has none); field `type` and these reasons are upstream's. */
+async function requireConfigTypeSchema(db: Db, id: unknown): Promise<Record<string, unknown> | null> {
+  if (typeof id !== 'string' || id === '') throw ApiError.invalidField('type', 'config type must be specified', id);
+  const row = await db.selectFrom('config_types').select('schema').where('id', '=', id).executeTakeFirst();
+  if (!row) throw ApiError.invalidField('type', 'invalid config type', id);
+  return row.schema ? (JSON.parse(row.schema as string) as Record<string, unknown>) : null;
+}
+
+/**
+ * `data` (an object: the body decoder refuses anything else) must satisfy the type's schema, if it has one; the
+ * first violation is the cause, as upstream reports gojsonschema's first error.
+ */
+function checkedData(data: unknown, schema: Record<string, unknown> | null): unknown {
+  if (schema && Object.keys(schema).length > 0) {
+    const violation = configDataCheck(schema)(data);
+    if (violation) throw ApiError.invalidField(violation.field, `${violation.field} is invalid: ${violation.message}`, violation.value);
+  }
+  return withSortedKeys(data);
+}
+
+/**
+ * Refuses to delete a config something still uses. Services are checked here; identity service-config
+ * overrides add their check to this function when they exist (upstream refuses those too).
+ */
+export async function refuseDeleteWhileConfigInUse(tx: Db, configId: string): Promise<void> {
+  const services = await tx.selectFrom('service_configs').select('entity_id').where('value', '=', configId).orderBy('entity_id').execute();
+  if (services.length > 0) {
+    const ids = goValue(services.map((row) => row.entity_id as string));
+    const reason = `entity type config referenced by services: ${ids}`;
+    throw new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', { field: 'configs', reason, value: ids });
+  }
+}
+
+export const configRules: EntityRules = {
+  async validate({ tx }, change) {
+    const after = change.after!;
+    // configTypeId is written at create only, so on PUT and PATCH this is the stored type.
+    const schema = await requireConfigTypeSchema(tx, after.configTypeId);
+    if (change.changed.has('data')) after.data = checkedData(after.data, schema);
+  },
+
+  /** Upstream detaches the config from its services; deleting what a service still uses is refused instead. */
+  beforeDelete({ tx }, existing) {
+    return refuseDeleteWhileConfigInUse(tx, existing.id as string);
+  },
+
+  async extend({ db }, configs) {
+    const typeIds = [...new Set(configs.map((c) => c.configTypeId as string))];
+    if (typeIds.length === 0) return [];
+    const types = await db.selectFrom('config_types').select(['id', 'name']).where('id', 'in', typeIds).execute();
+    const names = new Map(types.map((row) => [row.id as string, row.name as string]));
+    return configs.map((entity) => {
+      const typeId = entity.configTypeId as string;
+      return { configType: entityRef(configType, { id: typeId, name: names.get(typeId) ?? '' }), data: entity.data ?? {} };
+    });
+  },
+};

@@ -1,0 +1,30 @@
+// Services: what identities dial and bind, with their configs, role attributes and terminator strategy.
+import { boolean, defineEntity, integer, stringSet, text } from '../../crud/define-entity.js';
+import { serviceRules } from './service.rules.js';
+
+export const service = defineEntity({
+  type: 'service',
+  path: 'services',
+  table: 'services',
+  idKind: 'base62',
+  fields: {
+    name: text({ unique: true }),
+    terminatorStrategy: text(),
+    roleAttributes: stringSet(),
+    // Config ids; the side table `service_configs` is the join, and makes `anyOf(configs)` an index lookup.
+    configs: stringSet(),
+    // Fixed at create, as upstream's PATCH strips it (ziti `model/edge_service_manager.go` `Update`).
+    encryptionRequired: boolean({ filter: false, writable: 'create' }),
+    maxIdleTimeMillis: integer({ filter: false, fallback: () => 0 }),
+  },
+  links: (entity) => {
+    const base = `./services/${String(entity.id)}`;
+    return {
+      'service-edge-router-policies': `${base}/service-edge-router-policies`,
+      'service-policies': `${base}/service-policies`,
+      terminators: `${base}/terminators`,
+      configs: `${base}/configs`,
+    };
+  },
+  rules: serviceRules,
+});

@@ -1,0 +1,94 @@
+// Service rules: role attribute syntax, the terminator strategy, attached configs, and the caller's access view.
+import { ApiError } from '../../errors/api-error.js';
+import type { EntityRules } from '../../crud/entity-rules.js';
+import type { Db } from '../../store/store.js';
+
+/** The strategies upstream registers (ziti `controller/xt_*`); there is no `ha` in v1.1.8. */
+const TERMINATOR_STRATEGIES: readonly string[] = ['smartrouting', 'weighted', 'random', 'sticky'];
+const DEFAULT_TERMINATOR_STRATEGY = 'smartrouting';
+
+/** Upstream reports the first offending attribute (ziti `db/base_store.go` `validateRoleAttributes`). */
+function checkRoleAttributes(attributes: unknown): void {
+  for (const attribute of (attributes as string[] | null) ?? []) {
+    for (const prefix of ['#', '@']) {
+      if (attribute.startsWith(prefix)) {
+        throw ApiError.invalidField('roleAttributes', `role attributes may not be prefixed with ${prefix}`, attribute);
+      }
+    }
+  }
+}
+
+/** An empty strategy means the default; an unknown one is a not-found, as upstream's strategy registry answers. */
+function terminatorStrategyOf(value: unknown): string {
+  const name = typeof value === 'string' && value !== '' ? value : DEFAULT_TERMINATOR_STRATEGY;
+  if (!TERMINATOR_STRATEGIES.includes(name)) throw ApiError.withMessage('NOT_FOUND', `terminatorStrategy with name ${name} not found`);
+  return name;
+}
+
+interface AttachedConfig {
+  id: string;
+  name: string;
+  typeId: string;
+  typeName: string;
+}
+
+/**
+ * Every attached config must exist (404, as upstream's store answers) and no two may share a config type
+ * (ziti `model/edge_service_model.go` `validateConfigs`, whose message — typo and trailing space — we keep).
+ */
+async function checkConfigs(tx: Db, ids: readonly string[]): Promise<void> {
+  const wanted = [...new Set(ids)];
+  if (wanted.length === 0) return;
+  const rows = await tx
+    .selectFrom('configs as c')
+    .innerJoin('config_types as ct', 'ct.id', 'c.config_type_id')
+    .select(['c.id as id', 'c.name as name', 'c.config_type_id as typeId', 'ct.name as typeName'])
+    .where('c.id', 'in', wanted)
+    .execute();
+  const found = new Map<string, AttachedConfig>(rows.map((row) => [row.id as string, row]));
+  const byType = new Map<string, AttachedConfig>();
+  for (const id of wanted) {
+    const attached = found.get(id);
+    if (!attached) throw ApiError.withMessage('NOT_FOUND', `configs with id ${id} not found`);
+    const conflict = byType.get(attached.typeId);
+    if (conflict) {
+      const reason = `duplicate configs named ${conflict.name} and ${attached.name} found for config type ${attached.typeName}. Only one config of a given typed is allowed per service `;
+      throw ApiError.invalidField('configs', reason, ids);
+    }
+    byType.set(attached.typeId, attached);
+  }
+}
+
+/**
+ * The caller's permissions and posture queries for a service. Service policies do not exist yet (they come with
+ * the policy engine), so nobody may dial or bind: admins still see every service, and upstream labels that
+ * access `Invalid` (ziti `model/edge_service_manager.go` `ReadForIdentityInTx`) with one passing placeholder
+ * posture entry per permission (`routes/service_api_model.go` `MapServiceToRestModel`).
+ */
+function callerAccess(): { permissions: string[]; postureQueries: unknown[] } {
+  const permissions = ['Invalid'];
+  const postureQueries = permissions.map((permission) => ({
+    isPassing: true,
+    policyId: `dummy ${permission.toLowerCase()} policy: no posture checks defined`,
+    policyType: permission,
+    postureQueries: [],
+  }));
+  return { permissions, postureQueries };
+}
+
+export const serviceRules: EntityRules = {
+  async validate({ tx }, change) {
+    const after = change.after!;
+    if (change.changed.has('roleAttributes')) checkRoleAttributes(after.roleAttributes);
+    after.terminatorStrategy = terminatorStrategyOf(after.terminatorStrategy);
+    if (change.changed.has('configs')) await checkConfigs(tx, (after.configs as string[] | null) ?? []);
+  },
+
+  /**
+   * `configs` is always a list; `config` (the configs of the API session's config types, by type name) is empty
+   * until config expansion arrives with the client's service list.
+   */
+  extend(_context, services) {
+    return Promise.resolve(services.map((entity) => ({ configs: entity.configs ?? [], config: {}, ...callerAccess() })));
+  },
+};

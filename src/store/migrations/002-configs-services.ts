@@ -1,0 +1,69 @@
+// Config types, configs and services, with the five built-in config types upstream creates in its initial
+// migration (their schemas are data, in migrations/data/built-in-config-types.json: a shipped migration's data never changes).
+import { readFileSync } from 'node:fs';
+import type { Migration } from './migrate.js';
+
+/** Columns every entity table starts with (as in 001). */
+const base = `id TEXT PRIMARY KEY NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  tags TEXT NOT NULL DEFAULT '{}',
+  is_system INTEGER NOT NULL DEFAULT 0`;
+
+/**
+ * A set field's side table (as in 001); `valueReferences` makes each element a reference, so the database
+ * refuses to delete a referenced row even if no rule caught it first.
+ */
+const setTable = (table: string, owner: string, valueReferences?: string) => [
+  `CREATE TABLE ${table} (
+    entity_id TEXT NOT NULL REFERENCES ${owner}(id) ON DELETE CASCADE,
+    value TEXT NOT NULL${valueReferences ? ` REFERENCES ${valueReferences}(id)` : ''},
+    PRIMARY KEY (entity_id, value))`,
+  `CREATE INDEX ${table}_value ON ${table}(value, entity_id)`,
+];
+
+const epoch = '2020-01-01T00:00:00.000Z';
+
+interface BuiltInConfigType {
+  id: string;
+  name: string;
+  schema: Record<string, unknown>;
+}
+
+const builtInConfigTypes = JSON.parse(
+  readFileSync(new URL('./data/built-in-config-types.json', import.meta.url), 'utf8'),
+) as BuiltInConfigType[];
+
+const quote = (text: string) => `'${text.replaceAll("'", "''")}'`;
+
+export const configsAndServices: Migration = {
+  version: 2,
+  name: 'config types, configs and services',
+  statements: [
+    `CREATE TABLE config_types (${base},
+      name TEXT NOT NULL UNIQUE,
+      schema TEXT)`,
+    ...builtInConfigTypes.map(
+      ({ id, name, schema }) =>
+        `INSERT INTO config_types (id, created_at, updated_at, name, schema)
+          VALUES (${quote(id)}, '${epoch}', '${epoch}', ${quote(name)}, ${quote(JSON.stringify(schema))})`,
+    ),
+
+    `CREATE TABLE configs (${base},
+      name TEXT NOT NULL UNIQUE,
+      config_type_id TEXT NOT NULL REFERENCES config_types(id),
+      data TEXT NOT NULL)`,
+    `CREATE INDEX configs_config_type ON configs(config_type_id)`,
+
+    `CREATE TABLE services (${base},
+      name TEXT NOT NULL UNIQUE,
+      terminator_strategy TEXT NOT NULL,
+      role_attributes TEXT,
+      configs TEXT,
+      encryption_required INTEGER NOT NULL,
+      max_idle_time_millis INTEGER NOT NULL DEFAULT 0)`,
+    ...setTable('service_role_attributes', 'services'),
+    // The service ↔ config join: one row per attached config, indexed both ways (by service in the key).
+    ...setTable('service_configs', 'services', 'configs'),
+  ],
+};
