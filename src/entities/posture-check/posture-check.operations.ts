@@ -1,0 +1,14 @@
+// The management API's /posture-checks operations and their role-attribute list: generic CRUD, admin-only.
+import type { OperationTable } from '../../http/operation.js';
+import { create, detail, list, listSetField, patch, remove, update } from '../../crud/crud-handlers.js';
+import { postureCheck } from './posture-check.definition.js';
+
+export const postureCheckOperations: OperationTable = {
+  listPostureChecks: list(postureCheck, 'admin'),
+  createPostureCheck: create(postureCheck, 'admin'),
+  detailPostureCheck: detail(postureCheck, 'admin'),
+  updatePostureCheck: update(postureCheck, 'admin'),
+  patchPostureCheck: patch(postureCheck, 'admin'),
+  deletePostureCheck: remove(postureCheck, 'admin'),
+  listPostureCheckRoleAttributes: listSetField(postureCheck, 'roleAttributes', 'admin'),
+};
