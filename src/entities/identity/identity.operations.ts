@@ -6,6 +6,7 @@ import type { OperationHandler, OperationTable } from '../../http/operation.js';
 import { childrenOf, create, detail, list, listSetField, patch, remove, update } from '../../crud/crud-handlers.js';
 import { toApiEntity } from '../../crud/entity-mapping.js';
 import { requireEntity } from '../../crud/entity-writes.js';
+import { roleFilterScope } from '../../crud/role-filter.js';
 import { authenticator } from '../authenticator/authenticator.definition.js';
 import { identity } from './identity.definition.js';
 
@@ -65,7 +66,7 @@ const getCurrentIdentity: OperationHandler = {
 };
 
 export const identityOperations: OperationTable = {
-  listIdentities: list(identity, 'admin'),
+  listIdentities: list(identity, 'admin', { scope: roleFilterScope(identity) }),
   detailIdentity: detail(identity, 'admin'),
   createIdentity: create(identity, 'admin'),
   updateIdentity: update(identity, 'admin'),

@@ -1,6 +1,6 @@
 // Identity rules: type mapping, auth-policy reference, the undeletable default admin, computed fields.
 import { ApiError } from '../../errors/api-error.js';
-import type { EntityRules, EntityValues, RuleContext } from '../../crud/entity-rules.js';
+import type { EntityChange, EntityRules, EntityValues, RuleContext } from '../../crud/entity-rules.js';
 import type { Db } from '../../store/store.js';
 
 /** The REST enum User, Device, Service and Default all mean type Default; Router is reserved for the system. */
@@ -14,13 +14,29 @@ async function requireAuthPolicy(tx: Db, id: unknown): Promise<void> {
   if (!found) throw ApiError.invalidField('authPolicyId', 'no auth policy found with the given id', id);
 }
 
+/**
+ * A Router identity exists because its edge router is tunneler-enabled and follows that router: its name and type
+ * change only with the router. Role attributes and the rest stay editable, as upstream (`model/identity_model.go`
+ * toBoltEntityForUpdate), so policies can select it.
+ */
+function refuseRouterIdentityChange(change: EntityChange): void {
+  const type = change.body?.type;
+  if (type !== undefined && type !== null && type !== 'Router') {
+    throw ApiError.invalidField('typeId', 'may not change type of router identities', 'Default');
+  }
+  if (change.changed.has('name') && change.after!.name !== change.before!.name) {
+    throw ApiError.invalidField('name', 'may not change name of router identities', change.after!.name);
+  }
+}
+
 export const identityRules: EntityRules = {
   async validate({ tx }: RuleContext, change) {
     const after = change.after!;
     const body = change.body ?? {};
     const typeGiven = body.type !== undefined && body.type !== null;
     if (change.op === 'create') after.typeId = typeIdFor(body.type);
-    else if (typeGiven && change.before?.typeId !== 'Router') after.typeId = typeIdFor(body.type);
+    else if (change.before?.typeId === 'Router') refuseRouterIdentityChange(change);
+    else if (typeGiven) after.typeId = typeIdFor(body.type);
     if (after.authPolicyId === null || after.authPolicyId === undefined) after.authPolicyId = 'default';
     if (change.op === 'create' || change.changed.has('authPolicyId')) await requireAuthPolicy(tx, after.authPolicyId);
   },
@@ -28,6 +44,11 @@ export const identityRules: EntityRules = {
   beforeDelete(_context, existing) {
     if (existing.isDefaultAdmin) {
       return Promise.reject(ApiError.withMessage('ENTITY_CAN_NOT_BE_DELETED', 'the default admin cannot be deleted'));
+    }
+    if (existing.typeId === 'Router') {
+      // It goes when its router is deleted or stops tunneling; upstream's wording (`db/identity_store.go` DeleteById).
+      const message = `cannot delete router identity ${String(existing.name)} until associated router is deleted`;
+      return Promise.reject(ApiError.withMessage('ENTITY_CAN_NOT_BE_DELETED', message));
     }
     return Promise.resolve();
   },

@@ -1,0 +1,36 @@
+// The management API's /edge-routers operations and the edge router role attributes, admin-only.
+import { sql, type SqlBool } from 'kysely';
+import { envelope } from '../../http/envelope.js';
+import type { OperationHandler, OperationTable } from '../../http/operation.js';
+import { create, list, listSetField, patch, remove, update, type ListOptions } from '../../crud/crud-handlers.js';
+import { roleFilterScope } from '../../crud/role-filter.js';
+import { toApiEntity } from '../../crud/entity-mapping.js';
+import { requireEntity } from '../../crud/entity-writes.js';
+import { edgeRouter } from './edge-router.definition.js';
+import { requireEdgeRouter } from './edge-router.rules.js';
+
+const roleFilter = roleFilterScope(edgeRouter);
+
+/** Transit routers live in the same table, so the list sees only edge rows; `roleFilter` narrows it further. */
+const edgeRoutersOnly: ListOptions['scope'] = async (context, db) => sql<SqlBool>`t.is_edge = 1 AND ${await roleFilter(context, db)}`;
+
+const detailEdgeRouter: OperationHandler = {
+  access: 'admin',
+  async handle({ deps, caller, params }) {
+    const data = await deps.store.read(async (db) => {
+      const found = requireEdgeRouter(await requireEntity(db, edgeRouter, params.id as string));
+      return toApiEntity(edgeRouter, found, { db, deps, caller });
+    });
+    return { status: 200, json: envelope(data) };
+  },
+};
+
+export const edgeRouterOperations: OperationTable = {
+  listEdgeRouters: list(edgeRouter, 'admin', { scope: edgeRoutersOnly }),
+  createEdgeRouter: create(edgeRouter, 'admin'),
+  detailEdgeRouter,
+  updateEdgeRouter: update(edgeRouter, 'admin'),
+  patchEdgeRouter: patch(edgeRouter, 'admin'),
+  deleteEdgeRouter: remove(edgeRouter, 'admin'),
+  listEdgeRouterRoleAttributes: listSetField(edgeRouter, 'roleAttributes', 'admin'),
+};

@@ -1,0 +1,62 @@
+// Edge router rules: only edge rows count, role attribute syntax, tunneler side effects, live-state fields.
+import { ApiError } from '../../errors/api-error.js';
+import { formatTimestamp } from '../../lib/clock.js';
+import type { EntityRules, EntityValues } from '../../crud/entity-rules.js';
+import { noEnrollment, routerEnrollments } from '../router/router-enrollment.js';
+import { removeTunnelerEntities, syncTunnelerEntities } from '../router/tunneler-entities.js';
+
+/** A transit router shares the table but is no edge router: upstream's edge router store does not find it. */
+export function requireEdgeRouter(values: EntityValues): EntityValues {
+  if (values.isEdge !== true) throw ApiError.notFound('edgeRouter', values.id as string);
+  return values;
+}
+
+/** Attributes are matched by policies' `#attr` / `@id` roles, so they may not look like roles (`db/base_store.go`). */
+function checkRoleAttributes(attributes: unknown): void {
+  for (const attribute of Array.isArray(attributes) ? (attributes as string[]) : []) {
+    for (const prefix of ['#', '@']) {
+      if (attribute.startsWith(prefix)) {
+        throw ApiError.invalidField('roleAttributes', `role attributes may not be prefixed with ${prefix}`, attribute);
+      }
+    }
+  }
+}
+
+/** The state a router reports over its control channel, which this controller never has (see README). */
+const neverConnected = {
+  hostname: '',
+  isOnline: false,
+  supportedProtocols: {},
+  syncStatus: 'SYNC_UNKNOWN',
+  versionInfo: { arch: '', buildDate: '', os: '', revision: '', version: '' },
+};
+
+export const edgeRouterRules: EntityRules = {
+  validate(_context, change) {
+    if (change.op === 'create') change.after!.isEdge = true;
+    else requireEdgeRouter(change.before!);
+    if (change.changed.has('roleAttributes')) checkRoleAttributes(change.after!.roleAttributes);
+    return Promise.resolve();
+  },
+
+  beforeDelete(_context, existing) {
+    requireEdgeRouter(existing);
+    return Promise.resolve();
+  },
+
+  async afterWrite({ tx, deps }, change) {
+    const at = formatTimestamp(deps.clock());
+    if (change.op === 'delete') await removeTunnelerEntities(tx, change.id);
+    else await syncTunnelerEntities(tx, at, change.before, change.after);
+  },
+
+  async extend({ db }, routers) {
+    const enrollments = await routerEnrollments(db, routers.filter((r) => r.isVerified !== true).map((r) => r.id as string));
+    return routers.map((router) => ({
+      ...neverConnected,
+      appData: router.appData ?? {},
+      fingerprint: router.fingerprint ?? '',
+      ...(enrollments.get(router.id as string) ?? noEnrollment),
+    }));
+  },
+};

@@ -1,0 +1,33 @@
+// Router rules: edge routers are read-only through /routers, deleting one still cleans up, computed fields.
+import { ApiError } from '../../errors/api-error.js';
+import type { EntityRules } from '../../crud/entity-rules.js';
+import { noEnrollment, routerEnrollments } from './router-enrollment.js';
+import { removeTunnelerEntities } from './tunneler-entities.js';
+
+export const routerRules: EntityRules = {
+  /** An edge router has no transit data, so upstream refuses to update it here (`TransitRouterManager.Update`, IsBase). */
+  validate(_context, change) {
+    if (change.op !== 'create' && change.before?.isEdge === true) return Promise.reject(new ApiError('CAN_NOT_UPDATE_ROUTER'));
+    return Promise.resolve();
+  },
+
+  /** Upstream deletes the whole router whichever path is used, so an edge router's tunneler entities go too. */
+  async afterWrite({ tx }, change) {
+    if (change.op === 'delete' && change.before?.isEdge === true) await removeTunnelerEntities(tx, change.id);
+  },
+
+  /**
+   * No control channel here, so no router is ever online. A router without transit data (an edge router) is
+   * reported verified, as upstream's transit router store reports base routers.
+   */
+  async extend({ db }, routers) {
+    const pending = routers.filter((r) => r.isEdge !== true && r.isVerified !== true).map((r) => r.id as string);
+    const enrollments = await routerEnrollments(db, pending);
+    return routers.map((router) => ({
+      fingerprint: router.fingerprint ?? '',
+      isOnline: false,
+      isVerified: router.isEdge === true || router.isVerified === true,
+      ...(enrollments.get(router.id as string) ?? noEnrollment),
+    }));
+  },
+};
