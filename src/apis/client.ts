@@ -4,10 +4,12 @@ import { clientSystemOperations } from '../system/system.operations.js';
 import { clientAuthOperations } from '../auth/auth.operations.js';
 import { currentIdentityOperations } from '../entities/identity/identity.operations.js';
 import { currentIdentityAuthenticatorOperations } from '../entities/authenticator/authenticator.operations.js';
+import { clientServiceOperations } from '../entities/service/service.operations.js';
 
 export const clientOperations: OperationTable = {
   ...clientSystemOperations,
   ...clientAuthOperations,
   ...currentIdentityOperations,
   ...currentIdentityAuthenticatorOperations,
+  ...clientServiceOperations,
 };

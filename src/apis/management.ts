@@ -10,6 +10,13 @@ import {
   currentIdentityAuthenticatorOperations,
 } from '../entities/authenticator/authenticator.operations.js';
 import { apiSessionOperations } from '../entities/api-session/api-session.operations.js';
+import { configTypeOperations } from '../entities/config-type/config-type.operations.js';
+import { configOperations } from '../entities/config/config.operations.js';
+import { serviceOperations } from '../entities/service/service.operations.js';
+import { edgeRouterOperations } from '../entities/edge-router/edge-router.operations.js';
+import { routerOperations } from '../entities/router/router.operations.js';
+import { postureCheckOperations } from '../entities/posture-check/posture-check.operations.js';
+import { postureCheckTypeOperations } from '../entities/posture-check-type/posture-check-type.operations.js';
 
 export const managementOperations: OperationTable = {
   ...managementSystemOperations,
@@ -21,4 +28,11 @@ export const managementOperations: OperationTable = {
   ...authenticatorOperations,
   ...currentIdentityAuthenticatorOperations,
   ...apiSessionOperations,
+  ...configTypeOperations,
+  ...configOperations,
+  ...serviceOperations,
+  ...edgeRouterOperations,
+  ...routerOperations,
+  ...postureCheckOperations,
+  ...postureCheckTypeOperations,
 };

@@ -1,5 +1,8 @@
 // The numbered migrations, in order. Append only: a migration that has shipped is never edited.
 import type { Migration } from './migrate.js';
 import { initialSchema } from './001-initial-schema.js';
+import { configsAndServices } from './002-configs-services.js';
+import { postureChecks } from './003-posture-checks.js';
+import { routersSchema } from './004-routers.js';
 
-export const migrations: readonly Migration[] = [initialSchema];
+export const migrations: readonly Migration[] = [initialSchema, configsAndServices, postureChecks, routersSchema];
