@@ -6,6 +6,7 @@ import {
   type Literal,
   type Operand,
   type Predicate,
+  type Lookup,
   type SymbolTable,
   type SymbolType,
 } from './filter-types.js';
@@ -23,7 +24,7 @@ export type MapValueKind = 'string' | 'number' | 'bool' | 'any';
 
 /** The SQL value a test applies to. */
 export type Subject =
-  | { kind: 'column'; column: string }
+  | { kind: 'column'; column: string; via?: Lookup }
   | { kind: 'mapValue'; column: string; keys: string[]; as: MapValueKind }
   | { kind: 'setElements'; quantifier: 'anyOf' | 'allOf'; set: SetSymbolRef }
   | { kind: 'setCount'; set: SetSymbolRef };
@@ -49,6 +50,7 @@ export type CheckedPredicate =
 
 export interface CheckedSortField {
   column: string;
+  via?: Lookup;
   ascending: boolean;
 }
 
@@ -91,7 +93,7 @@ function typeOperand(operand: Operand, symbols: SymbolTable): TypedOperand {
   }
   const resolved = resolveValueSymbol(operand.name, symbols);
   if (resolved.kind === 'column') {
-    const subject: Subject = { kind: 'column', column: resolved.column };
+    const subject: Subject = { kind: 'column', column: resolved.column, ...(resolved.via ? { via: resolved.via } : {}) };
     return { subject, type: TYPE_NAMES[resolved.type], text: operand.name, isPlainSymbol: true };
   }
   if (resolved.keys.length === 0) return { subject: undefined, type: 'other', text: operand.name, isPlainSymbol: true };
@@ -226,7 +228,7 @@ function checkPredicate(predicate: Predicate, symbols: SymbolTable): CheckedPred
 function checkSortField(name: string, ascending: boolean, symbols: SymbolTable): CheckedSortField {
   const resolved = resolveValueSymbol(name, symbols);
   if (resolved.kind !== 'column') throw new FilterError('filter', `no such sort field: ${name}`);
-  return { column: resolved.column, ascending };
+  return { column: resolved.column, ...(resolved.via ? { via: resolved.via } : {}), ascending };
 }
 
 /** Validates symbols, then types the predicate and sort fields. Throws FilterError (kind 'filter'). */

@@ -3,6 +3,7 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { CheckedPredicate, Subject, ValueTest } from './check-filter.js';
 import type { SetSymbolRef } from './resolve-symbols.js';
 import type { FilterSqlDialect } from './sql-dialect.js';
+import type { Lookup } from './filter-types.js';
 
 export interface CompileTarget {
   /** Alias of the listed table in the caller's query; every column reference is qualified with it. */
@@ -89,8 +90,8 @@ class FilterCompiler {
     }
   }
 
-  #column(column: string): Fragment {
-    return sql.ref(`${this.#target.alias}.${column}`);
+  #column(column: string, via?: Lookup): Fragment {
+    return columnExpression(this.#target.alias, column, via);
   }
 
   /** Distinct from the outer alias, so the correlation `<alias>.<id>` always means the listed row. */
@@ -111,7 +112,7 @@ class FilterCompiler {
     const { dialect } = this.#target;
     switch (subject.kind) {
       case 'column':
-        return compileTest(this.#column(subject.column), test, dialect);
+        return compileTest(this.#column(subject.column, subject.via), test, dialect);
       case 'mapValue':
         return compileTest(dialect.mapValue(this.#column(subject.column), subject.keys, subject.as), test, dialect);
       case 'setCount':
@@ -146,4 +147,11 @@ class FilterCompiler {
 /** Compiles a checked predicate for a query whose listed table is aliased `target.alias`. */
 export function compilePredicate(predicate: CheckedPredicate, target: CompileTarget): RawBuilder<SqlBool> {
   return new FilterCompiler(target).predicate(predicate);
+}
+
+/** A listed row's column, or a column of another row reached through one of its foreign keys. */
+export function columnExpression(alias: string, column: string, via?: Lookup): Fragment {
+  if (!via) return sql.ref(`${alias}.${column}`);
+  const lookup = `${alias}__${via.foreignKey}`;
+  return sql`(SELECT ${sql.ref(`${lookup}.${column}`)} FROM ${sql.table(via.table)} AS ${sql.raw(lookup)} WHERE ${sql.ref(`${lookup}.id`)} = ${sql.ref(`${alias}.${via.foreignKey}`)})`;
 }

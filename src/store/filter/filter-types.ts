@@ -7,11 +7,20 @@ export type SymbolType = 'string' | 'number' | 'bool' | 'datetime';
 /** How one public symbol of a listed entity maps onto storage. */
 export type FilterSymbol =
   /** A column of the listed table. */
-  | { kind: 'column'; type: SymbolType; column: string }
+  | { kind: 'column'; type: SymbolType; column: string; via?: Lookup }
   /** A set stored one row per element in `table`, linked to the entity through `ownerColumn`. */
   | { kind: 'set'; type: SymbolType; table: string; ownerColumn: string; valueColumn: string }
   /** A JSON object column (tags): `tags.<key>` takes its type from the literal it is compared with. */
   | { kind: 'map'; column: string };
+
+/**
+ * A column of another table reached through a foreign key of the listed row, e.g. a terminator's `service.name`:
+ * `(SELECT <table>.<column> FROM <table> WHERE <table>.id = <alias>.<foreignKey>)`.
+ */
+export interface Lookup {
+  table: string;
+  foreignKey: string;
+}
 
 /** The public symbols of one entity type; any other name is an unknown symbol. */
 export type SymbolTable = Readonly<Record<string, FilterSymbol>>;

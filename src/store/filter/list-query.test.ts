@@ -214,3 +214,31 @@ describe('generated SQL', () => {
     assert.ok(!/(^|[^.])"(name|uid|tags)"/.test(text), text);
   });
 });
+
+describe('lookup columns (a related row reached through a foreign key)', () => {
+  it('filters and sorts on the related column, and the lookup is an indexed primary-key probe', async () => {
+    const { Kysely, SqliteDialect } = await import('kysely');
+    const { default: Database } = await import('better-sqlite3');
+    const raw = new Database(':memory:');
+    const db = new Kysely<Record<string, Record<string, unknown>>>({ dialect: new SqliteDialect({ database: raw }) });
+    raw.exec(`CREATE TABLE owners (id TEXT PRIMARY KEY, name TEXT);
+      CREATE TABLE pets (id TEXT PRIMARY KEY, owner_id TEXT REFERENCES owners(id));
+      INSERT INTO owners VALUES ('o1', 'zed'), ('o2', 'amy');
+      INSERT INTO pets VALUES ('p1', 'o1'), ('p2', 'o2'), ('p3', 'o1');`);
+    const symbols = { id: { kind: 'column', type: 'string', column: 'id' }, 'owner.name': { kind: 'column', type: 'string', column: 'name', via: { table: 'owners', foreignKey: 'owner_id' } } } as const;
+    const run = async (filter: string) => {
+      const query = compileListQuery({ filter }, { alias: 't', symbols });
+      let select = db.selectFrom('pets as t').select('t.id').where(query.where);
+      for (const order of query.orderBy) select = select.orderBy(order);
+      return (await select.execute()).map((r) => r.id);
+    };
+    assert.deepEqual(await run('owner.name = "zed"'), ['p1', 'p3']);
+    assert.deepEqual(await run('owner.name contains "m" or owner.name = "zed" sort by owner.name'), ['p2', 'p1', 'p3']);
+    const query = compileListQuery({ filter: 'owner.name = "zed"' }, { alias: 't', symbols });
+    const compiled = db.selectFrom('pets as t').select('t.id').where(query.where).compile();
+    const plan = raw.prepare(`EXPLAIN QUERY PLAN ${compiled.sql}`).all(...compiled.parameters) as { detail: string }[];
+    const lookup = plan.map((row) => row.detail).filter((detail) => detail.includes('t__owner_id'));
+    assert.ok(lookup.length > 0 && lookup.every((detail) => /USING (INTEGER PRIMARY KEY|(COVERING )?INDEX)/.test(detail)), JSON.stringify(plan));
+    await db.destroy();
+  });
+});

@@ -1,7 +1,7 @@
 // The public entry of the filter module: filter, limit, offset and sort of a list request → ListQuery.
 import { sql, type RawBuilder } from 'kysely';
 import { checkFilter, type CheckedSortField } from './check-filter.js';
-import { compilePredicate } from './compile-filter.js';
+import { columnExpression, compilePredicate } from './compile-filter.js';
 import { FilterError, type FilterQuery, type ListQuery, type SymbolTable } from './filter-types.js';
 import { parseFilter } from './parse-filter.js';
 import { sqliteFilterDialect, type FilterSqlDialect } from './sql-dialect.js';
@@ -59,9 +59,9 @@ function checkSortParam(sort: string, symbols: SymbolTable): CheckedSortField[] 
 
 /** Missing values sort first when ascending, as upstream; written out so PostgreSQL agrees with SQLite. */
 function orderBy(fields: CheckedSortField[], alias: string, idColumn: string): RawBuilder<unknown>[] {
-  const items = fields.slice(0, MAX_SORT_FIELDS).map(({ column, ascending }) => {
+  const items = fields.slice(0, MAX_SORT_FIELDS).map(({ column, via, ascending }) => {
     const direction = ascending ? sql`ASC NULLS FIRST` : sql`DESC NULLS LAST`;
-    return sql`${sql.ref(`${alias}.${column}`)} ${direction}`;
+    return sql`${columnExpression(alias, column, via)} ${direction}`;
   });
   return [...items, sql`${sql.ref(`${alias}.${idColumn}`)} ASC`];
 }

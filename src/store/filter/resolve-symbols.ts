@@ -5,6 +5,7 @@ import {
   type Operand,
   type Predicate,
   type SetOperand,
+  type Lookup,
   type SymbolTable,
   type SymbolType,
 } from './filter-types.js';
@@ -18,7 +19,7 @@ export interface SetSymbolRef {
 }
 
 export type ResolvedSymbol =
-  | { kind: 'column'; name: string; type: SymbolType; column: string }
+  | { kind: 'column'; name: string; type: SymbolType; column: string; via?: Lookup }
   | { kind: 'set'; set: SetSymbolRef }
   /** `tags` itself (keys empty) or `tags.a.b`. */
   | { kind: 'map'; name: string; column: string; keys: string[] };
@@ -33,7 +34,7 @@ function unknownSymbol(name: string): FilterError {
 export function resolveSymbol(name: string, symbols: SymbolTable): ResolvedSymbol {
   // Object.hasOwn keeps names such as `constructor` from resolving to Object.prototype members.
   const symbol = Object.hasOwn(symbols, name) ? symbols[name] : undefined;
-  if (symbol?.kind === 'column') return { kind: 'column', name, type: symbol.type, column: symbol.column };
+  if (symbol?.kind === 'column') return { kind: 'column', name, type: symbol.type, column: symbol.column, ...(symbol.via ? { via: symbol.via } : {}) };
   if (symbol?.kind === 'set') return { kind: 'set', set: { name, ...symbol } };
   if (symbol?.kind === 'map') return { kind: 'map', name, column: symbol.column, keys: [] };
   const [prefix = '', ...keys] = name.split('.');
