@@ -17,6 +17,7 @@ import { edgeRouterOperations } from '../entities/edge-router/edge-router.operat
 import { routerOperations } from '../entities/router/router.operations.js';
 import { postureCheckOperations } from '../entities/posture-check/posture-check.operations.js';
 import { postureCheckTypeOperations } from '../entities/posture-check-type/posture-check-type.operations.js';
+import { terminatorOperations } from '../entities/terminator/terminator.operations.js';
 
 export const managementOperations: OperationTable = {
   ...managementSystemOperations,
@@ -35,4 +36,5 @@ export const managementOperations: OperationTable = {
   ...routerOperations,
   ...postureCheckOperations,
   ...postureCheckTypeOperations,
+  ...terminatorOperations,
 };

@@ -73,6 +73,8 @@ export interface EntityDefinitionInput {
   fields: Record<string, (name: string, table: string) => FieldSpec>;
   /** Extra `_links` beyond `self`, by name → href (relative to the API base). */
   links?: (entity: Record<string, unknown>) => Record<string, string>;
+  /** Public filter symbols that are not fields, such as a terminator's `service.name` (a lookup column). */
+  symbols?: SymbolTable;
   rules?: EntityRules;
 }
 
@@ -102,6 +104,7 @@ export function defineEntity(input: EntityDefinitionInput): EntityDefinition {
   for (const spec of Object.values(fields)) {
     if (spec.symbol !== undefined) symbols[spec.symbol] = symbolFor(spec);
   }
+  Object.assign(symbols, input.symbols);
   return {
     type: input.type,
     path: input.path,

@@ -72,7 +72,7 @@ const summaryStores: Record<string, string | undefined> = {
   services: 'services',
   'services.edge': 'services',
   sessions: undefined,
-  terminators: undefined,
+  terminators: 'terminators',
 };
 
 export const listSummary: OperationHandler = {

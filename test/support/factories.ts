@@ -43,3 +43,19 @@ export async function login(t: TestApp, username: string, password: string, api:
   assert.equal(result.status, 200, result.text);
   return (result.body as { data: { token: string } }).data.token;
 }
+
+/** Creates any entity through its management collection and returns the new id. */
+export async function createEntity(t: TestApp, adminToken: string, collection: string, body: Record<string, unknown>): Promise<string> {
+  const result = await t.call({ method: 'POST', url: `/edge/management/v1/${collection}`, token: adminToken, payload: body });
+  assert.equal(result.status, 201, result.text);
+  return (result.body as { data: { id: string } }).data.id;
+}
+
+export const createService = (t: TestApp, token: string, body: Record<string, unknown> = {}) =>
+  createEntity(t, token, 'services', { name: unique('service'), encryptionRequired: true, ...body });
+
+export const createEdgeRouter = (t: TestApp, token: string, body: Record<string, unknown> = {}) =>
+  createEntity(t, token, 'edge-routers', { name: unique('edge-router'), ...body });
+
+export const createTransitRouter = (t: TestApp, token: string, body: Record<string, unknown> = {}) =>
+  createEntity(t, token, 'transit-routers', { name: unique('router'), ...body });

@@ -4,5 +4,6 @@ import { initialSchema } from './001-initial-schema.js';
 import { configsAndServices } from './002-configs-services.js';
 import { postureChecks } from './003-posture-checks.js';
 import { routersSchema } from './004-routers.js';
+import { terminatorsSchema } from './005-terminators.js';
 
-export const migrations: readonly Migration[] = [initialSchema, configsAndServices, postureChecks, routersSchema];
+export const migrations: readonly Migration[] = [initialSchema, configsAndServices, postureChecks, routersSchema, terminatorsSchema];

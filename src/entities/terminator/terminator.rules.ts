@@ -1,0 +1,53 @@
+// Terminator rules: the service and router exist, an address is given, binding and precedence get defaults.
+import { ApiError } from '../../errors/api-error.js';
+import type { EntityRules } from '../../crud/entity-rules.js';
+import type { Db } from '../../store/store.js';
+import { entityRef } from '../../crud/entity-mapping.js';
+import { service } from '../service/service.definition.js';
+import { router } from '../router/router.definition.js';
+
+async function requireRow(tx: Db, table: string, field: string, id: unknown): Promise<void> {
+  const found = await tx.selectFrom(table).select('id').where('id', '=', String(id)).executeTakeFirst();
+  if (!found) throw ApiError.invalidField(field, `no ${field} found with the given id`, id);
+}
+
+export const terminatorRules: EntityRules = {
+  async validate({ tx }, change) {
+    const after = change.after!;
+    if (change.op === 'create') await requireRow(tx, 'services', 'service', after.service);
+    if (change.op === 'create' || change.changed.has('router')) await requireRow(tx, 'routers', 'router', after.router);
+    if (!after.address) throw ApiError.invalidField('address', 'address is required', after.address);
+    // ziti controller/model/terminator_manager.go: an empty binding is derived from the address.
+    if (!after.binding) after.binding = (after.address as string).startsWith('udp:') ? 'udp' : 'transport';
+    if (!after.precedence) after.precedence = 'default';
+    if (change.body?.identitySecret !== undefined && change.body.identitySecret !== null) {
+      if (typeof change.body.identitySecret !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(change.body.identitySecret)) {
+        throw ApiError.invalidField('identitySecret', 'identitySecret must be base64', '******');
+      }
+    }
+  },
+
+  async extend({ db }, terminators) {
+    const serviceIds = [...new Set(terminators.map((t) => t.service as string))];
+    const routerIds = [...new Set(terminators.map((t) => t.router as string))];
+    const [services, routers] = await Promise.all([
+      serviceIds.length ? db.selectFrom('services').select(['id', 'name']).where('id', 'in', serviceIds).execute() : [],
+      routerIds.length ? db.selectFrom('routers').select(['id', 'name']).where('id', 'in', routerIds).execute() : [],
+    ]);
+    const serviceNames = new Map(services.map((s) => [s.id as string, s.name as string]));
+    const routerNames = new Map(routers.map((r) => [r.id as string, r.name as string]));
+    return terminators.map((terminator) => {
+      const serviceId = terminator.service as string;
+      const routerId = terminator.router as string;
+      return {
+        serviceId,
+        service: entityRef(service, { id: serviceId, name: serviceNames.get(serviceId) ?? '' }),
+        routerId,
+        router: entityRef(router, { id: routerId, name: routerNames.get(routerId) ?? '' }),
+        identity: terminator.identity ?? '',
+        // No router reports load here (no control channel), so the dynamic cost is always 0.
+        dynamicCost: 0,
+      };
+    });
+  },
+};
