@@ -2,9 +2,10 @@
 import type { OperationTable } from '../../http/operation.js';
 import { create, detail, list, listSetField, patch, remove, update } from '../../crud/crud-handlers.js';
 import { postureCheck } from './posture-check.definition.js';
+import { roleFilterScope } from '../../crud/role-filter.js';
 
 export const postureCheckOperations: OperationTable = {
-  listPostureChecks: list(postureCheck, 'admin'),
+  listPostureChecks: list(postureCheck, 'admin', { scope: roleFilterScope(postureCheck) }),
   createPostureCheck: create(postureCheck, 'admin'),
   detailPostureCheck: detail(postureCheck, 'admin'),
   updatePostureCheck: update(postureCheck, 'admin'),

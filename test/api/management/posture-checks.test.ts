@@ -421,3 +421,30 @@ describe('posture checks', () => {
     });
   });
 });
+
+describe('listPostureChecks roleFilter', () => {
+  it('narrows the list by role attributes, all-of or any-of, and by @id', async () => {
+    const t = await buildTestApp();
+    try {
+      const token = await t.loginAsAdmin();
+      const make = async (name: string, roleAttributes: string[]) => {
+        const result = await t.call({ method: 'POST', url: '/edge/management/v1/posture-checks', token, payload: { name, typeId: 'DOMAIN', domains: ['corp.example'], roleAttributes } });
+        return (result.body as { data: { id: string } }).data.id;
+      };
+      const a = await make('rf-a', ['x', 'y']);
+      const b = await make('rf-b', ['x']);
+      const c = await make('rf-c', []);
+      const names = async (query: string) => {
+        const result = await t.call({ method: 'GET', url: `/edge/management/v1/posture-checks?${query}`, token });
+        assert.equal(result.status, 200, result.text);
+        return (result.body as { data: { id: string }[] }).data.map((d) => d.id).sort();
+      };
+      assert.deepEqual(await names('roleFilter=%23x&roleFilter=%23y'), [a]);
+      assert.deepEqual(await names('roleFilter=%23x&roleFilter=%23y&roleSemantic=AnyOf'), [a, b].sort());
+      assert.deepEqual(await names(`roleFilter=%40${c}&roleFilter=%23y`), [a, c].sort());
+      assertError(await t.call({ method: 'GET', url: '/edge/management/v1/posture-checks?roleFilter=x', token }), 400, 'COULD_NOT_VALIDATE', 'roleFilter');
+    } finally {
+      await t.close();
+    }
+  });
+});
