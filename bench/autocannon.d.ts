@@ -1,0 +1,43 @@
+// Types for the part of autocannon's API that bench/load-child.ts uses; the package ships none.
+declare module 'autocannon' {
+  export interface Options {
+    url: string;
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    connections?: number;
+    pipelining?: number;
+    /** Seconds. */
+    duration?: number;
+    /** Seconds before a request counts as a timeout. */
+    timeout?: number;
+    warmup?: { connections?: number; duration?: number };
+  }
+
+  export interface Histogram {
+    average: number;
+    mean: number;
+    stddev: number;
+    min: number;
+    max: number;
+    total: number;
+    p50: number;
+    p90: number;
+    p99: number;
+  }
+
+  export interface Result {
+    requests: Histogram;
+    latency: Histogram;
+    duration: number;
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+    statusCodeStats: Record<string, { count: number }>;
+    /** The warm-up run's own result, when `warmup` was given. */
+    warmup?: Result;
+  }
+
+  /** Returns an event emitter that is also thenable. */
+  export default function autocannon(options: Options): PromiseLike<Result>;
+}

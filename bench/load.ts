@@ -1,0 +1,60 @@
+// Starts autocannon in a child process (bench/load-child.ts) for one scenario and reads back its figures.
+import { spawn } from 'node:child_process';
+import { onCleanup } from './cleanup.js';
+
+export const LOAD_SPEC_VARIABLE = 'BENCH_LOAD_SPEC';
+
+export interface LoadSpec {
+  url: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  connections: number;
+  durationSeconds: number;
+  /** A run of the same load before the measured one, so JIT and caches are warm; 0 for none. */
+  warmupSeconds: number;
+}
+
+export interface LoadFigures {
+  /** Mean of the per-second request counts. */
+  requestsPerSecond: number;
+  totalRequests: number;
+  /** Requests sent during the warm-up, which the server's CPU figure has to include. */
+  warmupRequests: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  latencyMeanMs: number;
+  non2xx: number;
+  /** Connection errors and timeouts, not HTTP statuses. */
+  errors: number;
+  timeouts: number;
+  statusCodes: Record<string, number>;
+  durationSeconds: number;
+  /** CPU time the load generator's process used over its whole life, in seconds. */
+  loadCpuSeconds: number;
+}
+
+export async function runLoad(spec: LoadSpec, cwd: string): Promise<LoadFigures> {
+  // Through the environment rather than argv, so the session token does not show in `ps`.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/load-child.ts'], {
+    cwd,
+    env: { ...process.env, [LOAD_SPEC_VARIABLE]: JSON.stringify(spec) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const removeCleanup = onCleanup(
+    () => void child.kill('SIGTERM'),
+    () => child.kill('SIGKILL'),
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', resolve);
+  });
+  removeCleanup();
+  const line = stdout.trim().split('\n').at(-1);
+  if (code !== 0 || !line) throw new Error(`load child exited with ${code}: ${stderr.slice(-2000)}`);
+  return JSON.parse(line) as LoadFigures;
+}

@@ -1,0 +1,65 @@
+// What the harness loads: each scenario is one request, repeated by autocannon against one of the two servers.
+import { attributesFor, identityName } from './seed-identities.js';
+
+export type Target = 'hello' | 'controller';
+
+export interface Scenario {
+  key: string;
+  target: Target;
+  method: 'GET' | 'POST';
+  path: string;
+  /** Whether the request carries the admin's `zt-session`. */
+  isAuthenticated: boolean;
+  body?: string;
+}
+
+/** An identity and an attribute that exist at every seeding size (both come from the first seeded batch). */
+export const QUERIED_NAME = identityName(42);
+export const QUERIED_ATTRIBUTE = attributesFor(42)[0]!;
+
+const listPath = (filter: string) => `/edge/management/v1/identities?filter=${encodeURIComponent(filter)}`;
+
+export const ceiling: Scenario = { key: 'ceiling', target: 'hello', method: 'GET', path: '/hello', isAuthenticated: false };
+
+export const currentIdentity: Scenario = {
+  key: 'current-identity',
+  target: 'controller',
+  method: 'GET',
+  path: '/edge/client/v1/current-identity',
+  isAuthenticated: true,
+};
+
+export function passwordLogin(username: string, password: string): Scenario {
+  return {
+    key: 'password-login',
+    target: 'controller',
+    method: 'POST',
+    path: '/edge/client/v1/authenticate?method=password',
+    isAuthenticated: false,
+    body: JSON.stringify({ username, password }),
+  };
+}
+
+export const listByName: Scenario = {
+  key: 'list-by-name',
+  target: 'controller',
+  method: 'GET',
+  path: listPath(`name = "${QUERIED_NAME}"`),
+  isAuthenticated: true,
+};
+
+export const listByAttribute: Scenario = {
+  key: 'list-by-attribute',
+  target: 'controller',
+  method: 'GET',
+  path: listPath(`anyOf(roleAttributes) = "${QUERIED_ATTRIBUTE}"`),
+  isAuthenticated: true,
+};
+
+export function requestHeaders(scenario: Scenario, token: string): Record<string, string> {
+  return {
+    accept: 'application/json',
+    ...(scenario.body === undefined ? {} : { 'content-type': 'application/json' }),
+    ...(scenario.isAuthenticated ? { 'zt-session': token } : {}),
+  };
+}
