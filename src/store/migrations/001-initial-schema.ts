@@ -1,22 +1,7 @@
 // The first schema: identity types, auth policies, identities with their role attributes, authenticators and
 // API sessions, with the bootstrap rows upstream creates in its initial migration.
 import type { Migration } from './migrate.js';
-
-/** Columns every entity table starts with. Timestamps are RFC3339 text with milliseconds, which sorts by time. */
-const base = `id TEXT PRIMARY KEY NOT NULL,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL,
-  tags TEXT NOT NULL DEFAULT '{}',
-  is_system INTEGER NOT NULL DEFAULT 0`;
-
-/** A set field's side table: one row per element, indexed by value so anyOf(...) filters do not scan. */
-const setTable = (table: string, owner: string) => [
-  `CREATE TABLE ${table} (
-    entity_id TEXT NOT NULL REFERENCES ${owner}(id) ON DELETE CASCADE,
-    value TEXT NOT NULL,
-    PRIMARY KEY (entity_id, value))`,
-  `CREATE INDEX ${table}_value ON ${table}(value, entity_id)`,
-];
+import { baseColumns as base, setTable } from './schema-parts.js';
 
 const epoch = '2020-01-01T00:00:00.000Z';
 

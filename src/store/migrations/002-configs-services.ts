@@ -2,25 +2,7 @@
 // migration (their schemas are data, in migrations/data/built-in-config-types.json: a shipped migration's data never changes).
 import { readFileSync } from 'node:fs';
 import type { Migration } from './migrate.js';
-
-/** Columns every entity table starts with (as in 001). */
-const base = `id TEXT PRIMARY KEY NOT NULL,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL,
-  tags TEXT NOT NULL DEFAULT '{}',
-  is_system INTEGER NOT NULL DEFAULT 0`;
-
-/**
- * A set field's side table (as in 001); `valueReferences` makes each element a reference, so the database
- * refuses to delete a referenced row even if no rule caught it first.
- */
-const setTable = (table: string, owner: string, valueReferences?: string) => [
-  `CREATE TABLE ${table} (
-    entity_id TEXT NOT NULL REFERENCES ${owner}(id) ON DELETE CASCADE,
-    value TEXT NOT NULL${valueReferences ? ` REFERENCES ${valueReferences}(id)` : ''},
-    PRIMARY KEY (entity_id, value))`,
-  `CREATE INDEX ${table}_value ON ${table}(value, entity_id)`,
-];
+import { baseColumns as base, setTable } from './schema-parts.js';
 
 const epoch = '2020-01-01T00:00:00.000Z';
 

@@ -1,11 +1,6 @@
 // Posture checks with their role attributes, and the posture check types upstream bootstraps.
 import type { Migration } from './migrate.js';
-
-const base = `id TEXT PRIMARY KEY NOT NULL,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL,
-  tags TEXT NOT NULL DEFAULT '{}',
-  is_system INTEGER NOT NULL DEFAULT 0`;
+import { baseColumns as base } from './schema-parts.js';
 
 const epoch = '2020-01-01T00:00:00.000Z';
 

@@ -1,22 +1,7 @@
 // Routers (transit and edge in one table), their role attributes, and edge router policies, which tunneler-enabled
 // edge routers need for their system policy.
 import type { Migration } from './migrate.js';
-
-/** Columns every entity table starts with (as in 001). */
-const base = `id TEXT PRIMARY KEY NOT NULL,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL,
-  tags TEXT NOT NULL DEFAULT '{}',
-  is_system INTEGER NOT NULL DEFAULT 0`;
-
-/** A set field's side table: one row per element, indexed by value so anyOf(...) filters do not scan. */
-const setTable = (table: string, owner: string) => [
-  `CREATE TABLE ${table} (
-    entity_id TEXT NOT NULL REFERENCES ${owner}(id) ON DELETE CASCADE,
-    value TEXT NOT NULL,
-    PRIMARY KEY (entity_id, value))`,
-  `CREATE INDEX ${table}_value ON ${table}(value, entity_id)`,
-];
+import { baseColumns as base, setTable } from './schema-parts.js';
 
 /**
  * One `routers` table rather than `routers` plus an `edge_routers` extension: upstream's edge router is a router

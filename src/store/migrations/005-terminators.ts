@@ -1,11 +1,6 @@
 // Terminators: where a service's traffic leaves the overlay (a router, a binding and an address).
 import type { Migration } from './migrate.js';
-
-const base = `id TEXT PRIMARY KEY NOT NULL,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL,
-  tags TEXT NOT NULL DEFAULT '{}',
-  is_system INTEGER NOT NULL DEFAULT 0`;
+import { baseColumns as base } from './schema-parts.js';
 
 export const terminatorsSchema: Migration = {
   version: 5,

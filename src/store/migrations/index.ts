@@ -5,5 +5,6 @@ import { configsAndServices } from './002-configs-services.js';
 import { postureChecks } from './003-posture-checks.js';
 import { routersSchema } from './004-routers.js';
 import { terminatorsSchema } from './005-terminators.js';
+import { policiesSchema } from './006-policies.js';
 
-export const migrations: readonly Migration[] = [initialSchema, configsAndServices, postureChecks, routersSchema, terminatorsSchema];
+export const migrations: readonly Migration[] = [initialSchema, configsAndServices, postureChecks, routersSchema, terminatorsSchema, policiesSchema];
