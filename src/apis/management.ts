@@ -18,6 +18,9 @@ import { routerOperations } from '../entities/router/router.operations.js';
 import { postureCheckOperations } from '../entities/posture-check/posture-check.operations.js';
 import { postureCheckTypeOperations } from '../entities/posture-check-type/posture-check-type.operations.js';
 import { terminatorOperations } from '../entities/terminator/terminator.operations.js';
+import { servicePolicyOperations } from '../entities/service-policy/service-policy.operations.js';
+import { edgeRouterPolicyOperations } from '../entities/edge-router-policy/edge-router-policy.operations.js';
+import { serviceEdgeRouterPolicyOperations } from '../entities/service-edge-router-policy/service-edge-router-policy.operations.js';
 
 export const managementOperations: OperationTable = {
   ...managementSystemOperations,
@@ -37,4 +40,7 @@ export const managementOperations: OperationTable = {
   ...postureCheckOperations,
   ...postureCheckTypeOperations,
   ...terminatorOperations,
+  ...servicePolicyOperations,
+  ...edgeRouterPolicyOperations,
+  ...serviceEdgeRouterPolicyOperations,
 };

@@ -39,7 +39,7 @@ export async function buildTestApp(options: { settings?: Partial<Settings>; data
   const clock = fixedClock('2026-01-15T10:00:00.000Z');
   const controller = await openController(testSettings(home, options.settings), {
     clock,
-    logger: pino({ level: 'silent' }),
+    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     databaseFile: options.databaseFile ?? ':memory:',
     tls: options.tls ?? false,
   });

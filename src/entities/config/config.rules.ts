@@ -6,6 +6,9 @@ import { goValue } from '../../lib/go-format.js';
 import type { Db } from '../../store/store.js';
 import { configType } from '../config-type/config-type.definition.js';
 import { configDataCheck, withSortedKeys } from '../config-type/config-type.schema.js';
+import { sql } from 'kysely';
+import { formatTimestamp } from '../../lib/clock.js';
+import { identitiesOfServices, touchServiceLists } from '../../policy/service-lists.js';
 
 /** The schema of a config's type (null when it has none); field `type` and these reasons are upstream's. */
 async function requireConfigTypeSchema(db: Db, id: unknown): Promise<Record<string, unknown> | null> {
@@ -46,6 +49,13 @@ export const configRules: EntityRules = {
     // configTypeId is written at create only, so on PUT and PATCH this is the stored type.
     const schema = await requireConfigTypeSchema(tx, after.configTypeId);
     if (change.changed.has('data')) after.data = checkedData(after.data, schema);
+  },
+
+  /** Identities that see a service using this config see new data: their service lists changed. */
+  async afterWrite({ tx, deps }, change) {
+    if (change.op !== 'update' && change.op !== 'patch') return;
+    const services = sql`SELECT entity_id FROM service_configs WHERE value = ${change.id}`;
+    await touchServiceLists(tx, identitiesOfServices(services), formatTimestamp(deps.clock()));
   },
 
   /** Upstream detaches the config from its services; deleting what a service still uses is refused instead. */

@@ -4,6 +4,7 @@ import { formatTimestamp } from '../../lib/clock.js';
 import type { EntityRules, EntityValues } from '../../crud/entity-rules.js';
 import { noEnrollment, routerEnrollments } from '../router/router-enrollment.js';
 import { removeTunnelerEntities, syncTunnelerEntities } from '../router/tunneler-entities.js';
+import { withPolicyLinks } from '../shared/policy-links.rules.js';
 
 /** A transit router shares the table but is no edge router: upstream's edge router store does not find it. */
 export function requireEdgeRouter(values: EntityValues): EntityValues {
@@ -31,7 +32,7 @@ const neverConnected = {
   versionInfo: { arch: '', buildDate: '', os: '', revision: '', version: '' },
 };
 
-export const edgeRouterRules: EntityRules = {
+const ownRules: EntityRules = {
   validate(_context, change) {
     if (change.op === 'create') change.after!.isEdge = true;
     else requireEdgeRouter(change.before!);
@@ -46,7 +47,7 @@ export const edgeRouterRules: EntityRules = {
 
   async afterWrite({ tx, deps }, change) {
     const at = formatTimestamp(deps.clock());
-    if (change.op === 'delete') await removeTunnelerEntities(tx, change.id);
+    if (change.op === 'delete') await removeTunnelerEntities(tx, change.id, at);
     else await syncTunnelerEntities(tx, at, change.before, change.after);
   },
 
@@ -60,3 +61,5 @@ export const edgeRouterRules: EntityRules = {
     }));
   },
 };
+
+export const edgeRouterRules: EntityRules = withPolicyLinks('edgeRouter', ownRules);

@@ -2,6 +2,7 @@
 import { ApiError } from '../../errors/api-error.js';
 import type { EntityChange, EntityRules, EntityValues, RuleContext } from '../../crud/entity-rules.js';
 import type { Db } from '../../store/store.js';
+import { withPolicyLinks } from '../shared/policy-links.rules.js';
 
 /** The REST enum User, Device, Service and Default all mean type Default; Router is reserved for the system. */
 function typeIdFor(type: unknown): string {
@@ -29,7 +30,7 @@ function refuseRouterIdentityChange(change: EntityChange): void {
   }
 }
 
-export const identityRules: EntityRules = {
+const ownRules: EntityRules = {
   async validate({ tx }: RuleContext, change) {
     const after = change.after!;
     const body = change.body ?? {};
@@ -101,3 +102,4 @@ export function isDisabled(entity: EntityValues, now: number): boolean {
   return !entity.disabledUntil || Date.parse(entity.disabledUntil as string) > now;
 }
 
+export const identityRules: EntityRules = withPolicyLinks('identity', ownRules);

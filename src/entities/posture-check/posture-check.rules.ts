@@ -2,6 +2,7 @@
 import { ApiError } from '../../errors/api-error.js';
 import type { EntityChange, EntityRules } from '../../crud/entity-rules.js';
 import { postureCheckSubtype, type Details, type PostureCheckSubtype } from './posture-check-subtypes.js';
+import { withPolicyLinks } from '../shared/policy-links.rules.js';
 
 /**
  * The type comes from the create body and never changes. The contract's discriminator also lets its base names
@@ -25,7 +26,7 @@ function givenFields(body: Readonly<Record<string, unknown>>, subtype: PostureCh
   return Object.fromEntries(subtype.fields.flatMap((field) => (body[field] === undefined || body[field] === null ? [] : [[field, body[field]]])));
 }
 
-export const postureCheckRules: EntityRules = {
+const ownRules: EntityRules = {
   validate(_context, change) {
     const after = change.after!;
     const subtype = subtypeOf(change);
@@ -68,3 +69,5 @@ export const postureCheckRules: EntityRules = {
     );
   },
 };
+
+export const postureCheckRules: EntityRules = withPolicyLinks('postureCheck', ownRules);

@@ -1,10 +1,12 @@
 // Router rules: edge routers are read-only through /routers, deleting one still cleans up, computed fields.
 import { ApiError } from '../../errors/api-error.js';
+import { formatTimestamp } from '../../lib/clock.js';
 import type { EntityRules } from '../../crud/entity-rules.js';
 import { noEnrollment, routerEnrollments } from './router-enrollment.js';
 import { removeTunnelerEntities } from './tunneler-entities.js';
+import { withPolicyLinks } from '../shared/policy-links.rules.js';
 
-export const routerRules: EntityRules = {
+const ownRules: EntityRules = {
   /** An edge router has no transit data, so upstream refuses to update it here (`TransitRouterManager.Update`, IsBase). */
   validate(_context, change) {
     if (change.op !== 'create' && change.before?.isEdge === true) return Promise.reject(new ApiError('CAN_NOT_UPDATE_ROUTER'));
@@ -12,8 +14,8 @@ export const routerRules: EntityRules = {
   },
 
   /** Upstream deletes the whole router whichever path is used, so an edge router's tunneler entities go too. */
-  async afterWrite({ tx }, change) {
-    if (change.op === 'delete' && change.before?.isEdge === true) await removeTunnelerEntities(tx, change.id);
+  async afterWrite({ tx, deps }, change) {
+    if (change.op === 'delete' && change.before?.isEdge === true) await removeTunnelerEntities(tx, change.id, formatTimestamp(deps.clock()));
   },
 
   /**
@@ -31,3 +33,5 @@ export const routerRules: EntityRules = {
     }));
   },
 };
+
+export const routerRules: EntityRules = withPolicyLinks('edgeRouter', ownRules, (router) => router.isEdge === true);

@@ -2,6 +2,9 @@
 import { ApiError } from '../../errors/api-error.js';
 import type { EntityValues } from '../../crud/entity-rules.js';
 import type { Db } from '../../store/store.js';
+import { stripEntityReferences, syncEntity } from '../../policy/entity-links.js';
+import { syncPolicy } from '../../policy/policy-links.js';
+import { edgeRouterPolicyKind } from '../../policy/policy-kinds.js';
 
 const ROUTER_IDENTITY_TYPE = 'Router';
 
@@ -21,7 +24,7 @@ export async function syncTunnelerEntities(tx: Db, at: string, before?: EntityVa
   if (!wasEnabled && isEnabled) {
     await createTunnelerEntities(tx, after.id as string, after.name as string, at);
   } else if (wasEnabled && !isEnabled) {
-    await removeTunnelerEntities(tx, before.id as string);
+    await removeTunnelerEntities(tx, before.id as string, at);
   } else if (wasEnabled && isEnabled && before.name !== after.name) {
     const id = after.id as string;
     const name = after.name as string;
@@ -33,8 +36,6 @@ export async function syncTunnelerEntities(tx: Db, at: string, before?: EntityVa
 /**
  * Identity id = router id, name = router name, type Router, marked system: it exists only for its router, which
  * alone creates, renames and removes it. The policy: id = router id, AnyOf, `@<id>` on both sides, system.
- * TODO(policy engine issue): evaluate the new policy's identity and edge router links here, and strip `@<id>` from
- * other policies' roles when a router is deleted, once links and policy REST operations exist.
  */
 async function createTunnelerEntities(tx: Db, routerId: string, name: string, at: string): Promise<void> {
   await requireFreeIdentityName(tx, routerId, name);
@@ -48,10 +49,16 @@ async function createTunnelerEntities(tx: Db, routerId: string, name: string, at
   for (const table of ['edge_router_policy_identity_roles', 'edge_router_policy_edge_router_roles']) {
     await tx.insertInto(table).values(roles.map((value) => ({ entity_id: routerId, value }))).execute();
   }
+  // The new identity joins policies that select it (#all), and the system policy links it to its router.
+  await syncEntity(tx, 'identity', routerId, null, at);
+  const policy = { id: routerId, semantic: 'AnyOf', roles: { identityRoles: roles, edgeRouterRoles: roles } };
+  await syncPolicy(tx, edgeRouterPolicyKind, policy, undefined, at);
 }
 
 /** Removes both; harmless when the router never had them. Side-table rows go with ON DELETE CASCADE. */
-export async function removeTunnelerEntities(tx: Db, routerId: string): Promise<void> {
+export async function removeTunnelerEntities(tx: Db, routerId: string, at: string): Promise<void> {
+  // The identity's links go with it (ON DELETE CASCADE); other policies' `@<id>` roles are stripped first.
+  await stripEntityReferences(tx, 'identity', routerId, at);
   await tx.deleteFrom('edge_router_policies').where('id', '=', routerId).where('is_system', '=', 1).execute();
   await tx.deleteFrom('identities').where('id', '=', routerId).where('type_id', '=', ROUTER_IDENTITY_TYPE).execute();
 }

@@ -2,6 +2,7 @@
 import { ApiError } from '../../errors/api-error.js';
 import type { EntityRules } from '../../crud/entity-rules.js';
 import type { Db } from '../../store/store.js';
+import { withPolicyLinks } from '../shared/policy-links.rules.js';
 
 /** The strategies upstream registers (ziti `controller/xt_*`); there is no `ha` in v1.1.8. */
 const TERMINATOR_STRATEGIES: readonly string[] = ['smartrouting', 'weighted', 'random', 'sticky'];
@@ -76,7 +77,7 @@ function callerAccess(): { permissions: string[]; postureQueries: unknown[] } {
   return { permissions, postureQueries };
 }
 
-export const serviceRules: EntityRules = {
+const ownRules: EntityRules = {
   async validate({ tx }, change) {
     const after = change.after!;
     if (change.changed.has('roleAttributes')) checkRoleAttributes(after.roleAttributes);
@@ -92,3 +93,5 @@ export const serviceRules: EntityRules = {
     return Promise.resolve(services.map((entity) => ({ configs: entity.configs ?? [], config: {}, ...callerAccess() })));
   },
 };
+
+export const serviceRules: EntityRules = withPolicyLinks('service', ownRules);

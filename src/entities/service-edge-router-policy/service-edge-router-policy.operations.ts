@@ -1,0 +1,12 @@
+import type { OperationTable } from '../../http/operation.js';
+import { create, detail, list, patch, remove, update } from '../../crud/crud-handlers.js';
+import { serviceEdgeRouterPolicy } from './service-edge-router-policy.definition.js';
+
+export const serviceEdgeRouterPolicyOperations: OperationTable = {
+  listServiceEdgeRouterPolicies: list(serviceEdgeRouterPolicy, 'admin'),
+  detailServiceEdgeRouterPolicy: detail(serviceEdgeRouterPolicy, 'admin'),
+  createServiceEdgeRouterPolicy: create(serviceEdgeRouterPolicy, 'admin'),
+  updateServiceEdgeRouterPolicy: update(serviceEdgeRouterPolicy, 'admin'),
+  patchServiceEdgeRouterPolicy: patch(serviceEdgeRouterPolicy, 'admin'),
+  deleteServiceEdgeRouterPolicy: remove(serviceEdgeRouterPolicy, 'admin'),
+};

@@ -1,0 +1,94 @@
+// What each policy kind selects and what it grants: the data the engine evaluates, kept in one place.
+
+/** One kind of entity a policy side selects: where its rows and role attributes live. */
+export interface EntityKind {
+  /** Upstream's store name, used in messages ("no identities found with the given ids"). */
+  storeName: string;
+  table: string;
+  /** Side table of the entity's role attributes. */
+  attributeTable: string;
+  /** Restricts the table to this kind, when it shares the table (edge routers live in `routers`). */
+  where?: string;
+}
+
+export const entityKinds = {
+  identity: { storeName: 'identities', table: 'identities', attributeTable: 'identity_role_attributes' },
+  service: { storeName: 'services', table: 'services', attributeTable: 'service_role_attributes' },
+  edgeRouter: { storeName: 'routers', table: 'routers', attributeTable: 'router_role_attributes', where: 'is_edge = 1' },
+  postureCheck: { storeName: 'postureChecks', table: 'posture_checks', attributeTable: 'posture_check_role_attributes' },
+} as const satisfies Record<string, EntityKind>;
+
+export type EntityKindName = keyof typeof entityKinds;
+
+/** One role field of a policy and the membership table its evaluation maintains. */
+export interface PolicySide {
+  /** API field, e.g. `identityRoles`. */
+  field: string;
+  /** JSON column holding the sorted role list. */
+  column: string;
+  /** The kit's side table of the role list (indexed by value). */
+  roleTable: string;
+  /** (policy_id, entity_id) rows: which entities the policy currently selects on this side. */
+  membershipTable: string;
+  entity: EntityKindName;
+}
+
+/** The reference-counted pair table the two granting sides of a policy feed. */
+export interface PairTable {
+  table: string;
+  /** Column holding the id from `sides[0]`, and from `sides[1]`. */
+  columns: readonly [string, string];
+  /** Count column; for service policies it depends on the policy type. */
+  countColumn: (policy: { type?: unknown }) => string;
+  /** Whether pair changes touch the identity's service list (service-updates polling). */
+  touchesServiceLists: boolean;
+}
+
+export interface PolicyKind {
+  name: 'servicePolicy' | 'edgeRouterPolicy' | 'serviceEdgeRouterPolicy';
+  table: string;
+  /** The two sides whose cross product is granted, and any further side (posture checks). */
+  sides: readonly [PolicySide, PolicySide, ...PolicySide[]];
+  pairs: PairTable;
+}
+
+const side = (policy: string, field: string, entity: EntityKindName, membership: string): PolicySide => {
+  const column = field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  return { field, column, roleTable: `${policy}_${column}`, membershipTable: `${policy}_${membership}`, entity };
+};
+
+export const servicePolicyKind: PolicyKind = {
+  name: 'servicePolicy',
+  table: 'service_policies',
+  sides: [
+    side('service_policy', 'identityRoles', 'identity', 'identities'),
+    side('service_policy', 'serviceRoles', 'service', 'services'),
+    side('service_policy', 'postureCheckRoles', 'postureCheck', 'posture_checks'),
+  ],
+  pairs: {
+    table: 'identity_services',
+    columns: ['identity_id', 'service_id'],
+    // Stored type 1 = Dial, 2 = Bind, as upstream.
+    countColumn: (policy) => (policy.type === 2 ? 'bind' : 'dial'),
+    touchesServiceLists: true,
+  },
+};
+
+export const edgeRouterPolicyKind: PolicyKind = {
+  name: 'edgeRouterPolicy',
+  table: 'edge_router_policies',
+  sides: [side('edge_router_policy', 'identityRoles', 'identity', 'identities'), side('edge_router_policy', 'edgeRouterRoles', 'edgeRouter', 'edge_routers')],
+  pairs: { table: 'identity_edge_routers', columns: ['identity_id', 'edge_router_id'], countColumn: () => 'count', touchesServiceLists: false },
+};
+
+export const serviceEdgeRouterPolicyKind: PolicyKind = {
+  name: 'serviceEdgeRouterPolicy',
+  table: 'service_edge_router_policies',
+  sides: [
+    side('service_edge_router_policy', 'serviceRoles', 'service', 'services'),
+    side('service_edge_router_policy', 'edgeRouterRoles', 'edgeRouter', 'edge_routers'),
+  ],
+  pairs: { table: 'service_edge_routers', columns: ['service_id', 'edge_router_id'], countColumn: () => 'count', touchesServiceLists: false },
+};
+
+export const policyKinds = [servicePolicyKind, edgeRouterPolicyKind, serviceEdgeRouterPolicyKind] as const;
