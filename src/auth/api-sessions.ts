@@ -4,6 +4,7 @@ import { formatTimestamp, type Clock } from '../lib/clock.js';
 import type { IdGenerators } from '../lib/ids.js';
 import type { CallerSession } from '../http/request-context.js';
 import type { Db, Store } from '../store/store.js';
+import { ReadCache } from '../store/read-cache.js';
 
 export interface ApiSessionRow {
   id: string;
@@ -48,6 +49,14 @@ export async function insertApiSession(tx: Db, clock: Clock, ids: IdGenerators, 
   return row;
 }
 
+interface SessionLookup {
+  id: string;
+  identityId: string;
+  lastActivityAt: string;
+  isAdmin: boolean;
+  isPartial: boolean;
+}
+
 export interface ApiSessionsOptions {
   store: Store;
   clock: Clock;
@@ -61,10 +70,12 @@ export class ApiSessions {
   readonly #options: ApiSessionsOptions;
   /** apiSessionId → last activity not yet written. */
   readonly #activity = new Map<string, Date>();
+  readonly #lookups: ReadCache<SessionLookup | undefined>;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(options: ApiSessionsOptions) {
     this.#options = options;
+    this.#lookups = new ReadCache(options.store, 100_000);
   }
 
   get timeoutMs(): number {
@@ -73,8 +84,26 @@ export class ApiSessions {
 
   /** The caller behind a token, or undefined when the token is unknown or the session has lapsed. */
   async resolve(token: string): Promise<CallerSession | undefined> {
-    const { store, clock } = this.#options;
-    const found = await store.read((db) =>
+    const { clock } = this.#options;
+    const found = await this.#lookups.get(token, () => this.#lookup(token));
+    if (!found) return undefined;
+    const now = clock();
+    if (this.expiresAt(found.id, found.lastActivityAt) <= now) return undefined;
+    this.#activity.set(found.id, now);
+    return {
+      apiSessionId: found.id,
+      token,
+      identityId: found.identityId,
+      isAdmin: found.isAdmin,
+      isPartial: found.isPartial,
+      expiresAt: new Date(now.getTime() + this.timeoutMs),
+      expirationSeconds: Math.floor(this.timeoutMs / 1000),
+    };
+  }
+
+  /** Every authenticated request needs this; it is served from memory until the next write. */
+  async #lookup(token: string): Promise<SessionLookup | undefined> {
+    const found = await this.#options.store.read((db) =>
       db
         .selectFrom('api_sessions as s')
         .innerJoin('identities as i', 'i.id', 's.identity_id')
@@ -82,19 +111,15 @@ export class ApiSessions {
         .where('s.token', '=', token)
         .executeTakeFirst(),
     );
-    if (!found) return undefined;
-    const now = clock();
-    if (this.expiresAt(found.id as string, found.last_activity_at as string) <= now) return undefined;
-    this.#activity.set(found.id as string, now);
-    return {
-      apiSessionId: found.id as string,
-      token: found.token as string,
-      identityId: found.identity_id as string,
-      isAdmin: found.is_admin === 1 || found.is_default_admin === 1,
-      isPartial: found.is_mfa_required === 1 && found.is_mfa_complete !== 1,
-      expiresAt: new Date(now.getTime() + this.timeoutMs),
-      expirationSeconds: Math.floor(this.timeoutMs / 1000),
-    };
+    return (
+      found && {
+        id: found.id as string,
+        identityId: found.identity_id as string,
+        lastActivityAt: found.last_activity_at as string,
+        isAdmin: found.is_admin === 1 || found.is_default_admin === 1,
+        isPartial: found.is_mfa_required === 1 && found.is_mfa_complete !== 1,
+      }
+    );
   }
 
   /** Last activity (cached or stored, whichever is later) plus the idle timeout. */

@@ -76,10 +76,17 @@ async function runOperation(
 
 export function sendResult(reply: FastifyReply, result: OperationResult): FastifyReply {
   if (result.headers) void reply.headers(result.headers);
-  if ('json' in result) {
-    return reply.status(result.status).header('content-type', 'application/json').send(serializeJson(result.json));
-  }
+  if ('json' in result) return sendJsonText(reply, result.status, serializeJson(result.json));
+  if (result.contentType === 'application/json' && typeof result.raw === 'string') return sendJsonText(reply, result.status, result.raw);
   return reply.status(result.status).header('content-type', result.contentType).send(result.raw);
+}
+
+/**
+ * Sent as bytes: Fastify appends `; charset=utf-8` to JSON text payloads, and the SDKs compare the content type
+ * as an exact string.
+ */
+export function sendJsonText(reply: FastifyReply, status: number, text: string): FastifyReply {
+  return reply.status(status).header('content-type', 'application/json').send(Buffer.from(text));
 }
 
 /** `/edge/management/v1/identities/:id` → a regex over concrete paths, used to tell 405 from 404. */

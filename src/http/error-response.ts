@@ -13,7 +13,8 @@ export function errorBody(error: ApiError, requestId: string): string {
 }
 
 export function sendError(reply: FastifyReply, error: ApiError, requestId: string): FastifyReply {
-  return reply.status(error.status).header('content-type', 'application/json').send(errorBody(error, requestId));
+  // Bytes, not text: see sendJsonText in bind-operations.ts.
+  return reply.status(error.status).header('content-type', 'application/json').send(Buffer.from(errorBody(error, requestId)));
 }
 
 /** Translates framework errors (body limits, malformed JSON, unexpected throws) into catalogue errors. */

@@ -47,12 +47,6 @@ export function installRequestHooks(app: FastifyInstance, deps: AppDeps): void {
       void reply.header('expiration-seconds', String(session.expirationSeconds)).header('expires-at', goTimeString(session.expiresAt));
     }
   });
-  // Fastify appends `; charset=utf-8` to JSON replies; the SDKs compare the content type as an exact string.
-  app.addHook('onSend', async (_request, reply, payload) => {
-    const type = reply.getHeader('content-type');
-    if (typeof type === 'string' && type.startsWith('application/json;')) void reply.header('content-type', 'application/json');
-    return payload;
-  });
   app.options('*', (_request, reply) =>
     reply
       .status(200)

@@ -11,6 +11,8 @@ export type StoreDialect = 'sqlite' | 'postgres';
 
 export interface Store {
   readonly dialect: StoreDialect;
+  /** Counts committed write transactions: a cached read is still valid while this has not moved. */
+  readonly generation: number;
   /** Runs `work` in one write transaction: everything it wrote commits together or not at all. */
   transaction<T>(work: (tx: Db) => Promise<T>): Promise<T>;
   /** Runs read-only work; it may share the connection with writers but never sees half a transaction. */

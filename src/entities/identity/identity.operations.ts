@@ -1,7 +1,9 @@
 // Identity operations: CRUD, sub-lists, disable / enable, role attributes, and the caller's own identity.
 import { ApiError } from '../../errors/api-error.js';
 import { formatTimestamp } from '../../lib/clock.js';
-import { emptyEnvelope, envelope, listEnvelope } from '../../http/envelope.js';
+import { emptyEnvelope, envelope, listEnvelope, serializeJson } from '../../http/envelope.js';
+import { ReadCache } from '../../store/read-cache.js';
+import type { AppDeps } from '../../app-deps.js';
 import type { OperationHandler, OperationTable } from '../../http/operation.js';
 import { childrenOf, create, detail, list, listSetField, patch, remove, update } from '../../crud/crud-handlers.js';
 import { toApiEntity } from '../../crud/entity-mapping.js';
@@ -55,13 +57,23 @@ const getIdentityEnrollments: OperationHandler = {
   },
 };
 
+/** Per controller: the serialised current-identity document of each identity, valid until the next write. */
+const currentIdentityCaches = new WeakMap<AppDeps, ReadCache<string>>();
+
+/**
+ * Every SDK reads this right after login and the admin console polls it, so the document is built once per
+ * identity and data generation rather than per request.
+ */
 const getCurrentIdentity: OperationHandler = {
   access: 'authenticated',
   async handle({ deps, caller }) {
-    const data = await deps.store.read(async (db) =>
-      toApiEntity(identity, await requireEntity(db, identity, caller.session!.identityId), { db, deps, caller }),
+    let cache = currentIdentityCaches.get(deps);
+    if (!cache) currentIdentityCaches.set(deps, (cache = new ReadCache(deps.store)));
+    const identityId = caller.session!.identityId;
+    const body = await cache.get(identityId, () =>
+      deps.store.read(async (db) => serializeJson(envelope(await toApiEntity(identity, await requireEntity(db, identity, identityId), { db, deps, caller })))),
     );
-    return { status: 200, json: envelope(data) };
+    return { status: 200, raw: body, contentType: 'application/json' };
   },
 };
 

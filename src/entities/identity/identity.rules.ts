@@ -59,7 +59,10 @@ const ownRules: EntityRules = {
     if (ids.length === 0) return [];
     const [authenticators, sessions, policies] = await Promise.all([
       db.selectFrom('authenticators').select(['id', 'identity_id', 'method', 'username', 'cert_fingerprint']).where('identity_id', 'in', ids).execute(),
-      db.selectFrom('api_sessions').select('identity_id').distinct().where('identity_id', 'in', ids).execute(),
+      // One index probe per identity, however many sessions it has.
+      db.selectFrom('identities as i').select('i.id as identity_id').where('i.id', 'in', ids)
+        .where((eb) => eb.exists(eb.selectFrom('api_sessions as s').select('s.id').whereRef('s.identity_id', '=', 'i.id')))
+        .execute(),
       db.selectFrom('auth_policies').select(['id', 'name']).where('id', 'in', [...new Set(entities.map((e) => e.authPolicyId as string))]).execute(),
     ]);
     const withSession = new Set(sessions.map((s) => s.identity_id as string));

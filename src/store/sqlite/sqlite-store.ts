@@ -1,6 +1,6 @@
 // The embedded SQLite store: one database file in WAL mode with foreign keys on, behind the Store interface.
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import { StoreError, type Db, type Store } from '../store.js';
 import { migrate, type Migration } from '../migrations/migrate.js';
 
@@ -16,14 +16,42 @@ export async function openSqliteStore({ file, migrations }: SqliteStoreOptions):
   database.pragma('foreign_keys = ON');
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
-  const db: Db = new Kysely({ dialect: new SqliteDialect({ database }) });
+  const db: Db = new Kysely({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
   await migrate(db, migrations);
 
+  let generation = 0;
   return {
     dialect: 'sqlite',
-    transaction: (work) => translateErrors(() => db.transaction().execute(work)),
+    get generation() {
+      return generation;
+    },
+    transaction: async (work) => {
+      const result = await translateErrors(() => db.transaction().execute(work));
+      generation++;
+      return result;
+    },
     read: (work) => translateErrors(() => work(db)),
     close: () => db.destroy(),
+  };
+}
+
+/**
+ * Kysely's SQLite driver prepares every statement on every call; preparing is a large share of a simple read's
+ * cost, so statements are kept by their SQL text (the set of distinct statements is bounded by the code).
+ */
+function withStatementCache(database: Database.Database): SqliteDatabase {
+  const statements = new Map<string, Database.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(text) {
+      let statement = statements.get(text);
+      if (!statement) {
+        statement = database.prepare(text);
+        if (statements.size >= 2000) statements.clear();
+        statements.set(text, statement);
+      }
+      return statement;
+    },
   };
 }
 

@@ -1,0 +1,30 @@
+// Results of reads kept until the next committed write: any write moves the store's generation and every entry
+// made before it is rebuilt on its next use, so a cached answer is never older than the data it came from.
+import type { Store } from './store.js';
+
+export class ReadCache<V> {
+  readonly #entries = new Map<string, { generation: number; value: V }>();
+
+  constructor(
+    private readonly store: Store,
+    /** Entries kept at most; past that the cache starts again empty (simple, and bounded). */
+    private readonly capacity = 10_000,
+  ) {}
+
+  async get(key: string, build: () => Promise<V>): Promise<V> {
+    const generation = this.store.generation;
+    const cached = this.#entries.get(key);
+    if (cached && cached.generation === generation) return cached.value;
+    const value = await build();
+    // A write that committed while building makes this value possibly stale: keep it only if none did.
+    if (this.store.generation === generation) {
+      if (this.#entries.size >= this.capacity) this.#entries.clear();
+      this.#entries.set(key, { generation, value });
+    }
+    return value;
+  }
+
+  delete(key: string): void {
+    this.#entries.delete(key);
+  }
+}
