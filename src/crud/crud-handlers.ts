@@ -2,6 +2,7 @@
 import { createdEnvelope, emptyEnvelope, envelope, listEnvelope } from '../http/envelope.js';
 import type { Access, OperationContext, OperationHandler } from '../http/operation.js';
 import type { EntityDefinition } from './define-entity.js';
+import type { EntityValues } from './entity-rules.js';
 import { toApiEntities, toApiEntity } from './entity-mapping.js';
 import { listEntities, listSetValues } from './entity-store.js';
 import { createEntity, modifyEntity, removeEntity, requireEntity } from './entity-writes.js';
@@ -25,6 +26,33 @@ export function childrenOf(parent: EntityDefinition, column: string): NonNullabl
     const id = idParam(context);
     await requireEntity(db, parent, id);
     return sql<SqlBool>`${sql.ref(`t.${column}`)} = ${id}`;
+  };
+}
+
+/** A link table the policy engine maintains: which column holds the parent's id and which the listed entity's. */
+export interface LinkTable {
+  table: string;
+  parentColumn: string;
+  childColumn: string;
+  /** Narrows the link rows for one request (`dial > 0` for `?policyType=dial`); undefined keeps them all. */
+  rowFilter?: (context: OperationContext) => RawBuilder<SqlBool> | undefined;
+}
+
+/**
+ * A scope for sub-lists read from a link table (`service-policies/{id}/identities`): the listed entities whose
+ * id sits beside the parent's. 404 when the parent is missing or `checkParent` refuses it (it throws).
+ */
+export function linkedTo(
+  parent: EntityDefinition,
+  link: LinkTable,
+  checkParent: (found: EntityValues) => unknown = () => undefined,
+): NonNullable<ListOptions['scope']> {
+  return async (context, db) => {
+    const id = idParam(context);
+    checkParent(await requireEntity(db, parent, id));
+    const rowFilter = link.rowFilter?.(context);
+    const rows = sql`SELECT ${sql.ref(link.childColumn)} FROM ${sql.table(link.table)} WHERE ${sql.ref(link.parentColumn)} = ${id}`;
+    return sql<SqlBool>`t.id IN (${rowFilter ? sql`${rows} AND ${rowFilter}` : rows})`;
   };
 }
 

@@ -1,0 +1,29 @@
+// A service's policy-derived sub-lists, read from the link tables the policy engine maintains.
+import type { OperationTable } from '../../http/operation.js';
+import { linkedTo, list } from '../../crud/crud-handlers.js';
+import { edgeRouter } from '../edge-router/edge-router.definition.js';
+import { identity } from '../identity/identity.definition.js';
+import { policyTypeFilter } from '../identity/identity.links.operations.js';
+import { serviceEdgeRouterPolicy } from '../service-edge-router-policy/service-edge-router-policy.definition.js';
+import { servicePolicy } from '../service-policy/service-policy.definition.js';
+import { service } from './service.definition.js';
+
+export const serviceLinkOperations: OperationTable = {
+  listServiceIdentities: list(identity, 'admin', {
+    scope: linkedTo(service, {
+      table: 'identity_services',
+      parentColumn: 'service_id',
+      childColumn: 'identity_id',
+      rowFilter: policyTypeFilter,
+    }),
+  }),
+  listServiceEdgeRouters: list(edgeRouter, 'admin', {
+    scope: linkedTo(service, { table: 'service_edge_routers', parentColumn: 'service_id', childColumn: 'edge_router_id' }),
+  }),
+  listServiceServicePolicies: list(servicePolicy, 'admin', {
+    scope: linkedTo(service, { table: 'service_policy_services', parentColumn: 'entity_id', childColumn: 'policy_id' }),
+  }),
+  listServiceServiceEdgeRouterPolicies: list(serviceEdgeRouterPolicy, 'admin', {
+    scope: linkedTo(service, { table: 'service_edge_router_policy_services', parentColumn: 'entity_id', childColumn: 'policy_id' }),
+  }),
+};
