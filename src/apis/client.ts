@@ -5,6 +5,8 @@ import { clientAuthOperations } from '../auth/auth.operations.js';
 import { currentIdentityOperations } from '../entities/identity/identity.operations.js';
 import { currentIdentityAuthenticatorOperations } from '../entities/authenticator/authenticator.operations.js';
 import { clientServiceOperations } from '../entities/service/service.operations.js';
+import { clientServiceViewOperations } from '../entities/service/service.client.operations.js';
+import { currentIdentityEdgeRouterOperations } from '../entities/edge-router/edge-router.links.operations.js';
 
 export const clientOperations: OperationTable = {
   ...clientSystemOperations,
@@ -12,4 +14,6 @@ export const clientOperations: OperationTable = {
   ...currentIdentityOperations,
   ...currentIdentityAuthenticatorOperations,
   ...clientServiceOperations,
+  ...clientServiceViewOperations,
+  ...currentIdentityEdgeRouterOperations,
 };

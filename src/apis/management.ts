@@ -21,6 +21,14 @@ import { terminatorOperations } from '../entities/terminator/terminator.operatio
 import { servicePolicyOperations } from '../entities/service-policy/service-policy.operations.js';
 import { edgeRouterPolicyOperations } from '../entities/edge-router-policy/edge-router-policy.operations.js';
 import { serviceEdgeRouterPolicyOperations } from '../entities/service-edge-router-policy/service-edge-router-policy.operations.js';
+import { identityServiceConfigOperations } from '../entities/identity/identity.service-configs.operations.js';
+import { identityPolicyAdviceOperations } from '../entities/identity/identity.policy-advice.operations.js';
+import { identityLinkOperations } from '../entities/identity/identity.links.operations.js';
+import { serviceLinkOperations } from '../entities/service/service.links.operations.js';
+import { edgeRouterLinkOperations } from '../entities/edge-router/edge-router.links.operations.js';
+import { servicePolicyLinkOperations } from '../entities/service-policy/service-policy.links.operations.js';
+import { edgeRouterPolicyLinkOperations } from '../entities/edge-router-policy/edge-router-policy.links.operations.js';
+import { serviceEdgeRouterPolicyLinkOperations } from '../entities/service-edge-router-policy/service-edge-router-policy.links.operations.js';
 
 export const managementOperations: OperationTable = {
   ...managementSystemOperations,
@@ -43,4 +51,12 @@ export const managementOperations: OperationTable = {
   ...servicePolicyOperations,
   ...edgeRouterPolicyOperations,
   ...serviceEdgeRouterPolicyOperations,
+  ...identityServiceConfigOperations,
+  ...identityPolicyAdviceOperations,
+  ...identityLinkOperations,
+  ...serviceLinkOperations,
+  ...edgeRouterLinkOperations,
+  ...servicePolicyLinkOperations,
+  ...edgeRouterPolicyLinkOperations,
+  ...serviceEdgeRouterPolicyLinkOperations,
 };

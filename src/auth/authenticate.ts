@@ -4,6 +4,7 @@ import { formatTimestamp } from '../lib/clock.js';
 import { envelope } from '../http/envelope.js';
 import type { OperationContext, OperationHandler } from '../http/operation.js';
 import type { Db } from '../store/store.js';
+import { resolveConfigTypes } from '../policy/config-expansion.js';
 import { apiSessionDetail } from './api-session-detail.js';
 import { insertApiSession } from './api-sessions.js';
 import { hashPassword, verifyPassword } from './password.js';
@@ -38,7 +39,8 @@ export const authenticate: OperationHandler = {
         identityId,
         authenticatorId,
         ipAddress: context.caller.ip,
-        configTypes: body.configTypes ?? [],
+        // Stored as upstream stores them: ids (names mapped, unknown ones dropped), or just `all`.
+        configTypes: await resolveConfigTypes(tx, body.configTypes ?? []),
       });
       return apiSessionDetail(tx, deps, row, 'api-session');
     });

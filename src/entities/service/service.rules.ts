@@ -3,6 +3,8 @@ import { ApiError } from '../../errors/api-error.js';
 import type { EntityRules } from '../../crud/entity-rules.js';
 import type { Db } from '../../store/store.js';
 import { withPolicyLinks } from '../shared/policy-links.rules.js';
+import type { ConfigTypeSelection } from '../../policy/config-expansion.js';
+import { serviceAccessViews } from '../../policy/service-access.js';
 
 /** The strategies upstream registers (ziti `controller/xt_*`); there is no `ha` in v1.1.8. */
 const TERMINATOR_STRATEGIES: readonly string[] = ['smartrouting', 'weighted', 'random', 'sticky'];
@@ -60,23 +62,6 @@ async function checkConfigs(tx: Db, ids: readonly string[]): Promise<void> {
   }
 }
 
-/**
- * The caller's permissions and posture queries for a service. Service policies do not exist yet (they come with
- * the policy engine), so nobody may dial or bind: admins still see every service, and upstream labels that
- * access `Invalid` (ziti `model/edge_service_manager.go` `ReadForIdentityInTx`) with one passing placeholder
- * posture entry per permission (`routes/service_api_model.go` `MapServiceToRestModel`).
- */
-function callerAccess(): { permissions: string[]; postureQueries: unknown[] } {
-  const permissions = ['Invalid'];
-  const postureQueries = permissions.map((permission) => ({
-    isPassing: true,
-    policyId: `dummy ${permission.toLowerCase()} policy: no posture checks defined`,
-    policyType: permission,
-    postureQueries: [],
-  }));
-  return { permissions, postureQueries };
-}
-
 const ownRules: EntityRules = {
   async validate({ tx }, change) {
     const after = change.after!;
@@ -85,13 +70,21 @@ const ownRules: EntityRules = {
     if (change.changed.has('configs')) await checkConfigs(tx, (after.configs as string[] | null) ?? []);
   },
 
-  /**
-   * `configs` is always a list; `config` (the configs of the API session's config types, by type name) is empty
-   * until config expansion arrives with the client's service list.
-   */
-  extend(_context, services) {
-    return Promise.resolve(services.map((entity) => ({ configs: entity.configs ?? [], config: {}, ...callerAccess() })));
-  },
+  extend: serviceView(),
 };
 
 export const serviceRules: EntityRules = withPolicyLinks('service', ownRules);
+
+/**
+ * The caller's view of a page of services: `permissions`, `config` (by config type name, for the API session's
+ * config types unless `configTypes` overrides them) and `postureQueries`. `configs` (the attached ids) is always a
+ * list. Without a caller (outside a request) nothing is granted and no config is expanded.
+ */
+export function serviceView(configTypes?: ConfigTypeSelection): NonNullable<EntityRules['extend']> {
+  return async ({ db, caller }, services) => {
+    const session = caller?.session;
+    const viewer = session && { identityId: session.identityId, apiSessionId: session.apiSessionId, isAdmin: session.isAdmin };
+    const views = await serviceAccessViews(db, viewer, services.map((entity) => entity.id as string), configTypes);
+    return services.map((entity, index) => ({ configs: entity.configs ?? [], ...views[index] }));
+  };
+}

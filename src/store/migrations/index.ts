@@ -6,5 +6,6 @@ import { postureChecks } from './003-posture-checks.js';
 import { routersSchema } from './004-routers.js';
 import { terminatorsSchema } from './005-terminators.js';
 import { policiesSchema } from './006-policies.js';
+import { identityServiceConfigsSchema } from './007-identity-service-configs.js';
 
-export const migrations: readonly Migration[] = [initialSchema, configsAndServices, postureChecks, routersSchema, terminatorsSchema, policiesSchema];
+export const migrations: readonly Migration[] = [initialSchema, configsAndServices, postureChecks, routersSchema, terminatorsSchema, policiesSchema, identityServiceConfigsSchema];

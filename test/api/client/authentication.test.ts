@@ -30,7 +30,8 @@ describe('password authentication and API sessions', () => {
       assert.equal(session.authenticatorId, user.authenticatorId);
       assert.equal(session.expirationSeconds, 1800);
       assert.equal(session.expiresAt, '2026-01-15T10:30:00.000Z');
-      assert.deepEqual(session.configTypes, ['intercept.v1']);
+      // Names are stored as the ids they name, as upstream does (intercept.v1's id is g7cIWbcGg).
+      assert.deepEqual(session.configTypes, ['g7cIWbcGg']);
       assert.deepEqual(session.authQueries, []);
       assert.equal(session.isMfaRequired, false);
       assert.deepEqual((session._links as Record<string, unknown>).self, { href: `./api-sessions/${session.id}` });

@@ -1,0 +1,111 @@
+// What an identity sees on the client API: its services (with permissions, config and posture queries), a
+// service's terminators, and when its service list last changed.
+import { sql, type SqlBool } from 'kysely';
+import { ApiError } from '../../errors/api-error.js';
+import { envelope, listEnvelope } from '../../http/envelope.js';
+import type { OperationContext, OperationHandler, OperationTable } from '../../http/operation.js';
+import { list } from '../../crud/crud-handlers.js';
+import type { EntityDefinition } from '../../crud/define-entity.js';
+import { entityRef, toApiEntity } from '../../crud/entity-mapping.js';
+import type { EntityValues } from '../../crud/entity-rules.js';
+import { listEntities } from '../../crud/entity-store.js';
+import { requireEntity } from '../../crud/entity-writes.js';
+import { listQueryFrom } from '../../crud/list-params.js';
+import type { Db } from '../../store/store.js';
+import { resolveConfigTypes, selectionOf, type ConfigTypeSelection } from '../../policy/config-expansion.js';
+import { canSeeService, servicesOfIdentity, type ServiceViewer } from '../../policy/service-access.js';
+import { serviceListChangedAt } from '../../policy/service-updates.js';
+import { terminator } from '../terminator/terminator.definition.js';
+import { service } from './service.definition.js';
+import { serviceView } from './service.rules.js';
+
+function viewerOf(context: OperationContext): ServiceViewer {
+  const session = context.caller.session!;
+  return { identityId: session.identityId, apiSessionId: session.apiSessionId, isAdmin: session.isAdmin };
+}
+
+/** The repeated `configTypes` query parameter; undefined when absent, so the API session's types apply. */
+function requestedConfigTypes(context: OperationContext): string[] | undefined {
+  const value = context.query.configTypes ?? context.rawQuery.configTypes;
+  if (value === undefined) return undefined;
+  const values = (Array.isArray(value) ? value : [value]).map(String);
+  return values.length > 0 ? values : undefined;
+}
+
+/** The service definition whose computed fields use these config types instead of the API session's. */
+function withConfigTypes(selection: ConfigTypeSelection): EntityDefinition {
+  return { ...service, rules: { ...service.rules, extend: serviceView(selection) } };
+}
+
+/** A service the caller cannot see is as missing as one that does not exist (ziti `ReadForIdentityInTx`). */
+async function requireVisibleService(db: Db, context: OperationContext): Promise<EntityValues> {
+  const id = context.params.id as string;
+  if (!(await canSeeService(db, viewerOf(context), id))) throw ApiError.notFound(service.type, id);
+  return requireEntity(db, service, id);
+}
+
+/**
+ * Admins list every service; anyone else the services a policy grants them, found through the identity's
+ * `identity_services` rows. `?configTypes=` (names or ids, `all`) replaces the session's types for this request.
+ */
+const listServices: OperationHandler = {
+  access: 'authenticated',
+  async handle(context) {
+    const viewer = viewerOf(context);
+    const requested = requestedConfigTypes(context);
+    const selection = requested && selectionOf(await context.deps.store.read((db) => resolveConfigTypes(db, requested)));
+    const visible = () => Promise.resolve(viewer.isAdmin ? sql<SqlBool>`1 = 1` : servicesOfIdentity(viewer.identityId));
+    return list(selection ? withConfigTypes(selection) : service, 'authenticated', { scope: visible }).handle(context);
+  },
+};
+
+/** Always the API session's config types: upstream's detail reads no `configTypes` parameter. */
+const detailService: OperationHandler = {
+  access: 'authenticated',
+  async handle(context) {
+    const { deps, caller } = context;
+    const data = await deps.store.read(async (db) => toApiEntity(service, await requireVisibleService(db, context), { db, deps, caller }));
+    return { status: 200, json: envelope(data) };
+  },
+};
+
+/** The client's terminator shape: no address, binding, cost or router reference (`terminatorClientDetail`). */
+function clientTerminator(values: EntityValues, owner: EntityValues): Record<string, unknown> {
+  return {
+    _links: terminator.links(values),
+    createdAt: values.createdAt,
+    id: values.id,
+    tags: values.tags ?? {},
+    updatedAt: values.updatedAt,
+    identity: values.identity ?? '',
+    routerId: values.router,
+    service: entityRef(service, owner),
+    serviceId: owner.id,
+  };
+}
+
+const listServiceTerminators: OperationHandler = {
+  access: 'authenticated',
+  async handle(context) {
+    const query = listQueryFrom(context, terminator.symbols);
+    const { data, totalCount } = await context.deps.store.read(async (db) => {
+      const owner = await requireVisibleService(db, context);
+      const page = await listEntities(db, terminator, query, sql<SqlBool>`t.service_id = ${owner.id}`);
+      return { data: page.rows.map((row) => clientTerminator(row, owner)), totalCount: page.totalCount };
+    });
+    const pagination = { limit: query.limit, offset: query.offset, totalCount };
+    return { status: 200, json: listEnvelope(data, pagination, terminator.filterableFields) };
+  },
+};
+
+const listServiceUpdates: OperationHandler = {
+  access: 'authenticated',
+  async handle({ deps, caller }) {
+    const lastChangeAt = await deps.store.read((db) => serviceListChangedAt(db, caller.session!.apiSessionId));
+    // The session ended between the access check and here (logout in flight): answer as for any ended session.
+    if (lastChangeAt === undefined) throw new ApiError('UNAUTHORIZED');
+    return { status: 200, json: envelope({ lastChangeAt }) };
+  },
+};
+
+export const clientServiceViewOperations: OperationTable = { listServices, detailService, listServiceTerminators, listServiceUpdates };

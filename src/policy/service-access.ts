@@ -1,0 +1,69 @@
+// What an identity may do with services and what it sees of them: visibility and permissions read from the
+// policy engine's `identity_services` pairs (an index lookup, never a policy evaluation), with config and posture.
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import type { Db } from '../store/store.js';
+import { expandConfigs, sessionConfigTypes, type ConfigTypeSelection } from './config-expansion.js';
+import { postureQueriesFor, type PolicyPostureQueries } from './posture-queries.js';
+
+/** Who is looking: the identity and its API session (whose config types apply unless a request overrides them). */
+export interface ServiceViewer {
+  identityId: string;
+  apiSessionId: string;
+  isAdmin: boolean;
+}
+
+export interface ServiceAccessView {
+  permissions: string[];
+  config: Record<string, unknown>;
+  postureQueries: PolicyPostureQueries[];
+}
+
+/** Restricts a list of services (aliased `t`) to those the identity may dial or bind. */
+export function servicesOfIdentity(identityId: string): RawBuilder<SqlBool> {
+  return sql<SqlBool>`t.id IN (SELECT service_id FROM identity_services WHERE identity_id = ${identityId})`;
+}
+
+/** Admins see every service; anyone else only the services a policy lets them dial or bind (reference §4.1). */
+export async function canSeeService(db: Db, viewer: ServiceViewer, serviceId: string): Promise<boolean> {
+  if (viewer.isAdmin) {
+    return (await db.selectFrom('services').select('id').where('id', '=', serviceId).executeTakeFirst()) !== undefined;
+  }
+  const pair = await db.selectFrom('identity_services').select('service_id').where('identity_id', '=', viewer.identityId).where('service_id', '=', serviceId).executeTakeFirst();
+  return pair !== undefined;
+}
+
+/**
+ * `Bind` then `Dial`, from the pair counts; `["Invalid"]` when neither (only admins see such services), which
+ * upstream sends so SDKs never meet a null list (ziti `model/edge_service_manager.go` ReadForIdentityInTx).
+ */
+export async function servicePermissions(db: Db, identityId: string | undefined, serviceIds: readonly string[]): Promise<Map<string, string[]>> {
+  const rows = identityId && serviceIds.length
+    ? await db.selectFrom('identity_services').select(['service_id', 'dial', 'bind']).where('identity_id', '=', identityId).where('service_id', 'in', serviceIds).execute()
+    : [];
+  const counts = new Map(rows.map((row) => [row.service_id as string, row]));
+  return new Map(
+    serviceIds.map((id) => {
+      const pair = counts.get(id);
+      const permissions = [...(Number(pair?.bind ?? 0) > 0 ? ['Bind'] : []), ...(Number(pair?.dial ?? 0) > 0 ? ['Dial'] : [])];
+      return [id, permissions.length > 0 ? permissions : ['Invalid']];
+    }),
+  );
+}
+
+/**
+ * The per-caller fields of a page of services, in a fixed number of queries. `configTypes` overrides the API
+ * session's selection (the client list's `?configTypes=`); without a viewer (outside a request) nothing is granted.
+ */
+export async function serviceAccessViews(
+  db: Db,
+  viewer: ServiceViewer | undefined,
+  serviceIds: readonly string[],
+  configTypes?: ConfigTypeSelection,
+): Promise<ServiceAccessView[]> {
+  const identityId = viewer?.identityId;
+  const selection = configTypes ?? (viewer ? await sessionConfigTypes(db, viewer.apiSessionId) : { all: false, ids: [] });
+  const permissions = await servicePermissions(db, identityId, serviceIds);
+  const configs = await expandConfigs(db, identityId, serviceIds, selection);
+  const posture = await postureQueriesFor(db, identityId, serviceIds.map((id) => ({ id, permissions: permissions.get(id)! })));
+  return serviceIds.map((id) => ({ permissions: permissions.get(id)!, config: configs.get(id)!, postureQueries: posture.get(id)! }));
+}
