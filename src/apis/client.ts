@@ -7,6 +7,7 @@ import { currentIdentityAuthenticatorOperations } from '../entities/authenticato
 import { clientServiceOperations } from '../entities/service/service.operations.js';
 import { clientServiceViewOperations } from '../entities/service/service.client.operations.js';
 import { currentIdentityEdgeRouterOperations } from '../entities/edge-router/edge-router.links.operations.js';
+import { enrollOperations } from '../enrollment/enroll.operations.js';
 
 export const clientOperations: OperationTable = {
   ...clientSystemOperations,
@@ -16,4 +17,5 @@ export const clientOperations: OperationTable = {
   ...clientServiceOperations,
   ...clientServiceViewOperations,
   ...currentIdentityEdgeRouterOperations,
+  ...enrollOperations,
 };

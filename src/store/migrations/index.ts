@@ -7,5 +7,6 @@ import { routersSchema } from './004-routers.js';
 import { terminatorsSchema } from './005-terminators.js';
 import { policiesSchema } from './006-policies.js';
 import { identityServiceConfigsSchema } from './007-identity-service-configs.js';
+import { enrollmentSchema } from './008-enrollment.js';
 
-export const migrations: readonly Migration[] = [initialSchema, configsAndServices, postureChecks, routersSchema, terminatorsSchema, policiesSchema, identityServiceConfigsSchema];
+export const migrations: readonly Migration[] = [initialSchema, configsAndServices, postureChecks, routersSchema, terminatorsSchema, policiesSchema, identityServiceConfigsSchema, enrollmentSchema];

@@ -1,0 +1,60 @@
+// `/enroll` and its per-method routes: one dispatcher that finds the enrollment behind the token and hands the
+// request to that method's module (reference §3.1).
+import { ApiError } from '../errors/api-error.js';
+import type { OperationContext, OperationHandler, OperationResult, OperationTable } from '../http/operation.js';
+import { requireEnrollment, type EnrollmentRecord } from './enrollment-record.js';
+import { enrollWithOtt } from './methods/enroll-ott.js';
+import { enrollWithOttCa } from './methods/enroll-ottca.js';
+import { enrollWithCa } from './methods/enroll-ca.js';
+import { enrollWithUpdb } from './methods/enroll-updb.js';
+import { enrollRouter } from './methods/enroll-router.js';
+import { extendRouterEnrollment } from './methods/extend-router.js';
+import { enrollmentChallenge, getEnrollmentJwks } from './enrollment-keys.js';
+
+/** A method module: the request, and (except for CA auto-enrollment) the live enrollment behind its token. */
+export type EnrollMethod = (context: OperationContext, enrollment: EnrollmentRecord) => Promise<OperationResult>;
+
+const byMethod: Readonly<Record<string, EnrollMethod>> = {
+  ott: enrollWithOtt,
+  ottca: enrollWithOttCa,
+  updb: enrollWithUpdb,
+  erott: enrollRouter,
+  trott: enrollRouter,
+};
+
+/** The request content types the enroll handler reads; parameters after `;` do not matter. */
+const READABLE_TYPES = ['application/json', 'text/plain', 'application/x-pem-file'];
+
+function queryValue(context: OperationContext, name: string): string | undefined {
+  const value = context.query[name] ?? context.rawQuery[name];
+  return Array.isArray(value) ? (value[0] as string | undefined) : (value as string | undefined);
+}
+
+const enroll: OperationHandler = {
+  access: 'public',
+  async handle(context) {
+    const contentType = context.request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+    if (contentType !== undefined && !READABLE_TYPES.includes(contentType)) {
+      throw new ApiError('INVALID_CONTENT_TYPE', undefined, `The content type supplied is not acceptable: ${contentType}`);
+    }
+    // CA auto-enrollment has no token: the client certificate is the credential.
+    if (queryValue(context, 'method') === 'ca') return enrollWithCa(context);
+    const enrollment = await context.deps.store.read((db) => requireEnrollment(db, queryValue(context, 'token'), context.deps.clock()));
+    const method = byMethod[enrollment.method];
+    if (!method) throw new ApiError('INVALID_ENROLL_METHOD');
+    return method(context, enrollment);
+  },
+};
+
+export const enrollOperations: OperationTable = {
+  enroll,
+  // Upstream wires the per-method routes to the same handler, which still reads token and method from the query.
+  enrollOtt: enroll,
+  enrollOttCa: enroll,
+  enrollUpdb: enroll,
+  enrollErOtt: enroll,
+  enrollCa: { access: 'public', handle: (context) => enrollWithCa(context) },
+  extendRouterEnrollment,
+  getEnrollmentJwks,
+  enrollmentChallenge,
+};

@@ -1,0 +1,91 @@
+// Certificates the controller issues from clients' CSRs (reference §1.3): identities, routers, API sessions.
+import 'reflect-metadata';
+import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
+import {
+  ExtendedKeyUsage,
+  ExtendedKeyUsageExtension,
+  KeyUsageFlags,
+  KeyUsagesExtension,
+  Pkcs10CertificateRequest,
+  SubjectAlternativeNameExtension,
+  type Extension,
+} from '@peculiar/x509';
+import { ApiError } from '../errors/api-error.js';
+import type { Pki } from './ensure-pki.js';
+import { issueCertificate } from './issue-certificate.js';
+
+export type CertificateUse = 'client' | 'server';
+
+export interface SignCsrOptions {
+  use: CertificateUse;
+  now: Date;
+  /** Validity in milliseconds: a year for identities and routers, 12 hours for API-session certificates. */
+  lifetimeMs: number;
+  /** Router certificates must carry the router id as CN (upstream refuses others with COULD_NOT_PROCESS_CSR). */
+  requiredCommonName?: string;
+  /** Copy the CSR's subject alternative names (router certificates) or leave them out (identity certificates). */
+  keepAltNames: boolean;
+  /** Start validity a minute early, as upstream does, for clients whose clocks run slightly behind. */
+  backdate?: boolean;
+}
+
+export interface IssuedCertificate {
+  certPem: string;
+  /** The leaf followed by the signing CA: what clients need to build a path to the root. */
+  chainPem: string;
+  fingerprint: string;
+}
+
+const YEAR_MS = 365 * 24 * 60 * 60_000;
+export const lifetimes = { year: YEAR_MS, apiSession: 12 * 60 * 60_000 } as const;
+
+/** Parses one PEM CSR and checks its self-signature; anything else is 400 COULD_NOT_PROCESS_CSR. */
+export async function parseCsr(csrPem: unknown): Promise<Pkcs10CertificateRequest> {
+  const text = typeof csrPem === 'string' ? csrPem.trim() : '';
+  const blocks = text.match(/-----BEGIN (NEW )?CERTIFICATE REQUEST-----/g) ?? [];
+  if (blocks.length !== 1 || !text.endsWith('-----')) {
+    throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', 'expected exactly one PEM CERTIFICATE REQUEST block');
+  }
+  let csr: Pkcs10CertificateRequest;
+  try {
+    csr = new Pkcs10CertificateRequest(text);
+  } catch (error) {
+    throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', `could not parse the CSR: ${(error as Error).message}`);
+  }
+  if (!(await csr.verify().catch(() => false))) throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', 'the CSR signature is invalid');
+  return csr;
+}
+
+export async function signCsr(pki: Pki, csrPem: unknown, options: SignCsrOptions): Promise<IssuedCertificate> {
+  const csr = await parseCsr(csrPem);
+  if (options.requiredCommonName !== undefined && commonName(csr.subject) !== options.requiredCommonName) {
+    throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', `the CSR common name must be ${options.requiredCommonName}`);
+  }
+  const subjectKey: KeyObject = createPublicKey({ key: Buffer.from(csr.publicKey.rawData), format: 'der', type: 'spki' });
+  const extensions: Extension[] = [
+    new KeyUsagesExtension(KeyUsageFlags.digitalSignature | KeyUsageFlags.keyEncipherment | KeyUsageFlags.dataEncipherment, true),
+    new ExtendedKeyUsageExtension([options.use === 'client' ? ExtendedKeyUsage.clientAuth : ExtendedKeyUsage.serverAuth]),
+  ];
+  const altNames = csr.extensions.find((extension): extension is SubjectAlternativeNameExtension => extension instanceof SubjectAlternativeNameExtension);
+  if (options.keepAltNames && altNames) extensions.push(new SubjectAlternativeNameExtension(altNames.names.toJSON()));
+  const start = options.backdate === false ? options.now.getTime() : options.now.getTime() - 60_000;
+  const certPem = await issueCertificate({
+    subject: csr.subject || 'CN=unnamed',
+    subjectKey,
+    issuerCertPem: pki.signingCertPem,
+    issuerKey: pki.signingKey,
+    notBefore: new Date(start),
+    notAfter: new Date(options.now.getTime() + options.lifetimeMs),
+    extensions,
+  });
+  return { certPem, chainPem: `${certPem}${pki.signingCertPem.trimEnd()}\n`, fingerprint: fingerprintOf(certPem) };
+}
+
+function commonName(subject: string): string | undefined {
+  return /(?:^|,\s*)CN=([^,]+)/.exec(subject)?.[1]?.trim();
+}
+
+function fingerprintOf(pem: string): string {
+  const der = Buffer.from(pem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64');
+  return createHash('sha1').update(der).digest('hex');
+}
