@@ -35,7 +35,7 @@ export function toEnrollmentRecord(row: Row): EnrollmentRecord {
  * ENROLLMENT_EXPIRED for every method (upstream v1.1.8 checks expiry only for routers; we check it always).
  */
 export async function requireEnrollment(db: Db, token: unknown, now: Date): Promise<EnrollmentRecord> {
-  const row = typeof token === 'string' && token !== '' ? ((await db.selectFrom('enrollments').selectAll().where('token', '=', token).executeTakeFirst())) : undefined;
+  const row = typeof token === 'string' && token !== '' ? await db.selectFrom('enrollments').selectAll().where('token', '=', token).executeTakeFirst() : undefined;
   if (!row) throw new ApiError('INVALID_ENROLLMENT_TOKEN');
   const enrollment = toEnrollmentRecord(row);
   if (Date.parse(enrollment.expiresAt) <= now.getTime()) throw new ApiError('ENROLLMENT_EXPIRED');
