@@ -46,7 +46,7 @@ export function sampleValue(document: SwaggerDocument, raw: Schema, depth = 0, d
   if (Array.isArray(schema.enum)) return schema.enum[0];
   switch (schema.type) {
     case 'string':
-      if (schema.format === 'date-time') return '2030-01-01T00:00:00.000Z';
+      if (schema.format === 'date-time') return new Date(Date.now() + 365 * 24 * 3600_000).toISOString();
       if (schema.format === 'uuid') return '00000000-0000-4000-8000-000000000000';
       if (schema.format === 'uri' || schema.format === 'url') return 'https://example.com/x';
       return 'sample-value'.padEnd(Number(schema.minLength ?? 0), 'x').slice(0, Number(schema.maxLength ?? 100));

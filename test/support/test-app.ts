@@ -8,6 +8,22 @@ import { fixedClock } from '../../src/lib/clock.js';
 import type { Settings } from '../../src/settings/settings.schema.js';
 import { call, type CallOptions, type CallResult } from './conformance.js';
 
+/**
+ * The fixed clock every test app starts at: 10:00 UTC on the previous day. Fixed within a run, so expiry is tested
+ * by moving it; recent in real time, because TLS clients check the certificates issued under it against the real
+ * clock (a constant date would make every TLS test fail a year later).
+ */
+export const TEST_START = (() => {
+  const start = new Date(Date.now() - 24 * 60 * 60_000);
+  start.setUTCHours(10, 0, 0, 0);
+  return start;
+})();
+
+/** The test clock's start plus an offset, as the RFC3339 text timestamps are written in. */
+export function testTime(offsetMs = 0): string {
+  return new Date(TEST_START.getTime() + offsetMs).toISOString();
+}
+
 export const ADMIN_USERNAME = 'admin';
 export const ADMIN_PASSWORD = 'admin-password-1';
 
@@ -36,7 +52,7 @@ export function testSettings(home: string, overrides: Partial<Settings> = {}): S
 
 export async function buildTestApp(options: { settings?: Partial<Settings>; databaseFile?: string; tls?: boolean } = {}): Promise<TestApp> {
   const home = mkdtempSync(join(tmpdir(), 'ziti-test-'));
-  const clock = fixedClock('2026-01-15T10:00:00.000Z');
+  const clock = fixedClock(TEST_START);
   const controller = await openController(testSettings(home, options.settings), {
     clock,
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),

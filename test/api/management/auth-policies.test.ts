@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ADMIN_PASSWORD, ADMIN_USERNAME, buildTestApp, type TestApp } from '../../support/test-app.js';
+import { ADMIN_PASSWORD, ADMIN_USERNAME, buildTestApp, type TestApp, testTime } from '../../support/test-app.js';
 import { assertError, type CallResult } from '../../support/conformance.js';
 
 const BASE = '/edge/management/v1/auth-policies';
@@ -81,7 +81,7 @@ describe('auth policies', () => {
   const write = (method: 'PUT' | 'PATCH', id: string, payload: unknown) => t.call({ method, url: `${BASE}/${id}`, token, payload });
   /** Identity CRUD is built elsewhere; a bare identity row is enough to make a policy "in use". */
   const insertIdentityUsing = async (id: string, policyId: string) => {
-    const now = '2026-01-15T10:00:00.000Z';
+    const now = testTime();
     await t.deps.store.transaction((tx) =>
       tx.insertInto('identities').values({ id, created_at: now, updated_at: now, name: `user-${id}`, type_id: 'Default', auth_policy_id: policyId }).execute(),
     );
@@ -175,7 +175,7 @@ describe('auth policies', () => {
       const policy = await detailOf(id);
       const { name, primary, secondary, tags } = fullBody('create-full');
       assert.deepEqual({ name: policy.name, primary: policy.primary, secondary: policy.secondary, tags: policy.tags }, { name, primary, secondary, tags });
-      assert.equal(policy.createdAt, '2026-01-15T10:00:00.000Z');
+      assert.equal(policy.createdAt, testTime());
       assert.deepEqual(policy._links, { self: { href: `./auth-policies/${id}` } });
     });
 
@@ -273,8 +273,8 @@ describe('auth policies', () => {
         { name: policy.name, primary: policy.primary, secondary: policy.secondary, tags: policy.tags },
         { ...replacement, secondary: { requireTotp: false, requireExtJwtSigner: null }, tags: {} },
       );
-      assert.equal(policy.updatedAt, '2026-01-15T10:00:01.000Z');
-      assert.equal(policy.createdAt, '2026-01-15T10:00:00.000Z');
+      assert.equal(policy.updatedAt, testTime(1000));
+      assert.equal(policy.createdAt, testTime());
     });
 
     it('clamps, refuses unknown signers and bad bodies, and answers 404 for an unknown id', async () => {

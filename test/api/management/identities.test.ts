@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { buildTestApp, type TestApp } from '../../support/test-app.js';
+import { buildTestApp, type TestApp, testTime } from '../../support/test-app.js';
 import { assertError } from '../../support/conformance.js';
 import { createIdentity, createUser, login } from '../../support/factories.js';
 
@@ -38,7 +38,7 @@ describe('identities', () => {
         assert.equal(identity.defaultHostingPrecedence, 'default');
         assert.deepEqual(identity.tags, { env: 'prod' });
         assert.deepEqual(identity.authenticators, {});
-        assert.equal(identity.createdAt, '2026-01-15T10:00:00.000Z');
+        assert.equal(identity.createdAt, testTime());
       }
     });
 
@@ -78,7 +78,7 @@ describe('identities', () => {
       assert.deepEqual(put.body, { data: {}, meta: { apiEnrollmentVersion: '0.0.1', apiVersion: '0.0.1' } });
       let identity = await get(id);
       assert.deepEqual([identity.name, identity.isAdmin, identity.roleAttributes, identity.tags, identity.externalId, identity.defaultHostingCost], ['put-renamed', true, null, {}, null, 0]);
-      assert.equal(identity.updatedAt, '2026-01-15T10:00:01.000Z');
+      assert.equal(identity.updatedAt, testTime(1000));
 
       const patch = await t.call({ method: 'PATCH', url: `${base}/${id}`, token, payload: { roleAttributes: ['y'], name: null, tags: {} } });
       assert.equal(patch.status, 200);
