@@ -3,7 +3,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HashRate } from './hash-rate.js';
 import type { LoadFigures } from './load.js';
+import type { ScaleResult } from './scale-phase.js';
+import { formatScale } from './scale-report.js';
 import type { Target } from './scenarios.js';
+import type { Settings } from './settings.js';
 
 export interface ScenarioResult {
   key: string;
@@ -37,25 +40,20 @@ export interface BenchRun {
   startedAt: string;
   finishedAt: string;
   machine: { cpus: number; cpuModel: string; node: string; totalMemoryMb: number };
-  settings: {
-    durationSeconds: number;
-    warmupSeconds: number;
-    connections: number;
-    smallSeed: number;
-    largeSeed: number;
-    hashSeconds: number;
-  };
-  hashRate: HashRate;
+  settings: Settings;
+  /** Measured with the platform phase only. */
+  hashRate?: HashRate;
   seeding: Array<{ from: number; to: number; ms: number }>;
   controllerRssMb: Array<{ when: string; rssMb: number }>;
   scenarios: ScenarioResult[];
+  scale?: ScaleResult;
   goals: Goal[];
 }
 
 const CURRENT_IDENTITY_SHARE = 0.7;
 const LARGE_LIST_SHARE = 0.8;
 
-export function evaluateGoals(scenarios: ScenarioResult[], hashRate: HashRate, smallSeed: number, largeSeed: number): Goal[] {
+export function evaluatePlatformGoals(scenarios: ScenarioResult[], hashRate: HashRate, smallSeed: number, largeSeed: number): Goal[] {
   const find = (key: string, identities?: number) =>
     scenarios.find((s) => s.key === key && (identities === undefined || s.identities === identities));
   const ceiling = find('ceiling');
@@ -104,7 +102,10 @@ function failureNote(result: ScenarioResult): string | undefined {
   return `${result.key}: ${non2xx} non-2xx (probe ${result.probe.status}${code}), ${errors} errors, ${timeouts} timeouts`;
 }
 
-const TABLE_ORDER = ['ceiling', 'current-identity', 'password-login', 'list-by-name', 'list-by-attribute'];
+const TABLE_ORDER = [
+  ...['ceiling', 'current-identity', 'password-login', 'list-by-name', 'list-by-attribute'],
+  ...['client-services-typical', 'client-services-heavy', 'service-updates'],
+];
 const HEADER = [
   ...['scenario', 'identities', 'matches', 'req/s', '÷ ceiling', 'p50 ms', 'p99 ms'],
   ...['non-2xx', 'errors', 'status', 'CPU ms/req', 'RSS MB', 'other load'],
@@ -136,11 +137,12 @@ export function formatReport(run: BenchRun): string {
   const { machine, settings, hashRate } = run;
   const measured = (g: Goal) => (g.measured === undefined ? '-' : g.measured.toFixed(3));
   const lines = [
-    `machine: ${machine.cpus} × ${machine.cpuModel}, node ${machine.node}`,
+    `machine: ${machine.cpus} × ${machine.cpuModel}, node ${machine.node}; phases: ${settings.phases.join(', ')}`,
     `load: autocannon, ${settings.connections} connections, ${settings.durationSeconds} s (+${settings.warmupSeconds} s warm-up) per scenario`,
-    `argon2id raw hash rate: ${hashRate.hashesPerSecond.toFixed(0)}/s (${hashRate.inFlight} in flight)`,
-    `controller RSS when idle: ${run.controllerRssMb.map((r) => `${r.rssMb.toFixed(0)} MB (${r.when})`).join(', ')}`,
-    `seeding: ${run.seeding.map((s) => `${s.to - s.from} identities in ${(s.ms / 1000).toFixed(1)} s`).join(', ')}`,
+    ...(hashRate ? [`argon2id raw hash rate: ${hashRate.hashesPerSecond.toFixed(0)}/s (${hashRate.inFlight} in flight)`] : []),
+    ...(run.controllerRssMb.length ? [`controller RSS when idle: ${run.controllerRssMb.map((r) => `${r.rssMb.toFixed(0)} MB (${r.when})`).join(', ')}`] : []),
+    ...(run.seeding.length ? [`seeding: ${run.seeding.map((s) => `${s.to - s.from} identities in ${(s.ms / 1000).toFixed(1)} s`).join(', ')}`] : []),
+    ...(run.scale ? formatScale(run.scale) : []),
     '',
     ...table(HEADER, scenarioRows(run.scenarios)),
     "matches: the list's totalCount. p50/p99: whole milliseconds (autocannon's resolution).",

@@ -8,7 +8,7 @@ export interface Scenario {
   target: Target;
   method: 'GET' | 'POST';
   path: string;
-  /** Whether the request carries the admin's `zt-session`. */
+  /** Whether the request carries a `zt-session` (the admin's, unless the scenario runs as another identity). */
   isAuthenticated: boolean;
   body?: string;
 }
@@ -53,6 +53,24 @@ export const listByAttribute: Scenario = {
   target: 'controller',
   method: 'GET',
   path: listPath(`anyOf(roleAttributes) = "${QUERIED_ATTRIBUTE}"`),
+  isAuthenticated: true,
+};
+
+/** The client's service list as an SDK reads it, one page of 500; the token decides whose list it is. */
+export const clientServices = (who: 'typical' | 'heavy'): Scenario => ({
+  key: `client-services-${who}`,
+  target: 'controller',
+  method: 'GET',
+  path: '/edge/client/v1/services?limit=500',
+  isAuthenticated: true,
+});
+
+/** What SDKs poll to learn that their service list changed. */
+export const serviceUpdates: Scenario = {
+  key: 'service-updates',
+  target: 'controller',
+  method: 'GET',
+  path: '/edge/client/v1/current-api-session/service-updates',
   isAuthenticated: true,
 };
 

@@ -22,7 +22,7 @@ export function attributesFor(index: number): string[] {
 }
 
 /** A 32-bit integer hash (mulberry32's mixing step): spreads attributes evenly without a random seed. */
-function mix(value: number): number {
+export function mix(value: number): number {
   let t = (value + 0x6d2b79f5) | 0;
   t = Math.imul(t ^ (t >>> 15), t | 1);
   t ^= t + Math.imul(t ^ (t >>> 7), t | 61);

@@ -12,6 +12,8 @@ export interface ServerProcess {
   baseUrl: string;
   /** Resident set size in MB, from /proc/<pid>/status (VmRSS). */
   rssMb: () => number;
+  /** Peak resident set size so far in MB (VmHWM). */
+  peakRssMb: () => number;
   /** CPU time used so far by all the process's threads (user + system), in seconds. */
   cpuSeconds: () => number;
   stop: () => Promise<void>;
@@ -54,6 +56,7 @@ export async function startServer(start: ServerStart): Promise<ServerProcess> {
     pid,
     baseUrl,
     rssMb: () => readRssMb(pid),
+    peakRssMb: () => readRssMb(pid, 'VmHWM'),
     cpuSeconds: () => readCpuSeconds(pid),
     stop: async () => {
       removeCleanup();
@@ -100,10 +103,10 @@ function captureTail(child: ChildProcess): () => string[] {
   return () => lines;
 }
 
-export function readRssMb(pid: number): number {
+export function readRssMb(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status);
-  if (!match) throw new Error(`no VmRSS in /proc/${pid}/status`);
+  const match = new RegExp(`^${field}:\\s+(\\d+)\\s+kB$`, 'm').exec(status);
+  if (!match) throw new Error(`no ${field} in /proc/${pid}/status`);
   return Number(match[1]) / 1024;
 }
 

@@ -1,0 +1,17 @@
+// Starts the controller under test on a bench home folder, with a known admin password and quiet logs.
+import { ROOT } from './scenario-run.js';
+import { startServer, type ServerProcess } from './server-process.js';
+import { say } from './settings.js';
+
+export const ADMIN_USERNAME = 'admin';
+export const ADMIN_PASSWORD = 'Bench-Admin-Password-1!';
+
+export async function startController(home: string, port: number): Promise<ServerProcess> {
+  const started = performance.now();
+  const args = ['src/main.ts', '--home', home, '--port', String(port), '--bind', '127.0.0.1'];
+  args.push('--password', ADMIN_PASSWORD, '--log-level', 'warn');
+  const readyPath = '/edge/client/v1/version';
+  const controller = await startServer({ name: 'controller', args, port, readyPath, cwd: ROOT });
+  say(`controller ready in ${((performance.now() - started) / 1000).toFixed(1)} s (pid ${controller.pid})`);
+  return controller;
+}

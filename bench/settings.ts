@@ -1,0 +1,47 @@
+// The harness's settings, read once from the environment, and its progress log on stderr (stdout is the report).
+
+export const PHASES = ['platform', 'scale'] as const;
+export type PhaseName = (typeof PHASES)[number];
+
+export const settings = {
+  /** BENCH_PHASES=platform,scale (the default runs both, platform first). */
+  phases: phasesFromEnv('BENCH_PHASES'),
+  durationSeconds: numberFromEnv('BENCH_DURATION', 10),
+  warmupSeconds: numberFromEnv('BENCH_WARMUP', 2),
+  // Two cores shared by server and load generator: 10 connections reach the same req/s as 50 on every scenario
+  // here, and p50/p99 then show service time rather than 50-deep queues.
+  connections: numberFromEnv('BENCH_CONNECTIONS', 10),
+  smallSeed: numberFromEnv('BENCH_SMALL_SEED', 1_000),
+  largeSeed: numberFromEnv('BENCH_LARGE_SEED', 100_000),
+  hashSeconds: numberFromEnv('BENCH_HASH_SECONDS', 3),
+  /** Fraction of the full scale model (1 = 100k identities, 10k services, 2k service policies). */
+  scaleFactor: numberFromEnv('BENCH_SCALE', 1),
+  /** Timed role-attribute changes on one identity (after a tenth as many untimed ones). */
+  attributeChanges: numberFromEnv('BENCH_ATTRIBUTE_CHANGES', 200),
+  /** Timed changes of the 5% policy's service roles, alternately adding and removing an attribute. */
+  policyChanges: numberFromEnv('BENCH_POLICY_CHANGES', 6),
+};
+
+export type Settings = typeof settings;
+
+function numberFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
+  return value;
+}
+
+function phasesFromEnv(name: string): PhaseName[] {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return [...PHASES];
+  const asked = raw.split(',').map((phase) => phase.trim()).filter((phase) => phase.length > 0);
+  const unknown = asked.filter((phase) => !(PHASES as readonly string[]).includes(phase));
+  if (unknown.length > 0 || asked.length === 0) throw new Error(`${name} takes a comma-separated list of ${PHASES.join(', ')}; got "${raw}"`);
+  // Always in the same order: the scale phase reuses the identities the platform phase seeded.
+  return PHASES.filter((phase) => asked.includes(phase));
+}
+
+export function say(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
