@@ -8,6 +8,8 @@ import { clientServiceOperations } from '../entities/service/service.operations.
 import { clientServiceViewOperations } from '../entities/service/service.client.operations.js';
 import { currentIdentityEdgeRouterOperations } from '../entities/edge-router/edge-router.links.operations.js';
 import { enrollOperations } from '../enrollment/enroll.operations.js';
+import { currentIdentityCertificateOperations } from '../auth/current-identity-certificates.js';
+import { apiSessionCertificateOperations } from '../auth/api-session-certificates.js';
 
 export const clientOperations: OperationTable = {
   ...clientSystemOperations,
@@ -18,4 +20,6 @@ export const clientOperations: OperationTable = {
   ...clientServiceViewOperations,
   ...currentIdentityEdgeRouterOperations,
   ...enrollOperations,
+  ...currentIdentityCertificateOperations,
+  ...apiSessionCertificateOperations,
 };

@@ -29,6 +29,9 @@ import { edgeRouterLinkOperations } from '../entities/edge-router/edge-router.li
 import { servicePolicyLinkOperations } from '../entities/service-policy/service-policy.links.operations.js';
 import { edgeRouterPolicyLinkOperations } from '../entities/edge-router-policy/edge-router-policy.links.operations.js';
 import { serviceEdgeRouterPolicyLinkOperations } from '../entities/service-edge-router-policy/service-edge-router-policy.links.operations.js';
+import { enrollmentOperations } from '../entities/enrollment/enrollment.operations.js';
+import { caOperations } from '../entities/ca/ca.operations.js';
+import { currentIdentityCertificateOperations } from '../auth/current-identity-certificates.js';
 
 export const managementOperations: OperationTable = {
   ...managementSystemOperations,
@@ -59,4 +62,7 @@ export const managementOperations: OperationTable = {
   ...servicePolicyLinkOperations,
   ...edgeRouterPolicyLinkOperations,
   ...serviceEdgeRouterPolicyLinkOperations,
+  ...enrollmentOperations,
+  ...caOperations,
+  ...currentIdentityCertificateOperations,
 };

@@ -1,4 +1,4 @@
-// `POST /authenticate`: password login now; certificate and external-JWT login arrive with their issues.
+// `POST /authenticate`: password and certificate login; external-JWT login arrives with its issue.
 import { ApiError } from '../errors/api-error.js';
 import { formatTimestamp } from '../lib/clock.js';
 import { envelope } from '../http/envelope.js';
@@ -6,6 +6,7 @@ import type { OperationContext, OperationHandler } from '../http/operation.js';
 import type { Db } from '../store/store.js';
 import { resolveConfigTypes } from '../policy/config-expansion.js';
 import { apiSessionDetail } from './api-session-detail.js';
+import { checkCertificateLogin, recordCertificateLogin } from './certificate-login.js';
 import { insertApiSession } from './api-sessions.js';
 import { hashPassword, verifyPassword } from './password.js';
 
@@ -23,17 +24,16 @@ const decoy = hashPassword('decoy-password');
 export const authenticate: OperationHandler = {
   access: 'public',
   async handle(context) {
-    if (context.query.method !== 'password') {
-      throw ApiError.withMessage('NOT_IMPLEMENTED', `authentication method ${String(context.query.method)} is not implemented yet`);
+    const method = context.query.method;
+    if (method !== 'password' && method !== 'cert') {
+      throw ApiError.withMessage('NOT_IMPLEMENTED', `authentication method ${String(method)} is not implemented yet`);
     }
     const body = (context.body ?? {}) as AuthenticateBody;
-    if (!body.username || !body.password) {
-      throw ApiError.withMessage('COULD_NOT_VALIDATE', 'username and password fields are required');
-    }
-    const authenticatorId = await checkPassword(context, body.username, body.password);
+    const certificate = method === 'cert' ? await checkCertificateLogin(context) : undefined;
+    const authenticatorId = certificate?.authenticatorId ?? (await checkPassword(context, body));
     const { deps } = context;
     const detail = await deps.store.transaction(async (tx) => {
-      const identityId = await requireLoginAllowed(tx, context, authenticatorId);
+      const identityId = certificate?.identityId ?? (await requireLoginAllowed(tx, context, authenticatorId));
       await recordClientInfo(tx, context, identityId, body);
       const row = await insertApiSession(tx, deps.clock, deps.ids, {
         identityId,
@@ -42,6 +42,7 @@ export const authenticate: OperationHandler = {
         // Stored as upstream stores them: ids (names mapped, unknown ones dropped), or just `all`.
         configTypes: await resolveConfigTypes(tx, body.configTypes ?? []),
       });
+      if (certificate) await recordCertificateLogin(tx, deps, certificate, row.id);
       return apiSessionDetail(tx, deps, row, 'api-session');
     });
     return { status: 200, json: envelope(detail), headers: { 'zt-session': detail.token as string } };
@@ -49,7 +50,8 @@ export const authenticate: OperationHandler = {
 };
 
 /** Every credential failure is the same 401 INVALID_AUTH, whatever went wrong. */
-async function checkPassword(context: OperationContext, username: string, password: string): Promise<string> {
+async function checkPassword(context: OperationContext, { username, password }: AuthenticateBody): Promise<string> {
+  if (!username || !password) throw ApiError.withMessage('COULD_NOT_VALIDATE', 'username and password fields are required');
   const found = await context.deps.store.read((db) =>
     db
       .selectFrom('authenticators')

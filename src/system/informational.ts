@@ -47,16 +47,16 @@ export const listControllers: OperationHandler = {
 
 /** Upstream's store names, each with the table that holds it here once that entity exists. */
 const summaryStores: Record<string, string | undefined> = {
-  apiSessionCertificates: undefined,
+  apiSessionCertificates: 'api_session_certificates',
   apiSessions: 'api_sessions',
   authPolicies: 'auth_policies',
   authenticators: 'authenticators',
-  cas: undefined,
+  cas: 'cas',
   configTypes: 'config_types',
   configs: 'configs',
   controllers: undefined,
   edgeRouterPolicies: 'edge_router_policies',
-  enrollments: undefined,
+  enrollments: 'enrollments',
   eventualEvents: undefined,
   externalJwtSigners: undefined,
   identities: 'identities',

@@ -1,6 +1,104 @@
-// TODO(#6): being built in this session.
+// CA auto-enrollment (`method=ca`, reference §3.5): a client certificate from a verified CA with auto-enrollment
+// creates its own identity, named by the CA's `identityNameFormat` and given the CA's `identityRoles`.
+import 'reflect-metadata';
+import type { X509Certificate } from 'node:crypto';
+import { X509Certificate as ParsedCertificate } from '@peculiar/x509';
+import type { AppDeps } from '../../app-deps.js';
 import { ApiError } from '../../errors/api-error.js';
+import { formatTimestamp } from '../../lib/clock.js';
+import { emptyEnvelope } from '../../http/envelope.js';
 import type { OperationContext, OperationResult } from '../../http/operation.js';
+import { clientCertificatesOf } from '../../http/client-certificates.js';
+import type { Db } from '../../store/store.js';
+import type { EntityChange } from '../../crud/entity-rules.js';
+import { entityInput } from '../../crud/entity-input.js';
+import { insertEntity } from '../../crud/entity-store.js';
+import { identity } from '../../entities/identity/identity.definition.js';
+import { DEFAULT_IDENTITY_NAME_FORMAT } from '../../entities/ca/ca.rules.js';
+import { certificateFingerprint } from '../../pki/fingerprint.js';
+import { externalIdOf, type ExternalIdClaim } from '../../auth/external-id-claim.js';
+import { anchorsFromPem, verifyPath } from '../../auth/trust.js';
+import { insertCaAuthenticator, requireUnusedFingerprint } from './enroll-ottca.js';
 
-export const enrollWithCa = (_context: OperationContext): Promise<OperationResult> =>
-  Promise.reject(ApiError.withMessage('NOT_IMPLEMENTED', 'CA auto-enrollment is not implemented yet'));
+type CaRow = Record<string, unknown>;
+
+/** The first CA (by id, as upstream's store iterates) that is verified, enabled and issued the presented chain. */
+function enrollingCa(cas: readonly CaRow[], leaf: X509Certificate, intermediates: X509Certificate[], now: Date): CaRow | undefined {
+  return cas.find(
+    (ca) =>
+      ca.is_auto_ca_enrollment_enabled === 1 &&
+      ca.is_verified === 1 &&
+      verifyPath(leaf, intermediates, anchorsFromPem(ca.cert_pem as string, ca.id as string), { now, checkLeafValidity: true, requireClientAuth: true }),
+  );
+}
+
+/** `[caName]`, `[caId]`, `[commonName]`, `[requestedName]` and `[identityId]` replaced literally (reference §9.4). */
+function formatName(ca: CaRow, leaf: X509Certificate, requestedName: string, identityId: string): string {
+  const symbols: Record<string, string> = {
+    caName: ca.name as string,
+    caId: ca.id as string,
+    commonName: new ParsedCertificate(new Uint8Array(leaf.raw)).subjectName.getField('CN').at(-1) ?? '',
+    requestedName,
+    identityId,
+  };
+  const format = (ca.identity_name_format as string | null) || DEFAULT_IDENTITY_NAME_FORMAT;
+  return format.replace(/\[(caName|caId|commonName|requestedName|identityId)\]/g, (_match, symbol: string) => symbols[symbol]!);
+}
+
+/**
+ * A taken name gets a six-digit counter: `name000001`, then `name000002` (upstream appends each counter to the
+ * already-suffixed name, `name000001000002`; quirk Q11, the first collision is the same).
+ */
+async function unusedName(tx: Db, name: string): Promise<string> {
+  for (let counter = 0; ; counter++) {
+    const candidate = counter === 0 ? name : `${name}${String(counter).padStart(6, '0')}`;
+    const taken = await tx.selectFrom('identities').select('id').where('name', '=', candidate).executeTakeFirst();
+    if (!taken) return candidate;
+  }
+}
+
+/** Creates the identity with its rules (type, auth policy, policy links) inside the enrollment's transaction. */
+async function createIdentity(tx: Db, deps: AppDeps, id: string, body: Record<string, unknown>): Promise<void> {
+  const { values, changed } = entityInput(identity, body, 'create');
+  const at = formatTimestamp(deps.clock());
+  const change: EntityChange = { op: 'create', id, body, after: { ...values, isSystem: false, id, createdAt: at, updatedAt: at }, changed };
+  await identity.rules.validate?.({ tx, deps }, change);
+  await insertEntity(tx, identity, change.after!);
+  await identity.rules.afterWrite?.({ tx, deps }, change);
+}
+
+function requestedNameOf(body: unknown): string | undefined {
+  const name = typeof body === 'object' && body !== null ? (body as { name?: unknown }).name : undefined;
+  return typeof name === 'string' && name !== '' ? name : undefined;
+}
+
+export async function enrollWithCa(context: OperationContext): Promise<OperationResult> {
+  const { deps } = context;
+  // The first certificate is the client's; the rest are untrusted intermediates.
+  const [leaf, ...intermediates] = clientCertificatesOf(context.request);
+  const now = deps.clock();
+  await deps.store.transaction(async (tx) => {
+    const cas = (await tx.selectFrom('cas').selectAll().orderBy('id').execute()) as CaRow[];
+    if (cas.length === 0) throw new ApiError('ENROLLMENT_NO_VALID_CAS');
+    if (!leaf) throw new ApiError('CERT_FAILED_VALIDATION');
+    const ca = enrollingCa(cas, leaf, intermediates, now);
+    if (!ca) throw new ApiError('CERT_FAILED_VALIDATION');
+    const claim = ca.external_id_claim ? (JSON.parse(ca.external_id_claim as string) as ExternalIdClaim) : undefined;
+    const externalId = claim ? externalIdOf(leaf.raw, claim) : undefined;
+    if (claim && externalId === undefined) throw new ApiError('MISSING_CERT_CLAIM');
+    if (externalId !== undefined) {
+      // Upstream fails on the unique index; 409 CERT_IN_USE tells the SDK the certificate already enrolled.
+      const holder = await tx.selectFrom('identities').select('id').where('external_id', '=', externalId).executeTakeFirst();
+      if (holder) throw ApiError.withMessage('CERT_IN_USE', `an identity with externalId ${externalId} already exists`);
+    } else {
+      await requireUnusedFingerprint(tx, certificateFingerprint(leaf.raw));
+    }
+    const identityId = deps.ids.shortId();
+    const name = await unusedName(tx, formatName(ca, leaf, requestedNameOf(context.body) ?? identityId, identityId));
+    const roleAttributes = ca.identity_roles ? (JSON.parse(ca.identity_roles as string) as string[]) : [];
+    // With an externalId the identity has no authenticator: later logins find it by the claim, so certificates rotate.
+    await createIdentity(tx, deps, identityId, { name, type: 'Default', isAdmin: false, roleAttributes, externalId: externalId ?? null });
+    if (externalId === undefined) await insertCaAuthenticator(tx, deps, { identityId, certificate: leaf, caId: ca.id as string });
+  });
+  return { status: 200, json: emptyEnvelope() };
+}

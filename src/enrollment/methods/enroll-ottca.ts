@@ -1,5 +1,58 @@
-// TODO(#6): being built in this session.
+// `ottca` (reference §3.4): a one-time token plus a client certificate from the third-party CA the token names
+// becomes that identity's `cert` authenticator. The CA must be verified (quirk Q13: upstream does not check).
+import type { X509Certificate } from 'node:crypto';
+import type { AppDeps } from '../../app-deps.js';
 import { ApiError } from '../../errors/api-error.js';
+import { formatTimestamp } from '../../lib/clock.js';
+import { emptyEnvelope } from '../../http/envelope.js';
+import { clientCertificatesOf } from '../../http/client-certificates.js';
+import type { Db } from '../../store/store.js';
+import { insertEntity } from '../../crud/entity-store.js';
+import { newEntityId } from '../../crud/entity-writes.js';
+import { authenticator } from '../../entities/authenticator/authenticator.definition.js';
+import { certificateFingerprint } from '../../pki/fingerprint.js';
+import { derToPem } from '../../pki/pem.js';
+import { anchorsFromPem, verifyPath } from '../../auth/trust.js';
 import type { EnrollMethod } from '../enroll.operations.js';
+import { consumeEnrollment } from '../enrollment-record.js';
 
-export const enrollWithOttCa: EnrollMethod = () => Promise.reject(ApiError.withMessage('NOT_IMPLEMENTED', 'this enrollment method is not implemented yet'));
+/** A certificate binds to one authenticator only (upstream cause data: the fingerprint). */
+export async function requireUnusedFingerprint(tx: Db, fingerprint: string): Promise<void> {
+  const used = await tx.selectFrom('authenticators').select('id').where('cert_fingerprint', '=', fingerprint).executeTakeFirst();
+  if (used) throw ApiError.withMessage('CERT_IN_USE', `the certificate with fingerprint ${fingerprint} is already in use`);
+}
+
+/** A `cert` authenticator for a third-party certificate, tied to its CA so that deleting the CA removes it. */
+export async function insertCaAuthenticator(tx: Db, deps: AppDeps, input: { identityId: string; certificate: X509Certificate; caId: string }): Promise<void> {
+  const certPem = derToPem(input.certificate.raw, 'CERTIFICATE');
+  const now = formatTimestamp(deps.clock());
+  const id = newEntityId(authenticator, deps);
+  const values = { id, createdAt: now, updatedAt: now, method: 'cert', identityId: input.identityId, certPem, fingerprint: certificateFingerprint(certPem) };
+  await insertEntity(tx, authenticator, values);
+  // `ca_id` is storage only (the API never shows it), so the definition does not declare it.
+  await tx.updateTable('authenticators').set({ ca_id: input.caId }).where('id', '=', id).execute();
+}
+
+export const enrollWithOttCa: EnrollMethod = async (context, enrollment) => {
+  const { deps } = context;
+  const identityId = enrollment.identityId;
+  const caId = enrollment.caId;
+  if (identityId === null || caId === null) throw new ApiError('INVALID_ENROLLMENT_TOKEN');
+  // Each presented certificate on its own against the CA, no intermediates; CA certificates in the chain are skipped.
+  const presented = clientCertificatesOf(context.request).filter((certificate) => !certificate.ca);
+  const now = deps.clock();
+  await deps.store.transaction(async (tx) => {
+    const ca = await tx.selectFrom('cas').selectAll().where('id', '=', caId).executeTakeFirst();
+    if (!ca) throw new ApiError('INVALID_ENROLLMENT_TOKEN');
+    if (ca.is_ott_ca_enrollment_enabled !== 1 || ca.is_verified !== 1) throw new ApiError('ENROLLMENT_CA_NOT_VALID');
+    const anchors = anchorsFromPem(ca.cert_pem as string, caId);
+    const certificate = presented.find((candidate) => verifyPath(candidate, [], anchors, { now, checkLeafValidity: true, requireClientAuth: true }));
+    if (!certificate) throw new ApiError('CERT_FAILED_VALIDATION');
+    await requireUnusedFingerprint(tx, certificateFingerprint(certificate.raw));
+    const existing = await tx.selectFrom('authenticators').select('id').where('identity_id', '=', identityId).where('method', '=', 'cert').executeTakeFirst();
+    if (existing) throw new ApiError('MAX_AUTHENTICATOR_METHODS_REACHED');
+    await consumeEnrollment(tx, enrollment);
+    await insertCaAuthenticator(tx, deps, { identityId, certificate, caId });
+  });
+  return { status: 200, json: emptyEnvelope() };
+};

@@ -1,14 +1,15 @@
-// Authenticator operations: admin CRUD, and the caller's own authenticators under /current-identity.
+// Authenticator operations: admin CRUD and re-enroll, and the caller's own authenticators under /current-identity.
 import { sql, type SqlBool } from 'kysely';
 import { ApiError } from '../../errors/api-error.js';
-import { emptyEnvelope, envelope } from '../../http/envelope.js';
+import { createdEnvelope, emptyEnvelope, envelope } from '../../http/envelope.js';
 import type { OperationContext, OperationHandler, OperationTable } from '../../http/operation.js';
 import { create, detail, list, patch, remove, update } from '../../crud/crud-handlers.js';
 import { toApiEntity } from '../../crud/entity-mapping.js';
 import { findEntity } from '../../crud/entity-store.js';
-import { modifyEntity } from '../../crud/entity-writes.js';
+import { modifyEntity, requireEntity } from '../../crud/entity-writes.js';
 import type { Db } from '../../store/store.js';
 import { verifyPassword } from '../../auth/password.js';
+import { createEnrollment, futureInstant, makeRoomForEnrollment, type NewEnrollment } from '../../enrollment/create-enrollment.js';
 import { authenticator } from './authenticator.definition.js';
 
 const callerId = (context: OperationContext) => context.caller.session!.identityId;
@@ -50,6 +51,36 @@ function modifyOwn(mode: 'update' | 'patch'): OperationHandler {
   };
 }
 
+/**
+ * Turns an authenticator back into an enrollment of its kind (reference §10.3): cert → ottca when its certificate
+ * came from a third-party CA, else ott; updb → updb with the same username. Upstream creates the enrollment and
+ * then deletes the authenticator in two steps; here both happen in one transaction. 201 names the enrollment.
+ */
+const reEnrollAuthenticator: OperationHandler = {
+  access: 'admin',
+  async handle({ deps, params, body }) {
+    const id = params.id as string;
+    const now = deps.clock();
+    // Upstream gives re-enroll enrollments a shortid (eid.New()).
+    const enrollmentId = deps.ids.shortId();
+    await deps.store.transaction(async (tx) => {
+      const found = await requireEntity(tx, authenticator, id);
+      const expiresAt = futureInstant((body as { expiresAt: string }).expiresAt, now, 'expiresAt must be in the future');
+      const identityId = found.identityId as string;
+      const caRow = await tx.selectFrom('authenticators').select('ca_id').where('id', '=', id).executeTakeFirst();
+      const caId = (caRow?.ca_id as string | null | undefined) ?? undefined;
+      const input: NewEnrollment =
+        found.method === 'updb'
+          ? { method: 'updb', identityId, username: found.username as string, expiresAt, id: enrollmentId }
+          : { method: caId ? 'ottca' : 'ott', identityId, expiresAt, id: enrollmentId, ...(caId ? { caId } : {}) };
+      await makeRoomForEnrollment(tx, identityId, input.method, now);
+      await tx.deleteFrom('authenticators').where('id', '=', id).execute();
+      await createEnrollment(tx, deps, input);
+    });
+    return { status: 201, json: createdEnvelope('enrollments', enrollmentId) };
+  },
+};
+
 export const authenticatorOperations: OperationTable = {
   listAuthenticators: list(authenticator, 'admin'),
   detailAuthenticator: detail(authenticator, 'admin'),
@@ -57,6 +88,7 @@ export const authenticatorOperations: OperationTable = {
   updateAuthenticator: update(authenticator, 'admin'),
   patchAuthenticator: patch(authenticator, 'admin'),
   deleteAuthenticator: remove(authenticator, 'admin'),
+  reEnrollAuthenticator,
 };
 
 /** Served by both APIs. */

@@ -1,11 +1,12 @@
-// The management API's /edge-routers operations and the edge router role attributes, admin-only.
+// The management API's /edge-routers operations (re-enroll included) and the edge router role attributes, admin-only.
 import { sql, type SqlBool } from 'kysely';
-import { envelope } from '../../http/envelope.js';
+import { emptyEnvelope, envelope } from '../../http/envelope.js';
 import type { OperationHandler, OperationTable } from '../../http/operation.js';
 import { create, list, listSetField, patch, remove, update, type ListOptions } from '../../crud/crud-handlers.js';
 import { roleFilterScope } from '../../crud/role-filter.js';
 import { toApiEntity } from '../../crud/entity-mapping.js';
 import { requireEntity } from '../../crud/entity-writes.js';
+import { restartRouterEnrollment } from '../router/router-enrollment.js';
 import { edgeRouter } from './edge-router.definition.js';
 import { requireEdgeRouter } from './edge-router.rules.js';
 
@@ -25,6 +26,19 @@ const detailEdgeRouter: OperationHandler = {
   },
 };
 
+/** Back to unenrolled with a fresh erott enrollment; the old certificate stops identifying the router (§3.7). */
+const reEnrollEdgeRouter: OperationHandler = {
+  access: 'admin',
+  async handle({ deps, params }) {
+    const id = params.id as string;
+    await deps.store.transaction(async (tx) => {
+      requireEdgeRouter(await requireEntity(tx, edgeRouter, id));
+      await restartRouterEnrollment(tx, deps, id, 'erott');
+    });
+    return { status: 200, json: emptyEnvelope() };
+  },
+};
+
 export const edgeRouterOperations: OperationTable = {
   listEdgeRouters: list(edgeRouter, 'admin', { scope: edgeRoutersOnly }),
   createEdgeRouter: create(edgeRouter, 'admin'),
@@ -33,4 +47,5 @@ export const edgeRouterOperations: OperationTable = {
   patchEdgeRouter: patch(edgeRouter, 'admin'),
   deleteEdgeRouter: remove(edgeRouter, 'admin'),
   listEdgeRouterRoleAttributes: listSetField(edgeRouter, 'roleAttributes', 'admin'),
+  reEnrollEdgeRouter,
 };

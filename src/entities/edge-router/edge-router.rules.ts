@@ -1,8 +1,9 @@
-// Edge router rules: only edge rows count, role attribute syntax, tunneler side effects, live-state fields.
+// Edge router rules: only edge rows count, role attribute syntax, tunneler side effects, the erott enrollment a new
+// router gets, live-state fields.
 import { ApiError } from '../../errors/api-error.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import type { EntityRules, EntityValues } from '../../crud/entity-rules.js';
-import { noEnrollment, routerEnrollments } from '../router/router-enrollment.js';
+import { createRouterEnrollment, noEnrollment, routerEnrollments } from '../router/router-enrollment.js';
 import { removeTunnelerEntities, syncTunnelerEntities } from '../router/tunneler-entities.js';
 import { withPolicyLinks } from '../shared/policy-links.rules.js';
 
@@ -49,6 +50,8 @@ const ownRules: EntityRules = {
     const at = formatTimestamp(deps.clock());
     if (change.op === 'delete') await removeTunnelerEntities(tx, change.id, at);
     else await syncTunnelerEntities(tx, at, change.before, change.after);
+    // Every new edge router waits for its erott enrollment (`model/edge_router_manager.go` Create).
+    if (change.op === 'create') await createRouterEnrollment(tx, deps, change.id, 'erott');
   },
 
   async extend({ db }, routers) {

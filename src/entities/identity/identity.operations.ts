@@ -1,7 +1,7 @@
 // Identity operations: CRUD, sub-lists, disable / enable, role attributes, and the caller's own identity.
 import { ApiError } from '../../errors/api-error.js';
 import { formatTimestamp } from '../../lib/clock.js';
-import { emptyEnvelope, envelope, listEnvelope, serializeJson } from '../../http/envelope.js';
+import { emptyEnvelope, envelope, serializeJson } from '../../http/envelope.js';
 import { ReadCache } from '../../store/read-cache.js';
 import type { AppDeps } from '../../app-deps.js';
 import type { OperationHandler, OperationTable } from '../../http/operation.js';
@@ -10,6 +10,7 @@ import { toApiEntity } from '../../crud/entity-mapping.js';
 import { requireEntity } from '../../crud/entity-writes.js';
 import { roleFilterScope } from '../../crud/role-filter.js';
 import { authenticator } from '../authenticator/authenticator.definition.js';
+import { enrollment } from '../enrollment/enrollment.definition.js';
 import { identity } from './identity.definition.js';
 
 /**
@@ -48,15 +49,6 @@ const enableIdentity: OperationHandler = {
   },
 };
 
-// TODO(#6): outstanding enrollments, once enrollment exists; until then an identity has none.
-const getIdentityEnrollments: OperationHandler = {
-  access: 'admin',
-  async handle({ deps, params }) {
-    await deps.store.read((db) => requireEntity(db, identity, params.id as string));
-    return { status: 200, json: listEnvelope([], { limit: 10, offset: 0, totalCount: 0 }) };
-  },
-};
-
 /** Per controller: the serialised current-identity document of each identity, valid until the next write. */
 const currentIdentityCaches = new WeakMap<AppDeps, ReadCache<string>>();
 
@@ -85,7 +77,7 @@ export const identityOperations: OperationTable = {
   patchIdentity: patch(identity, 'admin'),
   deleteIdentity: remove(identity, 'admin'),
   getIdentityAuthenticators: list(authenticator, 'admin', { scope: childrenOf(identity, 'identity_id') }),
-  getIdentityEnrollments,
+  getIdentityEnrollments: list(enrollment, 'admin', { scope: childrenOf(identity, 'identity_id') }),
   disableIdentity,
   enableIdentity,
   listIdentityRoleAttributes: listSetField(identity, 'roleAttributes', 'admin'),

@@ -1,8 +1,10 @@
-// Identity rules: type mapping, auth-policy reference, the undeletable default admin, computed fields.
+// Identity rules: type mapping, auth-policy reference, the undeletable default admin, enrollments, computed fields.
 import { ApiError } from '../../errors/api-error.js';
 import type { EntityChange, EntityRules, EntityValues, RuleContext } from '../../crud/entity-rules.js';
 import type { Db } from '../../store/store.js';
 import { withPolicyLinks } from '../shared/policy-links.rules.js';
+import { createEnrollment, DEFAULT_ENROLLMENT_LIFETIME_MS, requireUnusedUsername } from '../../enrollment/create-enrollment.js';
+import { identityEnrollments } from '../enrollment/identity-enrollments.js';
 
 /** The REST enum User, Device, Service and Default all mean type Default; Router is reserved for the system. */
 function typeIdFor(type: unknown): string {
@@ -30,6 +32,26 @@ function refuseRouterIdentityChange(change: EntityChange): void {
   }
 }
 
+/**
+ * `enrollment: {ott | ottca | updb}` on create: the first one set is made, for the default lifetime, in the
+ * identity's transaction (upstream `routes/identity_api_model.go` MapCreateIdentityToModel, CreateWithEnrollments).
+ */
+async function createRequestedEnrollment({ tx, deps }: RuleContext, identityId: string, requested: unknown): Promise<void> {
+  const { ott, ottca, updb } = (requested ?? {}) as { ott?: boolean; ottca?: string; updb?: string };
+  const now = deps.clock();
+  const expiresAt = new Date(now.getTime() + DEFAULT_ENROLLMENT_LIFETIME_MS);
+  if (ott === true) {
+    await createEnrollment(tx, deps, { method: 'ott', identityId, expiresAt });
+  } else if (ottca) {
+    const ca = await tx.selectFrom('cas').select('id').where('id', '=', ottca).executeTakeFirst();
+    if (!ca) throw ApiError.invalidField('enrollment.ottca', 'ca not found', ottca);
+    await createEnrollment(tx, deps, { method: 'ottca', identityId, caId: ottca, expiresAt });
+  } else if (updb) {
+    await requireUnusedUsername(tx, updb, 'enrollment.updb', now);
+    await createEnrollment(tx, deps, { method: 'updb', identityId, username: updb, expiresAt });
+  }
+}
+
 const ownRules: EntityRules = {
   async validate({ tx }: RuleContext, change) {
     const after = change.after!;
@@ -40,6 +62,10 @@ const ownRules: EntityRules = {
     else if (typeGiven) after.typeId = typeIdFor(body.type);
     if (after.authPolicyId === null || after.authPolicyId === undefined) after.authPolicyId = 'default';
     if (change.op === 'create' || change.changed.has('authPolicyId')) await requireAuthPolicy(tx, after.authPolicyId);
+  },
+
+  async afterWrite(context, change) {
+    if (change.op === 'create') await createRequestedEnrollment(context, change.id, change.body?.enrollment);
   },
 
   beforeDelete(_context, existing) {
@@ -57,13 +83,14 @@ const ownRules: EntityRules = {
   async extend({ db, deps }, entities) {
     const ids = entities.map((e) => e.id as string);
     if (ids.length === 0) return [];
-    const [authenticators, sessions, policies] = await Promise.all([
+    const [authenticators, sessions, policies, enrollmentsOf] = await Promise.all([
       db.selectFrom('authenticators').select(['id', 'identity_id', 'method', 'username', 'cert_fingerprint']).where('identity_id', 'in', ids).execute(),
       // One index probe per identity, however many sessions it has.
       db.selectFrom('identities as i').select('i.id as identity_id').where('i.id', 'in', ids)
         .where((eb) => eb.exists(eb.selectFrom('api_sessions as s').select('s.id').whereRef('s.identity_id', '=', 'i.id')))
         .execute(),
       db.selectFrom('auth_policies').select(['id', 'name']).where('id', 'in', [...new Set(entities.map((e) => e.authPolicyId as string))]).execute(),
+      identityEnrollments(db, ids),
     ]);
     const withSession = new Set(sessions.map((s) => s.identity_id as string));
     const policyNames = new Map(policies.map((p) => [p.id as string, p.name as string]));
@@ -82,8 +109,7 @@ const ownRules: EntityRules = {
           ...(cert ? { cert: { fingerprint: cert.cert_fingerprint as string, id: cert.id as string } } : {}),
         },
         disabled: isDisabled(entity, now),
-        // TODO(#6): outstanding enrollments (ott, ottca, updb) appear here once enrollment exists.
-        enrollment: {},
+        enrollment: enrollmentsOf(entity.id as string),
         envInfo: entity.envInfo ?? {},
         externalId: entity.externalId ?? null,
         hasApiSession: withSession.has(entity.id as string),

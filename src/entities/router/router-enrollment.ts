@@ -1,5 +1,10 @@
-// The enrollment fields a router's detail shows while it is not verified: the outstanding erott / trott enrollment.
+// A router's one-time enrollment: created with the router, restarted by re-enroll, shown while it is unverified.
+import type { AppDeps } from '../../app-deps.js';
+import { createEnrollment, DEFAULT_ENROLLMENT_LIFETIME_MS } from '../../enrollment/create-enrollment.js';
+import { formatTimestamp } from '../../lib/clock.js';
 import type { Db } from '../../store/store.js';
+
+export type RouterEnrollmentMethod = 'erott' | 'trott';
 
 export interface RouterEnrollmentFields {
   enrollmentCreatedAt: string | null;
@@ -17,19 +22,18 @@ export const noEnrollment: RouterEnrollmentFields = {
 
 /**
  * The outstanding enrollment of each router in `routerIds` (upstream shows the first one, and only while the router
- * is unverified, `routes/edge_router_api_model.go` MapEdgeRouterToRestModel). No enrollment exists yet: the PKI
- * issue adds an `enrollments` table with a `router_id` column (REFERENCES routers(id) ON DELETE CASCADE, one column
- * for edge and transit routers since they share the `routers` table), creates an erott / trott row when a router is
- * created, and replaces the `rows` line with (the parameter becoming `db`)
- *   const rows = await db.selectFrom('enrollments').select(['router_id', 'created_at', 'expires_at', 'jwt', 'token'])
- *     .where('router_id', 'in', routerIds).orderBy('created_at').execute();
- * Both router definitions read the fields from here, so nothing else changes.
+ * is unverified, `routes/edge_router_api_model.go` MapEdgeRouterToRestModel). One read for a whole page.
  */
-export async function routerEnrollments(_db: Db, routerIds: readonly string[]): Promise<Map<string, RouterEnrollmentFields>> {
+export async function routerEnrollments(db: Db, routerIds: readonly string[]): Promise<Map<string, RouterEnrollmentFields>> {
   const found = new Map<string, RouterEnrollmentFields>();
   if (routerIds.length === 0) return found;
-  const rows: Record<string, unknown>[] = await Promise.resolve([]);
-  for (const row of rows) {
+  const rows = await db
+    .selectFrom('enrollments')
+    .select(['router_id', 'created_at', 'expires_at', 'jwt', 'token'])
+    .where('router_id', 'in', routerIds)
+    .orderBy('created_at')
+    .execute();
+  for (const row of rows as Record<string, unknown>[]) {
     const routerId = String(row.router_id);
     if (found.has(routerId)) continue;
     found.set(routerId, {
@@ -40,4 +44,28 @@ export async function routerEnrollments(_db: Db, routerIds: readonly string[]): 
     });
   }
   return found;
+}
+
+/**
+ * A new erott (edge router) or trott (transit router) enrollment whose JWT names the router as `sub`, as upstream's
+ * EdgeRouterManager / TransitRouterManager `Create` add one to every new router. Routers get the identities' default
+ * lifetime: upstream never reads `edge.enrollment.edgeRouter.duration` (reference §2.2, quirk Q14).
+ */
+export async function createRouterEnrollment(tx: Db, deps: AppDeps, routerId: string, method: RouterEnrollmentMethod): Promise<void> {
+  const expiresAt = new Date(deps.clock().getTime() + DEFAULT_ENROLLMENT_LIFETIME_MS);
+  await createEnrollment(tx, deps, { method, routerId, expiresAt });
+}
+
+/**
+ * Re-enroll (`EdgeRouterManager.ReEnroll`): outstanding enrollments go, a fresh one replaces them, and the router's
+ * certificate stops counting at once (fingerprint and PEM cleared, unverified) until it enrolls again.
+ */
+export async function restartRouterEnrollment(tx: Db, deps: AppDeps, routerId: string, method: RouterEnrollmentMethod): Promise<void> {
+  await tx.deleteFrom('enrollments').where('router_id', '=', routerId).execute();
+  await tx
+    .updateTable('routers')
+    .set({ fingerprint: null, cert_pem: null, is_verified: 0, updated_at: formatTimestamp(deps.clock()) })
+    .where('id', '=', routerId)
+    .execute();
+  await createRouterEnrollment(tx, deps, routerId, method);
 }

@@ -1,8 +1,9 @@
-// Router rules: edge routers are read-only through /routers, deleting one still cleans up, computed fields.
+// Router rules: edge routers are read-only through /routers, deleting one still cleans up, new routers get a trott
+// enrollment, computed fields.
 import { ApiError } from '../../errors/api-error.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import type { EntityRules } from '../../crud/entity-rules.js';
-import { noEnrollment, routerEnrollments } from './router-enrollment.js';
+import { createRouterEnrollment, noEnrollment, routerEnrollments } from './router-enrollment.js';
 import { removeTunnelerEntities } from './tunneler-entities.js';
 import { withPolicyLinks } from '../shared/policy-links.rules.js';
 
@@ -13,9 +14,13 @@ const ownRules: EntityRules = {
     return Promise.resolve();
   },
 
-  /** Upstream deletes the whole router whichever path is used, so an edge router's tunneler entities go too. */
+  /**
+   * Upstream deletes the whole router whichever path is used, so an edge router's tunneler entities go too. Both
+   * paths create transit routers, each with a trott enrollment (`model/transit_router_manager.go` Create).
+   */
   async afterWrite({ tx, deps }, change) {
     if (change.op === 'delete' && change.before?.isEdge === true) await removeTunnelerEntities(tx, change.id, formatTimestamp(deps.clock()));
+    if (change.op === 'create') await createRouterEnrollment(tx, deps, change.id, 'trott');
   },
 
   /**

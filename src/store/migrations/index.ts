@@ -8,5 +8,7 @@ import { terminatorsSchema } from './005-terminators.js';
 import { policiesSchema } from './006-policies.js';
 import { identityServiceConfigsSchema } from './007-identity-service-configs.js';
 import { enrollmentSchema } from './008-enrollment.js';
+import { enrollmentLookups } from './009-enrollment-lookups.js';
+import { caRolesAndSessionCertificates } from './010-ca-roles-session-certificates.js';
 
-export const migrations: readonly Migration[] = [initialSchema, configsAndServices, postureChecks, routersSchema, terminatorsSchema, policiesSchema, identityServiceConfigsSchema, enrollmentSchema];
+export const migrations: readonly Migration[] = [initialSchema, configsAndServices, postureChecks, routersSchema, terminatorsSchema, policiesSchema, identityServiceConfigsSchema, enrollmentSchema, enrollmentLookups, caRolesAndSessionCertificates];

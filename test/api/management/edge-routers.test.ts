@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { buildTestApp, type TestApp } from '../../support/test-app.js';
+import { buildTestApp, type TestApp, testTime } from '../../support/test-app.js';
 import { assertError } from '../../support/conformance.js';
 import { createIdentity } from '../../support/factories.js';
 
@@ -63,10 +63,12 @@ describe('edge routers', () => {
         isTunnelerEnabled: false, isOnline: false, hostname: '', supportedProtocols: {}, syncStatus: 'SYNC_UNKNOWN',
         versionInfo: { arch: '', buildDate: '', os: '', revision: '', version: '' }, isVerified: false, fingerprint: '',
         certPem: null, unverifiedCertPem: null, unverifiedFingerprint: null,
-        enrollmentJwt: null, enrollmentToken: null, enrollmentCreatedAt: null, enrollmentExpiresAt: null,
-        createdAt: '2026-01-15T10:00:00.000Z', updatedAt: '2026-01-15T10:00:00.000Z',
+        // The erott enrollment every new edge router gets (test/api/client/enroll-router.test.ts checks its JWT).
+        enrollmentCreatedAt: testTime(), enrollmentExpiresAt: testTime(3 * 3600_000),
+        createdAt: testTime(), updatedAt: testTime(),
       };
       for (const [key, value] of Object.entries(expected)) assert.deepEqual(router[key], value, key);
+      for (const key of ['enrollmentJwt', 'enrollmentToken']) assert.equal(typeof router[key], 'string', key);
       assert.equal('isEdge' in router, false);
     });
 
@@ -126,7 +128,7 @@ describe('edge routers', () => {
         [router.name, router.cost, router.noTraversal, router.disabled, router.roleAttributes, router.tags, router.appData],
         ['put-renamed', 0, false, false, null, {}, { keep: true }],
       );
-      assert.equal(router.updatedAt, '2026-01-15T10:00:01.000Z');
+      assert.equal(router.updatedAt, testTime(1000));
       assert.notEqual(router.createdAt, router.updatedAt);
 
       const patch = await change('PATCH', id, { cost: 12, roleAttributes: ['y'], appData: { patched: true }, name: null, tags: {} });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { buildTestApp, type TestApp } from '../../support/test-app.js';
+import { buildTestApp, type TestApp, testTime } from '../../support/test-app.js';
 import { assertError } from '../../support/conformance.js';
 
 type Router = Record<string, unknown> & { id: string; name: string };
@@ -52,9 +52,11 @@ describe('routers and transit routers', () => {
           const expected = {
             _links: { self: { href: `./transit-routers/${id}` } }, name: `created-via-${path}`, cost: 9, noTraversal: true, disabled: true,
             tags: { k: 'v' }, isOnline: false, isVerified: false, fingerprint: '', unverifiedFingerprint: null, unverifiedCertPem: null,
-            enrollmentJwt: null, enrollmentToken: null, enrollmentCreatedAt: null, enrollmentExpiresAt: null,
+            // The trott enrollment every new transit router gets (test/api/client/enroll-router.test.ts checks its JWT).
+            enrollmentCreatedAt: testTime(), enrollmentExpiresAt: testTime(3 * 3600_000),
           };
           for (const [key, value] of Object.entries(expected)) assert.deepEqual(router[key], value, `${readPath} ${key}`);
+          for (const key of ['enrollmentJwt', 'enrollmentToken']) assert.equal(typeof router[key], 'string', `${readPath} ${key}`);
           for (const edgeOnly of ['roleAttributes', 'isTunnelerEnabled', 'appData', 'isEdge']) assert.equal(edgeOnly in router, false, edgeOnly);
         }
       }

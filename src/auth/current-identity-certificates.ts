@@ -1,0 +1,155 @@
+// Renewal of an identity's controller-issued certificate (reference §10.1): `extend` signs a new certificate that
+// waits beside the current one, `extend-verify` proves the client holds it and makes it current.
+import 'reflect-metadata';
+import { createPublicKey, X509Certificate } from 'node:crypto';
+import {
+  ExtendedKeyUsage,
+  ExtendedKeyUsageExtension,
+  KeyUsageFlags,
+  KeyUsagesExtension,
+  SubjectAlternativeNameExtension,
+  X509Certificate as ParsedCertificate,
+  type Extension,
+} from '@peculiar/x509';
+import type { AppDeps } from '../app-deps.js';
+import { ApiError } from '../errors/api-error.js';
+import { formatTimestamp } from '../lib/clock.js';
+import { emptyEnvelope, envelope } from '../http/envelope.js';
+import type { OperationContext, OperationHandler, OperationTable } from '../http/operation.js';
+import { clientCertificatesOf } from '../http/client-certificates.js';
+import type { Db } from '../store/store.js';
+import { certificateFingerprint } from '../pki/fingerprint.js';
+import { issueCertificate } from '../pki/issue-certificate.js';
+import { splitPemCertificates } from '../pki/pem.js';
+import { lifetimes, parseCsr } from '../pki/sign-csr.js';
+import { insertApiSessionCertificate } from './api-session-certificates.js';
+
+interface CertAuthenticator {
+  id: string;
+  certPem: string;
+  fingerprint: string;
+  unverifiedCertPem: string | null;
+  unverifiedFingerprint: string | null;
+}
+
+/**
+ * The caller's own certificate authenticator. Another identity's is not found (upstream answers 401 there; a 404
+ * tells nothing about other identities, as the other current-identity routes do); a password authenticator, or
+ * one with no certificate stored, cannot be extended (409).
+ */
+async function requireOwnCertAuthenticator(db: Db, context: OperationContext): Promise<CertAuthenticator> {
+  const id = context.params.id as string;
+  const row = await db.selectFrom('authenticators').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row || row.identity_id !== context.caller.session!.identityId) throw ApiError.notFound('authenticator', id);
+  if (row.method !== 'cert' || !row.cert_pem) throw new ApiError('CAN_NOT_UPDATE_AUTHENTICATOR');
+  return {
+    id,
+    certPem: row.cert_pem as string,
+    fingerprint: row.cert_fingerprint as string,
+    unverifiedCertPem: (row.unverified_cert_pem as string | null) ?? null,
+    unverifiedFingerprint: (row.unverified_fingerprint as string | null) ?? null,
+  };
+}
+
+/**
+ * The client must present the authenticator's current certificate in the handshake (401 otherwise), and only
+ * certificates the edge signing CA issued directly can be renewed here (third-party CAs renew their own).
+ */
+function requirePresentedCertificate(context: OperationContext, authenticator: CertAuthenticator): X509Certificate {
+  const presented = clientCertificatesOf(context.request).find((certificate) => !certificate.ca && certificateFingerprint(certificate.raw) === authenticator.fingerprint);
+  if (!presented) throw new ApiError('UNAUTHORIZED');
+  const signer = new X509Certificate(context.deps.pki.signingCertPem);
+  if (!presented.checkIssued(signer) || !presented.verify(signer.publicKey)) {
+    throw ApiError.withMessage('CAN_NOT_UPDATE_AUTHENTICATOR', 'only certificates issued by this controller can be extended');
+  }
+  return presented;
+}
+
+/** The identity-certificate profile of reference §1.3, with the current certificate's SANs rather than the CSR's. */
+async function issueExtension(deps: AppDeps, csrPem: unknown, current: X509Certificate): Promise<string> {
+  const csr = await parseCsr(csrPem);
+  const extensions: Extension[] = [
+    new KeyUsagesExtension(KeyUsageFlags.digitalSignature | KeyUsageFlags.keyEncipherment | KeyUsageFlags.dataEncipherment, true),
+    new ExtendedKeyUsageExtension([ExtendedKeyUsage.clientAuth]),
+  ];
+  const altNames = new ParsedCertificate(new Uint8Array(current.raw)).getExtension(SubjectAlternativeNameExtension);
+  if (altNames) extensions.push(new SubjectAlternativeNameExtension(altNames.names.toJSON()));
+  const now = deps.clock().getTime();
+  return issueCertificate({
+    subject: csr.subject || 'CN=unnamed',
+    subjectKey: createPublicKey({ key: Buffer.from(csr.publicKey.rawData), format: 'der', type: 'spki' }),
+    issuerCertPem: deps.pki.signingCertPem,
+    issuerKey: deps.pki.signingKey,
+    notBefore: new Date(now - 60_000),
+    notAfter: new Date(now + lifetimes.year),
+    extensions,
+  });
+}
+
+/** The new certificate waits as the authenticator's unverified one; the current one keeps working until verify. */
+const extendCurrentIdentityAuthenticator: OperationHandler = {
+  access: 'authenticated',
+  async handle(context) {
+    const { deps } = context;
+    const authenticator = await deps.store.read((db) => requireOwnCertAuthenticator(db, context));
+    const current = requirePresentedCertificate(context, authenticator);
+    const clientCert = await issueExtension(deps, (context.body as { clientCertCsr: string }).clientCertCsr, current);
+    await deps.store.transaction((tx) =>
+      tx
+        .updateTable('authenticators')
+        .set({ unverified_cert_pem: clientCert, unverified_fingerprint: certificateFingerprint(clientCert), updated_at: formatTimestamp(deps.clock()) })
+        .where('id', '=', authenticator.id)
+        .execute(),
+    );
+    return { status: 200, json: envelope({ ca: deps.pki.caBundlePem, clientCert }) };
+  },
+};
+
+/**
+ * The pending certificate becomes current at once (the old one stops working), and the API-session certificates
+ * follow: the new one is bound to the caller's session, every session's record of the old one goes.
+ */
+const extendVerifyCurrentIdentityAuthenticator: OperationHandler = {
+  access: 'authenticated',
+  async handle(context) {
+    const { deps } = context;
+    const given = splitPemCertificates(String((context.body as { clientCert: string }).clientCert));
+    await deps.store.transaction(async (tx) => {
+      const authenticator = await requireOwnCertAuthenticator(tx, context);
+      if (!authenticator.unverifiedCertPem || !authenticator.unverifiedFingerprint) {
+        throw ApiError.withMessage('CAN_NOT_UPDATE_AUTHENTICATOR', 'no extended certificate is waiting for verification');
+      }
+      if (given.length !== 1 || certificateFingerprintOrUndefined(given[0]!) !== authenticator.unverifiedFingerprint) {
+        throw new ApiError('INVALID_CLIENT_CERT');
+      }
+      await tx
+        .updateTable('authenticators')
+        .set({
+          cert_pem: authenticator.unverifiedCertPem,
+          cert_fingerprint: authenticator.unverifiedFingerprint,
+          unverified_cert_pem: null,
+          unverified_fingerprint: null,
+          updated_at: formatTimestamp(deps.clock()),
+        })
+        .where('id', '=', authenticator.id)
+        .execute();
+      await tx.deleteFrom('api_session_certificates').where('fingerprint', '=', authenticator.fingerprint).execute();
+      await insertApiSessionCertificate(tx, deps, context.caller.session!.apiSessionId, authenticator.unverifiedCertPem);
+    });
+    return { status: 200, json: emptyEnvelope() };
+  },
+};
+
+function certificateFingerprintOrUndefined(pem: string): string | undefined {
+  try {
+    return certificateFingerprint(pem);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Served by both APIs. */
+export const currentIdentityCertificateOperations: OperationTable = {
+  extendCurrentIdentityAuthenticator,
+  extendVerifyCurrentIdentityAuthenticator,
+};

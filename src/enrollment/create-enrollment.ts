@@ -1,0 +1,84 @@
+// Enrollment records (one-time token + signed JWT) for identities and routers, made in the caller's transaction.
+import type { AppDeps } from '../app-deps.js';
+import { ApiError } from '../errors/api-error.js';
+import { formatTimestamp } from '../lib/clock.js';
+import type { Db } from '../store/store.js';
+import { signEnrollmentJwt, type EnrollmentMethod } from './enrollment-jwt.js';
+import { toEnrollmentRecord, type EnrollmentRecord } from './enrollment-record.js';
+
+/** Upstream's `edge.enrollment.edgeIdentity.duration` default; identities and routers both use it (reference §2.2). */
+export const DEFAULT_ENROLLMENT_LIFETIME_MS = 180 * 60_000;
+
+export interface NewEnrollment {
+  method: EnrollmentMethod;
+  /** Exactly one of identityId / routerId: the JWT's `sub`. */
+  identityId?: string;
+  routerId?: string;
+  /** ottca: the third-party CA the client's certificate must come from. */
+  caId?: string;
+  /** updb: the username the new password authenticator gets. */
+  username?: string;
+  expiresAt: Date;
+  /** Default: a shortid, as upstream gives enrollments made with an identity or router (`POST /enrollments` uses base62). */
+  id?: string;
+}
+
+/** A future instant from a validated date-time; now or earlier → 400 on `expiresAt` with the caller's reason. */
+export function futureInstant(text: string, now: Date, reason: string): Date {
+  const at = new Date(Date.parse(text));
+  if (at.getTime() <= now.getTime()) throw ApiError.invalidField('expiresAt', reason, text);
+  return at;
+}
+
+type EnrollmentDeps = Pick<AppDeps, 'pki' | 'settings' | 'ids' | 'clock'>;
+
+export async function createEnrollment(tx: Db, deps: EnrollmentDeps, input: NewEnrollment): Promise<EnrollmentRecord> {
+  const subject = input.identityId ?? input.routerId;
+  if (subject === undefined) throw new Error('an enrollment needs an identity or a router');
+  const token = deps.ids.token();
+  const jwt = await signEnrollmentJwt(deps.pki, deps.settings, { subject, token, method: input.method, expiresAt: input.expiresAt });
+  const now = formatTimestamp(deps.clock());
+  const row = {
+    id: input.id ?? deps.ids.shortId(),
+    created_at: now,
+    updated_at: now,
+    tags: '{}',
+    is_system: 0,
+    method: input.method,
+    token,
+    expires_at: formatTimestamp(input.expiresAt),
+    identity_id: input.identityId ?? null,
+    router_id: input.routerId ?? null,
+    ca_id: input.caId ?? null,
+    username: input.username ?? null,
+    jwt,
+  };
+  await tx.insertInto('enrollments').values(row).execute();
+  return toEnrollmentRecord(row);
+}
+
+/**
+ * One outstanding enrollment per method per identity: a live one refuses the new one (409 ENROLLMENT_EXISTS, cause
+ * as upstream), an expired one is deleted to make room. Upstream counts expired ones too, but it never expires
+ * ott/ottca/updb tokens; we do, so an expired token must not block its replacement.
+ */
+export async function makeRoomForEnrollment(tx: Db, identityId: string, method: EnrollmentMethod, now: Date): Promise<void> {
+  const existing = await tx.selectFrom('enrollments').select(['id', 'expires_at']).where('identity_id', '=', identityId).where('method', '=', method).execute();
+  if (existing.some((row) => Date.parse(row.expires_at as string) > now.getTime())) {
+    throw new ApiError('ENROLLMENT_EXISTS', { field: 'method', reason: 'enrollment of same method exists', value: method });
+  }
+  if (existing.length > 0) await tx.deleteFrom('enrollments').where('id', 'in', existing.map((row) => row.id as string)).execute();
+}
+
+/**
+ * Usernames are unique (quirk Q18: upstream does not enforce it), so a updb enrollment must not promise one that a
+ * password authenticator or another live updb enrollment already holds. `field` names the body field.
+ */
+export async function requireUnusedUsername(tx: Db, username: string, field: string, now: Date): Promise<void> {
+  const [authenticator, enrollment] = await Promise.all([
+    tx.selectFrom('authenticators').select('id').where('username', '=', username).executeTakeFirst(),
+    tx.selectFrom('enrollments').select('id').where('method', '=', 'updb').where('username', '=', username)
+      .where('expires_at', '>', formatTimestamp(now)).executeTakeFirst(),
+  ]);
+  if (authenticator || enrollment) throw ApiError.invalidField(field, 'username is already in use', username);
+}

@@ -1,0 +1,66 @@
+// CA rules: the certificate must be a CA (fingerprinted, used once), verification starts over never, and the
+// name format and external-id claim are filled in as upstream stores them.
+import { X509Certificate } from 'node:crypto';
+import { ApiError } from '../../errors/api-error.js';
+import type { EntityChange, EntityRules, RuleContext } from '../../crud/entity-rules.js';
+import { normaliseExternalIdClaim } from '../../auth/external-id-claim.js';
+import { certificateFingerprint } from '../../pki/fingerprint.js';
+import { splitPemCertificates } from '../../pki/pem.js';
+
+/** Upstream's DefaultCaIdentityNameFormat (`controller/model/ca_manager.go`). */
+export const DEFAULT_IDENTITY_NAME_FORMAT = '[caName]-[commonName]';
+
+/**
+ * The first certificate names the CA (fingerprint, verification); later ones are extra roots of the same CA.
+ * Upstream answers a non-CA first certificate with a 500; we answer 400 CERTIFICATE_IS_NOT_CA.
+ */
+function fingerprintOfCaPem(certPem: unknown): string {
+  const blocks = typeof certPem === 'string' ? splitPemCertificates(certPem) : [];
+  if (blocks.length === 0) throw ApiError.invalidField('certPem', 'no certificates found in certPem', certPem);
+  const certificates = blocks.map((block) => {
+    try {
+      return new X509Certificate(block);
+    } catch {
+      throw ApiError.invalidField('certPem', 'a certificate in certPem could not be parsed', certPem);
+    }
+  });
+  if (!certificates[0]!.ca) throw new ApiError('CERTIFICATE_IS_NOT_CA');
+  return certificateFingerprint(blocks[0]!);
+}
+
+async function refuseReusedCertificate({ tx }: RuleContext, fingerprint: string): Promise<void> {
+  const other = await tx.selectFrom('cas').select('id').where('fingerprint', '=', fingerprint).executeTakeFirst();
+  // Upstream's wording (`controller/model/ca_model.go`).
+  if (other) throw ApiError.invalidField('certPem', `certificate already used as CA ${String(other.id)}`, fingerprint);
+}
+
+/** PATCH changes only the claim's fields it names; create and PUT replace the whole claim (or remove it). */
+function claimAfter(change: EntityChange): unknown {
+  const given = change.after!.externalIdClaim;
+  if (change.op !== 'patch' || !change.changed.has('externalIdClaim')) return given;
+  const present = Object.entries((given ?? {}) as Record<string, unknown>).filter(([, value]) => value !== null);
+  return { ...((change.before?.externalIdClaim ?? {}) as Record<string, unknown>), ...Object.fromEntries(present) };
+}
+
+export const caRules: EntityRules = {
+  async validate(context, change) {
+    const after = change.after!;
+    if (change.op === 'create') {
+      const fingerprint = fingerprintOfCaPem(after.certPem);
+      await refuseReusedCertificate(context, fingerprint);
+      after.fingerprint = fingerprint;
+      after.isVerified = false;
+      // A shortid, as upstream v1.1.8 stores it (the contract's uuid format is corrected).
+      after.verificationToken = context.deps.ids.shortId();
+    }
+    if (typeof after.identityNameFormat !== 'string' || after.identityNameFormat.trim() === '') {
+      after.identityNameFormat = DEFAULT_IDENTITY_NAME_FORMAT;
+    }
+    after.externalIdClaim = normaliseExternalIdClaim(claimAfter(change));
+  },
+
+  extend(_context, entities) {
+    // The contract requires identityRoles as an array; a claim that is not configured is left out, as upstream.
+    return Promise.resolve(entities.map((entity) => ({ identityRoles: entity.identityRoles ?? [], externalIdClaim: entity.externalIdClaim ?? undefined })));
+  },
+};

@@ -1,0 +1,34 @@
+// Enrollment rendering: the identity or router it is for, as upstream's `enrollmentDetail` (empty parts left out).
+import type { EntityRules, EntityValues } from '../../crud/entity-rules.js';
+import { entityRef } from '../../crud/entity-mapping.js';
+import { identityRefs } from '../../auth/identity-links.js';
+import { edgeRouter } from '../edge-router/edge-router.definition.js';
+import { router } from '../router/router.definition.js';
+
+export const enrollmentRules: EntityRules = {
+  async extend({ db }, entities) {
+    const identityIds = entities.map((e) => e.identityId).filter((id): id is string => typeof id === 'string');
+    const routerIds = [...new Set(entities.map((e) => e.routerId).filter((id): id is string => typeof id === 'string'))];
+    const [refFor, routers] = await Promise.all([
+      identityRefs(db, identityIds),
+      routerIds.length ? db.selectFrom('routers').select(['id', 'name', 'is_edge']).where('id', 'in', routerIds).execute() : Promise.resolve([]),
+    ]);
+    const routerById = new Map(routers.map((row) => [row.id as string, row]));
+    return entities.map((entity: EntityValues) => {
+      const out: EntityValues = {};
+      if (typeof entity.identityId === 'string') {
+        out.identityId = entity.identityId;
+        out.identity = refFor(entity.identityId);
+      }
+      const routerRow = typeof entity.routerId === 'string' ? routerById.get(entity.routerId) : undefined;
+      if (routerRow) {
+        const values = { id: routerRow.id as string, name: routerRow.name as string };
+        if (Number(routerRow.is_edge) === 1) Object.assign(out, { edgeRouterId: values.id, edgeRouter: entityRef(edgeRouter, values) });
+        else Object.assign(out, { transitRouterId: values.id, transitRouter: entityRef(router, values) });
+      }
+      // Upstream always renders `username: ""`, which omitempty drops; the updb username is not shown.
+      if (typeof entity.caId === 'string') out.caId = entity.caId;
+      return out;
+    });
+  },
+};
