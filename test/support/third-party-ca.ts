@@ -9,7 +9,6 @@ import {
   ExtendedKeyUsageExtension,
   KeyUsageFlags,
   KeyUsagesExtension,
-  Pkcs10CertificateRequestGenerator,
   SubjectAlternativeNameExtension,
   SubjectKeyIdentifierExtension,
   AuthorityKeyIdentifierExtension,
@@ -21,6 +20,7 @@ import {
 import { validateResponse } from '../../src/http/spec/load-spec.js';
 import { operationFor } from './conformance.js';
 import type { TlsRequestOptions, TlsResponse, TlsTestApp } from './tls-client.js';
+import { newCsr, newKeyPair } from './test-keys.js';
 
 const day = 86_400_000;
 const EC = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
@@ -130,14 +130,8 @@ export interface CsrAndKey {
 }
 
 export async function createCsr(commonName: string, keyType: KeyType = 'ec', altNames?: JsonGeneralName[]): Promise<CsrAndKey> {
-  const keys = await generateKeys(keyType);
-  const csr = await Pkcs10CertificateRequestGenerator.create({
-    name: `CN=${commonName}, O=Test`,
-    keys,
-    signingAlgorithm: keyType === 'ec' ? EC : RSA,
-    ...(altNames ? { extensions: [new SubjectAlternativeNameExtension(altNames)] } : {}),
-  });
-  return { csrPem: `${csr.toString('pem')}\n`, keyPem: await privateKeyPem(keys.privateKey) };
+  const key = await newKeyPair(keyType);
+  return { csrPem: await newCsr(key, `CN=${commonName}, O=Test`, altNames), keyPem: key.keyPem };
 }
 
 /** t.https, then the checks t.call makes: declared status, response schema, exact JSON content type, error envelope. */

@@ -1,8 +1,6 @@
 // The management API's /configs operations: generic CRUD and the services a config is attached to, admin-only.
-import { sql, type SqlBool } from 'kysely';
 import type { OperationTable } from '../../http/operation.js';
-import { create, detail, list, patch, remove, update } from '../../crud/crud-handlers.js';
-import { requireEntity } from '../../crud/entity-writes.js';
+import { create, detail, linkedTo, list, patch, remove, update } from '../../crud/crud-handlers.js';
 import { service } from '../service/service.definition.js';
 import { config } from './config.definition.js';
 
@@ -13,11 +11,5 @@ export const configOperations: OperationTable = {
   updateConfig: update(config, 'admin'),
   patchConfig: patch(config, 'admin'),
   deleteConfig: remove(config, 'admin'),
-  listConfigServices: list(service, 'admin', {
-    async scope(context, db) {
-      const id = context.params.id as string;
-      await requireEntity(db, config, id);
-      return sql<SqlBool>`t.id IN (SELECT entity_id FROM service_configs WHERE value = ${id})`;
-    },
-  }),
+  listConfigServices: list(service, 'admin', { scope: linkedTo(config, { table: 'service_configs', parentColumn: 'value', childColumn: 'entity_id' }) }),
 };

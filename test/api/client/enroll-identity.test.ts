@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { createHash, createPublicKey, verify, X509Certificate, webcrypto } from 'node:crypto';
+import { createHash, createPublicKey, verify, X509Certificate } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { Pkcs10CertificateRequestGenerator, X509Certificates } from '@peculiar/x509';
+import { X509Certificates } from '@peculiar/x509';
 import { decodeProtectedHeader, importJWK, importX509, jwtVerify, type JWK } from 'jose';
 import { validateResponse } from '../../../src/http/spec/load-spec.js';
 import { derToPem, pemToDer, splitPemCertificates } from '../../../src/pki/pem.js';
@@ -10,6 +10,7 @@ import { assertError, operationFor } from '../../support/conformance.js';
 import { createIdentity, login } from '../../support/factories.js';
 import { buildTlsTestApp, type TlsRequestOptions, type TlsTestApp } from '../../support/tls-client.js';
 import { testTime } from '../../support/test-app.js';
+import { newCsr, newKeyPair, type KeyPair } from '../../support/test-keys.js';
 
 const MANAGEMENT = '/edge/management/v1';
 const CLIENT = '/edge/client/v1';
@@ -17,35 +18,8 @@ const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 const ENROLLMENT_DURATION_MS = 180 * 60_000;
 const YEAR_MS = 365 * 24 * 60 * 60_000;
 
-type KeyKind = 'ec' | 'rsa';
-interface KeyPair {
-  keys: webcrypto.CryptoKeyPair;
-  algorithm: webcrypto.EcdsaParams | webcrypto.RsaHashedImportParams;
-  keyPem: string;
-  spkiDer: Buffer;
-}
-
-/** EC P-256 (the C SDK's key, made by tlsuv) or RSA 2048 (the Go SDK and CLI default family). */
-async function newKeyPair(kind: KeyKind): Promise<KeyPair> {
-  const algorithm =
-    kind === 'ec'
-      ? { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' }
-      : { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' };
-  const keys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
-  const keyPem = derToPem(new Uint8Array(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)), 'PRIVATE KEY');
-  const spkiDer = Buffer.from(await webcrypto.subtle.exportKey('spki', keys.publicKey));
-  return { keys, algorithm, keyPem, spkiDer };
-}
-
 /** The C SDK's CSR subject: `C=US, ST=NY, O=OpenZiti, DC=<controller URL>, CN=<identity id>`. */
-async function newCsr(key: KeyPair, commonName: string): Promise<string> {
-  const csr = await Pkcs10CertificateRequestGenerator.create({
-    name: `C=US, ST=NY, O=OpenZiti, DC=localhost, CN=${commonName}`,
-    keys: key.keys,
-    signingAlgorithm: key.algorithm,
-  });
-  return csr.toString('pem');
-}
+const cSdkCsr = (key: KeyPair, commonName: string) => newCsr(key, `C=US, ST=NY, O=OpenZiti, DC=localhost, CN=${commonName}`);
 
 /** The same CSR with one byte of its signature changed: it still parses, but no longer verifies. */
 function tamperedCsr(csrPem: string): string {
@@ -152,7 +126,7 @@ describe('identity enrollment over TLS (ott, updb), as the C SDK does it', () =>
       });
 
       const bundle = await caBundle();
-      const csr = await newCsr(ecKey, identity.id);
+      const csr = await cSdkCsr(ecKey, identity.id);
       const result = await httpsJson({ method: 'POST', path: `${CLIENT}/enroll?method=ott&token=${claims.jti}`, headers: { 'content-type': 'text/plain', accept: 'application/json' }, body: csr });
       assert.equal(result.status, 200, result.text);
       const chain = splitPemCertificates((result.json as { data: { cert: string } }).data.cert);
@@ -192,7 +166,7 @@ describe('identity enrollment over TLS (ott, updb), as the C SDK does it', () =>
 
     it('answers the leaf alone as application/x-pem-file when the client does not ask for JSON (Go SDK, CLI)', async () => {
       const identity = await identityWithEnrollment({ ott: true }, 'ott');
-      const result = await enrollOtt(identity.token, await newCsr(rsaKey, identity.id), { 'content-type': 'application/x-pem-file' });
+      const result = await enrollOtt(identity.token, await cSdkCsr(rsaKey, identity.id), { 'content-type': 'application/x-pem-file' });
       assert.equal(result.status, 200, result.text);
       assert.equal(result.headers['content-type'], 'application/x-pem-file');
       const certificates = splitPemCertificates(result.text);
@@ -207,7 +181,7 @@ describe('identity enrollment over TLS (ott, updb), as the C SDK does it', () =>
 
     it('treats Accept */* like no Accept', async () => {
       const identity = await identityWithEnrollment({ ott: true }, 'ott');
-      const result = await enrollOtt(identity.token, await newCsr(ecKey, identity.id), { accept: '*/*' });
+      const result = await enrollOtt(identity.token, await cSdkCsr(ecKey, identity.id), { accept: '*/*' });
       assert.equal(result.status, 200, result.text);
       assert.equal(result.headers['content-type'], 'application/x-pem-file');
     });
@@ -216,7 +190,7 @@ describe('identity enrollment over TLS (ott, updb), as the C SDK does it', () =>
       const identity = await identityWithEnrollment({ ott: true }, 'ott');
       const url = `${CLIENT}/enroll?method=ott&token=${identity.token}`;
       const post = (payload: string, contentType = 'text/plain') => t.call({ method: 'POST', url, headers: { 'content-type': contentType, accept: 'application/json' }, payload });
-      const csr = await newCsr(ecKey, identity.id);
+      const csr = await cSdkCsr(ecKey, identity.id);
       assertError(await post('garbage'), 400, 'COULD_NOT_PROCESS_CSR');
       assertError(await post('-----BEGIN CERTIFICATE REQUEST-----\nAAAA\n-----END CERTIFICATE REQUEST-----\n'), 400, 'COULD_NOT_PROCESS_CSR');
       assertError(await post(tamperedCsr(csr)), 400, 'COULD_NOT_PROCESS_CSR');
@@ -230,13 +204,13 @@ describe('identity enrollment over TLS (ott, updb), as the C SDK does it', () =>
 
     it('is single use', async () => {
       const identity = await identityWithEnrollment({ ott: true }, 'ott');
-      assert.equal((await enrollOtt(identity.token, await newCsr(ecKey, identity.id))).status, 200);
-      const again = await t.call({ method: 'POST', url: `${CLIENT}/enroll?method=ott&token=${identity.token}`, headers: { 'content-type': 'text/plain' }, payload: await newCsr(ecKey, identity.id) });
+      assert.equal((await enrollOtt(identity.token, await cSdkCsr(ecKey, identity.id))).status, 200);
+      const again = await t.call({ method: 'POST', url: `${CLIENT}/enroll?method=ott&token=${identity.token}`, headers: { 'content-type': 'text/plain' }, payload: await cSdkCsr(ecKey, identity.id) });
       assertError(again, 400, 'INVALID_ENROLLMENT_TOKEN');
     });
 
     it('refuses unknown, missing and malformed tokens', async () => {
-      const csr = await newCsr(ecKey, 'nobody');
+      const csr = await cSdkCsr(ecKey, 'nobody');
       const post = (query: string) => t.call({ method: 'POST', url: `${CLIENT}/enroll${query}`, headers: { 'content-type': 'text/plain' }, payload: csr });
       assertError(await post('?method=ott&token=2f1e7e43-6a4b-4f0e-9d2c-0b6f4b8f9a11'), 400, 'INVALID_ENROLLMENT_TOKEN');
       assertError(await post('?method=ott'), 400, 'INVALID_ENROLLMENT_TOKEN');
@@ -245,7 +219,7 @@ describe('identity enrollment over TLS (ott, updb), as the C SDK does it', () =>
 
     it('refuses an expired token with ENROLLMENT_EXPIRED', async () => {
       const identity = await identityWithEnrollment({ ott: true }, 'ott');
-      const csr = await newCsr(ecKey, identity.id);
+      const csr = await cSdkCsr(ecKey, identity.id);
       t.clock.advance(ENROLLMENT_DURATION_MS);
       try {
         assertError(await t.call({ method: 'POST', url: `${CLIENT}/enroll?method=ott&token=${identity.token}`, headers: { 'content-type': 'text/plain' }, payload: csr }), 400, 'ENROLLMENT_EXPIRED');

@@ -1,55 +1,29 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { createHash, X509Certificate, webcrypto } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import {
   ExtendedKeyUsage,
   ExtendedKeyUsageExtension,
-  Pkcs10CertificateRequestGenerator,
-  SubjectAlternativeNameExtension,
   X509CertificateGenerator,
   type JsonGeneralNames,
 } from '@peculiar/x509';
 import { decodeProtectedHeader, importX509, jwtVerify } from 'jose';
 import { validateResponse } from '../../../src/http/spec/load-spec.js';
-import { derToPem, splitPemCertificates } from '../../../src/pki/pem.js';
+import { splitPemCertificates } from '../../../src/pki/pem.js';
 import { operationFor } from '../../support/conformance.js';
 import { createEdgeRouter, createTransitRouter } from '../../support/factories.js';
 import { buildTlsTestApp, type TlsRequestOptions, type TlsTestApp } from '../../support/tls-client.js';
 import { testTime } from '../../support/test-app.js';
+import { newCsr, newKeyPair, type KeyPair } from '../../support/test-keys.js';
 
 const MANAGEMENT = '/edge/management/v1';
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
 const ENROLLMENT_DURATION_MS = 180 * 60_000;
 
-type KeyKind = 'ec' | 'rsa';
-interface KeyPair {
-  keys: webcrypto.CryptoKeyPair;
-  algorithm: webcrypto.EcdsaParams | webcrypto.RsaHashedImportParams;
-  keyPem: string;
-}
-
-/** EC P-256 (what ziti routers and the C SDK use) or RSA 2048, made with WebCrypto as @peculiar/x509 wants. */
-async function newKeyPair(kind: KeyKind): Promise<KeyPair> {
-  const algorithm =
-    kind === 'ec'
-      ? { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' }
-      : { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' };
-  const keys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
-  const keyPem = derToPem(new Uint8Array(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)), 'PRIVATE KEY');
-  return { keys, algorithm, keyPem };
-}
-
-async function newCsr(key: KeyPair, commonName: string, altNames: JsonGeneralNames = []): Promise<string> {
-  const csr = await Pkcs10CertificateRequestGenerator.create({
-    name: `C=US, O=OpenZiti, CN=${commonName}`,
-    keys: key.keys,
-    signingAlgorithm: key.algorithm,
-    extensions: altNames.length > 0 ? [new SubjectAlternativeNameExtension(altNames)] : [],
-  });
-  return csr.toString('pem');
-}
+/** What a ziti router puts in its CSRs: `C=US, O=OpenZiti, CN=<router id>`, SANs on the server CSR. */
+const routerCsr = (key: KeyPair, commonName: string, altNames: JsonGeneralNames = []) => newCsr(key, `C=US, O=OpenZiti, CN=${commonName}`, altNames);
 
 /** A client certificate no router was ever given: signed by itself. */
 async function strangerCertificate(key: KeyPair): Promise<string> {
@@ -140,7 +114,7 @@ describe('router enrollment (erott, trott), extension and re-enroll over TLS', (
 
   /** Both CSRs as a ziti router sends them, the client one named after the router. */
   async function routerCsrs(routerId: string, clientCommonName = routerId) {
-    return { serverCertCsr: await newCsr(rsaKey, routerId, SERVER_SANS), certCsr: await newCsr(ecKey, clientCommonName, SERVER_SANS) };
+    return { serverCertCsr: await routerCsr(rsaKey, routerId, SERVER_SANS), certCsr: await routerCsr(ecKey, clientCommonName, SERVER_SANS) };
   }
 
   async function enroll(method: 'erott' | 'trott', routerId: string, enrollmentToken: string): Promise<EnrollmentCerts> {
