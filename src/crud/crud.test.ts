@@ -9,7 +9,7 @@ import type { Store } from '../store/store.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { boolean, defineEntity, integer, json, stringSet, text } from './define-entity.js';
 import { findEntity, listEntities } from './entity-store.js';
-import { createEntity, modifyEntity, removeEntity } from './entity-writes.js';
+import { createEntity, createEntityIn, modifyEntity, removeEntity } from './entity-writes.js';
 
 const calls: string[] = [];
 const widget = defineEntity({
@@ -142,6 +142,34 @@ describe('the entity kit', () => {
     assert.deepEqual(rows, []);
     const sets = await store.read((db) => db.selectFrom('widget_role_attributes').selectAll().where('value', '=', 'boom').execute());
     assert.deepEqual(sets, []);
+  });
+
+  it('creates inside a caller\'s transaction with the same rules, and rolls back with it', async () => {
+    calls.length = 0;
+    let id = '';
+    await assert.rejects(
+      store.transaction(async (tx) => {
+        id = await createEntityIn(tx, deps, widget, { name: 'inner', roleAttributes: ['inner-set'] });
+        assert.equal((await findEntity(tx, widget, id))?.name, 'inner', 'visible inside the transaction');
+        throw new Error('the caller\'s later work failed');
+      }),
+      /later work failed/,
+    );
+    assert.deepEqual(calls, ['validate create', 'afterWrite create']);
+    assert.equal(await get(id), undefined);
+    const sets = await store.read((db) => db.selectFrom('widget_role_attributes').selectAll().where('value', '=', 'inner-set').execute());
+    assert.deepEqual(sets, []);
+  });
+
+  it('maps a constraint error inside a caller\'s transaction to the field, leaving the transaction usable', async () => {
+    await createEntity(deps, widget, { name: 'taken' });
+    const kept = await store.transaction(async (tx) => {
+      await expectField(createEntityIn(tx, deps, widget, { name: 'taken' }), 'name', /must be unique/);
+      await expectField(createEntityIn(tx, deps, widget, { name: 'unwanted', cost: 13 }), 'cost', /unlucky/);
+      return createEntityIn(tx, deps, widget, { name: 'kept' }, { id: 'chosen-id' });
+    });
+    assert.equal(kept, 'chosen-id');
+    assert.equal((await get('chosen-id'))?.name, 'kept');
   });
 
   it('answers NOT_FOUND with upstream cause for a missing id on update, patch and delete', async () => {

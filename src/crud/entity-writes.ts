@@ -2,6 +2,7 @@
 import { ApiError } from '../errors/api-error.js';
 import { formatTimestamp } from '../lib/clock.js';
 import { StoreError, type Db } from '../store/store.js';
+import { toStoreError } from '../store/sqlite/sqlite-store.js';
 import type { AppDeps } from '../app-deps.js';
 import type { EntityDefinition } from './define-entity.js';
 import type { EntityChange, EntityValues } from './entity-rules.js';
@@ -13,8 +14,22 @@ export function newEntityId(definition: EntityDefinition, deps: AppDeps): string
   return definition.idKind === 'shortId' ? ids.shortId() : definition.idKind === 'cuid' ? ids.cuid() : ids.base62();
 }
 
-/** Creates an entity from a request body; `extra` sets values the body cannot (ids, system flags). */
+/** Creates an entity from a request body in its own transaction; `extra` sets values the body cannot (ids, system flags). */
 export async function createEntity(
+  deps: AppDeps,
+  definition: EntityDefinition,
+  body: unknown,
+  extra: EntityValues = {},
+): Promise<string> {
+  return deps.store.transaction((tx) => createEntityIn(tx, deps, definition, body, extra));
+}
+
+/**
+ * Creates an entity inside a transaction the caller holds (e.g. an enrollment that creates its identity), with the
+ * same rules, policy links and constraint errors as `createEntity`; nothing is written if the caller's work fails.
+ */
+export async function createEntityIn(
+  tx: Db,
   deps: AppDeps,
   definition: EntityDefinition,
   body: unknown,
@@ -30,9 +45,13 @@ export async function createEntity(
     after: { ...values, isSystem: false, ...extra, id, createdAt: now, updatedAt: now },
     changed,
   };
-  await deps.store
-    .transaction((tx) => runRules(deps, definition, change, tx, () => insertEntity(tx, definition, change.after!)))
-    .catch((error: unknown) => rethrowStoreError(definition, error, change.after!));
+  try {
+    await runRules(deps, definition, change, tx, () => insertEntity(tx, definition, change.after!));
+  } catch (error) {
+    // Inside a transaction the driver's own error arrives (the store translates only at its boundary), so it is
+    // translated here; the Store interface has no translator yet, and SQLite is the only store so far.
+    rethrowStoreError(definition, error instanceof StoreError ? error : (toStoreError(error) ?? error), change.after!);
+  }
   return id;
 }
 

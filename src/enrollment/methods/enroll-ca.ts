@@ -3,16 +3,12 @@
 import 'reflect-metadata';
 import type { X509Certificate } from 'node:crypto';
 import { X509Certificate as ParsedCertificate } from '@peculiar/x509';
-import type { AppDeps } from '../../app-deps.js';
 import { ApiError } from '../../errors/api-error.js';
-import { formatTimestamp } from '../../lib/clock.js';
 import { emptyEnvelope } from '../../http/envelope.js';
 import type { OperationContext, OperationResult } from '../../http/operation.js';
 import { clientCertificatesOf } from '../../http/client-certificates.js';
 import type { Db } from '../../store/store.js';
-import type { EntityChange } from '../../crud/entity-rules.js';
-import { entityInput } from '../../crud/entity-input.js';
-import { insertEntity } from '../../crud/entity-store.js';
+import { createEntityIn } from '../../crud/entity-writes.js';
 import { identity } from '../../entities/identity/identity.definition.js';
 import { DEFAULT_IDENTITY_NAME_FORMAT } from '../../entities/ca/ca.rules.js';
 import { certificateFingerprint } from '../../pki/fingerprint.js';
@@ -57,16 +53,6 @@ async function unusedName(tx: Db, name: string): Promise<string> {
   }
 }
 
-/** Creates the identity with its rules (type, auth policy, policy links) inside the enrollment's transaction. */
-async function createIdentity(tx: Db, deps: AppDeps, id: string, body: Record<string, unknown>): Promise<void> {
-  const { values, changed } = entityInput(identity, body, 'create');
-  const at = formatTimestamp(deps.clock());
-  const change: EntityChange = { op: 'create', id, body, after: { ...values, isSystem: false, id, createdAt: at, updatedAt: at }, changed };
-  await identity.rules.validate?.({ tx, deps }, change);
-  await insertEntity(tx, identity, change.after!);
-  await identity.rules.afterWrite?.({ tx, deps }, change);
-}
-
 function requestedNameOf(body: unknown): string | undefined {
   const name = typeof body === 'object' && body !== null ? (body as { name?: unknown }).name : undefined;
   return typeof name === 'string' && name !== '' ? name : undefined;
@@ -97,7 +83,8 @@ export async function enrollWithCa(context: OperationContext): Promise<Operation
     const name = await unusedName(tx, formatName(ca, leaf, requestedNameOf(context.body) ?? identityId, identityId));
     const roleAttributes = ca.identity_roles ? (JSON.parse(ca.identity_roles as string) as string[]) : [];
     // With an externalId the identity has no authenticator: later logins find it by the claim, so certificates rotate.
-    await createIdentity(tx, deps, identityId, { name, type: 'Default', isAdmin: false, roleAttributes, externalId: externalId ?? null });
+    const body = { name, type: 'Default', isAdmin: false, roleAttributes, externalId: externalId ?? null };
+    await createEntityIn(tx, deps, identity, body, { id: identityId });
     if (externalId === undefined) await insertCaAuthenticator(tx, deps, { identityId, certificate: leaf, caId: ca.id as string });
   });
   return { status: 200, json: emptyEnvelope() };

@@ -1,9 +1,11 @@
-// Authenticator rules: one per method per identity, passwords hashed on every set, certificates fingerprinted.
+// Authenticator rules: one per method per identity, passwords hashed on every set, certificates checked for trust.
 import { X509Certificate } from 'node:crypto';
 import { ApiError } from '../../errors/api-error.js';
-import type { EntityChange, EntityRules, EntityValues } from '../../crud/entity-rules.js';
+import type { EntityChange, EntityRules, EntityValues, RuleContext } from '../../crud/entity-rules.js';
 import type { Db } from '../../store/store.js';
 import { hashPassword } from '../../auth/password.js';
+import { anchorsFromPem, controllerAnchors, verifyPath } from '../../auth/trust.js';
+import type { Pki } from '../../pki/ensure-pki.js';
 import { identityRefs } from '../../auth/identity-links.js';
 import { certificateFingerprint } from '../../pki/fingerprint.js';
 import { splitPemCertificates } from '../../pki/pem.js';
@@ -28,8 +30,14 @@ function checkPassword(password: unknown): string {
   return password;
 }
 
-/** Exactly one certificate, issued by our signing CA (third-party CAs come with the CA issue, #6). */
-function certificateFrom(pem: unknown, signingCertPem: string): string {
+/** The CA that issued each validated certificate (undefined: the controller's own), for afterWrite to record. */
+const issuingCa = new WeakMap<EntityChange, string | undefined>();
+
+/**
+ * Exactly one certificate that chains to the controller's trust bundle or to a verified third-party CA (reference
+ * §10.3; any key usage, and the certificate itself may have expired, as login leaves that to the auth policy).
+ */
+async function validateCertificate(tx: Db, pki: Pki, pem: unknown, now: Date): Promise<{ fingerprint: string; caId: string | undefined }> {
   const blocks = typeof pem === 'string' ? splitPemCertificates(pem) : [];
   if (blocks.length !== 1) throw new ApiError('COULD_NOT_PARSE_PEM_BLOCK');
   let certificate: X509Certificate;
@@ -38,12 +46,14 @@ function certificateFrom(pem: unknown, signingCertPem: string): string {
   } catch {
     throw new ApiError('COULD_NOT_PARSE_PEM_BLOCK');
   }
-  const signer = new X509Certificate(signingCertPem);
-  if (!certificate.checkIssued(signer) || !certificate.verify(signer.publicKey)) throw new ApiError('CERTIFICATE_FAILED_VALIDATION');
-  return certificateFingerprint(blocks[0]!);
+  const cas = await tx.selectFrom('cas').select(['id', 'cert_pem']).where('is_verified', '=', 1).orderBy('id').execute();
+  const anchors = [...controllerAnchors(pki), ...cas.flatMap((ca) => anchorsFromPem(ca.cert_pem as string, ca.id as string))];
+  const anchor = verifyPath(certificate, [], anchors, { now, checkLeafValidity: false, requireClientAuth: false });
+  if (!anchor) throw new ApiError('CERTIFICATE_FAILED_VALIDATION');
+  return { fingerprint: certificateFingerprint(blocks[0]!), caId: anchor.caId };
 }
 
-async function applySecrets(change: EntityChange, signingCertPem: string): Promise<void> {
+async function applySecrets({ tx, deps }: RuleContext, change: EntityChange): Promise<void> {
   const after = change.after!;
   const body = change.body ?? {};
   if (after.method === 'updb') {
@@ -57,7 +67,11 @@ async function applySecrets(change: EntityChange, signingCertPem: string): Promi
     return;
   }
   if ((body.username ?? null) !== null || (body.password ?? null) !== null) throw new ApiError('INVALID_AUTHENTICATOR_PROPERTIES');
-  if (change.op === 'create' || change.changed.has('certPem')) after.fingerprint = certificateFrom(after.certPem, signingCertPem);
+  if (change.op === 'create' || change.changed.has('certPem')) {
+    const { fingerprint, caId } = await validateCertificate(tx, deps.pki, after.certPem, deps.clock());
+    after.fingerprint = fingerprint;
+    issuingCa.set(change, caId);
+  }
 }
 
 export const authenticatorRules: EntityRules = {
@@ -71,7 +85,13 @@ export const authenticatorRules: EntityRules = {
     if (change.op !== 'create' && after.method === 'cert' && (change.changed.has('username') || (change.body?.password ?? null) !== null)) {
       throw new ApiError('CAN_NOT_UPDATE_AUTHENTICATOR');
     }
-    await applySecrets(change, deps.pki.signingCertPem);
+    await applySecrets({ tx, deps }, change);
+  },
+
+  async afterWrite({ tx }, change) {
+    if (!issuingCa.has(change)) return;
+    // `ca_id` is storage only (the API never shows it): it ties the authenticator to its CA, which deletes it.
+    await tx.updateTable('authenticators').set({ ca_id: issuingCa.get(change) ?? null }).where('id', '=', change.id).execute();
   },
 
   async extend({ db }, entities) {

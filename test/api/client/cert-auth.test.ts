@@ -263,6 +263,21 @@ describe('third-party CAs, certificate enrollment and certificate login over TLS
       assertTlsError(await certLogin(await issueTestCertificate(unverified.testCa, { commonName: 'y', now: t.clock() })), 401, 'INVALID_AUTH');
     });
 
+    it('logs in with a third-party certificate an admin bound through POST /authenticators', async () => {
+      const ca = await registerCa({ body: { isAutoCaEnrollmentEnabled: false, isOttCaEnrollmentEnabled: false } });
+      const identityId = await createIdentity(t, admin);
+      const leaf = await issueTestCertificate(ca.testCa, { commonName: 'bound-by-admin', now: t.clock(), keyType: 'rsa' });
+      const authenticatorId = await createEntity(t, admin, 'authenticators', { method: 'cert', identityId, certPem: leaf.certPem });
+      const session = await certLogin(leaf);
+      assert.equal(session.status, 200, session.text);
+      assert.deepEqual([sessionOf(session).identityId, sessionOf(session).authenticatorId], [identityId, authenticatorId]);
+
+      const unverified = await registerCa({ verified: false });
+      const early = await issueTestCertificate(unverified.testCa, { commonName: 'too-early', now: t.clock() });
+      const refused = await t.call({ method: 'POST', url: `${management}/authenticators`, token: admin, payload: { method: 'cert', identityId: await createIdentity(t, admin), certPem: early.certPem } });
+      assertError(refused, 400, 'CERTIFICATE_FAILED_VALIDATION');
+    });
+
     it('lets an expired certificate in only while the auth policy allows expired certificates', async () => {
       const { identityId, certificate } = await controllerCertificate({ issuedAt: new Date(t.clock().getTime() - 400 * day), keyType: 'ec' });
       assert.ok(Date.parse(new X509Certificate(certificate.certPem).validTo) < t.clock().getTime(), 'the certificate is expired');

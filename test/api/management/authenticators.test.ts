@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { assertError } from '../../support/conformance.js';
-import { createIdentity, createUser, login } from '../../support/factories.js';
+import { createEntity, createIdentity, createUser, login } from '../../support/factories.js';
+import { createCsr, createTestCa, issueTestCertificate, type TestCa } from '../../support/third-party-ca.js';
+import { lifetimes, signCsr } from '../../../src/pki/sign-csr.js';
 
 type Authenticator = Record<string, unknown> & { id: string };
 
@@ -83,6 +85,85 @@ describe('authenticators', () => {
       assertError(await t.call({ method: 'DELETE', url: `${base}/${user.authenticatorId}`, token }), 404, 'NOT_FOUND');
       const refused = await t.call({ method: 'POST', url: '/edge/client/v1/authenticate?method=password', payload: { username: user.username, password: user.password } });
       assertError(refused, 401, 'INVALID_AUTH');
+    });
+  });
+
+  describe('management CRUD (cert)', () => {
+    let caCounter = 0;
+    /** A third-party CA registered through /cas, verified with a proof certificate unless told otherwise. */
+    async function registerCa(verified: boolean): Promise<{ id: string; testCa: TestCa }> {
+      const testCa = await createTestCa(`Authenticator Test CA ${++caCounter}`, t.clock());
+      const id = await createEntity(t, token, 'cas', { name: `authenticator-ca-${caCounter}`, certPem: testCa.certPem, isAutoCaEnrollmentEnabled: false, isOttCaEnrollmentEnabled: false, isAuthEnabled: true, identityRoles: [] });
+      if (verified) {
+        const detail = await t.call({ method: 'GET', url: `/edge/management/v1/cas/${id}`, token });
+        const proof = await issueTestCertificate(testCa, { commonName: (detail.body as { data: { verificationToken: string } }).data.verificationToken, now: t.clock() });
+        const result = await t.call({ method: 'POST', url: `/edge/management/v1/cas/${id}/verify`, token, headers: { 'content-type': 'text/plain' }, payload: proof.certPem });
+        assert.equal(result.status, 200, result.text);
+      }
+      return { id, testCa };
+    }
+
+    const controllerIssued = async (commonName: string) =>
+      (await signCsr(t.deps.pki, (await createCsr(commonName)).csrPem, { use: 'client', now: t.clock(), lifetimeMs: lifetimes.year, keepAltNames: false })).certPem;
+
+    const post = (payload: unknown) => t.call({ method: 'POST', url: base, token, payload });
+
+    it('accepts a certificate from a verified third-party CA; deleting the CA deletes the authenticator', async () => {
+      const ca = await registerCa(true);
+      const identityId = await createIdentity(t, token);
+      const leaf = await issueTestCertificate(ca.testCa, { commonName: 'bound-by-admin', now: t.clock() });
+      const created = await post({ method: 'cert', identityId, certPem: leaf.certPem });
+      assert.equal(created.status, 201, created.text);
+      const id = (created.body as { data: { id: string } }).data.id;
+      const detail = (await t.call({ method: 'GET', url: `${base}/${id}`, token })).body as { data: Authenticator };
+      assert.match(detail.data.fingerprint as string, /^[0-9a-f]{40}$/);
+      assert.equal(detail.data.username, undefined);
+      assert.equal((await t.call({ method: 'DELETE', url: `/edge/management/v1/cas/${ca.id}`, token })).status, 200);
+      assertError(await t.call({ method: 'GET', url: `${base}/${id}`, token }), 404, 'NOT_FOUND');
+    });
+
+    it('re-enrolls a certificate a third-party CA issued as ottca with that CA', async () => {
+      const ca = await registerCa(true);
+      const identityId = await createIdentity(t, token);
+      const leaf = await issueTestCertificate(ca.testCa, { commonName: 're-enrolled', now: t.clock(), keyType: 'rsa' });
+      const created = await post({ method: 'cert', identityId, certPem: leaf.certPem });
+      assert.equal(created.status, 201, created.text);
+      const id = (created.body as { data: { id: string } }).data.id;
+      const expiresAt = new Date(t.clock().getTime() + 3_600_000).toISOString();
+      const reEnrolled = await t.call({ method: 'POST', url: `${base}/${id}/re-enroll`, token, payload: { expiresAt } });
+      assert.equal(reEnrolled.status, 201, reEnrolled.text);
+      const enrollmentId = (reEnrolled.body as { data: { id: string } }).data.id;
+      const enrollment = (await t.call({ method: 'GET', url: `/edge/management/v1/enrollments/${enrollmentId}`, token })).body as { data: Record<string, unknown> };
+      assert.deepEqual([enrollment.data.method, enrollment.data.caId, enrollment.data.identityId], ['ottca', ca.id, identityId]);
+    });
+
+    it('refuses certificates from an unverified or unknown CA, and more than one certificate', async () => {
+      const unverified = await registerCa(false);
+      const identityId = await createIdentity(t, token);
+      const early = await issueTestCertificate(unverified.testCa, { commonName: 'too-early', now: t.clock() });
+      assertError(await post({ method: 'cert', identityId, certPem: early.certPem }), 400, 'CERTIFICATE_FAILED_VALIDATION');
+      const unknown = await createTestCa('Nobody We Know', t.clock());
+      const stranger = await issueTestCertificate(unknown, { commonName: 'stranger', now: t.clock() });
+      assertError(await post({ method: 'cert', identityId, certPem: stranger.certPem }), 400, 'CERTIFICATE_FAILED_VALIDATION');
+      assertError(await post({ method: 'cert', identityId, certPem: `${stranger.certPem}${unknown.certPem}` }), 400, 'COULD_NOT_PARSE_PEM_BLOCK');
+      const list = await t.call({ method: 'GET', url: `${base}?filter=${encodeURIComponent(`identity = "${identityId}"`)}`, token });
+      assert.deepEqual((list.body as { data: unknown[] }).data, []);
+    });
+
+    it('re-checks a changed certificate: a controller-issued one unties the authenticator from its CA', async () => {
+      const ca = await registerCa(true);
+      const identityId = await createIdentity(t, token);
+      const leaf = await issueTestCertificate(ca.testCa, { commonName: 'first', now: t.clock() });
+      const created = await post({ method: 'cert', identityId, certPem: leaf.certPem });
+      const id = (created.body as { data: { id: string } }).data.id;
+      const stranger = await issueTestCertificate(await createTestCa('Another Stranger', t.clock()), { commonName: 'x', now: t.clock() });
+      assertError(await t.call({ method: 'PATCH', url: `${base}/${id}`, token, payload: { certPem: stranger.certPem } }), 400, 'CERTIFICATE_FAILED_VALIDATION');
+      const ours = await controllerIssued('second');
+      assert.equal((await t.call({ method: 'PATCH', url: `${base}/${id}`, token, payload: { certPem: ours } })).status, 200);
+      assert.equal((await t.call({ method: 'DELETE', url: `/edge/management/v1/cas/${ca.id}`, token })).status, 200);
+      const detail = await t.call({ method: 'GET', url: `${base}/${id}`, token });
+      assert.equal(detail.status, 200, detail.text);
+      assert.equal((detail.body as { data: Authenticator }).data.certPem, ours);
     });
   });
 
