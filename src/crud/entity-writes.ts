@@ -2,7 +2,6 @@
 import { ApiError } from '../errors/api-error.js';
 import { formatTimestamp } from '../lib/clock.js';
 import { StoreError, type Db } from '../store/store.js';
-import { toStoreError } from '../store/sqlite/sqlite-store.js';
 import type { AppDeps } from '../app-deps.js';
 import type { EntityDefinition } from './define-entity.js';
 import type { EntityChange, EntityValues } from './entity-rules.js';
@@ -48,9 +47,8 @@ export async function createEntityIn(
   try {
     await runRules(deps, definition, change, tx, () => insertEntity(tx, definition, change.after!));
   } catch (error) {
-    // Inside a transaction the driver's own error arrives (the store translates only at its boundary), so it is
-    // translated here; the Store interface has no translator yet, and SQLite is the only store so far.
-    rethrowStoreError(definition, error instanceof StoreError ? error : (toStoreError(error) ?? error), change.after!);
+    // Inside a transaction the driver's own error arrives (the store translates only at its boundary).
+    rethrowStoreError(definition, error instanceof StoreError ? error : (deps.store.translateError(error) ?? error), change.after!);
   }
   return id;
 }

@@ -18,6 +18,11 @@ export interface Store {
   /** Runs read-only work; it may share the connection with writers but never sees half a transaction. */
   read<T>(work: (db: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /**
+   * The driver's constraint error as a StoreError, for code that catches inside an open transaction (transaction()
+   * itself translates whatever escapes it).
+   */
+  translateError(error: unknown): StoreError | undefined;
 }
 
 /** A constraint the database refused, translated from the driver's error so callers need not know the driver. */

@@ -49,6 +49,7 @@ export async function openSqliteStore({ file, migrations }: SqliteStoreOptions):
       return result;
     },
     read: (work) => translateErrors(() => work(db)),
+    translateError: toStoreError,
     close: async () => {
       stopCheckpoints();
       await db.destroy();
