@@ -4,6 +4,8 @@
 import Database from 'better-sqlite3';
 import { identityName } from './seed-identities.js';
 import { scaleIdentities } from './scale-model.js';
+// The same plain rule the tests' oracle uses, so the bench checks the engine against one definition.
+import { matches } from '../test/support/policy-oracle.js';
 
 export interface LinkCheck {
   ms: number;
@@ -17,15 +19,6 @@ export interface LinkCheck {
 
 type Row = Record<string, unknown>;
 const list = (value: unknown): string[] => (typeof value === 'string' ? (JSON.parse(value) as string[]) : []);
-
-/** The oracle's selection rule (reference §1.3): `@id`, `#all`, then AnyOf / AllOf over `#attr` roles. */
-function matches(roles: string[], semantic: unknown, id: string, attributes: string[]): boolean {
-  const ids = roles.filter((r) => r.startsWith('@')).map((r) => r.slice(1));
-  const attrs = roles.filter((r) => r.startsWith('#')).map((r) => r.slice(1));
-  if (ids.includes(id) || attrs.includes('all')) return true;
-  if (attrs.length === 0) return false;
-  return semantic === 'AnyOf' ? attrs.some((a) => attributes.includes(a)) : attrs.every((a) => attributes.includes(a));
-}
 
 const SAMPLE = 40;
 

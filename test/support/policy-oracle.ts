@@ -6,7 +6,8 @@ import type { Store } from '../../src/store/store.js';
 type Row = Record<string, unknown>;
 const list = (value: unknown): string[] => (typeof value === 'string' ? (JSON.parse(value) as string[]) : []);
 
-function matches(roles: string[], semantic: unknown, id: string, attributes: string[]): boolean {
+/** The selection rule of reference §1.3, written plainly: `@id`, `#all`, then AnyOf / AllOf over `#attr` roles. */
+export function matches(roles: string[], semantic: unknown, id: string, attributes: string[]): boolean {
   const ids = roles.filter((r) => r.startsWith('@')).map((r) => r.slice(1));
   const attrs = roles.filter((r) => r.startsWith('#')).map((r) => r.slice(1));
   if (ids.includes(id) || attrs.includes('all')) return true;
