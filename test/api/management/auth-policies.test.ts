@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, buildTestApp, type TestApp, testTime } from '../../support/test-app.js';
 import { assertError, type CallResult } from '../../support/conformance.js';
+import { createEntity } from '../../support/factories.js';
 
 const BASE = '/edge/management/v1/auth-policies';
 
@@ -73,11 +74,7 @@ describe('auth policies', () => {
     assert.equal(result.status, 200, result.text);
     return result.body as ListBody;
   };
-  const create = async (body: unknown) => {
-    const result = await t.call({ method: 'POST', url: BASE, token, payload: body });
-    assert.equal(result.status, 201, result.text);
-    return (result.body as { data: { id: string } }).data.id;
-  };
+  const create = (body: Record<string, unknown>) => createEntity(t, token, 'auth-policies', body);
   const write = (method: 'PUT' | 'PATCH', id: string, payload: unknown) => t.call({ method, url: `${BASE}/${id}`, token, payload });
   /** Identity CRUD is built elsewhere; a bare identity row is enough to make a policy "in use". */
   const insertIdentityUsing = async (id: string, policyId: string) => {

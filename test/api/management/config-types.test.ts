@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { assertError, type CallResult } from '../../support/conformance.js';
+import { createEntity } from '../../support/factories.js';
 
 const BASE = '/edge/management/v1/config-types';
 const CONFIGS = '/edge/management/v1/configs';
@@ -55,16 +56,8 @@ describe('config types', () => {
     assert.equal(result.status, 200, result.text);
     return result.body as ListBody<ConfigType>;
   };
-  const create = async (body: Record<string, unknown>) => {
-    const result = await call('POST', BASE, body);
-    assert.equal(result.status, 201, result.text);
-    return (result.body as { data: { id: string } }).data.id;
-  };
-  const createConfig = async (body: Record<string, unknown>) => {
-    const result = await call('POST', CONFIGS, body);
-    assert.equal(result.status, 201, result.text);
-    return (result.body as { data: { id: string } }).data.id;
-  };
+  const create = (body: Record<string, unknown>) => createEntity(t, token, 'config-types', body);
+  const createConfig = (body: Record<string, unknown>) => createEntity(t, token, 'configs', body);
 
   before(async () => {
     t = await buildTestApp();

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { assertError, type CallResult } from '../../support/conformance.js';
+import { createEntity } from '../../support/factories.js';
 
 const BASE = '/edge/management/v1/configs';
 const SERVICES = '/edge/management/v1/services';
@@ -48,21 +49,9 @@ describe('configs', () => {
     return result.body as ListBody<{ id: string; name: string }>;
   };
   const post = (configTypeId: string, data: unknown, name = `cfg-${++counter}`) => call('POST', BASE, { name, configTypeId, data });
-  const create = async (configTypeId: string, data: unknown, name?: string) => {
-    const result = await post(configTypeId, data, name);
-    assert.equal(result.status, 201, result.text);
-    return (result.body as { data: { id: string } }).data.id;
-  };
-  const createType = async (body: Record<string, unknown>) => {
-    const result = await call('POST', '/edge/management/v1/config-types', body);
-    assert.equal(result.status, 201, result.text);
-    return (result.body as { data: { id: string } }).data.id;
-  };
-  const createService = async (body: Record<string, unknown>) => {
-    const result = await call('POST', SERVICES, { encryptionRequired: true, ...body });
-    assert.equal(result.status, 201, result.text);
-    return (result.body as { data: { id: string } }).data.id;
-  };
+  const create = (configTypeId: string, data: unknown, name = `cfg-${++counter}`) => createEntity(t, token, 'configs', { name, configTypeId, data });
+  const createType = (body: Record<string, unknown>) => createEntity(t, token, 'config-types', body);
+  const createService = (body: Record<string, unknown>) => createEntity(t, token, 'services', { encryptionRequired: true, ...body });
 
   before(async () => {
     t = await buildTestApp();

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp, testTime } from '../../support/test-app.js';
 import { assertError } from '../../support/conformance.js';
-import { createIdentity } from '../../support/factories.js';
+import { createEntity, createIdentity } from '../../support/factories.js';
 
 type EdgeRouter = Record<string, unknown> & { id: string; name: string };
 
@@ -14,11 +14,7 @@ describe('edge routers', () => {
   let token: string;
   let counter = 0;
   const post = (payload: unknown) => t.call({ method: 'POST', url: BASE, token, payload });
-  const createEdgeRouter = async (body: Record<string, unknown> = {}): Promise<string> => {
-    const result = await post({ name: `er-${++counter}`, ...body });
-    assert.equal(result.status, 201, result.text);
-    return (result.body as { data: { id: string } }).data.id;
-  };
+  const createEdgeRouter = (body: Record<string, unknown> = {}) => createEntity(t, token, 'edge-routers', { name: `er-${++counter}`, ...body });
   const get = async (id: string) => {
     const result = await t.call({ method: 'GET', url: `${BASE}/${id}`, token });
     assert.equal(result.status, 200, result.text);

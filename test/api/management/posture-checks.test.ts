@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { assertError, type CallResult } from '../../support/conformance.js';
+import { createEntity } from '../../support/factories.js';
 
 const BASE = '/edge/management/v1/posture-checks';
 const TYPES = '/edge/management/v1/posture-check-types';
@@ -31,11 +32,7 @@ describe('posture checks', () => {
   const uniqueName = (prefix: string) => `${prefix}-${++counter}`;
 
   const post = (payload: unknown) => t.call({ method: 'POST', url: BASE, token, payload });
-  const create = async (payload: Record<string, unknown>) => {
-    const result = await post({ name: uniqueName(String(payload.typeId)), ...payload });
-    assert.equal(result.status, 201, result.text);
-    return (result.body as { data: { id: string } }).data.id;
-  };
+  const create = (payload: Record<string, unknown>) => createEntity(t, token, 'posture-checks', { name: uniqueName(String(payload.typeId)), ...payload });
   const detailOf = async (id: string) => {
     const result = await t.call({ method: 'GET', url: `${BASE}/${id}`, token });
     assert.equal(result.status, 200, result.text);

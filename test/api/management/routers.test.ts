@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp, testTime } from '../../support/test-app.js';
 import { assertError } from '../../support/conformance.js';
+import { createEntity } from '../../support/factories.js';
 
 type Router = Record<string, unknown> & { id: string; name: string };
 
@@ -12,16 +13,8 @@ describe('routers and transit routers', () => {
   let t: TestApp;
   let token: string;
   let counter = 0;
-  const createRouter = async (path: (typeof PATHS)[number], body: Record<string, unknown> = {}): Promise<string> => {
-    const result = await t.call({ method: 'POST', url: `${API}/${path}`, token, payload: { name: `router-${++counter}`, ...body } });
-    assert.equal(result.status, 201, result.text);
-    return (result.body as { data: { id: string } }).data.id;
-  };
-  const createEdgeRouter = async (body: Record<string, unknown> = {}): Promise<string> => {
-    const result = await t.call({ method: 'POST', url: `${API}/edge-routers`, token, payload: { name: `edge-${++counter}`, ...body } });
-    assert.equal(result.status, 201, result.text);
-    return (result.body as { data: { id: string } }).data.id;
-  };
+  const createRouter = (path: (typeof PATHS)[number], body: Record<string, unknown> = {}) => createEntity(t, token, path, { name: `router-${++counter}`, ...body });
+  const createEdgeRouter = (body: Record<string, unknown> = {}) => createEntity(t, token, 'edge-routers', { name: `edge-${++counter}`, ...body });
   const get = async (path: string, id: string) => {
     const result = await t.call({ method: 'GET', url: `${API}/${path}/${id}`, token });
     assert.equal(result.status, 200, result.text);

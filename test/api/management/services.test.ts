@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { assertError, type CallResult } from '../../support/conformance.js';
-import { createIdentity, createUser, login } from '../../support/factories.js';
+import { createEntity, createIdentity, createUser, login } from '../../support/factories.js';
 
 const BASE = '/edge/management/v1/services';
 const CLIENT_BASE = '/edge/client/v1/services';
@@ -52,16 +52,8 @@ describe('services', () => {
     return result.body as ListBody<{ id: string; name: string }>;
   };
   const namesOf = async (query: string) => (await list(`${BASE}?${query}`)).data.map((s) => s.name);
-  const create = async (body: Record<string, unknown>) => {
-    const result = await call('POST', BASE, { name: `svc-${++counter}`, encryptionRequired: true, ...body });
-    assert.equal(result.status, 201, result.text);
-    return (result.body as { data: { id: string } }).data.id;
-  };
-  const createConfig = async (configTypeId: string, data: unknown) => {
-    const result = await call('POST', CONFIGS, { name: `cfg-${++counter}`, configTypeId, data });
-    assert.equal(result.status, 201, result.text);
-    return (result.body as { data: { id: string } }).data.id;
-  };
+  const create = (body: Record<string, unknown>) => createEntity(t, token, 'services', { name: `svc-${++counter}`, encryptionRequired: true, ...body });
+  const createConfig = (configTypeId: string, data: unknown) => createEntity(t, token, 'configs', { name: `cfg-${++counter}`, configTypeId, data });
 
   before(async () => {
     t = await buildTestApp();
