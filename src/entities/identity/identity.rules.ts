@@ -5,6 +5,7 @@ import type { Db } from '../../store/store.js';
 import { withPolicyLinks } from '../shared/policy-links.rules.js';
 import { createEnrollment, DEFAULT_ENROLLMENT_LIFETIME_MS, requireUnusedUsername } from '../../enrollment/create-enrollment.js';
 import { identityEnrollments } from '../enrollment/identity-enrollments.js';
+import { isIdentityDisabled, type DisabledState } from '../../auth/identity-disable.js';
 
 /** The REST enum User, Device, Service and Default all mean type Default; Router is reserved for the system. */
 function typeIdFor(type: unknown): string {
@@ -94,7 +95,7 @@ const ownRules: EntityRules = {
     ]);
     const withSession = new Set(sessions.map((s) => s.identity_id as string));
     const policyNames = new Map(policies.map((p) => [p.id as string, p.name as string]));
-    const now = deps.clock().getTime();
+    const now = deps.clock();
     return entities.map((entity) => {
       const own = authenticators.filter((a) => a.identity_id === entity.id);
       const updb = own.find((a) => a.method === 'updb');
@@ -108,7 +109,7 @@ const ownRules: EntityRules = {
           ...(updb ? { updb: { id: updb.id as string, username: updb.username as string } } : {}),
           ...(cert ? { cert: { fingerprint: cert.cert_fingerprint as string, id: cert.id as string } } : {}),
         },
-        disabled: isDisabled(entity, now),
+        disabled: isIdentityDisabled(entity as unknown as DisabledState, now),
         enrollment: enrollmentsOf(entity.id as string),
         envInfo: entity.envInfo ?? {},
         externalId: entity.externalId ?? null,
@@ -125,10 +126,5 @@ const ownRules: EntityRules = {
     });
   },
 };
-
-export function isDisabled(entity: EntityValues, now: number): boolean {
-  if (!entity.disabledAt) return false;
-  return !entity.disabledUntil || Date.parse(entity.disabledUntil as string) > now;
-}
 
 export const identityRules: EntityRules = withPolicyLinks('identity', ownRules);
