@@ -1,6 +1,6 @@
 // Identity rules: type mapping, auth-policy reference, the undeletable default admin, enrollments, computed fields.
 import { ApiError } from '../../errors/api-error.js';
-import type { EntityChange, EntityRules, EntityValues, RuleContext } from '../../crud/entity-rules.js';
+import type { EntityChange, EntityRules, RuleContext } from '../../crud/entity-rules.js';
 import type { Db } from '../../store/store.js';
 import { withPolicyLinks } from '../shared/policy-links.rules.js';
 import { createEnrollment, DEFAULT_ENROLLMENT_LIFETIME_MS, requireUnusedUsername } from '../../enrollment/create-enrollment.js';
