@@ -10,6 +10,7 @@ import { currentIdentityEdgeRouterOperations } from '../entities/edge-router/edg
 import { enrollOperations } from '../enrollment/enroll.operations.js';
 import { currentIdentityCertificateOperations } from '../auth/current-identity-certificates.js';
 import { apiSessionCertificateOperations } from '../auth/api-session-certificates.js';
+import { currentIdentityMfaOperations } from '../auth/mfa/mfa.operations.js';
 
 export const clientOperations: OperationTable = {
   ...clientSystemOperations,
@@ -22,4 +23,5 @@ export const clientOperations: OperationTable = {
   ...enrollOperations,
   ...currentIdentityCertificateOperations,
   ...apiSessionCertificateOperations,
+  ...currentIdentityMfaOperations,
 };

@@ -84,7 +84,7 @@ const ownRules: EntityRules = {
   async extend({ db, deps }, entities) {
     const ids = entities.map((e) => e.id as string);
     if (ids.length === 0) return [];
-    const [authenticators, sessions, policies, enrollmentsOf] = await Promise.all([
+    const [authenticators, sessions, policies, enrollmentsOf, verifiedMfa] = await Promise.all([
       db.selectFrom('authenticators').select(['id', 'identity_id', 'method', 'username', 'cert_fingerprint']).where('identity_id', 'in', ids).execute(),
       // One index probe per identity, however many sessions it has.
       db.selectFrom('identities as i').select('i.id as identity_id').where('i.id', 'in', ids)
@@ -92,7 +92,9 @@ const ownRules: EntityRules = {
         .execute(),
       db.selectFrom('auth_policies').select(['id', 'name']).where('id', 'in', [...new Set(entities.map((e) => e.authPolicyId as string))]).execute(),
       identityEnrollments(db, ids),
+      db.selectFrom('mfas').select('identity_id').where('identity_id', 'in', ids).where('is_verified', '=', 1).execute(),
     ]);
+    const withMfa = new Set(verifiedMfa.map((row) => row.identity_id as string));
     const withSession = new Set(sessions.map((s) => s.identity_id as string));
     const policyNames = new Map(policies.map((p) => [p.id as string, p.name as string]));
     const now = deps.clock();
@@ -116,8 +118,7 @@ const ownRules: EntityRules = {
         hasApiSession: withSession.has(entity.id as string),
         // Routers' control channel is out of scope, so no edge router connection is ever seen.
         hasEdgeRouterConnection: false,
-        // TODO(MFA, filed after #6): the identity's verified MFA enrollment, once MFA exists.
-        isMfaEnabled: false,
+        isMfaEnabled: withMfa.has(entity.id as string),
         sdkInfo: entity.sdkInfo ?? {},
         serviceHostingCosts: entity.serviceHostingCosts ?? {},
         serviceHostingPrecedences: entity.serviceHostingPrecedences ?? {},
