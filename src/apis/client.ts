@@ -11,6 +11,7 @@ import { enrollOperations } from '../enrollment/enroll.operations.js';
 import { currentIdentityCertificateOperations } from '../auth/current-identity-certificates.js';
 import { apiSessionCertificateOperations } from '../auth/api-session-certificates.js';
 import { currentIdentityMfaOperations } from '../auth/mfa/mfa.operations.js';
+import { clientExternalJwtSignerOperations } from '../entities/external-jwt-signer/external-jwt-signer.operations.js';
 
 export const clientOperations: OperationTable = {
   ...clientSystemOperations,
@@ -24,4 +25,5 @@ export const clientOperations: OperationTable = {
   ...currentIdentityCertificateOperations,
   ...apiSessionCertificateOperations,
   ...currentIdentityMfaOperations,
+  ...clientExternalJwtSignerOperations,
 };

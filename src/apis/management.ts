@@ -33,6 +33,7 @@ import { enrollmentOperations } from '../entities/enrollment/enrollment.operatio
 import { caOperations } from '../entities/ca/ca.operations.js';
 import { currentIdentityCertificateOperations } from '../auth/current-identity-certificates.js';
 import { currentIdentityMfaOperations, identityMfaOperations } from '../auth/mfa/mfa.operations.js';
+import { externalJwtSignerOperations } from '../entities/external-jwt-signer/external-jwt-signer.operations.js';
 
 export const managementOperations: OperationTable = {
   ...managementSystemOperations,
@@ -68,4 +69,5 @@ export const managementOperations: OperationTable = {
   ...currentIdentityCertificateOperations,
   ...currentIdentityMfaOperations,
   ...identityMfaOperations,
+  ...externalJwtSignerOperations,
 };
