@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTlsTestApp, type TlsResponse, type TlsTestApp } from '../../support/tls-client.js';
 import { assertError } from '../../support/conformance.js';
-import { createEntity, createIdentity, createUser, login } from '../../support/factories.js';
+import { createAuthPolicy, createEntity, createIdentity, createUser, login } from '../../support/factories.js';
 import { enrollVerifiedMfa, secretOf, totpCode } from '../../support/mfa.js';
 import { createCsr, httpsChecked, type KeyAndCert } from '../../support/third-party-ca.js';
 import { newSigningKey, signJwt, type SigningKey } from '../../support/jwt-issuer.js';
@@ -22,15 +22,6 @@ interface Session {
 
 let counter = 0;
 const unique = (prefix: string) => `${prefix}-${++counter}`;
-
-function policyBody(overrides: { requireTotp?: boolean; updbAllowed?: boolean } = {}) {
-  const updb = { allowed: overrides.updbAllowed ?? true, minPasswordLength: 5, requireSpecialChar: false, requireNumberChar: false, requireMixedCase: false, maxAttempts: 0, lockoutDurationMinutes: 0 };
-  return {
-    name: unique('policy'),
-    primary: { cert: { allowed: true, allowExpiredCerts: true }, updb, extJwt: { allowed: true, allowedSigners: [] } },
-    secondary: { requireTotp: overrides.requireTotp ?? false, requireExtJwtSigner: null },
-  };
-}
 
 type Method = 'password' | 'cert' | 'ext-jwt';
 
@@ -85,7 +76,7 @@ describe('auth policies at login: no path answers authenticated for a factor not
 
   for (const method of ['password', 'cert', 'ext-jwt'] as const) {
     it(`a policy requiring TOTP makes a ${method} login partial, even before the identity has enrolled`, async () => {
-      const policy = await createEntity(t, admin, 'auth-policies', policyBody({ requireTotp: true }));
+      const policy = await createAuthPolicy(t, admin, { secondary: { requireTotp: true } });
       const who = await subject({ authPolicyId: policy });
       const session = await loginBy(method, who);
       assert.deepEqual([session.isMfaRequired, session.isMfaComplete, session.authQueries], [false, false, [TOTP_QUERY]]);
@@ -114,7 +105,7 @@ describe('auth policies at login: no path answers authenticated for a factor not
   }
 
   it('applies a policy change to existing sessions at once', async () => {
-    const policy = await createEntity(t, admin, 'auth-policies', policyBody());
+    const policy = await createAuthPolicy(t, admin);
     const who = await subject({ authPolicyId: policy });
     const token = await login(t, who.username, who.password);
     assert.equal((await get(`${client}/services`, token)).status, 200);
@@ -123,7 +114,7 @@ describe('auth policies at login: no path answers authenticated for a factor not
   });
 
   it('refuses a primary method the policy does not allow', async () => {
-    const policy = await createEntity(t, admin, 'auth-policies', policyBody({ updbAllowed: false }));
+    const policy = await createAuthPolicy(t, admin, { updb: { allowed: false } });
     const who = await subject({ authPolicyId: policy });
     const refused = await t.call({ method: 'POST', url: `${client}/authenticate?method=password`, payload: { username: who.username, password: who.password } });
     assertError(refused, 401, 'INVALID_AUTH');

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { SignJWT } from 'jose';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { assertError, type CallResult } from '../../support/conformance.js';
-import { createEntity, createIdentity, createUser, login } from '../../support/factories.js';
+import { createAuthPolicy, createEntity, createIdentity, createUser, login } from '../../support/factories.js';
 import { newSigningKey, signJwt, startJwksServer, type JwksServer, type JwtOptions, type SigningKey } from '../../support/jwt-issuer.js';
 
 const client = '/edge/client/v1';
@@ -19,15 +19,6 @@ const dataOf = <T>(result: CallResult) => (result.body as { data: T }).data;
 
 let counter = 0;
 const unique = (prefix: string) => `${prefix}-${++counter}`;
-
-function policyBody(overrides: { extJwt?: { allowed: boolean; allowedSigners: string[] }; requireExtJwtSigner?: string | null; requireTotp?: boolean } = {}) {
-  const updb = { allowed: true, minPasswordLength: 5, requireSpecialChar: false, requireNumberChar: false, requireMixedCase: false, maxAttempts: 0, lockoutDurationMinutes: 0 };
-  return {
-    name: unique('policy'),
-    primary: { cert: { allowed: true, allowExpiredCerts: true }, updb, extJwt: overrides.extJwt ?? { allowed: true, allowedSigners: [] } },
-    secondary: { requireTotp: overrides.requireTotp ?? false, requireExtJwtSigner: overrides.requireExtJwtSigner ?? null },
-  };
-}
 
 describe('ext-jwt authentication', () => {
   let t: TestApp;
@@ -144,8 +135,8 @@ describe('ext-jwt authentication', () => {
     });
 
     it('follows the auth policy: ext-jwt allowed, and only from the allowed signers', async () => {
-      const closed = await createEntity(t, admin, 'auth-policies', policyBody({ extJwt: { allowed: false, allowedSigners: [] } }));
-      const onlyJwks = await createEntity(t, admin, 'auth-policies', policyBody({ extJwt: { allowed: true, allowedSigners: [jwksSigner.id] } }));
+      const closed = await createAuthPolicy(t, admin, { extJwt: { allowed: false, allowedSigners: [] } });
+      const onlyJwks = await createAuthPolicy(t, admin, { extJwt: { allowed: true, allowedSigners: [jwksSigner.id] } });
       const closedIdentity = await createIdentity(t, admin, { authPolicyId: closed });
       const restricted = await createIdentity(t, admin, { authPolicyId: onlyJwks });
       assertError(await extJwtLogin([await jwtFor(certKey, certSigner, closedIdentity)]), 401, 'INVALID_AUTH');
@@ -209,7 +200,7 @@ describe('ext-jwt authentication', () => {
 
   describe('secondary factor (requireExtJwtSigner)', () => {
     it('keeps the session partial on every request that lacks the signer JWT for this identity', async () => {
-      const policy = await createEntity(t, admin, 'auth-policies', policyBody({ requireExtJwtSigner: certSigner.id }));
+      const policy = await createAuthPolicy(t, admin, { secondary: { requireExtJwtSigner: certSigner.id } });
       const user = await createUser(t, admin, { authPolicyId: policy });
       const other = await createIdentity(t, admin, { authPolicyId: policy });
       const result = await t.call({ method: 'POST', url: `${client}/authenticate?method=password`, payload: { username: user.username, password: user.password } });
@@ -233,7 +224,7 @@ describe('ext-jwt authentication', () => {
     it('refuses the login when the required signer cannot be satisfied (disabled)', async () => {
       const key = await newSigningKey('ES256', t.clock());
       const signer = await addSigner({ certPem: key.certPem, kid: key.kid });
-      const policy = await createEntity(t, admin, 'auth-policies', policyBody({ requireExtJwtSigner: signer.id }));
+      const policy = await createAuthPolicy(t, admin, { secondary: { requireExtJwtSigner: signer.id } });
       const user = await createUser(t, admin, { authPolicyId: policy });
       assert.equal((await t.call({ method: 'POST', url: `${client}/authenticate?method=password`, payload: { username: user.username, password: user.password } })).status, 200);
       await t.call({ method: 'PATCH', url: `${management}/external-jwt-signers/${signer.id}`, token: admin, payload: { enabled: false } });
@@ -242,7 +233,7 @@ describe('ext-jwt authentication', () => {
     });
 
     it('does not let an admin with the factor outstanding use admin operations', async () => {
-      const policy = await createEntity(t, admin, 'auth-policies', policyBody({ requireExtJwtSigner: certSigner.id }));
+      const policy = await createAuthPolicy(t, admin, { secondary: { requireExtJwtSigner: certSigner.id } });
       const user = await createUser(t, admin, { authPolicyId: policy, isAdmin: true });
       const token = await login(t, user.username, user.password, 'management');
       assertError(await t.call({ method: 'GET', url: `${management}/identities`, token }), 401, 'UNAUTHORIZED');

@@ -5,34 +5,13 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { assertError, type CallResult } from '../../support/conformance.js';
-import { createEntity, createIdentity, createUser, login, type UserFixture } from '../../support/factories.js';
+import { createAuthPolicy, createEntity, createIdentity, createUser, login, type AuthPolicyOverrides, type UserFixture } from '../../support/factories.js';
 
 const client = '/edge/client/v1';
 const management = '/edge/management/v1';
 
 let counter = 0;
 const unique = (prefix: string) => `${prefix}-${++counter}`;
-
-interface UpdbRules {
-  maxAttempts?: number;
-  lockoutDurationMinutes?: number;
-  minPasswordLength?: number;
-  requireMixedCase?: boolean;
-  requireNumberChar?: boolean;
-  requireSpecialChar?: boolean;
-}
-
-function policyBody(updb: UpdbRules = {}) {
-  return {
-    name: unique('policy'),
-    primary: {
-      cert: { allowed: true, allowExpiredCerts: true },
-      updb: { allowed: true, minPasswordLength: 5, requireSpecialChar: false, requireNumberChar: false, requireMixedCase: false, maxAttempts: 0, lockoutDurationMinutes: 0, ...updb },
-      extJwt: { allowed: true, allowedSigners: [] },
-    },
-    secondary: { requireTotp: false, requireExtJwtSigner: null },
-  };
-}
 
 const passwordLogin = (t: TestApp, username: string, password: string, remoteAddress?: string) =>
   t.call({ method: 'POST', url: `${client}/authenticate?method=password`, payload: { username, password }, ...(remoteAddress ? { remoteAddress } : {}) });
@@ -48,8 +27,8 @@ describe('lockout after consecutive password failures (auth policy)', () => {
   });
   after(() => t.close());
 
-  async function userUnder(updb: UpdbRules): Promise<UserFixture> {
-    const policy = await createEntity(t, admin, 'auth-policies', policyBody(updb));
+  async function userUnder(updb: AuthPolicyOverrides['updb']): Promise<UserFixture> {
+    const policy = await createAuthPolicy(t, admin, { updb });
     return createUser(t, admin, { authPolicyId: policy });
   }
   const detail = async (id: string) => dataOf<{ disabled: boolean; disabledUntil: string | null }>(await t.call({ method: 'GET', url: `${management}/identities/${id}`, token: admin }));
@@ -115,7 +94,7 @@ describe('lockout state survives a restart', () => {
     try {
       let t = await buildTestApp({ databaseFile });
       const admin = await t.loginAsAdmin();
-      const policy = await createEntity(t, admin, 'auth-policies', policyBody({ maxAttempts: 3, lockoutDurationMinutes: 60 }));
+      const policy = await createAuthPolicy(t, admin, { updb: { maxAttempts: 3, lockoutDurationMinutes: 60 } });
       const user = await createUser(t, admin, { authPolicyId: policy });
       for (let i = 0; i < 2; i++) assertError(await passwordLogin(t, user.username, 'wrong-password'), 401, 'INVALID_AUTH');
       await t.close();
@@ -188,7 +167,7 @@ describe('password rules of the auth policy, wherever a password is set', () => 
   before(async () => {
     t = await buildTestApp();
     admin = await t.loginAsAdmin();
-    strict = await createEntity(t, admin, 'auth-policies', policyBody({ minPasswordLength: 10, requireMixedCase: true, requireNumberChar: true, requireSpecialChar: true }));
+    strict = await createAuthPolicy(t, admin, { updb: { minPasswordLength: 10, requireMixedCase: true, requireNumberChar: true, requireSpecialChar: true } });
   });
   after(() => t.close());
 

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { createHash, X509Certificate } from 'node:crypto';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { assertError, type CallResult } from '../../support/conformance.js';
-import { createEntity, createUser, login } from '../../support/factories.js';
+import { authPolicyBody, createAuthPolicy, createEntity, createUser, login } from '../../support/factories.js';
 import { newSigningKey, type SigningKey } from '../../support/jwt-issuer.js';
 
 const BASE = '/edge/management/v1/external-jwt-signers';
@@ -33,11 +33,6 @@ function consoleBody(overrides: Record<string, unknown> = {}) {
     tags: {},
     ...overrides,
   };
-}
-
-function policyBody(name: string, extJwt: { allowed: boolean; allowedSigners: string[] }, requireExtJwtSigner: string | null = null) {
-  const updb = { allowed: true, minPasswordLength: 5, requireSpecialChar: false, requireNumberChar: false, requireMixedCase: false, maxAttempts: 0, lockoutDurationMinutes: 0 };
-  return { name, primary: { cert: { allowed: true, allowExpiredCerts: true }, updb, extJwt }, secondary: { requireTotp: false, requireExtJwtSigner } };
 }
 
 describe('external JWT signers', () => {
@@ -162,7 +157,7 @@ describe('external JWT signers', () => {
     it('refuses while an auth policy allows or requires the signer, then deletes', async () => {
       const allowedId = await createEntity(t, admin, 'external-jwt-signers', consoleBody({ jwksEndpoint: 'https://idp.example/jwks' }));
       const requiredId = await createEntity(t, admin, 'external-jwt-signers', consoleBody({ jwksEndpoint: 'https://idp.example/jwks' }));
-      const policyId = await createEntity(t, admin, 'auth-policies', policyBody(unique('policy'), { allowed: true, allowedSigners: [allowedId] }, requiredId));
+      const policyId = await createAuthPolicy(t, admin, { extJwt: { allowedSigners: [allowedId] }, secondary: { requireExtJwtSigner: requiredId } });
       const policy = dataOf<{ primary: { extJwt: { allowedSigners: string[] } }; secondary: { requireExtJwtSigner: string } }>(await t.call({ method: 'GET', url: `${POLICIES}/${policyId}`, token: admin }));
       assert.deepEqual([policy.primary.extJwt.allowedSigners, policy.secondary.requireExtJwtSigner], [[allowedId], requiredId]);
 
@@ -181,7 +176,7 @@ describe('external JWT signers', () => {
 
     it('lets auth policies name only signers that exist', async () => {
       const signerId = await createEntity(t, admin, 'external-jwt-signers', consoleBody({ jwksEndpoint: 'https://idp.example/jwks' }));
-      const body = policyBody(unique('policy'), { allowed: true, allowedSigners: [signerId, 'missing'] });
+      const body = authPolicyBody({ extJwt: { allowedSigners: [signerId, 'missing'] } });
       assertError(await t.call({ method: 'POST', url: POLICIES, token: admin, payload: body }), 404, 'NOT_FOUND', 'primary.extJwt.allowedSigners[1]');
     });
   });
