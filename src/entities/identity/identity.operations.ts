@@ -58,7 +58,12 @@ const getCurrentIdentity: OperationHandler = {
     if (!cache) currentIdentityCaches.set(deps, (cache = new ReadCache(deps.store)));
     const identityId = caller.session!.identityId;
     const body = await cache.get(identityId, () =>
-      deps.store.read(async (db) => serializeJson(envelope(await toApiEntity(identity, await requireEntity(db, identity, identityId), { db, deps, caller })))),
+      deps.store.read(async (db) => {
+        const data = await toApiEntity(identity, await requireEntity(db, identity, identityId), { db, deps, caller });
+        // Upstream's CurrentIdentityLinkFactory: the caller's own paths, MFA included.
+        data._links = { mfa: { href: './current-identity/mfa' }, self: { href: './current-identity' } };
+        return serializeJson(envelope(data));
+      }),
     );
     return { status: 200, raw: body, contentType: 'application/json' };
   },

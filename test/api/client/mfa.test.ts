@@ -56,6 +56,8 @@ describe('TOTP MFA of the current identity', () => {
     const current = await session(token);
     assert.deepEqual([current.isMfaRequired, current.isMfaComplete, current.authQueries], [false, false, []]);
     assert.equal(await isMfaEnabled(user.id), false);
+    const me = dataOf<{ _links: unknown }>(await call('GET', `${client}/current-identity`, token));
+    assert.deepEqual(me._links, { mfa: { href: './current-identity/mfa' }, self: { href: './current-identity' } });
   });
 
   it('starts an enrollment whose secret, recovery codes and QR code show until it is verified', async () => {
