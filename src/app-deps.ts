@@ -2,6 +2,8 @@
 // It lives at the top because it names pieces of every layer; lower layers import only its type.
 import type { Logger } from 'pino';
 import type { ApiSessions } from './auth/api-sessions.js';
+import type { ExternalJwtVerifier } from './auth/ext-jwt/ext-jwt-verifier.js';
+import type { LoginThrottle } from './auth/login-throttle.js';
 import type { Clock } from './lib/clock.js';
 import type { IdGenerators } from './lib/ids.js';
 import type { Pki } from './pki/ensure-pki.js';
@@ -27,4 +29,8 @@ export interface AppDeps {
   instanceId: string;
   /** API session lookup (turns a `zt-session` token into the caller) and activity tracking. */
   apiSessions: ApiSessions;
+  /** Failed-login counting and throttling, shared by every login path. */
+  loginThrottle: LoginThrottle;
+  /** Verification of external JWTs (ext-jwt logins and secondary factors), with each signer's keys cached. */
+  externalJwts: ExternalJwtVerifier;
 }

@@ -7,6 +7,8 @@ import { buildApp } from './app.js';
 import type { AppDeps } from './app-deps.js';
 import { ApiSessions } from './auth/api-sessions.js';
 import { ensureDefaultAdmin, type DefaultAdminResult } from './auth/bootstrap-admin.js';
+import { ExternalJwtVerifier } from './auth/ext-jwt/ext-jwt-verifier.js';
+import { LoginThrottle } from './auth/login-throttle.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { defaultIds, newCuid, type IdGenerators } from './lib/ids.js';
 import { ensurePki } from './pki/ensure-pki.js';
@@ -40,13 +42,23 @@ export async function openController(settings: Settings, options: ControllerOpti
   const store = await openSqliteStore({ file: options.databaseFile ?? join(settings.home, 'ctrl.db'), migrations });
   const ids = options.ids ?? defaultIds;
   const admin = await ensureDefaultAdmin({ store, clock, ids, username: settings.adminUsername, password: settings.adminPassword });
+  const externalJwts = new ExternalJwtVerifier({ store, clock, logger });
   const apiSessions = new ApiSessions({
     store,
     clock,
     timeoutMs: settings.sessionTimeoutMs,
     onFlushError: (error) => logger.error({ err: error }, 'could not record API session activity'),
+    externalJwts,
   });
-  const deps: AppDeps = { settings, store, clock, ids, pki, logger, build: readBuildInfo(), instanceId: newCuid(), apiSessions };
+  const loginThrottle = new LoginThrottle({
+    store,
+    clock,
+    windowMs: settings.loginThrottleWindowMs,
+    usernameFailures: settings.loginThrottleUsernameFailures,
+    addressFailures: settings.loginThrottleAddressFailures,
+  });
+  const build = readBuildInfo();
+  const deps: AppDeps = { settings, store, clock, ids, pki, logger, build, instanceId: newCuid(), apiSessions, loginThrottle, externalJwts };
   const app = await buildApp(deps, options.tls ? { key: pki.serverKeyPem, cert: pki.serverChainPem } : undefined);
   apiSessions.start();
   return {

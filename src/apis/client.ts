@@ -10,6 +10,8 @@ import { currentIdentityEdgeRouterOperations } from '../entities/edge-router/edg
 import { enrollOperations } from '../enrollment/enroll.operations.js';
 import { currentIdentityCertificateOperations } from '../auth/current-identity-certificates.js';
 import { apiSessionCertificateOperations } from '../auth/api-session-certificates.js';
+import { currentIdentityMfaOperations } from '../auth/mfa/mfa.operations.js';
+import { clientExternalJwtSignerOperations } from '../entities/external-jwt-signer/external-jwt-signer.operations.js';
 
 export const clientOperations: OperationTable = {
   ...clientSystemOperations,
@@ -22,4 +24,6 @@ export const clientOperations: OperationTable = {
   ...enrollOperations,
   ...currentIdentityCertificateOperations,
   ...apiSessionCertificateOperations,
+  ...currentIdentityMfaOperations,
+  ...clientExternalJwtSignerOperations,
 };

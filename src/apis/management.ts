@@ -32,6 +32,8 @@ import { serviceEdgeRouterPolicyLinkOperations } from '../entities/service-edge-
 import { enrollmentOperations } from '../entities/enrollment/enrollment.operations.js';
 import { caOperations } from '../entities/ca/ca.operations.js';
 import { currentIdentityCertificateOperations } from '../auth/current-identity-certificates.js';
+import { currentIdentityMfaOperations, identityMfaOperations } from '../auth/mfa/mfa.operations.js';
+import { externalJwtSignerOperations } from '../entities/external-jwt-signer/external-jwt-signer.operations.js';
 
 export const managementOperations: OperationTable = {
   ...managementSystemOperations,
@@ -65,4 +67,7 @@ export const managementOperations: OperationTable = {
   ...enrollmentOperations,
   ...caOperations,
   ...currentIdentityCertificateOperations,
+  ...currentIdentityMfaOperations,
+  ...identityMfaOperations,
+  ...externalJwtSignerOperations,
 };

@@ -3,6 +3,7 @@
 import type { AppDeps } from '../app-deps.js';
 import type { Db } from '../store/store.js';
 import type { ApiSessionRow } from './api-sessions.js';
+import type { AuthQuery } from './auth-queries.js';
 import { identityRefs } from './identity-links.js';
 
 export interface SessionForDetail {
@@ -11,11 +12,13 @@ export interface SessionForDetail {
   lastActivityAt: string;
 }
 
-/** Fields computed from other tables or from memory, for a page of sessions at once. */
+/**
+ * Fields computed from other tables or from memory, for a page of sessions at once. Outstanding factors depend on
+ * the request (its bearer tokens), so other sessions' lists show none, as upstream ("not in a request context").
+ */
 export async function apiSessionExtras(db: Db, deps: AppDeps, sessions: readonly SessionForDetail[]): Promise<Record<string, unknown>[]> {
   const refFor = await identityRefs(db, sessions.map((s) => s.identityId));
   return sessions.map((session) => ({
-      // TODO(MFA, filed after #6): outstanding secondary-authentication queries, once MFA exists.
       authQueries: [],
       cachedLastActivityAt: deps.apiSessions.lastActivity(session.id, session.lastActivityAt),
       identity: refFor(session.identityId),
@@ -24,7 +27,14 @@ export async function apiSessionExtras(db: Db, deps: AppDeps, sessions: readonly
 
 export type SessionLinks = 'api-session' | 'current-api-session';
 
-export async function apiSessionDetail(db: Db, deps: AppDeps, row: ApiSessionRow, linkStyle: SessionLinks): Promise<Record<string, unknown>> {
+/** One session; `authQueries` are the caller's own outstanding factors when the session is the caller's. */
+export async function apiSessionDetail(
+  db: Db,
+  deps: AppDeps,
+  row: ApiSessionRow,
+  linkStyle: SessionLinks,
+  authQueries: readonly AuthQuery[] = [],
+): Promise<Record<string, unknown>> {
   const sessions = deps.apiSessions;
   const links =
     linkStyle === 'api-session'
@@ -49,5 +59,6 @@ export async function apiSessionDetail(db: Db, deps: AppDeps, row: ApiSessionRow
     lastActivityAt: row.last_activity_at,
     token: row.token,
     ...extras,
+    authQueries,
   };
 }

@@ -5,6 +5,9 @@ import type { IdGenerators } from '../lib/ids.js';
 import type { CallerSession } from '../http/request-context.js';
 import type { Db, Store } from '../store/store.js';
 import { ReadCache } from '../store/read-cache.js';
+import { outstandingAuthQueries } from './auth-queries.js';
+import type { ExternalJwtVerifier } from './ext-jwt/ext-jwt-verifier.js';
+import { disabledStateOf, isIdentityDisabled, type DisabledState } from './identity-disable.js';
 
 export interface ApiSessionRow {
   id: string;
@@ -26,6 +29,8 @@ export interface NewApiSession {
   authenticatorId: string;
   ipAddress: string;
   configTypes: string[];
+  /** The identity has verified MFA: the session must pass it (reference §4.5). */
+  isMfaRequired: boolean;
 }
 
 export async function insertApiSession(tx: Db, clock: Clock, ids: IdGenerators, input: NewApiSession): Promise<ApiSessionRow> {
@@ -41,7 +46,7 @@ export async function insertApiSession(tx: Db, clock: Clock, ids: IdGenerators, 
     created_at: at,
     updated_at: at,
     last_activity_at: at,
-    is_mfa_required: 0,
+    is_mfa_required: input.isMfaRequired ? 1 : 0,
     is_mfa_complete: 0,
     tags: '{}',
   };
@@ -54,7 +59,11 @@ interface SessionLookup {
   identityId: string;
   lastActivityAt: string;
   isAdmin: boolean;
-  isPartial: boolean;
+  disabled: DisabledState;
+  isMfaRequired: boolean;
+  isMfaComplete: boolean;
+  requireTotp: boolean;
+  requiredExtJwtSigner: string | null;
 }
 
 export interface ApiSessionsOptions {
@@ -63,6 +72,8 @@ export interface ApiSessionsOptions {
   timeoutMs: number;
   /** Where a failed background flush is reported (it is retried on the next tick). */
   onFlushError: (error: unknown) => void;
+  /** Checks the external JWTs a policy's secondary factor asks for, on every request. */
+  externalJwts: ExternalJwtVerifier;
 }
 
 /** Session lookup, in-memory activity and the periodic flush + expiry enforcement. */
@@ -82,20 +93,26 @@ export class ApiSessions {
     return this.#options.timeoutMs;
   }
 
-  /** The caller behind a token, or undefined when the token is unknown or the session has lapsed. */
-  async resolve(token: string): Promise<CallerSession | undefined> {
+  /**
+   * The caller behind a token, with the secondary factors still outstanding for this request (`bearerTokens` are
+   * the request's `Authorization: Bearer` values); undefined when the token is unknown, the session has lapsed or
+   * its identity is disabled.
+   */
+  async resolve(token: string, bearerTokens: readonly string[] = []): Promise<CallerSession | undefined> {
     const { clock } = this.#options;
     const found = await this.#lookups.get(token, () => this.#lookup(token));
     if (!found) return undefined;
     const now = clock();
-    if (this.expiresAt(found.id, found.lastActivityAt) <= now) return undefined;
+    if (this.expiresAt(found.id, found.lastActivityAt) <= now || isIdentityDisabled(found.disabled, now)) return undefined;
     this.#activity.set(found.id, now);
+    const authQueries = await outstandingAuthQueries(this.#options.externalJwts, found, bearerTokens);
     return {
       apiSessionId: found.id,
       token,
       identityId: found.identityId,
       isAdmin: found.isAdmin,
-      isPartial: found.isPartial,
+      isPartial: authQueries.length > 0,
+      authQueries,
       expiresAt: new Date(now.getTime() + this.timeoutMs),
       expirationSeconds: Math.floor(this.timeoutMs / 1000),
     };
@@ -107,7 +124,9 @@ export class ApiSessions {
       db
         .selectFrom('api_sessions as s')
         .innerJoin('identities as i', 'i.id', 's.identity_id')
-        .select(['s.id', 's.token', 's.identity_id', 's.last_activity_at', 's.is_mfa_required', 's.is_mfa_complete', 'i.is_admin', 'i.is_default_admin'])
+        .innerJoin('auth_policies as p', 'p.id', 'i.auth_policy_id')
+        .select(['s.id', 's.token', 's.identity_id', 's.last_activity_at', 's.is_mfa_required', 's.is_mfa_complete'])
+        .select(['i.is_admin', 'i.is_default_admin', 'i.disabled_at', 'i.disabled_until', 'p.secondary_require_totp', 'p.secondary_require_ext_jwt_signer'])
         .where('s.token', '=', token)
         .executeTakeFirst(),
     );
@@ -117,7 +136,11 @@ export class ApiSessions {
         identityId: found.identity_id as string,
         lastActivityAt: found.last_activity_at as string,
         isAdmin: found.is_admin === 1 || found.is_default_admin === 1,
-        isPartial: found.is_mfa_required === 1 && found.is_mfa_complete !== 1,
+        disabled: disabledStateOf(found),
+        isMfaRequired: found.is_mfa_required === 1,
+        isMfaComplete: found.is_mfa_complete === 1,
+        requireTotp: found.secondary_require_totp === 1,
+        requiredExtJwtSigner: (found.secondary_require_ext_jwt_signer as string | null) || null,
       }
     );
   }

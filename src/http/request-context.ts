@@ -1,12 +1,14 @@
 // Who is calling: resolved once per request from the `zt-session` header, before anything is refused.
+import type { AuthQuery } from '../auth/auth-queries.js';
 
 export interface CallerSession {
   apiSessionId: string;
   token: string;
   identityId: string;
   isAdmin: boolean;
-  /** Secondary authentication (MFA) is still outstanding. */
+  /** Secondary authentication (MFA, an external JWT) is still outstanding: `authQueries` is not empty. */
   isPartial: boolean;
+  authQueries: readonly AuthQuery[];
   /** When the session lapses without further activity. */
   expiresAt: Date;
   expirationSeconds: number;

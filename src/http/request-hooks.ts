@@ -6,6 +6,7 @@ import type { AppDeps } from '../app-deps.js';
 import type { BoundRoute } from './bind-operations.js';
 import { sendError } from './error-response.js';
 import { sessionToken, type RequestContext } from './request-context.js';
+import { bearerTokensOf } from '../auth/ext-jwt/ext-jwt-verifier.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -35,7 +36,7 @@ export function installRequestHooks(app: FastifyInstance, deps: AppDeps): void {
   app.addHook('onRequest', async (request, reply) => {
     allowCors(request, reply);
     const token = sessionToken(request.headers['zt-session']);
-    const session = token ? await deps.apiSessions.resolve(token) : undefined;
+    const session = token ? await deps.apiSessions.resolve(token, bearerTokensOf(request.raw.rawHeaders)) : undefined;
     request.caller = {
       requestId: request.id,
       ip: request.ip,

@@ -23,6 +23,15 @@ describe('loadSettings', () => {
     assert.equal(settings.adminUsername, 'admin');
     assert.equal(settings.adminPassword, undefined);
     assert.equal(settings.sessionTimeoutMs, 30 * 60_000);
+    assert.equal(settings.totpIssuer, 'openziti.io');
+    assert.deepEqual([settings.loginThrottleWindowMs, settings.loginThrottleUsernameFailures, settings.loginThrottleAddressFailures], [5 * 60_000, 10, 100]);
+  });
+
+  it('reads the TOTP issuer and the login throttle from YAML', () => {
+    writeFileSync(join(cwd, 'ctrl.yml'), 'edge:\n  totp:\n    hostname: ziti.example.com\n  api:\n    loginThrottle:\n      window: 2m\n      usernameFailures: 4\n      addressFailures: 40\n');
+    const settings = loadSettings({ argv: ['--home', cwd], env: {}, cwd });
+    assert.equal(settings.totpIssuer, 'ziti.example.com');
+    assert.deepEqual([settings.loginThrottleWindowMs, settings.loginThrottleUsernameFailures, settings.loginThrottleAddressFailures], [2 * 60_000, 4, 40]);
   });
 
   it('reads <home>/ctrl.yml when present', () => {
@@ -69,6 +78,9 @@ describe('loadSettings', () => {
       [[], { ZITI_SESSION_TIMEOUT: '30s' }, /\[edge\.api\.sessionTimeout\].*at least 1m/],
       [['--password', 'abc'], {}, /\[admin\.password\].*5 to 100/],
       [['--address', 'not a host'], {}, /\[edge\.api\.advertisedHost\]/],
+      [['--login-throttle-username-failures', '0'], {}, /\[edge\.api\.loginThrottle\.usernameFailures\].*whole number from 1/],
+      [[], { ZITI_LOGIN_THROTTLE_ADDRESS_FAILURES: 'many' }, /\[edge\.api\.loginThrottle\.addressFailures\] \(from ZITI_LOGIN_THROTTLE_ADDRESS_FAILURES\)/],
+      [[], { ZITI_LOGIN_THROTTLE_WINDOW: '500ms' }, /\[edge\.api\.loginThrottle\.window\].*at least 1s/],
     ];
     for (const [argv, env, pattern] of cases) {
       assert.throws(() => loadSettings({ argv, env, cwd }), (error: unknown) => error instanceof SettingsError && pattern.test(error.message));

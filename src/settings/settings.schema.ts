@@ -14,6 +14,14 @@ export interface Settings {
   adminPassword: string | undefined;
   sessionTimeoutMs: number;
   logLevel: string;
+  /** The issuer named in TOTP provisioning URLs (what authenticator apps show). */
+  totpIssuer: string;
+  /** Failed logins are counted per username and per source address within windows of this length. */
+  loginThrottleWindowMs: number;
+  /** Failed password logins (or MFA codes) for one username (or identity) per window before 429. */
+  loginThrottleUsernameFailures: number;
+  /** Failed logins from one source address per window before 429. */
+  loginThrottleAddressFailures: number;
 }
 
 type Parse = (raw: unknown) => unknown;
@@ -61,8 +69,18 @@ const duration =
   (raw) => {
     const ms = typeof raw === 'string' ? parseDuration(raw) : undefined;
     if (ms === undefined) throw new Error('must be a duration such as 30m, 90s or 1h');
-    if (ms < minMs) throw new Error(`must be at least ${minMs / 60_000}m`);
+    if (ms < minMs) throw new Error(`must be at least ${minMs % 60_000 === 0 ? `${minMs / 60_000}m` : `${minMs / 1000}s`}`);
     return ms;
+  };
+
+const count =
+  (min: number, max: number): Parse =>
+  (raw) => {
+    const value = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : raw;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      throw new Error(`must be a whole number from ${min} to ${max}`);
+    }
+    return value;
   };
 
 const oneOf =
@@ -80,5 +98,9 @@ export const settingSpecs: readonly SettingSpec[] = [
   { key: 'sessionTimeoutMs', yamlPath: 'edge.api.sessionTimeout', env: 'ZITI_SESSION_TIMEOUT', flag: 'session-timeout', parse: duration(60_000), default: 30 * 60_000 },
   { key: 'adminUsername', yamlPath: 'admin.username', env: 'ZITI_USER', flag: 'username', parse: text(4, 100), default: 'admin' },
   { key: 'adminPassword', yamlPath: 'admin.password', env: 'ZITI_PWD', flag: 'password', parse: text(5, 100) },
+  { key: 'totpIssuer', yamlPath: 'edge.totp.hostname', env: 'ZITI_TOTP_HOSTNAME', flag: 'totp-hostname', parse: text(1, 253), default: 'openziti.io' },
+  { key: 'loginThrottleWindowMs', yamlPath: 'edge.api.loginThrottle.window', env: 'ZITI_LOGIN_THROTTLE_WINDOW', flag: 'login-throttle-window', parse: duration(1000), default: 5 * 60_000 },
+  { key: 'loginThrottleUsernameFailures', yamlPath: 'edge.api.loginThrottle.usernameFailures', env: 'ZITI_LOGIN_THROTTLE_USERNAME_FAILURES', flag: 'login-throttle-username-failures', parse: count(1, 1_000_000), default: 10 },
+  { key: 'loginThrottleAddressFailures', yamlPath: 'edge.api.loginThrottle.addressFailures', env: 'ZITI_LOGIN_THROTTLE_ADDRESS_FAILURES', flag: 'login-throttle-address-failures', parse: count(1, 1_000_000), default: 100 },
   { key: 'logLevel', yamlPath: 'log.level', env: 'ZITI_LOG_LEVEL', flag: 'log-level', parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), default: 'info' },
 ];

@@ -12,6 +12,8 @@ export interface CallOptions {
   headers?: Record<string, string>;
   /** An object is sent as JSON; a string as is (set content-type yourself). */
   payload?: unknown;
+  /** The client's address as the server sees it (default 127.0.0.1). */
+  remoteAddress?: string;
 }
 
 export interface CallResult {
@@ -49,7 +51,13 @@ export async function call(app: FastifyInstance, options: CallOptions): Promise<
       headers['content-type'] ??= 'application/json';
     }
   }
-  const response = await app.inject({ method: options.method, url: options.url, headers, ...(payload !== undefined ? { payload } : {}) });
+  const response = await app.inject({
+    method: options.method,
+    url: options.url,
+    headers,
+    ...(payload !== undefined ? { payload } : {}),
+    ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}),
+  });
   const contentType = String(response.headers['content-type'] ?? '');
   const isJson = contentType.startsWith('application/json');
   const body: unknown = isJson && response.body !== '' ? JSON.parse(response.body) : undefined;

@@ -59,3 +59,26 @@ export const createEdgeRouter = (t: TestApp, token: string, body: Record<string,
 
 export const createTransitRouter = (t: TestApp, token: string, body: Record<string, unknown> = {}) =>
   createEntity(t, token, 'transit-routers', { name: unique('router'), ...body });
+
+export interface AuthPolicyOverrides {
+  name?: string;
+  cert?: Partial<{ allowed: boolean; allowExpiredCerts: boolean }>;
+  updb?: Partial<{ allowed: boolean; minPasswordLength: number; requireSpecialChar: boolean; requireNumberChar: boolean; requireMixedCase: boolean; maxAttempts: number; lockoutDurationMinutes: number }>;
+  extJwt?: Partial<{ allowed: boolean; allowedSigners: string[] }>;
+  secondary?: Partial<{ requireTotp: boolean; requireExtJwtSigner: string | null }>;
+}
+
+/** A complete auth policy body (the contract requires every inner field), permissive unless overridden. */
+export function authPolicyBody(overrides: AuthPolicyOverrides = {}) {
+  return {
+    name: overrides.name ?? unique('auth-policy'),
+    primary: {
+      cert: { allowed: true, allowExpiredCerts: true, ...overrides.cert },
+      updb: { allowed: true, minPasswordLength: 5, requireSpecialChar: false, requireNumberChar: false, requireMixedCase: false, maxAttempts: 0, lockoutDurationMinutes: 0, ...overrides.updb },
+      extJwt: { allowed: true, allowedSigners: [] as string[], ...overrides.extJwt },
+    },
+    secondary: { requireTotp: false, requireExtJwtSigner: null as string | null, ...overrides.secondary },
+  };
+}
+
+export const createAuthPolicy = (t: TestApp, token: string, overrides: AuthPolicyOverrides = {}) => createEntity(t, token, 'auth-policies', authPolicyBody(overrides));

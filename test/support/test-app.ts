@@ -46,6 +46,10 @@ export function testSettings(home: string, overrides: Partial<Settings> = {}): S
     adminPassword: ADMIN_PASSWORD,
     sessionTimeoutMs: 30 * 60_000,
     logLevel: 'silent',
+    totpIssuer: 'openziti.io',
+    loginThrottleWindowMs: 5 * 60_000,
+    loginThrottleUsernameFailures: 10,
+    loginThrottleAddressFailures: 100,
     ...overrides,
   };
 }

@@ -1,9 +1,8 @@
 // `ott`: a one-time token and a CSR become a controller-issued client certificate and a `cert` authenticator.
 import { ApiError } from '../../errors/api-error.js';
-import { formatTimestamp } from '../../lib/clock.js';
 import { envelope } from '../../http/envelope.js';
 import type { OperationContext, OperationResult } from '../../http/operation.js';
-import { insertEntity } from '../../crud/entity-store.js';
+import { createEntityIn } from '../../crud/entity-writes.js';
 import { lifetimes, signCsr, type IssuedCertificate } from '../../pki/sign-csr.js';
 import { authenticator } from '../../entities/authenticator/authenticator.definition.js';
 import type { EnrollMethod } from '../enroll.operations.js';
@@ -34,16 +33,8 @@ export const enrollWithOtt: EnrollMethod = async (context, enrollment) => {
   await deps.store.transaction(async (tx) => {
     // Consumed first: a token redeemed twice at once issues two certificates but binds only one.
     await consumeEnrollment(tx, enrollment);
-    const now = formatTimestamp(deps.clock());
-    await insertEntity(tx, authenticator, {
-      id: deps.ids.shortId(),
-      createdAt: now,
-      updatedAt: now,
-      method: 'cert',
-      identityId,
-      certPem: issued.certPem,
-      fingerprint: issued.fingerprint,
-    });
+    // Through the authenticator rules: a second certificate authenticator for the identity is refused (409).
+    await createEntityIn(tx, deps, authenticator, { method: 'cert', identityId, certPem: issued.certPem }, { id: deps.ids.shortId(), verifiedByCaId: null });
   });
   return certificateResponse(context, issued);
 };

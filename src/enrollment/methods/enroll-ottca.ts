@@ -3,12 +3,10 @@
 import type { X509Certificate } from 'node:crypto';
 import type { AppDeps } from '../../app-deps.js';
 import { ApiError } from '../../errors/api-error.js';
-import { formatTimestamp } from '../../lib/clock.js';
 import { emptyEnvelope } from '../../http/envelope.js';
 import { clientCertificatesOf } from '../../http/client-certificates.js';
 import type { Db } from '../../store/store.js';
-import { insertEntity } from '../../crud/entity-store.js';
-import { newEntityId } from '../../crud/entity-writes.js';
+import { createEntityIn } from '../../crud/entity-writes.js';
 import { authenticator } from '../../entities/authenticator/authenticator.definition.js';
 import { certificateFingerprint } from '../../pki/fingerprint.js';
 import { derToPem } from '../../pki/pem.js';
@@ -22,15 +20,13 @@ export async function requireUnusedFingerprint(tx: Db, fingerprint: string): Pro
   if (used) throw ApiError.withMessage('CERT_IN_USE', `the certificate with fingerprint ${fingerprint} is already in use`);
 }
 
-/** A `cert` authenticator for a third-party certificate, tied to its CA so that deleting the CA removes it. */
+/**
+ * A `cert` authenticator for a third-party certificate the enrollment verified, made by the authenticator rules (one
+ * per identity) and tied to its CA so that deleting the CA removes it.
+ */
 export async function insertCaAuthenticator(tx: Db, deps: AppDeps, input: { identityId: string; certificate: X509Certificate; caId: string }): Promise<void> {
-  const certPem = derToPem(input.certificate.raw, 'CERTIFICATE');
-  const now = formatTimestamp(deps.clock());
-  const id = newEntityId(authenticator, deps);
-  const values = { id, createdAt: now, updatedAt: now, method: 'cert', identityId: input.identityId, certPem, fingerprint: certificateFingerprint(certPem) };
-  await insertEntity(tx, authenticator, values);
-  // `ca_id` is storage only (the API never shows it), so the definition does not declare it.
-  await tx.updateTable('authenticators').set({ ca_id: input.caId }).where('id', '=', id).execute();
+  const body = { method: 'cert', identityId: input.identityId, certPem: derToPem(input.certificate.raw, 'CERTIFICATE') };
+  await createEntityIn(tx, deps, authenticator, body, { verifiedByCaId: input.caId });
 }
 
 export const enrollWithOttCa: EnrollMethod = async (context, enrollment) => {
@@ -49,8 +45,6 @@ export const enrollWithOttCa: EnrollMethod = async (context, enrollment) => {
     const certificate = presented.find((candidate) => verifyPath(candidate, [], anchors, { now, checkLeafValidity: true, requireClientAuth: true }));
     if (!certificate) throw new ApiError('CERT_FAILED_VALIDATION');
     await requireUnusedFingerprint(tx, certificateFingerprint(certificate.raw));
-    const existing = await tx.selectFrom('authenticators').select('id').where('identity_id', '=', identityId).where('method', '=', 'cert').executeTakeFirst();
-    if (existing) throw new ApiError('MAX_AUTHENTICATOR_METHODS_REACHED');
     await consumeEnrollment(tx, enrollment);
     await insertCaAuthenticator(tx, deps, { identityId, certificate, caId });
   });

@@ -1,5 +1,5 @@
 // Auth policies: which primary login methods an identity may use, its password rules, and its second factors.
-import { boolean, defineEntity, integer, json, text } from '../../crud/define-entity.js';
+import { boolean, defineEntity, integer, stringSet, text } from '../../crud/define-entity.js';
 import { authPolicyRules } from './auth-policy.rules.js';
 
 /**
@@ -24,8 +24,9 @@ export const authPolicy = defineEntity({
     'primary.updb.maxAttempts': integer({ fallback: () => 5 }),
     'primary.updb.lockoutDurationMinutes': integer({ filter: false, fallback: () => 0 }),
     'primary.extJwt.allowed': boolean({ fallback: () => true }),
-    // A list of signer ids kept as JSON text; upstream does not make it a public symbol.
-    'primary.extJwt.allowedSigners': json({ filter: false, fallback: () => [] }),
+    // A set of signer ids whose side table references the signers (so a named signer cannot be deleted); upstream
+    // does not make it a public symbol.
+    'primary.extJwt.allowedSigners': stringSet({ filter: false }),
     'secondary.requireTotp': boolean(),
     'secondary.requireExtJwtSigner': text(),
   },

@@ -17,14 +17,10 @@ function clampLimits(policy: EntityValues): void {
   policy['primary.updb.lockoutDurationMinutes'] = Math.max(0, policy['primary.updb.lockoutDurationMinutes'] as number);
 }
 
-/**
- * Which of `ids` name an existing external JWT signer. `/external-jwt-signers` is not built yet and has no table,
- * so none does; when `external_jwt_signers` exists, the `rows` line becomes
- *   const rows = await tx.selectFrom('external_jwt_signers').select('id').where('id', 'in', [...ids]).execute();
- */
+/** Which of `ids` name an existing external JWT signer. */
 async function existingSigners(tx: Db, ids: ReadonlySet<string>): Promise<Set<string>> {
   if (ids.size === 0) return new Set();
-  const rows: { id: unknown }[] = await Promise.resolve([]);
+  const rows = await tx.selectFrom('external_jwt_signers').select('id').where('id', 'in', [...ids]).execute();
   return new Set(rows.map((row) => String(row.id)));
 }
 

@@ -1,9 +1,13 @@
-// Authenticator rules: one per method per identity, passwords hashed on every set, certificates checked for trust.
+// Authenticator rules: one per method per identity, passwords checked against the identity's auth policy and hashed
+// on every set, certificates checked for trust. Every write goes through them, enrollments' included; an enrollment
+// that verified a certificate itself passes `verifiedByCaId` (the CA's id, null for the controller's own) as an
+// extra value on create, which no request body can set.
 import { X509Certificate } from 'node:crypto';
 import { ApiError } from '../../errors/api-error.js';
 import type { EntityChange, EntityRules, EntityValues, RuleContext } from '../../crud/entity-rules.js';
 import type { Db } from '../../store/store.js';
 import { hashPassword } from '../../auth/password.js';
+import { checkPasswordRules, passwordRulesFor } from '../../auth/password-rules.js';
 import { anchorsFromPem, controllerAnchors, verifyPath } from '../../auth/trust.js';
 import type { Pki } from '../../pki/ensure-pki.js';
 import { identityRefs } from '../../auth/identity-links.js';
@@ -22,14 +26,6 @@ async function requireFreeMethod(tx: Db, identityId: string, method: string): Pr
   if (taken) throw new ApiError('MAX_AUTHENTICATOR_METHODS_REACHED');
 }
 
-/** The API's password schema (5–100) applies to every password we store, create bodies included. */
-function checkPassword(password: unknown): string {
-  if (typeof password !== 'string' || password.length < 5 || password.length > 100) {
-    throw ApiError.invalidField('password', 'password must be 5 to 100 characters', password === undefined ? undefined : '******');
-  }
-  return password;
-}
-
 /** The CA that issued each validated certificate (undefined: the controller's own), for afterWrite to record. */
 const issuingCa = new WeakMap<EntityChange, string | undefined>();
 
@@ -38,19 +34,22 @@ const issuingCa = new WeakMap<EntityChange, string | undefined>();
  * §10.3; any key usage, and the certificate itself may have expired, as login leaves that to the auth policy).
  */
 async function validateCertificate(tx: Db, pki: Pki, pem: unknown, now: Date): Promise<{ fingerprint: string; caId: string | undefined }> {
-  const blocks = typeof pem === 'string' ? splitPemCertificates(pem) : [];
-  if (blocks.length !== 1) throw new ApiError('COULD_NOT_PARSE_PEM_BLOCK');
-  let certificate: X509Certificate;
-  try {
-    certificate = new X509Certificate(blocks[0]!);
-  } catch {
-    throw new ApiError('COULD_NOT_PARSE_PEM_BLOCK');
-  }
+  const { pem: block, certificate } = singleCertificate(pem);
   const cas = await tx.selectFrom('cas').select(['id', 'cert_pem']).where('is_verified', '=', 1).orderBy('id').execute();
   const anchors = [...controllerAnchors(pki), ...cas.flatMap((ca) => anchorsFromPem(ca.cert_pem as string, ca.id as string))];
   const anchor = verifyPath(certificate, [], anchors, { now, checkLeafValidity: false, requireClientAuth: false });
   if (!anchor) throw new ApiError('CERTIFICATE_FAILED_VALIDATION');
-  return { fingerprint: certificateFingerprint(blocks[0]!), caId: anchor.caId };
+  return { fingerprint: certificateFingerprint(block), caId: anchor.caId };
+}
+
+function singleCertificate(pem: unknown): { pem: string; certificate: X509Certificate } {
+  const blocks = typeof pem === 'string' ? splitPemCertificates(pem) : [];
+  if (blocks.length !== 1) throw new ApiError('COULD_NOT_PARSE_PEM_BLOCK');
+  try {
+    return { pem: blocks[0]!, certificate: new X509Certificate(blocks[0]!) };
+  } catch {
+    throw new ApiError('COULD_NOT_PARSE_PEM_BLOCK');
+  }
 }
 
 async function applySecrets({ tx, deps }: RuleContext, change: EntityChange): Promise<void> {
@@ -60,14 +59,19 @@ async function applySecrets({ tx, deps }: RuleContext, change: EntityChange): Pr
     if (body.certPem !== undefined && body.certPem !== null) throw new ApiError('INVALID_AUTHENTICATOR_PROPERTIES');
     if (change.op === 'create' || (body.password !== undefined && body.password !== null)) {
       if (!after.username) throw ApiError.invalidField('username', 'username is required', after.username);
-      const { hash, salt } = await hashPassword(checkPassword(body.password));
+      const rules = await passwordRulesFor(tx, after.identityId as string);
+      const { hash, salt } = await hashPassword(checkPasswordRules(body.password, rules));
       after.passwordHash = hash;
       after.passwordSalt = salt;
     }
     return;
   }
   if ((body.username ?? null) !== null || (body.password ?? null) !== null) throw new ApiError('INVALID_AUTHENTICATOR_PROPERTIES');
-  if (change.op === 'create' || change.changed.has('certPem')) {
+  if (change.op === 'create' && after.verifiedByCaId !== undefined) {
+    // An enrollment already verified the certificate, with the intermediates the client presented in its handshake.
+    after.fingerprint = certificateFingerprint(singleCertificate(after.certPem).pem);
+    issuingCa.set(change, (after.verifiedByCaId as string | null) ?? undefined);
+  } else if (change.op === 'create' || change.changed.has('certPem')) {
     const { fingerprint, caId } = await validateCertificate(tx, deps.pki, after.certPem, deps.clock());
     after.fingerprint = fingerprint;
     issuingCa.set(change, caId);

@@ -1,6 +1,5 @@
 // Identity operations: CRUD, sub-lists, disable / enable, role attributes, and the caller's own identity.
 import { ApiError } from '../../errors/api-error.js';
-import { formatTimestamp } from '../../lib/clock.js';
 import { emptyEnvelope, envelope, serializeJson } from '../../http/envelope.js';
 import { ReadCache } from '../../store/read-cache.js';
 import type { AppDeps } from '../../app-deps.js';
@@ -9,6 +8,7 @@ import { childrenOf, create, detail, list, listSetField, patch, remove, update }
 import { toApiEntity } from '../../crud/entity-mapping.js';
 import { requireEntity } from '../../crud/entity-writes.js';
 import { roleFilterScope } from '../../crud/role-filter.js';
+import { disableIdentityIn, enableIdentityIn } from '../../auth/identity-disable.js';
 import { authenticator } from '../authenticator/authenticator.definition.js';
 import { enrollment } from '../enrollment/enrollment.definition.js';
 import { identity } from './identity.definition.js';
@@ -23,13 +23,9 @@ const disableIdentity: OperationHandler = {
     const id = params.id as string;
     const minutes = (body as { durationMinutes: number }).durationMinutes;
     if (minutes < 0) throw ApiError.invalidField('durationMinutes', 'durationMinutes must not be negative', minutes);
-    const now = deps.clock();
-    const until = minutes > 0 ? formatTimestamp(new Date(now.getTime() + minutes * 60_000)) : null;
     const ended = await deps.store.transaction(async (tx) => {
       await requireEntity(tx, identity, id);
-      await tx.updateTable('identities').set({ disabled_at: formatTimestamp(now), disabled_until: until, updated_at: formatTimestamp(now) }).where('id', '=', id).execute();
-      const sessions = await tx.deleteFrom('api_sessions').where('identity_id', '=', id).returning('id').execute();
-      return sessions.map((s) => s.id as string);
+      return disableIdentityIn(tx, deps, id, minutes);
     });
     for (const sessionId of ended) deps.apiSessions.forget(sessionId);
     return { status: 200, json: emptyEnvelope() };
@@ -42,8 +38,7 @@ const enableIdentity: OperationHandler = {
     const id = params.id as string;
     await deps.store.transaction(async (tx) => {
       await requireEntity(tx, identity, id);
-      const at = formatTimestamp(deps.clock());
-      await tx.updateTable('identities').set({ disabled_at: null, disabled_until: null, updated_at: at }).where('id', '=', id).execute();
+      await enableIdentityIn(tx, deps, id);
     });
     return { status: 200, json: emptyEnvelope() };
   },
@@ -63,7 +58,12 @@ const getCurrentIdentity: OperationHandler = {
     if (!cache) currentIdentityCaches.set(deps, (cache = new ReadCache(deps.store)));
     const identityId = caller.session!.identityId;
     const body = await cache.get(identityId, () =>
-      deps.store.read(async (db) => serializeJson(envelope(await toApiEntity(identity, await requireEntity(db, identity, identityId), { db, deps, caller })))),
+      deps.store.read(async (db) => {
+        const data = await toApiEntity(identity, await requireEntity(db, identity, identityId), { db, deps, caller });
+        // Upstream's CurrentIdentityLinkFactory: the caller's own paths, MFA included.
+        data._links = { mfa: { href: './current-identity/mfa' }, self: { href: './current-identity' } };
+        return serializeJson(envelope(data));
+      }),
     );
     return { status: 200, raw: body, contentType: 'application/json' };
   },

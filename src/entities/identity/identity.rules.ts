@@ -1,10 +1,11 @@
 // Identity rules: type mapping, auth-policy reference, the undeletable default admin, enrollments, computed fields.
 import { ApiError } from '../../errors/api-error.js';
-import type { EntityChange, EntityRules, EntityValues, RuleContext } from '../../crud/entity-rules.js';
+import type { EntityChange, EntityRules, RuleContext } from '../../crud/entity-rules.js';
 import type { Db } from '../../store/store.js';
 import { withPolicyLinks } from '../shared/policy-links.rules.js';
 import { createEnrollment, DEFAULT_ENROLLMENT_LIFETIME_MS, requireUnusedUsername } from '../../enrollment/create-enrollment.js';
 import { identityEnrollments } from '../enrollment/identity-enrollments.js';
+import { isIdentityDisabled, type DisabledState } from '../../auth/identity-disable.js';
 
 /** The REST enum User, Device, Service and Default all mean type Default; Router is reserved for the system. */
 function typeIdFor(type: unknown): string {
@@ -83,7 +84,7 @@ const ownRules: EntityRules = {
   async extend({ db, deps }, entities) {
     const ids = entities.map((e) => e.id as string);
     if (ids.length === 0) return [];
-    const [authenticators, sessions, policies, enrollmentsOf] = await Promise.all([
+    const [authenticators, sessions, policies, enrollmentsOf, verifiedMfa] = await Promise.all([
       db.selectFrom('authenticators').select(['id', 'identity_id', 'method', 'username', 'cert_fingerprint']).where('identity_id', 'in', ids).execute(),
       // One index probe per identity, however many sessions it has.
       db.selectFrom('identities as i').select('i.id as identity_id').where('i.id', 'in', ids)
@@ -91,10 +92,12 @@ const ownRules: EntityRules = {
         .execute(),
       db.selectFrom('auth_policies').select(['id', 'name']).where('id', 'in', [...new Set(entities.map((e) => e.authPolicyId as string))]).execute(),
       identityEnrollments(db, ids),
+      db.selectFrom('mfas').select('identity_id').where('identity_id', 'in', ids).where('is_verified', '=', 1).execute(),
     ]);
+    const withMfa = new Set(verifiedMfa.map((row) => row.identity_id as string));
     const withSession = new Set(sessions.map((s) => s.identity_id as string));
     const policyNames = new Map(policies.map((p) => [p.id as string, p.name as string]));
-    const now = deps.clock().getTime();
+    const now = deps.clock();
     return entities.map((entity) => {
       const own = authenticators.filter((a) => a.identity_id === entity.id);
       const updb = own.find((a) => a.method === 'updb');
@@ -108,15 +111,14 @@ const ownRules: EntityRules = {
           ...(updb ? { updb: { id: updb.id as string, username: updb.username as string } } : {}),
           ...(cert ? { cert: { fingerprint: cert.cert_fingerprint as string, id: cert.id as string } } : {}),
         },
-        disabled: isDisabled(entity, now),
+        disabled: isIdentityDisabled(entity as unknown as DisabledState, now),
         enrollment: enrollmentsOf(entity.id as string),
         envInfo: entity.envInfo ?? {},
         externalId: entity.externalId ?? null,
         hasApiSession: withSession.has(entity.id as string),
         // Routers' control channel is out of scope, so no edge router connection is ever seen.
         hasEdgeRouterConnection: false,
-        // TODO(MFA, filed after #6): the identity's verified MFA enrollment, once MFA exists.
-        isMfaEnabled: false,
+        isMfaEnabled: withMfa.has(entity.id as string),
         sdkInfo: entity.sdkInfo ?? {},
         serviceHostingCosts: entity.serviceHostingCosts ?? {},
         serviceHostingPrecedences: entity.serviceHostingPrecedences ?? {},
@@ -125,10 +127,5 @@ const ownRules: EntityRules = {
     });
   },
 };
-
-export function isDisabled(entity: EntityValues, now: number): boolean {
-  if (!entity.disabledAt) return false;
-  return !entity.disabledUntil || Date.parse(entity.disabledUntil as string) > now;
-}
 
 export const identityRules: EntityRules = withPolicyLinks('identity', ownRules);

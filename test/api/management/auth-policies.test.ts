@@ -296,6 +296,8 @@ describe('auth policies', () => {
     it('updates the default policy', async () => {
       const body = { ...fullBody('Default'), tags: {} };
       body.primary.updb = { ...body.primary.updb, maxAttempts: 4 };
+      // The admin's own policy: requiring TOTP would make this very session partial at once.
+      body.secondary = { ...body.secondary, requireTotp: false };
       assert.equal((await write('PUT', 'default', body)).status, 200);
       const policy = await detailOf('default');
       assert.equal(policy.name, 'Default');
@@ -403,7 +405,9 @@ describe('auth policies', () => {
       assertError(used, 409, 'CAN_NOT_DELETE_REFERENCED_ENTITY', 'authPolicyId');
 
       // Move every identity off the default policy: it is still refused, outright.
-      const other = await create({ ...fullBody('temporary-home'), primary: { ...fullBody('').primary, updb: { ...fullBody('').primary.updb, maxAttempts: 0 } } });
+      // The admin moves too, so the new home must not require TOTP (that would make this session partial).
+      const home = fullBody('temporary-home');
+      const other = await create({ ...home, primary: { ...home.primary, updb: { ...home.primary.updb, maxAttempts: 0 } }, secondary: { requireTotp: false, requireExtJwtSigner: null } });
       await t.deps.store.transaction((tx) => tx.updateTable('identities').set({ auth_policy_id: other }).where('auth_policy_id', '=', 'default').execute());
       try {
         const unused = await t.call({ method: 'DELETE', url: `${BASE}/default`, token });

@@ -1,0 +1,39 @@
+// The one rule for disabled identities (reference §5.3): set by an admin or by a lockout, for some minutes or until
+// enabled, it refuses every login method and ends the identity's API sessions.
+import type { AppDeps } from '../app-deps.js';
+import { formatTimestamp } from '../lib/clock.js';
+import type { Db } from '../store/store.js';
+
+export interface DisabledState {
+  disabledAt: string | null;
+  disabledUntil: string | null;
+}
+
+/** Disabled from `disabledAt` until `disabledUntil`, or indefinitely when there is no end. */
+export function isIdentityDisabled(state: DisabledState, now: Date): boolean {
+  if (!state.disabledAt) return false;
+  return !state.disabledUntil || Date.parse(state.disabledUntil) > now.getTime();
+}
+
+/** The state as stored (`disabled_at`, `disabled_until`), for rows read straight from the table. */
+export function disabledStateOf(row: Record<string, unknown>): DisabledState {
+  return { disabledAt: (row.disabled_at as string | null) ?? null, disabledUntil: (row.disabled_until as string | null) ?? null };
+}
+
+/**
+ * Disables an identity for `minutes` (0: until an admin enables it) inside the caller's transaction, deletes its API
+ * sessions and returns their ids, for the caller to forget once the transaction has committed.
+ */
+export async function disableIdentityIn(tx: Db, deps: Pick<AppDeps, 'clock'>, identityId: string, minutes: number): Promise<string[]> {
+  const now = deps.clock();
+  const until = minutes > 0 ? formatTimestamp(new Date(now.getTime() + minutes * 60_000)) : null;
+  const at = formatTimestamp(now);
+  await tx.updateTable('identities').set({ disabled_at: at, disabled_until: until, updated_at: at }).where('id', '=', identityId).execute();
+  const sessions = await tx.deleteFrom('api_sessions').where('identity_id', '=', identityId).returning('id').execute();
+  return sessions.map((session) => session.id as string);
+}
+
+export async function enableIdentityIn(tx: Db, deps: Pick<AppDeps, 'clock'>, identityId: string): Promise<void> {
+  const at = formatTimestamp(deps.clock());
+  await tx.updateTable('identities').set({ disabled_at: null, disabled_until: null, updated_at: at }).where('id', '=', identityId).execute();
+}

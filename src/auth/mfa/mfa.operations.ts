@@ -1,0 +1,225 @@
+// TOTP MFA of the caller's identity (reference §6.2) on both APIs, `POST /authenticate/mfa`, and the admin's removal.
+// Which operations a partially authenticated session may use is upstream's list: status, enroll, verify, QR code and
+// authenticate/mfa; removing MFA and its recovery codes need a fully authenticated session.
+import QRCode from 'qrcode';
+import { ApiError } from '../../errors/api-error.js';
+import { emptyEnvelope, envelope } from '../../http/envelope.js';
+import type { OperationContext, OperationHandler, OperationTable } from '../../http/operation.js';
+import type { Db } from '../../store/store.js';
+import { requireEntity } from '../../crud/entity-writes.js';
+import { identity } from '../../entities/identity/identity.definition.js';
+import { provisioningUrl } from './totp.js';
+import {
+  completeSessionMfa,
+  createMfa,
+  deleteMfaOf,
+  findMfa,
+  markMfaVerified,
+  replaceRecoveryCodes,
+  useMfaCode,
+  type CodeKind,
+  type MfaRecord,
+} from './mfa-records.js';
+
+const PATH = 'current-identity/mfa';
+const identityOf = (context: OperationContext) => context.caller.session!.identityId;
+
+async function requireMfa(db: Db, context: OperationContext, want: 'any' | 'verified' | 'unverified'): Promise<MfaRecord> {
+  const record = await findMfa(db, identityOf(context));
+  if (!record || (want === 'verified' && !record.isVerified) || (want === 'unverified' && record.isVerified)) throw new ApiError('NOT_FOUND');
+  return record;
+}
+
+async function provisioningUrlOf(db: Db, context: OperationContext, record: MfaRecord): Promise<string> {
+  const found = await db.selectFrom('identities').select('name').where('id', '=', record.identityId).executeTakeFirst();
+  return provisioningUrl(context.deps.settings.totpIssuer, (found?.name as string | undefined) ?? '', record.secret);
+}
+
+/**
+ * Checks a code against the caller's MFA and, in the same transaction, does what it unlocks. Failures count against
+ * the identity and the source address like failed logins (429 past the limit), and codes for one identity are checked
+ * one at a time, so a six-digit code cannot be guessed by brute force or by racing.
+ */
+async function proveCode(context: OperationContext, code: string, kind: CodeKind, unlock: (tx: Db, record: MfaRecord) => Promise<void>): Promise<void> {
+  const { deps } = context;
+  const throttle = deps.loginThrottle;
+  const keys = throttle.mfaKeys(identityOf(context), context.caller.ip);
+  await throttle.oneAtATime(keys[0]!.key, async () => {
+    const counted = await throttle.check(keys, context.reply);
+    const proven = await deps.store.transaction(async (tx) => {
+      const record = await findMfa(tx, identityOf(context));
+      if (!record || !(await useMfaCode(tx, deps, record, code, kind))) return false;
+      await unlock(tx, record);
+      return true;
+    });
+    if (!proven) {
+      await throttle.recordFailure(keys);
+      throw new ApiError('MFA_INVALID_TOKEN');
+    }
+    if (counted.has(keys[0]!.key)) await throttle.clear(keys[0]!.key);
+  });
+}
+
+const codeOf = (context: OperationContext): string => (context.body as { code?: string } | undefined)?.code ?? '';
+/** The C SDK sends the code of DELETE and GET recovery-codes in this header. */
+const headerCodeOf = (context: OperationContext): string => {
+  const value = context.headers['mfa-validation-code'];
+  return typeof value === 'string' ? value : '';
+};
+
+function mfaLinks(record: MfaRecord): Record<string, { href: string }> {
+  const links: Record<string, string> = { 'current-identity': './current-identity', self: `./${PATH}` };
+  if (record.isVerified) links['recovery-codes'] = `./${PATH}/recovery-codes`;
+  else Object.assign(links, { qr: `./${PATH}/qr-code`, verify: `./${PATH}/verify` });
+  return Object.fromEntries(Object.entries(links).map(([name, href]) => [name, { href }]));
+}
+
+const baseOf = (record: MfaRecord, links: Record<string, { href: string }>) => ({
+  _links: links,
+  createdAt: record.createdAt,
+  id: record.id,
+  tags: record.tags,
+  updatedAt: record.updatedAt,
+});
+
+/** The secret (in the URL) and the recovery codes show only until the enrollment is verified. */
+const detailMfa: OperationHandler = {
+  access: 'partial',
+  async handle(context) {
+    const data = await context.deps.store.read(async (db) => {
+      const record = await requireMfa(db, context, 'any');
+      if (record.isVerified) return { ...baseOf(record, mfaLinks(record)), isVerified: true, recoveryCodes: null };
+      return { ...baseOf(record, mfaLinks(record)), isVerified: false, provisioningUrl: await provisioningUrlOf(db, context, record), recoveryCodes: record.recoveryCodes };
+    });
+    return { status: 200, json: envelope(data) };
+  },
+};
+
+const enrollMfa: OperationHandler = {
+  access: 'partial',
+  async handle(context) {
+    const { deps } = context;
+    const id = await deps.store.transaction((tx) => createMfa(tx, deps, identityOf(context)));
+    // The record is reached at its fixed path, not by id.
+    return { status: 201, json: envelope({ _links: { self: { href: `./${PATH}` } }, id }) };
+  },
+};
+
+/** TOTP only (a recovery code cannot complete an enrollment); the current session counts as having passed MFA. */
+const verifyMfa: OperationHandler = {
+  access: 'partial',
+  async handle(context) {
+    await context.deps.store.read((db) => requireMfa(db, context, 'unverified'));
+    await proveCode(context, codeOf(context), 'totp', async (tx, record) => {
+      if (record.isVerified) throw new ApiError('NOT_FOUND');
+      await markMfaVerified(tx, context.deps, record);
+      await completeSessionMfa(tx, context.deps, context.caller.session!.apiSessionId);
+    });
+    return { status: 200, json: emptyEnvelope() };
+  },
+};
+
+/** 256 × 256 PNG, error correction M, as upstream's go-qrcode; only while the enrollment is unverified. */
+const detailMfaQrCode: OperationHandler = {
+  access: 'partial',
+  async handle(context) {
+    const url = await context.deps.store.read(async (db) => provisioningUrlOf(db, context, await requireMfa(db, context, 'unverified')));
+    const png = await QRCode.toBuffer(url, { type: 'png', errorCorrectionLevel: 'M', width: 256, margin: 4 });
+    return { status: 200, raw: png, contentType: 'image/png' };
+  },
+};
+
+/** A verified enrollment needs a code (TOTP or recovery) in `mfa-validation-code`; an unverified one goes without. */
+const deleteMfa: OperationHandler = {
+  access: 'authenticated',
+  async handle(context) {
+    const { deps } = context;
+    const record = await deps.store.read((db) => requireMfa(db, context, 'any'));
+    const remove = async (tx: Db) => void (await deleteMfaOf(tx, identityOf(context)));
+    if (record.isVerified) await proveCode(context, headerCodeOf(context), 'totpOrRecovery', remove);
+    else await deps.store.transaction(remove);
+    return { status: 200, json: emptyEnvelope() };
+  },
+};
+
+/** Bodies of GET requests are never read by the framework; this one may carry `{"code"}` (upstream reads it). */
+async function getBodyCodeOf(context: OperationContext): Promise<string> {
+  const raw = context.request.raw;
+  if (raw.readableEnded || !String(context.request.headers['content-type'] ?? '').startsWith('application/json')) return '';
+  let text = '';
+  for await (const chunk of raw as AsyncIterable<Buffer>) {
+    text += chunk.toString('utf8');
+    if (text.length > GET_BODY_LIMIT) throw ApiError.withMessage('COULD_NOT_PARSE_BODY', 'request body is too large');
+  }
+  try {
+    const code = (JSON.parse(text || '{}') as { code?: unknown } | null)?.code;
+    return typeof code === 'string' ? code : '';
+  } catch {
+    throw ApiError.withMessage('COULD_NOT_PARSE_BODY', 'the body is not JSON');
+  }
+}
+const GET_BODY_LIMIT = 1024;
+
+/** Shown again only against a current TOTP code, from the body or the `mfa-validation-code` header (C SDK). */
+const detailMfaRecoveryCodes: OperationHandler = {
+  access: 'authenticated',
+  async handle(context) {
+    const { deps } = context;
+    await deps.store.read((db) => requireMfa(db, context, 'verified'));
+    const code = codeOf(context) || (await getBodyCodeOf(context)) || headerCodeOf(context);
+    if (code === '') throw new ApiError('MFA_INVALID_TOKEN');
+    let data: Record<string, unknown> = {};
+    await proveCode(context, code, 'totp', (_tx, record) => {
+      data = { ...baseOf(record, mfaLinks(record)), recoveryCodes: record.recoveryCodes };
+      return Promise.resolve();
+    });
+    return { status: 200, json: envelope(data) };
+  },
+};
+
+const createMfaRecoveryCodes: OperationHandler = {
+  access: 'authenticated',
+  async handle(context) {
+    await context.deps.store.read((db) => requireMfa(db, context, 'verified'));
+    await proveCode(context, codeOf(context), 'totpOrRecovery', (tx, record) => replaceRecoveryCodes(tx, context.deps, record));
+    return { status: 200, json: emptyEnvelope() };
+  },
+};
+
+/** Recovery codes are checked first (and consumed), then TOTP; any enrollment counts, as upstream. */
+const authenticateMfa: OperationHandler = {
+  access: 'partial',
+  async handle(context) {
+    const record = await context.deps.store.read((db) => findMfa(db, identityOf(context)));
+    if (!record) throw new ApiError('MFA_NOT_ENROLLED');
+    await proveCode(context, codeOf(context), 'totpOrRecovery', (tx) => completeSessionMfa(tx, context.deps, context.caller.session!.apiSessionId));
+    return { status: 200, json: emptyEnvelope() };
+  },
+};
+
+/** An admin removes an identity's MFA, verified or not, without a code (a lost device). */
+const removeIdentityMfa: OperationHandler = {
+  access: 'admin',
+  async handle({ deps, params }) {
+    const id = params.id as string;
+    await deps.store.transaction(async (tx) => {
+      await requireEntity(tx, identity, id);
+      await deleteMfaOf(tx, id);
+    });
+    return { status: 200, json: emptyEnvelope() };
+  },
+};
+
+/** Served by both APIs. */
+export const currentIdentityMfaOperations: OperationTable = {
+  detailMfa,
+  enrollMfa,
+  verifyMfa,
+  detailMfaQrCode,
+  deleteMfa,
+  detailMfaRecoveryCodes,
+  createMfaRecoveryCodes,
+  authenticateMfa,
+};
+
+export const identityMfaOperations: OperationTable = { removeIdentityMfa };

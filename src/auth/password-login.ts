@@ -1,0 +1,98 @@
+// `POST /authenticate?method=password` (reference §4.2, §5.3): throttled per username and source address, then
+// the updb authenticator's password, with the auth policy's lockout after `maxAttempts` consecutive failures.
+import { ApiError } from '../errors/api-error.js';
+import type { OperationContext } from '../http/operation.js';
+import { disableIdentityIn, disabledStateOf, isIdentityDisabled } from './identity-disable.js';
+import { invalidAuth } from './login-policy.js';
+import { hashPassword, verifyPassword } from './password.js';
+
+export interface PasswordCredential {
+  identityId: string;
+  authenticatorId: string;
+}
+
+/** Hashing something even for an unknown user keeps the answer time from telling which usernames exist. */
+const decoy = hashPassword('decoy-password');
+
+interface Candidate {
+  authenticatorId: string;
+  identityId: string;
+  hash: string;
+  salt: string;
+  failedAttempts: number;
+  /** Disabled, or the policy refuses passwords: the password is still checked, but cannot succeed. */
+  refused: boolean;
+  maxAttempts: number;
+  lockoutMinutes: number;
+}
+
+async function findCandidate(context: OperationContext, username: string): Promise<Candidate | undefined> {
+  const { deps } = context;
+  const row = await deps.store.read((db) =>
+    db
+      .selectFrom('authenticators as a')
+      .innerJoin('identities as i', 'i.id', 'a.identity_id')
+      .innerJoin('auth_policies as p', 'p.id', 'i.auth_policy_id')
+      .select(['a.id', 'a.identity_id', 'a.password_hash', 'a.password_salt', 'a.failed_attempts', 'i.disabled_at', 'i.disabled_until'])
+      .select(['p.primary_updb_allowed', 'p.primary_updb_max_attempts', 'p.primary_updb_lockout_duration_minutes'])
+      .where('a.username', '=', username)
+      .where('a.method', '=', 'updb')
+      .executeTakeFirst(),
+  );
+  if (!row?.password_hash || !row.password_salt) return undefined;
+  return {
+    authenticatorId: row.id as string,
+    identityId: row.identity_id as string,
+    hash: row.password_hash as string,
+    salt: row.password_salt as string,
+    failedAttempts: Number(row.failed_attempts),
+    refused: row.primary_updb_allowed !== 1 || isIdentityDisabled(disabledStateOf(row), deps.clock()),
+    maxAttempts: Number(row.primary_updb_max_attempts),
+    lockoutMinutes: Number(row.primary_updb_lockout_duration_minutes),
+  };
+}
+
+/**
+ * One more consecutive failure; the `maxAttempts`-th locks the identity (disabled for the policy's lockout duration,
+ * its sessions ended) and starts the count again. Counted in the database, so a restart keeps a lockout.
+ */
+async function countFailure(context: OperationContext, candidate: Candidate): Promise<void> {
+  const { deps } = context;
+  if (candidate.maxAttempts <= 0) return;
+  const ended = await deps.store.transaction(async (tx) => {
+    const counted = await tx
+      .updateTable('authenticators')
+      .set((eb) => ({ failed_attempts: eb('failed_attempts', '+', 1) }))
+      .where('id', '=', candidate.authenticatorId)
+      .returning('failed_attempts')
+      .executeTakeFirst();
+    if (Number(counted?.failed_attempts ?? 0) < candidate.maxAttempts) return [];
+    await tx.updateTable('authenticators').set({ failed_attempts: 0 }).where('id', '=', candidate.authenticatorId).execute();
+    return disableIdentityIn(tx, deps, candidate.identityId, candidate.lockoutMinutes);
+  });
+  for (const id of ended) deps.apiSessions.forget(id);
+}
+
+export async function checkPasswordLogin(context: OperationContext, username: unknown, password: unknown): Promise<PasswordCredential> {
+  if (typeof username !== 'string' || typeof password !== 'string' || !username || !password) {
+    throw ApiError.withMessage('COULD_NOT_VALIDATE', 'username and password fields are required');
+  }
+  const { deps } = context;
+  const throttle = deps.loginThrottle;
+  const keys = throttle.passwordKeys(username, context.caller.ip);
+  return throttle.oneAtATime(keys[0]!.key, async () => {
+    const counted = await throttle.check(keys, context.reply);
+    const candidate = await findCandidate(context, username);
+    const matches = await verifyPassword(password, candidate ?? (await decoy));
+    if (!candidate || !matches || candidate.refused) {
+      await throttle.recordFailure(keys);
+      if (candidate && !candidate.refused) await countFailure(context, candidate);
+      throw invalidAuth();
+    }
+    if (counted.has(keys[0]!.key)) await throttle.clear(keys[0]!.key);
+    if (candidate.failedAttempts > 0) {
+      await deps.store.transaction((tx) => tx.updateTable('authenticators').set({ failed_attempts: 0 }).where('id', '=', candidate.authenticatorId).execute());
+    }
+    return { identityId: candidate.identityId, authenticatorId: candidate.authenticatorId };
+  });
+}

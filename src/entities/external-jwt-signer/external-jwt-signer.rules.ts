@@ -1,0 +1,95 @@
+// External JWT signer rules (reference §8.1): blanks stored as none, exactly one key source (a certificate or a JWKS
+// endpoint over http(s)), certificate details derived, and no deletion while an auth policy names the signer.
+import { X509Certificate } from 'node:crypto';
+import { ApiError } from '../../errors/api-error.js';
+import type { EntityRules, EntityValues } from '../../crud/entity-rules.js';
+import { goValue } from '../../lib/go-format.js';
+import { formatTimestamp } from '../../lib/clock.js';
+import { certificateFingerprint } from '../../pki/fingerprint.js';
+import { splitPemCertificates } from '../../pki/pem.js';
+import { isHttpUrl } from '../../auth/ext-jwt/jwks-fetch.js';
+
+/** Go's zero time, what upstream renders for the certificate dates of a JWKS signer. */
+const ZERO_TIME = '0001-01-01T00:00:00.000Z';
+
+const blank = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+
+/** As upstream's PersistEntity: blank optional strings are stored as none, a blank claims property as `sub`. */
+function normalise(signer: EntityValues): void {
+  for (const field of ['certPem', 'jwksEndpoint', 'kid', 'externalAuthUrl', 'audience', 'clientId']) {
+    if (blank(signer[field])) signer[field] = null;
+  }
+  if (blank(signer.claimsProperty)) signer.claimsProperty = 'sub';
+  if (blank(signer.issuer)) throw ApiError.invalidField('issuer', 'issuer is required', signer.issuer);
+  const scopes = signer.scopes ?? [];
+  if (!Array.isArray(scopes) || scopes.some((scope) => typeof scope !== 'string')) {
+    throw ApiError.invalidField('scopes', 'scopes must be a list of strings', scopes);
+  }
+  signer.scopes = scopes;
+}
+
+/** One key source: a certificate (its details derived here) or a JWKS endpoint, never both, never neither. */
+function deriveKeySource(signer: EntityValues): void {
+  if (signer.certPem === null && signer.jwksEndpoint === null) throw ApiError.invalidField('certPem', 'jwksEndpoint or certPem is required', null);
+  if (signer.certPem !== null && signer.jwksEndpoint !== null) {
+    throw ApiError.invalidField('jwksEndpoint', 'only one of jwksEndpoint or certPem may be defined', signer.jwksEndpoint);
+  }
+  if (signer.jwksEndpoint !== null) {
+    if (!isHttpUrl(signer.jwksEndpoint as string)) throw ApiError.invalidField('jwksEndpoint', 'jwksEndpoint must be an http or https URL', signer.jwksEndpoint);
+    Object.assign(signer, { fingerprint: null, commonName: '', notBefore: null, notAfter: null });
+    return;
+  }
+  const blocks = splitPemCertificates(signer.certPem as string);
+  let certificate: X509Certificate;
+  try {
+    if (blocks.length !== 1) throw new Error('one certificate expected');
+    certificate = new X509Certificate(blocks[0]!);
+  } catch {
+    throw new ApiError('INVALID_CERT_PEM');
+  }
+  const commonName = /(?:^|\n)CN=([^\n]*)/.exec(certificate.subject)?.[1] ?? '';
+  Object.assign(signer, {
+    fingerprint: certificateFingerprint(blocks[0]!),
+    commonName,
+    notBefore: formatTimestamp(new Date(Date.parse(certificate.validFrom))),
+    notAfter: formatTimestamp(new Date(Date.parse(certificate.validTo))),
+  });
+}
+
+export const externalJwtSignerRules: EntityRules = {
+  validate(_context, change) {
+    const signer = change.after!;
+    normalise(signer);
+    deriveKeySource(signer);
+    return Promise.resolve();
+  },
+
+  /** Upstream refuses through its allowed-signers reference and its foreign key on the required signer. */
+  async beforeDelete({ tx }, existing) {
+    const id = existing.id as string;
+    const policies = await tx
+      .selectFrom('auth_policies')
+      .select('id')
+      .where((eb) =>
+        eb.or([
+          eb('secondary_require_ext_jwt_signer', '=', id),
+          eb('id', 'in', eb.selectFrom('auth_policy_primary_ext_jwt_allowed_signers').select('entity_id').where('value', '=', id)),
+        ]),
+      )
+      .orderBy('id')
+      .execute();
+    if (policies.length === 0) return;
+    const ids = goValue(policies.map((row) => row.id as string));
+    throw new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', { field: 'authPolicies', reason: `entity type externalJwtSigner referenced by authPolicies: ${ids}`, value: ids });
+  },
+
+  extend(_context, signers) {
+    return Promise.resolve(
+      signers.map((signer) => ({
+        notBefore: signer.notBefore ?? ZERO_TIME,
+        notAfter: signer.notAfter ?? ZERO_TIME,
+        scopes: signer.scopes ?? [],
+      })),
+    );
+  },
+};
