@@ -2,6 +2,10 @@
 // It lives at the top because it names pieces of every layer; lower layers import only its type.
 import type { Logger } from 'pino';
 import type { ApiSessions } from './auth/api-sessions.js';
+import type { IntegrityChecks } from './database/integrity-checks.js';
+import type { Snapshots } from './database/snapshots.js';
+import type { Health } from './system/health.js';
+import type { Metrics } from './system/metrics.js';
 import type { Clock } from './lib/clock.js';
 import type { IdGenerators } from './lib/ids.js';
 import type { Pki } from './pki/ensure-pki.js';
@@ -27,4 +31,11 @@ export interface AppDeps {
   instanceId: string;
   /** API session lookup (turns a `zt-session` token into the caller) and activity tracking. */
   apiSessions: ApiSessions;
+  /** Data integrity scans (check / fix) and their last results. */
+  integrityChecks: IntegrityChecks;
+  snapshots: Snapshots;
+  /** Readiness (store, migrations, shutdown) for `/ready`. */
+  health: Health;
+  /** Present when a metrics address is configured; nothing is measured otherwise. */
+  metrics: Metrics | undefined;
 }

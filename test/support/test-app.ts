@@ -46,6 +46,12 @@ export function testSettings(home: string, overrides: Partial<Settings> = {}): S
     adminPassword: ADMIN_PASSWORD,
     sessionTimeoutMs: 30 * 60_000,
     logLevel: 'silent',
+    accessLog: true,
+    metricsAddress: undefined,
+    controllerName: undefined,
+    commandRateLimiterEnabled: true,
+    commandRateLimiterMaxQueued: 100,
+    shutdownTimeoutMs: 10_000,
     ...overrides,
   };
 }

@@ -1,0 +1,239 @@
+import assert from 'node:assert/strict';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { certificateFingerprint } from '../../../src/pki/fingerprint.js';
+import { assertError } from '../../support/conformance.js';
+import { createEdgeRouter, createEntity, createIdentity, createService } from '../../support/factories.js';
+import { createTestCa } from '../../support/third-party-ca.js';
+import { buildTestApp, testTime, type TestApp } from '../../support/test-app.js';
+
+const api = '/edge/management/v1';
+
+interface IntegrityData {
+  inProgress: boolean;
+  fixingErrors: boolean;
+  tooManyErrors: boolean;
+  startTime: string | null;
+  endTime: string | null;
+  error: string | null;
+  results: Array<{ description: string; fixed: boolean }> | null;
+}
+
+async function integrityResults(t: TestApp, token: string): Promise<{ data: IntegrityData; meta: Record<string, unknown> }> {
+  const result = await t.call({ method: 'GET', url: `${api}/database/data-integrity-results`, token });
+  assert.equal(result.status, 200, result.text);
+  return result.body as { data: IntegrityData; meta: Record<string, unknown> };
+}
+
+async function scan(t: TestApp, token: string, kind: 'check' | 'fix'): Promise<IntegrityData> {
+  const started = await t.call({ method: 'POST', url: `${api}/database/${kind}-data-integrity`, token });
+  assert.equal(started.status, 202, started.text);
+  assert.deepEqual(started.body, { data: {}, meta: { apiEnrollmentVersion: '0.0.1', apiVersion: '0.0.1' } });
+  await t.deps.integrityChecks.settled();
+  return (await integrityResults(t, token)).data;
+}
+
+const snapshotsIn = (folder: string) => readdirSync(folder).filter((name) => /^ctrl\.db-\d{8}-\d{6}$/.test(name));
+
+describe('data integrity', () => {
+  let t: TestApp;
+  let token: string;
+  let folder: string;
+
+  before(async () => {
+    folder = mkdtempSync(join(tmpdir(), 'ziti-integrity-'));
+    // A database file, so the scan reads its own snapshot connection as in production.
+    t = await buildTestApp({ databaseFile: join(folder, 'ctrl.db') });
+    token = await t.loginAsAdmin();
+  });
+  after(async () => {
+    await t.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('answers nulls before any scan, in upstream shape', async () => {
+    const { data, meta } = await integrityResults(t, token);
+    assert.deepEqual(data, { inProgress: false, fixingErrors: false, tooManyErrors: false, startTime: null, endTime: null, error: null, results: null });
+    assert.deepEqual(meta.pagination, { limit: -1, offset: 0, totalCount: 0 });
+    assert.equal(meta.filterableFields, undefined);
+  });
+
+  it('finds nothing in a database the engine kept', async () => {
+    const data = await scan(t, token, 'check');
+    assert.equal(data.error, null);
+    assert.equal(data.results, null);
+    assert.equal(data.inProgress, false);
+    assert.equal(data.startTime, testTime());
+    assert.equal(data.endTime, testTime());
+  });
+
+  it('check reports exactly the corrupted derived rows and changes nothing; fix repairs exactly those', async () => {
+    const i1 = await createIdentity(t, token, { roleAttributes: ['a', 'b'] });
+    const i2 = await createIdentity(t, token, { roleAttributes: ['a'] });
+    const configType = await createEntity(t, token, 'config-types', { name: 'integrity-type' });
+    const otherType = await createEntity(t, token, 'config-types', { name: 'integrity-other-type' });
+    const config = await createEntity(t, token, 'configs', { name: 'integrity-config', configTypeId: configType, data: { v: 1 } });
+    const s1 = await createService(t, token, { roleAttributes: ['s'], configs: [config] });
+    const s2 = await createService(t, token, { roleAttributes: ['s'] });
+    const r1 = await createEdgeRouter(t, token, { roleAttributes: ['r'] });
+    const r2 = await createEdgeRouter(t, token, { roleAttributes: ['other'] });
+    await createEntity(t, token, 'posture-checks', { name: 'integrity-pc', typeId: 'DOMAIN', domains: ['example.com'], roleAttributes: ['p'] });
+    const dial = await createEntity(t, token, 'service-policies', { name: 'integrity-dial', type: 'Dial', semantic: 'AllOf', identityRoles: ['#a'], serviceRoles: ['#s'], postureCheckRoles: ['#p'] });
+    await createEntity(t, token, 'service-policies', { name: 'integrity-bind', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#b'], serviceRoles: [`@${s1}`], postureCheckRoles: [] });
+    const erp = await createEntity(t, token, 'edge-router-policies', { name: 'integrity-erp', semantic: 'AllOf', identityRoles: ['#a'], edgeRouterRoles: ['#r'] });
+    await createEntity(t, token, 'service-edge-router-policies', { name: 'integrity-serp', semantic: 'AllOf', serviceRoles: ['#s'], edgeRouterRoles: ['#all'] });
+    const override = await t.call({ method: 'POST', url: `${api}/identities/${i1}/service-configs`, token, payload: [{ serviceId: s1, configId: config }] });
+    assert.equal(override.status, 200, override.text);
+    const testCa = await createTestCa('integrity', t.clock());
+    const ca = await createEntity(t, token, 'cas', { name: 'integrity-ca', certPem: testCa.certPem, isAutoCaEnrollmentEnabled: false, isOttCaEnrollmentEnabled: false, isAuthEnabled: false, identityRoles: [] });
+    assert.equal((await scan(t, token, 'check')).results, null, 'consistent before the corruption');
+
+    // 1. Corrupt one row of each kind of derived table, straight in the store.
+    await t.deps.store.transaction(async (tx) => {
+      await sql`DELETE FROM identity_role_attributes WHERE entity_id = ${i1} AND value = 'b'`.execute(tx);
+      await sql`INSERT INTO service_role_attributes (entity_id, value) VALUES (${s2}, 'ghost')`.execute(tx);
+      await sql`DELETE FROM service_policy_identities WHERE policy_id = ${dial} AND entity_id = ${i2}`.execute(tx);
+      await sql`INSERT INTO edge_router_policy_edge_routers (policy_id, entity_id) VALUES (${erp}, ${r2})`.execute(tx);
+      await sql`UPDATE identity_services SET dial = 3 WHERE identity_id = ${i1} AND service_id = ${s2}`.execute(tx);
+      await sql`DELETE FROM service_edge_routers WHERE service_id = ${s1} AND edge_router_id = ${r1}`.execute(tx);
+      await sql`UPDATE identity_service_updates SET changed_at = '2000-01-01T00:00:00.000Z' WHERE identity_id = ${i2}`.execute(tx);
+      await sql`UPDATE identity_service_configs SET config_type_id = ${otherType} WHERE identity_id = ${i1}`.execute(tx);
+      await sql`UPDATE cas SET fingerprint = 'not-the-fingerprint' WHERE id = ${ca}`.execute(tx);
+    });
+    const expected = [
+      `identity_role_attributes: missing entity_id=${i1} value=b`,
+      `service_role_attributes: unexpected entity_id=${s2} value=ghost`,
+      `service_policy_identities: missing entity_id=${i2} policy_id=${dial}`,
+      `edge_router_policy_edge_routers: unexpected entity_id=${r2} policy_id=${erp}`,
+      `identity_services: identity_id=${i1} service_id=${s2} has dial=3 bind=0, should have dial=1 bind=0`,
+      `service_edge_routers: missing service_id=${s1} edge_router_id=${r1} (count=1)`,
+      `identity_service_updates: identity_id=${i2} has changed_at=2000-01-01T00:00:00.000Z, should have changed_at=${testTime()}`,
+      `identity_service_configs: identity_id=${i1} service_id=${s1} config_id=${config} has config_type_id=${otherType}, should have config_type_id=${configType}`,
+      `cas: id=${ca} has fingerprint=not-the-fingerprint, should have fingerprint=${certificateFingerprint(testCa.certPem)}`,
+    ].sort();
+
+    // 2. Check finds exactly those and repairs nothing.
+    const checked = await scan(t, token, 'check');
+    assert.equal(checked.error, null);
+    assert.equal(checked.fixingErrors, false);
+    assert.deepEqual(checked.results!.map((r) => r.description).sort(), expected);
+    assert.ok(checked.results!.every((r) => !r.fixed));
+    const dialCount = async () =>
+      (await t.deps.store.read((db) => db.selectFrom('identity_services').select('dial').where('identity_id', '=', i1).where('service_id', '=', s2).executeTakeFirst()))?.dial;
+    assert.equal(await dialCount(), 3, 'a check writes nothing');
+    assert.deepEqual(snapshotsIn(folder), []);
+
+    // 3. Fix snapshots the database first, then repairs exactly those.
+    const fixed = await scan(t, token, 'fix');
+    assert.equal(fixed.fixingErrors, true);
+    assert.deepEqual(fixed.results!.map((r) => r.description).sort(), expected);
+    assert.ok(fixed.results!.every((r) => r.fixed));
+    assert.equal(await dialCount(), 1);
+    assert.equal(snapshotsIn(folder).length, 1, 'a snapshot before the repair');
+
+    // 4. Nothing is left to find.
+    assert.equal((await scan(t, token, 'check')).results, null);
+  });
+
+  it('is admin only', async () => {
+    for (const [method, path] of [['POST', 'check-data-integrity'], ['POST', 'fix-data-integrity'], ['GET', 'data-integrity-results'], ['POST', 'snapshot']] as const) {
+      assertError(await t.call({ method, url: `${api}/database/${path}` }), 401, 'UNAUTHORIZED');
+    }
+  });
+});
+
+describe('one integrity scan at a time', () => {
+  let t: TestApp;
+  let token: string;
+  before(async () => {
+    t = await buildTestApp();
+    token = await t.loginAsAdmin();
+  });
+  after(() => t.close());
+
+  it('refuses a second scan of either kind while one runs with 429 RATE_LIMITED, and reports it in progress', async () => {
+    await integrityResults(t, token);
+    // An in-memory database has one connection: a transaction held open keeps the scan from reading.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const held = t.deps.store.transaction(() => gate);
+    const started = await t.call({ method: 'POST', url: `${api}/database/check-data-integrity`, token });
+    assert.equal(started.status, 202);
+    const running = await integrityResults(t, token);
+    assert.equal(running.data.inProgress, true);
+    assert.equal(running.data.fixingErrors, false);
+    assert.equal(running.data.endTime, null);
+    assertError(await t.call({ method: 'POST', url: `${api}/database/fix-data-integrity`, token }), 429, 'RATE_LIMITED');
+    assertError(await t.call({ method: 'POST', url: `${api}/database/check-data-integrity`, token }), 429, 'RATE_LIMITED');
+    release();
+    await held;
+    await t.deps.integrityChecks.settled();
+    const done = await integrityResults(t, token);
+    assert.equal(done.data.inProgress, false);
+    assert.equal(done.data.results, null);
+    assert.equal((await t.call({ method: 'POST', url: `${api}/database/fix-data-integrity`, token })).status, 202, 'a new scan once it finished');
+    await t.deps.integrityChecks.settled();
+  });
+});
+
+describe('createDatabaseSnapshot', () => {
+  let t: TestApp;
+  let token: string;
+  let folder: string;
+  before(async () => {
+    folder = mkdtempSync(join(tmpdir(), 'ziti-snapshot-'));
+    t = await buildTestApp({ databaseFile: join(folder, 'ctrl.db') });
+    token = await t.loginAsAdmin();
+  });
+  after(async () => {
+    await t.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('writes a timestamped copy beside the database, at most once a minute', async () => {
+    const first = await t.call({ method: 'POST', url: `${api}/database/snapshot`, token });
+    assert.equal(first.status, 200, first.text);
+    assert.deepEqual(first.body, { data: {}, meta: { apiEnrollmentVersion: '0.0.1', apiVersion: '0.0.1' } });
+    const stamp = testTime().slice(0, 19).replace(/[-:]/g, '').replace('T', '-');
+    assert.deepEqual(snapshotsIn(folder), [`ctrl.db-${stamp}`]);
+    assert.equal(statSync(join(folder, `ctrl.db-${stamp}`)).mode & 0o777, 0o600);
+
+    assertError(await t.call({ method: 'POST', url: `${api}/database/snapshot`, token }), 429, 'RATE_LIMITED');
+    t.clock.advance(59_000);
+    assertError(await t.call({ method: 'POST', url: `${api}/database/snapshot`, token }), 429, 'RATE_LIMITED');
+    t.clock.advance(1_000);
+    assert.equal((await t.call({ method: 'POST', url: `${api}/database/snapshot`, token })).status, 200);
+    assert.equal(snapshotsIn(folder).length, 2);
+  });
+
+  it('is a database a controller starts on, with the data as it was (the README restore procedure)', async () => {
+    const kept = await createIdentity(t, token, { name: 'kept-in-snapshot', roleAttributes: ['kept'] });
+    t.clock.advance(60_000);
+    assert.equal((await t.call({ method: 'POST', url: `${api}/database/snapshot`, token })).status, 200);
+    const snapshot = snapshotsIn(folder).sort().at(-1)!;
+    await createIdentity(t, token, { name: 'made-after-snapshot' });
+
+    // Restore: the snapshot becomes the database file of a controller that starts on it.
+    const restoredFolder = mkdtempSync(join(tmpdir(), 'ziti-restored-'));
+    try {
+      copyFileSync(join(folder, snapshot), join(restoredFolder, 'ctrl.db'));
+      const restored = await buildTestApp({ databaseFile: join(restoredFolder, 'ctrl.db') });
+      try {
+        const admin = await restored.loginAsAdmin();
+        const found = await restored.call({ method: 'GET', url: `${api}/identities?filter=${encodeURIComponent('name contains "snapshot"')}`, token: admin });
+        assert.equal(found.status, 200, found.text);
+        const data = (found.body as { data: Array<{ id: string; name: string; roleAttributes: string[] }> }).data;
+        assert.deepEqual(data.map((identity) => [identity.id, identity.name, identity.roleAttributes]), [[kept, 'kept-in-snapshot', ['kept']]]);
+        assert.equal((await scan(restored, admin, 'check')).results, null, 'the copy is consistent');
+      } finally {
+        await restored.close();
+      }
+    } finally {
+      rmSync(restoredFolder, { recursive: true, force: true });
+    }
+    assert.ok(existsSync(join(folder, snapshot)));
+  });
+});
