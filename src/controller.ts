@@ -11,7 +11,7 @@ import { ApiSessions } from './auth/api-sessions.js';
 import { ensureDefaultAdmin, type DefaultAdminResult } from './auth/bootstrap-admin.js';
 import { IntegrityChecks } from './database/integrity-checks.js';
 import { Snapshots } from './database/snapshots.js';
-import { systemClock, type Clock } from './lib/clock.js';
+import { formatTimestamp, systemClock, type Clock } from './lib/clock.js';
 import { defaultIds, newCuid, type IdGenerators } from './lib/ids.js';
 import { ensurePki } from './pki/ensure-pki.js';
 import type { Settings } from './settings/settings.schema.js';
@@ -77,7 +77,7 @@ export async function openController(settings: Settings, options: ControllerOpti
   // An in-memory database (tests) has no file to be beside: its snapshots go to the home folder.
   const snapshots = new Snapshots({ store, clock, logger, databaseFile: databaseFile === ':memory:' ? join(settings.home, 'ctrl.db') : databaseFile });
   const integrityChecks = new IntegrityChecks({ store, clock, logger, snapshots });
-  const health = new Health(store);
+  const health = new Health(store, formatTimestamp(clock()));
   const deps: AppDeps = {
     settings,
     store: requestStore,

@@ -12,7 +12,11 @@ export interface Readiness {
 export class Health {
   #isStopping = false;
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    /** When this instance started serving (RFC3339): its controller record's join time. */
+    readonly startedAt: string,
+  ) {}
 
   /** From the first moment of a shutdown: balancers stop sending new work while requests in flight finish. */
   markStopping(): void {
