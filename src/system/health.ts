@@ -24,16 +24,17 @@ export class Health {
   }
 
   async readiness(): Promise<Readiness> {
-    const checks: Record<string, string> = {};
-    let isReady = !this.#isStopping;
-    checks.lifecycle = this.#isStopping ? 'stopping' : 'serving';
+    // Stopping answers at once: the store may be busy finishing the requests in flight.
+    if (this.#isStopping) return { isReady: false, body: { status: 'not ready', checks: { lifecycle: 'stopping' } } };
+    const checks: Record<string, string> = { lifecycle: 'serving' };
+    let isReady = true;
     try {
       const applied = await this.store.read(async (db) => (await sql<{ version: number }>`SELECT version FROM schema_migrations`.execute(db)).rows);
       const done = new Set(applied.map((row) => Number(row.version)));
       const missing = migrations.filter((migration) => !done.has(migration.version)).map((migration) => migration.version);
       checks.store = 'ok';
       checks.migrations = missing.length === 0 ? `${migrations.length} applied` : `missing ${missing.join(', ')}`;
-      isReady &&= missing.length === 0;
+      isReady = missing.length === 0;
     } catch (error) {
       checks.store = (error as Error).message;
       isReady = false;

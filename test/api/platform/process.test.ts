@@ -91,6 +91,11 @@ describe('the controller process', () => {
     assert.equal(readFileSync(file, 'utf8').trim(), password);
     assert.equal(statSync(file).mode & 0o777, 0o600);
     assert.ok(existsSync(join(home, 'ctrl.db')));
+    // Where it listens, its home and how to log in.
+    assert.match(running.stdout(), new RegExp(`listening on 127\\.0\\.0\\.1:${port}\n`));
+    assert.match(running.stdout(), new RegExp(`management API: https://localhost:${port}/edge/management/v1\n`));
+    assert.ok(running.stdout().includes(`home:           ${home} `));
+    assert.ok(running.stdout().includes(`log in:         ziti edge login localhost:${port} -u admin -p "$(cat ${file})"`));
 
     const login = await get(port, '/edge/management/v1/authenticate?method=password', ca, 'POST', JSON.stringify({ username: 'admin', password }));
     assert.equal(login.status, 200, login.text);
