@@ -33,5 +33,9 @@ export default tseslint.config(
   },
   { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
   // The build and start scripts are plain JavaScript (they run where no TypeScript loader is installed).
-  { files: ['scripts/**/*.mjs'], ...tseslint.configs.disableTypeChecked, languageOptions: { globals: { process: 'readonly' } } },
+  {
+    files: ['scripts/**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { process: 'readonly' } },
+  },
 );
