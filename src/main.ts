@@ -8,10 +8,14 @@ import { SettingsError, type Settings } from './settings/settings.schema.js';
 import { openController, type Controller } from './controller.js';
 import { writeAdminPasswordFile } from './auth/bootstrap-admin.js';
 
+const LOG_FLUSH_INTERVAL_MS = 1000;
+
 async function main(): Promise<void> {
   const settings = loadSettings({ argv: process.argv.slice(2) });
-  // Log lines are written asynchronously (no write blocks a request); flushed before the process exits.
-  const logger = pino({ level: settings.logLevel }, pino.destination({ dest: 1, sync: false }));
+  // Log lines (one per request with the access log) are written asynchronously, 4 KiB at a time, so that logging
+  // costs requests next to nothing; a timer writes out what a quiet second left behind, and exit flushes.
+  const logger = pino({ level: settings.logLevel }, pino.destination({ dest: 1, sync: false, minLength: 4096 }));
+  const flushTimer = setInterval(() => logger.flush(), LOG_FLUSH_INTERVAL_MS).unref();
   const controller = await openController(settings, { tls: true, logger });
   const { admin, app } = controller;
   if (admin.created && admin.generatedPassword) {
@@ -24,7 +28,12 @@ async function main(): Promise<void> {
   logger.info({ address: `https://${settings.advertisedHost}:${settings.advertisedPort}`, bind: settings.bindAddress, home: settings.home }, 'controller ready');
 
   let stopping = false;
-  const exit = (code: number) => logger.flush(() => process.exit(code));
+  const exit = (code: number) => {
+    clearInterval(flushTimer);
+    // Exit even if the log cannot drain (its reader is gone).
+    setTimeout(() => process.exit(code), LOG_FLUSH_INTERVAL_MS).unref();
+    logger.flush(() => process.exit(code));
+  };
   const stop = (signal: string) => {
     if (stopping) {
       logger.warn({ signal }, 'stopping at once');

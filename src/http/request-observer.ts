@@ -27,10 +27,11 @@ export function installRequestObserver(app: FastifyInstance, { accessLog, metric
     const status = reply.statusCode;
     const ms = reply.elapsedTime;
     if (accessLog) {
-      // The path without its query string: ids only (the query may carry an enrollment token).
-      const path = request.url.split('?', 1)[0]!.slice(0, 200);
       const identityId = request.caller?.session?.identityId;
-      request.log.info({ method: request.method, path, operation, status, ms: Math.round(ms * 1000) / 1000, identityId }, 'request');
+      const line = { method: request.method, operation, status, ms: Math.round(ms * 1000) / 1000, identityId };
+      // Outside the contract the path says what was asked; without its query string, which may carry a token.
+      if (operation === 'none') request.log.info({ ...line, path: request.url.split('?', 1)[0]!.slice(0, 200) }, 'request');
+      else request.log.info(line, 'request');
     }
     if (metrics) {
       metrics.request(config.api ?? 'none', operation, request.method, status, ms / 1000);

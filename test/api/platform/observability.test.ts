@@ -56,13 +56,13 @@ describe('the access log', () => {
     assert.equal(requests().length, 3);
     assert.equal(typeof loginLine?.reqId, 'string');
     assert.deepEqual(
-      { method: loginLine?.method, operation: loginLine?.operation, status: loginLine?.status, path: loginLine?.path, identityId: loginLine?.identityId },
-      { method: 'POST', operation: 'authenticate', status: 200, path: `${api}/authenticate`, identityId: undefined },
+      { method: loginLine?.method, operation: loginLine?.operation, status: loginLine?.status, identityId: loginLine?.identityId },
+      { method: 'POST', operation: 'authenticate', status: 200, identityId: undefined },
     );
     assert.equal(typeof loginLine?.ms, 'number');
     assert.equal(meLine?.operation, 'getCurrentIdentity');
     assert.equal(meLine?.identityId, (me.body as { data: { id: string } }).data.id);
-    assert.deepEqual([missingLine?.operation, missingLine?.status], ['none', 404]);
+    assert.deepEqual([missingLine?.operation, missingLine?.status, missingLine?.path], ['none', 404, '/edge/management/v1/no-such-thing']);
     assert.equal(meLine?.reqId === loginLine?.reqId, false);
   });
 
@@ -80,7 +80,10 @@ describe('the access log', () => {
     for (const secret of [ADMIN_PASSWORD, user.password, token, enrollToken, csr.split('\n')[1]!, key.keyPem.split('\n')[1]!]) {
       assert.equal(text.includes(secret), false, `the log holds ${secret.slice(0, 12)}…`);
     }
-    assert.ok(requests().some((line) => line.path === '/edge/client/v1/enroll'), 'the enroll request is logged, without its query');
+    assert.ok(requests().some((line) => line.operation === 'enroll'), 'the enroll request is logged');
+    await t.call({ method: 'GET', url: `/edge/client/v1/no-such-thing?token=${enrollToken}` });
+    assert.ok(requests().some((line) => line.path === '/edge/client/v1/no-such-thing'), 'an unknown path is logged without its query');
+    assert.equal(raw.join('').includes(enrollToken), false);
   });
 
   it('is off with log.access false', async () => {
