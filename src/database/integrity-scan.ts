@@ -26,6 +26,8 @@ export interface ScanOptions {
   progress?(table: string, differences: number, ms: number): void;
   signal?: AbortSignal;
   tables?: readonly DerivedTable[];
+  /** Differences a fixing pass collects before it stops to repair them (default 10,000). */
+  pendingLimit?: number;
 }
 
 /** Differences a fixing pass collects before it stops to repair them and resumes on a new snapshot. */
@@ -72,7 +74,7 @@ async function scanPass(
         found += differences.length;
         if (options.fix) pending.push(...differences);
         else for (const difference of differences) options.report(difference, false);
-        return pending.length < PENDING_LIMIT;
+        return pending.length < (options.pendingLimit ?? PENDING_LIMIT);
       },
       index === from.index ? from.after : undefined,
     );

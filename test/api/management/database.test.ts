@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { describeDifference, integrityDifferences, scanIntegrity } from '../../../src/database/integrity-scan.js';
 import { certificateFingerprint } from '../../../src/pki/fingerprint.js';
 import { assertError } from '../../support/conformance.js';
 import { createEdgeRouter, createEntity, createIdentity, createService } from '../../support/factories.js';
@@ -235,5 +236,57 @@ describe('createDatabaseSnapshot', () => {
       rmSync(restoredFolder, { recursive: true, force: true });
     }
     assert.ok(existsSync(join(folder, snapshot)));
+  });
+});
+
+describe('repairs', () => {
+  let t: TestApp;
+  let token: string;
+  let folder: string;
+  before(async () => {
+    folder = mkdtempSync(join(tmpdir(), 'ziti-repairs-'));
+    t = await buildTestApp({ databaseFile: join(folder, 'ctrl.db') });
+    token = await t.loginAsAdmin();
+  });
+  after(async () => {
+    await t.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+  const fix = (options: Partial<Parameters<typeof scanIntegrity>[1]> = {}) => {
+    const reports: Array<[string, boolean]> = [];
+    const done = scanIntegrity(t.deps.store, { fix: true, clock: t.clock, report: (d, isFixed) => reports.push([describeDifference(d), isFixed]), ...options });
+    return done.then(() => reports);
+  };
+
+  it('runs as many passes as the differences need, each on a fresh snapshot', async () => {
+    const identities = await Promise.all(['p1', 'p2', 'p3', 'p4', 'p5'].map((attribute) => createIdentity(t, token, { roleAttributes: [attribute] })));
+    await t.deps.store.transaction((tx) => sql`DELETE FROM identity_role_attributes WHERE entity_id IN (${sql.join(identities)})`.execute(tx));
+    const reports = await fix({ pendingLimit: 2 });
+    assert.equal(reports.length, 5);
+    assert.ok(reports.every(([, isFixed]) => isFixed));
+    assert.deepEqual(await integrityDifferences(t.deps.store, t.clock), []);
+  });
+
+  it('leaves a row a write changed since the snapshot, and one whose repair the database refuses', async () => {
+    const changed = await createIdentity(t, token, { roleAttributes: ['c'] });
+    const deleted = await createIdentity(t, token, { roleAttributes: ['d'] });
+    const service = await createService(t, token, { roleAttributes: ['c'] });
+    await createEntity(t, token, 'service-policies', { name: 'repair-race', type: 'Dial', semantic: 'AllOf', identityRoles: ['#c'], serviceRoles: ['#c'], postureCheckRoles: [] });
+    await t.deps.store.transaction(async (tx) => {
+      await sql`UPDATE identity_services SET dial = 3 WHERE identity_id = ${changed}`.execute(tx);
+      await sql`DELETE FROM identity_role_attributes WHERE entity_id = ${deleted}`.execute(tx);
+    });
+    const reports = await fix({
+      // Between the snapshot and the repair: one row moves on, one repair loses the row it references.
+      beforeRepair: () =>
+        t.deps.store.transaction(async (tx) => {
+          await sql`UPDATE identity_services SET dial = 4 WHERE identity_id = ${changed}`.execute(tx);
+          await sql`DELETE FROM identities WHERE id = ${deleted}`.execute(tx);
+        }),
+    });
+    assert.deepEqual(reports.sort(), [
+      [`identity_role_attributes: missing entity_id=${deleted} value=d`, false],
+      [`identity_services: identity_id=${changed} service_id=${service} has dial=3 bind=0, should have dial=1 bind=0`, false],
+    ]);
   });
 });
