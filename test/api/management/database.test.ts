@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import type { IntegrityStatus } from '../../../src/database/integrity-checks.js';
 import { describeDifference, integrityDifferences, scanIntegrity } from '../../../src/database/integrity-scan.js';
 import { certificateFingerprint } from '../../../src/pki/fingerprint.js';
 import { assertError } from '../../support/conformance.js';
@@ -13,15 +14,7 @@ import { buildTestApp, testTime, type TestApp } from '../../support/test-app.js'
 
 const api = '/edge/management/v1';
 
-interface IntegrityData {
-  inProgress: boolean;
-  fixingErrors: boolean;
-  tooManyErrors: boolean;
-  startTime: string | null;
-  endTime: string | null;
-  error: string | null;
-  results: Array<{ description: string; fixed: boolean }> | null;
-}
+type IntegrityData = IntegrityStatus;
 
 async function integrityResults(t: TestApp, token: string): Promise<{ data: IntegrityData; meta: Record<string, unknown> }> {
   const result = await t.call({ method: 'GET', url: `${api}/database/data-integrity-results`, token });
@@ -39,31 +32,36 @@ async function scan(t: TestApp, token: string, kind: 'check' | 'fix'): Promise<I
 
 const snapshotsIn = (folder: string) => readdirSync(folder).filter((name) => /^ctrl\.db-\d{8}-\d{6}$/.test(name));
 
-describe('data integrity', () => {
-  let t: TestApp;
-  let token: string;
-  let folder: string;
-
+/**
+ * A test app on a database file in a folder of its own, for the suite that calls it: a scan then reads its own
+ * snapshot connection and snapshots land beside the file, as in production.
+ */
+function onDatabaseFile(prefix: string): { t: TestApp; token: string; folder: string } {
+  const context = {} as { t: TestApp; token: string; folder: string };
   before(async () => {
-    folder = mkdtempSync(join(tmpdir(), 'ziti-integrity-'));
-    // A database file, so the scan reads its own snapshot connection as in production.
-    t = await buildTestApp({ databaseFile: join(folder, 'ctrl.db') });
-    token = await t.loginAsAdmin();
+    context.folder = mkdtempSync(join(tmpdir(), prefix));
+    context.t = await buildTestApp({ databaseFile: join(context.folder, 'ctrl.db') });
+    context.token = await context.t.loginAsAdmin();
   });
   after(async () => {
-    await t.close();
-    rmSync(folder, { recursive: true, force: true });
+    await context.t.close();
+    rmSync(context.folder, { recursive: true, force: true });
   });
+  return context;
+}
+
+describe('data integrity', () => {
+  const app = onDatabaseFile('ziti-integrity-');
 
   it('answers nulls before any scan, in upstream shape', async () => {
-    const { data, meta } = await integrityResults(t, token);
+    const { data, meta } = await integrityResults(app.t, app.token);
     assert.deepEqual(data, { inProgress: false, fixingErrors: false, tooManyErrors: false, startTime: null, endTime: null, error: null, results: null });
     assert.deepEqual(meta.pagination, { limit: -1, offset: 0, totalCount: 0 });
     assert.equal(meta.filterableFields, undefined);
   });
 
   it('finds nothing in a database the engine kept', async () => {
-    const data = await scan(t, token, 'check');
+    const data = await scan(app.t, app.token, 'check');
     assert.equal(data.error, null);
     assert.equal(data.results, null);
     assert.equal(data.inProgress, false);
@@ -72,28 +70,28 @@ describe('data integrity', () => {
   });
 
   it('check reports exactly the corrupted derived rows and changes nothing; fix repairs exactly those', async () => {
-    const i1 = await createIdentity(t, token, { roleAttributes: ['a', 'b'] });
-    const i2 = await createIdentity(t, token, { roleAttributes: ['a'] });
-    const configType = await createEntity(t, token, 'config-types', { name: 'integrity-type' });
-    const otherType = await createEntity(t, token, 'config-types', { name: 'integrity-other-type' });
-    const config = await createEntity(t, token, 'configs', { name: 'integrity-config', configTypeId: configType, data: { v: 1 } });
-    const s1 = await createService(t, token, { roleAttributes: ['s'], configs: [config] });
-    const s2 = await createService(t, token, { roleAttributes: ['s'] });
-    const r1 = await createEdgeRouter(t, token, { roleAttributes: ['r'] });
-    const r2 = await createEdgeRouter(t, token, { roleAttributes: ['other'] });
-    await createEntity(t, token, 'posture-checks', { name: 'integrity-pc', typeId: 'DOMAIN', domains: ['example.com'], roleAttributes: ['p'] });
-    const dial = await createEntity(t, token, 'service-policies', { name: 'integrity-dial', type: 'Dial', semantic: 'AllOf', identityRoles: ['#a'], serviceRoles: ['#s'], postureCheckRoles: ['#p'] });
-    await createEntity(t, token, 'service-policies', { name: 'integrity-bind', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#b'], serviceRoles: [`@${s1}`], postureCheckRoles: [] });
-    const erp = await createEntity(t, token, 'edge-router-policies', { name: 'integrity-erp', semantic: 'AllOf', identityRoles: ['#a'], edgeRouterRoles: ['#r'] });
-    await createEntity(t, token, 'service-edge-router-policies', { name: 'integrity-serp', semantic: 'AllOf', serviceRoles: ['#s'], edgeRouterRoles: ['#all'] });
-    const override = await t.call({ method: 'POST', url: `${api}/identities/${i1}/service-configs`, token, payload: [{ serviceId: s1, configId: config }] });
+    const i1 = await createIdentity(app.t, app.token, { roleAttributes: ['a', 'b'] });
+    const i2 = await createIdentity(app.t, app.token, { roleAttributes: ['a'] });
+    const configType = await createEntity(app.t, app.token, 'config-types', { name: 'integrity-type' });
+    const otherType = await createEntity(app.t, app.token, 'config-types', { name: 'integrity-other-type' });
+    const config = await createEntity(app.t, app.token, 'configs', { name: 'integrity-config', configTypeId: configType, data: { v: 1 } });
+    const s1 = await createService(app.t, app.token, { roleAttributes: ['s'], configs: [config] });
+    const s2 = await createService(app.t, app.token, { roleAttributes: ['s'] });
+    const r1 = await createEdgeRouter(app.t, app.token, { roleAttributes: ['r'] });
+    const r2 = await createEdgeRouter(app.t, app.token, { roleAttributes: ['other'] });
+    await createEntity(app.t, app.token, 'posture-checks', { name: 'integrity-pc', typeId: 'DOMAIN', domains: ['example.com'], roleAttributes: ['p'] });
+    const dial = await createEntity(app.t, app.token, 'service-policies', { name: 'integrity-dial', type: 'Dial', semantic: 'AllOf', identityRoles: ['#a'], serviceRoles: ['#s'], postureCheckRoles: ['#p'] });
+    await createEntity(app.t, app.token, 'service-policies', { name: 'integrity-bind', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#b'], serviceRoles: [`@${s1}`], postureCheckRoles: [] });
+    const erp = await createEntity(app.t, app.token, 'edge-router-policies', { name: 'integrity-erp', semantic: 'AllOf', identityRoles: ['#a'], edgeRouterRoles: ['#r'] });
+    await createEntity(app.t, app.token, 'service-edge-router-policies', { name: 'integrity-serp', semantic: 'AllOf', serviceRoles: ['#s'], edgeRouterRoles: ['#all'] });
+    const override = await app.t.call({ method: 'POST', url: `${api}/identities/${i1}/service-configs`, token: app.token, payload: [{ serviceId: s1, configId: config }] });
     assert.equal(override.status, 200, override.text);
-    const testCa = await createTestCa('integrity', t.clock());
-    const ca = await createEntity(t, token, 'cas', { name: 'integrity-ca', certPem: testCa.certPem, isAutoCaEnrollmentEnabled: false, isOttCaEnrollmentEnabled: false, isAuthEnabled: false, identityRoles: [] });
-    assert.equal((await scan(t, token, 'check')).results, null, 'consistent before the corruption');
+    const testCa = await createTestCa('integrity', app.t.clock());
+    const ca = await createEntity(app.t, app.token, 'cas', { name: 'integrity-ca', certPem: testCa.certPem, isAutoCaEnrollmentEnabled: false, isOttCaEnrollmentEnabled: false, isAuthEnabled: false, identityRoles: [] });
+    assert.equal((await scan(app.t, app.token, 'check')).results, null, 'consistent before the corruption');
 
     // 1. Corrupt one row of each kind of derived table, straight in the store.
-    await t.deps.store.transaction(async (tx) => {
+    await app.t.deps.store.transaction(async (tx) => {
       await sql`DELETE FROM identity_role_attributes WHERE entity_id = ${i1} AND value = 'b'`.execute(tx);
       await sql`INSERT INTO service_role_attributes (entity_id, value) VALUES (${s2}, 'ghost')`.execute(tx);
       await sql`DELETE FROM service_policy_identities WHERE policy_id = ${dial} AND entity_id = ${i2}`.execute(tx);
@@ -117,31 +115,31 @@ describe('data integrity', () => {
     ].sort();
 
     // 2. Check finds exactly those and repairs nothing.
-    const checked = await scan(t, token, 'check');
+    const checked = await scan(app.t, app.token, 'check');
     assert.equal(checked.error, null);
     assert.equal(checked.fixingErrors, false);
     assert.deepEqual(checked.results!.map((r) => r.description).sort(), expected);
     assert.ok(checked.results!.every((r) => !r.fixed));
     const dialCount = async () =>
-      (await t.deps.store.read((db) => db.selectFrom('identity_services').select('dial').where('identity_id', '=', i1).where('service_id', '=', s2).executeTakeFirst()))?.dial;
+      (await app.t.deps.store.read((db) => db.selectFrom('identity_services').select('dial').where('identity_id', '=', i1).where('service_id', '=', s2).executeTakeFirst()))?.dial;
     assert.equal(await dialCount(), 3, 'a check writes nothing');
-    assert.deepEqual(snapshotsIn(folder), []);
+    assert.deepEqual(snapshotsIn(app.folder), []);
 
     // 3. Fix snapshots the database first, then repairs exactly those.
-    const fixed = await scan(t, token, 'fix');
+    const fixed = await scan(app.t, app.token, 'fix');
     assert.equal(fixed.fixingErrors, true);
     assert.deepEqual(fixed.results!.map((r) => r.description).sort(), expected);
     assert.ok(fixed.results!.every((r) => r.fixed));
     assert.equal(await dialCount(), 1);
-    assert.equal(snapshotsIn(folder).length, 1, 'a snapshot before the repair');
+    assert.equal(snapshotsIn(app.folder).length, 1, 'a snapshot before the repair');
 
     // 4. Nothing is left to find.
-    assert.equal((await scan(t, token, 'check')).results, null);
+    assert.equal((await scan(app.t, app.token, 'check')).results, null);
   });
 
   it('is admin only', async () => {
     for (const [method, path] of [['POST', 'check-data-integrity'], ['POST', 'fix-data-integrity'], ['GET', 'data-integrity-results'], ['POST', 'snapshot']] as const) {
-      assertError(await t.call({ method, url: `${api}/database/${path}` }), 401, 'UNAUTHORIZED');
+      assertError(await app.t.call({ method, url: `${api}/database/${path}` }), 401, 'UNAUTHORIZED');
     }
   });
 });
@@ -181,46 +179,35 @@ describe('one integrity scan at a time', () => {
 });
 
 describe('createDatabaseSnapshot', () => {
-  let t: TestApp;
-  let token: string;
-  let folder: string;
-  before(async () => {
-    folder = mkdtempSync(join(tmpdir(), 'ziti-snapshot-'));
-    t = await buildTestApp({ databaseFile: join(folder, 'ctrl.db') });
-    token = await t.loginAsAdmin();
-  });
-  after(async () => {
-    await t.close();
-    rmSync(folder, { recursive: true, force: true });
-  });
+  const app = onDatabaseFile('ziti-snapshot-');
 
   it('writes a timestamped copy beside the database, at most once a minute', async () => {
-    const first = await t.call({ method: 'POST', url: `${api}/database/snapshot`, token });
+    const first = await app.t.call({ method: 'POST', url: `${api}/database/snapshot`, token: app.token });
     assert.equal(first.status, 200, first.text);
     assert.deepEqual(first.body, { data: {}, meta: { apiEnrollmentVersion: '0.0.1', apiVersion: '0.0.1' } });
     const stamp = testTime().slice(0, 19).replace(/[-:]/g, '').replace('T', '-');
-    assert.deepEqual(snapshotsIn(folder), [`ctrl.db-${stamp}`]);
-    assert.equal(statSync(join(folder, `ctrl.db-${stamp}`)).mode & 0o777, 0o600);
+    assert.deepEqual(snapshotsIn(app.folder), [`ctrl.db-${stamp}`]);
+    assert.equal(statSync(join(app.folder, `ctrl.db-${stamp}`)).mode & 0o777, 0o600);
 
-    assertError(await t.call({ method: 'POST', url: `${api}/database/snapshot`, token }), 429, 'RATE_LIMITED');
-    t.clock.advance(59_000);
-    assertError(await t.call({ method: 'POST', url: `${api}/database/snapshot`, token }), 429, 'RATE_LIMITED');
-    t.clock.advance(1_000);
-    assert.equal((await t.call({ method: 'POST', url: `${api}/database/snapshot`, token })).status, 200);
-    assert.equal(snapshotsIn(folder).length, 2);
+    assertError(await app.t.call({ method: 'POST', url: `${api}/database/snapshot`, token: app.token }), 429, 'RATE_LIMITED');
+    app.t.clock.advance(59_000);
+    assertError(await app.t.call({ method: 'POST', url: `${api}/database/snapshot`, token: app.token }), 429, 'RATE_LIMITED');
+    app.t.clock.advance(1_000);
+    assert.equal((await app.t.call({ method: 'POST', url: `${api}/database/snapshot`, token: app.token })).status, 200);
+    assert.equal(snapshotsIn(app.folder).length, 2);
   });
 
   it('is a database a controller starts on, with the data as it was (the README restore procedure)', async () => {
-    const kept = await createIdentity(t, token, { name: 'kept-in-snapshot', roleAttributes: ['kept'] });
-    t.clock.advance(60_000);
-    assert.equal((await t.call({ method: 'POST', url: `${api}/database/snapshot`, token })).status, 200);
-    const snapshot = snapshotsIn(folder).sort().at(-1)!;
-    await createIdentity(t, token, { name: 'made-after-snapshot' });
+    const kept = await createIdentity(app.t, app.token, { name: 'kept-in-snapshot', roleAttributes: ['kept'] });
+    app.t.clock.advance(60_000);
+    assert.equal((await app.t.call({ method: 'POST', url: `${api}/database/snapshot`, token: app.token })).status, 200);
+    const snapshot = snapshotsIn(app.folder).sort().at(-1)!;
+    await createIdentity(app.t, app.token, { name: 'made-after-snapshot' });
 
     // Restore: the snapshot becomes the database file of a controller that starts on it.
     const restoredFolder = mkdtempSync(join(tmpdir(), 'ziti-restored-'));
     try {
-      copyFileSync(join(folder, snapshot), join(restoredFolder, 'ctrl.db'));
+      copyFileSync(join(app.folder, snapshot), join(restoredFolder, 'ctrl.db'));
       const restored = await buildTestApp({ databaseFile: join(restoredFolder, 'ctrl.db') });
       try {
         const admin = await restored.loginAsAdmin();
@@ -235,51 +222,40 @@ describe('createDatabaseSnapshot', () => {
     } finally {
       rmSync(restoredFolder, { recursive: true, force: true });
     }
-    assert.ok(existsSync(join(folder, snapshot)));
+    assert.ok(existsSync(join(app.folder, snapshot)));
   });
 });
 
 describe('repairs', () => {
-  let t: TestApp;
-  let token: string;
-  let folder: string;
-  before(async () => {
-    folder = mkdtempSync(join(tmpdir(), 'ziti-repairs-'));
-    t = await buildTestApp({ databaseFile: join(folder, 'ctrl.db') });
-    token = await t.loginAsAdmin();
-  });
-  after(async () => {
-    await t.close();
-    rmSync(folder, { recursive: true, force: true });
-  });
+  const app = onDatabaseFile('ziti-repairs-');
   const fix = (options: Partial<Parameters<typeof scanIntegrity>[1]> = {}) => {
     const reports: Array<[string, boolean]> = [];
-    const done = scanIntegrity(t.deps.store, { fix: true, clock: t.clock, report: (d, isFixed) => reports.push([describeDifference(d), isFixed]), ...options });
+    const done = scanIntegrity(app.t.deps.store, { fix: true, clock: app.t.clock, report: (d, isFixed) => reports.push([describeDifference(d), isFixed]), ...options });
     return done.then(() => reports);
   };
 
   it('runs as many passes as the differences need, each on a fresh snapshot', async () => {
-    const identities = await Promise.all(['p1', 'p2', 'p3', 'p4', 'p5'].map((attribute) => createIdentity(t, token, { roleAttributes: [attribute] })));
-    await t.deps.store.transaction((tx) => sql`DELETE FROM identity_role_attributes WHERE entity_id IN (${sql.join(identities)})`.execute(tx));
+    const identities = await Promise.all(['p1', 'p2', 'p3', 'p4', 'p5'].map((attribute) => createIdentity(app.t, app.token, { roleAttributes: [attribute] })));
+    await app.t.deps.store.transaction((tx) => sql`DELETE FROM identity_role_attributes WHERE entity_id IN (${sql.join(identities)})`.execute(tx));
     const reports = await fix({ pendingLimit: 2 });
     assert.equal(reports.length, 5);
     assert.ok(reports.every(([, isFixed]) => isFixed));
-    assert.deepEqual(await integrityDifferences(t.deps.store, t.clock), []);
+    assert.deepEqual(await integrityDifferences(app.t.deps.store, app.t.clock), []);
   });
 
   it('leaves a row a write changed since the snapshot, and one whose repair the database refuses', async () => {
-    const changed = await createIdentity(t, token, { roleAttributes: ['c'] });
-    const deleted = await createIdentity(t, token, { roleAttributes: ['d'] });
-    const service = await createService(t, token, { roleAttributes: ['c'] });
-    await createEntity(t, token, 'service-policies', { name: 'repair-race', type: 'Dial', semantic: 'AllOf', identityRoles: ['#c'], serviceRoles: ['#c'], postureCheckRoles: [] });
-    await t.deps.store.transaction(async (tx) => {
+    const changed = await createIdentity(app.t, app.token, { roleAttributes: ['c'] });
+    const deleted = await createIdentity(app.t, app.token, { roleAttributes: ['d'] });
+    const service = await createService(app.t, app.token, { roleAttributes: ['c'] });
+    await createEntity(app.t, app.token, 'service-policies', { name: 'repair-race', type: 'Dial', semantic: 'AllOf', identityRoles: ['#c'], serviceRoles: ['#c'], postureCheckRoles: [] });
+    await app.t.deps.store.transaction(async (tx) => {
       await sql`UPDATE identity_services SET dial = 3 WHERE identity_id = ${changed}`.execute(tx);
       await sql`DELETE FROM identity_role_attributes WHERE entity_id = ${deleted}`.execute(tx);
     });
     const reports = await fix({
       // Between the snapshot and the repair: one row moves on, one repair loses the row it references.
       beforeRepair: () =>
-        t.deps.store.transaction(async (tx) => {
+        app.t.deps.store.transaction(async (tx) => {
           await sql`UPDATE identity_services SET dial = 4 WHERE identity_id = ${changed}`.execute(tx);
           await sql`DELETE FROM identities WHERE id = ${deleted}`.execute(tx);
         }),
