@@ -6,12 +6,20 @@ import { say } from './settings.js';
 export const ADMIN_USERNAME = 'admin';
 export const ADMIN_PASSWORD = 'Bench-Admin-Password-1!';
 
-export async function startController(home: string, port: number): Promise<ServerProcess> {
+export interface ControllerStart {
+  /** Further flags, after the defaults (a later `--log-level` wins). */
+  args?: string[];
+  /** Where its stdout (the log) goes; by default the harness keeps the last lines. */
+  stdoutFile?: string;
+}
+
+export async function startController(home: string, port: number, options: ControllerStart = {}): Promise<ServerProcess> {
   const started = performance.now();
   const args = ['src/main.ts', '--home', home, '--port', String(port), '--bind', '127.0.0.1'];
-  args.push('--password', ADMIN_PASSWORD, '--log-level', 'warn');
+  args.push('--password', ADMIN_PASSWORD, '--log-level', 'warn', ...(options.args ?? []));
   const readyPath = '/edge/client/v1/version';
-  const controller = await startServer({ name: 'controller', args, port, readyPath, cwd: ROOT });
+  const stdout = options.stdoutFile ? { stdoutFile: options.stdoutFile } : {};
+  const controller = await startServer({ name: 'controller', args, port, readyPath, cwd: ROOT, ...stdout });
   say(`controller ready in ${((performance.now() - started) / 1000).toFixed(1)} s (pid ${controller.pid})`);
   return controller;
 }

@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HashRate } from './hash-rate.js';
 import type { LoadFigures } from './load.js';
+import type { ObservabilityResult } from './observability-phase.js';
 import type { ScaleResult } from './scale-phase.js';
 import { formatScale } from './scale-report.js';
 import type { Target } from './scenarios.js';
@@ -47,6 +48,7 @@ export interface BenchRun {
   controllerRssMb: Array<{ when: string; rssMb: number }>;
   scenarios: ScenarioResult[];
   scale?: ScaleResult;
+  observability?: ObservabilityResult;
   goals: Goal[];
 }
 
@@ -105,6 +107,7 @@ function failureNote(result: ScenarioResult): string | undefined {
 const TABLE_ORDER = [
   ...['ceiling', 'current-identity', 'password-login', 'list-by-name', 'list-by-attribute'],
   ...['client-services-typical', 'client-services-heavy', 'service-updates'],
+  ...['current-identity-plain', 'current-identity-observed'],
 ];
 const HEADER = [
   ...['scenario', 'identities', 'matches', 'req/s', '÷ ceiling', 'p50 ms', 'p99 ms'],

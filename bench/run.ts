@@ -1,12 +1,14 @@
 // `npm run bench`: starts the controller and a bare hello server in child processes, loads each with autocannon
-// from another child, and reports rates against the ceiling and the goals. Two phases, chosen with BENCH_PHASES:
-// `platform` (identity lists at 1k and 100k, login, current identity) and `scale` (bench/scale-phase.ts).
+// from another child, and reports rates against the ceiling and the goals. Three phases, chosen with BENCH_PHASES:
+// `platform` (identity lists at 1k and 100k, login, current identity), `scale` (bench/scale-phase.ts) and
+// `observability` (the access log's and metrics' cost, bench/observability-phase.ts).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { installSignalCleanup, isInterrupted, onCleanup, runCleanup } from './cleanup.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, startController } from './controller-process.js';
 import { measureHashRate } from './hash-rate.js';
+import { evaluateObservabilityGoal, runObservabilityPhase } from './observability-phase.js';
 import { loginAdmin } from './https-client.js';
 import { evaluatePlatformGoals, formatReport, writeResults, type BenchRun } from './report.js';
 import { runScalePhase } from './scale-phase.js';
@@ -18,7 +20,7 @@ import { seedIdentities } from './seed-identities.js';
 import { freePort, startServer, type ServerProcess } from './server-process.js';
 import { say, settings } from './settings.js';
 
-type RunFigures = Pick<BenchRun, 'hashRate' | 'seeding' | 'controllerRssMb' | 'scenarios' | 'scale' | 'goals'>;
+type RunFigures = Pick<BenchRun, 'hashRate' | 'seeding' | 'controllerRssMb' | 'scenarios' | 'scale' | 'observability' | 'goals'>;
 
 function machineFacts(): BenchRun['machine'] {
   const totalMemoryMb = Math.round(totalmem() / 2 ** 20);
@@ -99,6 +101,11 @@ async function main(): Promise<void> {
     const seededIdentities = run.seeding.reduce((most, s) => Math.max(most, s.to), 0);
     run.scale = await runScalePhase({ home, port, seededIdentities, scenarios: run.scenarios });
     run.goals.push(...evaluateScaleGoals(run.scale, run.scenarios));
+  }
+  if (settings.phases.includes('observability')) {
+    run.observability = await runObservabilityPhase({ home, port, rounds: Math.max(1, settings.observabilityRounds) });
+    run.scenarios.push(run.observability.plain, run.observability.observed);
+    run.goals.push(evaluateObservabilityGoal(run.observability));
   }
 
   const report: BenchRun = { startedAt, finishedAt: new Date().toISOString(), machine: machineFacts(), settings, ...run };

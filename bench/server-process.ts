@@ -1,7 +1,7 @@
 // The servers under load (the controller, the hello server), each in its own child process: start, wait until
 // it answers over HTTPS, read its memory and CPU time from /proc, stop it with SIGTERM.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { onCleanup } from './cleanup.js';
 import { httpsRequest } from './https-client.js';
@@ -28,6 +28,8 @@ export interface ServerStart {
   readyPath: string;
   cwd: string;
   timeoutMs?: number;
+  /** Where the server's stdout goes instead of a pipe the harness drains (a log file, as in production). */
+  stdoutFile?: string;
 }
 
 const OUTPUT_TAIL_LINES = 40;
@@ -35,7 +37,9 @@ const OUTPUT_TAIL_LINES = 40;
 export async function startServer(start: ServerStart): Promise<ServerProcess> {
   // node itself, not `npx tsx`: the pid must be the server's, not a wrapper's, for the RSS to mean anything.
   const args = ['--import', 'tsx', ...start.args];
-  const child = spawn(process.execPath, args, { cwd: start.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const stdout = start.stdoutFile ? openSync(start.stdoutFile, 'a') : 'pipe';
+  const child = spawn(process.execPath, args, { cwd: start.cwd, stdio: ['ignore', stdout, 'pipe'] });
+  if (typeof stdout === 'number') closeSync(stdout);
   const tail = captureTail(child);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const removeCleanup = onCleanup(

@@ -1,10 +1,10 @@
 // The harness's settings, read once from the environment, and its progress log on stderr (stdout is the report).
 
-export const PHASES = ['platform', 'scale'] as const;
+export const PHASES = ['platform', 'scale', 'observability'] as const;
 export type PhaseName = (typeof PHASES)[number];
 
 export const settings = {
-  /** BENCH_PHASES=platform,scale (the default runs both, platform first). */
+  /** BENCH_PHASES=platform,scale,observability (the default runs all, in that order). */
   phases: phasesFromEnv('BENCH_PHASES'),
   durationSeconds: numberFromEnv('BENCH_DURATION', 10),
   warmupSeconds: numberFromEnv('BENCH_WARMUP', 2),
@@ -20,6 +20,8 @@ export const settings = {
   attributeChanges: numberFromEnv('BENCH_ATTRIBUTE_CHANGES', 200),
   /** Timed changes of the 5% policy's service roles, alternately adding and removing an attribute. */
   policyChanges: numberFromEnv('BENCH_POLICY_CHANGES', 6),
+  /** Rounds of current-identity with the access log and metrics off, then on; each variant's best round counts. */
+  observabilityRounds: numberFromEnv('BENCH_OBSERVABILITY_ROUNDS', 2),
 };
 
 export type Settings = typeof settings;

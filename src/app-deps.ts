@@ -4,6 +4,10 @@ import type { Logger } from 'pino';
 import type { ApiSessions } from './auth/api-sessions.js';
 import type { ExternalJwtVerifier } from './auth/ext-jwt/ext-jwt-verifier.js';
 import type { LoginThrottle } from './auth/login-throttle.js';
+import type { IntegrityChecks } from './database/integrity-checks.js';
+import type { Snapshots } from './database/snapshots.js';
+import type { Health } from './system/health.js';
+import type { Metrics } from './system/metrics.js';
 import type { Clock } from './lib/clock.js';
 import type { IdGenerators } from './lib/ids.js';
 import type { Pki } from './pki/ensure-pki.js';
@@ -33,4 +37,11 @@ export interface AppDeps {
   loginThrottle: LoginThrottle;
   /** Verification of external JWTs (ext-jwt logins and secondary factors), with each signer's keys cached. */
   externalJwts: ExternalJwtVerifier;
+  /** Data integrity scans (check / fix) and their last results. */
+  integrityChecks: IntegrityChecks;
+  snapshots: Snapshots;
+  /** Readiness (store, migrations, shutdown) for `/ready`. */
+  health: Health;
+  /** Present when a metrics address is configured; nothing is measured otherwise. */
+  metrics: Metrics | undefined;
 }

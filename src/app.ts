@@ -8,6 +8,8 @@ import { installNotFound, installRequestHooks, rewriteUrl } from './http/request
 import { clientOperations } from './apis/client.js';
 import { managementOperations } from './apis/management.js';
 import { caCertsResult } from './system/well-known.js';
+import { installRequestObserver } from './http/request-observer.js';
+import { installHealthRoutes } from './system/health-routes.js';
 
 export interface TlsOptions {
   key: string;
@@ -32,10 +34,12 @@ export async function buildApp(deps: AppDeps, tls?: TlsOptions): Promise<Fastify
   installBodyParsers(app);
   installRequestHooks(app, deps);
   installNotFound(app, () => routes);
+  installRequestObserver(app, { accessLog: deps.settings.accessLog, metrics: deps.metrics });
   routes.push(...bindOperations(app, deps, 'client', clientOperations));
   routes.push(...bindOperations(app, deps, 'management', managementOperations));
   // The C SDK fetches the CA bundle at the root before it knows any API prefix.
-  app.get('/.well-known/est/cacerts', (_request, reply) => sendResult(reply, caCertsResult(deps)));
+  app.get('/.well-known/est/cacerts', { config: { operationId: 'listWellKnownCas', api: 'client' } }, (_request, reply) => sendResult(reply, caCertsResult(deps)));
+  installHealthRoutes(app, deps.health);
   await app.ready();
   return app;
 }

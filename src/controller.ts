@@ -1,21 +1,30 @@
-// Assembles a controller from settings: home folder, PKI, store, default admin, app. main.ts and tests share it.
+// Assembles a controller from settings: home folder, PKI, store, default admin, app, metrics; and stops it cleanly.
+// main.ts and tests share it.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { buildApp } from './app.js';
 import type { AppDeps } from './app-deps.js';
 import { ApiSessions } from './auth/api-sessions.js';
 import { ensureDefaultAdmin, type DefaultAdminResult } from './auth/bootstrap-admin.js';
 import { ExternalJwtVerifier } from './auth/ext-jwt/ext-jwt-verifier.js';
 import { LoginThrottle } from './auth/login-throttle.js';
-import { systemClock, type Clock } from './lib/clock.js';
+import { IntegrityChecks } from './database/integrity-checks.js';
+import { Snapshots } from './database/snapshots.js';
+import { formatTimestamp, systemClock, type Clock } from './lib/clock.js';
 import { defaultIds, newCuid, type IdGenerators } from './lib/ids.js';
 import { ensurePki } from './pki/ensure-pki.js';
 import type { Settings } from './settings/settings.schema.js';
 import { migrations } from './store/migrations/index.js';
 import { openSqliteStore } from './store/sqlite/sqlite-store.js';
+import type { Store } from './store/store.js';
+import { queueWrites } from './store/write-queue.js';
 import { readBuildInfo } from './system/build-info.js';
+import { Health } from './system/health.js';
+import { Metrics } from './system/metrics.js';
+import { listenForMetrics, type MetricsListener } from './system/metrics-listener.js';
 
 export interface ControllerOptions {
   clock?: Clock;
@@ -31,6 +40,12 @@ export interface Controller {
   app: FastifyInstance;
   deps: AppDeps;
   admin: DefaultAdminResult;
+  /** The metrics listener, when `metrics.address` is set. */
+  metricsListener: MetricsListener | undefined;
+  /**
+   * Stops gracefully: no new connections, requests in flight finish (closed after `shutdown.timeout`), a running
+   * integrity scan is cancelled, session activity is flushed, the store closed. Repeated calls share one stop.
+   */
   close(): Promise<void>;
 }
 
@@ -39,9 +54,22 @@ export async function openController(settings: Settings, options: ControllerOpti
   const logger = options.logger ?? pino({ level: settings.logLevel });
   mkdirSync(settings.home, { recursive: true, mode: 0o700 });
   const pki = await ensurePki({ home: settings.home, advertisedHost: settings.advertisedHost, now: clock });
-  const store = await openSqliteStore({ file: options.databaseFile ?? join(settings.home, 'ctrl.db'), migrations });
+  const databaseFile = options.databaseFile ?? join(settings.home, 'ctrl.db');
+  const opened = await openSqliteStore({ file: databaseFile, migrations });
   const ids = options.ids ?? defaultIds;
-  const admin = await ensureDefaultAdmin({ store, clock, ids, username: settings.adminUsername, password: settings.adminPassword });
+  const admin = await ensureDefaultAdmin({ store: opened, clock, ids, username: settings.adminUsername, password: settings.adminPassword });
+
+  // The listener exists once the app is built; until then there is nothing to count.
+  const listener: { app?: FastifyInstance } = {};
+  const metrics = settings.metricsAddress
+    ? new Metrics({
+        openConnections: () => new Promise((resolve) => (listener.app ? listener.app.server.getConnections((_error, count) => resolve(count ?? 0)) : resolve(0))),
+        apiSessions: () => countApiSessions(opened),
+      })
+    : undefined;
+  // Background work (activity flushes, scans) uses `store`; requests write through the bounded queue.
+  const store = metrics ? metrics.timed(opened) : opened;
+  const requestStore = settings.commandRateLimiterEnabled ? queueWrites(store, settings.commandRateLimiterMaxQueued) : store;
   const externalJwts = new ExternalJwtVerifier({ store, clock, logger });
   const apiSessions = new ApiSessions({
     store,
@@ -57,18 +85,61 @@ export async function openController(settings: Settings, options: ControllerOpti
     usernameFailures: settings.loginThrottleUsernameFailures,
     addressFailures: settings.loginThrottleAddressFailures,
   });
-  const build = readBuildInfo();
-  const deps: AppDeps = { settings, store, clock, ids, pki, logger, build, instanceId: newCuid(), apiSessions, loginThrottle, externalJwts };
-  const app = await buildApp(deps, options.tls ? { key: pki.serverKeyPem, cert: pki.serverChainPem } : undefined);
-  apiSessions.start();
-  return {
-    app,
-    deps,
-    admin,
-    async close() {
-      await app.close();
-      await apiSessions.stop();
-      await store.close();
-    },
+  // An in-memory database (tests) has no file to be beside: its snapshots go to the home folder.
+  const snapshots = new Snapshots({ store, clock, logger, databaseFile: databaseFile === ':memory:' ? join(settings.home, 'ctrl.db') : databaseFile });
+  const integrityChecks = new IntegrityChecks({ store, clock, logger, snapshots });
+  const health = new Health(store, formatTimestamp(clock()));
+  const deps: AppDeps = {
+    settings,
+    store: requestStore,
+    clock,
+    ids,
+    pki,
+    logger,
+    build: readBuildInfo(),
+    instanceId: newCuid(),
+    apiSessions,
+    integrityChecks,
+    snapshots,
+    health,
+    metrics,
+    loginThrottle,
+    externalJwts,
   };
+  const app = await buildApp(deps, options.tls ? { key: pki.serverKeyPem, cert: pki.serverChainPem } : undefined);
+  listener.app = app;
+  const metricsListener = metrics && settings.metricsAddress ? await listenForMetrics(settings.metricsAddress, metrics, health) : undefined;
+  apiSessions.start();
+
+  let closing: Promise<void> | undefined;
+  const stop = async (server: FastifyInstance) => {
+    health.markStopping();
+    await closeGracefully(server, settings.shutdownTimeoutMs, logger);
+    await integrityChecks.stop();
+    await apiSessions.stop();
+    await metricsListener?.close();
+    await opened.close();
+  };
+  return { app, deps, admin, metricsListener, close: () => (closing ??= stop(app)) };
+}
+
+/**
+ * Fastify's close stops accepting connections, closes idle ones and waits for requests in flight (new requests on
+ * open connections get 503); past `timeoutMs` the remaining connections are closed under them.
+ */
+async function closeGracefully(app: FastifyInstance, timeoutMs: number, logger: Logger): Promise<void> {
+  const timer = setTimeout(() => {
+    logger.warn({ timeoutMs }, 'requests still in flight at the shutdown timeout: closing their connections');
+    app.server.closeAllConnections();
+  }, timeoutMs);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function countApiSessions(store: Store): Promise<number> {
+  const row = await store.read((db) => sql<{ n: number }>`SELECT count(*) AS n FROM api_sessions`.execute(db));
+  return Number(row.rows[0]?.n ?? 0);
 }

@@ -1,39 +1,77 @@
-// Process entry: read settings, open the controller, listen over HTTPS, stop cleanly on SIGTERM / SIGINT.
+// Process entry: read settings, open the controller, listen over HTTPS, say where and how to log in, and stop
+// gracefully on SIGTERM / SIGINT (a second signal stops at once).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import pino from 'pino';
 import { loadSettings } from './settings/load-settings.js';
-import { SettingsError } from './settings/settings.schema.js';
-import { openController } from './controller.js';
+import { SettingsError, type Settings } from './settings/settings.schema.js';
+import { openController, type Controller } from './controller.js';
 import { writeAdminPasswordFile } from './auth/bootstrap-admin.js';
+
+const LOG_FLUSH_INTERVAL_MS = 1000;
 
 async function main(): Promise<void> {
   const settings = loadSettings({ argv: process.argv.slice(2) });
-  const controller = await openController(settings, { tls: true });
-  const { admin, app, deps } = controller;
+  // Log lines (one per request with the access log) are written asynchronously, 4 KiB at a time, so that logging
+  // costs requests next to nothing; a timer writes out what a quiet second left behind, and exit flushes.
+  const logger = pino({ level: settings.logLevel }, pino.destination({ dest: 1, sync: false, minLength: 4096 }));
+  const flushTimer = setInterval(() => logger.flush(), LOG_FLUSH_INTERVAL_MS).unref();
+  const controller = await openController(settings, { tls: true, logger });
+  const { admin, app } = controller;
   if (admin.created && admin.generatedPassword) {
     const file = writeAdminPasswordFile(settings.home, admin.generatedPassword);
     // Printed once on stdout, never through the logger, so it does not end up in log files.
     process.stdout.write(`Default admin "${settings.adminUsername}" created with password: ${admin.generatedPassword}\n(also in ${file})\n`);
   }
   await app.listen({ host: settings.bindAddress, port: settings.advertisedPort });
-  deps.logger.info(
-    { address: `https://${settings.advertisedHost}:${settings.advertisedPort}`, bind: settings.bindAddress, home: settings.home },
-    'controller ready',
-  );
+  process.stdout.write(banner(settings, controller));
+  logger.info({ address: `https://${settings.advertisedHost}:${settings.advertisedPort}`, bind: settings.bindAddress, home: settings.home }, 'controller ready');
 
   let stopping = false;
+  const exit = (code: number) => {
+    clearInterval(flushTimer);
+    // Exit even if the log cannot drain (its reader is gone).
+    setTimeout(() => process.exit(code), LOG_FLUSH_INTERVAL_MS).unref();
+    logger.flush(() => process.exit(code));
+  };
   const stop = (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      logger.warn({ signal }, 'stopping at once');
+      exit(1);
+      return;
+    }
     stopping = true;
-    deps.logger.info({ signal }, 'stopping');
+    logger.info({ signal, timeoutMs: settings.shutdownTimeoutMs }, 'stopping: finishing requests in flight');
     controller.close().then(
-      () => process.exit(0),
+      () => {
+        logger.info('stopped');
+        exit(0);
+      },
       (error: unknown) => {
-        deps.logger.error({ err: error }, 'unclean stop');
-        process.exit(1);
+        logger.error({ err: error }, 'unclean stop');
+        exit(1);
       },
     );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/** What an operator needs on start: where it listens, its home, and how to log in. */
+function banner(settings: Settings, { deps, metricsListener }: Controller): string {
+  const advertised = `https://${settings.advertisedHost}:${settings.advertisedPort}`;
+  const passwordFile = join(settings.home, 'admin-password');
+  const password = existsSync(passwordFile) ? `"$(cat ${passwordFile})"` : '<admin.password / ZITI_PWD>';
+  const lines = [
+    `ziti-ts-controller ${deps.build.version} (${deps.build.revision}) listening on ${settings.bindAddress}:${settings.advertisedPort}`,
+    `  client API:     ${advertised}/edge/client/v1`,
+    `  management API: ${advertised}/edge/management/v1`,
+    `  home:           ${settings.home} (database ctrl.db, PKI in pki/)`,
+    ...(metricsListener ? [`  metrics:        http://${metricsListener.address.address}:${metricsListener.address.port}/metrics`] : []),
+    `  log in:         ziti edge login ${settings.advertisedHost}:${settings.advertisedPort} -u ${settings.adminUsername} -p ${password} -y`,
+    `                  curl -sk -H 'content-type: application/json' -d '{"username":"${settings.adminUsername}","password":"…"}' '${advertised}/edge/management/v1/authenticate?method=password'`,
+  ];
+  return `${lines.join('\n')}\n`;
 }
 
 main().catch((error: unknown) => {

@@ -34,6 +34,8 @@ import { caOperations } from '../entities/ca/ca.operations.js';
 import { currentIdentityCertificateOperations } from '../auth/current-identity-certificates.js';
 import { currentIdentityMfaOperations, identityMfaOperations } from '../auth/mfa/mfa.operations.js';
 import { externalJwtSignerOperations } from '../entities/external-jwt-signer/external-jwt-signer.operations.js';
+import { databaseOperations } from '../database/database.operations.js';
+import { identityTraceOperations } from '../entities/identity/identity.trace.operations.js';
 
 export const managementOperations: OperationTable = {
   ...managementSystemOperations,
@@ -70,4 +72,6 @@ export const managementOperations: OperationTable = {
   ...currentIdentityMfaOperations,
   ...identityMfaOperations,
   ...externalJwtSignerOperations,
+  ...databaseOperations,
+  ...identityTraceOperations,
 };

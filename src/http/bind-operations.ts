@@ -22,7 +22,12 @@ export function bindOperations(app: FastifyInstance, deps: AppDeps, api: ApiName
   return contract.operations.map((op) => {
     const handler = table[op.operationId] ?? notImplemented(op);
     const url = `${contract.basePath}${op.routePath}`;
-    app.route({ method: op.method, url, handler: (request, reply) => runOperation(deps, api, op, handler, request, reply) });
+    app.route({
+      method: op.method,
+      url,
+      config: { operationId: op.operationId, api },
+      handler: (request, reply) => runOperation(deps, api, op, handler, request, reply),
+    });
     return { method: op.method, pattern: routePattern(url) };
   });
 }

@@ -26,6 +26,8 @@ export function rewriteUrl(request: IncomingMessage): string {
   const path = queryAt === -1 ? url : url.slice(0, queryAt);
   const query = queryAt === -1 ? '' : url.slice(queryAt);
   if (path === '/' || path === '/version') return `${CLIENT_BASE}/version${query}`;
+  // Liveness and readiness (system/health.ts) are this controller's own, outside both APIs.
+  if (path === '/health' || path === '/ready') return url;
   if (path === '/edge/v1' || path.startsWith('/edge/v1/')) return `${CLIENT_BASE}${path.slice('/edge/v1'.length)}${query}`;
   if (!/^\/(edge|fabric|\.well-known)(\/|$)/.test(path)) return `${CLIENT_BASE}${url}`;
   return url;

@@ -52,3 +52,34 @@ export function goQuote(text: string): string {
 export function goList(values: readonly unknown[]): string {
   return `[${values.map((value) => goValue(value)).join(' ')}]`;
 }
+
+const durationUnits: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+/** Go's time.Duration range: ±2^63 ns. */
+const maxDurationMs = 9_223_372_036_854.775;
+
+/**
+ * Go's time.ParseDuration (`-1.5h`, `300ms`, `2h45m`), in milliseconds, with Go's error texts, since upstream
+ * sends them as the reason of a field error.
+ */
+export function parseGoDuration(text: string): { ms: number } | { error: string } {
+  const invalid = { error: `time: invalid duration ${goQuote(text)}` };
+  let rest = text;
+  const sign = rest[0] === '-' ? -1 : 1;
+  if (rest[0] === '-' || rest[0] === '+') rest = rest.slice(1);
+  if (rest === '0') return { ms: 0 };
+  if (rest === '') return invalid;
+  let total = 0;
+  while (rest !== '') {
+    const number = /^(\d*)(?:\.(\d*))?/.exec(rest)!;
+    if ((number[1] ?? '') === '' && (number[2] ?? '') === '') return invalid;
+    rest = rest.slice(number[0].length);
+    const unit = /^[^\d.]*/.exec(rest)![0];
+    if (unit === '') return { error: `time: missing unit in duration ${goQuote(text)}` };
+    const scale = durationUnits[unit];
+    if (scale === undefined) return { error: `time: unknown unit ${goQuote(unit)} in duration ${goQuote(text)}` };
+    rest = rest.slice(unit.length);
+    total += Number(`${number[1] || '0'}.${number[2] || '0'}`) * scale;
+    if (total > maxDurationMs) return invalid;
+  }
+  return { ms: sign * total };
+}

@@ -40,6 +40,8 @@ export interface PairTable {
   columns: readonly [string, string];
   /** Count column; for service policies it depends on the policy type. */
   countColumn: (policy: { type?: unknown }) => string;
+  /** Every count column of the table. */
+  counts: readonly string[];
   /** Whether pair changes touch the identity's service list (service-updates polling). */
   touchesServiceLists: boolean;
 }
@@ -70,6 +72,7 @@ export const servicePolicyKind: PolicyKind = {
     columns: ['identity_id', 'service_id'],
     // Stored type 1 = Dial, 2 = Bind, as upstream.
     countColumn: (policy) => (policy.type === 2 ? 'bind' : 'dial'),
+    counts: ['dial', 'bind'],
     touchesServiceLists: true,
   },
 };
@@ -78,7 +81,7 @@ export const edgeRouterPolicyKind: PolicyKind = {
   name: 'edgeRouterPolicy',
   table: 'edge_router_policies',
   sides: [side('edge_router_policy', 'identityRoles', 'identity', 'identities'), side('edge_router_policy', 'edgeRouterRoles', 'edgeRouter', 'edge_routers')],
-  pairs: { table: 'identity_edge_routers', columns: ['identity_id', 'edge_router_id'], countColumn: () => 'count', touchesServiceLists: false },
+  pairs: { table: 'identity_edge_routers', columns: ['identity_id', 'edge_router_id'], countColumn: () => 'count', counts: ['count'], touchesServiceLists: false },
 };
 
 export const serviceEdgeRouterPolicyKind: PolicyKind = {
@@ -88,7 +91,7 @@ export const serviceEdgeRouterPolicyKind: PolicyKind = {
     side('service_edge_router_policy', 'serviceRoles', 'service', 'services'),
     side('service_edge_router_policy', 'edgeRouterRoles', 'edgeRouter', 'edge_routers'),
   ],
-  pairs: { table: 'service_edge_routers', columns: ['service_id', 'edge_router_id'], countColumn: () => 'count', touchesServiceLists: false },
+  pairs: { table: 'service_edge_routers', columns: ['service_id', 'edge_router_id'], countColumn: () => 'count', counts: ['count'], touchesServiceLists: false },
 };
 
 export const policyKinds = [servicePolicyKind, edgeRouterPolicyKind, serviceEdgeRouterPolicyKind] as const;

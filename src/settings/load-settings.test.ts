@@ -97,4 +97,33 @@ describe('loadSettings', () => {
   it('rejects unknown flags', () => {
     assert.throws(() => loadSettings({ argv: ['--nope', 'x'], env: {}, cwd }), SettingsError);
   });
+  it('reads the operating settings: access log, metrics address, controller name, write queue, shutdown timeout', () => {
+    const defaults = loadSettings({ argv: [], env: {}, cwd });
+    assert.deepEqual(
+      [defaults.accessLog, defaults.metricsAddress, defaults.controllerName, defaults.commandRateLimiterEnabled, defaults.commandRateLimiterMaxQueued, defaults.shutdownTimeoutMs],
+      [true, undefined, undefined, true, 100, 10_000],
+    );
+    const file = join(cwd, 'ops.yml');
+    writeFileSync(file, 'log:\n  access: false\nmetrics:\n  address: "[::1]:9100"\ncontroller:\n  name: ctrl-1\ncommandRateLimiter:\n  enabled: false\n  maxQueued: 250\nshutdown:\n  timeout: 30s\n');
+    const fromYaml = loadSettings({ argv: ['--config', file], env: {}, cwd });
+    assert.deepEqual(
+      [fromYaml.accessLog, fromYaml.metricsAddress, fromYaml.controllerName, fromYaml.commandRateLimiterEnabled, fromYaml.commandRateLimiterMaxQueued, fromYaml.shutdownTimeoutMs],
+      [false, { host: '::1', port: 9100 }, 'ctrl-1', false, 250, 30_000],
+    );
+    const fromFlags = loadSettings({ argv: ['--access-log', 'true', '--metrics-address', '127.0.0.1:0', '--shutdown-timeout', '0s'], env: { ZITI_COMMAND_RATE_LIMITER_MAX_QUEUED: '10' }, cwd });
+    assert.deepEqual([fromFlags.accessLog, fromFlags.metricsAddress, fromFlags.commandRateLimiterMaxQueued, fromFlags.shutdownTimeoutMs], [true, { host: '127.0.0.1', port: 0 }, 10, 0]);
+  });
+
+  it('names the operating setting that is wrong', () => {
+    const cases: Array<[string[], Record<string, string>, RegExp]> = [
+      [['--metrics-address', '9100'], {}, /\[metrics\.address\].*host:port/],
+      [['--metrics-address', 'host:99999'], {}, /\[metrics\.address\].*0 to 65535/],
+      [['--access-log', 'yes'], {}, /\[log\.access\].*true or false/],
+      [[], { ZITI_COMMAND_RATE_LIMITER_MAX_QUEUED: '5' }, /\[commandRateLimiter\.maxQueued\].*10 to/],
+      [['--shutdown-timeout', '1h'], {}, /\[shutdown\.timeout\].*at most 10m/],
+    ];
+    for (const [argv, env, pattern] of cases) {
+      assert.throws(() => loadSettings({ argv, env, cwd }), (error: unknown) => error instanceof SettingsError && pattern.test(error.message), String(pattern));
+    }
+  });
 });

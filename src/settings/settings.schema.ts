@@ -22,6 +22,22 @@ export interface Settings {
   loginThrottleUsernameFailures: number;
   /** Failed logins from one source address per window before 429. */
   loginThrottleAddressFailures: number;
+  /** One info line per request (request id, method, operation, status, duration, caller identity). */
+  accessLog: boolean;
+  /** Where `/metrics`, `/health` and `/ready` are served over plain HTTP; undefined: no metrics listener. */
+  metricsAddress: ListenAddress | undefined;
+  /** The name `GET /controllers` lists this controller under; undefined: the advertised host. */
+  controllerName: string | undefined;
+  /** Model changes wait in one bounded queue; past `commandRateLimiterMaxQueued` waiting, they are refused (429). */
+  commandRateLimiterEnabled: boolean;
+  commandRateLimiterMaxQueued: number;
+  /** How long SIGTERM waits for requests in flight before closing their connections. */
+  shutdownTimeoutMs: number;
+}
+
+export interface ListenAddress {
+  host: string;
+  port: number;
 }
 
 type Parse = (raw: unknown) => unknown;
@@ -65,15 +81,16 @@ const host: Parse = (raw) => {
 };
 
 const duration =
-  (minMs: number): Parse =>
+  (minMs: number, maxMs = Infinity): Parse =>
   (raw) => {
     const ms = typeof raw === 'string' ? parseDuration(raw) : undefined;
     if (ms === undefined) throw new Error('must be a duration such as 30m, 90s or 1h');
     if (ms < minMs) throw new Error(`must be at least ${minMs % 60_000 === 0 ? `${minMs / 60_000}m` : `${minMs / 1000}s`}`);
+    if (ms > maxMs) throw new Error(`must be at most ${maxMs / 60_000}m`);
     return ms;
   };
 
-const count =
+const integer =
   (min: number, max: number): Parse =>
   (raw) => {
     const value = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : raw;
@@ -82,6 +99,21 @@ const count =
     }
     return value;
   };
+
+const flag: Parse = (raw) => {
+  if (raw === true || raw === 'true') return true;
+  if (raw === false || raw === 'false') return false;
+  throw new Error('must be true or false');
+};
+
+/** `host:port`, `[v6]:port`; the port may be 0 (any free port, for tests). */
+const listenAddress: Parse = (raw) => {
+  const match = typeof raw === 'string' ? /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(raw) : null;
+  if (!match) throw new Error('must be host:port, such as 127.0.0.1:9100');
+  const portNumber = Number(match[3]);
+  if (portNumber > 65535) throw new Error('must be host:port with a port from 0 to 65535');
+  return { host: host(match[1] ?? match[2]) as string, port: portNumber };
+};
 
 const oneOf =
   (...values: string[]): Parse =>
@@ -100,7 +132,14 @@ export const settingSpecs: readonly SettingSpec[] = [
   { key: 'adminPassword', yamlPath: 'admin.password', env: 'ZITI_PWD', flag: 'password', parse: text(5, 100) },
   { key: 'totpIssuer', yamlPath: 'edge.totp.hostname', env: 'ZITI_TOTP_HOSTNAME', flag: 'totp-hostname', parse: text(1, 253), default: 'openziti.io' },
   { key: 'loginThrottleWindowMs', yamlPath: 'edge.api.loginThrottle.window', env: 'ZITI_LOGIN_THROTTLE_WINDOW', flag: 'login-throttle-window', parse: duration(1000), default: 5 * 60_000 },
-  { key: 'loginThrottleUsernameFailures', yamlPath: 'edge.api.loginThrottle.usernameFailures', env: 'ZITI_LOGIN_THROTTLE_USERNAME_FAILURES', flag: 'login-throttle-username-failures', parse: count(1, 1_000_000), default: 10 },
-  { key: 'loginThrottleAddressFailures', yamlPath: 'edge.api.loginThrottle.addressFailures', env: 'ZITI_LOGIN_THROTTLE_ADDRESS_FAILURES', flag: 'login-throttle-address-failures', parse: count(1, 1_000_000), default: 100 },
+  { key: 'loginThrottleUsernameFailures', yamlPath: 'edge.api.loginThrottle.usernameFailures', env: 'ZITI_LOGIN_THROTTLE_USERNAME_FAILURES', flag: 'login-throttle-username-failures', parse: integer(1, 1_000_000), default: 10 },
+  { key: 'loginThrottleAddressFailures', yamlPath: 'edge.api.loginThrottle.addressFailures', env: 'ZITI_LOGIN_THROTTLE_ADDRESS_FAILURES', flag: 'login-throttle-address-failures', parse: integer(1, 1_000_000), default: 100 },
   { key: 'logLevel', yamlPath: 'log.level', env: 'ZITI_LOG_LEVEL', flag: 'log-level', parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), default: 'info' },
+  { key: 'accessLog', yamlPath: 'log.access', env: 'ZITI_ACCESS_LOG', flag: 'access-log', parse: flag, default: true },
+  { key: 'metricsAddress', yamlPath: 'metrics.address', env: 'ZITI_METRICS_ADDRESS', flag: 'metrics-address', parse: listenAddress },
+  { key: 'controllerName', yamlPath: 'controller.name', env: 'ZITI_CONTROLLER_NAME', parse: text(1, 100) },
+  // Upstream's keys and limits (ziti controller/config/config.go, command.DefaultLimiterSize / MinLimiterSize).
+  { key: 'commandRateLimiterEnabled', yamlPath: 'commandRateLimiter.enabled', env: 'ZITI_COMMAND_RATE_LIMITER_ENABLED', parse: flag, default: true },
+  { key: 'commandRateLimiterMaxQueued', yamlPath: 'commandRateLimiter.maxQueued', env: 'ZITI_COMMAND_RATE_LIMITER_MAX_QUEUED', parse: integer(10, 4_294_967_295), default: 100 },
+  { key: 'shutdownTimeoutMs', yamlPath: 'shutdown.timeout', env: 'ZITI_SHUTDOWN_TIMEOUT', flag: 'shutdown-timeout', parse: duration(0, 10 * 60_000), default: 10_000 },
 ];

@@ -17,6 +17,14 @@ export interface Store {
   transaction<T>(work: (tx: Db) => Promise<T>): Promise<T>;
   /** Runs read-only work; it may share the connection with writers but never sees half a transaction. */
   read<T>(work: (db: Db) => Promise<T>): Promise<T>;
+  /**
+   * Runs long read-only work (an integrity scan) over one consistent view of the data without holding writers
+   * back: its own connection in one read transaction, where the database allows it. The work may yield between
+   * queries; it sees nothing committed after its first read.
+   */
+  readSnapshot<T>(work: (db: Db) => Promise<T>): Promise<T>;
+  /** Writes a consistent copy of the whole database to `file` while it keeps serving, a few pages at a time. */
+  backup(file: string): Promise<void>;
   close(): Promise<void>;
   /**
    * The driver's constraint error as a StoreError, for code that catches inside an open transaction (transaction()
@@ -35,4 +43,20 @@ export class StoreError extends Error {
   ) {
     super(message);
   }
+}
+
+/** The same store with every write transaction run through `wrap` (a queue, a timer); the rest delegates. */
+export function wrapTransactions(store: Store, wrap: <T>(run: () => Promise<T>) => Promise<T>): Store {
+  return {
+    dialect: store.dialect,
+    get generation() {
+      return store.generation;
+    },
+    transaction: (work) => wrap(() => store.transaction(work)),
+    read: (work) => store.read(work),
+    readSnapshot: (work) => store.readSnapshot(work),
+    backup: (file) => store.backup(file),
+    close: () => store.close(),
+    translateError: (error) => store.translateError(error),
+  };
 }

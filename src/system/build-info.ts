@@ -3,10 +3,19 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { BuildInfo } from '../app-deps.js';
 
-const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+// In a build (scripts/build.mjs) this is dist/package.json, which also records the build's revision and date.
+const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+  build?: { revision: string; date: string };
+};
 
-/** Revision and date come from git when the controller runs from a checkout; otherwise from the start time. */
+/**
+ * Revision and date come from the build when running compiled, from git when running from a checkout, and
+ * otherwise from the start time.
+ */
 export function readBuildInfo(now: Date = new Date()): BuildInfo {
+  const format = (date: Date) => date.toISOString().slice(0, 19).replace('T', ' ');
+  if (packageJson.build) return { version: `v${packageJson.version}`, revision: packageJson.build.revision, buildDate: format(new Date(packageJson.build.date)) };
   const git = (...args: string[]) => {
     try {
       return execFileSync('git', args, { cwd: new URL('../..', import.meta.url), stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
@@ -17,5 +26,5 @@ export function readBuildInfo(now: Date = new Date()): BuildInfo {
   const revision = git('rev-parse', '--short=12', 'HEAD') ?? 'local';
   const committed = git('log', '-1', '--format=%cI');
   const date = committed ? new Date(committed) : now;
-  return { version: `v${packageJson.version}`, revision, buildDate: date.toISOString().slice(0, 19).replace('T', ' ') };
+  return { version: `v${packageJson.version}`, revision, buildDate: format(date) };
 }

@@ -1,9 +1,7 @@
-// Capabilities, protocols, controllers and the management `/summary` counts.
+// Capabilities, protocols and the management `/summary` counts.
 import { sql } from 'kysely';
-import { envelope, listEnvelope } from '../http/envelope.js';
+import { envelope } from '../http/envelope.js';
 import type { OperationHandler } from '../http/operation.js';
-import { listQueryFrom } from '../crud/list-params.js';
-import type { SymbolTable } from '../store/filter/filter-types.js';
 
 export const listEnumeratedCapabilities: OperationHandler = {
   access: 'public',
@@ -15,33 +13,6 @@ export const listProtocols: OperationHandler = {
   handle: ({ deps }) => {
     const { advertisedHost, advertisedPort } = deps.settings;
     return Promise.resolve({ status: 200, json: envelope({ https: { address: `${advertisedHost}:${advertisedPort}` } }) });
-  },
-};
-
-const controllerSymbols: SymbolTable = {
-  id: { kind: 'column', type: 'string', column: 'id' },
-  name: { kind: 'column', type: 'string', column: 'name' },
-  ctrlAddress: { kind: 'column', type: 'string', column: 'ctrl_address' },
-  certPem: { kind: 'column', type: 'string', column: 'cert_pem' },
-  fingerprint: { kind: 'column', type: 'string', column: 'fingerprint' },
-  isOnline: { kind: 'column', type: 'bool', column: 'is_online' },
-  lastJoinedAt: { kind: 'column', type: 'datetime', column: 'last_joined_at' },
-  createdAt: { kind: 'column', type: 'datetime', column: 'created_at' },
-  updatedAt: { kind: 'column', type: 'datetime', column: 'updated_at' },
-  tags: { kind: 'map', column: 'tags' },
-  isSystem: { kind: 'column', type: 'bool', column: 'is_system' },
-};
-
-/**
- * Controller records exist only in an HA cluster (upstream writes them from raft events); this controller runs
- * stand-alone, so the list is empty — but the query is still checked, so a bad filter is still a 400.
- */
-export const listControllers: OperationHandler = {
-  access: 'authenticated',
-  handle: (context) => {
-    const query = listQueryFrom(context, controllerSymbols);
-    const pagination = { limit: query.limit, offset: query.offset, totalCount: 0 };
-    return Promise.resolve({ status: 200, json: listEnvelope([], pagination, Object.keys(controllerSymbols)) });
   },
 };
 

@@ -1,6 +1,7 @@
 // The informational operations both APIs share, bound by operationId.
 import type { OperationTable } from '../http/operation.js';
-import { listControllers, listEnumeratedCapabilities, listProtocols, listSummary } from './informational.js';
+import { listControllers } from './controllers.js';
+import { listEnumeratedCapabilities, listProtocols, listSummary } from './informational.js';
 import { detailSpec, detailSpecBody, listSpecs } from './specs.js';
 import { listVersion } from './version.js';
 import { listWellKnownCas } from './well-known.js';

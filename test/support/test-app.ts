@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { openController, type Controller } from '../../src/controller.js';
 import { fixedClock } from '../../src/lib/clock.js';
 import type { Settings } from '../../src/settings/settings.schema.js';
@@ -50,16 +50,30 @@ export function testSettings(home: string, overrides: Partial<Settings> = {}): S
     loginThrottleWindowMs: 5 * 60_000,
     loginThrottleUsernameFailures: 10,
     loginThrottleAddressFailures: 100,
+    accessLog: true,
+    metricsAddress: undefined,
+    controllerName: undefined,
+    commandRateLimiterEnabled: true,
+    commandRateLimiterMaxQueued: 100,
+    shutdownTimeoutMs: 10_000,
     ...overrides,
   };
 }
 
-export async function buildTestApp(options: { settings?: Partial<Settings>; databaseFile?: string; tls?: boolean } = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  settings?: Partial<Settings>;
+  databaseFile?: string;
+  tls?: boolean;
+  /** Where the controller logs (default: nowhere, or TEST_LOG_LEVEL's level on stdout). */
+  logger?: Logger;
+}
+
+export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const home = mkdtempSync(join(tmpdir(), 'ziti-test-'));
   const clock = fixedClock(TEST_START);
   const controller = await openController(testSettings(home, options.settings), {
     clock,
-    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    logger: options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     databaseFile: options.databaseFile ?? ':memory:',
     tls: options.tls ?? false,
   });

@@ -2,7 +2,7 @@
 // enrollment and certificate login, which inject() cannot show.
 import { request } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { buildTestApp, type TestApp } from './test-app.js';
+import { buildTestApp, type TestApp, type TestAppOptions } from './test-app.js';
 
 export interface TlsResponse {
   status: number;
@@ -30,8 +30,8 @@ export interface TlsTestApp extends TestApp {
   serverCertificate(): Promise<string>;
 }
 
-export async function buildTlsTestApp(): Promise<TlsTestApp> {
-  const t = await buildTestApp({ tls: true });
+export async function buildTlsTestApp(options: Omit<TestAppOptions, 'tls'> = {}): Promise<TlsTestApp> {
+  const t = await buildTestApp({ ...options, tls: true });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   const port = (t.app.server.address() as AddressInfo).port;
   const rootCa = t.deps.pki.rootCertPem;

@@ -49,12 +49,31 @@ export async function openSqliteStore({ file, migrations }: SqliteStoreOptions):
       return result;
     },
     read: (work) => translateErrors(() => work(db)),
+    readSnapshot: (work) => (database.memory ? db.connection().execute(work) : readOnSnapshot(file, work)),
+    backup: async (target) => {
+      await database.backup(target);
+    },
     translateError: toStoreError,
     close: async () => {
       stopCheckpoints();
       await db.destroy();
     },
   };
+}
+
+/**
+ * A second, read-only connection in one read transaction: WAL mode gives it the data as of its first read while
+ * the main connection keeps committing. (An in-memory database has one connection only; there the work holds it.)
+ */
+async function readOnSnapshot<T>(file: string, work: (db: Db) => Promise<T>): Promise<T> {
+  const database = new Database(file, { readonly: true, fileMustExist: true });
+  database.pragma('busy_timeout = 5000');
+  const db: Db = new Kysely({ dialect: new SqliteDialect({ database }) });
+  try {
+    return await db.transaction().execute(work);
+  } finally {
+    await db.destroy();
+  }
 }
 
 /**
@@ -118,6 +137,6 @@ export function toStoreError(error: unknown): StoreError | undefined {
     return new StoreError('unique', table, qualified.map((c) => c.split('.')[1] ?? c), error.message);
   }
   if (error.code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return new StoreError('foreignKey', undefined, [], error.message);
-  if (error.code === 'SQLITE_CONSTRAINT_CHECK') return new StoreError('check', undefined, [], error.message);
+  if (error.code === 'SQLITE_CONSTRAINT_CHECK' || error.code === 'SQLITE_CONSTRAINT_NOTNULL') return new StoreError('check', undefined, [], error.message);
   return undefined;
 }

@@ -97,18 +97,64 @@ describe('informational endpoints', () => {
   });
 
   describe('listControllers', () => {
-    it('needs a session, and is empty for a stand-alone controller', async () => {
+    type ControllerEntry = Record<string, unknown> & { apiAddresses: Record<string, Array<{ url: string; version: string }>> };
+    const list = async (api: 'client' | 'management', query = '') => {
+      const token = await t.loginAsAdmin(api);
+      const result = await t.call({ method: 'GET', url: `/edge/${api}/v1/controllers${query}`, token });
+      assert.equal(result.status, 200, result.text);
+      return result.body as { data: ControllerEntry[]; meta: { pagination: unknown; filterableFields: string[] } };
+    };
+
+    it('needs a session', async () => {
       assertError(await t.call({ method: 'GET', url: '/edge/client/v1/controllers' }), 401, 'UNAUTHORIZED');
-      const token = await t.loginAsAdmin('client');
-      const { status, body } = await t.call({ method: 'GET', url: '/edge/client/v1/controllers', token });
-      assert.equal(status, 200);
-      assert.deepEqual((body as { data: unknown[] }).data, []);
-      assert.deepEqual((body as { meta: { pagination: unknown } }).meta.pagination, { limit: 10, offset: 0, totalCount: 0 });
     });
 
-    it('still rejects a bad filter', async () => {
+    it('describes this controller from its settings and server certificate, online', async () => {
+      const { data, meta } = await list('management');
+      assert.deepEqual(meta.pagination, { limit: 10, offset: 0, totalCount: 1 });
+      assert.ok(meta.filterableFields.includes('isOnline'));
+      const [entry] = data;
+      assert.equal(entry?.id, 'localhost');
+      assert.equal(entry?.name, 'localhost');
+      assert.equal(entry?.isOnline, true);
+      assert.equal(entry?.ctrlAddress, null, 'no router control channel here');
+      assert.equal(entry?.fingerprint, t.deps.pki.serverCertFingerprint);
+      assert.equal(entry?.certPem, t.deps.pki.serverCertPem);
+      assert.equal(entry?.lastJoinedAt, t.deps.health.startedAt);
+      assert.deepEqual(entry?.apiAddresses, {
+        'edge-client': [{ url: 'https://localhost:1280/edge/client/v1', version: 'v1' }],
+        'edge-management': [{ url: 'https://localhost:1280/edge/management/v1', version: 'v1' }],
+      });
+      assert.deepEqual(entry?._links, { self: { href: './controllers/localhost' } });
+    });
+
+    it('shows clients only their own API and no control address', async () => {
+      const [entry] = (await list('client')).data;
+      assert.equal('ctrlAddress' in entry!, false);
+      assert.deepEqual(Object.keys(entry!.apiAddresses), ['edge-client']);
+    });
+
+    it('filters, sorts and pages like any list, and rejects a bad filter', async () => {
+      assert.equal((await list('management', `?filter=${encodeURIComponent('isOnline = true and name = "localhost"')}`)).data.length, 1);
+      const none = await list('management', `?filter=${encodeURIComponent('name = "elsewhere"')}`);
+      assert.deepEqual(none.data, []);
+      assert.deepEqual(none.meta.pagination, { limit: 10, offset: 0, totalCount: 0 });
+      assert.equal((await list('client', '?offset=1')).data.length, 0);
       const token = await t.loginAsAdmin('client');
       assertError(await t.call({ method: 'GET', url: '/edge/client/v1/controllers?filter=nope%20%3D%201', token }), 400, 'INVALID_FILTER');
+    });
+
+    it('takes its name from controller.name when set', async () => {
+      const named = await buildTestApp({ settings: { controllerName: 'ctrl-east-1', advertisedHost: 'ctrl.example.com', advertisedPort: 8441 } });
+      try {
+        const token = await named.loginAsAdmin();
+        const result = await named.call({ method: 'GET', url: '/edge/management/v1/controllers', token });
+        const [entry] = (result.body as { data: ControllerEntry[] }).data;
+        assert.equal(entry?.name, 'ctrl-east-1');
+        assert.equal(entry?.apiAddresses['edge-client']?.[0]?.url, 'https://ctrl.example.com:8441/edge/client/v1');
+      } finally {
+        await named.close();
+      }
     });
   });
 

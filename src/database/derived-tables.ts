@@ -1,0 +1,169 @@
+// Every table (or column) the controller keeps denormalised, declared as what its rows should be given the source
+// records: the integrity scan compares and repairs each one the same way. A new derived table is one entry here.
+import type { Db } from '../store/store.js';
+import type { EntityDefinition } from '../crud/define-entity.js';
+import { certificateFingerprint } from '../pki/fingerprint.js';
+import { policyKinds } from '../policy/policy-kinds.js';
+import { touchServiceLists } from '../policy/service-lists.js';
+import { sql } from 'kysely';
+import type { Row, WalkSource } from './chunks.js';
+import { entityRecord, entitySource, listColumn, type ScanContext } from './scan-context.js';
+import { identity } from '../entities/identity/identity.definition.js';
+import { service } from '../entities/service/service.definition.js';
+import { edgeRouter } from '../entities/edge-router/edge-router.definition.js';
+import { postureCheck } from '../entities/posture-check/posture-check.definition.js';
+import { ca } from '../entities/ca/ca.definition.js';
+import { servicePolicy } from '../entities/service-policy/service-policy.definition.js';
+import { edgeRouterPolicy } from '../entities/edge-router-policy/edge-router-policy.definition.js';
+import { serviceEdgeRouterPolicy } from '../entities/service-edge-router-policy/service-edge-router-policy.definition.js';
+
+export interface DerivedTable {
+  table: string;
+  /** The source rows the derived rows follow from, walked in id order a chunk at a time. */
+  source: WalkSource;
+  /** Columns identifying a derived row; the first holds the source row's id. */
+  key: readonly [string, ...string[]];
+  /** Derived columns besides the key, compared and repaired too. */
+  values?: readonly string[];
+  /** Only these stored rows are derived (a column kept only where its source is set), as SQL. */
+  storedWhere?: string;
+  /** The rows a chunk of source rows implies. `stored` is the chunk's stored rows, for tables that derive columns of rows that are themselves source data. */
+  expected(sources: Row[], stored: Row[], context: ScanContext): Row[];
+  /** Runs after repairs in the same transaction (e.g. the identities whose service list a repair changed are told). */
+  afterRepair?(tx: Db, repaired: Row[], at: string): Promise<void>;
+}
+
+/** Entities whose set fields have side tables (one row per element, for indexed filters). */
+const entitiesWithSets: readonly EntityDefinition[] = [identity, service, edgeRouter, postureCheck, ca, servicePolicy, edgeRouterPolicy, serviceEdgeRouterPolicy];
+
+function setTables(): DerivedTable[] {
+  const tables = new Map<string, DerivedTable>();
+  for (const definition of entitiesWithSets) {
+    for (const spec of Object.values(definition.fields)) {
+      if (spec.kind !== 'stringSet' || !spec.setTable || tables.has(spec.setTable)) continue;
+      tables.set(spec.setTable, {
+        table: spec.setTable,
+        source: { table: definition.table, columns: [spec.column] },
+        key: ['entity_id', 'value'],
+        expected: (sources) => sources.flatMap((row) => [...new Set(listColumn(row[spec.column]))].map((value) => ({ entity_id: row.id, value }))),
+      });
+    }
+  }
+  return [...tables.values()];
+}
+
+/** Which entities each policy selects on each side, from its roles and the entities' attributes. */
+function membershipTables(): DerivedTable[] {
+  return policyKinds.flatMap((kind) =>
+    kind.sides.map((side) => ({
+      table: side.membershipTable,
+      source: entitySource(side.entity),
+      key: ['entity_id', 'policy_id'] as const,
+      expected: (sources: Row[], _stored: Row[], { links }: ScanContext) =>
+        sources.flatMap((row) => links.policiesSelecting(kind, side.field, entityRecord(row)).map((policy) => ({ entity_id: row.id, policy_id: policy.id }))),
+    })),
+  );
+}
+
+/** How many policies of each kind join each pair, counted from the policies' selections. */
+function pairTables(): DerivedTable[] {
+  return policyKinds.map((kind) => {
+    const [first, second] = kind.pairs.columns;
+    const zeros = Object.fromEntries(kind.pairs.counts.map((column) => [column, 0]));
+    return {
+      table: kind.pairs.table,
+      source: entitySource(kind.sides[0].entity),
+      key: [first, second],
+      values: kind.pairs.counts,
+      expected: (sources, _stored, { links }) =>
+        sources.flatMap((row) => [...links.pairsOf(kind, entityRecord(row))].map(([other, counts]) => ({ [first]: row.id, [second]: other, ...zeros, ...counts }))),
+      ...(kind.pairs.touchesServiceLists ? { afterRepair: touchRepairedIdentities } : {}),
+    };
+  });
+}
+
+async function touchRepairedIdentities(tx: Db, repaired: Row[], at: string): Promise<void> {
+  const ids = [...new Set(repaired.map((row) => row.identity_id as string))];
+  if (ids.length > 0) await touchServiceLists(tx, sql`SELECT id FROM identities WHERE id IN (${sql.join(ids)})`, at);
+}
+
+/**
+ * An identity's service list changed no earlier than anything it shows changed: its services, their configs and the
+ * posture checks of its service policies (each of those writes marks the list). A time before that would let an
+ * SDK polling service-updates miss the change, so the repair moves it up to that bound.
+ */
+const serviceListChangeTimes: DerivedTable = {
+  table: 'identity_service_updates',
+  source: entitySource('identity'),
+  key: ['identity_id'],
+  values: ['changed_at'],
+  expected(sources, stored, context) {
+    const storedAt = new Map(stored.map((row) => [row.identity_id as string, row.changed_at as string]));
+    return sources.flatMap((row) => {
+      const bound = serviceListBound(entityRecord(row), context);
+      const at = storedAt.get(row.id as string);
+      if (bound === undefined) return at === undefined ? [] : [{ identity_id: row.id, changed_at: at }];
+      return [{ identity_id: row.id, changed_at: at !== undefined && at >= bound ? at : bound }];
+    });
+  },
+};
+
+function serviceListBound(entity: ReturnType<typeof entityRecord>, { links, services, configs, postureChecks }: ScanContext): string | undefined {
+  const times: string[] = [];
+  const [servicePolicies] = policyKinds;
+  for (const serviceId of links.pairsOf(servicePolicies, entity).keys()) {
+    const found = services.get(serviceId);
+    if (!found) continue;
+    times.push(found.updatedAt, ...found.configs.flatMap((id) => configs.get(id)?.updatedAt ?? []));
+  }
+  for (const policy of links.policiesSelecting(servicePolicies, 'identityRoles', entity)) {
+    times.push(...links.members(policy.id, 'postureCheckRoles').flatMap((id) => postureChecks.get(id) ?? []));
+  }
+  return times.length > 0 ? times.reduce((latest, time) => (time > latest ? time : latest)) : undefined;
+}
+
+/** An override keeps its config's type beside it (its key); the config's own type is the truth. */
+const overrideConfigTypes: DerivedTable = {
+  table: 'identity_service_configs',
+  source: { table: 'identities', columns: [] },
+  key: ['identity_id', 'service_id', 'config_id'],
+  values: ['config_type_id'],
+  expected: (_sources, stored, { configs }) => stored.map((row) => ({ ...row, config_type_id: configs.get(row.config_id as string)?.typeId ?? row.config_type_id })),
+};
+
+/** A certificate's fingerprint, kept beside it for lookups (certificate login, enrollment), is the hash of its DER. */
+function fingerprintColumn(table: string, fingerprint: string, pem: string): DerivedTable {
+  const where = `${pem} IS NOT NULL`;
+  return {
+    table,
+    source: { table, columns: [pem], where },
+    storedWhere: where,
+    key: ['id'],
+    values: [fingerprint],
+    expected: (sources) => sources.map((row) => ({ id: row.id, [fingerprint]: fingerprintOrNull(row[pem] as string) })),
+  };
+}
+
+function fingerprintOrNull(pem: string): string | null {
+  try {
+    return certificateFingerprint(pem);
+  } catch {
+    // An unreadable certificate has no fingerprint; the difference is reported (and a repair refused by NOT NULL).
+    return null;
+  }
+}
+
+/** In dependency order: sets and memberships before what is counted from them. */
+export const derivedTables: readonly DerivedTable[] = [
+  ...setTables(),
+  ...membershipTables(),
+  ...pairTables(),
+  serviceListChangeTimes,
+  overrideConfigTypes,
+  fingerprintColumn('authenticators', 'cert_fingerprint', 'cert_pem'),
+  fingerprintColumn('authenticators', 'unverified_fingerprint', 'unverified_cert_pem'),
+  fingerprintColumn('routers', 'fingerprint', 'cert_pem'),
+  fingerprintColumn('routers', 'unverified_fingerprint', 'unverified_cert_pem'),
+  fingerprintColumn('cas', 'fingerprint', 'cert_pem'),
+  fingerprintColumn('api_session_certificates', 'fingerprint', 'cert_pem'),
+];

@@ -1,0 +1,200 @@
+// The integrity scan: compares every derived table with what its source records imply, reading one consistent
+// snapshot in small chunks, and with `fix` repairs each difference that is still as the snapshot saw it.
+import { sql } from 'kysely';
+import type { Clock } from '../lib/clock.js';
+import { formatTimestamp } from '../lib/clock.js';
+import { StoreError, type Db, type Store } from '../store/store.js';
+import { ChunkPacer, inRange, walkChunks, type Chunk, type Row } from './chunks.js';
+import { derivedTables, type DerivedTable } from './derived-tables.js';
+import { loadScanContext } from './scan-context.js';
+
+/** One derived row that differs from what its sources imply: missing (no `stored`), unexpected (no `expected`) or wrong. */
+export interface Difference {
+  table: DerivedTable;
+  stored?: Row;
+  expected?: Row;
+}
+
+export interface ScanOptions {
+  fix: boolean;
+  clock: Clock;
+  /** Told about every difference, and whether it was repaired. */
+  report(difference: Difference, isFixed: boolean): void;
+  /** Runs once, before the first repair (upstream snapshots the database first). */
+  beforeRepair?(): Promise<void>;
+  /** Told when each table is done. */
+  progress?(table: string, differences: number, ms: number): void;
+  signal?: AbortSignal;
+  tables?: readonly DerivedTable[];
+  /** Differences a fixing pass collects before it stops to repair them (default 10,000). */
+  pendingLimit?: number;
+}
+
+/** Differences a fixing pass collects before it stops to repair them and resumes on a new snapshot. */
+const PENDING_LIMIT = 10_000;
+/** Repairs per write transaction: each transaction stays short. */
+const REPAIRS_PER_TRANSACTION = 200;
+
+export async function scanIntegrity(store: Store, options: ScanOptions): Promise<void> {
+  const tables = options.tables ?? derivedTables;
+  let resume: { index: number; after: string | undefined } | undefined = { index: 0, after: undefined };
+  let hasSnapshotted = false;
+  while (resume) {
+    const from: { index: number; after: string | undefined } = resume;
+    const pending: Difference[] = [];
+    resume = await store.readSnapshot((db) => scanPass(db, tables, from, options, pending));
+    if (pending.length === 0) continue;
+    if (!hasSnapshotted) await options.beforeRepair?.();
+    hasSnapshotted = true;
+    await repair(store, pending, options);
+  }
+}
+
+/** Walks the tables from `from` on one snapshot; returns where to resume when it stopped to let repairs run. */
+async function scanPass(
+  db: Db,
+  tables: readonly DerivedTable[],
+  from: { index: number; after: string | undefined },
+  options: ScanOptions,
+  pending: Difference[],
+): Promise<{ index: number; after: string | undefined } | undefined> {
+  const pacer = new ChunkPacer(4, options.signal);
+  const context = await loadScanContext(db, pacer);
+  for (let index = from.index; index < tables.length; index++) {
+    const table = tables[index]!;
+    const started = performance.now();
+    let found = 0;
+    const stoppedAfter = await walkChunks(
+      db,
+      table.source,
+      pacer,
+      async (chunk) => {
+        const stored = await readStored(db, table, chunk);
+        const differences = compare(table, table.expected(chunk.rows, stored, context), stored);
+        found += differences.length;
+        if (options.fix) pending.push(...differences);
+        else for (const difference of differences) options.report(difference, false);
+        return pending.length < (options.pendingLimit ?? PENDING_LIMIT);
+      },
+      index === from.index ? from.after : undefined,
+    );
+    options.progress?.(table.table, found, performance.now() - started);
+    if (stoppedAfter !== undefined) return { index, after: stoppedAfter };
+  }
+  return undefined;
+}
+
+const columnsOf = (table: DerivedTable) => [...table.key, ...(table.values ?? [])];
+const keyOf = (table: DerivedTable, row: Row) => JSON.stringify(table.key.map((column) => row[column]));
+
+async function readStored(db: Db, table: DerivedTable, chunk: Chunk): Promise<Row[]> {
+  const columns = sql.join(columnsOf(table).map((column) => sql.ref(column)));
+  const only = table.storedWhere ? sql` AND ${sql.raw(table.storedWhere)}` : sql``;
+  const { rows } = await sql<Row>`SELECT ${columns} FROM ${sql.table(table.table)} WHERE ${inRange(table.key[0], chunk)}${only}`.execute(db);
+  return rows;
+}
+
+function compare(table: DerivedTable, expected: Row[], stored: Row[]): Difference[] {
+  const storedByKey = new Map(stored.map((row) => [keyOf(table, row), row]));
+  const differences: Difference[] = [];
+  for (const row of expected) {
+    const key = keyOf(table, row);
+    const current = storedByKey.get(key);
+    storedByKey.delete(key);
+    if (!current) differences.push({ table, expected: row });
+    else if (!sameValues(table, current, row)) differences.push({ table, stored: current, expected: row });
+  }
+  for (const row of storedByKey.values()) differences.push({ table, stored: row });
+  return differences;
+}
+
+function sameValues(table: DerivedTable, a: Row | undefined, b: Row | undefined): boolean {
+  if (!a || !b) return a === b;
+  return (table.values ?? []).every((column) => a[column] === b[column]);
+}
+
+/** `identity_services: identity_id=x service_id=y has dial=2 bind=0, should have dial=1 bind=0`. */
+export function describeDifference({ table, stored, expected }: Difference): string {
+  const keyText = table.key.map((column) => `${column}=${String((stored ?? expected)![column])}`).join(' ');
+  const values = (row: Row) => (table.values ?? []).map((column) => `${column}=${String(row[column])}`).join(' ');
+  const suffix = (row: Row) => (table.values?.length ? ` (${values(row)})` : '');
+  if (!stored) return `${table.table}: missing ${keyText}${suffix(expected!)}`;
+  if (!expected) return `${table.table}: unexpected ${keyText}${suffix(stored)}`;
+  return `${table.table}: ${keyText} has ${values(stored)}, should have ${values(expected)}`;
+}
+
+/**
+ * Applies the differences in short write transactions. A row that changed since the snapshot was read is left
+ * alone (a write meanwhile decided it; the next scan judges it again); one whose repair the database refuses
+ * (a row it references is gone meanwhile) is reported as not fixed.
+ */
+async function repair(store: Store, differences: Difference[], options: ScanOptions): Promise<void> {
+  for (let start = 0; start < differences.length; start += REPAIRS_PER_TRANSACTION) {
+    options.signal?.throwIfAborted();
+    const batch = differences.slice(start, start + REPAIRS_PER_TRANSACTION);
+    const outcomes = await repairInTransaction(store, batch, options.clock);
+    batch.forEach((difference, index) => options.report(difference, outcomes[index]!));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** One refused repair must not cost the rest of its batch: on a constraint error, each is retried alone. */
+async function repairInTransaction(store: Store, batch: Difference[], clock: Clock): Promise<boolean[]> {
+  try {
+    return await store.transaction((tx) => repairBatch(tx, batch, clock));
+  } catch (error) {
+    if (!(error instanceof StoreError)) throw error;
+    if (batch.length === 1) return [false];
+    const outcomes: boolean[] = [];
+    for (const difference of batch) outcomes.push(...(await repairInTransaction(store, [difference], clock)));
+    return outcomes;
+  }
+}
+
+async function repairBatch(tx: Db, batch: Difference[], clock: Clock): Promise<boolean[]> {
+  const outcomes: boolean[] = [];
+  const repaired = new Map<DerivedTable, Row[]>();
+  for (const difference of batch) {
+    const { table, stored, expected } = difference;
+    const key = (stored ?? expected)!;
+    const current = await readRow(tx, table, key);
+    if (!sameValues(table, current, stored)) {
+      outcomes.push(false);
+      continue;
+    }
+    if (!expected) await sql`DELETE FROM ${sql.table(table.table)} WHERE ${matchKey(table, key)}`.execute(tx);
+    else if (!stored) await insertRow(tx, table, expected);
+    else await sql`UPDATE ${sql.table(table.table)} SET ${assignments(table, expected)} WHERE ${matchKey(table, key)}`.execute(tx);
+    outcomes.push(true);
+    repaired.set(table, [...(repaired.get(table) ?? []), key]);
+  }
+  const at = formatTimestamp(clock());
+  for (const [table, rows] of repaired) await table.afterRepair?.(tx, rows, at);
+  return outcomes;
+}
+
+function matchKey(table: DerivedTable, row: Row) {
+  return sql.join(table.key.map((column) => sql`${sql.ref(column)} = ${row[column]}`), sql` AND `);
+}
+
+function assignments(table: DerivedTable, row: Row) {
+  return sql.join((table.values ?? []).map((column) => sql`${sql.ref(column)} = ${row[column]}`));
+}
+
+async function readRow(tx: Db, table: DerivedTable, key: Row): Promise<Row | undefined> {
+  const columns = sql.join(columnsOf(table).map((column) => sql.ref(column)));
+  const { rows } = await sql<Row>`SELECT ${columns} FROM ${sql.table(table.table)} WHERE ${matchKey(table, key)}`.execute(tx);
+  return rows[0];
+}
+
+async function insertRow(tx: Db, table: DerivedTable, row: Row): Promise<void> {
+  const columns = columnsOf(table);
+  await sql`INSERT INTO ${sql.table(table.table)} (${sql.join(columns.map((c) => sql.ref(c)))}) VALUES (${sql.join(columns.map((c) => row[c]))})`.execute(tx);
+}
+
+/** Every difference a check finds, described: for tests and tools that want the whole answer at once. */
+export async function integrityDifferences(store: Store, clock: Clock): Promise<string[]> {
+  const found: string[] = [];
+  await scanIntegrity(store, { fix: false, clock, report: (difference) => found.push(describeDifference(difference)) });
+  return found;
+}

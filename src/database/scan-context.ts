@@ -1,0 +1,64 @@
+// What an integrity scan reads once before walking the derived tables: every policy, the entities of the smaller
+// kinds with the policies selecting them, and the change times service lists depend on — all from source records.
+import { ExpectedLinks, memberKinds, type EntityRecord, type PolicyRecord } from '../policy/expected-links.js';
+import { entityKinds, policyKinds, type PolicyKind } from '../policy/policy-kinds.js';
+import type { Db } from '../store/store.js';
+import { walkChunks, type ChunkPacer, type Row, type WalkSource } from './chunks.js';
+
+export interface ScanContext {
+  links: ExpectedLinks;
+  /** Service id → when it last changed and the configs it uses. */
+  services: ReadonlyMap<string, { updatedAt: string; configs: readonly string[] }>;
+  /** Config id → when it last changed and its type. */
+  configs: ReadonlyMap<string, { updatedAt: string; typeId: string }>;
+  /** Posture check id → when it last changed. */
+  postureChecks: ReadonlyMap<string, string>;
+}
+
+/** A JSON list column (role attributes, roles, configs) as an array; NULL is empty. */
+export function listColumn(value: unknown): string[] {
+  return typeof value === 'string' ? (JSON.parse(value) as string[]) : [];
+}
+
+export const entityRecord = (row: Row): EntityRecord => ({ id: row.id as string, attributes: listColumn(row.role_attributes) });
+
+/** Where the entities of a kind are read from, with their role attributes and `extra` columns. */
+export function entitySource(kind: keyof typeof entityKinds, extra: readonly string[] = []): WalkSource {
+  const entity = entityKinds[kind];
+  return { table: entity.table, columns: ['role_attributes', ...extra], ...('where' in entity ? { where: entity.where } : {}) };
+}
+
+export async function loadScanContext(db: Db, pacer: ChunkPacer): Promise<ScanContext> {
+  const policies = new Map<PolicyKind, PolicyRecord[]>();
+  for (const kind of policyKinds) policies.set(kind, await loadPolicies(db, kind, pacer));
+  const links = new ExpectedLinks(policies);
+
+  const services = new Map<string, { updatedAt: string; configs: string[] }>();
+  const postureChecks = new Map<string, string>();
+  for (const kind of memberKinds) {
+    await walkChunks(db, entitySource(kind, ['updated_at', ...(kind === 'service' ? ['configs'] : [])]), pacer, ({ rows }) => {
+      links.addEntities(kind, rows.map(entityRecord));
+      for (const row of rows) {
+        if (kind === 'service') services.set(row.id as string, { updatedAt: row.updated_at as string, configs: listColumn(row.configs) });
+        if (kind === 'postureCheck') postureChecks.set(row.id as string, row.updated_at as string);
+      }
+    });
+  }
+  const configs = new Map<string, { updatedAt: string; typeId: string }>();
+  await walkChunks(db, { table: 'configs', columns: ['updated_at', 'config_type_id'] }, pacer, ({ rows }) => {
+    for (const row of rows) configs.set(row.id as string, { updatedAt: row.updated_at as string, typeId: row.config_type_id as string });
+  });
+  return { links, services, configs, postureChecks };
+}
+
+async function loadPolicies(db: Db, kind: PolicyKind, pacer: ChunkPacer): Promise<PolicyRecord[]> {
+  const columns = ['semantic', ...(kind.name === 'servicePolicy' ? ['type'] : []), ...kind.sides.map((side) => side.column)];
+  const policies: PolicyRecord[] = [];
+  await walkChunks(db, { table: kind.table, columns }, pacer, ({ rows }) => {
+    for (const row of rows) {
+      const roles = Object.fromEntries(kind.sides.map((side) => [side.field, listColumn(row[side.column])]));
+      policies.push({ id: row.id as string, type: row.type, semantic: row.semantic, roles });
+    }
+  });
+  return policies;
+}

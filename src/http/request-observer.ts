@@ -1,0 +1,50 @@
+// One hook after every reply: the access-log line and the request metrics. Only ids, the operation, the status and
+// the time are recorded — never headers, query strings or bodies, where tokens, passwords, CSRs and keys travel.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Metrics } from '../system/metrics.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The contract operation a route serves (bind-operations.ts), for logs and metrics. */
+    operationId?: string;
+    api?: string;
+  }
+}
+
+export interface RequestObserverOptions {
+  accessLog: boolean;
+  metrics: Metrics | undefined;
+}
+
+/** Login methods counted by name; anything else is counted as `other`, so a caller cannot mint label values. */
+const authMethods = new Set(['password', 'cert', 'ext-jwt']);
+
+export function installRequestObserver(app: FastifyInstance, { accessLog, metrics }: RequestObserverOptions): void {
+  if (!accessLog && !metrics) return;
+  app.addHook('onResponse', (request, reply, done) => {
+    const config = request.routeOptions.config;
+    const operation = config.operationId ?? 'none';
+    const status = reply.statusCode;
+    const ms = reply.elapsedTime;
+    if (accessLog) {
+      const identityId = request.caller?.session?.identityId;
+      const line = { method: request.method, operation, status, ms: Math.round(ms * 1000) / 1000, identityId };
+      // Outside the contract the path says what was asked; without its query string, which may carry a token.
+      if (operation === 'none') request.log.info({ ...line, path: request.url.split('?', 1)[0]!.slice(0, 200) }, 'request');
+      else request.log.info(line, 'request');
+    }
+    if (metrics) {
+      metrics.request(config.api ?? 'none', operation, request.method, status, ms / 1000);
+      const login = loginMethod(operation, request);
+      if (login) metrics.authentication(login, status === 200);
+    }
+    done();
+  });
+}
+
+function loginMethod(operation: string, request: FastifyRequest): string | undefined {
+  if (operation === 'authenticateMfa') return 'mfa';
+  if (operation !== 'authenticate') return undefined;
+  const method = (request.query as Record<string, unknown>).method;
+  return typeof method === 'string' && authMethods.has(method) ? method : 'other';
+}

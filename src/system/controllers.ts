@@ -1,0 +1,108 @@
+// `GET /controllers` on both APIs: the controllers serving this network. Upstream lists the members of an HA
+// cluster (and nothing when stand-alone); here each instance describes itself from its settings and PKI, so the
+// list has this controller — the rows are a query of their own, so filters, sorting and paging work as on any list.
+import { sql } from 'kysely';
+import type { AppDeps } from '../app-deps.js';
+import { listEnvelope } from '../http/envelope.js';
+import type { OperationHandler } from '../http/operation.js';
+import { listQueryFrom } from '../crud/list-params.js';
+import type { SymbolTable } from '../store/filter/filter-types.js';
+
+/** Upstream's public symbols for controllers (its filterableFields). */
+const controllerSymbols: SymbolTable = {
+  id: { kind: 'column', type: 'string', column: 'id' },
+  name: { kind: 'column', type: 'string', column: 'name' },
+  ctrlAddress: { kind: 'column', type: 'string', column: 'ctrl_address' },
+  certPem: { kind: 'column', type: 'string', column: 'cert_pem' },
+  fingerprint: { kind: 'column', type: 'string', column: 'fingerprint' },
+  isOnline: { kind: 'column', type: 'bool', column: 'is_online' },
+  lastJoinedAt: { kind: 'column', type: 'datetime', column: 'last_joined_at' },
+  createdAt: { kind: 'column', type: 'datetime', column: 'created_at' },
+  updatedAt: { kind: 'column', type: 'datetime', column: 'updated_at' },
+  tags: { kind: 'map', column: 'tags' },
+  isSystem: { kind: 'column', type: 'bool', column: 'is_system' },
+};
+
+interface ControllerRow {
+  id: string;
+  name: string;
+  /** The router control channel's address; there is none here. */
+  ctrl_address: string | null;
+  cert_pem: string;
+  fingerprint: string;
+  is_online: number;
+  last_joined_at: string;
+  created_at: string;
+  updated_at: string;
+  tags: string;
+  is_system: number;
+  /** `{binding: [{url, version}]}` as JSON. */
+  api_addresses: string;
+}
+
+/** This instance: named by `controller.name` (default: the advertised host, its server certificate's name). */
+export function thisController(deps: AppDeps): ControllerRow {
+  const { settings, pki, health } = deps;
+  const name = settings.controllerName ?? settings.advertisedHost;
+  const base = `https://${settings.advertisedHost}:${settings.advertisedPort}`;
+  const apiAddresses = {
+    'edge-client': [{ url: `${base}/edge/client/v1`, version: 'v1' }],
+    'edge-management': [{ url: `${base}/edge/management/v1`, version: 'v1' }],
+  };
+  return {
+    id: name,
+    name,
+    ctrl_address: null,
+    cert_pem: pki.serverCertPem,
+    fingerprint: pki.serverCertFingerprint,
+    is_online: 1,
+    last_joined_at: health.startedAt,
+    created_at: health.startedAt,
+    updated_at: health.startedAt,
+    tags: '{}',
+    is_system: 0,
+    api_addresses: JSON.stringify(apiAddresses),
+  };
+}
+
+/** The client API leaves out the control channel address and every API but its own (ziti MapControllerToClientRestModel). */
+function toApi(row: ControllerRow, api: 'client' | 'management'): Record<string, unknown> {
+  const addresses = JSON.parse(row.api_addresses) as Record<string, unknown>;
+  const apiAddresses = api === 'management' ? addresses : Object.fromEntries(Object.entries(addresses).filter(([key]) => key === 'edge-client' || key === 'edge-oidc'));
+  return {
+    _links: { self: { href: `./controllers/${row.id}` } },
+    apiAddresses,
+    certPem: row.cert_pem,
+    createdAt: row.created_at,
+    ...(api === 'management' ? { ctrlAddress: row.ctrl_address } : {}),
+    fingerprint: row.fingerprint,
+    id: row.id,
+    isOnline: row.is_online === 1,
+    isSystem: row.is_system === 1,
+    lastJoinedAt: row.last_joined_at,
+    name: row.name,
+    tags: JSON.parse(row.tags) as unknown,
+    updatedAt: row.updated_at,
+  };
+}
+
+export const listControllers: OperationHandler = {
+  access: 'authenticated',
+  async handle(context) {
+    const { deps, api } = context;
+    const query = listQueryFrom(context, controllerSymbols);
+    const rows = [thisController(deps)];
+    const selects = rows.map((row) => sql`SELECT ${sql.join(Object.entries(row).map(([column, value]) => sql`${value} AS ${sql.ref(column)}`))}`);
+    const source = sql`(${sql.join(selects, sql` UNION ALL `)})`.as('t');
+    const page = await deps.store.read(async (db) => {
+      const from = db.selectFrom(source).where(query.where);
+      const counted = await from.select(sql<number>`count(*)`.as('n')).executeTakeFirst();
+      let select = from.selectAll('t');
+      for (const order of query.orderBy) select = select.orderBy(order);
+      const found = (await select.limit(query.limit === 'none' ? -1 : query.limit).offset(query.offset).execute()) as ControllerRow[];
+      return { found, totalCount: Number(counted?.n ?? 0) };
+    });
+    const pagination = { limit: query.limit, offset: query.offset, totalCount: page.totalCount };
+    return { status: 200, json: listEnvelope(page.found.map((row) => toApi(row, api)), pagination, Object.keys(controllerSymbols)) };
+  },
+};
