@@ -5,6 +5,7 @@ import type { ApiSessions } from './auth/api-sessions.js';
 import type { Clock } from './lib/clock.js';
 import type { IdGenerators } from './lib/ids.js';
 import type { Pki } from './pki/ensure-pki.js';
+import type { PostureMonitor } from './posture/posture-monitor.js';
 import type { Settings } from './settings/settings.schema.js';
 import type { Store } from './store/store.js';
 
@@ -27,4 +28,6 @@ export interface AppDeps {
   instanceId: string;
   /** API session lookup (turns a `zt-session` token into the caller) and activity tracking. */
   apiSessions: ApiSessions;
+  /** Clients' posture reports (in memory) and the upkeep that drops sessions whose posture stops passing. */
+  posture: PostureMonitor;
 }

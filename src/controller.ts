@@ -10,6 +10,7 @@ import { ensureDefaultAdmin, type DefaultAdminResult } from './auth/bootstrap-ad
 import { systemClock, type Clock } from './lib/clock.js';
 import { defaultIds, newCuid, type IdGenerators } from './lib/ids.js';
 import { ensurePki } from './pki/ensure-pki.js';
+import { PostureMonitor } from './posture/posture-monitor.js';
 import type { Settings } from './settings/settings.schema.js';
 import { migrations } from './store/migrations/index.js';
 import { openSqliteStore } from './store/sqlite/sqlite-store.js';
@@ -46,15 +47,18 @@ export async function openController(settings: Settings, options: ControllerOpti
     timeoutMs: settings.sessionTimeoutMs,
     onFlushError: (error) => logger.error({ err: error }, 'could not record API session activity'),
   });
-  const deps: AppDeps = { settings, store, clock, ids, pki, logger, build: readBuildInfo(), instanceId: newCuid(), apiSessions };
+  const posture = new PostureMonitor({ store, clock, onError: (error) => logger.error({ err: error }, 'could not check sessions against posture') });
+  const deps: AppDeps = { settings, store, clock, ids, pki, logger, build: readBuildInfo(), instanceId: newCuid(), apiSessions, posture };
   const app = await buildApp(deps, options.tls ? { key: pki.serverKeyPem, cert: pki.serverChainPem } : undefined);
   apiSessions.start();
+  await posture.start();
   return {
     app,
     deps,
     admin,
     async close() {
       await app.close();
+      await posture.stop();
       await apiSessions.stop();
       await store.close();
     },

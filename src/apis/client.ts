@@ -10,6 +10,8 @@ import { currentIdentityEdgeRouterOperations } from '../entities/edge-router/edg
 import { enrollOperations } from '../enrollment/enroll.operations.js';
 import { currentIdentityCertificateOperations } from '../auth/current-identity-certificates.js';
 import { apiSessionCertificateOperations } from '../auth/api-session-certificates.js';
+import { clientSessionOperations } from '../entities/session/session.operations.js';
+import { postureResponseOperations } from '../posture/posture-response.operations.js';
 
 export const clientOperations: OperationTable = {
   ...clientSystemOperations,
@@ -22,4 +24,6 @@ export const clientOperations: OperationTable = {
   ...enrollOperations,
   ...currentIdentityCertificateOperations,
   ...apiSessionCertificateOperations,
+  ...clientSessionOperations,
+  ...postureResponseOperations,
 };

@@ -32,6 +32,8 @@ import { serviceEdgeRouterPolicyLinkOperations } from '../entities/service-edge-
 import { enrollmentOperations } from '../entities/enrollment/enrollment.operations.js';
 import { caOperations } from '../entities/ca/ca.operations.js';
 import { currentIdentityCertificateOperations } from '../auth/current-identity-certificates.js';
+import { managementSessionOperations } from '../entities/session/session.operations.js';
+import { identityPostureOperations } from '../posture/identity-posture.operations.js';
 
 export const managementOperations: OperationTable = {
   ...managementSystemOperations,
@@ -65,4 +67,6 @@ export const managementOperations: OperationTable = {
   ...enrollmentOperations,
   ...caOperations,
   ...currentIdentityCertificateOperations,
+  ...managementSessionOperations,
+  ...identityPostureOperations,
 };

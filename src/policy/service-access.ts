@@ -4,6 +4,7 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../store/store.js';
 import { expandConfigs, sessionConfigTypes, type ConfigTypeSelection } from './config-expansion.js';
 import { postureQueriesFor, type PolicyPostureQueries } from './posture-queries.js';
+import type { PostureView } from '../posture/check-evaluation.js';
 
 /** Who is looking: the identity and its API session (whose config types apply unless a request overrides them). */
 export interface ServiceViewer {
@@ -53,17 +54,19 @@ export async function servicePermissions(db: Db, identityId: string | undefined,
 /**
  * The per-caller fields of a page of services, in a fixed number of queries. `configTypes` overrides the API
  * session's selection (the client list's `?configTypes=`); without a viewer (outside a request) nothing is granted.
+ * `posture` is what the viewer's API session reported, against which the posture queries are evaluated.
  */
 export async function serviceAccessViews(
   db: Db,
   viewer: ServiceViewer | undefined,
   serviceIds: readonly string[],
   configTypes?: ConfigTypeSelection,
+  posture?: PostureView,
 ): Promise<ServiceAccessView[]> {
   const identityId = viewer?.identityId;
   const selection = configTypes ?? (viewer ? await sessionConfigTypes(db, viewer.apiSessionId) : { all: false, ids: [] });
   const permissions = await servicePermissions(db, identityId, serviceIds);
   const configs = await expandConfigs(db, identityId, serviceIds, selection);
-  const posture = await postureQueriesFor(db, identityId, serviceIds.map((id) => ({ id, permissions: permissions.get(id)! })));
-  return serviceIds.map((id) => ({ permissions: permissions.get(id)!, config: configs.get(id)!, postureQueries: posture.get(id)! }));
+  const queries = await postureQueriesFor(db, identityId, serviceIds.map((id) => ({ id, permissions: permissions.get(id)! })), posture);
+  return serviceIds.map((id) => ({ permissions: permissions.get(id)!, config: configs.get(id)!, postureQueries: queries.get(id)! }));
 }

@@ -10,5 +10,6 @@ import { identityServiceConfigsSchema } from './007-identity-service-configs.js'
 import { enrollmentSchema } from './008-enrollment.js';
 import { enrollmentLookups } from './009-enrollment-lookups.js';
 import { caRolesAndSessionCertificates } from './010-ca-roles-session-certificates.js';
+import { sessionsSchema } from './012-sessions.js';
 
-export const migrations: readonly Migration[] = [initialSchema, configsAndServices, postureChecks, routersSchema, terminatorsSchema, policiesSchema, identityServiceConfigsSchema, enrollmentSchema, enrollmentLookups, caRolesAndSessionCertificates];
+export const migrations: readonly Migration[] = [initialSchema, configsAndServices, postureChecks, routersSchema, terminatorsSchema, policiesSchema, identityServiceConfigsSchema, enrollmentSchema, enrollmentLookups, caRolesAndSessionCertificates, sessionsSchema];

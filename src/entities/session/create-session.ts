@@ -1,0 +1,88 @@
+// `POST /sessions` (client): an identity asks to dial or bind a service. Checks run in upstream's order
+// (ziti `model/session_manager.go` Create): reuse, visibility, permission, posture, a shared edge router.
+import { ApiError } from '../../errors/api-error.js';
+import { formatTimestamp } from '../../lib/clock.js';
+import { envelope } from '../../http/envelope.js';
+import type { OperationHandler } from '../../http/operation.js';
+import type { EntityValues } from '../../crud/entity-rules.js';
+import { findEntity, insertEntity } from '../../crud/entity-store.js';
+import type { Db } from '../../store/store.js';
+import { canSeeService, servicePermissions } from '../../policy/service-access.js';
+import { hasSharedEdgeRouter } from '../../policy/session-edge-routers.js';
+import { policyPostureChecks } from '../../posture/policy-checks.js';
+import { postureViewFor } from '../../posture/posture-inputs.js';
+import { evaluateSessionPosture, failedServiceRequest, invalidPosture } from '../../posture/session-posture.js';
+import { session } from './session.definition.js';
+import { sessionViews } from './session.rules.js';
+
+interface SessionCreateBody {
+  serviceId?: string | null;
+  type?: string | null;
+  tags?: Record<string, unknown> | null;
+}
+
+/** The session this API session already holds for the service and type, if any (upstream's reuse). */
+async function findReusable(db: Db, apiSessionId: string, serviceId: string, type: string): Promise<EntityValues | undefined> {
+  const row = await db.selectFrom('sessions').select('id').where('api_session_id', '=', apiSessionId).where('service_id', '=', serviceId).where('type', '=', type).executeTakeFirst();
+  return row ? findEntity(db, session, row.id as string) : undefined;
+}
+
+export const createSession: OperationHandler = {
+  access: 'authenticated',
+  async handle(context) {
+    const { deps } = context;
+    const caller = context.caller.session!;
+    const { identityId, apiSessionId } = caller;
+    const body = (context.body ?? {}) as SessionCreateBody;
+    const serviceId = body.serviceId ?? '';
+    // An omitted or empty type is Dial, but only after the checks: upstream's early reuse lookup misses then.
+    const requested = body.type || undefined;
+    const type = requested ?? 'Dial';
+    const now = deps.clock();
+
+    const created = await deps.store.transaction(async (tx) => {
+      const reusable = requested && (await findReusable(tx, apiSessionId, serviceId, type));
+      if (reusable) return reusable;
+      if (!(await canSeeService(tx, caller, serviceId))) throw ApiError.notFound('service', serviceId);
+      const permissions = (await servicePermissions(tx, identityId, [serviceId])).get(serviceId)!;
+      if ((type === 'Dial' || type === 'Bind') && !permissions.includes(type)) throw ApiError.invalidField('ServiceId', 'service not found', serviceId);
+
+      const policies = (await policyPostureChecks(tx, identityId, [serviceId])).get(serviceId) ?? [];
+      const view = await postureViewFor(tx, deps.posture.reported, identityId, apiSessionId, now);
+      const posture = evaluateSessionPosture(policies, type, view);
+      if (!posture.passed) {
+        const service = await tx.selectFrom('services').select('name').where('id', '=', serviceId).executeTakeFirst();
+        const request = { apiSessionId, serviceId, serviceName: (service?.name as string | undefined) ?? '', sessionType: type };
+        deps.posture.recordFailedServiceRequest(identityId, failedServiceRequest(posture, view, request));
+        throw invalidPosture(posture);
+      }
+      if (!(await hasSharedEdgeRouter(tx, identityId, serviceId))) throw new ApiError('NO_EDGE_ROUTERS_AVAILABLE');
+      // `Invalid` is in the contract's enum and passes the checks above; upstream's store refuses it last.
+      if (type !== 'Dial' && type !== 'Bind') throw ApiError.invalidField('type', 'invalid session type', type);
+
+      const again = await findReusable(tx, apiSessionId, serviceId, type);
+      if (again) return again;
+      const at = formatTimestamp(now);
+      const values: EntityValues = {
+        id: deps.ids.cuid(now),
+        createdAt: at,
+        updatedAt: at,
+        tags: body.tags ?? {},
+        isSystem: false,
+        serviceId,
+        token: deps.ids.token(),
+        apiSessionId,
+        type,
+        identityId,
+        servicePolicies: posture.passingPolicyIds,
+      };
+      await insertEntity(tx, session, values);
+      deps.posture.recheckAt(identityId, posture.failsAt);
+      return values;
+    });
+
+    const [view] = await deps.store.read((db) => sessionViews({ db, deps, caller: context.caller }, [created], false));
+    const data = { _links: session.links(created), createdAt: created.createdAt, id: created.id, tags: created.tags ?? {}, updatedAt: created.updatedAt, ...view };
+    return { status: 201, json: envelope(data) };
+  },
+};

@@ -1,0 +1,75 @@
+// The edge routers a session may use: those both the identity's edge router policies and the service's service
+// edge router policies grant (ziti `model/edge_router_manager.go` ListForIdentityAndService), with the live state
+// every client-facing router view shares, so a router's URLs read the same wherever an SDK meets them.
+import type { Db } from '../store/store.js';
+
+export interface EdgeRouterLiveState {
+  hostname: string;
+  isOnline: boolean;
+  /** Protocol → URL (`tls` → `tls://host:port`) as the router reports its listeners when it connects. */
+  supportedProtocols: Record<string, string>;
+  syncStatus: string;
+}
+
+/**
+ * What a router reports over its control channel, which this controller never has (see README): every router
+ * reads as upstream shows one that never connected.
+ */
+export function edgeRouterLiveState(_routerId: string): EdgeRouterLiveState {
+  return { hostname: '', isOnline: false, supportedProtocols: {}, syncStatus: 'SYNC_UNKNOWN' };
+}
+
+/** Upstream hands out at most this many routers per session, connected ones first. */
+const SESSION_EDGE_ROUTERS = 25;
+
+interface RouterRow {
+  id: string;
+  name: string;
+  cost: number | null;
+  no_traversal: number | null;
+  disabled: number | null;
+}
+
+/** `sessionEdgeRouter` without `urls`: the shape of `GET /services/{id}/edge-routers`. */
+export type CommonEdgeRouter = Record<string, unknown>;
+
+/**
+ * Up to 25 routers in both sets, ordered as upstream's `SORT BY connected DESC` leaves them when none is
+ * connected: by id. Online state is not a condition (nor is it upstream's).
+ */
+export async function sharedEdgeRouters(db: Db, identityId: string, serviceId: string): Promise<CommonEdgeRouter[]> {
+  const rows = (await db
+    .selectFrom('identity_edge_routers as i')
+    .innerJoin('service_edge_routers as s', (join) => join.onRef('s.edge_router_id', '=', 'i.edge_router_id').on('s.service_id', '=', serviceId))
+    .innerJoin('routers as r', 'r.id', 'i.edge_router_id')
+    .select(['r.id', 'r.name', 'r.cost', 'r.no_traversal', 'r.disabled'])
+    .where('i.identity_id', '=', identityId)
+    .orderBy('r.id')
+    .limit(SESSION_EDGE_ROUTERS)
+    .execute()) as RouterRow[];
+  return rows.map((row) => {
+    const state = edgeRouterLiveState(row.id);
+    return {
+      cost: row.cost ?? 0,
+      disabled: row.disabled === 1,
+      hostname: state.hostname,
+      isOnline: state.isOnline,
+      name: row.name,
+      noTraversal: row.no_traversal === 1,
+      supportedProtocols: state.supportedProtocols,
+      syncStatus: state.syncStatus,
+    };
+  });
+}
+
+/** Whether any router is in both sets (`IsSharedEdgeRouterPresent`): the session create's last check. */
+export async function hasSharedEdgeRouter(db: Db, identityId: string, serviceId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('identity_edge_routers as i')
+    .innerJoin('service_edge_routers as s', (join) => join.onRef('s.edge_router_id', '=', 'i.edge_router_id').on('s.service_id', '=', serviceId))
+    .select('i.edge_router_id')
+    .where('i.identity_id', '=', identityId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
