@@ -11,6 +11,7 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { defaultIds, newCuid, type IdGenerators } from './lib/ids.js';
 import { ensurePki } from './pki/ensure-pki.js';
 import { PostureMonitor } from './posture/posture-monitor.js';
+import type { MfaStateReader } from './posture/posture-inputs.js';
 import type { Settings } from './settings/settings.schema.js';
 import { migrations } from './store/migrations/index.js';
 import { openSqliteStore } from './store/sqlite/sqlite-store.js';
@@ -24,6 +25,8 @@ export interface ControllerOptions {
   databaseFile?: string;
   /** Serve HTTPS (true for a listening controller; tests that use inject() may skip TLS). */
   tls?: boolean;
+  /** How posture learns MFA state; posture's own seam (no MFA yet) by default. */
+  readMfaState?: MfaStateReader;
 }
 
 export interface Controller {
@@ -47,7 +50,12 @@ export async function openController(settings: Settings, options: ControllerOpti
     timeoutMs: settings.sessionTimeoutMs,
     onFlushError: (error) => logger.error({ err: error }, 'could not record API session activity'),
   });
-  const posture = new PostureMonitor({ store, clock, onError: (error) => logger.error({ err: error }, 'could not check sessions against posture') });
+  const posture = new PostureMonitor({
+    store,
+    clock,
+    onError: (error) => logger.error({ err: error }, 'could not check sessions against posture'),
+    ...(options.readMfaState ? { readMfaState: options.readMfaState } : {}),
+  });
   const deps: AppDeps = { settings, store, clock, ids, pki, logger, build: readBuildInfo(), instanceId: newCuid(), apiSessions, posture };
   const app = await buildApp(deps, options.tls ? { key: pki.serverKeyPem, cert: pki.serverChainPem } : undefined);
   apiSessions.start();

@@ -4,7 +4,7 @@ import { envelope } from '../http/envelope.js';
 import type { OperationHandler, OperationTable } from '../http/operation.js';
 import { formatTimestamp } from '../lib/clock.js';
 import type { Db } from '../store/store.js';
-import { readMfaState } from './posture-inputs.js';
+import type { MfaStateReader } from './posture-inputs.js';
 import type { IdentityPosture } from './reported-posture.js';
 
 const timestampOrNull = (at: Date | undefined) => (at ? formatTimestamp(at) : null);
@@ -18,11 +18,11 @@ const base = (report: { postureCheckId: string; lastUpdatedAt: Date } | undefine
 });
 
 /** Every live API session of the identity, with its MFA state and the endpoint state it reported. */
-async function apiSessionPostureData(db: Db, identityId: string, data: IdentityPosture | undefined): Promise<Record<string, unknown>> {
+async function apiSessionPostureData(db: Db, readMfa: MfaStateReader, identityId: string, data: IdentityPosture | undefined): Promise<Record<string, unknown>> {
   const sessions = await db.selectFrom('api_sessions').select('id').where('identity_id', '=', identityId).orderBy('id').execute();
   const entries: [string, unknown][] = [];
   for (const { id } of sessions as { id: string }[]) {
-    const mfa = await readMfaState(db, identityId, id);
+    const mfa = await readMfa(db, identityId, id);
     const passedAt = mfa.isEnrolled ? mfa.passedAt : undefined;
     const state = data?.endpointStates.get(id);
     entries.push([
@@ -41,9 +41,9 @@ async function apiSessionPostureData(db: Db, identityId: string, data: IdentityP
  * Upstream does not check the identity: an unknown one answers an empty document. Data of a deleted identity,
  * not yet pruned from memory, is not shown.
  */
-async function postureOf(db: Db, identityId: string, data: IdentityPosture | undefined): Promise<Record<string, unknown>> {
+async function postureOf(db: Db, readMfa: MfaStateReader, identityId: string, data: IdentityPosture | undefined): Promise<Record<string, unknown>> {
   return {
-    apiSessionPostureData: await apiSessionPostureData(db, identityId, data),
+    apiSessionPostureData: await apiSessionPostureData(db, readMfa, identityId, data),
     domain: { ...base(data?.domain), domain: data?.domain?.domain ?? null },
     mac: { ...base(data?.mac), addresses: data?.mac?.addresses ?? null },
     os: { ...base(data?.os), build: data?.os ? data.os.build : null, type: data?.os?.type ?? null, version: data?.os?.version ?? null },
@@ -64,7 +64,9 @@ const getIdentityPostureData: OperationHandler = {
   access: 'admin',
   async handle({ deps, params }) {
     const id = params.id as string;
-    const data = await deps.store.read(async (db) => postureOf(db, id, (await identityExists(db, id)) ? deps.posture.reported.of(id) : undefined));
+    const data = await deps.store.read(async (db) =>
+      postureOf(db, deps.posture.readMfaState, id, (await identityExists(db, id)) ? deps.posture.reported.of(id) : undefined),
+    );
     return { status: 200, json: envelope(data) };
   },
 };

@@ -7,7 +7,7 @@ import type { Db, Store } from '../store/store.js';
 import { markServiceListsChanged } from '../policy/service-lists.js';
 import { checkLastUpdatedAt, isCheckPassing, type PostureCheckRecord } from './check-evaluation.js';
 import { policyPostureChecks, postureChecksOfIdentity } from './policy-checks.js';
-import { postureViewFor } from './posture-inputs.js';
+import { postureViewFor, readMfaState, type MfaStateReader, type PostureSources } from './posture-inputs.js';
 import { ReportedPosture, type FailedServiceRequest, type PostureResponse } from './reported-posture.js';
 import { evaluateSessionPosture } from './session-posture.js';
 
@@ -16,6 +16,8 @@ export interface PostureMonitorOptions {
   clock: Clock;
   /** Where a failed background sweep is reported (it is retried on the next tick). */
   onError: (error: unknown) => void;
+  /** The MFA seam; `readMfaState` (always "not enrolled" until MFA lands) unless another is given. */
+  readMfaState?: MfaStateReader;
 }
 
 /** Identities re-evaluated per transaction, so one sweep never holds the writer for long. */
@@ -30,8 +32,9 @@ interface SessionRow {
   type: string;
 }
 
-export class PostureMonitor {
+export class PostureMonitor implements PostureSources {
   readonly reported = new ReportedPosture();
+  readonly readMfaState: MfaStateReader;
   readonly #options: PostureMonitorOptions;
   /** identity id → when one of its sessions may start failing (an MFA timeout or prompt running out). */
   readonly #due = new Map<string, number>();
@@ -41,6 +44,7 @@ export class PostureMonitor {
 
   constructor(options: PostureMonitorOptions) {
     this.#options = options;
+    this.readMfaState = options.readMfaState ?? readMfaState;
   }
 
   /**
@@ -134,7 +138,7 @@ export class PostureMonitor {
   /** Every check's outcome (and MFA prompt time) for one API session, as one comparable text. */
   async #outcomes(db: Db, checks: readonly PostureCheckRecord[], identityId: string, apiSessionId: string, now: Date): Promise<string> {
     if (checks.length === 0) return '';
-    const view = await postureViewFor(db, this.reported, identityId, apiSessionId, now);
+    const view = await postureViewFor(db, this, identityId, apiSessionId, now);
     return checks.map((check) => `${check.id}:${isCheckPassing(check, view)}:${checkLastUpdatedAt(check, view)?.getTime() ?? ''}`).join(',');
   }
 
@@ -149,7 +153,7 @@ export class PostureMonitor {
       const failing: string[] = [];
       for (const session of sessions) {
         let view = views.get(session.api_session_id);
-        if (!view) views.set(session.api_session_id, (view = await postureViewFor(tx, this.reported, identityId, session.api_session_id, now)));
+        if (!view) views.set(session.api_session_id, (view = await postureViewFor(tx, this, identityId, session.api_session_id, now)));
         const result = evaluateSessionPosture(policies.get(session.service_id) ?? [], session.type, view);
         if (!result.passed) failing.push(session.id);
         else this.recheckAt(identityId, result.failsAt);

@@ -65,7 +65,7 @@ async function respond(context: OperationContext, given: readonly unknown[]): Pr
   const services = await deps.store.read(async (db) => {
     if (!onWake && !onUnlock) return [];
     const now = deps.clock();
-    const { mfa } = await postureViewFor(db, deps.posture.reported, identityId, apiSessionId, now);
+    const { mfa } = await postureViewFor(db, deps.posture, identityId, apiSessionId, now);
     // Only an API session that passed MFA has a prompt to restart.
     if (!mfa.isEnrolled || !mfa.passedAt) return [];
     return promptedServices(db, identityId, now.getTime() - mfa.passedAt.getTime(), onWake, onUnlock);

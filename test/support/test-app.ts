@@ -6,6 +6,7 @@ import pino from 'pino';
 import { openController, type Controller } from '../../src/controller.js';
 import { fixedClock } from '../../src/lib/clock.js';
 import type { Settings } from '../../src/settings/settings.schema.js';
+import type { MfaStateReader } from '../../src/posture/posture-inputs.js';
 import { call, type CallOptions, type CallResult } from './conformance.js';
 
 /**
@@ -50,7 +51,15 @@ export function testSettings(home: string, overrides: Partial<Settings> = {}): S
   };
 }
 
-export async function buildTestApp(options: { settings?: Partial<Settings>; databaseFile?: string; tls?: boolean } = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  settings?: Partial<Settings>;
+  databaseFile?: string;
+  tls?: boolean;
+  /** Stands in for MFA state where posture tests need an API session that passed MFA. */
+  readMfaState?: MfaStateReader;
+}
+
+export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const home = mkdtempSync(join(tmpdir(), 'ziti-test-'));
   const clock = fixedClock(TEST_START);
   const controller = await openController(testSettings(home, options.settings), {
@@ -58,6 +67,7 @@ export async function buildTestApp(options: { settings?: Partial<Settings>; data
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     databaseFile: options.databaseFile ?? ':memory:',
     tls: options.tls ?? false,
+    ...(options.readMfaState ? { readMfaState: options.readMfaState } : {}),
   });
   const testApp: TestApp = {
     ...controller,

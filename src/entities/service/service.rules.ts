@@ -85,7 +85,7 @@ export function serviceView(configTypes?: ConfigTypeSelection): NonNullable<Enti
   return async ({ db, deps, caller }, services) => {
     const session = caller?.session;
     const viewer = session && { identityId: session.identityId, apiSessionId: session.apiSessionId, isAdmin: session.isAdmin };
-    const posture = session && (await postureViewFor(db, deps.posture.reported, session.identityId, session.apiSessionId, deps.clock()));
+    const posture = session && (await postureViewFor(db, deps.posture, session.identityId, session.apiSessionId, deps.clock()));
     const views = await serviceAccessViews(db, viewer, services.map((entity) => entity.id as string), configTypes, posture);
     return services.map((entity, index) => ({ configs: entity.configs ?? [], ...views[index] }));
   };

@@ -48,7 +48,7 @@ export const createSession: OperationHandler = {
       if ((type === 'Dial' || type === 'Bind') && !permissions.includes(type)) throw ApiError.invalidField('ServiceId', 'service not found', serviceId);
 
       const policies = (await policyPostureChecks(tx, identityId, [serviceId])).get(serviceId) ?? [];
-      const view = await postureViewFor(tx, deps.posture.reported, identityId, apiSessionId, now);
+      const view = await postureViewFor(tx, deps.posture, identityId, apiSessionId, now);
       const posture = evaluateSessionPosture(policies, type, view);
       if (!posture.passed) {
         const service = await tx.selectFrom('services').select('name').where('id', '=', serviceId).executeTakeFirst();
