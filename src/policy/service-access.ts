@@ -33,6 +33,26 @@ export async function canSeeService(db: Db, viewer: ServiceViewer, serviceId: st
   return pair !== undefined;
 }
 
+/** A service as an identity may use it: its name and which ways. */
+export interface ServiceGrant {
+  name: string;
+  canDial: boolean;
+  canBind: boolean;
+}
+
+/**
+ * The service if the viewer can see it (reference §4.1), with what it may do there, in one lookup: undefined when it
+ * does not exist or, for a non-admin, no policy grants it anything.
+ */
+export async function serviceGrant(db: Db, viewer: ServiceViewer, serviceId: string): Promise<ServiceGrant | undefined> {
+  const { rows } = await sql<{ name: string; dial: number | null; bind: number | null }>`SELECT s.name AS name, p.dial AS dial, p.bind AS bind
+    FROM services s LEFT JOIN identity_services p ON p.service_id = s.id AND p.identity_id = ${viewer.identityId}
+    WHERE s.id = ${serviceId}`.execute(db);
+  const row = rows[0];
+  if (!row || (!viewer.isAdmin && row.dial === null)) return undefined;
+  return { name: row.name, canDial: Number(row.dial ?? 0) > 0, canBind: Number(row.bind ?? 0) > 0 };
+}
+
 /**
  * `Bind` then `Dial`, from the pair counts; `["Invalid"]` when neither (only admins see such services), which
  * upstream sends so SDKs never meet a null list (ziti `model/edge_service_manager.go` ReadForIdentityInTx).

@@ -1,5 +1,6 @@
 // `POST /sessions` (client): an identity asks to dial or bind a service. Checks run in upstream's order
 // (ziti `model/session_manager.go` Create): reuse, visibility, permission, posture, a shared edge router.
+import { sql } from 'kysely';
 import { ApiError } from '../../errors/api-error.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import { envelope } from '../../http/envelope.js';
@@ -7,13 +8,13 @@ import type { OperationHandler } from '../../http/operation.js';
 import type { EntityValues } from '../../crud/entity-rules.js';
 import { findEntity, insertEntity } from '../../crud/entity-store.js';
 import type { Db } from '../../store/store.js';
-import { canSeeService, servicePermissions } from '../../policy/service-access.js';
-import { hasSharedEdgeRouter } from '../../policy/session-edge-routers.js';
+import { serviceGrant } from '../../policy/service-access.js';
+import { sharedEdgeRouters } from '../../policy/session-edge-routers.js';
 import { policyPostureChecks } from '../../posture/policy-checks.js';
 import { postureViewFor } from '../../posture/posture-inputs.js';
 import { evaluateSessionPosture, failedServiceRequest, invalidPosture } from '../../posture/session-posture.js';
 import { session } from './session.definition.js';
-import { sessionViews } from './session.rules.js';
+import { sessionDetail } from './session.rules.js';
 
 interface SessionCreateBody {
   serviceId?: string | null;
@@ -23,8 +24,9 @@ interface SessionCreateBody {
 
 /** The session this API session already holds for the service and type, if any (upstream's reuse). */
 async function findReusable(db: Db, apiSessionId: string, serviceId: string, type: string): Promise<EntityValues | undefined> {
-  const row = await db.selectFrom('sessions').select('id').where('api_session_id', '=', apiSessionId).where('service_id', '=', serviceId).where('type', '=', type).executeTakeFirst();
-  return row ? findEntity(db, session, row.id as string) : undefined;
+  // A plain statement: this runs on every create, where the query builder's compile step would cost more than it.
+  const { rows } = await sql<{ id: string }>`SELECT id FROM sessions WHERE api_session_id = ${apiSessionId} AND service_id = ${serviceId} AND type = ${type}`.execute(db);
+  return rows[0] ? findEntity(db, session, rows[0].id) : undefined;
 }
 
 export const createSession: OperationHandler = {
@@ -40,28 +42,29 @@ export const createSession: OperationHandler = {
     const type = requested ?? 'Dial';
     const now = deps.clock();
 
-    const created = await deps.store.transaction(async (tx) => {
+    const detail = await deps.store.transaction(async (tx) => {
       const reusable = requested && (await findReusable(tx, apiSessionId, serviceId, type));
-      if (reusable) return reusable;
-      if (!(await canSeeService(tx, caller, serviceId))) throw ApiError.notFound('service', serviceId);
-      const permissions = (await servicePermissions(tx, identityId, [serviceId])).get(serviceId)!;
-      if ((type === 'Dial' || type === 'Bind') && !permissions.includes(type)) throw ApiError.invalidField('ServiceId', 'service not found', serviceId);
+      const grant = await serviceGrant(tx, caller, serviceId);
+      if (reusable) return sessionDetail(reusable, grant?.name ?? '', await sharedEdgeRouters(tx, identityId, serviceId), context.caller);
+      if (!grant) throw ApiError.notFound('service', serviceId);
+      if ((type === 'Dial' && !grant.canDial) || (type === 'Bind' && !grant.canBind)) throw ApiError.invalidField('ServiceId', 'service not found', serviceId);
 
       const policies = (await policyPostureChecks(tx, identityId, [serviceId])).get(serviceId) ?? [];
       const view = await postureViewFor(tx, deps.posture, identityId, apiSessionId, now);
       const posture = evaluateSessionPosture(policies, type, view);
       if (!posture.passed) {
-        const service = await tx.selectFrom('services').select('name').where('id', '=', serviceId).executeTakeFirst();
-        const request = { apiSessionId, serviceId, serviceName: (service?.name as string | undefined) ?? '', sessionType: type };
+        const request = { apiSessionId, serviceId, serviceName: grant.name, sessionType: type };
         deps.posture.recordFailedServiceRequest(identityId, failedServiceRequest(posture, view, request));
         throw invalidPosture(posture);
       }
-      if (!(await hasSharedEdgeRouter(tx, identityId, serviceId))) throw new ApiError('NO_EDGE_ROUTERS_AVAILABLE');
+      const edgeRouters = await sharedEdgeRouters(tx, identityId, serviceId);
+      if (edgeRouters.length === 0) throw new ApiError('NO_EDGE_ROUTERS_AVAILABLE');
       // `Invalid` is in the contract's enum and passes the checks above; upstream's store refuses it last.
       if (type !== 'Dial' && type !== 'Bind') throw ApiError.invalidField('type', 'invalid session type', type);
 
-      const again = await findReusable(tx, apiSessionId, serviceId, type);
-      if (again) return again;
+      // With the type left out, the lookup above was skipped; within this transaction nothing else can have made one.
+      const again = !requested && (await findReusable(tx, apiSessionId, serviceId, type));
+      if (again) return sessionDetail(again, grant.name, edgeRouters, context.caller);
       const at = formatTimestamp(now);
       const values: EntityValues = {
         id: deps.ids.cuid(now),
@@ -78,11 +81,8 @@ export const createSession: OperationHandler = {
       };
       await insertEntity(tx, session, values);
       deps.posture.recheckAt(identityId, posture.failsAt);
-      return values;
+      return sessionDetail(values, grant.name, edgeRouters, context.caller);
     });
-
-    const [view] = await deps.store.read((db) => sessionViews({ db, deps, caller: context.caller }, [created], false));
-    const data = { _links: session.links(created), createdAt: created.createdAt, id: created.id, tags: created.tags ?? {}, updatedAt: created.updatedAt, ...view };
-    return { status: 201, json: envelope(data) };
+    return { status: 201, json: envelope(detail) };
   },
 };

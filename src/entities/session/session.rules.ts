@@ -2,10 +2,14 @@
 // may use (ziti `routes/session_api_model.go` MapSessionToRestModel).
 import { entityRef } from '../../crud/entity-mapping.js';
 import type { EntityRules, EntityValues, ReadContext } from '../../crud/entity-rules.js';
-import { sharedEdgeRouters } from '../../policy/session-edge-routers.js';
+import { sharedEdgeRouters, type CommonEdgeRouter } from '../../policy/session-edge-routers.js';
+import type { RequestContext } from '../../http/request-context.js';
 import type { Db } from '../../store/store.js';
 import { service } from '../service/service.definition.js';
 import { servicePolicy } from '../service-policy/service-policy.definition.js';
+
+/** A session's links beyond `self`. */
+export const sessionLinks = (id: string) => ({ 'route-path': `./sessions/${id}/route-path` });
 
 /** An API session reference: upstream gives it no name, so the key is left out. */
 function apiSessionRef(id: string): Record<string, unknown> {
@@ -19,37 +23,52 @@ async function namesOf(db: Db, table: string, ids: readonly string[]): Promise<M
 }
 
 /**
- * The `sessionDetail` fields of a page of sessions; with `withPolicies` also `servicePolicies` (the management
- * shape, which both APIs list and show; only the create response leaves it out).
+ * A session as both APIs show it: the base entity and the `sessionDetail` fields, with its service's name and the
+ * edge routers it may use; `servicePolicies` (the management shape, which both APIs list and show) only when given,
+ * as the create response leaves it out.
  */
-export async function sessionViews({ db, caller }: ReadContext, sessions: readonly EntityValues[], withPolicies: boolean): Promise<EntityValues[]> {
+export function sessionDetail(
+  s: EntityValues,
+  serviceName: string,
+  edgeRouters: readonly CommonEdgeRouter[],
+  caller: RequestContext | undefined,
+  servicePolicies?: unknown[],
+): Record<string, unknown> {
+  const serviceId = s.serviceId as string;
+  return {
+    _links: Object.fromEntries(Object.entries({ self: `./sessions/${String(s.id)}`, ...sessionLinks(String(s.id)) }).map(([name, href]) => [name, { href }])),
+    createdAt: s.createdAt,
+    id: s.id,
+    tags: s.tags ?? {},
+    updatedAt: s.updatedAt,
+    apiSession: apiSessionRef(s.apiSessionId as string),
+    apiSessionId: s.apiSessionId,
+    // `urls` repeats `supportedProtocols` for older SDKs (deprecated upstream).
+    edgeRouters: edgeRouters.map((router) => ({ ...router, urls: router.supportedProtocols })),
+    identityId: s.identityId,
+    service: entityRef(service, { id: serviceId, name: serviceName }),
+    serviceId,
+    // A token is the session's credential: upstream shows everyone's to admins, we show only the caller's own
+    // (as for API sessions), so listing sessions never hands out another identity's.
+    token: caller?.session?.identityId === s.identityId ? s.token : '',
+    type: s.type,
+    ...(servicePolicies ? { servicePolicies } : {}),
+  };
+}
+
+/** The detail of a page of sessions, with their service policies (a policy deleted since is left out, as upstream). */
+async function sessionViews({ db, caller }: ReadContext, sessions: readonly EntityValues[]): Promise<EntityValues[]> {
   const serviceNames = await namesOf(db, 'services', sessions.map((s) => s.serviceId as string));
   const policyIds = (s: EntityValues) => (s.servicePolicies ?? []) as string[];
-  const policyNames = withPolicies ? await namesOf(db, 'service_policies', sessions.flatMap(policyIds)) : new Map<string, string>();
+  const policyNames = await namesOf(db, 'service_policies', sessions.flatMap(policyIds));
   const views: EntityValues[] = [];
   for (const s of sessions) {
     const serviceId = s.serviceId as string;
-    const edgeRouters = (await sharedEdgeRouters(db, s.identityId as string, serviceId)).map((router) => ({ ...router, urls: router.supportedProtocols }));
-    views.push({
-      apiSession: apiSessionRef(s.apiSessionId as string),
-      apiSessionId: s.apiSessionId,
-      edgeRouters,
-      identityId: s.identityId,
-      service: entityRef(service, { id: serviceId, name: serviceNames.get(serviceId) ?? '' }),
-      serviceId,
-      // A token is the session's credential: upstream shows everyone's to admins, we show only the caller's own
-      // (as for API sessions), so listing sessions never hands out another identity's.
-      token: caller?.session?.identityId === s.identityId ? s.token : '',
-      type: s.type,
-      // A policy deleted since the session was made is left out, as upstream's mapper skips it.
-      ...(withPolicies
-        ? { servicePolicies: policyIds(s).filter((id) => policyNames.has(id)).map((id) => entityRef(servicePolicy, { id, name: policyNames.get(id) })) }
-        : {}),
-    });
+    const edgeRouters = await sharedEdgeRouters(db, s.identityId as string, serviceId);
+    const policies = policyIds(s).filter((id) => policyNames.has(id)).map((id) => entityRef(servicePolicy, { id, name: policyNames.get(id) }));
+    views.push(sessionDetail(s, serviceNames.get(serviceId) ?? '', edgeRouters, caller, policies));
   }
   return views;
 }
 
-export const sessionRules: EntityRules = {
-  extend: (context, sessions) => sessionViews(context, sessions, true),
-};
+export const sessionRules: EntityRules = { extend: sessionViews };
