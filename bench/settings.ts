@@ -1,10 +1,10 @@
 // The harness's settings, read once from the environment, and its progress log on stderr (stdout is the report).
 
-export const PHASES = ['platform', 'scale'] as const;
+export const PHASES = ['platform', 'scale', 'sessions'] as const;
 export type PhaseName = (typeof PHASES)[number];
 
 export const settings = {
-  /** BENCH_PHASES=platform,scale (the default runs both, platform first). */
+  /** BENCH_PHASES=platform,scale,sessions (the default runs all three, in that order). */
   phases: phasesFromEnv('BENCH_PHASES'),
   durationSeconds: numberFromEnv('BENCH_DURATION', 10),
   warmupSeconds: numberFromEnv('BENCH_WARMUP', 2),
@@ -20,6 +20,10 @@ export const settings = {
   attributeChanges: numberFromEnv('BENCH_ATTRIBUTE_CHANGES', 200),
   /** Timed changes of the 5% policy's service roles, alternately adding and removing an attribute. */
   policyChanges: numberFromEnv('BENCH_POLICY_CHANGES', 6),
+  /** Session creates per second the sessions phase provisions new (API session, service) combinations for. */
+  sessionMaxRate: numberFromEnv('BENCH_SESSION_MAX_RATE', 3_000),
+  /** Services in each of the heavy identity's two sets (with and without a posture check). */
+  sessionHeavyServices: numberFromEnv('BENCH_SESSION_HEAVY_SERVICES', 500),
 };
 
 export type Settings = typeof settings;
