@@ -98,13 +98,11 @@ export class PostureMonitor implements PostureSources {
     let identities = [...this.#due].filter(([, at]) => at <= now.getTime()).map(([id]) => id);
     for (const id of identities) this.#due.delete(id);
     for (;;) {
-      const queued = await store.transaction(async (tx) => {
-        const rows = await tx.selectFrom('session_posture_rechecks').select('identity_id').limit(BATCH).execute();
-        const ids = rows.map((row) => row.identity_id as string);
-        // Claimed before they are evaluated: a change queued meanwhile is seen by the next sweep.
-        if (ids.length > 0) await tx.deleteFrom('session_posture_rechecks').where('identity_id', 'in', ids).execute();
-        return ids;
-      });
+      // Read first, so an idle sweep writes nothing (a write would also expire every cached read). The ids are
+      // removed from the queue before they are evaluated: a change queued after that is evaluated too.
+      const rows = await store.read((db) => db.selectFrom('session_posture_rechecks').select('identity_id').limit(BATCH).execute());
+      const queued = rows.map((row) => row.identity_id as string);
+      if (queued.length > 0) await store.transaction((tx) => tx.deleteFrom('session_posture_rechecks').where('identity_id', 'in', queued).execute());
       const batch = [...new Set([...identities, ...queued])];
       identities = [];
       if (batch.length === 0) break;
