@@ -39,8 +39,10 @@ export class PostureMonitor implements PostureSources {
   /** identity id → when one of its sessions may start failing (an MFA timeout or prompt running out). */
   readonly #due = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
-  #sweeping: Promise<void> | undefined;
-  #sweeps = 0;
+  /** Sweeps run one after another: a sweep asked for while one runs starts after it, so it sees every change. */
+  #sweeps: Promise<void> = Promise.resolve();
+  #pending = 0;
+  #sweepCount = 0;
 
   constructor(options: PostureMonitorOptions) {
     this.#options = options;
@@ -88,8 +90,10 @@ export class PostureMonitor implements PostureSources {
 
   /** Evaluates the sessions of queued identities and of those whose MFA ran out; drops the failing ones. */
   sweep(): Promise<void> {
-    this.#sweeping ??= this.#sweep().finally(() => (this.#sweeping = undefined));
-    return this.#sweeping;
+    this.#pending++;
+    const next = this.#sweeps.then(() => this.#sweep()).finally(() => this.#pending--);
+    this.#sweeps = next.catch(() => undefined);
+    return next;
   }
 
   async #sweep(): Promise<void> {
@@ -110,7 +114,7 @@ export class PostureMonitor implements PostureSources {
         await store.transaction((tx) => this.#recheck(tx, batch.slice(start, start + BATCH), now));
       }
     }
-    if (++this.#sweeps % PRUNE_EVERY === 0) await this.prune();
+    if (++this.#sweepCount % PRUNE_EVERY === 0) await this.prune();
   }
 
   /** Drops reported data of deleted identities and per-API-session data of ended API sessions. */
@@ -172,12 +176,15 @@ export class PostureMonitor implements PostureSources {
       const anyCheck = await tx.selectFrom('posture_checks').select('id').limit(1).executeTakeFirst();
       if (anyCheck) await sql`INSERT INTO session_posture_rechecks (identity_id) SELECT DISTINCT identity_id FROM sessions WHERE true ON CONFLICT (identity_id) DO NOTHING`.execute(tx);
     });
-    this.#timer = setInterval(() => void this.sweep().catch(this.#options.onError), intervalMs);
+    // A tick while a sweep is still running is skipped rather than queued.
+    this.#timer = setInterval(() => {
+      if (this.#pending === 0) this.sweep().catch(this.#options.onError);
+    }, intervalMs);
     this.#timer.unref();
   }
 
   async stop(): Promise<void> {
     clearInterval(this.#timer);
-    await this.#sweeping;
+    await this.#sweeps;
   }
 }
