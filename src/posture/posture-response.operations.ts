@@ -35,13 +35,14 @@ interface PromptRow {
  * never learns the names of services it cannot see.
  */
 async function promptedServices(db: Db, identityId: string, sinceMfaMs: number, onWake: boolean, onUnlock: boolean): Promise<PromptService[]> {
+  const prompts = [...(onWake ? [sql`c.prompt_on_wake = 1`] : []), ...(onUnlock ? [sql`c.prompt_on_unlock = 1`] : [])];
   const rows = await sql<PromptRow>`SELECT DISTINCT s.id AS service_id, s.name AS service_name, c.details AS details
     FROM service_policy_identities pi
     JOIN service_policy_posture_checks m ON m.policy_id = pi.policy_id
     JOIN posture_checks c ON c.id = m.entity_id AND c.type_id = 'MFA'
     JOIN service_policy_services ps ON ps.policy_id = pi.policy_id
     JOIN services s ON s.id = ps.entity_id
-    WHERE pi.entity_id = ${identityId} AND ((c.prompt_on_wake = 1 AND ${onWake ? 1 : 0} = 1) OR (c.prompt_on_unlock = 1 AND ${onUnlock ? 1 : 0} = 1))`.execute(db);
+    WHERE pi.entity_id = ${identityId} AND (${sql.join(prompts, sql` OR `)})`.execute(db);
   const byService = new Map<string, PromptService>();
   for (const row of rows.rows) {
     const timeout = (JSON.parse(row.details) as { timeoutSeconds?: number }).timeoutSeconds ?? NO_TIMEOUT;

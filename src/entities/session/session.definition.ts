@@ -1,7 +1,7 @@
 // Sessions: an identity's leave, through one API session, to dial or bind one service over the edge routers both
 // are granted. Created by `POST /sessions` (create-session.ts), never through the generic create.
 import { defineEntity, json, text } from '../../crud/define-entity.js';
-import { sessionLinks, sessionRules } from './session.rules.js';
+import { routePathHref, sessionRules } from './session.rules.js';
 
 export const session = defineEntity({
   type: 'session',
@@ -21,6 +21,6 @@ export const session = defineEntity({
   symbols: {
     'apiSession.identity': { kind: 'column', type: 'string', column: 'identity_id' },
   },
-  links: (entity) => sessionLinks(String(entity.id)),
+  links: (entity) => ({ 'route-path': routePathHref(String(entity.id)) }),
   rules: sessionRules,
 });

@@ -8,8 +8,8 @@ import type { Db } from '../../store/store.js';
 import { service } from '../service/service.definition.js';
 import { servicePolicy } from '../service-policy/service-policy.definition.js';
 
-/** A session's links beyond `self`. */
-export const sessionLinks = (id: string) => ({ 'route-path': `./sessions/${id}/route-path` });
+/** A session's link beyond `self`. */
+export const routePathHref = (id: string) => `./sessions/${id}/route-path`;
 
 /** An API session reference: upstream gives it no name, so the key is left out. */
 function apiSessionRef(id: string): Record<string, unknown> {
@@ -35,10 +35,11 @@ export function sessionDetail(
   servicePolicies?: unknown[],
 ): Record<string, unknown> {
   const serviceId = s.serviceId as string;
+  const id = s.id as string;
   return {
-    _links: Object.fromEntries(Object.entries({ self: `./sessions/${String(s.id)}`, ...sessionLinks(String(s.id)) }).map(([name, href]) => [name, { href }])),
+    _links: { self: { href: `./sessions/${id}` }, 'route-path': { href: routePathHref(id) } },
     createdAt: s.createdAt,
-    id: s.id,
+    id,
     tags: s.tags ?? {},
     updatedAt: s.updatedAt,
     apiSession: apiSessionRef(s.apiSessionId as string),
