@@ -215,6 +215,26 @@ describe('posture responses and posture evaluation', () => {
     });
   });
 
+  describe('what is kept in memory', () => {
+    it('drops an ended API session\'s endpoint state and a deleted identity\'s data', async () => {
+      const { user, token } = await device();
+      await report(token, { id: 'state', typeId: 'ENDPOINT_STATE', unlocked: true });
+      await report(token, goodDevice());
+      const apiSessionId = ((await t.call({ method: 'GET', url: `${client}/current-api-session`, token })).body as { data: { id: string } }).data.id;
+      await t.call({ method: 'DELETE', url: `${client}/current-api-session`, token });
+      await t.deps.posture.prune();
+      const data = t.deps.posture.reported.of(user.id);
+      assert.equal(data?.endpointStates.has(apiSessionId), false, 'the API session ended');
+      assert.equal(data?.os?.version, '6.1.0', 'identity-wide data stays');
+
+      await t.call({ method: 'DELETE', url: `${management}/identities/${user.id}`, token: admin });
+      const shown = await t.call({ method: 'GET', url: `${management}/identities/${user.id}/posture-data`, token: admin });
+      assert.equal((shown.body as { data: { os: { type: unknown } } }).data.os.type, null, 'a deleted identity shows nothing');
+      await t.deps.posture.prune();
+      assert.equal(t.deps.posture.reported.of(user.id), undefined);
+    });
+  });
+
   describe('getIdentityPostureData and getIdentityFailedServiceRequests', () => {
     it('show what the identity reported, per API session for endpoint state', async () => {
       const { user, token } = await device();
