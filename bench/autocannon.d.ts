@@ -1,5 +1,13 @@
 // Types for the part of autocannon's API that bench/load-child.ts uses; the package ships none.
 declare module 'autocannon' {
+  /** One request as autocannon is about to send it. */
+  export interface RequestParams {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+  }
+
   export interface Options {
     url: string;
     method?: string;
@@ -12,6 +20,8 @@ declare module 'autocannon' {
     /** Seconds before a request counts as a timeout. */
     timeout?: number;
     warmup?: { connections?: number; duration?: number };
+    /** A request sequence each connection repeats; `setupRequest` may rewrite each request before it is sent. */
+    requests?: { setupRequest?: (request: RequestParams) => RequestParams }[];
   }
 
   export interface Histogram {

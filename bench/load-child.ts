@@ -1,15 +1,27 @@
 // Runs one autocannon load in its own process, so the load generator never shares an event loop with the
 // harness; prints the figures as one JSON line on stdout. Started by bench/load.ts with the LoadSpec in the environment.
-import autocannon from 'autocannon';
-import { LOAD_SPEC_VARIABLE, type LoadFigures, type LoadSpec } from './load.js';
+import { readFileSync } from 'node:fs';
+import autocannon, { type RequestParams } from 'autocannon';
+import { LOAD_SPEC_VARIABLE, type LoadFigures, type LoadSpec, type RequestVariants } from './load.js';
 
 const spec = JSON.parse(process.env[LOAD_SPEC_VARIABLE] ?? '') as LoadSpec;
+const variants = spec.variantsFile ? (JSON.parse(readFileSync(spec.variantsFile, 'utf8')) as RequestVariants) : undefined;
+let sent = 0;
+/** The next combination of token and body (see RequestVariants). */
+function nextVariant(request: RequestParams): RequestParams {
+  const { tokens, bodies } = variants!;
+  const index = sent++ % (tokens.length * bodies.length);
+  const headers = { ...request.headers, 'zt-session': tokens[Math.floor(index / bodies.length)]! };
+  return { ...request, headers, body: bodies[index % bodies.length]! };
+}
+
 // autocannon keeps connections alive (HTTP/1.1) and, over https, does not verify the server's certificate.
 const result = await autocannon({
   url: spec.url,
   method: spec.method,
   headers: spec.headers,
   body: spec.body,
+  ...(variants ? { requests: [{ setupRequest: nextVariant }] } : {}),
   connections: spec.connections,
   pipelining: 1,
   duration: spec.durationSeconds,
@@ -33,5 +45,6 @@ const figures: LoadFigures = {
   statusCodes,
   durationSeconds: result.duration,
   loadCpuSeconds: (cpu.user + cpu.system) / 1e6,
+  ...(variants ? { repeated: Math.max(0, sent - variants.tokens.length * variants.bodies.length) } : {}),
 };
 process.stdout.write(`${JSON.stringify(figures)}\n`);

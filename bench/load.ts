@@ -13,6 +13,20 @@ export interface LoadSpec {
   durationSeconds: number;
   /** A run of the same load before the measured one, so JIT and caches are warm; 0 for none. */
   warmupSeconds: number;
+  /**
+   * A JSON file of `RequestVariants`: each request takes the next combination instead of the fixed headers and
+   * body (a session create must not repeat one already made, or it measures the reuse).
+   */
+  variantsFile?: string;
+}
+
+/**
+ * Request i (warm-up included) sends `tokens[⌊i / bodies.length⌋]` as `zt-session` with `bodies[i mod bodies.length]`;
+ * after tokens × bodies requests it starts over, and the figures count those as `repeated`.
+ */
+export interface RequestVariants {
+  tokens: string[];
+  bodies: string[];
 }
 
 export interface LoadFigures {
@@ -32,6 +46,8 @@ export interface LoadFigures {
   durationSeconds: number;
   /** CPU time the load generator's process used over its whole life, in seconds. */
   loadCpuSeconds: number;
+  /** With variants: requests sent after every combination had been used once. */
+  repeated?: number;
 }
 
 export async function runLoad(spec: LoadSpec, cwd: string): Promise<LoadFigures> {

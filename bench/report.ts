@@ -86,7 +86,7 @@ export function evaluatePlatformGoals(scenarios: ScenarioResult[], hashRate: Has
   return goals;
 }
 
-function shareGoal(goal: string, measured: ScenarioResult | undefined, base: ScenarioResult | undefined, share: number): Goal {
+export function shareGoal(goal: string, measured: ScenarioResult | undefined, base: ScenarioResult | undefined, share: number): Goal {
   if (!measured || !base) return { goal, measured: undefined, verdict: 'miss', note: 'not run' };
   const ratio = measured.load.requestsPerSecond / base.load.requestsPerSecond;
   // The same ratio from server CPU per request: what req/s would show on a machine nobody else uses.
@@ -108,6 +108,7 @@ const TABLE_ORDER = [
   ...['ceiling', 'current-identity', 'password-login', 'list-by-name', 'list-by-attribute'],
   ...['client-services-typical', 'client-services-heavy', 'service-updates'],
   ...['current-identity-plain', 'current-identity-observed'],
+  ...['session-create-typical', 'session-create-typical-posture', 'session-create-heavy', 'session-create-heavy-posture', 'posture-response-bulk'],
 ];
 const HEADER = [
   ...['scenario', 'identities', 'matches', 'req/s', '÷ ceiling', 'p50 ms', 'p99 ms'],
@@ -151,11 +152,18 @@ export function formatReport(run: BenchRun): string {
     "matches: the list's totalCount. p50/p99: whole milliseconds (autocannon's resolution).",
     'CPU: the server process, all threads, warm-up included. other load: cores used by anything else meanwhile.',
     ...noiseWarning(run.scenarios),
+    ...repeatedWarning(run.scenarios),
     '',
     'goals:',
     ...run.goals.map((g) => `  ${g.verdict.toUpperCase().padEnd(4)}  ${g.goal}: ${measured(g)}${g.note ? `  (${g.note})` : ''}`),
   ];
   return lines.join('\n');
+}
+
+/** Session creates that ran out of new (API session, service) combinations measured some reuses too. */
+function repeatedWarning(results: ScenarioResult[]): string[] {
+  const repeated = results.filter((s) => (s.load.repeated ?? 0) > 0).map((s) => `${s.key}@${s.identities} (${s.load.repeated})`);
+  return repeated.length === 0 ? [] : [`WARNING: requests repeated an already made session in ${repeated.join(', ')}; raise BENCH_SESSION_MAX_RATE.`];
 }
 
 const NOISY_CORES = 0.25;

@@ -1,7 +1,8 @@
 // `npm run bench`: starts the controller and a bare hello server in child processes, loads each with autocannon
-// from another child, and reports rates against the ceiling and the goals. Three phases, chosen with BENCH_PHASES:
-// `platform` (identity lists at 1k and 100k, login, current identity), `scale` (bench/scale-phase.ts) and
-// `observability` (the access log's and metrics' cost, bench/observability-phase.ts).
+// from another child, and reports rates against the ceiling and the goals. Four phases, chosen with BENCH_PHASES:
+// `platform` (identity lists at 1k and 100k, login, current identity), `scale` (bench/scale-phase.ts),
+// `observability` (the access log's and metrics' cost, bench/observability-phase.ts) and `sessions`
+// (bench/session-phase.ts).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ import * as scenarios from './scenarios.js';
 import type { Scenario } from './scenarios.js';
 import { ROOT, runScenario } from './scenario-run.js';
 import { seedIdentities } from './seed-identities.js';
+import { runSessionPhase } from './session-phase.js';
 import { freePort, startServer, type ServerProcess } from './server-process.js';
 import { say, settings } from './settings.js';
 
@@ -107,6 +109,8 @@ async function main(): Promise<void> {
     run.scenarios.push(run.observability.plain, run.observability.observed);
     run.goals.push(evaluateObservabilityGoal(run.observability));
   }
+  // In homes of its own: its model and sessions would change what the other phases measure.
+  if (settings.phases.includes('sessions')) run.goals.push(...(await runSessionPhase(port, run)));
 
   const report: BenchRun = { startedAt, finishedAt: new Date().toISOString(), machine: machineFacts(), settings, ...run };
   process.stdout.write(`\n${formatReport(report)}\n`);

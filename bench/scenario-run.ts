@@ -39,7 +39,8 @@ export async function runScenario(scenario: Scenario, server: ServerProcess, tok
   const machineBefore = readMachineBusySeconds();
   const wallBefore = performance.now();
   const { connections, durationSeconds, warmupSeconds } = settings;
-  const load = await runLoad({ url, method: scenario.method, headers, ...body, connections, durationSeconds, warmupSeconds }, ROOT);
+  const variants = scenario.variantsFile ? { variantsFile: scenario.variantsFile } : {};
+  const load = await runLoad({ url, method: scenario.method, headers, ...body, ...variants, connections, durationSeconds, warmupSeconds }, ROOT);
   const rssMb = server.rssMb();
   const serverCpu = server.cpuSeconds() - cpuBefore;
   const cpuMsPerRequest = (serverCpu * 1000) / Math.max(1, load.totalRequests + load.warmupRequests);

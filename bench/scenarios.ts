@@ -11,6 +11,8 @@ export interface Scenario {
   /** Whether the request carries a `zt-session` (the admin's, unless the scenario runs as another identity). */
   isAuthenticated: boolean;
   body?: string;
+  /** A `RequestVariants` file (bench/load.ts): each request of the load sends the next token and body. */
+  variantsFile?: string;
 }
 
 /** An identity and an attribute that exist at every seeding size (both come from the first seeded batch). */

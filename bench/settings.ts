@@ -1,10 +1,10 @@
 // The harness's settings, read once from the environment, and its progress log on stderr (stdout is the report).
 
-export const PHASES = ['platform', 'scale', 'observability'] as const;
+export const PHASES = ['platform', 'scale', 'observability', 'sessions'] as const;
 export type PhaseName = (typeof PHASES)[number];
 
 export const settings = {
-  /** BENCH_PHASES=platform,scale,observability (the default runs all, in that order). */
+  /** BENCH_PHASES=platform,scale,observability,sessions (the default runs all, in that order). */
   phases: phasesFromEnv('BENCH_PHASES'),
   durationSeconds: numberFromEnv('BENCH_DURATION', 10),
   warmupSeconds: numberFromEnv('BENCH_WARMUP', 2),
@@ -22,6 +22,10 @@ export const settings = {
   policyChanges: numberFromEnv('BENCH_POLICY_CHANGES', 6),
   /** Rounds of current-identity with the access log and metrics off, then on; each variant's best round counts. */
   observabilityRounds: numberFromEnv('BENCH_OBSERVABILITY_ROUNDS', 2),
+  /** Session creates per second the sessions phase provisions new (API session, service) combinations for. */
+  sessionMaxRate: numberFromEnv('BENCH_SESSION_MAX_RATE', 3_000),
+  /** Services in each of the heavy identity's two sets (with and without a posture check). */
+  sessionHeavyServices: numberFromEnv('BENCH_SESSION_HEAVY_SERVICES', 500),
 };
 
 export type Settings = typeof settings;

@@ -11,6 +11,7 @@ import type { Metrics } from './system/metrics.js';
 import type { Clock } from './lib/clock.js';
 import type { IdGenerators } from './lib/ids.js';
 import type { Pki } from './pki/ensure-pki.js';
+import type { PostureMonitor } from './posture/posture-monitor.js';
 import type { Settings } from './settings/settings.schema.js';
 import type { Store } from './store/store.js';
 
@@ -44,4 +45,6 @@ export interface AppDeps {
   health: Health;
   /** Present when a metrics address is configured; nothing is measured otherwise. */
   metrics: Metrics | undefined;
+  /** Clients' posture reports (in memory) and the upkeep that drops sessions whose posture stops passing. */
+  posture: PostureMonitor;
 }

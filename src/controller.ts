@@ -16,6 +16,8 @@ import { Snapshots } from './database/snapshots.js';
 import { formatTimestamp, systemClock, type Clock } from './lib/clock.js';
 import { defaultIds, newCuid, type IdGenerators } from './lib/ids.js';
 import { ensurePki } from './pki/ensure-pki.js';
+import { PostureMonitor } from './posture/posture-monitor.js';
+import type { MfaStateReader } from './posture/posture-inputs.js';
 import type { Settings } from './settings/settings.schema.js';
 import { migrations } from './store/migrations/index.js';
 import { openSqliteStore } from './store/sqlite/sqlite-store.js';
@@ -34,6 +36,8 @@ export interface ControllerOptions {
   databaseFile?: string;
   /** Serve HTTPS (true for a listening controller; tests that use inject() may skip TLS). */
   tls?: boolean;
+  /** How posture learns MFA state; posture's own seam (no MFA yet) by default. */
+  readMfaState?: MfaStateReader;
 }
 
 export interface Controller {
@@ -89,6 +93,12 @@ export async function openController(settings: Settings, options: ControllerOpti
   const snapshots = new Snapshots({ store, clock, logger, databaseFile: databaseFile === ':memory:' ? join(settings.home, 'ctrl.db') : databaseFile });
   const integrityChecks = new IntegrityChecks({ store, clock, logger, snapshots });
   const health = new Health(store, formatTimestamp(clock()));
+  const posture = new PostureMonitor({
+    store,
+    clock,
+    onError: (error) => logger.error({ err: error }, 'could not check sessions against posture'),
+    ...(options.readMfaState ? { readMfaState: options.readMfaState } : {}),
+  });
   const deps: AppDeps = {
     settings,
     store: requestStore,
@@ -105,17 +115,20 @@ export async function openController(settings: Settings, options: ControllerOpti
     metrics,
     loginThrottle,
     externalJwts,
+    posture,
   };
   const app = await buildApp(deps, options.tls ? { key: pki.serverKeyPem, cert: pki.serverChainPem } : undefined);
   listener.app = app;
   const metricsListener = metrics && settings.metricsAddress ? await listenForMetrics(settings.metricsAddress, metrics, health) : undefined;
   apiSessions.start();
+  await posture.start();
 
   let closing: Promise<void> | undefined;
   const stop = async (server: FastifyInstance) => {
     health.markStopping();
     await closeGracefully(server, settings.shutdownTimeoutMs, logger);
     await integrityChecks.stop();
+    await posture.stop();
     await apiSessions.stop();
     await metricsListener?.close();
     await opened.close();

@@ -12,6 +12,8 @@ import { currentIdentityCertificateOperations } from '../auth/current-identity-c
 import { apiSessionCertificateOperations } from '../auth/api-session-certificates.js';
 import { currentIdentityMfaOperations } from '../auth/mfa/mfa.operations.js';
 import { clientExternalJwtSignerOperations } from '../entities/external-jwt-signer/external-jwt-signer.operations.js';
+import { clientSessionOperations } from '../entities/session/session.operations.js';
+import { postureResponseOperations } from '../posture/posture-response.operations.js';
 
 export const clientOperations: OperationTable = {
   ...clientSystemOperations,
@@ -26,4 +28,6 @@ export const clientOperations: OperationTable = {
   ...apiSessionCertificateOperations,
   ...currentIdentityMfaOperations,
   ...clientExternalJwtSignerOperations,
+  ...clientSessionOperations,
+  ...postureResponseOperations,
 };

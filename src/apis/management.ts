@@ -36,6 +36,8 @@ import { currentIdentityMfaOperations, identityMfaOperations } from '../auth/mfa
 import { externalJwtSignerOperations } from '../entities/external-jwt-signer/external-jwt-signer.operations.js';
 import { databaseOperations } from '../database/database.operations.js';
 import { identityTraceOperations } from '../entities/identity/identity.trace.operations.js';
+import { managementSessionOperations } from '../entities/session/session.operations.js';
+import { identityPostureOperations } from '../posture/identity-posture.operations.js';
 
 export const managementOperations: OperationTable = {
   ...managementSystemOperations,
@@ -74,4 +76,6 @@ export const managementOperations: OperationTable = {
   ...externalJwtSignerOperations,
   ...databaseOperations,
   ...identityTraceOperations,
+  ...managementSessionOperations,
+  ...identityPostureOperations,
 };

@@ -15,7 +15,13 @@ export interface MessageCause {
   message: string;
 }
 
-export type ErrorCause = FieldCause | MessageCause;
+/** A message with structured detail, as upstream's GenericCauseError renders (`INVALID_POSTURE`'s failing checks). */
+export interface DataCause {
+  message: string;
+  data: Record<string, unknown>;
+}
+
+export type ErrorCause = FieldCause | MessageCause | DataCause;
 
 export class ApiError extends Error {
   readonly status: number;

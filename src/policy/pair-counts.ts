@@ -3,6 +3,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../store/store.js';
 import type { PolicyKind, PolicySide } from './policy-kinds.js';
+import { dropSessionsWithoutAccess } from './session-access.js';
 
 export interface PolicyState {
   id: string;
@@ -46,6 +47,7 @@ export async function applyPairDelta(tx: Db, kind: PolicyKind, policy: PolicySta
   await sql`DELETE FROM ${sql.table(table)} WHERE ${affected} AND ${onlyGrant(kind, policy)}`.execute(tx);
   // What is left of the affected pairs is still joined by something else: it just loses this policy's count.
   await sql`UPDATE ${sql.table(table)} SET ${count} = ${count} - 1 WHERE ${affected}`.execute(tx);
+  if (table === 'identity_services') await dropSessionsWithoutAccess(tx, first, second);
 }
 
 /** A service policy's type changed: every pair it joins moves from one count to the other. */
@@ -58,6 +60,7 @@ export async function movePairCounts(tx: Db, kind: PolicyKind, before: PolicySta
   // The policy's pairs are (first side's members × second side's members); two IN lists walk the key in order.
   await sql`UPDATE ${sql.table(kind.pairs.table)} SET ${from} = ${from} - 1, ${to} = ${to} + 1
     WHERE ${sql.ref(c0)} IN (${first}) AND ${sql.ref(c1)} IN (${second})`.execute(tx);
+  if (kind.pairs.table === 'identity_services') await dropSessionsWithoutAccess(tx, first, second);
 }
 
 /** The pair is joined by exactly one grant, the one of `policy`'s count column, and nothing else. */

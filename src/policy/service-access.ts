@@ -4,6 +4,7 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../store/store.js';
 import { expandConfigs, sessionConfigTypes, type ConfigTypeSelection } from './config-expansion.js';
 import { postureQueriesFor, type PolicyPostureQueries } from './posture-queries.js';
+import type { PostureView } from '../posture/check-evaluation.js';
 
 /** Who is looking: the identity and its API session (whose config types apply unless a request overrides them). */
 export interface ServiceViewer {
@@ -32,6 +33,26 @@ export async function canSeeService(db: Db, viewer: ServiceViewer, serviceId: st
   return pair !== undefined;
 }
 
+/** A service as an identity may use it: its name and which ways. */
+export interface ServiceGrant {
+  name: string;
+  canDial: boolean;
+  canBind: boolean;
+}
+
+/**
+ * The service if the viewer can see it (reference §4.1), with what it may do there, in one lookup: undefined when it
+ * does not exist or, for a non-admin, no policy grants it anything.
+ */
+export async function serviceGrant(db: Db, viewer: ServiceViewer, serviceId: string): Promise<ServiceGrant | undefined> {
+  const { rows } = await sql<{ name: string; dial: number | null; bind: number | null }>`SELECT s.name AS name, p.dial AS dial, p.bind AS bind
+    FROM services s LEFT JOIN identity_services p ON p.service_id = s.id AND p.identity_id = ${viewer.identityId}
+    WHERE s.id = ${serviceId}`.execute(db);
+  const row = rows[0];
+  if (!row || (!viewer.isAdmin && row.dial === null)) return undefined;
+  return { name: row.name, canDial: Number(row.dial ?? 0) > 0, canBind: Number(row.bind ?? 0) > 0 };
+}
+
 /**
  * `Bind` then `Dial`, from the pair counts; `["Invalid"]` when neither (only admins see such services), which
  * upstream sends so SDKs never meet a null list (ziti `model/edge_service_manager.go` ReadForIdentityInTx).
@@ -53,17 +74,19 @@ export async function servicePermissions(db: Db, identityId: string | undefined,
 /**
  * The per-caller fields of a page of services, in a fixed number of queries. `configTypes` overrides the API
  * session's selection (the client list's `?configTypes=`); without a viewer (outside a request) nothing is granted.
+ * `posture` is what the viewer's API session reported, against which the posture queries are evaluated.
  */
 export async function serviceAccessViews(
   db: Db,
   viewer: ServiceViewer | undefined,
   serviceIds: readonly string[],
   configTypes?: ConfigTypeSelection,
+  posture?: PostureView,
 ): Promise<ServiceAccessView[]> {
   const identityId = viewer?.identityId;
   const selection = configTypes ?? (viewer ? await sessionConfigTypes(db, viewer.apiSessionId) : { all: false, ids: [] });
   const permissions = await servicePermissions(db, identityId, serviceIds);
   const configs = await expandConfigs(db, identityId, serviceIds, selection);
-  const posture = await postureQueriesFor(db, identityId, serviceIds.map((id) => ({ id, permissions: permissions.get(id)! })));
-  return serviceIds.map((id) => ({ permissions: permissions.get(id)!, config: configs.get(id)!, postureQueries: posture.get(id)! }));
+  const queries = await postureQueriesFor(db, identityId, serviceIds.map((id) => ({ id, permissions: permissions.get(id)! })), posture);
+  return serviceIds.map((id) => ({ permissions: permissions.get(id)!, config: configs.get(id)!, postureQueries: queries.get(id)! }));
 }

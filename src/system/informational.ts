@@ -42,7 +42,7 @@ const summaryStores: Record<string, string | undefined> = {
   servicePolicies: 'service_policies',
   services: 'services',
   'services.edge': 'services',
-  sessions: undefined,
+  sessions: 'sessions',
   terminators: 'terminators',
 };
 

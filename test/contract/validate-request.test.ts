@@ -145,7 +145,7 @@ describe('posture check discriminator', () => {
       field: 'typeId',
       reason: 'invalid typeId value: "RETINA"',
       value: 'RETINA',
-      kind: 'validation',
+      kind: 'parse',
     });
   });
 

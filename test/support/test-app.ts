@@ -6,6 +6,7 @@ import pino, { type Logger } from 'pino';
 import { openController, type Controller } from '../../src/controller.js';
 import { fixedClock } from '../../src/lib/clock.js';
 import type { Settings } from '../../src/settings/settings.schema.js';
+import type { MfaStateReader } from '../../src/posture/posture-inputs.js';
 import { call, type CallOptions, type CallResult } from './conformance.js';
 
 /**
@@ -66,6 +67,8 @@ export interface TestAppOptions {
   tls?: boolean;
   /** Where the controller logs (default: nowhere, or TEST_LOG_LEVEL's level on stdout). */
   logger?: Logger;
+  /** Stands in for MFA state where posture tests need an API session that passed MFA. */
+  readMfaState?: MfaStateReader;
 }
 
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -76,6 +79,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     logger: options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     databaseFile: options.databaseFile ?? ':memory:',
     tls: options.tls ?? false,
+    ...(options.readMfaState ? { readMfaState: options.readMfaState } : {}),
   });
   const testApp: TestApp = {
     ...controller,

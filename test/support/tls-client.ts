@@ -62,7 +62,8 @@ export async function buildTlsTestApp(options: Omit<TestAppOptions, 'tls'> = {})
     });
   const serverCertificate = () =>
     new Promise<string>((resolve, reject) => {
-      // A fresh connection (no agent): a pooled socket or a resumed TLS session may carry no peer certificate.
+      // A connection of its own (no agent): a resumed TLS session carries no certificate to read, and the shared
+      // agent resumes whenever the previous connection's session ticket arrived in time.
       const req = request({ host: '127.0.0.1', port, servername: 'localhost', path: '/version', rejectUnauthorized: false, agent: false }, (res) => {
         const socket = res.socket as import('node:tls').TLSSocket;
         const raw = socket.getPeerCertificate().raw;

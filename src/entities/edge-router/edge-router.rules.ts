@@ -6,6 +6,7 @@ import type { EntityRules, EntityValues } from '../../crud/entity-rules.js';
 import { createRouterEnrollment, noEnrollment, routerEnrollments } from '../router/router-enrollment.js';
 import { removeTunnelerEntities, syncTunnelerEntities } from '../router/tunneler-entities.js';
 import { withPolicyLinks } from '../shared/policy-links.rules.js';
+import { edgeRouterLiveState } from '../../policy/session-edge-routers.js';
 
 /** A transit router shares the table but is no edge router: upstream's edge router store does not find it. */
 export function requireEdgeRouter(values: EntityValues): EntityValues {
@@ -24,14 +25,8 @@ function checkRoleAttributes(attributes: unknown): void {
   }
 }
 
-/** The state a router reports over its control channel, which this controller never has (see README). */
-const neverConnected = {
-  hostname: '',
-  isOnline: false,
-  supportedProtocols: {},
-  syncStatus: 'SYNC_UNKNOWN',
-  versionInfo: { arch: '', buildDate: '', os: '', revision: '', version: '' },
-};
+/** The versions a router reports when it connects, which this controller never sees (see README). */
+const unknownVersion = { arch: '', buildDate: '', os: '', revision: '', version: '' };
 
 const ownRules: EntityRules = {
   validate(_context, change) {
@@ -57,7 +52,8 @@ const ownRules: EntityRules = {
   async extend({ db }, routers) {
     const enrollments = await routerEnrollments(db, routers.filter((r) => r.isVerified !== true).map((r) => r.id as string));
     return routers.map((router) => ({
-      ...neverConnected,
+      ...edgeRouterLiveState(router.id as string),
+      versionInfo: unknownVersion,
       appData: router.appData ?? {},
       fingerprint: router.fingerprint ?? '',
       ...(enrollments.get(router.id as string) ?? noEnrollment),

@@ -3,7 +3,7 @@
 import { ApiError } from '../../errors/api-error.js';
 import { goValue } from '../../lib/go-format.js';
 import { normaliseSet } from '../../crud/entity-store.js';
-import { parseRange, SemverError } from './semver-range.js';
+import { parseRange, SemverError } from '../../lib/semver-range.js';
 
 /** A posture check's type-specific fields, kept together in one JSON column. */
 export type Details = Record<string, unknown>;

@@ -15,6 +15,8 @@ import type { Db } from '../../store/store.js';
 import { resolveConfigTypes, selectionOf, type ConfigTypeSelection } from '../../policy/config-expansion.js';
 import { canSeeService, servicesOfIdentity, type ServiceViewer } from '../../policy/service-access.js';
 import { serviceListChangedAt } from '../../policy/service-updates.js';
+import { sharedEdgeRouters } from '../../policy/session-edge-routers.js';
+import { checkServiceAccessToken } from '../../auth/service-access-token.js';
 import { terminator } from '../terminator/terminator.definition.js';
 import { service } from './service.definition.js';
 import { serviceView } from './service.rules.js';
@@ -108,4 +110,26 @@ const listServiceUpdates: OperationHandler = {
   },
 };
 
-export const clientServiceViewOperations: OperationTable = { listServices, detailService, listServiceTerminators, listServiceUpdates };
+/**
+ * The edge routers a session for this service may use (ziti `routes/service_router.go` listClientEdgeRouters): the
+ * same selection and shape as a session's, as one detail document; paging parameters are accepted and ignored, as
+ * upstream does. A `session-token` header, when sent, must be a service-access token of the caller's API session.
+ */
+const listServiceEdgeRouters: OperationHandler = {
+  access: 'authenticated',
+  async handle(context) {
+    const { deps } = context;
+    const session = context.caller.session!;
+    const sessionToken = context.headers['session-token'];
+    if (typeof sessionToken === 'string') await checkServiceAccessToken(deps.pki, sessionToken, session.apiSessionId, deps.clock());
+    const serviceId = context.params.id as string;
+    const edgeRouters = await deps.store.read(async (db) => {
+      // Upstream answers this one with a bare NOT_FOUND, without the usual cause.
+      if (!(await canSeeService(db, viewerOf(context), serviceId))) throw new ApiError('NOT_FOUND');
+      return sharedEdgeRouters(db, session.identityId, serviceId);
+    });
+    return { status: 200, json: envelope({ edgeRouters }) };
+  },
+};
+
+export const clientServiceViewOperations: OperationTable = { listServices, detailService, listServiceTerminators, listServiceUpdates, listServiceEdgeRouters };

@@ -5,6 +5,7 @@ import type { Db } from '../../store/store.js';
 import { withPolicyLinks } from '../shared/policy-links.rules.js';
 import type { ConfigTypeSelection } from '../../policy/config-expansion.js';
 import { serviceAccessViews } from '../../policy/service-access.js';
+import { postureViewFor } from '../../posture/posture-inputs.js';
 
 /** The strategies upstream registers (ziti `controller/xt_*`); there is no `ha` in v1.1.8. */
 const TERMINATOR_STRATEGIES: readonly string[] = ['smartrouting', 'weighted', 'random', 'sticky'];
@@ -81,10 +82,11 @@ export const serviceRules: EntityRules = withPolicyLinks('service', ownRules);
  * list. Without a caller (outside a request) nothing is granted and no config is expanded.
  */
 export function serviceView(configTypes?: ConfigTypeSelection): NonNullable<EntityRules['extend']> {
-  return async ({ db, caller }, services) => {
+  return async ({ db, deps, caller }, services) => {
     const session = caller?.session;
     const viewer = session && { identityId: session.identityId, apiSessionId: session.apiSessionId, isAdmin: session.isAdmin };
-    const views = await serviceAccessViews(db, viewer, services.map((entity) => entity.id as string), configTypes);
+    const posture = session && (await postureViewFor(db, deps.posture, session.identityId, session.apiSessionId, deps.clock()));
+    const views = await serviceAccessViews(db, viewer, services.map((entity) => entity.id as string), configTypes, posture);
     return services.map((entity, index) => ({ configs: entity.configs ?? [], ...views[index] }));
   };
 }

@@ -131,7 +131,10 @@ function describe({ error, segments, stage }: Ranked, bodyName: string, bodyType
   }
 }
 
-/** Go reads the discriminator into a string first: missing or empty is "required", an unknown value has no type. */
+/**
+ * Go reads the discriminator into a string first: missing or empty is "required"; an unknown value has no type to
+ * decode into, which v1.1.8 answers as a body it could not parse (posture check create and posture responses).
+ */
 function discriminatorProblem(error: ErrorObject, segments: readonly string[]): BodyProblem {
   const rule = error.schema as DiscriminatorRule;
   const field = [...segments, rule.property].join('.');
@@ -143,7 +146,7 @@ function discriminatorProblem(error: ErrorObject, segments: readonly string[]): 
     const reason = `json: cannot unmarshal ${jsonKind(value, 'string')} into Go struct field .${rule.property} of type string`;
     return { kind: 'parse', cause: { field, reason, value: goValue(value) } };
   }
-  return { kind: 'validation', cause: { field, reason: `invalid ${rule.property} value: ${goQuote(value)}`, value } };
+  return { kind: 'parse', cause: { field, reason: `invalid ${rule.property} value: ${goQuote(value)}`, value } };
 }
 
 /** Go's json.UnmarshalTypeError text, with the Go types approximated from the schema. */

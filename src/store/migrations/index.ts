@@ -10,7 +10,8 @@ import { identityServiceConfigsSchema } from './007-identity-service-configs.js'
 import { enrollmentSchema } from './008-enrollment.js';
 import { enrollmentLookups } from './009-enrollment-lookups.js';
 import { caRolesAndSessionCertificates } from './010-ca-roles-session-certificates.js';
+import { sessionsSchema } from './012-sessions.js';
 import { mfaSignersAndLockout } from './013-mfa-signers-lockout.js';
 import { identityTraces } from './014-identity-traces.js';
 
-export const migrations: readonly Migration[] = [initialSchema, configsAndServices, postureChecks, routersSchema, terminatorsSchema, policiesSchema, identityServiceConfigsSchema, enrollmentSchema, enrollmentLookups, caRolesAndSessionCertificates, mfaSignersAndLockout, identityTraces];
+export const migrations: readonly Migration[] = [initialSchema, configsAndServices, postureChecks, routersSchema, terminatorsSchema, policiesSchema, identityServiceConfigsSchema, enrollmentSchema, enrollmentLookups, caRolesAndSessionCertificates, sessionsSchema, mfaSignersAndLockout, identityTraces];

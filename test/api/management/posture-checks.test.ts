@@ -143,7 +143,10 @@ describe('posture checks', () => {
       const base = await post({ name: 'base-type', typeId: 'postureCheckCreate' });
       assertError(base, 400, 'COULD_NOT_VALIDATE', 'typeId');
       assert.deepEqual(causeOf(base), { field: 'typeId', reason: 'unknown posture check type', value: 'postureCheckCreate' });
-      assertError(await post({ name: 'bogus-type', typeId: 'FINGERPRINT' }), 400, 'COULD_NOT_VALIDATE');
+      // An unknown one has no type to decode into: v1.1.8 answers that as a body it could not parse.
+      const bogus = await post({ name: 'bogus-type', typeId: 'FINGERPRINT' });
+      assertError(bogus, 400, 'COULD_NOT_PARSE_BODY');
+      assert.deepEqual(causeOf(bogus), { code: 'UNHANDLED', message: 'invalid typeId value: "FINGERPRINT"' });
       assertError(await post({ name: 'no-type' }), 400, 'COULD_NOT_VALIDATE');
     });
 

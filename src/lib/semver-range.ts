@@ -1,7 +1,7 @@
 // Semantic versions and version ranges exactly as the Go library upstream uses (github.com/blang/semver v3.5.1,
 // `Parse` and `ParseRange`), quirks and error texts included: OS posture checks store ranges that it accepts.
 // npm's semver is a different dialect ("10" and "~1.2.0" are ranges there, not here), so it cannot stand in.
-import { goQuote } from '../../lib/go-format.js';
+import { goQuote } from './go-format.js';
 
 export interface SemanticVersion {
   major: bigint;

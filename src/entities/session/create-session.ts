@@ -1,0 +1,88 @@
+// `POST /sessions` (client): an identity asks to dial or bind a service. Checks run in upstream's order
+// (ziti `model/session_manager.go` Create): reuse, visibility, permission, posture, a shared edge router.
+import { sql } from 'kysely';
+import { ApiError } from '../../errors/api-error.js';
+import { formatTimestamp } from '../../lib/clock.js';
+import { envelope } from '../../http/envelope.js';
+import type { OperationHandler } from '../../http/operation.js';
+import type { EntityValues } from '../../crud/entity-rules.js';
+import { findEntity, insertEntity } from '../../crud/entity-store.js';
+import type { Db } from '../../store/store.js';
+import { serviceGrant } from '../../policy/service-access.js';
+import { sharedEdgeRouters } from '../../policy/session-edge-routers.js';
+import { policyPostureChecks } from '../../posture/policy-checks.js';
+import { postureViewFor } from '../../posture/posture-inputs.js';
+import { evaluateSessionPosture, failedServiceRequest, invalidPosture } from '../../posture/session-posture.js';
+import { session } from './session.definition.js';
+import { sessionDetail } from './session.rules.js';
+
+interface SessionCreateBody {
+  serviceId?: string | null;
+  type?: string | null;
+  tags?: Record<string, unknown> | null;
+}
+
+/** The session this API session already holds for the service and type, if any (upstream's reuse). */
+async function findReusable(db: Db, apiSessionId: string, serviceId: string, type: string): Promise<EntityValues | undefined> {
+  // A plain statement: this runs on every create, where the query builder's compile step would cost more than it.
+  const { rows } = await sql<{ id: string }>`SELECT id FROM sessions WHERE api_session_id = ${apiSessionId} AND service_id = ${serviceId} AND type = ${type}`.execute(db);
+  return rows[0] ? findEntity(db, session, rows[0].id) : undefined;
+}
+
+export const createSession: OperationHandler = {
+  access: 'authenticated',
+  async handle(context) {
+    const { deps } = context;
+    const caller = context.caller.session!;
+    const { identityId, apiSessionId } = caller;
+    const body = (context.body ?? {}) as SessionCreateBody;
+    const serviceId = body.serviceId ?? '';
+    // An omitted or empty type is Dial, but only after the checks: upstream's early reuse lookup misses then.
+    const requested = body.type || undefined;
+    const type = requested ?? 'Dial';
+    const now = deps.clock();
+
+    const detail = await deps.store.transaction(async (tx) => {
+      const reusable = requested && (await findReusable(tx, apiSessionId, serviceId, type));
+      const grant = await serviceGrant(tx, caller, serviceId);
+      if (reusable) return sessionDetail(reusable, grant?.name ?? '', await sharedEdgeRouters(tx, identityId, serviceId), context.caller);
+      if (!grant) throw ApiError.notFound('service', serviceId);
+      if ((type === 'Dial' && !grant.canDial) || (type === 'Bind' && !grant.canBind)) throw ApiError.invalidField('ServiceId', 'service not found', serviceId);
+
+      const policies = (await policyPostureChecks(tx, identityId, [serviceId])).get(serviceId) ?? [];
+      const view = await postureViewFor(tx, deps.posture, identityId, apiSessionId, now);
+      const posture = evaluateSessionPosture(policies, type, view);
+      if (!posture.passed) {
+        const request = { apiSessionId, serviceId, serviceName: grant.name, sessionType: type };
+        deps.posture.recordFailedServiceRequest(identityId, failedServiceRequest(posture, view, request));
+        throw invalidPosture(posture);
+      }
+      const edgeRouters = await sharedEdgeRouters(tx, identityId, serviceId);
+      if (edgeRouters.length === 0) throw new ApiError('NO_EDGE_ROUTERS_AVAILABLE');
+      // `Invalid` is in the contract's enum and passes the checks above; upstream's store refuses it last.
+      if (type !== 'Dial' && type !== 'Bind') throw ApiError.invalidField('type', 'invalid session type', type);
+
+      // With the type left out, the lookup above was skipped; within this transaction nothing else can have made one.
+      const again = !requested && (await findReusable(tx, apiSessionId, serviceId, type));
+      if (again) return sessionDetail(again, grant.name, edgeRouters, context.caller);
+      const at = formatTimestamp(now);
+      const values: EntityValues = {
+        id: deps.ids.cuid(now),
+        createdAt: at,
+        updatedAt: at,
+        tags: body.tags ?? {},
+        isSystem: false,
+        serviceId,
+        token: deps.ids.token(),
+        apiSessionId,
+        type,
+        identityId,
+        servicePolicies: posture.passingPolicyIds,
+      };
+      await insertEntity(tx, session, values);
+      deps.posture.recheckAt(identityId, posture.failsAt);
+      return sessionDetail(values, grant.name, edgeRouters, context.caller);
+    });
+    return { status: 201, json: envelope(detail) };
+  },
+};

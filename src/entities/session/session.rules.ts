@@ -1,0 +1,75 @@
+// How sessions read: references to their API session, service and service policies, and the edge routers they
+// may use (ziti `routes/session_api_model.go` MapSessionToRestModel).
+import { entityRef } from '../../crud/entity-mapping.js';
+import type { EntityRules, EntityValues, ReadContext } from '../../crud/entity-rules.js';
+import { sharedEdgeRouters, type CommonEdgeRouter } from '../../policy/session-edge-routers.js';
+import type { RequestContext } from '../../http/request-context.js';
+import type { Db } from '../../store/store.js';
+import { service } from '../service/service.definition.js';
+import { servicePolicy } from '../service-policy/service-policy.definition.js';
+
+/** A session's link beyond `self`. */
+export const routePathHref = (id: string) => `./sessions/${id}/route-path`;
+
+/** An API session reference: upstream gives it no name, so the key is left out. */
+function apiSessionRef(id: string): Record<string, unknown> {
+  return { _links: { self: { href: `./api-sessions/${id}` }, sessions: { href: `./api-sessions/${id}/sessions` } }, entity: 'api-sessions', id };
+}
+
+async function namesOf(db: Db, table: string, ids: readonly string[]): Promise<Map<string, string>> {
+  const unique = [...new Set(ids)];
+  const rows = unique.length > 0 ? await db.selectFrom(table).select(['id', 'name']).where('id', 'in', unique).execute() : [];
+  return new Map(rows.map((row) => [row.id as string, row.name as string]));
+}
+
+/**
+ * A session as both APIs show it: the base entity and the `sessionDetail` fields, with its service's name and the
+ * edge routers it may use; `servicePolicies` (the management shape, which both APIs list and show) only when given,
+ * as the create response leaves it out.
+ */
+export function sessionDetail(
+  s: EntityValues,
+  serviceName: string,
+  edgeRouters: readonly CommonEdgeRouter[],
+  caller: RequestContext | undefined,
+  servicePolicies?: unknown[],
+): Record<string, unknown> {
+  const serviceId = s.serviceId as string;
+  const id = s.id as string;
+  return {
+    _links: { self: { href: `./sessions/${id}` }, 'route-path': { href: routePathHref(id) } },
+    createdAt: s.createdAt,
+    id,
+    tags: s.tags ?? {},
+    updatedAt: s.updatedAt,
+    apiSession: apiSessionRef(s.apiSessionId as string),
+    apiSessionId: s.apiSessionId,
+    // `urls` repeats `supportedProtocols` for older SDKs (deprecated upstream).
+    edgeRouters: edgeRouters.map((router) => ({ ...router, urls: router.supportedProtocols })),
+    identityId: s.identityId,
+    service: entityRef(service, { id: serviceId, name: serviceName }),
+    serviceId,
+    // A token is the session's credential: upstream shows everyone's to admins, we show only the caller's own
+    // (as for API sessions), so listing sessions never hands out another identity's.
+    token: caller?.session?.identityId === s.identityId ? s.token : '',
+    type: s.type,
+    ...(servicePolicies ? { servicePolicies } : {}),
+  };
+}
+
+/** The detail of a page of sessions, with their service policies (a policy deleted since is left out, as upstream). */
+async function sessionViews({ db, caller }: ReadContext, sessions: readonly EntityValues[]): Promise<EntityValues[]> {
+  const serviceNames = await namesOf(db, 'services', sessions.map((s) => s.serviceId as string));
+  const policyIds = (s: EntityValues) => (s.servicePolicies ?? []) as string[];
+  const policyNames = await namesOf(db, 'service_policies', sessions.flatMap(policyIds));
+  const views: EntityValues[] = [];
+  for (const s of sessions) {
+    const serviceId = s.serviceId as string;
+    const edgeRouters = await sharedEdgeRouters(db, s.identityId as string, serviceId);
+    const policies = policyIds(s).filter((id) => policyNames.has(id)).map((id) => entityRef(servicePolicy, { id, name: policyNames.get(id) }));
+    views.push(sessionDetail(s, serviceNames.get(serviceId) ?? '', edgeRouters, caller, policies));
+  }
+  return views;
+}
+
+export const sessionRules: EntityRules = { extend: sessionViews };

@@ -1,0 +1,190 @@
+// Keeps sessions in line with posture: takes clients' posture reports, and drops the sessions whose posture stops
+// passing. Work follows what changed: the identity that reported, the identities queued by policy changes
+// (session_posture_rechecks), and those whose MFA runs out — never a sweep over every session.
+import { sql } from 'kysely';
+import { formatTimestamp, type Clock } from '../lib/clock.js';
+import type { Db, Store } from '../store/store.js';
+import { markServiceListsChanged } from '../policy/service-lists.js';
+import { checkLastUpdatedAt, isCheckPassing, type PostureCheckRecord } from './check-evaluation.js';
+import { policyPostureChecks, postureChecksOfIdentity } from './policy-checks.js';
+import { postureViewFor, readMfaState, type MfaStateReader, type PostureSources } from './posture-inputs.js';
+import { ReportedPosture, type FailedServiceRequest, type PostureResponse } from './reported-posture.js';
+import { evaluateSessionPosture } from './session-posture.js';
+
+export interface PostureMonitorOptions {
+  store: Store;
+  clock: Clock;
+  /** Where a failed background sweep is reported (it is retried on the next tick). */
+  onError: (error: unknown) => void;
+  /** The MFA seam; `readMfaState` (always "not enrolled" until MFA lands) unless another is given. */
+  readMfaState?: MfaStateReader;
+}
+
+/** Identities re-evaluated per transaction, so one sweep never holds the writer for long. */
+const BATCH = 200;
+/** Per-API-session data of ended sessions and data of deleted identities are dropped every this many sweeps. */
+const PRUNE_EVERY = 12;
+
+interface SessionRow {
+  id: string;
+  api_session_id: string;
+  service_id: string;
+  type: string;
+}
+
+export class PostureMonitor implements PostureSources {
+  readonly reported = new ReportedPosture();
+  readonly readMfaState: MfaStateReader;
+  readonly #options: PostureMonitorOptions;
+  /** identity id → when one of its sessions may start failing (an MFA timeout or prompt running out). */
+  readonly #due = new Map<string, number>();
+  #timer: NodeJS.Timeout | undefined;
+  /** Sweeps run one after another: a sweep asked for while one runs starts after it, so it sees every change. */
+  #sweeps: Promise<void> = Promise.resolve();
+  #pending = 0;
+  #sweepCount = 0;
+
+  constructor(options: PostureMonitorOptions) {
+    this.#options = options;
+    this.readMfaState = options.readMfaState ?? readMfaState;
+  }
+
+  /**
+   * Records a client's posture responses. When that changes what one of the identity's checks answers for this API
+   * session, its service list is marked changed (SDKs refresh their services) and its sessions are evaluated again.
+   */
+  async record(identityId: string, apiSessionId: string, responses: readonly PostureResponse[]): Promise<void> {
+    const { store, clock } = this.#options;
+    const now = clock();
+    const changed = await store.read(async (db) => {
+      const checks = await postureChecksOfIdentity(db, identityId);
+      const before = await this.#outcomes(db, checks, identityId, apiSessionId, now);
+      this.reported.record(identityId, apiSessionId, responses, now);
+      return before !== (await this.#outcomes(db, checks, identityId, apiSessionId, now));
+    });
+    if (changed) await this.postureChanged(identityId);
+  }
+
+  recordFailedServiceRequest(identityId: string, failure: FailedServiceRequest): void {
+    this.reported.recordFailedServiceRequest(identityId, failure);
+  }
+
+  /**
+   * Something the identity's posture depends on changed outside a posture response (MFA passed or removed): its
+   * service list changes and its sessions are evaluated again now.
+   */
+  async postureChanged(identityId: string): Promise<void> {
+    const now = this.#options.clock();
+    await this.#options.store.transaction(async (tx) => {
+      await markServiceListsChanged(tx, sql`SELECT ${identityId} AS id`, formatTimestamp(now));
+      await this.#recheck(tx, [identityId], now);
+    });
+  }
+
+  /** A session created now passes posture until `at` at the latest (MFA): look at it again then. */
+  recheckAt(identityId: string, at: Date | undefined): void {
+    if (!at) return;
+    const known = this.#due.get(identityId);
+    if (known === undefined || at.getTime() < known) this.#due.set(identityId, at.getTime());
+  }
+
+  /** Evaluates the sessions of queued identities and of those whose MFA ran out; drops the failing ones. */
+  sweep(): Promise<void> {
+    this.#pending++;
+    const next = this.#sweeps.then(() => this.#sweep()).finally(() => this.#pending--);
+    this.#sweeps = next.catch(() => undefined);
+    return next;
+  }
+
+  async #sweep(): Promise<void> {
+    const { store, clock } = this.#options;
+    const now = clock();
+    let identities = [...this.#due].filter(([, at]) => at <= now.getTime()).map(([id]) => id);
+    for (const id of identities) this.#due.delete(id);
+    for (;;) {
+      // Read first, so an idle sweep writes nothing (a write would also expire every cached read). The ids are
+      // removed from the queue before they are evaluated: a change queued after that is evaluated too.
+      const rows = await store.read((db) => db.selectFrom('session_posture_rechecks').select('identity_id').limit(BATCH).execute());
+      const queued = rows.map((row) => row.identity_id as string);
+      if (queued.length > 0) await store.transaction((tx) => tx.deleteFrom('session_posture_rechecks').where('identity_id', 'in', queued).execute());
+      const batch = [...new Set([...identities, ...queued])];
+      identities = [];
+      if (batch.length === 0) break;
+      for (let start = 0; start < batch.length; start += BATCH) {
+        await store.transaction((tx) => this.#recheck(tx, batch.slice(start, start + BATCH), now));
+      }
+    }
+    if (++this.#sweepCount % PRUNE_EVERY === 0) await this.prune();
+  }
+
+  /** Drops reported data of deleted identities and per-API-session data of ended API sessions. */
+  async prune(): Promise<void> {
+    const ids = this.reported.identityIds();
+    await this.#options.store.read(async (db) => {
+      for (let start = 0; start < ids.length; start += 500) {
+        const chunk = ids.slice(start, start + 500);
+        const existing = new Set((await db.selectFrom('identities').select('id').where('id', 'in', chunk).execute()).map((row) => row.id as string));
+        const live = new Set(
+          (await db.selectFrom('api_sessions').select('id').where('identity_id', 'in', chunk).execute()).map((row) => row.id as string),
+        );
+        for (const id of chunk) {
+          if (!existing.has(id)) {
+            this.reported.forgetIdentity(id);
+            this.#due.delete(id);
+          } else this.reported.forgetApiSessions(id, (apiSessionId) => !live.has(apiSessionId));
+        }
+      }
+    });
+  }
+
+  /** Every check's outcome (and MFA prompt time) for one API session, as one comparable text. */
+  async #outcomes(db: Db, checks: readonly PostureCheckRecord[], identityId: string, apiSessionId: string, now: Date): Promise<string> {
+    if (checks.length === 0) return '';
+    const view = await postureViewFor(db, this, identityId, apiSessionId, now);
+    return checks.map((check) => `${check.id}:${isCheckPassing(check, view)}:${checkLastUpdatedAt(check, view)?.getTime() ?? ''}`).join(',');
+  }
+
+  /** Evaluates every session of these identities; deletes those whose posture fails and marks their lists changed. */
+  async #recheck(tx: Db, identityIds: readonly string[], now: Date): Promise<void> {
+    for (const identityId of identityIds) {
+      this.#due.delete(identityId);
+      const sessions = (await tx.selectFrom('sessions').select(['id', 'api_session_id', 'service_id', 'type']).where('identity_id', '=', identityId).execute()) as SessionRow[];
+      if (sessions.length === 0) continue;
+      const policies = await policyPostureChecks(tx, identityId, sessions.map((session) => session.service_id));
+      const views = new Map<string, Awaited<ReturnType<typeof postureViewFor>>>();
+      const failing: string[] = [];
+      for (const session of sessions) {
+        let view = views.get(session.api_session_id);
+        if (!view) views.set(session.api_session_id, (view = await postureViewFor(tx, this, identityId, session.api_session_id, now)));
+        const result = evaluateSessionPosture(policies.get(session.service_id) ?? [], session.type, view);
+        if (!result.passed) failing.push(session.id);
+        else this.recheckAt(identityId, result.failsAt);
+      }
+      if (failing.length === 0) continue;
+      await tx.deleteFrom('sessions').where('id', 'in', failing).execute();
+      await markServiceListsChanged(tx, sql`SELECT ${identityId} AS id`, formatTimestamp(now));
+    }
+  }
+
+  /**
+   * Starts the periodic sweep, at upstream's 5 s cadence. Posture reports do not survive a restart, so every
+   * identity holding sessions is queued once: its sessions keep only the posture they pass without reports, until
+   * its SDK, seeing the controller's new instance id, reports again.
+   */
+  async start(intervalMs = 5_000): Promise<void> {
+    await this.#options.store.transaction(async (tx) => {
+      const anyCheck = await tx.selectFrom('posture_checks').select('id').limit(1).executeTakeFirst();
+      if (anyCheck) await sql`INSERT INTO session_posture_rechecks (identity_id) SELECT DISTINCT identity_id FROM sessions WHERE true ON CONFLICT (identity_id) DO NOTHING`.execute(tx);
+    });
+    // A tick while a sweep is still running is skipped rather than queued.
+    this.#timer = setInterval(() => {
+      if (this.#pending === 0) this.sweep().catch(this.#options.onError);
+    }, intervalMs);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.#sweeps;
+  }
+}

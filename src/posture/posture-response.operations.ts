@@ -1,0 +1,87 @@
+// `POST /posture-response` and `/posture-response-bulk` (client): an SDK reports its device's posture
+// (ziti `routes/posture_response_router.go`). Both answer 201 with the services whose MFA prompt a wake or
+// unlock just started.
+import { sql } from 'kysely';
+import { envelope } from '../http/envelope.js';
+import type { OperationContext, OperationHandler, OperationTable } from '../http/operation.js';
+import type { Db } from '../store/store.js';
+import { NO_TIMEOUT, PROMPT_GRACE_MS } from './mfa-posture.js';
+import { postureViewFor } from './posture-inputs.js';
+import type { PostureResponse } from './reported-posture.js';
+
+const RESPONSE_TYPES: ReadonlySet<string> = new Set(['OS', 'MAC', 'DOMAIN', 'PROCESS', 'ENDPOINT_STATE']);
+
+/** The contract's discriminator lets only known types through; a base name that parses is ignored, as upstream. */
+const isResponse = (value: unknown): value is PostureResponse => RESPONSE_TYPES.has((value as { typeId?: unknown } | null)?.typeId as string);
+
+interface PromptService {
+  id: string;
+  name: string;
+  postureQueryType: 'MFA';
+  timeout: number;
+  timeoutRemaining: number;
+}
+
+interface PromptRow {
+  service_id: string;
+  service_name: string;
+  details: string;
+}
+
+/**
+ * After a wake or unlock, the services behind MFA checks that prompt on it and whose timeout leaves more than the
+ * grace period (`GetEndpointStateChangeAffectedServices`), each with the lowest such timeout. Upstream lists
+ * every such service in the system; this lists only those the caller's service policies give it, so one identity
+ * never learns the names of services it cannot see.
+ */
+async function promptedServices(db: Db, identityId: string, sinceMfaMs: number, onWake: boolean, onUnlock: boolean): Promise<PromptService[]> {
+  const prompts = [...(onWake ? [sql`c.prompt_on_wake = 1`] : []), ...(onUnlock ? [sql`c.prompt_on_unlock = 1`] : [])];
+  const rows = await sql<PromptRow>`SELECT DISTINCT s.id AS service_id, s.name AS service_name, c.details AS details
+    FROM service_policy_identities pi
+    JOIN service_policy_posture_checks m ON m.policy_id = pi.policy_id
+    JOIN posture_checks c ON c.id = m.entity_id AND c.type_id = 'MFA'
+    JOIN service_policy_services ps ON ps.policy_id = pi.policy_id
+    JOIN services s ON s.id = ps.entity_id
+    WHERE pi.entity_id = ${identityId} AND (${sql.join(prompts, sql` OR `)})`.execute(db);
+  const byService = new Map<string, PromptService>();
+  for (const row of rows.rows) {
+    const timeout = (JSON.parse(row.details) as { timeoutSeconds?: number }).timeoutSeconds ?? NO_TIMEOUT;
+    if (timeout !== NO_TIMEOUT && timeout - Math.trunc(sinceMfaMs / 1000) <= PROMPT_GRACE_MS / 1000) continue;
+    const known = byService.get(row.service_id);
+    if (!known || timeout < known.timeout) {
+      byService.set(row.service_id, { id: row.service_id, name: row.service_name, postureQueryType: 'MFA', timeout, timeoutRemaining: PROMPT_GRACE_MS / 1000 });
+    }
+  }
+  return [...byService.values()];
+}
+
+async function respond(context: OperationContext, given: readonly unknown[]): Promise<{ status: number; json: unknown }> {
+  const { deps } = context;
+  const { identityId, apiSessionId } = context.caller.session!;
+  const responses = given.filter(isResponse);
+  await deps.posture.record(identityId, apiSessionId, responses);
+  const states = responses.filter((response) => response.typeId === 'ENDPOINT_STATE');
+  const onWake = states.some((state) => state.woken === true);
+  const onUnlock = states.some((state) => state.unlocked === true);
+  const services = await deps.store.read(async (db) => {
+    if (!onWake && !onUnlock) return [];
+    const now = deps.clock();
+    const { mfa } = await postureViewFor(db, deps.posture, identityId, apiSessionId, now);
+    // Only an API session that passed MFA has a prompt to restart.
+    if (!mfa.isEnrolled || !mfa.passedAt) return [];
+    return promptedServices(db, identityId, now.getTime() - mfa.passedAt.getTime(), onWake, onUnlock);
+  });
+  return { status: 201, json: envelope({ services }) };
+}
+
+const createPostureResponse: OperationHandler = {
+  access: 'authenticated',
+  handle: (context) => respond(context, [context.body]),
+};
+
+const createPostureResponseBulk: OperationHandler = {
+  access: 'authenticated',
+  handle: (context) => respond(context, context.body as unknown[]),
+};
+
+export const postureResponseOperations: OperationTable = { createPostureResponse, createPostureResponseBulk };
