@@ -1,5 +1,6 @@
 // Gathers what evaluating posture for one API session reads: the identity's reported data, the session's endpoint
 // state, and its MFA state through the one MFA seam below.
+import { readMfaStatus } from '../auth/mfa/mfa-status.js';
 import type { Db } from '../store/store.js';
 import type { PostureView } from './check-evaluation.js';
 import type { MfaInputs } from './mfa-posture.js';
@@ -11,14 +12,29 @@ export type MfaState = Pick<MfaInputs, 'isEnrolled' | 'passedAt' | 'sdk'>;
 export type MfaStateReader = (db: Db, identityId: string, apiSessionId: string) => Promise<MfaState>;
 
 /**
- * THE seam between posture and MFA: every MFA posture evaluation learns the identity's MFA state here and nowhere
- * else. MFA enrollment and `POST /authenticate/mfa` are not part of this branch, so no identity can have MFA and
- * the answer is always "not enrolled": every MFA check fails (fail closed). Wiring MFA in means answering
- * `isEnrolled` (TOTP enrolled and verified), `passedAt` (when this API session last passed MFA) and `sdk` (the
- * `sdkInfo` its client sent at login, for `ignoreLegacyEndpoints`) from the MFA tables, and calling
- * `PostureMonitor.mfaChanged` when an API session passes MFA or the identity's MFA is removed.
+ * THE seam between posture and MFA: every MFA posture evaluation learns the API session's MFA state here and
+ * nowhere else — whether the identity has verified TOTP MFA, when this API session last passed it, and the
+ * `sdkInfo` its client sent at login (for `ignoreLegacyEndpoints`). MFA operations call
+ * `PostureMonitor.postureChanged` when a session passes MFA or the identity's MFA is removed.
  */
-export const readMfaState: MfaStateReader = () => Promise.resolve({ isEnrolled: false });
+export const readMfaState: MfaStateReader = async (db, identityId, apiSessionId) => {
+  const [status, identity] = await Promise.all([
+    readMfaStatus(db, identityId, apiSessionId),
+    db.selectFrom('identities').select('sdk_info').where('id', '=', identityId).executeTakeFirst(),
+  ]);
+  const sdk = parseSdkInfo(identity?.sdk_info as string | null | undefined);
+  return { isEnrolled: status.isMfaEnabled, passedAt: status.passedAt, ...(sdk ? { sdk } : {}) };
+};
+
+function parseSdkInfo(text: string | null | undefined): MfaState['sdk'] {
+  if (!text) return undefined;
+  const info = JSON.parse(text) as { type?: unknown; version?: unknown } | null;
+  if (!info || typeof info !== 'object') return undefined;
+  return {
+    ...(typeof info.type === 'string' ? { type: info.type } : {}),
+    ...(typeof info.version === 'string' ? { version: info.version } : {}),
+  };
+}
 
 /** What posture evaluation reads: reported data and the MFA seam, as the posture monitor holds them. */
 export interface PostureSources {

@@ -115,6 +115,7 @@ const verifyMfa: OperationHandler = {
       await markMfaVerified(tx, context.deps, record);
       await completeSessionMfa(tx, context.deps, context.caller.session!.apiSessionId);
     });
+    await context.deps.posture.postureChanged(identityOf(context));
     return { status: 200, json: emptyEnvelope() };
   },
 };
@@ -138,6 +139,7 @@ const deleteMfa: OperationHandler = {
     const remove = async (tx: Db) => void (await deleteMfaOf(tx, identityOf(context)));
     if (record.isVerified) await proveCode(context, headerCodeOf(context), 'totpOrRecovery', remove);
     else await deps.store.transaction(remove);
+    await deps.posture.postureChanged(identityOf(context));
     return { status: 200, json: emptyEnvelope() };
   },
 };
@@ -193,6 +195,7 @@ const authenticateMfa: OperationHandler = {
     const record = await context.deps.store.read((db) => findMfa(db, identityOf(context)));
     if (!record) throw new ApiError('MFA_NOT_ENROLLED');
     await proveCode(context, codeOf(context), 'totpOrRecovery', (tx) => completeSessionMfa(tx, context.deps, context.caller.session!.apiSessionId));
+    await context.deps.posture.postureChanged(identityOf(context));
     return { status: 200, json: emptyEnvelope() };
   },
 };
@@ -206,6 +209,7 @@ const removeIdentityMfa: OperationHandler = {
       await requireEntity(tx, identity, id);
       await deleteMfaOf(tx, id);
     });
+    await deps.posture.postureChanged(id);
     return { status: 200, json: emptyEnvelope() };
   },
 };

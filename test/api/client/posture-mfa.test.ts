@@ -2,15 +2,17 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { createEntity, createUser, login } from '../../support/factories.js';
-import { createSession, grantService, openEdgeRouter } from '../../support/sessions.js';
+import { createSession, grantService, openEdgeRouter, requestSession } from '../../support/sessions.js';
+import { enrollVerifiedMfa, totpCode } from '../../support/mfa.js';
+import { assertError } from '../../support/conformance.js';
 import type { MfaState } from '../../../src/posture/posture-inputs.js';
 
 const client = '/edge/client/v1';
 const management = '/edge/management/v1';
 
 /**
- * MFA itself is another issue's work; these tests stand in for it at posture's one MFA seam, to see how posture
- * follows an API session that passed MFA: timeouts, and the prompts a wake or unlock starts.
+ * These tests stand in for MFA at posture's one MFA seam, to steer exactly when an API session passed MFA and see
+ * how posture follows it: timeouts, and the prompts a wake or unlock starts.
  */
 describe('MFA posture checks for an API session that passed MFA', () => {
   let t: TestApp;
@@ -97,5 +99,58 @@ describe('MFA posture checks for an API session that passed MFA', () => {
     t.clock.advance(200_000);
     const tooLate = await t.call({ method: 'POST', url: `${client}/posture-response`, token: short.token, payload: { id: 's', typeId: 'ENDPOINT_STATE', woken: true } });
     assert.deepEqual((tooLate.body as { data: { services: unknown[] } }).data.services, [], '200 s left is within the grace period already');
+  });
+});
+
+/** The same checks wired to real TOTP MFA: enrolling, passing and removing it move posture, nothing stands in. */
+describe('MFA posture checks with real TOTP MFA', () => {
+  let t: TestApp;
+  let admin: string;
+
+  before(async () => {
+    t = await buildTestApp();
+    admin = await t.loginAsAdmin();
+    await openEdgeRouter(t, admin);
+  });
+  after(() => t.close());
+
+  const isPassing = async (token: string, serviceId: string) => {
+    const result = await t.call({ method: 'GET', url: `${client}/services/${serviceId}`, token });
+    const [policy] = (result.body as { data: { postureQueries: { postureQueries: { isPassing: boolean }[] }[] } }).data.postureQueries;
+    return policy!.postureQueries[0]!.isPassing;
+  };
+
+  async function userBehindMfaCheck() {
+    const attribute = `real-mfa-${Math.random().toString(36).slice(2, 8)}`;
+    await createEntity(t, admin, 'posture-checks', { name: attribute, typeId: 'MFA', roleAttributes: [attribute], timeoutSeconds: -1 });
+    const user = await createUser(t, admin);
+    const { serviceId } = await grantService(t, admin, user.id, ['Dial'], [`#${attribute}`]);
+    return { user, serviceId, token: await login(t, user.username, user.password) };
+  }
+
+  it('fails without MFA, passes once MFA is enrolled and verified in the session, and fails again when an admin removes it', async () => {
+    const { user, serviceId, token } = await userBehindMfaCheck();
+    assert.equal(await isPassing(token, serviceId), false);
+    assertError(await requestSession(t, token, serviceId), 409, 'INVALID_POSTURE');
+
+    await enrollVerifiedMfa(t, token);
+    assert.equal(await isPassing(token, serviceId), true, 'verifying MFA passes it for the current session');
+    const session = await createSession(t, token, serviceId);
+
+    const removed = await t.call({ method: 'DELETE', url: `${management}/identities/${user.id}/mfa`, token: admin });
+    assert.equal(removed.status, 200, removed.text);
+    assert.equal(await isPassing(token, serviceId), false);
+    const lookup = await t.call({ method: 'GET', url: `${management}/sessions/${session.id}`, token: admin });
+    assert.equal(lookup.status, 404, 'the session went with the MFA it stood on');
+  });
+
+  it('a new login passes the check only after POST /authenticate/mfa', async () => {
+    const { user, serviceId, token } = await userBehindMfaCheck();
+    const { secret } = await enrollVerifiedMfa(t, token);
+    const second = await login(t, user.username, user.password);
+    const mfa = await t.call({ method: 'POST', url: `${client}/authenticate/mfa`, token: second, payload: { code: totpCode(secret, t.clock()) } });
+    assert.equal(mfa.status, 200, mfa.text);
+    assert.equal(await isPassing(second, serviceId), true);
+    await createSession(t, second, serviceId);
   });
 });
