@@ -27,7 +27,8 @@ export const authPolicy = defineEntity({
     // A list of signer ids kept as JSON text; upstream does not make it a public symbol.
     'primary.extJwt.allowedSigners': json({ filter: false, fallback: () => [] }),
     'secondary.requireTotp': boolean(),
-    'secondary.requireExtJwtSigner': text(),
+    // A blank signer id means none: upstream refuses "" on create (404) but stores it on update, so we read it as null.
+    'secondary.requireExtJwtSigner': text({ blankIsUnset: true }),
   },
   rules: authPolicyRules,
 });

@@ -53,11 +53,14 @@ async function validateCertificate(tx: Db, pki: Pki, pem: unknown, now: Date): P
   return { fingerprint: certificateFingerprint(blocks[0]!), caId: anchor.caId };
 }
 
+/** Full bodies carry the other method's fields as "" or null: only a value there is a mismatch. */
+const isGiven = (value: unknown) => value !== undefined && value !== null && value !== '';
+
 async function applySecrets({ tx, deps }: RuleContext, change: EntityChange): Promise<void> {
   const after = change.after!;
   const body = change.body ?? {};
   if (after.method === 'updb') {
-    if (body.certPem !== undefined && body.certPem !== null) throw new ApiError('INVALID_AUTHENTICATOR_PROPERTIES');
+    if (isGiven(body.certPem)) throw new ApiError('INVALID_AUTHENTICATOR_PROPERTIES');
     if (change.op === 'create' || (body.password !== undefined && body.password !== null)) {
       if (!after.username) throw ApiError.invalidField('username', 'username is required', after.username);
       const { hash, salt } = await hashPassword(checkPassword(body.password));
@@ -66,7 +69,7 @@ async function applySecrets({ tx, deps }: RuleContext, change: EntityChange): Pr
     }
     return;
   }
-  if ((body.username ?? null) !== null || (body.password ?? null) !== null) throw new ApiError('INVALID_AUTHENTICATOR_PROPERTIES');
+  if (isGiven(body.username) || isGiven(body.password)) throw new ApiError('INVALID_AUTHENTICATOR_PROPERTIES');
   if (change.op === 'create' || change.changed.has('certPem')) {
     const { fingerprint, caId } = await validateCertificate(tx, deps.pki, after.certPem, deps.clock());
     after.fingerprint = fingerprint;

@@ -1,4 +1,4 @@
-// Edge router rules: only edge rows count, role attribute syntax, tunneler side effects, the erott enrollment a new
+// Edge router rules: only edge rows count, tunneler side effects, the erott enrollment a new
 // router gets, live-state fields.
 import { ApiError } from '../../errors/api-error.js';
 import { formatTimestamp } from '../../lib/clock.js';
@@ -11,17 +11,6 @@ import { withPolicyLinks } from '../shared/policy-links.rules.js';
 export function requireEdgeRouter(values: EntityValues): EntityValues {
   if (values.isEdge !== true) throw ApiError.notFound('edgeRouter', values.id as string);
   return values;
-}
-
-/** Attributes are matched by policies' `#attr` / `@id` roles, so they may not look like roles (`db/base_store.go`). */
-function checkRoleAttributes(attributes: unknown): void {
-  for (const attribute of Array.isArray(attributes) ? (attributes as string[]) : []) {
-    for (const prefix of ['#', '@']) {
-      if (attribute.startsWith(prefix)) {
-        throw ApiError.invalidField('roleAttributes', `role attributes may not be prefixed with ${prefix}`, attribute);
-      }
-    }
-  }
 }
 
 /** The state a router reports over its control channel, which this controller never has (see README). */
@@ -37,7 +26,6 @@ const ownRules: EntityRules = {
   validate(_context, change) {
     if (change.op === 'create') change.after!.isEdge = true;
     else requireEdgeRouter(change.before!);
-    if (change.changed.has('roleAttributes')) checkRoleAttributes(change.after!.roleAttributes);
     return Promise.resolve();
   },
 
