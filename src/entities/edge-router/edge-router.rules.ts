@@ -47,7 +47,6 @@ const ownRules: EntityRules = {
     return routers.map((router) => ({
       ...neverConnected,
       appData: router.appData ?? {},
-      fingerprint: router.fingerprint ?? '',
       ...(enrollments.get(router.id as string) ?? noEnrollment),
     }));
   },
