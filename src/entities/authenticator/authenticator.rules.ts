@@ -61,8 +61,11 @@ async function applySecrets({ tx, deps }: RuleContext, change: EntityChange): Pr
   const body = change.body ?? {};
   if (after.method === 'updb') {
     if (isGiven(body.certPem)) throw new ApiError('INVALID_AUTHENTICATOR_PROPERTIES');
+    // A blank username is stored as none, which a password authenticator cannot be without.
+    if ((change.op === 'create' || change.changed.has('username')) && !after.username) {
+      throw ApiError.invalidField('username', 'username is required', body.username);
+    }
     if (change.op === 'create' || (body.password !== undefined && body.password !== null)) {
-      if (!after.username) throw ApiError.invalidField('username', 'username is required', after.username);
       const { hash, salt } = await hashPassword(checkPassword(body.password));
       after.passwordHash = hash;
       after.passwordSalt = salt;
