@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
-import { createEntity } from '../../support/factories.js';
+import { createEntity, readEntity } from '../../support/factories.js';
 
 type Entity = Record<string, unknown>;
 const base = '/edge/management/v1';
@@ -22,11 +22,7 @@ describe('bodies the ziti CLI sends', () => {
     assert.equal(result.status, 201, `${collection}: ${result.text}`);
     return detail(collection, (result.body as { data: { id: string } }).data.id);
   };
-  const detail = async (collection: string, id: string): Promise<Entity> => {
-    const result = await t.call({ method: 'GET', url: `${base}/${collection}/${id}`, token });
-    assert.equal(result.status, 200, result.text);
-    return (result.body as { data: Entity }).data;
-  };
+  const detail = (collection: string, id: string) => readEntity(t, token, collection, id);
 
   it('create identity, service, config, config type and the three policy kinds', async () => {
     const identity = await create('identities', '{"appData":null,"authPolicyId":"default","defaultHostingCost":0,"enrollment":{"ott":true},"isAdmin":false,"name":"id1","roleAttributes":null,"serviceHostingCosts":{},"serviceHostingPrecedences":{},"tags":{},"type":"Default"}');

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
-import { createEntity, createIdentity, createService, createTransitRouter } from '../../support/factories.js';
+import { createEntity, createIdentity, createService, createTransitRouter, readEntity } from '../../support/factories.js';
 import { createTestCa } from '../../support/third-party-ca.js';
 
 type Entity = Record<string, unknown>;
@@ -22,11 +22,7 @@ describe('bodies the Ziti Admin Console sends', () => {
   });
   after(() => t.close());
 
-  const detail = async (collection: string, id: string): Promise<Entity> => {
-    const result = await t.call({ method: 'GET', url: `${base}/${collection}/${id}`, token });
-    assert.equal(result.status, 200, result.text);
-    return (result.body as { data: Entity }).data;
-  };
+  const detail = (collection: string, id: string) => readEntity(t, token, collection, id);
   const write = async (method: 'PATCH' | 'PUT', collection: string, id: string, payload: Entity) => {
     const result = await t.call({ method, url: `${base}/${collection}/${id}`, token, payload });
     assert.equal(result.status, 200, `${method} ${collection}: ${result.text}`);
