@@ -46,14 +46,21 @@ function propertiesOf(document: SwaggerDocument, schema: Schema, value: Record<s
   return subtype ? { ...merged, ...propertiesOf(document, subtype, value, false) } : merged;
 }
 
+const subtypesByBase = new Map<Schema, Map<unknown, Schema>>();
+
 /** The definition extending `base` whose `x-class` (else its name) is the discriminator's value. */
 function subtypeOf(document: SwaggerDocument, base: Schema, name: unknown): Schema | undefined {
-  for (const [definitionName, definition] of Object.entries(document.definitions)) {
-    if (!isRecord(definition) || !Array.isArray(definition.allOf)) continue;
-    const extendsBase = definition.allOf.some((part) => isRecord(part) && resolve(document, part) === base);
-    if (extendsBase && (definition['x-class'] ?? definitionName) === name) return definition;
+  let subtypes = subtypesByBase.get(base);
+  if (!subtypes) {
+    subtypes = new Map();
+    for (const [definitionName, definition] of Object.entries(document.definitions)) {
+      if (!isRecord(definition) || !Array.isArray(definition.allOf)) continue;
+      const extendsBase = definition.allOf.some((part) => isRecord(part) && resolve(document, part) === base);
+      if (extendsBase) subtypes.set(definition['x-class'] ?? definitionName, definition);
+    }
+    subtypesByBase.set(base, subtypes);
   }
-  return undefined;
+  return subtypes.get(name);
 }
 
 function rename(document: SwaggerDocument, raw: Schema, value: unknown, depth: number): void {
