@@ -62,7 +62,7 @@ export async function buildTlsTestApp(): Promise<TlsTestApp> {
     });
   const serverCertificate = () =>
     new Promise<string>((resolve, reject) => {
-      // A fresh connection: a TLS session the global agent resumes carries no peer certificate.
+      // A fresh connection (no agent): a pooled socket or a resumed TLS session may carry no peer certificate.
       const req = request({ host: '127.0.0.1', port, servername: 'localhost', path: '/version', rejectUnauthorized: false, agent: false }, (res) => {
         const socket = res.socket as import('node:tls').TLSSocket;
         const raw = socket.getPeerCertificate().raw;
