@@ -33,14 +33,16 @@ interface CertAuthenticator {
 }
 
 /**
- * The caller's own certificate authenticator. Another identity's is not found (upstream answers 401 there; a 404
- * tells nothing about other identities, as the other current-identity routes do); a password authenticator, or
- * one with no certificate stored, cannot be extended (409).
+ * The caller's own certificate authenticator, checked before anything in the body is read: a missing one is 404,
+ * another identity's 401 as upstream (`model/authenticator_manager.go` ExtendCertForIdentity), before its method
+ * is looked at so nothing about it shows; a password authenticator, or one with no certificate stored, cannot be
+ * extended (409).
  */
 async function requireOwnCertAuthenticator(db: Db, context: OperationContext): Promise<CertAuthenticator> {
   const id = context.params.id as string;
   const row = await db.selectFrom('authenticators').selectAll().where('id', '=', id).executeTakeFirst();
-  if (!row || row.identity_id !== context.caller.session!.identityId) throw ApiError.notFound('authenticator', id);
+  if (!row) throw ApiError.notFound('authenticator', id);
+  if (row.identity_id !== context.caller.session!.identityId) throw new ApiError('UNAUTHORIZED');
   if (row.method !== 'cert' || !row.cert_pem) throw new ApiError('CAN_NOT_UPDATE_AUTHENTICATOR');
   return {
     id,
@@ -91,6 +93,8 @@ const extendCurrentIdentityAuthenticator: OperationHandler = {
   access: 'authenticated',
   async handle(context) {
     const { deps } = context;
+    // Upstream's first check: no client certificate in the handshake at all is 401, whatever the id.
+    if (!clientCertificatesOf(context.request).some((certificate) => !certificate.ca)) throw new ApiError('UNAUTHORIZED');
     const authenticator = await deps.store.read((db) => requireOwnCertAuthenticator(db, context));
     const current = requirePresentedCertificate(context, authenticator);
     const clientCert = await issueExtension(deps, (context.body as { clientCertCsr: string }).clientCertCsr, current);

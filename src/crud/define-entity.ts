@@ -1,4 +1,5 @@
 // Declares an entity once (fields, storage, filterable symbols, links); the rest of the kit derives from it.
+import { ApiError } from '../errors/api-error.js';
 import type { FilterSymbol, SymbolTable } from '../store/filter/filter-types.js';
 import type { EntityRules } from './entity-rules.js';
 
@@ -19,6 +20,10 @@ export interface FieldSpec {
   fallback: (() => unknown) | undefined;
   /** Whether the field appears in API responses. */
   output: boolean;
+  /** Whether a blank or whitespace-only string counts as no value (the fallback, else null), on PATCH too. */
+  blankIsUnset: boolean;
+  /** Refuses (throws ApiError) a written value the kind allows but the field does not. */
+  check: ((value: unknown) => void) | undefined;
   /** For stringSet: the side table with one row per element, which makes set filters use an index. */
   setTable: string | undefined;
 }
@@ -31,6 +36,8 @@ export interface FieldOptions {
   writable?: Writable;
   fallback?: () => unknown;
   output?: boolean;
+  blankIsUnset?: boolean;
+  check?: (value: unknown) => void;
 }
 
 type Builder = (options?: FieldOptions) => (name: string, table: string) => FieldSpec;
@@ -48,6 +55,8 @@ function field(kind: FieldKind): Builder {
         writable: options.writable ?? 'always',
         fallback: options.fallback,
         output: options.output ?? true,
+        blankIsUnset: options.blankIsUnset ?? false,
+        check: options.check,
         setTable: kind === 'stringSet' ? `${singularTable(table)}_${column}` : undefined,
       };
     };
@@ -60,6 +69,24 @@ export const timestamp = field('timestamp');
 export const json = field('json');
 /** A sorted, de-duplicated set of strings (role attributes, roles); rendered as null when empty, as upstream. */
 export const stringSet = field('stringSet');
+
+/**
+ * Role attributes that policies select with `#attr` and `@id` roles, so none may look like a role (upstream
+ * `db/policy_common.go` validateRoleAttributes, run by the identity, service and edge router stores; posture
+ * checks' attributes are a plain set there).
+ */
+export const roleAttributes = (options: FieldOptions = {}) => stringSet({ ...options, check: checkRoleAttributes });
+
+/** Upstream reports the first offending attribute, in the order given. */
+function checkRoleAttributes(attributes: unknown): void {
+  for (const attribute of Array.isArray(attributes) ? (attributes as unknown[]) : []) {
+    for (const prefix of ['#', '@']) {
+      if (typeof attribute === 'string' && attribute.startsWith(prefix)) {
+        throw ApiError.invalidField('roleAttributes', `role attributes may not be prefixed with ${prefix}`, attribute);
+      }
+    }
+  }
+}
 
 export type IdKind = 'shortId' | 'base62' | 'cuid';
 

@@ -15,26 +15,26 @@ export interface EntityInput {
 /**
  * Create and PUT write every writable field (a missing one gets its fallback or empty value); PATCH writes only
  * the keys present with a non-null value, and an empty object for a map field changes nothing — both as
- * upstream's `controller/api/json_fields.go` does.
+ * upstream's `controller/api/json_fields.go` does. A blank string in a `blankIsUnset` field is written as if the
+ * field had no value, on PATCH too (upstream's stores trim such fields: `db/identity_store.go` PersistEntity).
  */
 export function entityInput(definition: EntityDefinition, body: unknown, mode: WriteMode): EntityInput {
   const source = (body ?? {}) as Record<string, unknown>;
   const values: EntityValues = {};
   const changed = new Set<string>();
-  const take = (name: string, spec: Pick<FieldSpec, 'kind' | 'fallback'>) => {
+  const take = (name: string, spec: Pick<FieldSpec, 'kind' | 'fallback' | 'blankIsUnset'>) => {
     // Dotted names address nested API objects (auth policies' `primary.updb.allowed`).
     const raw = getPath(source, name);
     if (mode === 'patch') {
       if (raw === undefined || raw === null) return;
       if (spec.kind === 'json' && isEmptyObject(raw)) return;
-      values[name] = raw;
-    } else {
-      values[name] = raw ?? spec.fallback?.() ?? emptyValue(spec.kind);
     }
+    const isBlank = spec.blankIsUnset && typeof raw === 'string' && raw.trim() === '';
+    values[name] = isBlank ? unsetValue(spec) : (raw ?? unsetValue(spec));
     changed.add(name);
   };
 
-  take('tags', { kind: 'json', fallback: () => ({}) });
+  take('tags', { kind: 'json', fallback: () => ({}), blankIsUnset: false });
   for (const [name, spec] of Object.entries(definition.fields)) {
     if (spec.writable === 'never' || (spec.writable === 'create' && mode !== 'create')) continue;
     take(name, spec);
@@ -65,8 +65,10 @@ function checkTags(tags: unknown): void {
   }
 }
 
-function emptyValue(kind: FieldSpec['kind']): unknown {
-  switch (kind) {
+/** What a field holds when the body gives it no value: its fallback, else the kind's empty value. */
+function unsetValue(spec: Pick<FieldSpec, 'kind' | 'fallback'>): unknown {
+  if (spec.fallback) return spec.fallback();
+  switch (spec.kind) {
     case 'boolean':
       return false;
     case 'stringSet':

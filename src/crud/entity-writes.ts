@@ -104,6 +104,8 @@ async function runRules(
   tx: Db,
   persist: () => Promise<void>,
 ): Promise<void> {
+  // Field checks run once the entity is known to exist, so a missing one is a 404 whatever the body holds.
+  for (const name of change.changed) definition.fields[name]?.check?.(change.after![name]);
   await definition.rules.validate?.({ tx, deps }, change);
   await persist();
   await definition.rules.afterWrite?.({ tx, deps }, change);

@@ -46,8 +46,40 @@ const enroll: OperationHandler = {
   },
 };
 
+/**
+ * Upstream writes a failure as JSON only when the client accepts it (no Accept, `*\/*` or `application/json`, q
+ * ignored); otherwise with the format negotiated from `/enroll`'s produces list, and the PEM producer cannot write
+ * an error: the status arrives with an empty `application/x-pem-file` body (ziti `api/responder.go`
+ * RespondWithApiError, `canRespondWithJson`). Only `/enroll` produces PEM; the per-method routes produce JSON.
+ */
+function withPemErrors(handler: OperationHandler): OperationHandler {
+  return {
+    access: handler.access,
+    async handle(context) {
+      try {
+        return await handler.handle(context);
+      } catch (error) {
+        if (!(error instanceof ApiError) || !wantsPemOnly(context.request.headers.accept)) throw error;
+        return { status: error.status, raw: '', contentType: 'application/x-pem-file' };
+      }
+    },
+  };
+}
+
+/** Go's comparison: media types as written (case and all), each header value split on commas. */
+function wantsPemOnly(accept: string | string[] | undefined): boolean {
+  const entries = (Array.isArray(accept) ? accept : accept === undefined ? [] : [accept]).flatMap((value) => value.split(','));
+  const types = entries.map((entry) => {
+    const [type = '', ...parameters] = entry.split(';').map((part) => part.trim());
+    const q = parameters.find((parameter) => parameter.startsWith('q='));
+    return { type, accepted: q === undefined || Number(q.slice(2)) > 0 };
+  });
+  if (types.length === 0 || types.some(({ type }) => type === '*/*' || type === 'application/json')) return false;
+  return types.some(({ type, accepted }) => accepted && (type === 'application/x-pem-file' || type === 'application/*'));
+}
+
 export const enrollOperations: OperationTable = {
-  enroll,
+  enroll: withPemErrors(enroll),
   // Upstream wires the per-method routes to the same handler, which still reads token and method from the query.
   enrollOtt: enroll,
   enrollOttCa: enroll,

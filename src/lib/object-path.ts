@@ -18,3 +18,8 @@ export function setPath(target: Record<string, unknown>, path: string, value: un
   }
   node[parts[parts.length - 1]!] = value;
 }
+
+/** A JSON object (what Go decodes into map[string]interface{}): not null, not an array. */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

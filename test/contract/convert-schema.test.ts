@@ -43,6 +43,12 @@ describe('convertSchema', () => {
     assert.deepEqual(convertSchema(definitions.subTags, ctx), { type: 'object', additionalProperties: {} });
   });
 
+  it('lets requests put any value where the object is only additionalProperties: true (a config\'s data)', () => {
+    const open = { type: 'object', additionalProperties: true };
+    assert.deepEqual(convertSchema(open, createConvertContext(definitions, 'request', 'x')), {});
+    assert.deepEqual(convertSchema(open, createConvertContext(definitions, 'response', 'x')), { type: 'object' });
+  });
+
   it('drops x-omitempty and rewrites refs into the schema document', () => {
     const ctx = createConvertContext(definitions, 'response', 'doc');
     assert.deepEqual(convertSchema({ $ref: '#/definitions/semantic' }, ctx), { $ref: 'doc#/definitions/semantic' });

@@ -149,6 +149,16 @@ describe('posture check discriminator', () => {
     });
   });
 
+  it('matches keys to properties in any letter case, as Go does (the ziti CLI sends "Type" and "Versions")', () => {
+    const body: Record<string, unknown> = { Name: 'os', TYPEID: 'OS', operatingSystems: [{ Type: 'Windows', Versions: ['10.0.0'] }], tags: { Key: 'v' } };
+    assert.equal(validateRequest(op, jsonRequest(body)).ok, true);
+    assert.deepEqual(body, { name: 'os', typeId: 'OS', operatingSystems: [{ type: 'Windows', versions: ['10.0.0'] }], tags: { Key: 'v' } });
+    // An exact key and a case variant land on one field: the later one in the document wins.
+    const twice: Record<string, unknown> = { name: 'mfa', typeId: 'MFA', timeoutSeconds: 5, TimeoutSeconds: 9 };
+    assert.equal(validateRequest(op, jsonRequest(twice)).ok, true);
+    assert.equal(twice.timeoutSeconds, 9);
+  });
+
   it('accepts a subtype whose class the base enum lacks (client ENDPOINT_STATE)', () => {
     const client = operation('client', 'createPostureResponse');
     assert.equal(validateRequest(client, jsonRequest({ id: 'check-id', typeId: 'ENDPOINT_STATE', unlocked: true })).ok, true);

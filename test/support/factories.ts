@@ -51,6 +51,13 @@ export async function createEntity(t: TestApp, adminToken: string, collection: s
   return (result.body as { data: { id: string } }).data.id;
 }
 
+/** Reads any entity back through its management detail, as the console does after each save. */
+export async function readEntity(t: TestApp, adminToken: string, collection: string, id: string): Promise<Record<string, unknown>> {
+  const result = await t.call({ method: 'GET', url: `/edge/management/v1/${collection}/${id}`, token: adminToken });
+  assert.equal(result.status, 200, result.text);
+  return (result.body as { data: Record<string, unknown> }).data;
+}
+
 export const createService = (t: TestApp, token: string, body: Record<string, unknown> = {}) =>
   createEntity(t, token, 'services', { name: unique('service'), encryptionRequired: true, ...body });
 

@@ -7,6 +7,7 @@ import { lifetimes, parseCsr, signCsr, type IssuedCertificate } from '../../pki/
 import type { Db } from '../../store/store.js';
 import type { EnrollMethod } from '../enroll.operations.js';
 import { consumeEnrollment } from '../enrollment-record.js';
+import { isJsonObject } from '../../lib/object-path.js';
 
 /** The JSON body a ziti router posts (`router/enroll/enroll.go` apiPost), not the spec's `erOttEnrollmentRequest`. */
 export interface RouterCsrs {
@@ -19,21 +20,40 @@ export interface RouterCertificates {
   server: IssuedCertificate;
 }
 
+/** The two CSR fields, in the order upstream checks them (`model/enrollment_mod_erott.go` Process). */
+const CSR_FIELDS = [
+  ['serverCertCsr', 'server'],
+  ['certCsr', 'client'],
+] as const;
+
 /**
- * Both CSRs, checked in upstream's order (server first, `model/enrollment_mod_erott.go` Process): a missing or
- * empty one is MISSING_OR_INVALID_CSR. A body that is not a JSON object (a PEM sent as text) has neither. Each is
- * then parsed and its signature checked (COULD_NOT_PROCESS_CSR), before anything is looked up or issued.
+ * erott / trott: both fields must be there, server first (missing, null, or a body that is not a JSON object:
+ * MISSING_OR_INVALID_CSR); then each must parse with a good signature, "" included (COULD_NOT_PROCESS_CSR), with
+ * upstream's causes. Nothing is looked up, issued or consumed before this passes.
  */
-export async function readRouterCsrs(body: unknown): Promise<RouterCsrs> {
-  const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-  const csrs: Partial<RouterCsrs> = {};
-  for (const [field, which] of [['serverCertCsr', 'server'], ['certCsr', 'client']] as const) {
-    const value = fields[field];
-    if (typeof value !== 'string' || value === '') throw ApiError.withMessage('MISSING_OR_INVALID_CSR', `invalid ${which} CSR`);
-    csrs[field] = value;
+export async function readEnrollmentCsrs(body: unknown): Promise<RouterCsrs> {
+  const fields = isJsonObject(body) ? body : {};
+  for (const [field, which] of CSR_FIELDS) {
+    if (typeof fields[field] !== 'string') throw ApiError.withMessage('MISSING_OR_INVALID_CSR', `invalid ${which} CSR`);
   }
-  for (const csr of [csrs.serverCertCsr, csrs.certCsr]) await parseCsr(csr);
-  return csrs as RouterCsrs;
+  for (const [field, which] of CSR_FIELDS) {
+    await parseCsr(fields[field]).catch(() => {
+      throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', `invalid ${which} CSR`);
+    });
+  }
+  return { serverCertCsr: fields.serverCertCsr as string, certCsr: fields.certCsr as string };
+}
+
+/**
+ * `/enroll/extend/router`, whose body the contract has already made two strings: client first, as upstream's
+ * `EdgeRouterManager.ExtendEnrollment`; an empty one is COULD_NOT_PROCESS_CSR with upstream's cause.
+ */
+export async function readExtensionCsrs(body: RouterCsrs): Promise<RouterCsrs> {
+  for (const [field, which] of [...CSR_FIELDS].reverse()) {
+    if (body[field] === '') throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', `empty ${which} cert csr`);
+    await parseCsr(body[field]);
+  }
+  return body;
 }
 
 /**
@@ -71,7 +91,7 @@ async function requireRouter(db: Db, routerId: string | null, method: string): P
  */
 export const enrollRouter: EnrollMethod = async ({ deps, body }, enrollment) => {
   const routerId = await deps.store.read((db) => requireRouter(db, enrollment.routerId, enrollment.method));
-  const csrs = await readRouterCsrs(body);
+  const csrs = await readEnrollmentCsrs(body);
   const { client, server } = await issueRouterCertificates(deps, routerId, csrs);
   await deps.store.transaction(async (tx) => {
     await consumeEnrollment(tx, enrollment);

@@ -6,7 +6,7 @@ import { envelope } from '../../http/envelope.js';
 import type { OperationHandler } from '../../http/operation.js';
 import { certificateFingerprint } from '../../pki/fingerprint.js';
 import type { Db } from '../../store/store.js';
-import { issueRouterCertificates, readRouterCsrs, storeRouterCertificate } from './enroll-router.js';
+import { issueRouterCertificates, readExtensionCsrs, storeRouterCertificate, type RouterCsrs } from './enroll-router.js';
 
 /**
  * The router behind the TLS client certificate: upstream fingerprints the last non-CA certificate of the presented
@@ -22,17 +22,16 @@ async function routerPresenting(db: Db, presented: readonly X509Certificate[]): 
 }
 
 /**
- * The CSRs are checked before the caller is identified, as every operation validates its body before its access
- * check (design part 0); nothing is issued until the router is known. The new certificate replaces the old one at
- * once: upstream's REST extension has no verify step. The reply has no `ca`, and its `serverCert` is the leaf
- * alone, not a chain, as upstream's `EnrollRouter.extendRouterEnrollment` answers.
+ * The contract checks the body's shape first (both fields, strings); then, as upstream's
+ * `EnrollRouter.extendRouterEnrollment`, the caller must be a router (401) before its CSRs are read. The new
+ * certificate replaces the old one at once: upstream's REST extension has no verify step. The reply has no `ca`,
+ * and its `serverCert` is the leaf alone, not a chain.
  */
 export const extendRouterEnrollment: OperationHandler = {
   access: 'public',
   async handle({ deps, body, request }) {
-    const csrs = await readRouterCsrs(body);
-    const presented = clientCertificatesOf(request);
-    const router = await deps.store.read((db) => routerPresenting(db, presented));
+    const router = await deps.store.read((db) => routerPresenting(db, clientCertificatesOf(request)));
+    const csrs = await readExtensionCsrs(body as RouterCsrs);
     const { client, server } = await issueRouterCertificates(deps, router.id, csrs);
     await deps.store.transaction(async (tx) => {
       // A concurrent renewal or re-enroll already replaced the certificate this request was made with.

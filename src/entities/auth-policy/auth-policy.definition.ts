@@ -28,7 +28,8 @@ export const authPolicy = defineEntity({
     // does not make it a public symbol.
     'primary.extJwt.allowedSigners': stringSet({ filter: false }),
     'secondary.requireTotp': boolean(),
-    'secondary.requireExtJwtSigner': text(),
+    // A blank signer id means none: upstream refuses "" on create (404) but stores it on update, so we read it as null.
+    'secondary.requireExtJwtSigner': text({ blankIsUnset: true }),
   },
   rules: authPolicyRules,
 });

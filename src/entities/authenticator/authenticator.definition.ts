@@ -10,8 +10,9 @@ export const authenticator = defineEntity({
   fields: {
     method: text({ writable: 'create' }),
     identityId: text({ filter: 'identity', writable: 'create' }),
-    username: text({ unique: true, filter: 'updbUsername' }),
-    certPem: text({}),
+    // Full bodies send the other method's field as "": stored as none, so "" never collides in the unique index.
+    username: text({ unique: true, filter: 'updbUsername', blankIsUnset: true }),
+    certPem: text({ blankIsUnset: true }),
     fingerprint: text({ column: 'cert_fingerprint', unique: true, filter: 'certFingerprint', writable: 'never' }),
     // Secrets: never rendered, never filterable (upstream exposes updbPassword / updbSalt as filter symbols).
     passwordHash: text({ filter: false, output: false, writable: 'never' }),

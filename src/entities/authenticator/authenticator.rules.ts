@@ -52,13 +52,19 @@ function singleCertificate(pem: unknown): { pem: string; certificate: X509Certif
   }
 }
 
+/** Full bodies carry the other method's fields as "" or null: only a value there is a mismatch. */
+const isGiven = (value: unknown) => value !== undefined && value !== null && value !== '';
+
 async function applySecrets({ tx, deps }: RuleContext, change: EntityChange): Promise<void> {
   const after = change.after!;
   const body = change.body ?? {};
   if (after.method === 'updb') {
-    if (body.certPem !== undefined && body.certPem !== null) throw new ApiError('INVALID_AUTHENTICATOR_PROPERTIES');
+    if (isGiven(body.certPem)) throw new ApiError('INVALID_AUTHENTICATOR_PROPERTIES');
+    // A blank username is stored as none, which a password authenticator cannot be without.
+    if ((change.op === 'create' || change.changed.has('username')) && !after.username) {
+      throw ApiError.invalidField('username', 'username is required', body.username);
+    }
     if (change.op === 'create' || (body.password !== undefined && body.password !== null)) {
-      if (!after.username) throw ApiError.invalidField('username', 'username is required', after.username);
       const rules = await passwordRulesFor(tx, after.identityId as string);
       const { hash, salt } = await hashPassword(checkPasswordRules(body.password, rules));
       after.passwordHash = hash;
@@ -66,7 +72,7 @@ async function applySecrets({ tx, deps }: RuleContext, change: EntityChange): Pr
     }
     return;
   }
-  if ((body.username ?? null) !== null || (body.password ?? null) !== null) throw new ApiError('INVALID_AUTHENTICATOR_PROPERTIES');
+  if (isGiven(body.username) || isGiven(body.password)) throw new ApiError('INVALID_AUTHENTICATOR_PROPERTIES');
   if (change.op === 'create' && after.verifiedByCaId !== undefined) {
     // An enrollment already verified the certificate, with the intermediates the client presented in its handshake.
     after.fingerprint = certificateFingerprint(singleCertificate(after.certPem).pem);

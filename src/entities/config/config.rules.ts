@@ -3,6 +3,7 @@ import { ApiError } from '../../errors/api-error.js';
 import { entityRef } from '../../crud/entity-mapping.js';
 import type { EntityRules } from '../../crud/entity-rules.js';
 import { goValue } from '../../lib/go-format.js';
+import { isJsonObject } from '../../lib/object-path.js';
 import type { Db } from '../../store/store.js';
 import { configType } from '../config-type/config-type.definition.js';
 import { configDataCheck, withSortedKeys } from '../config-type/config-type.schema.js';
@@ -20,7 +21,7 @@ async function requireConfigTypeSchema(db: Db, id: unknown): Promise<Record<stri
 }
 
 /**
- * `data` (an object: the body decoder refuses anything else) must satisfy the type's schema, if it has one; the
+ * `data` (an object, checked first) must satisfy the type's schema, if it has one; the
  * first violation is the cause, as upstream reports gojsonschema's first error.
  */
 function checkedData(data: unknown, schema: Record<string, unknown> | null): unknown {
@@ -53,6 +54,8 @@ export async function refuseDeleteWhileConfigInUse(tx: Db, configId: string): Pr
 export const configRules: EntityRules = {
   async validate({ tx }, change) {
     const after = change.after!;
+    // The contract takes any JSON value here (Go's interface{}); upstream's mapper wants an object.
+    if (change.changed.has('data') && !isJsonObject(after.data)) throw ApiError.invalidField('data', 'invalid type, expected object', after.data);
     // configTypeId is written at create only, so on PUT and PATCH this is the stored type.
     const schema = await requireConfigTypeSchema(tx, after.configTypeId);
     if (change.changed.has('data')) after.data = checkedData(after.data, schema);

@@ -1,5 +1,5 @@
 // Edge routers: routers that also serve SDK clients, carry role attributes and may host a tunneler.
-import { boolean, defineEntity, integer, json, stringSet, text } from '../../crud/define-entity.js';
+import { boolean, defineEntity, integer, json, roleAttributes, text } from '../../crud/define-entity.js';
 import { edgeRouterRules } from './edge-router.rules.js';
 
 /**
@@ -19,7 +19,7 @@ export const edgeRouter = defineEntity({
     disabled: boolean(),
     noTraversal: boolean(),
     isTunnelerEnabled: boolean(),
-    roleAttributes: stringSet(),
+    roleAttributes: roleAttributes(),
     isVerified: boolean({ writable: 'never' }),
     fingerprint: text({ unique: true, writable: 'never' }),
     certPem: text({ filter: false, writable: 'never' }),

@@ -1,4 +1,4 @@
-// Edge router rules: only edge rows count, role attribute syntax, tunneler side effects, the erott enrollment a new
+// Edge router rules: only edge rows count, tunneler side effects, the erott enrollment a new
 // router gets, live-state fields.
 import { ApiError } from '../../errors/api-error.js';
 import { formatTimestamp } from '../../lib/clock.js';
@@ -14,17 +14,6 @@ export function requireEdgeRouter(values: EntityValues): EntityValues {
   return values;
 }
 
-/** Attributes are matched by policies' `#attr` / `@id` roles, so they may not look like roles (`db/base_store.go`). */
-function checkRoleAttributes(attributes: unknown): void {
-  for (const attribute of Array.isArray(attributes) ? (attributes as string[]) : []) {
-    for (const prefix of ['#', '@']) {
-      if (attribute.startsWith(prefix)) {
-        throw ApiError.invalidField('roleAttributes', `role attributes may not be prefixed with ${prefix}`, attribute);
-      }
-    }
-  }
-}
-
 /** The versions a router reports when it connects, which this controller never sees (see README). */
 const unknownVersion = { arch: '', buildDate: '', os: '', revision: '', version: '' };
 
@@ -32,7 +21,6 @@ const ownRules: EntityRules = {
   validate(_context, change) {
     if (change.op === 'create') change.after!.isEdge = true;
     else requireEdgeRouter(change.before!);
-    if (change.changed.has('roleAttributes')) checkRoleAttributes(change.after!.roleAttributes);
     return Promise.resolve();
   },
 
@@ -55,7 +43,6 @@ const ownRules: EntityRules = {
       ...edgeRouterLiveState(router.id as string),
       versionInfo: unknownVersion,
       appData: router.appData ?? {},
-      fingerprint: router.fingerprint ?? '',
       ...(enrollments.get(router.id as string) ?? noEnrollment),
     }));
   },

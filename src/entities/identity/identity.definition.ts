@@ -1,5 +1,5 @@
 // Identities: who connects to the overlay — people, devices, services and (system-created) routers.
-import { boolean, defineEntity, integer, json, stringSet, text, timestamp } from '../../crud/define-entity.js';
+import { boolean, defineEntity, integer, json, roleAttributes, text, timestamp } from '../../crud/define-entity.js';
 import { identityLinks } from '../../auth/identity-links.js';
 import { identityRules } from './identity.rules.js';
 
@@ -14,12 +14,13 @@ export const identity = defineEntity({
     typeId: text({ filter: 'type', writable: 'never' }),
     isAdmin: boolean(),
     isDefaultAdmin: boolean({ writable: 'never' }),
-    roleAttributes: stringSet(),
-    externalId: text({ unique: true }),
-    authPolicyId: text({ fallback: () => 'default' }),
+    roleAttributes: roleAttributes(),
+    // Blank means none (and so is never a duplicate), as upstream's store trims it; a blank policy is the default.
+    externalId: text({ unique: true, blankIsUnset: true }),
+    authPolicyId: text({ fallback: () => 'default', blankIsUnset: true }),
     appData: json(),
     defaultHostingCost: integer({ filter: false, fallback: () => 0 }),
-    defaultHostingPrecedence: text({ filter: false, fallback: () => 'default' }),
+    defaultHostingPrecedence: text({ filter: false, fallback: () => 'default', blankIsUnset: true }),
     serviceHostingCosts: json({ fallback: () => ({}) }),
     serviceHostingPrecedences: json({ fallback: () => ({}) }),
     disabledAt: timestamp({ filter: false, writable: 'never' }),

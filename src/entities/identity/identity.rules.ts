@@ -61,7 +61,6 @@ const ownRules: EntityRules = {
     if (change.op === 'create') after.typeId = typeIdFor(body.type);
     else if (change.before?.typeId === 'Router') refuseRouterIdentityChange(change);
     else if (typeGiven) after.typeId = typeIdFor(body.type);
-    if (after.authPolicyId === null || after.authPolicyId === undefined) after.authPolicyId = 'default';
     if (change.op === 'create' || change.changed.has('authPolicyId')) await requireAuthPolicy(tx, after.authPolicyId);
   },
 

@@ -147,8 +147,9 @@ const mfaCheck: PostureCheckSubtype = {
       ignoreLegacyEndpoints: input.ignoreLegacyEndpoints === true,
     };
   },
-  // The REST model marks all four omitempty, so a false flag is left out of the detail, as upstream sends it.
-  render: (details) => Object.fromEntries(Object.entries(details).filter(([, value]) => value !== false)),
+  // Upstream's REST model marks all four omitempty, so a false flag vanishes from its detail and a client cannot
+  // tell "patched to false" from "not there"; every flag is rendered, false included.
+  render: (details) => ({ ...details }),
   filterValues: (details) => ({ promptOnWake: details.promptOnWake === true, promptOnUnlock: details.promptOnUnlock === true }),
 };
 

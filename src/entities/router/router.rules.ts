@@ -31,7 +31,6 @@ const ownRules: EntityRules = {
     const pending = routers.filter((r) => r.isEdge !== true && r.isVerified !== true).map((r) => r.id as string);
     const enrollments = await routerEnrollments(db, pending);
     return routers.map((router) => ({
-      fingerprint: router.fingerprint ?? '',
       isOnline: false,
       isVerified: router.isEdge === true || router.isVerified === true,
       ...(enrollments.get(router.id as string) ?? noEnrollment),

@@ -1,5 +1,5 @@
 // Services: what identities dial and bind, with their configs, role attributes and terminator strategy.
-import { boolean, defineEntity, integer, stringSet, text } from '../../crud/define-entity.js';
+import { boolean, defineEntity, integer, roleAttributes, stringSet, text } from '../../crud/define-entity.js';
 import { serviceRules } from './service.rules.js';
 
 export const service = defineEntity({
@@ -10,7 +10,7 @@ export const service = defineEntity({
   fields: {
     name: text({ unique: true }),
     terminatorStrategy: text(),
-    roleAttributes: stringSet(),
+    roleAttributes: roleAttributes(),
     // Config ids; the side table `service_configs` is the join, and makes `anyOf(configs)` an index lookup.
     configs: stringSet(),
     // Fixed at create, as upstream's PATCH strips it (ziti `model/edge_service_manager.go` `Update`).

@@ -1,4 +1,4 @@
-// Service rules: role attribute syntax, the terminator strategy, attached configs, and the caller's access view.
+// Service rules: the terminator strategy, attached configs, and the caller's access view.
 import { ApiError } from '../../errors/api-error.js';
 import type { EntityRules } from '../../crud/entity-rules.js';
 import type { Db } from '../../store/store.js';
@@ -10,17 +10,6 @@ import { postureViewFor } from '../../posture/posture-inputs.js';
 /** The strategies upstream registers (ziti `controller/xt_*`); there is no `ha` in v1.1.8. */
 const TERMINATOR_STRATEGIES: readonly string[] = ['smartrouting', 'weighted', 'random', 'sticky'];
 const DEFAULT_TERMINATOR_STRATEGY = 'smartrouting';
-
-/** Upstream reports the first offending attribute (ziti `db/base_store.go` `validateRoleAttributes`). */
-function checkRoleAttributes(attributes: unknown): void {
-  for (const attribute of (attributes as string[] | null) ?? []) {
-    for (const prefix of ['#', '@']) {
-      if (attribute.startsWith(prefix)) {
-        throw ApiError.invalidField('roleAttributes', `role attributes may not be prefixed with ${prefix}`, attribute);
-      }
-    }
-  }
-}
 
 /** An empty strategy means the default; an unknown one is a not-found, as upstream's strategy registry answers. */
 function terminatorStrategyOf(value: unknown): string {
@@ -66,7 +55,6 @@ async function checkConfigs(tx: Db, ids: readonly string[]): Promise<void> {
 const ownRules: EntityRules = {
   async validate({ tx }, change) {
     const after = change.after!;
-    if (change.changed.has('roleAttributes')) checkRoleAttributes(after.roleAttributes);
     after.terminatorStrategy = terminatorStrategyOf(after.terminatorStrategy);
     if (change.changed.has('configs')) await checkConfigs(tx, (after.configs as string[] | null) ?? []);
   },

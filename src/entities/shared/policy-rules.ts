@@ -7,6 +7,8 @@ import type { PolicyKind } from '../../policy/policy-kinds.js';
 import { syncPolicy, unlinkPolicy, type PolicyRoles } from '../../policy/policy-links.js';
 import { displayRoles, validateRoles } from '../../policy/roles.js';
 
+const SEMANTICS: readonly string[] = ['AllOf', 'AnyOf'];
+
 function engineView(kind: PolicyKind, values: EntityValues): PolicyRoles {
   const roles = Object.fromEntries(kind.sides.map((side) => [side.field, values[side.field] as string[] | null]));
   return { id: values.id as string, semantic: values.semantic ?? 'AllOf', type: values.type, roles };
@@ -33,6 +35,8 @@ export function policyRules(kind: PolicyKind, type: string, options: PolicyRules
       options.validate?.(change);
       const after = change.after!;
       after.semantic ??= 'AllOf';
+      // The contract lets a PATCH's "" through (an optional enum's zero value); upstream's store refuses it.
+      if (!SEMANTICS.includes(after.semantic as string)) throw ApiError.invalidField('semantic', 'invalid semantic', after.semantic);
       for (const side of kind.sides) {
         // Upstream checks @ids only when the field changed in this write.
         if (change.op === 'create' || change.changed.has(side.field)) {

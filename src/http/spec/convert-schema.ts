@@ -139,8 +139,10 @@ function convertObject(schema: Record<string, unknown>, ctx: ConvertContext): Js
   const properties = isRecord(schema.properties) ? schema.properties : undefined;
   const required = Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : [];
   const extra = schema.additionalProperties;
-  // Go decodes an object with no declared shape into interface{}: any JSON value.
-  if (!properties && extra === undefined && !schema.allOf && required.length === 0) return {};
+  // Go decodes an object with no declared shape into interface{}: any JSON value. go-swagger does the same with
+  // `additionalProperties: true` (a config's `data`, a config type's `schema`): the handler checks for an object.
+  const isShapeless = extra === undefined || (extra === true && ctx.mode === 'request');
+  if (!properties && isShapeless && !schema.allOf && required.length === 0) return {};
   const out: JsonSchema = { type: 'object' };
   if (properties) {
     out.properties = Object.fromEntries(

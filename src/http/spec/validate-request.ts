@@ -7,6 +7,7 @@ import type { CoercedRequest, FieldCause, OperationSpec, ParameterSpec, RequestP
 import { goList, goQuote } from '../../lib/go-format.js';
 import { defaultMime, isAllowedContentType, isJsonMediaType, negotiateContentType, parseMediaType } from './media-type.js';
 import { bodyValidator } from './operation-validators.js';
+import { useGoFieldNames } from './go-field-names.js';
 
 function invalid(cause: FieldCause): RequestValidation {
   return { ok: false, cause, kind: 'validation' };
@@ -81,7 +82,9 @@ function checkBody(op: OperationSpec, parameter: ParameterSpec, parts: RequestPa
   // Non-JSON bodies (PEM, text) are read as text by Go's consumers; only JSON is decoded against the schema.
   if (!isJsonMediaType(mediaType)) return undefined;
   const validate = bodyValidator(op);
-  if (!validate || validate(parts.body)) return undefined;
+  if (!validate) return undefined;
+  useGoFieldNames(op, parts.body);
+  if (validate(parts.body)) return undefined;
   const ref = (parameter.schema as { $ref?: unknown }).$ref;
   const definition = typeof ref === 'string' ? ref.slice(ref.lastIndexOf('/') + 1) : parameter.name;
   const bodyType = definition.charAt(0).toUpperCase() + definition.slice(1);

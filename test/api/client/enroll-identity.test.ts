@@ -202,6 +202,31 @@ describe('identity enrollment over TLS (ott, updb), as the C SDK does it', () =>
       assert.equal(result.status, 200, result.text);
     });
 
+    it('answers a failure to a client that accepts PEM but not JSON with the status and an empty PEM body', async () => {
+      const identity = await identityWithEnrollment({ ott: true }, 'ott');
+      const post = (query: string, accept: string) =>
+        t.call({ method: 'POST', url: `${CLIENT}/enroll?${query}`, headers: { 'content-type': 'text/plain', accept }, payload: 'garbage' });
+      const unknownToken = 'method=ott&token=2f1e7e43-6a4b-4f0e-9d2c-0b6f4b8f9a11';
+      for (const [query, accept] of [
+        [`method=ott&token=${identity.token}`, 'application/x-pem-file'],
+        [unknownToken, 'application/x-pem-file'],
+        [unknownToken, 'text/plain, application/x-pem-file'],
+        [unknownToken, 'application/*'],
+        ['method=ca', 'application/x-pem-file'],
+      ]) {
+        const result = await post(query!, accept!);
+        assert.deepEqual([result.status, result.headers['content-type'], result.text], [400, 'application/x-pem-file', ''], `${query} ${accept}`);
+      }
+      // JSON whenever the client takes it, as before.
+      for (const accept of ['application/x-pem-file, application/json', 'application/x-pem-file, */*', 'application/json;q=0.1, application/x-pem-file']) {
+        assertError(await post(unknownToken, accept), 400, 'INVALID_ENROLLMENT_TOKEN');
+      }
+      // The per-method routes produce only JSON.
+      const perMethod = await t.call({ method: 'POST', url: `${CLIENT}/enroll/ott?${unknownToken}`, headers: { accept: 'application/x-pem-file' }, payload: {} });
+      assertError(perMethod, 400, 'INVALID_ENROLLMENT_TOKEN');
+      assert.equal((await enrollOtt(identity.token, await cSdkCsr(ecKey, identity.id))).status, 200, 'the failures left the token usable');
+    });
+
     it('is single use', async () => {
       const identity = await identityWithEnrollment({ ott: true }, 'ott');
       assert.equal((await enrollOtt(identity.token, await cSdkCsr(ecKey, identity.id))).status, 200);

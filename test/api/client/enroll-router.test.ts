@@ -135,7 +135,7 @@ describe('router enrollment (erott, trott), extension and re-enroll over TLS', (
       const id = await createEdgeRouter(t, token);
       const router = await detail('edge-routers', id);
       assert.equal(router.isVerified, false);
-      assert.equal(router.fingerprint, '');
+      assert.equal(router.fingerprint, null, 'an unenrolled router has no fingerprint: null, as upstream');
       assert.equal(router.enrollmentCreatedAt, start);
       assert.equal(router.enrollmentExpiresAt, new Date(Date.parse(start) + ENROLLMENT_DURATION_MS).toISOString());
       assert.match(String(router.enrollmentToken), /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
@@ -224,16 +224,25 @@ describe('router enrollment (erott, trott), extension and re-enroll over TLS', (
       await enroll('erott', id, enrollmentToken);
     });
 
-    it('answers MISSING_OR_INVALID_CSR when a CSR field is missing or empty, COULD_NOT_PROCESS_CSR when one is not a CSR', async () => {
+    it('answers MISSING_OR_INVALID_CSR for a missing CSR field, COULD_NOT_PROCESS_CSR for an empty or bad one, server first; the token stays usable', async () => {
       const id = await createEdgeRouter(t, token);
       const { enrollmentToken } = (await detail('edge-routers', id)) as { enrollmentToken: string };
       const { serverCertCsr, certCsr } = await routerCsrs(id);
-      for (const body of [{ serverCertCsr }, { certCsr }, { serverCertCsr: '', certCsr }, {}]) {
-        await assertHttpsError(enrollRequest('erott', enrollmentToken, body), 400, 'MISSING_OR_INVALID_CSR');
-      }
-      await assertHttpsError(enrollRequest('erott', enrollmentToken, certCsr, 'text/plain'), 400, 'MISSING_OR_INVALID_CSR');
-      await assertHttpsError(enrollRequest('erott', enrollmentToken, { serverCertCsr, certCsr: 'not a csr' }), 400, 'COULD_NOT_PROCESS_CSR');
+      const refused = async (body: unknown, code: string, which: 'server' | 'client', contentType?: string) => {
+        const result = await https(enrollRequest('erott', enrollmentToken, body, contentType));
+        assert.deepEqual([result.status, errorCode(result)], [400, code], JSON.stringify(body));
+        assert.deepEqual((result.json as { error: { cause: unknown } }).error.cause, { code: 'UNHANDLED', message: `invalid ${which} CSR` });
+      };
+      await refused({}, 'MISSING_OR_INVALID_CSR', 'server');
+      await refused({ certCsr }, 'MISSING_OR_INVALID_CSR', 'server');
+      await refused({ serverCertCsr: null, certCsr }, 'MISSING_OR_INVALID_CSR', 'server');
+      await refused({ serverCertCsr: '' }, 'MISSING_OR_INVALID_CSR', 'client');
+      await refused(certCsr, 'MISSING_OR_INVALID_CSR', 'server', 'text/plain');
+      await refused({ serverCertCsr: '', certCsr: '' }, 'COULD_NOT_PROCESS_CSR', 'server');
+      await refused({ serverCertCsr, certCsr: '' }, 'COULD_NOT_PROCESS_CSR', 'client');
+      await refused({ serverCertCsr, certCsr: 'not a csr' }, 'COULD_NOT_PROCESS_CSR', 'client');
       assert.equal((await detail('edge-routers', id)).isVerified, false);
+      await enroll('erott', id, enrollmentToken);
     });
 
     it('refuses the token of a deleted router', async () => {
@@ -269,21 +278,27 @@ describe('router enrollment (erott, trott), extension and re-enroll over TLS', (
       assert.equal(again.status, 200, again.text);
     });
 
-    it('answers 401 UNAUTHORIZED without a client certificate or with one no router has', async () => {
+    it('answers 401 UNAUTHORIZED without a client certificate or with one no router has, before the CSRs are read', async () => {
       const id = await createEdgeRouter(t, token);
-      const csrs = await routerCsrs(id);
-      await assertHttpsError(extendRequest(csrs), 401, 'UNAUTHORIZED');
-      await assertHttpsError(extendRequest(csrs, await strangerCertificate(otherEcKey), otherEcKey.keyPem), 401, 'UNAUTHORIZED');
+      for (const csrs of [await routerCsrs(id), { serverCertCsr: 'junk', certCsr: 'junk' }, { serverCertCsr: '', certCsr: '' }]) {
+        await assertHttpsError(extendRequest(csrs), 401, 'UNAUTHORIZED');
+        await assertHttpsError(extendRequest(csrs, await strangerCertificate(otherEcKey), otherEcKey.keyPem), 401, 'UNAUTHORIZED');
+      }
+      // The contract's own checks come first, as upstream's: a body without the fields is 400 either way.
+      await assertHttpsError(extendRequest({}), 400, 'COULD_NOT_VALIDATE');
     });
 
-    it('checks the CSRs: a missing field, a bad CSR, a client CSR not named after the router', async () => {
+    it('checks the CSRs of a known router: a missing field, an empty or bad CSR, a client CSR not named after the router', async () => {
       const id = await createEdgeRouter(t, token);
       const { enrollmentToken } = (await detail('edge-routers', id)) as { enrollmentToken: string };
       const enrolled = await enroll('erott', id, enrollmentToken);
       const { serverCertCsr, certCsr } = await routerCsrs(id);
-      await assertHttpsError(extendRequest({ serverCertCsr }, enrolled.cert, ecKey.keyPem), 400, 'COULD_NOT_VALIDATE');
-      await assertHttpsError(extendRequest({ serverCertCsr, certCsr: 'junk' }, enrolled.cert, ecKey.keyPem), 400, 'COULD_NOT_PROCESS_CSR');
-      await assertHttpsError(extendRequest(await routerCsrs(id, 'not-the-router'), enrolled.cert, ecKey.keyPem), 400, 'COULD_NOT_PROCESS_CSR');
+      for (const body of [{}, { serverCertCsr }, { certCsr }, { serverCertCsr, certCsr: null }]) {
+        await assertHttpsError(extendRequest(body, enrolled.cert, ecKey.keyPem), 400, 'COULD_NOT_VALIDATE');
+      }
+      for (const body of [{ serverCertCsr, certCsr: '' }, { serverCertCsr: '', certCsr }, { serverCertCsr, certCsr: 'junk' }, await routerCsrs(id, 'not-the-router')]) {
+        await assertHttpsError(extendRequest(body, enrolled.cert, ecKey.keyPem), 400, 'COULD_NOT_PROCESS_CSR');
+      }
       assert.equal((await detail('edge-routers', id)).fingerprint, fingerprintOf(enrolled.cert));
       assert.equal((await https(extendRequest({ serverCertCsr, certCsr }, enrolled.cert, ecKey.keyPem))).status, 200);
     });
@@ -301,7 +316,7 @@ describe('router enrollment (erott, trott), extension and re-enroll over TLS', (
         assert.equal(result.status, 200, result.text);
         assert.deepEqual((result.body as { data: unknown }).data, {});
         const router = await detail('edge-routers', id);
-        assert.deepEqual([router.isVerified, router.fingerprint, router.certPem], [false, '', null]);
+        assert.deepEqual([router.isVerified, router.fingerprint, router.certPem], [false, null, null]);
         assert.equal(router.enrollmentCreatedAt, new Date(Date.parse(start) + 60_000).toISOString());
         assert.notEqual(router.enrollmentToken, first.enrollmentToken);
         const payload = await verifyEnrollmentJwt(router.enrollmentJwt);

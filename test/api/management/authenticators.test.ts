@@ -137,6 +137,22 @@ describe('authenticators', () => {
       assert.deepEqual([enrollment.data.method, enrollment.data.caId, enrollment.data.identityId], ['ottca', ca.id, identityId]);
     });
 
+    it('takes full bodies: the other method\'s fields as "" or null, never stored, so "" usernames never collide', async () => {
+      for (const commonName of ['full-body-1', 'full-body-2']) {
+        const created = await post({ method: 'cert', identityId: await createIdentity(t, token), certPem: await controllerIssued(commonName), username: '', password: null, tags: {} });
+        assert.equal(created.status, 201, created.text);
+        const detail = (await t.call({ method: 'GET', url: `${base}/${(created.body as { data: { id: string } }).data.id}`, token })).body as { data: Authenticator };
+        assert.equal(detail.data.username, undefined);
+      }
+      const updb = await post({ method: 'updb', identityId: await createIdentity(t, token), username: 'full-body-user', password: 'secret-pw', certPem: '', tags: {} });
+      assert.equal(updb.status, 201, updb.text);
+      const id = (updb.body as { data: { id: string } }).data.id;
+      // A blank username is none, which a password authenticator cannot be without.
+      assertError(await t.call({ method: 'PATCH', url: `${base}/${id}`, token, payload: { username: '    ' } }), 400, 'COULD_NOT_VALIDATE', 'username');
+      assertError(await t.call({ method: 'PUT', url: `${base}/${id}`, token, payload: { username: '    ', password: 'secret-pw' } }), 400, 'COULD_NOT_VALIDATE', 'username');
+      await login(t, 'full-body-user', 'secret-pw');
+    });
+
     it('refuses certificates from an unverified or unknown CA, and more than one certificate', async () => {
       const unverified = await registerCa(false);
       const identityId = await createIdentity(t, token);

@@ -145,8 +145,24 @@ describe('config types', () => {
       const notObject = await call('POST', BASE, { name: 'ct-string-root', schema: { type: 'string' } });
       assertError(notObject, 400, 'COULD_NOT_VALIDATE', 'schema');
       assert.equal(causeOf(notObject)?.reason, 'invalid config type schema, root type must be object');
-      // Go decodes `schema` into a map, so anything but an object fails before the rules run.
-      assertError(await call('POST', BASE, { name: 'ct-array-schema', schema: ['x'] }), 400, 'COULD_NOT_PARSE_BODY');
+    });
+
+    it('refuses a schema that is not an object, a JSON string included, as a validation error (upstream\'s router check)', async () => {
+      const cases: [unknown, string, string][] = [
+        ['{"type":"object"}', 'schema in body must be of type object: "{\\"type\\":\\"object\\"}"', '{"type":"object"}'],
+        ['', 'schema in body must be of type object: ""', ''],
+        [['x'], 'schema in body must be of type object', '[x]'],
+        [true, 'schema in body must be of type object', 'true'],
+      ];
+      const id = await create({ name: 'ct-patched-schema', schema: { type: 'object' } });
+      for (const [schema, reason, value] of cases) {
+        for (const [method, url] of [['POST', BASE], ['PUT', `${BASE}/${id}`], ['PATCH', `${BASE}/${id}`]] as const) {
+          const result = await call(method, url, { name: 'ct-bad-schema', schema });
+          assertError(result, 400, 'COULD_NOT_VALIDATE', 'schema');
+          assert.deepEqual([causeOf(result)?.reason, causeOf(result)?.value], [reason, value], `${method} ${JSON.stringify(schema)}`);
+        }
+      }
+      assert.deepEqual((await detailOf(id)).schema, { type: 'object' });
     });
 
     it('accepts draft-04 schemas and enforces them on config data', async () => {
@@ -160,9 +176,9 @@ describe('config types', () => {
       assertError(await call('POST', CONFIGS, { name: 'cfg-draft-04-bad', configTypeId: typeId, data: { port: 10 } }), 400, 'COULD_NOT_VALIDATE', 'port');
     });
 
-    it('accepts an empty schema, which constrains nothing', async () => {
+    it('accepts an empty schema, which constrains nothing and is stored as none, as upstream', async () => {
       const typeId = await create({ name: 'ct-empty-schema', schema: {} });
-      assert.deepEqual((await detailOf(typeId)).schema, {});
+      assert.equal((await detailOf(typeId)).schema, null);
       await createConfig({ name: 'cfg-empty-schema', configTypeId: typeId, data: { anything: [1, 'two'] } });
     });
   });

@@ -136,9 +136,17 @@ describe('configs', () => {
       assertError(await call('POST', BASE, { name: 'cfg-no-type', data: {} }), 400, 'COULD_NOT_VALIDATE', 'configTypeId');
     });
 
-    it('refuses data that is not an object, and a missing data', async () => {
-      assertError(await post(INTERCEPT_V1, [intercept]), 400, 'COULD_NOT_PARSE_BODY');
+    it('refuses data that is not an object (a JSON string included) as upstream\'s mapper does, and a missing data', async () => {
+      const id = await create(HOST_V1, host, 'cfg-keeps-data');
+      for (const [data, value] of [[[intercept], '[map[addresses:[echo.ziti] portRanges:[map[high:80 low:80]] protocols:[tcp]]]'], [JSON.stringify(host), JSON.stringify(host)], ['', ''], [5, '5']] as const) {
+        for (const [method, url] of [['POST', BASE], ['PUT', `${BASE}/${id}`], ['PATCH', `${BASE}/${id}`]] as const) {
+          const result = await call(method, url, { name: 'cfg-bad-data', configTypeId: HOST_V1, data });
+          assertError(result, 400, 'COULD_NOT_VALIDATE', 'data');
+          assert.deepEqual([causeOf(result)?.reason, causeOf(result)?.value], ['invalid type, expected object', value], `${method} ${JSON.stringify(data)}`);
+        }
+      }
       assertError(await call('POST', BASE, { name: 'cfg-no-data', configTypeId: INTERCEPT_V1 }), 400, 'COULD_NOT_VALIDATE', 'data');
+      assertError(await call('POST', BASE, { name: 'cfg-null-data', configTypeId: INTERCEPT_V1, data: null }), 400, 'COULD_NOT_VALIDATE', 'data');
     });
 
     it('refuses duplicate names', async () => {

@@ -57,7 +57,7 @@ describe('edge routers', () => {
       const expected = {
         name: 'fresh', tags: { env: 'lab' }, appData: {}, cost: 0, noTraversal: false, disabled: false, roleAttributes: null,
         isTunnelerEnabled: false, isOnline: false, hostname: '', supportedProtocols: {}, syncStatus: 'SYNC_UNKNOWN',
-        versionInfo: { arch: '', buildDate: '', os: '', revision: '', version: '' }, isVerified: false, fingerprint: '',
+        versionInfo: { arch: '', buildDate: '', os: '', revision: '', version: '' }, isVerified: false, fingerprint: null,
         certPem: null, unverifiedCertPem: null, unverifiedFingerprint: null,
         // The erott enrollment every new edge router gets (test/api/client/enroll-router.test.ts checks its JWT).
         enrollmentCreatedAt: testTime(), enrollmentExpiresAt: testTime(3 * 3600_000),

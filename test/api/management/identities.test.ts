@@ -210,6 +210,20 @@ describe('identities', () => {
       const filtered = await t.call({ method: 'GET', url: `/edge/management/v1/identity-role-attributes?filter=${encodeURIComponent('id contains "ph"')}`, token });
       assert.deepEqual((filtered.body as { data: string[] }).data, ['alpha']);
     });
+
+    it('refuses role attributes that look like roles (# or @) on create, PUT and PATCH, naming the first', async () => {
+      const refused = (result: Awaited<ReturnType<TestApp['call']>>, value: string) => {
+        assertError(result, 400, 'COULD_NOT_VALIDATE', 'roleAttributes');
+        const cause = (result.body as { error: { cause: { reason: string; value: string } } }).error.cause;
+        assert.deepEqual([cause.reason, cause.value], [`role attributes may not be prefixed with ${value[0]}`, value]);
+      };
+      refused(await t.call({ method: 'POST', url: base, token, payload: { name: 'hash-attr', type: 'User', isAdmin: false, roleAttributes: ['ok', '#bad'] } }), '#bad');
+      const id = await createIdentity(t, token, { roleAttributes: ['kept'] });
+      refused(await t.call({ method: 'PUT', url: `${base}/${id}`, token, payload: { name: 'at-attr', type: 'User', isAdmin: false, roleAttributes: ['@bad', '#worse'] } }), '@bad');
+      refused(await t.call({ method: 'PATCH', url: `${base}/${id}`, token, payload: { roleAttributes: ['#bad'] } }), '#bad');
+      assert.deepEqual((await get(id)).roleAttributes, ['kept']);
+      assertError(await t.call({ method: 'PATCH', url: `${base}/nope`, token, payload: { roleAttributes: ['#bad'] } }), 404, 'NOT_FOUND');
+    });
   });
 
   describe('getCurrentIdentity', () => {

@@ -128,11 +128,12 @@ describe('posture checks', () => {
       });
     });
 
-    it('creates MFA checks: a timeout of zero or less is stored as -1, false flags are left out as upstream sends them', async () => {
+    it('creates MFA checks: a timeout of zero or less is stored as -1, every flag is rendered, false included', async () => {
       const none = await create({ typeId: 'MFA' });
-      assert.deepEqual(typeFields(await detailOf(none)), { timeoutSeconds: -1 });
+      const allFalse = { promptOnWake: false, promptOnUnlock: false, ignoreLegacyEndpoints: false };
+      assert.deepEqual(typeFields(await detailOf(none)), { timeoutSeconds: -1, ...allFalse });
       const negative = await create({ typeId: 'MFA', timeoutSeconds: -20, promptOnWake: false });
-      assert.deepEqual(typeFields(await detailOf(negative)), { timeoutSeconds: -1 });
+      assert.deepEqual(typeFields(await detailOf(negative)), { timeoutSeconds: -1, ...allFalse });
       const full = await create({ typeId: 'MFA', timeoutSeconds: 300, promptOnWake: true, promptOnUnlock: true, ignoreLegacyEndpoints: true });
       assert.deepEqual(typeFields(await detailOf(full)), { timeoutSeconds: 300, promptOnWake: true, promptOnUnlock: true, ignoreLegacyEndpoints: true });
       assert.deepEqual((await detailOf(none)).roleAttributes, [], 'no role attributes show as [] on posture checks');
@@ -257,7 +258,7 @@ describe('posture checks', () => {
       assert.deepEqual(check.roleAttributes, []);
       assert.deepEqual(check.tags, {});
       assert.equal(check.version, 1);
-      assert.deepEqual(typeFields(check), { timeoutSeconds: -1, promptOnWake: true });
+      assert.deepEqual(typeFields(check), { timeoutSeconds: -1, promptOnWake: true, promptOnUnlock: false, ignoreLegacyEndpoints: false });
       const unlock = await list(`${BASE}${query('promptOnUnlock = true and name = "put-done"')}`);
       assert.equal(unlock.data.length, 0, 'the filter column follows the update');
     });
@@ -296,7 +297,7 @@ describe('posture checks', () => {
       assert.equal(check.name, 'patch-me');
       assert.deepEqual(check.roleAttributes, ['keep']);
       assert.deepEqual(check.tags, { k: 'v' });
-      assert.deepEqual(typeFields(check), { timeoutSeconds: 120, promptOnWake: true, promptOnUnlock: true });
+      assert.deepEqual(typeFields(check), { timeoutSeconds: 120, promptOnWake: true, promptOnUnlock: true, ignoreLegacyEndpoints: false });
       assert.equal((await modify('PATCH', id, { typeId: 'MFA', roleAttributes: [], timeoutSeconds: 0 })).status, 200);
       const cleared = await detailOf(id);
       assert.deepEqual(cleared.roleAttributes, []);

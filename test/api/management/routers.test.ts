@@ -44,7 +44,7 @@ describe('routers and transit routers', () => {
           const router = await get(readPath, id);
           const expected = {
             _links: { self: { href: `./transit-routers/${id}` } }, name: `created-via-${path}`, cost: 9, noTraversal: true, disabled: true,
-            tags: { k: 'v' }, isOnline: false, isVerified: false, fingerprint: '', unverifiedFingerprint: null, unverifiedCertPem: null,
+            tags: { k: 'v' }, isOnline: false, isVerified: false, fingerprint: null, unverifiedFingerprint: null, unverifiedCertPem: null,
             // The trott enrollment every new transit router gets (test/api/client/enroll-router.test.ts checks its JWT).
             enrollmentCreatedAt: testTime(), enrollmentExpiresAt: testTime(3 * 3600_000),
           };

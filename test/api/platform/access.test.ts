@@ -21,6 +21,12 @@ function expectedAccess(op: OperationSpec): 'public' | 'session' | 'admin' {
 
 type Caller = 'anonymous' | 'ordinary' | 'admin';
 
+/**
+ * Operations whose handler itself answers 401 to a caller that presents no client certificate in the handshake,
+ * as upstream does (inject presents none): for them a permitted caller's 401 is that check, not the access rule.
+ */
+const needsClientCertificate = new Set(['extendCurrentIdentityAuthenticator', 'extendRouterEnrollment']);
+
 describe('access rules for every bound operation', () => {
   let t: TestApp;
   const tokens: Record<Caller, string | undefined> = { anonymous: undefined, ordinary: undefined, admin: undefined };
@@ -54,6 +60,7 @@ describe('access rules for every bound operation', () => {
           unreachable.push(`${op.api} ${op.operationId} as ${caller}: ${result.text.slice(0, 160)}`);
           continue;
         }
+        if (mayCall && refused && needsClientCertificate.has(op.operationId)) continue;
         if (mayCall === refused) problems.push(`${op.api} ${op.method} ${op.path} as ${caller}: expected ${mayCall ? 'access' : '401 UNAUTHORIZED'}, got ${result.status} ${code ?? ''}`);
       }
     }
