@@ -1,13 +1,13 @@
 // buildApp(deps): the Fastify instance serving both APIs. It never listens; main.ts and tests decide that.
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { AppDeps } from './app-deps.js';
-import { bindOperations, sendResult, type BoundRoute } from './http/bind-operations.js';
+import { bindOperations, type BoundRoute } from './http/bind-operations.js';
 import { installBodyParsers } from './http/body-parsers.js';
 import { installErrorHandler } from './http/error-response.js';
-import { installNotFound, installRequestHooks, rewriteUrl } from './http/request-hooks.js';
+import { installNotFound, installRequestHooks } from './http/request-hooks.js';
+import { routedUrl } from './http/request-path.js';
 import { clientOperations } from './apis/client.js';
 import { managementOperations } from './apis/management.js';
-import { caCertsResult } from './system/well-known.js';
 
 export interface TlsOptions {
   key: string;
@@ -20,7 +20,8 @@ export async function buildApp(deps: AppDeps, tls?: TlsOptions): Promise<Fastify
     // Errors are logged once, by error-response.ts; per-request access logs would cost more than they tell.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => deps.ids.shortId(),
-    rewriteUrl,
+    // Routes by the path upstream routes by: its prefix rewrites, then path cleaning (request-path.ts).
+    rewriteUrl: (request) => routedUrl(request.url ?? '/'),
     bodyLimit: 4 * 1024 * 1024,
     // Client certificates are requested but verified per request against our CAs, never at the TLS layer:
     // a `ca` list would make Go clients withhold certificates from other issuers.
@@ -34,8 +35,6 @@ export async function buildApp(deps: AppDeps, tls?: TlsOptions): Promise<Fastify
   installNotFound(app, () => routes);
   routes.push(...bindOperations(app, deps, 'client', clientOperations));
   routes.push(...bindOperations(app, deps, 'management', managementOperations));
-  // The C SDK fetches the CA bundle at the root before it knows any API prefix.
-  app.get('/.well-known/est/cacerts', (_request, reply) => sendResult(reply, caCertsResult(deps)));
   await app.ready();
   return app;
 }

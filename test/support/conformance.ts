@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { loadContract, validateResponse, type OperationSpec } from '../../src/http/spec/load-spec.js';
+import { cleanPath, routedPath } from '../../src/http/request-path.js';
 
 export interface CallOptions {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'HEAD';
@@ -25,16 +26,12 @@ export interface CallResult {
 const operations = [...loadContract('client').operations.map((op) => ({ op, base: '/edge/client/v1' })),
   ...loadContract('management').operations.map((op) => ({ op, base: '/edge/management/v1' }))].map(({ op, base }) => ({
   op,
-  pattern: new RegExp(`^${base}${op.routePath.replace(/:[^/]+/g, '[^/]+').replace(/\./g, '\\.')}$`),
+  pattern: new RegExp(`^${cleanPath(`${base}${op.routePath}`).replace(/:[^/]+/g, '[^/]+').replace(/\./g, '\\.')}$`),
 }));
 
-/** The operation a URL lands on, after the same rewrites the server applies. */
+/** The operation a URL lands on, after the same rewrites and path cleaning the server applies. */
 export function operationFor(method: string, url: string): OperationSpec | undefined {
-  let path = url.split('?')[0]!;
-  if (path === '/' || path === '/version') path = '/edge/client/v1/version';
-  else if (path.startsWith('/edge/v1/')) path = `/edge/client/v1${path.slice(8)}`;
-  else if (path === '/.well-known/est/cacerts') path = `/edge/client/v1${path}`;
-  else if (!/^\/(edge|fabric|\.well-known)(\/|$)/.test(path)) path = `/edge/client/v1${path}`;
+  const path = routedPath(url.split('?')[0]!);
   return operations.find(({ op, pattern }) => op.method === method && pattern.test(path))?.op;
 }
 
