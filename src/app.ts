@@ -2,7 +2,9 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { AppDeps } from './app-deps.js';
 import { bindOperations, type BoundRoute } from './http/bind-operations.js';
+import { installBodyLimits } from './http/body-limits.js';
 import { installBodyParsers } from './http/body-parsers.js';
+import { connectionLimits } from './http/connection-limits.js';
 import { installErrorHandler } from './http/error-response.js';
 import { installNotFound, installRequestHooks } from './http/request-hooks.js';
 import { routedUrl } from './http/request-path.js';
@@ -15,6 +17,7 @@ export interface TlsOptions {
 }
 
 export async function buildApp(deps: AppDeps, tls?: TlsOptions): Promise<FastifyInstance> {
+  const limits = connectionLimits(deps.settings);
   const app = Fastify({
     loggerInstance: deps.logger,
     // Errors are logged once, by error-response.ts; per-request access logs would cost more than they tell.
@@ -22,15 +25,19 @@ export async function buildApp(deps: AppDeps, tls?: TlsOptions): Promise<Fastify
     genReqId: () => deps.ids.shortId(),
     // Routes by the path upstream routes by: its prefix rewrites, then path cleaning (request-path.ts).
     rewriteUrl: (request) => routedUrl(request.url ?? '/'),
-    bodyLimit: 4 * 1024 * 1024,
+    // Each operation caps its body by caller (http/body-limits.ts); this backstop is the largest of those caps.
+    bodyLimit: deps.settings.authenticatedBodyLimit,
+    ...limits.fastifyOptions,
     // Client certificates are requested but verified per request against our CAs, never at the TLS layer:
     // a `ca` list would make Go clients withhold certificates from other issuers.
-    ...(tls ? { https: { ...tls, requestCert: true, rejectUnauthorized: false } } : {}),
+    ...(tls ? { https: { ...tls, ...limits.tlsServerOptions, requestCert: true, rejectUnauthorized: false } } : {}),
   }) as unknown as FastifyInstance;
+  limits.install(app);
 
   const routes: BoundRoute[] = [];
   installErrorHandler(app);
   installBodyParsers(app);
+  installBodyLimits(app, deps.settings);
   installRequestHooks(app, deps);
   installNotFound(app, () => routes);
   routes.push(...bindOperations(app, deps, 'client', clientOperations));

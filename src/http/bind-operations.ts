@@ -24,7 +24,12 @@ export function bindOperations(app: FastifyInstance, deps: AppDeps, api: ApiName
     const handler = table[op.operationId] ?? notImplemented(op);
     // Bound at the cleaned path, which is what requests are routed by (request-path.ts).
     const url = cleanPath(`${contract.basePath}${op.routePath}`);
-    app.route({ method: op.method, url, handler: (request, reply) => runOperation(deps, api, op, handler, request, reply) });
+    app.route({
+      method: op.method,
+      url,
+      config: { operation: op },
+      handler: (request, reply) => runOperation(deps, api, op, handler, request, reply),
+    });
     return { method: op.method, pattern: routePattern(url) };
   });
 }

@@ -14,6 +14,22 @@ export interface Settings {
   adminPassword: string | undefined;
   sessionTimeoutMs: number;
   logLevel: string;
+  /** Largest request body, in bytes, from a caller without a session or to an operation that needs none. */
+  unauthenticatedBodyLimit: number;
+  /** Largest request body, in bytes, from an authenticated caller to an operation that needs a session. */
+  authenticatedBodyLimit: number;
+  /** Time to receive a request's headers, from the start of the connection or of the request. */
+  headersTimeoutMs: number;
+  /** Time to receive a whole request, body included. */
+  requestTimeoutMs: number;
+  /** How long a connection may wait idle for its next request. */
+  keepAliveTimeoutMs: number;
+  /** A connection with no traffic either way for this long is closed (e.g. a client that stops reading). */
+  idleTimeoutMs: number;
+  /** Open connections at most; more are refused at once. */
+  maxConnections: number;
+  /** Open connections at most from one client address. */
+  maxConnectionsPerClient: number;
 }
 
 type Parse = (raw: unknown) => unknown;
@@ -56,13 +72,39 @@ const host: Parse = (raw) => {
   return value;
 };
 
+/** `1m`, `5s` or `250ms`: the way a bound is written in a message. */
+function durationText(ms: number): string {
+  return ms % 60_000 === 0 ? `${ms / 60_000}m` : ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
 const duration =
   (minMs: number): Parse =>
   (raw) => {
     const ms = typeof raw === 'string' ? parseDuration(raw) : undefined;
     if (ms === undefined) throw new Error('must be a duration such as 30m, 90s or 1h');
-    if (ms < minMs) throw new Error(`must be at least ${minMs / 60_000}m`);
+    if (ms < minMs) throw new Error(`must be at least ${durationText(minMs)}`);
     return ms;
+  };
+
+const byteUnits: Record<string, number> = { '': 1, B: 1, KiB: 1024, MiB: 1024 * 1024 };
+
+/** A size in bytes: `65536`, `64KiB` or `1MiB`. */
+const byteSize =
+  (minBytes: number): Parse =>
+  (raw) => {
+    const match = /^(\d+)\s*(B|KiB|MiB)?$/.exec(typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '');
+    if (!match) throw new Error('must be a size in bytes such as 65536, 64KiB or 1MiB');
+    const bytes = Number(match[1]) * byteUnits[match[2] ?? '']!;
+    if (bytes < minBytes) throw new Error(`must be at least ${minBytes} bytes`);
+    return bytes;
+  };
+
+const count =
+  (min: number): Parse =>
+  (raw) => {
+    const value = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : raw;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) throw new Error(`must be a whole number of at least ${min}`);
+    return value;
   };
 
 const oneOf =
@@ -80,5 +122,27 @@ export const settingSpecs: readonly SettingSpec[] = [
   { key: 'sessionTimeoutMs', yamlPath: 'edge.api.sessionTimeout', env: 'ZITI_SESSION_TIMEOUT', flag: 'session-timeout', parse: duration(60_000), default: 30 * 60_000 },
   { key: 'adminUsername', yamlPath: 'admin.username', env: 'ZITI_USER', flag: 'username', parse: text(4, 100), default: 'admin' },
   { key: 'adminPassword', yamlPath: 'admin.password', env: 'ZITI_PWD', flag: 'password', parse: text(5, 100) },
+  // The smallest body cap still takes the largest legitimate unauthenticated body: an enrollment with two RSA-4096
+  // CSRs (~2 KiB each in PEM) and the SDKs' envInfo/sdkInfo.
+  { key: 'unauthenticatedBodyLimit', yamlPath: 'http.unauthenticatedBodyLimit', env: 'ZITI_HTTP_UNAUTHENTICATED_BODY_LIMIT', flag: 'unauthenticated-body-limit', parse: byteSize(16 * 1024), default: 64 * 1024 },
+  { key: 'authenticatedBodyLimit', yamlPath: 'http.authenticatedBodyLimit', env: 'ZITI_HTTP_AUTHENTICATED_BODY_LIMIT', flag: 'authenticated-body-limit', parse: byteSize(16 * 1024), default: 1024 * 1024 },
+  { key: 'headersTimeoutMs', yamlPath: 'http.headersTimeout', env: 'ZITI_HTTP_HEADERS_TIMEOUT', flag: 'headers-timeout', parse: duration(1000), default: 10_000 },
+  { key: 'requestTimeoutMs', yamlPath: 'http.requestTimeout', env: 'ZITI_HTTP_REQUEST_TIMEOUT', flag: 'request-timeout', parse: duration(1000), default: 30_000 },
+  { key: 'keepAliveTimeoutMs', yamlPath: 'http.keepAliveTimeout', env: 'ZITI_HTTP_KEEP_ALIVE_TIMEOUT', flag: 'keep-alive-timeout', parse: duration(1000), default: 5_000 },
+  { key: 'idleTimeoutMs', yamlPath: 'http.idleTimeout', env: 'ZITI_HTTP_IDLE_TIMEOUT', flag: 'idle-timeout', parse: duration(1000), default: 60_000 },
+  { key: 'maxConnections', yamlPath: 'http.maxConnections', env: 'ZITI_HTTP_MAX_CONNECTIONS', flag: 'max-connections', parse: count(1), default: 4096 },
+  { key: 'maxConnectionsPerClient', yamlPath: 'http.maxConnectionsPerClient', env: 'ZITI_HTTP_MAX_CONNECTIONS_PER_CLIENT', flag: 'max-connections-per-client', parse: count(1), default: 256 },
   { key: 'logLevel', yamlPath: 'log.level', env: 'ZITI_LOG_LEVEL', flag: 'log-level', parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), default: 'info' },
 ];
+
+/** Rules between settings, checked once all are read; each message names both keys. */
+export function checkSettingRelations(settings: Settings): void {
+  const pathOf = (key: keyof Settings) => settingSpecs.find((spec) => spec.key === key)!.yamlPath;
+  const atMost = (smaller: keyof Settings, larger: keyof Settings, what: (value: number) => string) => {
+    const [a, b] = [settings[smaller] as number, settings[larger] as number];
+    if (a > b) throw new SettingsError(`[${pathOf(smaller)}] (${what(a)}) must not exceed [${pathOf(larger)}] (${what(b)})`);
+  };
+  // Node refuses a headers timeout longer than the request timeout it is part of.
+  atMost('headersTimeoutMs', 'requestTimeoutMs', durationText);
+  atMost('unauthenticatedBodyLimit', 'authenticatedBodyLimit', (bytes) => `${bytes} bytes`);
+}

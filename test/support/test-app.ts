@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { openController, type Controller } from '../../src/controller.js';
 import { fixedClock } from '../../src/lib/clock.js';
-import type { Settings } from '../../src/settings/settings.schema.js';
+import { settingSpecs, type Settings } from '../../src/settings/settings.schema.js';
 import { call, type CallOptions, type CallResult } from './conformance.js';
 
 /**
@@ -35,8 +35,12 @@ export interface TestApp extends Controller {
   loginAsAdmin(api?: 'client' | 'management'): Promise<string>;
 }
 
+/** The defaults of every setting that has one, as a controller started without any would have them. */
+const defaultSettings = Object.fromEntries(settingSpecs.filter((spec) => spec.default !== undefined).map((spec) => [spec.key, spec.default]));
+
 export function testSettings(home: string, overrides: Partial<Settings> = {}): Settings {
   return {
+    ...(defaultSettings as unknown as Settings),
     home,
     configFile: undefined,
     advertisedHost: 'localhost',

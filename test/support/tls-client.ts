@@ -2,6 +2,7 @@
 // enrollment and certificate login, which inject() cannot show.
 import { request } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Settings } from '../../src/settings/settings.schema.js';
 import { buildTestApp, type TestApp } from './test-app.js';
 
 export interface TlsResponse {
@@ -30,8 +31,8 @@ export interface TlsTestApp extends TestApp {
   serverCertificate(): Promise<string>;
 }
 
-export async function buildTlsTestApp(): Promise<TlsTestApp> {
-  const t = await buildTestApp({ tls: true });
+export async function buildTlsTestApp(settings: Partial<Settings> = {}): Promise<TlsTestApp> {
+  const t = await buildTestApp({ tls: true, settings });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   const port = (t.app.server.address() as AddressInfo).port;
   const rootCa = t.deps.pki.rootCertPem;
