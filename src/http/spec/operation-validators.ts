@@ -8,6 +8,7 @@ import {
   convertSchema,
   createConvertContext,
   discriminatorKeyword,
+  integerBitsKeyword,
   type DiscriminatorRule,
   type JsonSchema,
   type SchemaMode,
@@ -83,7 +84,8 @@ function isDateTime(text: string): boolean {
   const match = dateTime.exec(text);
   if (!match) return false;
   const [month = 0, day = 0, hour = 0, minute = 0, second = 0] = match.slice(2).map((part) => Number(part ?? 0));
-  return month >= 1 && month <= 12 && day >= 1 && day <= 31 && hour < 24 && minute < 60 && second < 60;
+  // Date.parse too, because handlers read the value with it: an offset such as +99:99 would be an Invalid Date.
+  return month >= 1 && month <= 12 && day >= 1 && day <= 31 && hour < 24 && minute < 60 && second < 60 && !Number.isNaN(Date.parse(text));
 }
 
 /** Go's url.Parse accepts almost anything: no control characters, and `%` must start an escape. */
@@ -95,9 +97,18 @@ function isGoUrl(text: string): boolean {
   return !/%(?![0-9a-fA-F]{2})/.test(text);
 }
 
+/**
+ * Whether a decoded JSON number fits a Go int32 or int64. The int64 maximum, 2^63 - 1, reads as 2^63 in a JS
+ * number, so 2^63 is let through: a client sending the maximum must not be refused.
+ */
+function fitsGoInteger(value: number, bits: number): boolean {
+  return bits === 32 ? value >= -(2 ** 31) && value <= 2 ** 31 - 1 : value >= -(2 ** 63) && value <= 2 ** 63;
+}
+
 /** An ajv instance with the formats and the discriminator keyword the converted schemas rely on. */
 export function createContractAjv(): Ajv {
-  const ajv = new Ajv({ strict: false, allErrors: true, verbose: true, validateSchema: false });
+  // strictNumbers: Infinity (what JSON.parse makes of 1e400) is no number, as Go's decoder refuses it.
+  const ajv = new Ajv({ strict: false, strictNumbers: true, allErrors: true, verbose: true, validateSchema: false });
   // ajv-formats is a CommonJS module: the plugin is its default export's `default` under NodeNext typings.
   formatsPlugin.default(ajv, { mode: 'fast' });
   // Permissive where Go's strfmt is: relative links (`./identities/x`), dashless uuids, dates without offsets.
@@ -105,6 +116,11 @@ export function createContractAjv(): Ajv {
   ajv.addFormat('uuid', { type: 'string', validate: (text) => uuid.test(text) });
   ajv.addFormat('uri', { type: 'string', validate: isGoUrl });
   ajv.addFormat('url', { type: 'string', validate: isGoUrl });
+  ajv.addKeyword({
+    keyword: integerBitsKeyword,
+    schemaType: 'number',
+    validate: (bits: number, data: unknown) => typeof data !== 'number' || fitsGoInteger(data, bits),
+  });
   ajv.addKeyword({
     keyword: discriminatorKeyword,
     schemaType: 'object',

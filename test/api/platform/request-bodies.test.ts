@@ -145,4 +145,36 @@ describe('request bodies', () => {
       assert.equal(routerEnrolled.status, 200, routerEnrolled.text);
     });
   });
+
+  describe('numbers and times out of range', () => {
+    const disable = async (durationText: string) => {
+      const id = await createIdentity(t, token);
+      return t.call({ method: 'POST', url: `${MANAGEMENT}/identities/${id}/disable`, token, headers: { 'content-type': 'application/json' }, payload: `{"durationMinutes":${durationText}}` });
+    };
+
+    it('answers a number no int64 holds as upstream decoding does: 400 COULD_NOT_PARSE_BODY', async () => {
+      const cases: [string, string][] = [
+        ['1e400', '+Inf'],
+        ['-1e400', '-Inf'],
+        ['123456789012345678901234567890', '1.2345678901234568e+29'],
+      ];
+      for (const [text, shown] of cases) {
+        const result = await disable(text);
+        assertError(result, 400, 'COULD_NOT_PARSE_BODY');
+        const reason = `parsing disable body from "" failed, because json: cannot unmarshal number ${shown} into Go struct field DisableParams.durationMinutes of type int64`;
+        assert.equal((result.body as { error: { cause: { message: string } } }).error.cause.message, reason);
+      }
+    });
+
+    it('refuses a disable that would end after the year 9999 with 400 COULD_NOT_VALIDATE', async () => {
+      for (const text of ['9223372036854775807', '100000000000']) assertError(await disable(text), 400, 'COULD_NOT_VALIDATE', 'durationMinutes');
+      assert.equal((await disable('5256000')).status, 200);
+    });
+
+    it('refuses a date-time that names no instant', async () => {
+      const id = await createIdentity(t, token);
+      const result = await t.call({ method: 'POST', url: `${MANAGEMENT}/enrollments`, token, payload: { identityId: id, method: 'ott', expiresAt: '2099-01-01T00:00:00+99:99' } });
+      assertError(result, 400, 'COULD_NOT_PARSE_BODY');
+    });
+  });
 });
