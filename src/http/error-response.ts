@@ -35,8 +35,10 @@ export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const apiError = toApiError(error);
     const requestId = request.caller?.requestId ?? request.id;
-    if (apiError.status >= 500) request.log.error({ err: error, requestId }, 'request failed');
-    else request.log.debug({ code: apiError.code, requestId }, 'request refused');
+    // Only a real server failure is an error with its stack; an unbuilt operation (501) or a refused request is
+    // what the controller is meant to answer, so it is a debug line that names the code.
+    if (apiError.status >= 500 && apiError.code !== 'NOT_IMPLEMENTED') request.log.error({ err: error, requestId }, 'request failed');
+    else request.log.debug({ code: apiError.code, status: apiError.status, requestId }, 'request refused');
     return sendError(reply, apiError, requestId);
   });
 }
