@@ -23,24 +23,28 @@ function responseSchemaId(api: ApiName): string {
   return `edge-${api}-response`;
 }
 
-const instances = new Map<ApiName, Ajv>();
+const instances = new Map<string, Ajv>();
 
-/** The ajv instance of one API, with both schema documents registered (nothing compiled yet). */
-export function ajvFor(api: ApiName): Ajv {
-  let ajv = instances.get(api);
+/**
+ * The ajv instance of one API, with both schema documents registered (nothing compiled yet). `allErrors: false`
+ * stops at the first error: the cheap check every request body gets before the full one ranks a failure.
+ */
+export function ajvFor(api: ApiName, allErrors = true): Ajv {
+  const key = `${api}:${allErrors}`;
+  let ajv = instances.get(key);
   if (!ajv) {
-    ajv = createContractAjv();
+    ajv = createContractAjv(allErrors);
     const document = readContractDocument(api);
     ajv.addSchema(schemaDocument(document, 'request', requestSchemaId(api)));
     ajv.addSchema(schemaDocument(document, 'response', responseSchemaId(api)));
-    instances.set(api, ajv);
+    instances.set(key, ajv);
   }
   return ajv;
 }
 
 /** The request body validator, or undefined when the operation takes no body. */
-export function bodyValidator(op: OperationSpec): ValidateFunction | undefined {
-  return ajvFor(op.api).getSchema(`${requestSchemaId(op.api)}#/operations/${op.operationId}/body`);
+export function bodyValidator(op: OperationSpec, allErrors = true): ValidateFunction | undefined {
+  return ajvFor(op.api, allErrors).getSchema(`${requestSchemaId(op.api)}#/operations/${op.operationId}/body`);
 }
 
 /** The validator for a declared response (`"200"`, `"default"`); undefined when it is undeclared or has no schema. */
@@ -106,9 +110,9 @@ function fitsGoInteger(value: number, bits: number): boolean {
 }
 
 /** An ajv instance with the formats and the discriminator keyword the converted schemas rely on. */
-export function createContractAjv(): Ajv {
+export function createContractAjv(allErrors = true): Ajv {
   // strictNumbers: Infinity (what JSON.parse makes of 1e400) is no number, as Go's decoder refuses it.
-  const ajv = new Ajv({ strict: false, strictNumbers: true, allErrors: true, verbose: true, validateSchema: false });
+  const ajv = new Ajv({ strict: false, strictNumbers: true, allErrors, verbose: true, validateSchema: false });
   // ajv-formats is a CommonJS module: the plugin is its default export's `default` under NodeNext typings.
   formatsPlugin.default(ajv, { mode: 'fast' });
   // Permissive where Go's strfmt is: relative links (`./identities/x`), dashless uuids, dates without offsets.
