@@ -5,7 +5,7 @@ import { bindOperations, type BoundRoute } from './http/bind-operations.js';
 import { installBodyLimits } from './http/body-limits.js';
 import { installBodyParsers } from './http/body-parsers.js';
 import { connectionLimits } from './http/connection-limits.js';
-import { installErrorHandler } from './http/error-response.js';
+import { installErrorHandler, onFrameworkError } from './http/error-response.js';
 import { installNotFound, installRequestHooks } from './http/request-hooks.js';
 import { routedUrl } from './http/request-path.js';
 import { clientOperations } from './apis/client.js';
@@ -25,6 +25,9 @@ export async function buildApp(deps: AppDeps, tls?: TlsOptions): Promise<Fastify
     genReqId: () => deps.ids.shortId(),
     // Routes by the path upstream routes by: its prefix rewrites, then path cleaning (request-path.ts).
     rewriteUrl: (request) => routedUrl(request.url ?? '/'),
+    // Upstream looks up ids of any length (then answers 404); the URL itself is bounded by the header size limit.
+    routerOptions: { maxParamLength: 16 * 1024 },
+    frameworkErrors: onFrameworkError,
     // Each operation caps its body by caller (http/body-limits.ts); this backstop is the largest of those caps.
     bodyLimit: deps.settings.authenticatedBodyLimit,
     ...limits.fastifyOptions,

@@ -42,3 +42,11 @@ export function installErrorHandler(app: FastifyInstance): void {
     return sendError(reply, apiError, requestId);
   });
 }
+
+/**
+ * Fastify's own routing failures, before any hook runs. In practice a path with a bad percent escape (`/x/%zz`),
+ * which upstream's Go server refuses while parsing the request line: a plain-text 400, no envelope.
+ */
+export function onFrameworkError(_error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  void reply.code(400).header('content-type', 'text/plain; charset=utf-8').header('connection', 'close').send('400 Bad Request');
+}
