@@ -1,5 +1,6 @@
 // Runs one autocannon load in its own process, so the load generator never shares an event loop with the
 // harness; prints the figures as one JSON line on stdout. Started by bench/load.ts with the LoadSpec in the environment.
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { LOAD_SPEC_VARIABLE, type LoadFigures, type LoadSpec } from './load.js';
 
@@ -9,7 +10,7 @@ const result = await autocannon({
   url: spec.url,
   method: spec.method,
   headers: spec.headers,
-  body: spec.body,
+  body: spec.bodyFile === undefined ? spec.body : readFileSync(spec.bodyFile, 'utf8'),
   connections: spec.connections,
   pipelining: 1,
   duration: spec.durationSeconds,

@@ -1,10 +1,12 @@
 // `npm run bench`: starts the controller and a bare hello server in child processes, loads each with autocannon
-// from another child, and reports rates against the ceiling and the goals. Two phases, chosen with BENCH_PHASES:
-// `platform` (identity lists at 1k and 100k, login, current identity) and `scale` (bench/scale-phase.ts).
+// from another child, and reports rates against the ceiling and the goals. Three phases, chosen with BENCH_PHASES:
+// `platform` (identity lists at 1k and 100k, login, current identity), `flood` (bench/body-flood.ts) and `scale`
+// (bench/scale-phase.ts).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { installSignalCleanup, isInterrupted, onCleanup, runCleanup } from './cleanup.js';
+import { evaluateBodyFloodGoals, runBodyFloodPhase } from './body-flood.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, startController } from './controller-process.js';
 import { measureHashRate } from './hash-rate.js';
 import { loginAdmin } from './https-client.js';
@@ -18,7 +20,7 @@ import { seedIdentities } from './seed-identities.js';
 import { freePort, startServer, type ServerProcess } from './server-process.js';
 import { say, settings } from './settings.js';
 
-type RunFigures = Pick<BenchRun, 'hashRate' | 'seeding' | 'controllerRssMb' | 'scenarios' | 'scale' | 'goals'>;
+type RunFigures = Pick<BenchRun, 'hashRate' | 'seeding' | 'controllerRssMb' | 'scenarios' | 'scale' | 'bodyFlood' | 'goals'>;
 
 function machineFacts(): BenchRun['machine'] {
   const totalMemoryMb = Math.round(totalmem() / 2 ** 20);
@@ -95,6 +97,10 @@ async function main(): Promise<void> {
   // The first start creates the database, PKI and admin; the seeders need the schema in place.
   await (await startController(home, port)).stop();
   if (settings.phases.includes('platform')) await runPlatformPhase(home, port, run);
+  if (settings.phases.includes('flood')) {
+    run.bodyFlood = await runBodyFloodPhase(home, port);
+    run.goals.push(...evaluateBodyFloodGoals(run.bodyFlood));
+  }
   if (settings.phases.includes('scale')) {
     const seededIdentities = run.seeding.reduce((most, s) => Math.max(most, s.to), 0);
     run.scale = await runScalePhase({ home, port, seededIdentities, scenarios: run.scenarios });
