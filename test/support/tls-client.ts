@@ -63,7 +63,9 @@ export async function buildTlsTestApp(settings: Partial<Settings> = {}): Promise
     });
   const serverCertificate = () =>
     new Promise<string>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, servername: 'localhost', path: '/version', rejectUnauthorized: false }, (res) => {
+      // A connection of its own: a resumed TLS session carries no peer certificate to read.
+      const options = { host: '127.0.0.1', port, servername: 'localhost', path: '/version', rejectUnauthorized: false, agent: false };
+      const req = request(options, (res) => {
         const socket = res.socket as import('node:tls').TLSSocket;
         const raw = socket.getPeerCertificate().raw;
         res.resume();
