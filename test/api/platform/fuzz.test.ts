@@ -10,7 +10,7 @@ import { hostileRequests, seededRandom, type HostileRequest } from '../../suppor
 
 const SEED = Number(process.env.FUZZ_SEED ?? 9_09_2024);
 /** Requests per operation and caller: 242 operations × 3 callers × this. FUZZ_SEED and FUZZ_REQUESTS explore further. */
-const REQUESTS_PER_OPERATION = Number(process.env.FUZZ_REQUESTS ?? 8);
+const REQUESTS_PER_OPERATION = Number(process.env.FUZZ_REQUESTS ?? 6);
 
 /** Deletes last, so the known entities stay for the other operations as long as possible. */
 const operations = [...loadContract('client').operations, ...loadContract('management').operations].sort(
