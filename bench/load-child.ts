@@ -20,7 +20,7 @@ const result = await autocannon({
   url: spec.url,
   method: spec.method,
   headers: spec.headers,
-  body: spec.body,
+  body: spec.bodyFile === undefined ? spec.body : readFileSync(spec.bodyFile, 'utf8'),
   ...(variants ? { requests: [{ setupRequest: nextVariant }] } : {}),
   connections: spec.connections,
   pipelining: 1,

@@ -9,6 +9,8 @@ export interface LoadSpec {
   method: 'GET' | 'POST';
   headers: Record<string, string>;
   body?: string;
+  /** A body too large for the environment the spec travels in (Linux caps one variable at 128 KiB). */
+  bodyFile?: string;
   connections: number;
   durationSeconds: number;
   /** A run of the same load before the measured one, so JIT and caches are warm; 0 for none. */

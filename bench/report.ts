@@ -1,6 +1,7 @@
 // The run's figures: goal verdicts, the table printed on stdout and the JSON file under bench/results/.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { formatBodyFlood, type BodyFloodResult } from './body-flood.js';
 import type { HashRate } from './hash-rate.js';
 import type { LoadFigures } from './load.js';
 import type { ObservabilityResult } from './observability-phase.js';
@@ -49,6 +50,7 @@ export interface BenchRun {
   scenarios: ScenarioResult[];
   scale?: ScaleResult;
   observability?: ObservabilityResult;
+  bodyFlood?: BodyFloodResult;
   goals: Goal[];
 }
 
@@ -147,6 +149,7 @@ export function formatReport(run: BenchRun): string {
     ...(run.controllerRssMb.length ? [`controller RSS when idle: ${run.controllerRssMb.map((r) => `${r.rssMb.toFixed(0)} MB (${r.when})`).join(', ')}`] : []),
     ...(run.seeding.length ? [`seeding: ${run.seeding.map((s) => `${s.to - s.from} identities in ${(s.ms / 1000).toFixed(1)} s`).join(', ')}`] : []),
     ...(run.scale ? formatScale(run.scale) : []),
+    ...(run.bodyFlood ? formatBodyFlood(run.bodyFlood) : []),
     '',
     ...table(HEADER, scenarioRows(run.scenarios)),
     "matches: the list's totalCount. p50/p99: whole milliseconds (autocannon's resolution).",

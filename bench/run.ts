@@ -1,12 +1,13 @@
 // `npm run bench`: starts the controller and a bare hello server in child processes, loads each with autocannon
-// from another child, and reports rates against the ceiling and the goals. Four phases, chosen with BENCH_PHASES:
-// `platform` (identity lists at 1k and 100k, login, current identity), `scale` (bench/scale-phase.ts),
-// `observability` (the access log's and metrics' cost, bench/observability-phase.ts) and `sessions`
-// (bench/session-phase.ts).
+// from another child, and reports rates against the ceiling and the goals. Five phases, chosen with BENCH_PHASES:
+// `platform` (identity lists at 1k and 100k, login, current identity), `flood` (bench/body-flood.ts), `scale`
+// (bench/scale-phase.ts), `observability` (the access log's and metrics' cost, bench/observability-phase.ts) and
+// `sessions` (bench/session-phase.ts).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { installSignalCleanup, isInterrupted, onCleanup, runCleanup } from './cleanup.js';
+import { evaluateBodyFloodGoals, runBodyFloodPhase } from './body-flood.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, startController } from './controller-process.js';
 import { measureHashRate } from './hash-rate.js';
 import { evaluateObservabilityGoal, runObservabilityPhase } from './observability-phase.js';
@@ -22,7 +23,7 @@ import { runSessionPhase } from './session-phase.js';
 import { freePort, startServer, type ServerProcess } from './server-process.js';
 import { say, settings } from './settings.js';
 
-type RunFigures = Pick<BenchRun, 'hashRate' | 'seeding' | 'controllerRssMb' | 'scenarios' | 'scale' | 'observability' | 'goals'>;
+type RunFigures = Pick<BenchRun, 'hashRate' | 'seeding' | 'controllerRssMb' | 'scenarios' | 'scale' | 'observability' | 'bodyFlood' | 'goals'>;
 
 function machineFacts(): BenchRun['machine'] {
   const totalMemoryMb = Math.round(totalmem() / 2 ** 20);
@@ -99,6 +100,10 @@ async function main(): Promise<void> {
   // The first start creates the database, PKI and admin; the seeders need the schema in place.
   await (await startController(home, port)).stop();
   if (settings.phases.includes('platform')) await runPlatformPhase(home, port, run);
+  if (settings.phases.includes('flood')) {
+    run.bodyFlood = await runBodyFloodPhase(home, port);
+    run.goals.push(...evaluateBodyFloodGoals(run.bodyFlood));
+  }
   if (settings.phases.includes('scale')) {
     const seededIdentities = run.seeding.reduce((most, s) => Math.max(most, s.to), 0);
     run.scale = await runScalePhase({ home, port, seededIdentities, scenarios: run.scenarios });

@@ -1,10 +1,10 @@
 // The harness's settings, read once from the environment, and its progress log on stderr (stdout is the report).
 
-export const PHASES = ['platform', 'scale', 'observability', 'sessions'] as const;
+export const PHASES = ['platform', 'flood', 'scale', 'observability', 'sessions'] as const;
 export type PhaseName = (typeof PHASES)[number];
 
 export const settings = {
-  /** BENCH_PHASES=platform,scale,observability,sessions (the default runs all, in that order). */
+  /** BENCH_PHASES=platform,flood,scale,observability,sessions (the default runs all, in that order). */
   phases: phasesFromEnv('BENCH_PHASES'),
   durationSeconds: numberFromEnv('BENCH_DURATION', 10),
   warmupSeconds: numberFromEnv('BENCH_WARMUP', 2),

@@ -1,13 +1,15 @@
 // buildApp(deps): the Fastify instance serving both APIs. It never listens; main.ts and tests decide that.
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { AppDeps } from './app-deps.js';
-import { bindOperations, sendResult, type BoundRoute } from './http/bind-operations.js';
+import { bindOperations, type BoundRoute } from './http/bind-operations.js';
+import { installBodyLimits } from './http/body-limits.js';
 import { installBodyParsers } from './http/body-parsers.js';
-import { installErrorHandler } from './http/error-response.js';
-import { installNotFound, installRequestHooks, rewriteUrl } from './http/request-hooks.js';
+import { connectionLimits } from './http/connection-limits.js';
+import { installErrorHandler, onFrameworkError } from './http/error-response.js';
+import { installNotFound, installRequestHooks } from './http/request-hooks.js';
+import { routedUrl } from './http/request-path.js';
 import { clientOperations } from './apis/client.js';
 import { managementOperations } from './apis/management.js';
-import { caCertsResult } from './system/well-known.js';
 import { installRequestObserver } from './http/request-observer.js';
 import { installHealthRoutes } from './system/health-routes.js';
 
@@ -17,28 +19,36 @@ export interface TlsOptions {
 }
 
 export async function buildApp(deps: AppDeps, tls?: TlsOptions): Promise<FastifyInstance> {
+  const limits = connectionLimits(deps.settings);
   const app = Fastify({
     loggerInstance: deps.logger,
-    // Errors are logged once, by error-response.ts; per-request access logs would cost more than they tell.
+    // Fastify's own request logs are off: the request observer writes one line per request, and errors are logged
+    // once, by error-response.ts.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => deps.ids.shortId(),
-    rewriteUrl,
-    bodyLimit: 4 * 1024 * 1024,
+    // Routes by the path upstream routes by: its prefix rewrites, then path cleaning (request-path.ts).
+    rewriteUrl: (request) => routedUrl(request.url ?? '/'),
+    // Upstream looks up ids of any length (then answers 404); the URL itself is bounded by the header size limit.
+    routerOptions: { maxParamLength: 16 * 1024 },
+    frameworkErrors: onFrameworkError,
+    // Each operation caps its body by caller (http/body-limits.ts); this backstop is the largest of those caps.
+    bodyLimit: deps.settings.authenticatedBodyLimit,
+    ...limits.fastifyOptions,
     // Client certificates are requested but verified per request against our CAs, never at the TLS layer:
     // a `ca` list would make Go clients withhold certificates from other issuers.
-    ...(tls ? { https: { ...tls, requestCert: true, rejectUnauthorized: false } } : {}),
+    ...(tls ? { https: { ...tls, ...limits.tlsServerOptions, requestCert: true, rejectUnauthorized: false } } : {}),
   }) as unknown as FastifyInstance;
+  limits.install(app);
 
   const routes: BoundRoute[] = [];
   installErrorHandler(app);
   installBodyParsers(app);
+  installBodyLimits(app, deps.settings);
   installRequestHooks(app, deps);
   installNotFound(app, () => routes);
   installRequestObserver(app, { accessLog: deps.settings.accessLog, metrics: deps.metrics });
   routes.push(...bindOperations(app, deps, 'client', clientOperations));
   routes.push(...bindOperations(app, deps, 'management', managementOperations));
-  // The C SDK fetches the CA bundle at the root before it knows any API prefix.
-  app.get('/.well-known/est/cacerts', { config: { operationId: 'listWellKnownCas', api: 'client' } }, (_request, reply) => sendResult(reply, caCertsResult(deps)));
   installHealthRoutes(app, deps.health);
   await app.ready();
   return app;

@@ -4,6 +4,7 @@ import { ApiError } from '../errors/api-error.js';
 import { checkAccess, defaultAccess } from './access.js';
 import type { AppDeps } from '../app-deps.js';
 import { serializeJson } from './envelope.js';
+import { cleanPath } from './request-path.js';
 import type { OperationHandler, OperationResult, OperationTable } from './operation.js';
 import { loadContract, validateRequest, type ApiName, type OperationSpec } from './spec/load-spec.js';
 
@@ -21,11 +22,12 @@ export function bindOperations(app: FastifyInstance, deps: AppDeps, api: ApiName
 
   return contract.operations.map((op) => {
     const handler = table[op.operationId] ?? notImplemented(op);
-    const url = `${contract.basePath}${op.routePath}`;
+    // Bound at the cleaned path, which is what requests are routed by (request-path.ts).
+    const url = cleanPath(`${contract.basePath}${op.routePath}`);
     app.route({
       method: op.method,
       url,
-      config: { operationId: op.operationId, api },
+      config: { operation: op },
       handler: (request, reply) => runOperation(deps, api, op, handler, request, reply),
     });
     return { method: op.method, pattern: routePattern(url) };
@@ -97,5 +99,5 @@ export function sendJsonText(reply: FastifyReply, status: number, text: string):
 /** `/edge/management/v1/identities/:id` → a regex over concrete paths, used to tell 405 from 404. */
 function routePattern(url: string): RegExp {
   const escaped = url.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
-  return new RegExp(`^${escaped.join('/')}/?$`);
+  return new RegExp(`^${escaped.join('/')}$`);
 }

@@ -35,8 +35,18 @@ export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const apiError = toApiError(error);
     const requestId = request.caller?.requestId ?? request.id;
-    if (apiError.status >= 500) request.log.error({ err: error, requestId }, 'request failed');
-    else request.log.debug({ code: apiError.code, requestId }, 'request refused');
+    // Only a real server failure is an error with its stack; an unbuilt operation (501) or a refused request is
+    // what the controller is meant to answer, so it is a debug line that names the code.
+    if (apiError.status >= 500 && apiError.code !== 'NOT_IMPLEMENTED') request.log.error({ err: error, requestId }, 'request failed');
+    else request.log.debug({ code: apiError.code, status: apiError.status, requestId }, 'request refused');
     return sendError(reply, apiError, requestId);
   });
+}
+
+/**
+ * Fastify's own routing failures, before any hook runs. In practice a path with a bad percent escape (`/x/%zz`),
+ * which upstream's Go server refuses while parsing the request line: a plain-text 400, no envelope.
+ */
+export function onFrameworkError(_error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  void reply.code(400).header('content-type', 'text/plain; charset=utf-8').header('connection', 'close').send('400 Bad Request');
 }

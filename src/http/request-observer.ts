@@ -3,14 +3,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Metrics } from '../system/metrics.js';
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The contract operation a route serves (bind-operations.ts), for logs and metrics. */
-    operationId?: string;
-    api?: string;
-  }
-}
-
 export interface RequestObserverOptions {
   accessLog: boolean;
   metrics: Metrics | undefined;
@@ -22,8 +14,8 @@ const authMethods = new Set(['password', 'cert', 'ext-jwt']);
 export function installRequestObserver(app: FastifyInstance, { accessLog, metrics }: RequestObserverOptions): void {
   if (!accessLog && !metrics) return;
   app.addHook('onResponse', (request, reply, done) => {
-    const config = request.routeOptions.config;
-    const operation = config.operationId ?? 'none';
+    const spec = request.routeOptions.config.operation;
+    const operation = spec?.operationId ?? 'none';
     const status = reply.statusCode;
     const ms = reply.elapsedTime;
     if (accessLog) {
@@ -34,7 +26,7 @@ export function installRequestObserver(app: FastifyInstance, { accessLog, metric
       else request.log.info(line, 'request');
     }
     if (metrics) {
-      metrics.request(config.api ?? 'none', operation, request.method, status, ms / 1000);
+      metrics.request(spec?.api ?? 'none', operation, request.method, status, ms / 1000);
       const login = loginMethod(operation, request);
       if (login) metrics.authentication(login, status === 200);
     }

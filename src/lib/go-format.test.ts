@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseGoDuration } from './go-format.js';
+import { goFloat, goQuote, goValue, parseGoDuration } from './go-format.js';
 
 describe('parseGoDuration', () => {
   it('reads what Go reads, in milliseconds', () => {
@@ -20,5 +20,42 @@ describe('parseGoDuration', () => {
     assert.deepEqual(parseGoDuration('1d'), { error: 'time: unknown unit "d" in duration "1d"' });
     assert.deepEqual(parseGoDuration('1h-1m'), { error: 'time: unknown unit "h-" in duration "1h-1m"' });
     assert.deepEqual(parseGoDuration('3000000h'), { error: 'time: invalid duration "3000000h"' });
+  });
+});
+
+describe('goValue', () => {
+  it("renders decoded JSON as Go's %v does", () => {
+    assert.equal(goValue(null), '<nil>');
+    assert.equal(goValue('text'), 'text');
+    assert.equal(goValue(1e21), '1e+21');
+    assert.equal(goValue(42, true), '42');
+    assert.equal(goValue([1, 'a', [true]]), '[1 a [true]]');
+    assert.equal(goValue({ b: 1, a: { c: null } }), 'map[a:map[c:<nil>] b:1]');
+  });
+
+  it('stops at a bounded depth, however deep the value nests', () => {
+    let deep: unknown = 1;
+    for (let level = 0; level < 100_000; level++) deep = level % 2 ? [deep] : { a: deep };
+    const text = goValue(deep);
+    assert.ok(text.length < 200, text);
+    assert.ok(text.endsWith(']') || text.endsWith('...'));
+    assert.match(text, /\.\.\./);
+  });
+
+  it('cuts long renderings', () => {
+    const text = goValue(Array.from({ length: 2_000_000 }, (_, index) => index));
+    assert.equal(text.length, 4096 + 3);
+    assert.ok(text.startsWith('[0 1 2 3'));
+    assert.ok(text.endsWith('...'));
+    assert.equal(goValue('x'.repeat(10_000)).length, 4096 + 3);
+  });
+});
+
+describe('goFloat and goQuote', () => {
+  it('write floats and quoted strings as Go does', () => {
+    assert.equal(goFloat(Infinity), '+Inf');
+    assert.equal(goFloat(0.0001), '0.0001');
+    assert.equal(goFloat(0.00001), '1e-05');
+    assert.equal(goQuote('a"\n\u0000'), '"a\\"\\n\\x00"');
   });
 });

@@ -13,21 +13,52 @@ export function goFloat(value: number): string {
   return String(value);
 }
 
+/** Past this many levels a rendered value shows `...`: Go's `%v` has no bound, a hostile body's nesting has none. */
+const MAX_RENDERED_DEPTH = 16;
+/** Rendered values are cut here (with `...`), so an error never echoes a megabyte of the body. */
+const MAX_RENDERED_LENGTH = 4096;
+const CUT = '...';
+
 /**
  * Go's `%v` of a value decoded from JSON: `<nil>`, strings raw, `[a b]`, `map[k:v]` with sorted keys.
- * Numbers decode to float64 unless the schema made the field an integer.
+ * Numbers decode to float64 unless the schema made the field an integer. Bounded in depth and length (see above);
+ * the work is bounded too, as rendering stops once the text is long enough.
  */
 export function goValue(value: unknown, isInteger = false): string {
+  const out: string[] = [];
+  let length = 0;
+  const write = (text: string): boolean => {
+    out.push(text);
+    length += text.length;
+    return length <= MAX_RENDERED_LENGTH;
+  };
+  const render = (item: unknown, depth: number, asInteger: boolean): boolean => {
+    if (Array.isArray(item)) return renderList('[', item, ']', depth, (element) => render(element, depth + 1, false));
+    if (typeof item === 'object' && item !== null) {
+      const record = item as Record<string, unknown>;
+      const keys = Object.keys(record).sort();
+      return renderList('map[', keys, ']', depth, (key) => write(`${key}:`) && render(record[key], depth + 1, false));
+    }
+    return write(goScalar(item, asInteger));
+  };
+  const renderList = <T>(open: string, items: readonly T[], close: string, depth: number, renderItem: (item: T) => boolean): boolean => {
+    if (depth >= MAX_RENDERED_DEPTH) return write(CUT);
+    if (!write(open)) return false;
+    for (const [index, item] of items.entries()) {
+      if ((index > 0 && !write(' ')) || !renderItem(item)) return false;
+    }
+    return write(close);
+  };
+  const isComplete = render(value, 0, isInteger);
+  const text = out.join('');
+  return isComplete ? text : `${text.slice(0, MAX_RENDERED_LENGTH)}${CUT}`;
+}
+
+function goScalar(value: unknown, isInteger: boolean): string {
   if (value === null || value === undefined) return '<nil>';
   if (typeof value === 'string') return value;
   if (typeof value === 'number') return isInteger && Number.isInteger(value) ? String(BigInt(value)) : goFloat(value);
   if (typeof value === 'boolean') return String(value);
-  if (Array.isArray(value)) return `[${value.map((item) => goValue(item)).join(' ')}]`;
-  if (typeof value === 'object') {
-    const keys = Object.keys(value).sort();
-    const record = value as Record<string, unknown>;
-    return `map[${keys.map((key) => `${key}:${goValue(record[key])}`).join(' ')}]`;
-  }
   // Only JSON values reach here; a bigint is the one other value worth printing.
   return typeof value === 'bigint' ? value.toString() : '';
 }

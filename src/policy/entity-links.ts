@@ -40,7 +40,7 @@ async function syncEntitySide(tx: Db, kind: PolicyKind, side: PolicySide, index:
     await touchServiceLists(tx, identities, at);
   }
   if (added.length > 0) {
-    await sql`INSERT INTO ${membership} (policy_id, entity_id) VALUES ${sql.join(added.map((id) => sql`(${id}, ${entityId})`))}`.execute(tx);
+    await tx.insertInto(side.membershipTable).values(added.map((id) => ({ policy_id: id, entity_id: entityId }))).execute();
   }
   if (removed.length > 0) {
     await sql`DELETE FROM ${membership} WHERE entity_id = ${entityId} AND policy_id IN (${sql.join(removed)})`.execute(tx);

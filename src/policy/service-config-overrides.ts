@@ -68,20 +68,24 @@ export async function assignOverrides(tx: Db, identityId: string, pairs: readonl
     }
     seen.add(key);
   });
-  const values = pairs.map((pair, index) => sql`(${identityId}, ${pair.serviceId}, ${types[index]}, ${pair.configId})`);
-  await sql`INSERT INTO identity_service_configs (identity_id, service_id, config_type_id, config_id) VALUES ${sql.join(values)}
-    ON CONFLICT (identity_id, service_id, config_type_id) DO UPDATE SET config_id = excluded.config_id`.execute(tx);
+  const rows = pairs.map((pair, index) => ({ identity_id: identityId, service_id: pair.serviceId, config_type_id: types[index], config_id: pair.configId }));
+  await tx
+    .insertInto('identity_service_configs')
+    .values(rows)
+    .onConflict((conflict) => conflict.columns(['identity_id', 'service_id', 'config_type_id']).doUpdateSet({ config_id: sql.ref('excluded.config_id') }))
+    .execute();
   await touchServiceLists(tx, sql`SELECT ${identityId} AS id`, at);
 }
 
 /** Removes exactly the given (service, config) pairs; no pairs at all removes every override of the identity. */
 export async function removeOverrides(tx: Db, identityId: string, pairs: readonly ServiceConfigPair[], at: string): Promise<void> {
-  let removal = tx.deleteFrom('identity_service_configs').where('identity_id', '=', identityId);
-  if (pairs.length > 0) {
+  const removal = tx.deleteFrom('identity_service_configs').where('identity_id', '=', identityId);
+  if (pairs.length === 0) await removal.execute();
+  else {
     await configTypesOf(tx, pairs);
-    removal = removal.where((eb) => eb.or(pairs.map((pair) => eb.and([eb('service_id', '=', pair.serviceId), eb('config_id', '=', pair.configId)]))));
+    // One statement per pair: an OR of a thousand pairs passes SQLite's expression depth limit.
+    for (const pair of pairs) await removal.where('service_id', '=', pair.serviceId).where('config_id', '=', pair.configId).execute();
   }
-  await removal.execute();
   await touchServiceLists(tx, sql`SELECT ${identityId} AS id`, at);
 }
 

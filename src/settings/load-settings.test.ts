@@ -24,6 +24,14 @@ describe('loadSettings', () => {
     assert.equal(settings.adminPassword, undefined);
     assert.equal(settings.sessionTimeoutMs, 30 * 60_000);
     assert.equal(settings.totpIssuer, 'openziti.io');
+    assert.equal(settings.unauthenticatedBodyLimit, 64 * 1024);
+    assert.equal(settings.authenticatedBodyLimit, 1024 * 1024);
+    assert.equal(settings.headersTimeoutMs, 10_000);
+    assert.equal(settings.requestTimeoutMs, 30_000);
+    assert.equal(settings.keepAliveTimeoutMs, 5_000);
+    assert.equal(settings.idleTimeoutMs, 60_000);
+    assert.equal(settings.maxConnections, 4096);
+    assert.equal(settings.maxConnectionsPerClient, 256);
     assert.deepEqual([settings.loginThrottleWindowMs, settings.loginThrottleUsernameFailures, settings.loginThrottleAddressFailures], [5 * 60_000, 10, 100]);
   });
 
@@ -32,6 +40,22 @@ describe('loadSettings', () => {
     const settings = loadSettings({ argv: ['--home', cwd], env: {}, cwd });
     assert.equal(settings.totpIssuer, 'ziti.example.com');
     assert.deepEqual([settings.loginThrottleWindowMs, settings.loginThrottleUsernameFailures, settings.loginThrottleAddressFailures], [2 * 60_000, 4, 40]);
+  });
+
+  it('reads HTTP limits and timeouts from every source', () => {
+    const file = join(cwd, 'http.yml');
+    writeFileSync(file, 'http:\n  authenticatedBodyLimit: 2MiB\n  requestTimeout: 45s\n  maxConnections: 100\n');
+    const env = { ZITI_CONFIG: file, ZITI_HTTP_UNAUTHENTICATED_BODY_LIMIT: '32768', ZITI_HTTP_KEEP_ALIVE_TIMEOUT: '2500ms' };
+    const argv = ['--headers-timeout', '3s', '--idle-timeout', '2m', '--max-connections-per-client', '10'];
+    const settings = loadSettings({ argv, env, cwd });
+    assert.equal(settings.authenticatedBodyLimit, 2 * 1024 * 1024);
+    assert.equal(settings.unauthenticatedBodyLimit, 32768);
+    assert.equal(settings.requestTimeoutMs, 45_000);
+    assert.equal(settings.headersTimeoutMs, 3_000);
+    assert.equal(settings.keepAliveTimeoutMs, 2_500);
+    assert.equal(settings.idleTimeoutMs, 120_000);
+    assert.equal(settings.maxConnections, 100);
+    assert.equal(settings.maxConnectionsPerClient, 10);
   });
 
   it('reads <home>/ctrl.yml when present', () => {
@@ -81,6 +105,12 @@ describe('loadSettings', () => {
       [['--login-throttle-username-failures', '0'], {}, /\[edge\.api\.loginThrottle\.usernameFailures\].*whole number from 1/],
       [[], { ZITI_LOGIN_THROTTLE_ADDRESS_FAILURES: 'many' }, /\[edge\.api\.loginThrottle\.addressFailures\] \(from ZITI_LOGIN_THROTTLE_ADDRESS_FAILURES\)/],
       [[], { ZITI_LOGIN_THROTTLE_WINDOW: '500ms' }, /\[edge\.api\.loginThrottle\.window\].*at least 1s/],
+      [['--authenticated-body-limit', 'big'], {}, /\[http\.authenticatedBodyLimit\] \(from --authenticated-body-limit\) must be a size/],
+      [[], { ZITI_HTTP_UNAUTHENTICATED_BODY_LIMIT: '1KiB' }, /\[http\.unauthenticatedBodyLimit\].*at least 16384 bytes/],
+      [['--request-timeout', '500ms'], {}, /\[http\.requestTimeout\].*at least 1s/],
+      [['--max-connections', '0'], {}, /\[http\.maxConnections\].*at least 1/],
+      [['--headers-timeout', '1m'], {}, /\[http\.headersTimeout\] \(1m\) must not exceed \[http\.requestTimeout\] \(30s\)/],
+      [['--unauthenticated-body-limit', '2MiB'], {}, /\[http\.unauthenticatedBodyLimit\].*must not exceed \[http\.authenticatedBodyLimit\]/],
     ];
     for (const [argv, env, pattern] of cases) {
       assert.throws(() => loadSettings({ argv, env, cwd }), (error: unknown) => error instanceof SettingsError && pattern.test(error.message));

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
-import { settingSpecs, SettingsError, type Settings } from './settings.schema.js';
+import { checkSettingRelations, settingSpecs, SettingsError, type Settings } from './settings.schema.js';
 
 export interface SettingsSources {
   argv?: readonly string[];
@@ -38,6 +38,7 @@ export function loadSettings({ argv = [], env = process.env, cwd = process.cwd()
       throw new SettingsError(`[${spec.yamlPath}] (from ${source}) ${(error as Error).message}`);
     }
   }
+  checkSettingRelations(settings as unknown as Settings);
   return settings as unknown as Settings;
 }
 

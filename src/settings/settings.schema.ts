@@ -33,6 +33,22 @@ export interface Settings {
   commandRateLimiterMaxQueued: number;
   /** How long SIGTERM waits for requests in flight before closing their connections. */
   shutdownTimeoutMs: number;
+  /** Largest request body, in bytes, from a caller without a session or to an operation that needs none. */
+  unauthenticatedBodyLimit: number;
+  /** Largest request body, in bytes, from an authenticated caller to an operation that needs a session. */
+  authenticatedBodyLimit: number;
+  /** Time to receive a request's headers, from the start of the connection or of the request. */
+  headersTimeoutMs: number;
+  /** Time to receive a whole request, body included. */
+  requestTimeoutMs: number;
+  /** How long a connection may wait idle for its next request. */
+  keepAliveTimeoutMs: number;
+  /** A connection with no traffic either way for this long is closed (e.g. a client that stops reading). */
+  idleTimeoutMs: number;
+  /** Open connections at most; more are refused at once. */
+  maxConnections: number;
+  /** Open connections at most from one client address. */
+  maxConnectionsPerClient: number;
 }
 
 export interface ListenAddress {
@@ -80,22 +96,27 @@ const host: Parse = (raw) => {
   return value;
 };
 
+/** `1m`, `5s` or `250ms`: the way a bound is written in a message. */
+function durationText(ms: number): string {
+  return ms % 60_000 === 0 ? `${ms / 60_000}m` : ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
 const duration =
   (minMs: number, maxMs = Infinity): Parse =>
   (raw) => {
     const ms = typeof raw === 'string' ? parseDuration(raw) : undefined;
     if (ms === undefined) throw new Error('must be a duration such as 30m, 90s or 1h');
-    if (ms < minMs) throw new Error(`must be at least ${minMs % 60_000 === 0 ? `${minMs / 60_000}m` : `${minMs / 1000}s`}`);
-    if (ms > maxMs) throw new Error(`must be at most ${maxMs / 60_000}m`);
+    if (ms < minMs) throw new Error(`must be at least ${durationText(minMs)}`);
+    if (ms > maxMs) throw new Error(`must be at most ${durationText(maxMs)}`);
     return ms;
   };
 
 const integer =
-  (min: number, max: number): Parse =>
+  (min: number, max = Number.MAX_SAFE_INTEGER): Parse =>
   (raw) => {
     const value = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : raw;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-      throw new Error(`must be a whole number from ${min} to ${max}`);
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
+      throw new Error(max === Number.MAX_SAFE_INTEGER ? `must be a whole number of at least ${min}` : `must be a whole number from ${min} to ${max}`);
     }
     return value;
   };
@@ -114,6 +135,19 @@ const listenAddress: Parse = (raw) => {
   if (portNumber > 65535) throw new Error('must be host:port with a port from 0 to 65535');
   return { host: host(match[1] ?? match[2]) as string, port: portNumber };
 };
+
+const byteUnits: Record<string, number> = { '': 1, B: 1, KiB: 1024, MiB: 1024 * 1024 };
+
+/** A size in bytes: `65536`, `64KiB` or `1MiB`. */
+const byteSize =
+  (minBytes: number): Parse =>
+  (raw) => {
+    const match = /^(\d+)\s*(B|KiB|MiB)?$/.exec(typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '');
+    if (!match) throw new Error('must be a size in bytes such as 65536, 64KiB or 1MiB');
+    const bytes = Number(match[1]) * byteUnits[match[2] ?? '']!;
+    if (bytes < minBytes) throw new Error(`must be at least ${minBytes} bytes`);
+    return bytes;
+  };
 
 const oneOf =
   (...values: string[]): Parse =>
@@ -134,6 +168,16 @@ export const settingSpecs: readonly SettingSpec[] = [
   { key: 'loginThrottleWindowMs', yamlPath: 'edge.api.loginThrottle.window', env: 'ZITI_LOGIN_THROTTLE_WINDOW', flag: 'login-throttle-window', parse: duration(1000), default: 5 * 60_000 },
   { key: 'loginThrottleUsernameFailures', yamlPath: 'edge.api.loginThrottle.usernameFailures', env: 'ZITI_LOGIN_THROTTLE_USERNAME_FAILURES', flag: 'login-throttle-username-failures', parse: integer(1, 1_000_000), default: 10 },
   { key: 'loginThrottleAddressFailures', yamlPath: 'edge.api.loginThrottle.addressFailures', env: 'ZITI_LOGIN_THROTTLE_ADDRESS_FAILURES', flag: 'login-throttle-address-failures', parse: integer(1, 1_000_000), default: 100 },
+  // The smallest body cap still takes the largest legitimate unauthenticated body: an enrollment with two RSA-4096
+  // CSRs (~2 KiB each in PEM) and the SDKs' envInfo/sdkInfo.
+  { key: 'unauthenticatedBodyLimit', yamlPath: 'http.unauthenticatedBodyLimit', env: 'ZITI_HTTP_UNAUTHENTICATED_BODY_LIMIT', flag: 'unauthenticated-body-limit', parse: byteSize(16 * 1024), default: 64 * 1024 },
+  { key: 'authenticatedBodyLimit', yamlPath: 'http.authenticatedBodyLimit', env: 'ZITI_HTTP_AUTHENTICATED_BODY_LIMIT', flag: 'authenticated-body-limit', parse: byteSize(16 * 1024), default: 1024 * 1024 },
+  { key: 'headersTimeoutMs', yamlPath: 'http.headersTimeout', env: 'ZITI_HTTP_HEADERS_TIMEOUT', flag: 'headers-timeout', parse: duration(1000), default: 10_000 },
+  { key: 'requestTimeoutMs', yamlPath: 'http.requestTimeout', env: 'ZITI_HTTP_REQUEST_TIMEOUT', flag: 'request-timeout', parse: duration(1000), default: 30_000 },
+  { key: 'keepAliveTimeoutMs', yamlPath: 'http.keepAliveTimeout', env: 'ZITI_HTTP_KEEP_ALIVE_TIMEOUT', flag: 'keep-alive-timeout', parse: duration(1000), default: 5_000 },
+  { key: 'idleTimeoutMs', yamlPath: 'http.idleTimeout', env: 'ZITI_HTTP_IDLE_TIMEOUT', flag: 'idle-timeout', parse: duration(1000), default: 60_000 },
+  { key: 'maxConnections', yamlPath: 'http.maxConnections', env: 'ZITI_HTTP_MAX_CONNECTIONS', flag: 'max-connections', parse: integer(1), default: 4096 },
+  { key: 'maxConnectionsPerClient', yamlPath: 'http.maxConnectionsPerClient', env: 'ZITI_HTTP_MAX_CONNECTIONS_PER_CLIENT', flag: 'max-connections-per-client', parse: integer(1), default: 256 },
   { key: 'logLevel', yamlPath: 'log.level', env: 'ZITI_LOG_LEVEL', flag: 'log-level', parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), default: 'info' },
   { key: 'accessLog', yamlPath: 'log.access', env: 'ZITI_ACCESS_LOG', flag: 'access-log', parse: flag, default: true },
   { key: 'metricsAddress', yamlPath: 'metrics.address', env: 'ZITI_METRICS_ADDRESS', flag: 'metrics-address', parse: listenAddress },
@@ -143,3 +187,15 @@ export const settingSpecs: readonly SettingSpec[] = [
   { key: 'commandRateLimiterMaxQueued', yamlPath: 'commandRateLimiter.maxQueued', env: 'ZITI_COMMAND_RATE_LIMITER_MAX_QUEUED', parse: integer(10, 4_294_967_295), default: 100 },
   { key: 'shutdownTimeoutMs', yamlPath: 'shutdown.timeout', env: 'ZITI_SHUTDOWN_TIMEOUT', flag: 'shutdown-timeout', parse: duration(0, 10 * 60_000), default: 10_000 },
 ];
+
+/** Rules between settings, checked once all are read; each message names both keys. */
+export function checkSettingRelations(settings: Settings): void {
+  const pathOf = (key: keyof Settings) => settingSpecs.find((spec) => spec.key === key)!.yamlPath;
+  const atMost = (smaller: keyof Settings, larger: keyof Settings, what: (value: number) => string) => {
+    const [a, b] = [settings[smaller] as number, settings[larger] as number];
+    if (a > b) throw new SettingsError(`[${pathOf(smaller)}] (${what(a)}) must not exceed [${pathOf(larger)}] (${what(b)})`);
+  };
+  // Node refuses a headers timeout longer than the request timeout it is part of.
+  atMost('headersTimeoutMs', 'requestTimeoutMs', durationText);
+  atMost('unauthenticatedBodyLimit', 'authenticatedBodyLimit', (bytes) => `${bytes} bytes`);
+}

@@ -105,3 +105,17 @@ function rawBodySchema(document: SwaggerDocument, op: OperationSpec): Schema {
   const body = item.parameters?.find((p) => p.in === 'body');
   return (body?.schema ?? {}) as Schema;
 }
+
+/** Every property the operation's body schema declares, through `$ref` and `allOf` (empty for non-object bodies). */
+export function bodyPropertyNames(op: OperationSpec): string[] {
+  const document = documentOf(op.api);
+  const names = new Set<string>();
+  const visit = (raw: Schema, depth: number) => {
+    if (depth > 8) return;
+    const schema = resolve(document, raw);
+    for (const name of Object.keys(schema.properties ?? {})) names.add(name);
+    for (const part of (schema.allOf ?? []) as Schema[]) visit(part, depth + 1);
+  };
+  visit(rawBodySchema(document, op), 0);
+  return [...names];
+}

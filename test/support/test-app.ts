@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { openController, type Controller } from '../../src/controller.js';
 import { fixedClock } from '../../src/lib/clock.js';
-import type { Settings } from '../../src/settings/settings.schema.js';
+import { settingSpecs, type Settings } from '../../src/settings/settings.schema.js';
 import type { MfaStateReader } from '../../src/posture/posture-inputs.js';
 import { call, type CallOptions, type CallResult } from './conformance.js';
 
@@ -36,8 +36,12 @@ export interface TestApp extends Controller {
   loginAsAdmin(api?: 'client' | 'management'): Promise<string>;
 }
 
+/** The defaults of every setting that has one, as a controller started without any would have them. */
+const defaultSettings = Object.fromEntries(settingSpecs.filter((spec) => spec.default !== undefined).map((spec) => [spec.key, spec.default]));
+
 export function testSettings(home: string, overrides: Partial<Settings> = {}): Settings {
   return {
+    ...(defaultSettings as unknown as Settings),
     home,
     configFile: undefined,
     advertisedHost: 'localhost',
@@ -47,16 +51,6 @@ export function testSettings(home: string, overrides: Partial<Settings> = {}): S
     adminPassword: ADMIN_PASSWORD,
     sessionTimeoutMs: 30 * 60_000,
     logLevel: 'silent',
-    totpIssuer: 'openziti.io',
-    loginThrottleWindowMs: 5 * 60_000,
-    loginThrottleUsernameFailures: 10,
-    loginThrottleAddressFailures: 100,
-    accessLog: true,
-    metricsAddress: undefined,
-    controllerName: undefined,
-    commandRateLimiterEnabled: true,
-    commandRateLimiterMaxQueued: 100,
-    shutdownTimeoutMs: 10_000,
     ...overrides,
   };
 }

@@ -18,8 +18,9 @@ export interface KeyPair {
   spkiDer: Buffer;
 }
 
-export async function newKeyPair(kind: KeyKind): Promise<KeyPair> {
-  const algorithm = kind === 'ec' ? EC_ALGORITHM : RSA_ALGORITHM;
+/** `modulusLength` for RSA only: 4096 makes the largest CSRs clients send. */
+export async function newKeyPair(kind: KeyKind, modulusLength = 2048): Promise<KeyPair> {
+  const algorithm = kind === 'ec' ? EC_ALGORITHM : { ...RSA_ALGORITHM, modulusLength };
   const keys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
   const keyPem = derToPem(new Uint8Array(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)), 'PRIVATE KEY');
   const spkiDer = Buffer.from(await webcrypto.subtle.exportKey('spki', keys.publicKey));

@@ -64,7 +64,8 @@ export async function buildTlsTestApp(options: Omit<TestAppOptions, 'tls'> = {})
     new Promise<string>((resolve, reject) => {
       // A connection of its own (no agent): a resumed TLS session carries no certificate to read, and the shared
       // agent resumes whenever the previous connection's session ticket arrived in time.
-      const req = request({ host: '127.0.0.1', port, servername: 'localhost', path: '/version', rejectUnauthorized: false, agent: false }, (res) => {
+      const options = { host: '127.0.0.1', port, servername: 'localhost', path: '/version', rejectUnauthorized: false, agent: false };
+      const req = request(options, (res) => {
         const socket = res.socket as import('node:tls').TLSSocket;
         const raw = socket.getPeerCertificate().raw;
         res.resume();

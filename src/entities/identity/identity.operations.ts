@@ -13,6 +13,8 @@ import { authenticator } from '../authenticator/authenticator.definition.js';
 import { enrollment } from '../enrollment/enrollment.definition.js';
 import { identity } from './identity.definition.js';
 
+const LAST_WRITABLE_TIME = Date.parse('9999-12-31T23:59:59.999Z');
+
 /**
  * Disabling ends the identity's API sessions at once; `durationMinutes` 0 means until an admin enables it.
  * Upstream answers with no body (a quirk); we answer the empty envelope its contract declares.
@@ -23,6 +25,10 @@ const disableIdentity: OperationHandler = {
     const id = params.id as string;
     const minutes = (body as { durationMinutes: number }).durationMinutes;
     if (minutes < 0) throw ApiError.invalidField('durationMinutes', 'durationMinutes must not be negative', minutes);
+    // Upstream's time arithmetic overflows silently here; an end RFC 3339 cannot write is refused instead.
+    if (deps.clock().getTime() + minutes * 60_000 > LAST_WRITABLE_TIME) {
+      throw ApiError.invalidField('durationMinutes', 'durationMinutes must end before the year 10000', minutes);
+    }
     const ended = await deps.store.transaction(async (tx) => {
       await requireEntity(tx, identity, id);
       return disableIdentityIn(tx, deps, id, minutes);

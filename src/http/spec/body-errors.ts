@@ -3,7 +3,7 @@
 // (a parse error), and only then go-swagger's Validate() runs, property by property in alphabetical order.
 import type { ErrorObject } from 'ajv';
 import type { FieldCause, RequestFailureKind } from './contract-types.js';
-import { discriminatorKeyword, type DiscriminatorRule } from './convert-schema.js';
+import { discriminatorKeyword, integerBitsKeyword, type DiscriminatorRule } from './convert-schema.js';
 import { goFloat, goList, goQuote, goValue } from '../../lib/go-format.js';
 
 export interface BodyProblem {
@@ -30,6 +30,8 @@ function pathSegments(error: ErrorObject): string[] {
 
 function stageOf(error: ErrorObject): number {
   if (error.keyword === discriminatorKeyword) return 0;
+  // A number that does not fit the field's Go integer type fails while decoding, as a wrong type does.
+  if (error.keyword === integerBitsKeyword) return 1;
   if (error.keyword === 'type' && error.data !== null) return 1;
   if (error.keyword === 'format' && decodedFormats.has(String(error.schema))) return 1;
   return 2;
@@ -165,7 +167,8 @@ function decodeFailure(error: ErrorObject, segments: readonly string[], bodyType
 }
 
 function jsonKind(value: unknown, targetType: string): string {
-  if (typeof value === 'number') return targetType === 'integer' && !Number.isInteger(value) ? `number ${goFloat(value)}` : 'number';
+  // Go names the number when it does not fit the integer; its exact digits are lost here, so Go's %v of the float.
+  if (typeof value === 'number') return targetType === 'integer' && !Number.isSafeInteger(value) ? `number ${goFloat(value)}` : 'number';
   if (typeof value === 'boolean') return 'bool';
   if (Array.isArray(value)) return 'array';
   return typeof value === 'object' ? 'object' : 'string';

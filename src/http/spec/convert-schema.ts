@@ -13,6 +13,8 @@ export type JsonSchema = Record<string, unknown>;
 
 /** The custom ajv keyword that reports a missing or unknown discriminator value (see operation-validators.ts). */
 export const discriminatorKeyword = 'x-go-discriminator';
+/** The custom ajv keyword for the Go integer type a number must fit (32 or 64 bits), as the decoder requires. */
+export const integerBitsKeyword = 'x-go-integer-bits';
 export interface DiscriminatorRule {
   property: string;
   values: string[];
@@ -35,6 +37,11 @@ export interface ConvertContext {
 
 const baseSuffix = '__base';
 const scalarZero: Record<string, unknown> = { string: '', integer: 0, number: 0, boolean: false };
+/**
+ * Upstream bounds no array in a request body; we refuse more items than any client sends (roles, attributes,
+ * configTypes, service configs) with go-openapi's "should have at most N items", before any other work.
+ */
+export const MAX_REQUEST_ITEMS = 10_000;
 const copiedKeywords = ['enum', 'format', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'multipleOf', 'minItems', 'maxItems', 'uniqueItems'];
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -127,6 +134,8 @@ function convertShape(schema: Record<string, unknown>, ctx: ConvertContext, inAl
     out.type = schema.type;
   }
   for (const key of copiedKeywords) if (schema[key] !== undefined) out[key] = schema[key];
+  if (ctx.mode === 'request' && out.type === 'array' && out.maxItems === undefined) out.maxItems = MAX_REQUEST_ITEMS;
+  if (ctx.mode === 'request' && out.type === 'integer') out[integerBitsKeyword] = schema.format === 'int32' ? 32 : 64;
   // Swagger 2.0 (draft 4) writes exclusive bounds as booleans next to minimum/maximum.
   if (schema.exclusiveMinimum === true) out.exclusiveMinimum = out.minimum;
   if (schema.exclusiveMaximum === true) out.exclusiveMaximum = out.maximum;

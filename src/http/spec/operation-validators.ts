@@ -8,6 +8,7 @@ import {
   convertSchema,
   createConvertContext,
   discriminatorKeyword,
+  integerBitsKeyword,
   type DiscriminatorRule,
   type JsonSchema,
   type SchemaMode,
@@ -22,24 +23,28 @@ function responseSchemaId(api: ApiName): string {
   return `edge-${api}-response`;
 }
 
-const instances = new Map<ApiName, Ajv>();
+const instances = new Map<string, Ajv>();
 
-/** The ajv instance of one API, with both schema documents registered (nothing compiled yet). */
-export function ajvFor(api: ApiName): Ajv {
-  let ajv = instances.get(api);
+/**
+ * The ajv instance of one API, with both schema documents registered (nothing compiled yet). `allErrors: false`
+ * stops at the first error: the cheap check every request body gets before the full one ranks a failure.
+ */
+export function ajvFor(api: ApiName, allErrors = true): Ajv {
+  const key = `${api}:${allErrors}`;
+  let ajv = instances.get(key);
   if (!ajv) {
-    ajv = createContractAjv();
+    ajv = createContractAjv(allErrors);
     const document = readContractDocument(api);
     ajv.addSchema(schemaDocument(document, 'request', requestSchemaId(api)));
     ajv.addSchema(schemaDocument(document, 'response', responseSchemaId(api)));
-    instances.set(api, ajv);
+    instances.set(key, ajv);
   }
   return ajv;
 }
 
 /** The request body validator, or undefined when the operation takes no body. */
-export function bodyValidator(op: OperationSpec): ValidateFunction | undefined {
-  return ajvFor(op.api).getSchema(`${requestSchemaId(op.api)}#/operations/${op.operationId}/body`);
+export function bodyValidator(op: OperationSpec, allErrors = true): ValidateFunction | undefined {
+  return ajvFor(op.api, allErrors).getSchema(`${requestSchemaId(op.api)}#/operations/${op.operationId}/body`);
 }
 
 /** The validator for a declared response (`"200"`, `"default"`); undefined when it is undeclared or has no schema. */
@@ -83,7 +88,8 @@ function isDateTime(text: string): boolean {
   const match = dateTime.exec(text);
   if (!match) return false;
   const [month = 0, day = 0, hour = 0, minute = 0, second = 0] = match.slice(2).map((part) => Number(part ?? 0));
-  return month >= 1 && month <= 12 && day >= 1 && day <= 31 && hour < 24 && minute < 60 && second < 60;
+  // Date.parse too, because handlers read the value with it: an offset such as +99:99 would be an Invalid Date.
+  return month >= 1 && month <= 12 && day >= 1 && day <= 31 && hour < 24 && minute < 60 && second < 60 && !Number.isNaN(Date.parse(text));
 }
 
 /** Go's url.Parse accepts almost anything: no control characters, and `%` must start an escape. */
@@ -95,9 +101,18 @@ function isGoUrl(text: string): boolean {
   return !/%(?![0-9a-fA-F]{2})/.test(text);
 }
 
+/**
+ * Whether a decoded JSON number fits a Go int32 or int64. The int64 maximum, 2^63 - 1, reads as 2^63 in a JS
+ * number, so 2^63 is let through: a client sending the maximum must not be refused.
+ */
+function fitsGoInteger(value: number, bits: number): boolean {
+  return bits === 32 ? value >= -(2 ** 31) && value <= 2 ** 31 - 1 : value >= -(2 ** 63) && value <= 2 ** 63;
+}
+
 /** An ajv instance with the formats and the discriminator keyword the converted schemas rely on. */
-export function createContractAjv(): Ajv {
-  const ajv = new Ajv({ strict: false, allErrors: true, verbose: true, validateSchema: false });
+export function createContractAjv(allErrors = true): Ajv {
+  // strictNumbers: Infinity (what JSON.parse makes of 1e400) is no number, as Go's decoder refuses it.
+  const ajv = new Ajv({ strict: false, strictNumbers: true, allErrors, verbose: true, validateSchema: false });
   // ajv-formats is a CommonJS module: the plugin is its default export's `default` under NodeNext typings.
   formatsPlugin.default(ajv, { mode: 'fast' });
   // Permissive where Go's strfmt is: relative links (`./identities/x`), dashless uuids, dates without offsets.
@@ -105,6 +120,11 @@ export function createContractAjv(): Ajv {
   ajv.addFormat('uuid', { type: 'string', validate: (text) => uuid.test(text) });
   ajv.addFormat('uri', { type: 'string', validate: isGoUrl });
   ajv.addFormat('url', { type: 'string', validate: isGoUrl });
+  ajv.addKeyword({
+    keyword: integerBitsKeyword,
+    schemaType: 'number',
+    validate: (bits: number, data: unknown) => typeof data !== 'number' || fitsGoInteger(data, bits),
+  });
   ajv.addKeyword({
     keyword: discriminatorKeyword,
     schemaType: 'object',

@@ -81,13 +81,28 @@ function checkBody(op: OperationSpec, parameter: ParameterSpec, parts: RequestPa
   }
   // Non-JSON bodies (PEM, text) are read as text by Go's consumers; only JSON is decoded against the schema.
   if (!isJsonMediaType(mediaType)) return undefined;
-  const validate = bodyValidator(op);
-  if (!validate) return undefined;
+  const quick = bodyValidator(op, false);
+  if (!quick) return undefined;
   useGoFieldNames(op, parts.body);
-  if (validate(parts.body)) return undefined;
+  if (quick(parts.body)) return undefined;
+  // Invalid: rank every error as upstream would, on the body with long arrays cut short, because ajv collecting
+  // all errors of thousands of items costs seconds (its error lists grow by concatenation). Should the errors lie
+  // only past the cut (or be the length itself), the first one found stands.
+  const shortened = withShortArrays(parts.body);
+  const validate = bodyValidator(op)!;
+  const [errors, body] = validate(shortened) ? [quick.errors, parts.body] : [validate.errors, shortened];
   const ref = (parameter.schema as { $ref?: unknown }).$ref;
   const definition = typeof ref === 'string' ? ref.slice(ref.lastIndexOf('/') + 1) : parameter.name;
   const bodyType = definition.charAt(0).toUpperCase() + definition.slice(1);
-  const problem = firstBodyProblem(validate.errors ?? [], parts.body, parameter.name, bodyType);
+  const problem = firstBodyProblem(errors ?? [], body, parameter.name, bodyType);
   return problem ? { ok: false, cause: problem.cause, kind: problem.kind } : undefined;
+}
+
+/** Arrays longer than this are cut to it before every error of an invalid body is collected. */
+const RANKED_ITEMS = 100;
+
+function withShortArrays(value: unknown): unknown {
+  if (Array.isArray(value)) return value.slice(0, RANKED_ITEMS).map(withShortArrays);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withShortArrays(item)]));
 }

@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import { StoreError, type Db, type Store } from '../store.js';
 import { migrate, type Migration } from '../migrations/migrate.js';
+import { LongValueListsPlugin } from './long-value-lists.js';
 
 export interface SqliteStoreOptions {
   /** A file path, or ':memory:' for tests. */
@@ -33,7 +34,8 @@ export function applyConnectionSettings(database: Database.Database): void {
 export async function openSqliteStore({ file, migrations }: SqliteStoreOptions): Promise<Store> {
   const database = new Database(file);
   applyConnectionSettings(database);
-  const db: Db = new Kysely({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+  // Long value lists are bound as one JSON array (long-value-lists.ts): SQLite refuses more than 32,766 variables.
+  const db: Db = new Kysely({ dialect: new SqliteDialect({ database: withStatementCache(database) }), plugins: [new LongValueListsPlugin()] });
   await migrate(db, migrations);
 
   let generation = 0;

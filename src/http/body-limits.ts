@@ -1,0 +1,76 @@
+// Request body caps by route class, applied before a byte of the body is read: requests that need no session (or
+// come without one) get the small cap, authenticated ones to operations that take a body the larger one.
+import { Readable, Transform, type TransformCallback } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../errors/api-error.js';
+import type { Settings } from '../settings/settings.schema.js';
+import type { OperationSpec } from './spec/load-spec.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The contract operation a route serves (absent on the 404 and CORS routes). */
+    operation?: OperationSpec;
+  }
+}
+
+export type BodyLimitSettings = Pick<Settings, 'unauthenticatedBodyLimit' | 'authenticatedBodyLimit'>;
+
+/**
+ * Upstream validates a body before it checks the session, so without a session every operation would parse and
+ * validate whatever it is sent: the large cap needs both a session and an operation that requires one.
+ */
+export function bodyLimitFor(op: OperationSpec, request: FastifyRequest, settings: BodyLimitSettings): number {
+  const takesBody = op.parameters.some((parameter) => parameter.in === 'body');
+  return takesBody && !op.isPublic && request.caller.session ? settings.authenticatedBodyLimit : settings.unauthenticatedBodyLimit;
+}
+
+/**
+ * Over the cap by Content-Length: refused before reading. Chunked: cut when the cap is passed. Either way 400
+ * COULD_NOT_PARSE_BODY (every operation that takes a body declares 400), and the connection closes, so the rest
+ * of the body is never read. Requests that match no operation (404, 405, CORS preflight) have their body
+ * ignored unread, as upstream ignores it.
+ */
+export function installBodyLimits(app: FastifyInstance, settings: BodyLimitSettings): void {
+  app.addHook('preParsing', (request, reply, payload, done) => {
+    const op = request.routeOptions.config.operation;
+    const declared = request.headers['content-length'];
+    if (!op) {
+      if (declared !== '0') void reply.header('connection', 'close');
+      // Fastify compares what the stream says it received with Content-Length.
+      return done(null, Object.assign(Readable.from([]), { receivedEncodedLength: Number(declared ?? 0) }));
+    }
+    const limit = bodyLimitFor(op, request, settings);
+    if (declared !== undefined) {
+      // Node reads exactly Content-Length bytes as the body, so a body within it cannot grow past it.
+      if (Number(declared) > limit) return done(tooLarge(reply, limit));
+      return done(null, payload);
+    }
+    const capped = new LengthCap(limit, () => tooLarge(reply, limit));
+    // pipe() does not pass on a client's abort; the parser waiting on `capped` must see it.
+    payload.once('error', (error) => capped.destroy(error));
+    done(null, payload.pipe(capped));
+  });
+}
+
+function tooLarge(reply: FastifyReply, limit: number): ApiError {
+  void reply.header('connection', 'close');
+  return ApiError.withMessage('COULD_NOT_PARSE_BODY', `request body is too large: the limit for this request is ${limit} bytes`);
+}
+
+/** Passes bytes through until more than `limit` have come, then fails with `refuse()`. */
+class LengthCap extends Transform {
+  #received = 0;
+
+  constructor(
+    readonly limit: number,
+    readonly refuse: () => Error,
+  ) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.#received += chunk.length;
+    if (this.#received > this.limit) callback(this.refuse());
+    else callback(null, chunk);
+  }
+}

@@ -1,0 +1,143 @@
+// Connections that trickle, idle or pile up are closed, with short configured timeouts standing in for the
+// defaults (README: configuration). Real TLS sockets: inject() has no connection to time out.
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import tls from 'node:tls';
+import type { Settings } from '../../../src/settings/settings.schema.js';
+import { buildTlsTestApp, type TlsTestApp } from '../../support/tls-client.js';
+
+/** A TLS connection to the test controller that records what it receives and when it is closed. */
+interface Probe {
+  socket: tls.TLSSocket;
+  received: () => string;
+  closed: Promise<void>;
+}
+
+function connect(port: number): Promise<Probe> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const socket = tls.connect({ host: '127.0.0.1', port, servername: 'localhost', rejectUnauthorized: false }, () =>
+      resolve({ socket, received: () => text, closed }),
+    );
+    const closed = new Promise<void>((done) => socket.once('close', () => done()));
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    socket.once('error', reject);
+  });
+}
+
+/** Sends `text` a few bytes at a time until the server closes the connection. */
+function trickle(probe: Probe, text: string): void {
+  let at = 0;
+  const timer = setInterval(() => {
+    if (probe.socket.destroyed || at >= text.length) return clearInterval(timer);
+    probe.socket.write(text.slice(at, (at += 2)));
+  }, 20);
+  void probe.closed.then(() => clearInterval(timer));
+}
+
+/** Whether the server closes a connection that completes no TLS handshake (or refuses it outright). */
+function rejectedAtConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = tls.connect({ host: '127.0.0.1', port, servername: 'localhost', rejectUnauthorized: false }, () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+    socket.once('close', () => resolve(true));
+  });
+}
+
+const SHORT: Partial<Settings> = { headersTimeoutMs: 300, requestTimeoutMs: 600, keepAliveTimeoutMs: 300, idleTimeoutMs: 5_000 };
+const OPTIONS = { timeout: 15_000 };
+
+describe('connection timeouts', () => {
+  let t: TlsTestApp;
+  before(async () => {
+    t = await buildTlsTestApp({ settings: SHORT });
+  });
+  after(() => t.close());
+
+  it('closes an idle TLS connection that never sends a request, without an answer', OPTIONS, async () => {
+    const probe = await connect(t.port);
+    await probe.closed;
+    assert.equal(probe.received(), '');
+  });
+
+  it('closes a connection stuck before the TLS handshake', OPTIONS, async () => {
+    const socket = net.connect({ host: '127.0.0.1', port: t.port });
+    await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  });
+
+  it('closes a client trickling its headers, without an answer', OPTIONS, async () => {
+    const probe = await connect(t.port);
+    trickle(probe, `GET /edge/client/v1/version HTTP/1.1\r\nHost: localhost\r\n${'X-Slow: yes\r\n'.repeat(200)}\r\n`);
+    await probe.closed;
+    assert.equal(probe.received(), '');
+  });
+
+  it('answers a client trickling its body with 503 TIMEOUT in the error envelope, and closes it', OPTIONS, async () => {
+    const probe = await connect(t.port);
+    const body = JSON.stringify({ username: 'someone', password: 'x'.repeat(2000) });
+    probe.socket.write(
+      `POST /edge/client/v1/authenticate?method=password HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
+    trickle(probe, body);
+    await probe.closed;
+    const [head = '', payload = ''] = probe.received().split('\r\n\r\n');
+    assert.match(head, /^HTTP\/1\.1 503 /);
+    assert.match(head, /\r\nContent-Type: application\/json\r\n/);
+    assert.match(head, /\r\nConnection: close/);
+    const envelope = JSON.parse(payload) as { error: { code: string; requestId: string }; meta: unknown };
+    assert.equal(envelope.error.code, 'TIMEOUT');
+    assert.equal(typeof envelope.error.requestId, 'string');
+    assert.deepEqual(envelope.meta, { apiEnrollmentVersion: '0.0.1', apiVersion: '0.0.1' });
+  });
+
+  it('closes a kept-alive connection that stays idle after its answer', OPTIONS, async () => {
+    const probe = await connect(t.port);
+    probe.socket.write('GET /edge/client/v1/version HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    await probe.closed;
+    assert.match(probe.received(), /^HTTP\/1\.1 200 /);
+  });
+
+  it('applies the idle timeout to every connection', () => {
+    assert.equal(t.app.server.timeout, 5_000);
+  });
+});
+
+/** Resolves once the server itself counts `count` open connections (a client's close reaches it a moment later). */
+async function serverConnections(t: TlsTestApp, count: number): Promise<void> {
+  const current = () => new Promise<number>((resolve, reject) => t.app.server.getConnections((error, open) => (error ? reject(error) : resolve(open))));
+  while ((await current()) !== count) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+describe('connection caps', () => {
+  it('refuses connections from one client over its cap, and takes them again once others close', OPTIONS, async () => {
+    const t = await buildTlsTestApp({ settings: { maxConnectionsPerClient: 3 } });
+    const open: Probe[] = [];
+    try {
+      open.push(...(await Promise.all([connect(t.port), connect(t.port), connect(t.port)])));
+      assert.equal(await rejectedAtConnect(t.port), true);
+      open[0]!.socket.destroy();
+      await serverConnections(t, 2);
+      const again = await t.https({ path: '/edge/client/v1/version' });
+      assert.equal(again.status, 200);
+    } finally {
+      for (const probe of open) probe.socket.destroy();
+      await t.close();
+    }
+  });
+
+  it('refuses connections over the server-wide cap', OPTIONS, async () => {
+    const t = await buildTlsTestApp({ settings: { maxConnections: 2 } });
+    const open: Probe[] = [];
+    try {
+      open.push(...(await Promise.all([connect(t.port), connect(t.port)])));
+      assert.equal(await rejectedAtConnect(t.port), true);
+    } finally {
+      for (const probe of open) probe.socket.destroy();
+      await t.close();
+    }
+  });
+});
