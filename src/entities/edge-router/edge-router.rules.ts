@@ -9,7 +9,7 @@ import { withPolicyLinks } from '../shared/policy-links.rules.js';
 
 /** A transit router shares the table but is no edge router: upstream's edge router store does not find it. */
 export function requireEdgeRouter(values: EntityValues): EntityValues {
-  if (values.isEdge !== true) throw ApiError.notFound('edgeRouter', values.id as string);
+  if (values.isEdge !== true) throw ApiError.notFound('router', values.id as string);
   return values;
 }
 
