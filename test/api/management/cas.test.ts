@@ -199,16 +199,18 @@ describe('certificate authorities', () => {
   });
 
   describe('listCas', () => {
-    it('filters by verification state and identity roles', async () => {
-      const { id } = await createCa({ identityRoles: ['filter-me'] });
-      const byRole = await t.call({ method: 'GET', url: `${base}/cas?filter=${encodeURIComponent('anyOf(identityRoles) = "filter-me"')}`, token });
-      assert.equal(byRole.status, 200, byRole.text);
-      assert.deepEqual((byRole.body as { data: { id: string }[] }).data.map((ca) => ca.id), [id]);
+    it('filters by name and verification state, not by identity roles (as upstream)', async () => {
+      const { id } = await createCa({ name: 'filter-me', identityRoles: ['filter-me'] });
+      const byName = await t.call({ method: 'GET', url: `${base}/cas?filter=${encodeURIComponent('name = "filter-me"')}`, token });
+      assert.equal(byName.status, 200, byName.text);
+      assert.deepEqual((byName.body as { data: { id: string }[] }).data.map((ca) => ca.id), [id]);
       const verified = await t.call({ method: 'GET', url: `${base}/cas?filter=${encodeURIComponent('isVerified = true')}`, token });
       assert.ok(!(verified.body as { data: { id: string }[] }).data.some((ca) => ca.id === id));
-      const meta = (byRole.body as { meta: { filterableFields: string[] } }).meta;
-      for (const symbol of ['name', 'fingerprint', 'isVerified', 'verificationToken', 'isAuthEnabled', 'identityRoles']) assert.ok(meta.filterableFields.includes(symbol), symbol);
-      assert.ok(!meta.filterableFields.includes('certPem'));
+      const byRole = await t.call({ method: 'GET', url: `${base}/cas?filter=${encodeURIComponent('anyOf(identityRoles) = "filter-me"')}`, token });
+      assertError(byRole, 400, 'INVALID_FILTER');
+      const meta = (byName.body as { meta: { filterableFields: string[] } }).meta;
+      for (const symbol of ['name', 'fingerprint', 'isVerified', 'verificationToken', 'isAuthEnabled']) assert.ok(meta.filterableFields.includes(symbol), symbol);
+      for (const symbol of ['certPem', 'identityRoles']) assert.ok(!meta.filterableFields.includes(symbol), symbol);
     });
 
     it('is admin-only', async () => {
