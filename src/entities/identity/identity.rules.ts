@@ -109,6 +109,8 @@ const ownRules: EntityRules = {
           ...(cert ? { cert: { fingerprint: cert.cert_fingerprint as string, id: cert.id as string } } : {}),
         },
         disabled: isDisabled(entity, now),
+        ...(entity.disabledAt ? { disabledAt: entity.disabledAt } : {}),
+        ...(entity.disabledUntil ? { disabledUntil: entity.disabledUntil } : {}),
         enrollment: enrollmentsOf(entity.id as string),
         envInfo: entity.envInfo ?? {},
         externalId: entity.externalId ?? null,
