@@ -12,6 +12,8 @@ export const KINDS = {
   design: 'a decision recorded in design.md part 0, with its reason there',
   'not-built': 'upstream implements it, ours answers 501 for now',
   pending: 'owned by another issue in progress; listed, not fixed here',
+  wording: 'only a human-readable text differs (status, code and field agree)',
+  gap: 'a shortfall of ours outside this change, reported to the integrator',
   harness: 'a property of the two test instances, not of the controllers',
 } as const;
 

@@ -1,6 +1,7 @@
 // Makes one exchange's two replies comparable: values that legitimately differ between two controllers (ids,
 // timestamps, tokens, request ids, fingerprints, certificates, JWT signatures, versions, the base URL) become
 // placeholders; lists the request did not sort are put in name order. What is left should be equal.
+import { parse as parseYaml } from 'yaml';
 import type { Exchange, RunState } from './steps.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -18,6 +19,8 @@ export interface NormalisedReply {
 }
 
 const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+/** Go's time.Time.String(), as upstream's field causes show a time. */
+const GO_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)? [+-]\d{4} [A-Z]+$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const JWT = /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*$/;
 const PEM = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----\n?/g;
@@ -26,6 +29,7 @@ const ID_KEY = /^(id|.+Id)$/;
 const IDS_KEY = /^.+Ids$/;
 const VERSION_KEYS = new Set(['version', 'revision', 'buildDate', 'runtimeVersion']);
 const EPOCH_CLAIMS = new Set(['exp', 'iat', 'nbf']);
+const SET_KEYS = new Set(['configs']);
 
 export function normalisePair(upstream: Side, ours: Side): [NormalisedReply, NormalisedReply] {
   const [u, o] = [upstream, ours].map(prepare) as [Prepared, Prepared];
@@ -46,7 +50,12 @@ function prepare(side: Side): Prepared {
   const { reply, request } = side.exchange;
   const contentType = (reply.contentType ?? '').split(';')[0]!.trim();
   const named = (text: string) => withBase(side.state.withNames(text), side.state.peer.baseUrl);
-  if (reply.json === undefined) return { side, contentType, body: describeText(contentType, named(reply.text)), ids: [] };
+  if (reply.json === undefined) {
+    // A bare JWT (a CA's enrollment JWT) is compared like any JWT: header and claims.
+    const text = reply.text.trim();
+    const body = JWT.test(text) ? mapStrings(decodeJwt(text), named) : describeText(contentType, named(reply.text));
+    return { side, contentType, body, ids: collectIds(body ?? null) };
+  }
   let body = sortFilterableFields(mapStrings(expandJwts(summariseSpec(reply.json as Json)), named));
   if (!/[?&]sort=/.test(request.path)) body = sortData(body);
   return { side, contentType, body, ids: collectIds(body) };
@@ -83,9 +92,15 @@ function mapStrings(value: Json, map: (text: string) => string): Json {
 /** Lists come back in id order on both sides, and ids differ: compare them in name order instead. */
 function sortData(body: Json): Json {
   if (body === null || typeof body !== 'object' || Array.isArray(body) || !Array.isArray(body.data)) return body;
+  // Entities without a name (authenticators, enrollments) sort by what names them instead.
   const sortKey = (item: Json) => {
-    const name = item !== null && typeof item === 'object' && !Array.isArray(item) ? item.name : undefined;
-    return `${typeof name === 'string' ? name : ''}\u0000${JSON.stringify(item)}`;
+    const fields = item !== null && typeof item === 'object' && !Array.isArray(item) ? item : {};
+    const identity = fields.identity !== null && typeof fields.identity === 'object' && !Array.isArray(fields.identity) ? fields.identity : {};
+    const names = [fields.name, fields.username, fields.method, identity.name].map((value) => (typeof value === 'string' ? value : ''));
+    // Then the content without what differs between the controllers; of two equal entities the named one first.
+    const { id, _links: _ignoredLinks, createdAt: _ignoredCreated, updatedAt: _ignoredUpdated, ...content } = fields;
+    const unnamed = typeof id === 'string' && !id.startsWith('<') ? 1 : 0;
+    return `${names.join('\u0000')}\u0000${JSON.stringify(content)}\u0000${unnamed}`;
   };
   const data = [...body.data].sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0));
   return { ...body, data };
@@ -119,7 +134,11 @@ const isGenerated = (id: string) => id !== '' && !id.startsWith('<');
 function placeholders(value: Json, key: string): Json {
   if (typeof value === 'string') return stringPlaceholder(value, key);
   if (typeof value === 'number' && EPOCH_CLAIMS.has(key)) return '<epoch>';
-  if (Array.isArray(value)) return value.map((item) => placeholders(item, ''));
+  if (Array.isArray(value)) {
+    const items = value.map((item) => placeholders(item, ''));
+    // Sets of ids: upstream keeps them in id order, which differs between the two controllers.
+    return SET_KEYS.has(key) && items.every((item) => typeof item === 'string') ? [...items].sort() : items;
+  }
   if (value === null || typeof value !== 'object') return value;
   const isVersion = 'apiVersions' in value;
   return Object.fromEntries(
@@ -131,9 +150,10 @@ function stringPlaceholder(text: string, key: string): Json {
   if (key === 'requestId') return '<request-id>';
   if (text.startsWith('<') && text.endsWith('>')) return text;
   if (TIME.test(text)) return text.startsWith('0001-01-01') ? '<zero-time>' : '<time>';
+  if (GO_TIME.test(text)) return '<go-time>';
   if (UUID.test(text)) return '<uuid>';
   if (FINGERPRINT.test(text) || /fingerprint/i.test(key)) return '<fingerprint>';
-  if (key === 'token' && text !== '') return '<token>';
+  if ((key === 'token' || key === 'verificationToken') && text !== '') return '<token>';
   return text.replace(PEM, (_block, label: string) => `<pem:${label}>`);
 }
 
@@ -173,5 +193,7 @@ function describeText(contentType: string, text: string): Json | undefined {
     return { pkcs7: { lineWidths: widths, endsWithNewline: text.endsWith('\n') } };
   }
   if (contentType.startsWith('image/')) return `<${contentType} image>`;
+  // The spec as YAML: compared by its outline, like the JSON form (indentation and key order are the encoder's).
+  if (contentType === 'text/yaml' || contentType === 'application/x-yaml') return summariseSpec(parseYaml(text) as Json);
   return text.replace(PEM, (_block, label: string) => `<pem:${label}>`);
 }

@@ -75,7 +75,8 @@ export function sendRequest(peer: Peer, request: WireRequest): Promise<WireReply
       `${peer.baseUrl}${request.path}`,
       {
         method: request.method,
-        headers: request.headers,
+        // Node sends a DELETE body without a length unless told; real clients always frame it.
+        headers: request.body === undefined ? request.headers : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
         ca: peer.caPem,
         agent: false,
         ...(request.cert ? { cert: request.cert, key: request.key } : {}),

@@ -9,6 +9,8 @@ import { sequence, type Steps } from '../steps.js';
 import { enrolledIdentity } from './fixtures.js';
 
 const hour = 3_600_000;
+/** A token no enrollment has: fixed, so the exchange pairs up between the two runs. */
+const UNKNOWN_TOKEN = '00000000-0000-4000-8000-000000000000';
 const SERVER_SANS: JsonGeneralName[] = [
   { type: 'dns', value: 'localhost' },
   { type: 'ip', value: '127.0.0.1' },
@@ -36,7 +38,7 @@ export const enrollment = [
     await enroll.post(`/enroll/updb?token=${token}`, { body: {} });
     await enroll.post(`/enroll/updb?token=${token}`, { body: { password: 'Updb-Password-1' } });
     await enroll.post(`/enroll/updb?token=${token}`, { body: { password: 'Updb-Password-1' } });
-    await enroll.post(`/enroll/updb?token=${randomUUID()}`, { body: { password: 'Updb-Password-1' } });
+    await enroll.post(`/enroll/updb?token=${UNKNOWN_TOKEN}`, { body: { password: 'Updb-Password-1' } });
     await enroll.post('/enroll/updb', { body: { password: 'Updb-Password-1' } });
     await s.client.login('updb-user', 'updb-user', 'Updb-Password-1');
     await s.get(`/identities/${id}`);
@@ -52,7 +54,7 @@ export const enrollment = [
     await enroll.post(`/enroll/ott?token=${token}`, { body: '', contentType: 'text/plain' });
     const enrolled = await enroll.post(`/enroll/ott?token=${token}`, { body: csr.csrPem, contentType: 'text/plain' });
     await enroll.post(`/enroll/ott?token=${token}`, { body: csr.csrPem, contentType: 'text/plain' });
-    await enroll.post(`/enroll?method=ott&token=${randomUUID()}`, { body: csr.csrPem, contentType: 'text/plain' });
+    await enroll.post(`/enroll?method=ott&token=${UNKNOWN_TOKEN}`, { body: csr.csrPem, contentType: 'text/plain' });
     await s.get(`/identities/${id}`);
     await s.get(`/identities/${id}/authenticators`);
     const cert = { cert: String(enrolled.data?.cert ?? ''), key: csr.keyPem };
@@ -125,9 +127,10 @@ export const enrollment = [
     await s.get(`/cas/${caId}`);
     await s.post(`/cas/${caId}/verify`, { body: (await issueTestCertificate(ca, { commonName: verificationToken, now })).certPem, contentType: 'text/plain' });
     const device = await issueTestCertificate(ca, { commonName: 'auto-device', now });
+    // What the SDKs send (method in the query), then the per-method path without it.
+    await anonymous.post('/enroll?method=ca', { body: {}, cert: { cert: device.certPem, key: device.keyPem } });
     await anonymous.post('/enroll/ca', { body: {}, cert: { cert: device.certPem, key: device.keyPem } });
-    await anonymous.post('/enroll/ca', { body: {}, cert: { cert: device.certPem, key: device.keyPem } });
-    await anonymous.post('/enroll/ca', { body: {} });
+    await anonymous.post('/enroll?method=ca', { body: {} });
     await s.get(`/identities?filter=${encodeURIComponent('name = "third-party-ca-auto-device"')}`);
     const login = await anonymous.post('/authenticate?method=cert', { body: {}, cert: { cert: device.certPem, key: device.keyPem } });
     s.useToken('auto-device', login.data?.token);
