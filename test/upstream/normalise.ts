@@ -96,7 +96,7 @@ function sortData(body: Json): Json {
   const sortKey = (item: Json) => {
     const fields = item !== null && typeof item === 'object' && !Array.isArray(item) ? item : {};
     const identity = fields.identity !== null && typeof fields.identity === 'object' && !Array.isArray(fields.identity) ? fields.identity : {};
-    const names = [fields.name, fields.username, fields.method, identity.name].map((value) => (typeof value === 'string' ? value : ''));
+    const names = [fields.name, fields.username, fields.method, identity.name, fields.subject].map((value) => (typeof value === 'string' ? value : ''));
     // Then the content without what differs between the controllers; of two equal entities the named one first.
     const { id, _links: _ignoredLinks, createdAt: _ignoredCreated, updatedAt: _ignoredUpdated, ...content } = fields;
     const unnamed = typeof id === 'string' && !id.startsWith('<') ? 1 : 0;

@@ -34,7 +34,7 @@ export async function enrolledIdentity(s: Steps, name: string, roleAttributes: s
   const token = (await s.get(`/identities/${id}`)).data?.enrollment?.ott?.token;
   s.name(token, `${name}-ott`);
   const csr: CsrAndKey = await createCsr(name);
-  const enrolled = await s.client.as('anonymous').post(`/enroll/ott?token=${token}`, { body: csr.csrPem, contentType: 'text/plain' });
+  const enrolled = await s.client.as('anonymous').post(`/enroll?method=ott&token=${token}`, { body: csr.csrPem, contentType: 'text/plain' });
   const cert = String(enrolled.data?.cert ?? '');
   const login = await s.client.as('anonymous').post('/authenticate?method=cert', { body: { configTypes: ['all'], sdkInfo: { type: 'diff' } }, cert: { cert, key: csr.keyPem } });
   s.useToken(name, login.data?.token);
