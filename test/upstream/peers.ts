@@ -17,6 +17,8 @@ export interface Peer {
   caPem: string;
   username: string;
   password: string;
+  /** The controller's home folder (its PKI is under `pki/`). */
+  home: string;
   stop(): Promise<void>;
 }
 
@@ -26,7 +28,8 @@ export const ADMIN_PASSWORD = 'Reference-Admin-1!';
 
 export async function startUpstreamPeer(): Promise<Peer> {
   const upstream = await startUpstream({ username: ADMIN_USERNAME, password: ADMIN_PASSWORD });
-  return { name: 'upstream', baseUrl: upstream.baseUrl, caPem: readFileSync(upstream.caFile, 'utf8'), username: ADMIN_USERNAME, password: ADMIN_PASSWORD, stop: () => upstream.stop() };
+  const caPem = readFileSync(upstream.caFile, 'utf8');
+  return { name: 'upstream', baseUrl: upstream.baseUrl, caPem, username: ADMIN_USERNAME, password: ADMIN_PASSWORD, home: upstream.home, stop: () => upstream.stop() };
 }
 
 export async function startOurPeer(): Promise<Peer> {
@@ -42,6 +45,7 @@ export async function startOurPeer(): Promise<Peer> {
     caPem: readFileSync(join(home, 'pki', 'root-ca.cert.pem'), 'utf8'),
     username: ADMIN_USERNAME,
     password: ADMIN_PASSWORD,
+    home,
     async stop() {
       await server.stop();
       rmSync(home, { recursive: true, force: true });
