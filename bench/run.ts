@@ -1,6 +1,7 @@
 // `npm run bench`: starts the controller and a bare hello server in child processes, loads each with autocannon
 // from another child, and reports rates against the ceiling and the goals. Two phases, chosen with BENCH_PHASES:
-// `platform` (identity lists at 1k and 100k, login, current identity) and `scale` (bench/scale-phase.ts).
+// `platform` (identity lists at 1k and 100k, login, current identity) and `scale` (bench/scale-phase.ts). Then the
+// same phases against upstream v1.1.8 (bench/upstream-phase.ts; BENCH_UPSTREAM=0 skips it) for ours ÷ upstream.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,8 @@ import { loginAdmin } from './https-client.js';
 import { evaluatePlatformGoals, formatReport, writeResults, type BenchRun } from './report.js';
 import { runScalePhase } from './scale-phase.js';
 import { evaluateScaleGoals } from './scale-report.js';
+import { runUpstreamPhase } from './upstream-phase.js';
+import { compareWithUpstream, upstreamGoals } from './upstream-report.js';
 import * as scenarios from './scenarios.js';
 import type { Scenario } from './scenarios.js';
 import { ROOT, runScenario } from './scenario-run.js';
@@ -18,7 +21,7 @@ import { seedIdentities } from './seed-identities.js';
 import { freePort, startServer, type ServerProcess } from './server-process.js';
 import { say, settings } from './settings.js';
 
-type RunFigures = Pick<BenchRun, 'hashRate' | 'seeding' | 'controllerRssMb' | 'scenarios' | 'scale' | 'goals'>;
+type RunFigures = Pick<BenchRun, 'hashRate' | 'seeding' | 'controllerRssMb' | 'scenarios' | 'scale' | 'upstream' | 'goals'>;
 
 function machineFacts(): BenchRun['machine'] {
   const totalMemoryMb = Math.round(totalmem() / 2 ** 20);
@@ -100,6 +103,10 @@ async function main(): Promise<void> {
     run.scale = await runScalePhase({ home, port, seededIdentities, scenarios: run.scenarios });
     run.goals.push(...evaluateScaleGoals(run.scale, run.scenarios));
   }
+  // Upstream after ours, on a machine ours no longer loads; its scenarios join the same table.
+  run.upstream = await runUpstreamPhase();
+  run.scenarios.push(...run.upstream.scenarios);
+  run.goals.push(...upstreamGoals(compareWithUpstream(run.scenarios, run.scale, run.upstream), run.upstream));
 
   const report: BenchRun = { startedAt, finishedAt: new Date().toISOString(), machine: machineFacts(), settings, ...run };
   process.stdout.write(`\n${formatReport(report)}\n`);

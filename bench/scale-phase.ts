@@ -7,7 +7,7 @@ import type { ScenarioResult } from './report.js';
 import { generateLinks, type LinkGeneration } from './scale-links.js';
 import { scaleIdentities, scaleModel, type ScaleModel } from './scale-model.js';
 import { verifyLinks, type LinkCheck } from './scale-verify.js';
-import { measureAttributeChanges, measurePolicyChanges, type AttributeChanges, type PolicyChanges } from './scale-writes.js';
+import { measureAttributeChanges, measurePolicyChanges, sqliteLinkCounter, type AttributeChanges, type PolicyChanges } from './scale-writes.js';
 import * as scenarios from './scenarios.js';
 import { probeScenario, ROOT, runScenario } from './scenario-run.js';
 import { seedIdentities } from './seed-identities.js';
@@ -124,7 +124,7 @@ async function measure({ controller, dbFile, seeded, loads }: Measured, result: 
   );
 
   say(`5% policy: ${settings.policyChanges} service-role changes…`);
-  const policy = await measurePolicyChanges(controller, adminToken, dbFile, seeded.ids.fivePercentPolicy, settings.policyChanges);
+  const policy = await measurePolicyChanges(controller, adminToken, seeded.ids.fivePercentPolicy, settings.policyChanges, sqliteLinkCounter(dbFile));
   result.policyChanges = policy;
   for (const step of policy.steps) {
     const rows = `${step.rowsAddedOrDeleted} rows ${step.change === 'add' ? 'inserted' : 'deleted'}`;

@@ -20,6 +20,10 @@ export const settings = {
   attributeChanges: numberFromEnv('BENCH_ATTRIBUTE_CHANGES', 200),
   /** Timed changes of the 5% policy's service roles, alternately adding and removing an attribute. */
   policyChanges: numberFromEnv('BENCH_POLICY_CHANGES', 6),
+  /** BENCH_UPSTREAM=0: do not run upstream v1.1.8 beside ours (it also stays off when no binary can be found). */
+  upstream: process.env.BENCH_UPSTREAM !== '0',
+  /** Requests in flight while seeding upstream through its API (its store serialises writes anyway). */
+  upstreamSeedConcurrency: Math.max(1, numberFromEnv('BENCH_UPSTREAM_SEED_CONCURRENCY', 8)),
 };
 
 export type Settings = typeof settings;
