@@ -62,7 +62,8 @@ export async function buildTlsTestApp(): Promise<TlsTestApp> {
     });
   const serverCertificate = () =>
     new Promise<string>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, servername: 'localhost', path: '/version', rejectUnauthorized: false }, (res) => {
+      // A fresh connection: a resumed TLS session (the global agent keeps them) shows no peer certificate.
+      const req = request({ host: '127.0.0.1', port, servername: 'localhost', path: '/version', rejectUnauthorized: false, agent: false }, (res) => {
         const socket = res.socket as import('node:tls').TLSSocket;
         const raw = socket.getPeerCertificate().raw;
         res.resume();
