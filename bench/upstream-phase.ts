@@ -3,13 +3,14 @@
 // by the same autocannon child with the same settings.
 import { startUpstream, UpstreamUnavailable, type UpstreamController } from '../scripts/upstream.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME } from './controller-process.js';
-import { errorCode, loginAdmin, loginWithPassword } from './https-client.js';
+import { loginAdmin } from './https-client.js';
 import type { ScenarioResult } from './report.js';
 import { scaleIdentities, scaleModel } from './scale-model.js';
 import { measureAttributeChanges, measurePolicyChanges, type AttributeChanges, type PolicyChanges } from './scale-writes.js';
 import * as scenarios from './scenarios.js';
 import type { Scenario } from './scenarios.js';
-import { probeScenario, runScenario } from './scenario-run.js';
+import { measureClientReads, type Unavailable } from './scale-phase.js';
+import { runScenario } from './scenario-run.js';
 import { readCpuSeconds, readRssMb, type ServerProcess } from './server-process.js';
 import { say, settings } from './settings.js';
 import { apiSeeder, seedUpstreamIdentities, seedUpstreamScale, type ApiSeeder } from './upstream-seed.js';
@@ -19,7 +20,7 @@ export interface UpstreamRun {
   skipped?: string;
   scenarios: ScenarioResult[];
   seeding: Array<{ what: string; count: number; ms: number }>;
-  unavailable: Array<{ key: string; status: number; errorCode?: string }>;
+  unavailable: Unavailable[];
   attributeChanges?: AttributeChanges;
   policyChanges?: PolicyChanges;
   rssMb: { idle?: number; peak?: number };
@@ -99,24 +100,9 @@ async function runUpstreamScale(
   const ids = await seedUpstreamScale(seeder, model);
   run.seeding.push({ what: 'scale model (services, routers, policies)', count: model.services + model.edgeRouters + model.servicePolicies, ms: performance.now() - started });
 
-  const clientApi = `${server.baseUrl}/edge/client/v1`;
-  const reads = [
-    { scenario: scenarios.clientServices('typical'), username: scaleIdentities.typical.username },
-    { scenario: scenarios.clientServices('heavy'), username: scaleIdentities.heavy.username },
-    { scenario: scenarios.serviceUpdates, username: scaleIdentities.typical.username },
-  ];
-  for (const { scenario, username } of reads) {
-    const login = await loginWithPassword(clientApi, username, scaleIdentities.password);
-    if (typeof login !== 'string') {
-      run.unavailable.push({ key: scenario.key, status: login.status, ...(errorCode(login.body) ? { errorCode: errorCode(login.body)! } : {}) });
-      continue;
-    }
-    const probe = await probeScenario(onUpstream(scenario), server, login);
-    if (probe.status < 200 || probe.status > 299) {
-      run.unavailable.push({ key: scenario.key, status: probe.status, ...(probe.errorCode ? { errorCode: probe.errorCode } : {}) });
-      say(`upstream ${scenario.key}: NOT MEASURED — answered ${probe.status} ${probe.errorCode ?? ''}`);
-    } else run.scenarios.push(await runScenario(onUpstream(scenario), server, login, seeded.identities, probe));
-  }
+  const reads = await measureClientReads(server, seeded.identities, 'upstream');
+  run.scenarios.push(...reads.loads);
+  run.unavailable.push(...reads.unavailable);
 
   const changedId = await seeder.idByName('identities', scaleIdentities.changed.name);
   say(`upstream role-attribute changes on ${scaleIdentities.changed.name}: ${settings.attributeChanges} timed…`);

@@ -5,10 +5,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { accessSync, closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
-import net from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { freePort } from './free-port.js';
 
 export const UPSTREAM_VERSION = 'v1.1.8';
 const MODULE = 'github.com/openziti/ziti/ziti';
@@ -224,16 +224,6 @@ async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<vo
   clearTimeout(timer);
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 function isExecutable(file: string): boolean {
   try {

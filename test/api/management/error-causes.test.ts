@@ -1,5 +1,5 @@
-// The cause message of 404 NOT_FOUND names the entity as upstream v1.1.8 does (asked of a running upstream):
-// routers of either kind are "router", and the policy stores' delete path uses their plural store name.
+// Error causes worded as upstream v1.1.8 words them (asked of a running upstream): a 404's cause names routers of
+// either kind "router" and a deleted policy by its plural store name; a policy's role errors list roles in its order.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertError, type CallResult } from '../../support/conformance.js';
@@ -8,7 +8,7 @@ import { buildTestApp, type TestApp } from '../../support/test-app.js';
 
 const API = '/edge/management/v1';
 
-describe('not-found cause messages', () => {
+describe('error causes', () => {
   let t: TestApp;
   let token: string;
   before(async () => {
@@ -18,6 +18,7 @@ describe('not-found cause messages', () => {
   after(() => t.close());
 
   const causeOf = (result: CallResult) => (result.body as { error: { cause?: { message?: string } } }).error.cause?.message;
+  const fieldCauseOf = (result: CallResult) => (result.body as { error: { cause: { reason: string; value: string } } }).error.cause;
   const call = (method: 'GET' | 'PUT' | 'PATCH' | 'DELETE', path: string) =>
     t.call({ method, url: `${API}/${path}`, token, ...(method === 'PUT' || method === 'PATCH' ? { payload: { name: 'x' } } : {}) });
 
@@ -42,5 +43,17 @@ describe('not-found cause messages', () => {
       }
     }
     assert.equal(causeOf(await call('DELETE', 'services/no-such-id')), 'service with id no-such-id not found');
+  });
+
+  it('sorts the roles of a mixed #all and the ids that name nothing, keeps unprefixed roles in the order sent', async () => {
+    const create = (identityRoles: string[]) =>
+      t.call({ method: 'POST', url: `${API}/service-policies`, token, payload: { name: 'roles', type: 'Dial', semantic: 'AllOf', identityRoles } });
+    const mixed = await create(['#zeta', '#all', '#alpha']);
+    assertError(mixed, 400, 'COULD_NOT_VALIDATE', 'identityRoles');
+    assert.deepEqual(fieldCauseOf(mixed), { field: 'identityRoles', reason: 'if using #all, it should be the only role specified', value: '[#all #alpha #zeta]' });
+    const missing = await create(['@zz', '@aa']);
+    assert.deepEqual(fieldCauseOf(missing), { field: 'identityRoles', reason: 'no identities found with the given ids', value: '[aa zz]' });
+    const unprefixed = await create(['zz', 'aa']);
+    assert.equal(fieldCauseOf(unprefixed).value, '[zz aa]');
   });
 });
