@@ -8,6 +8,8 @@ import type { ObservabilityResult } from './observability-phase.js';
 import type { ScaleResult } from './scale-phase.js';
 import { formatScale } from './scale-report.js';
 import type { Target } from './scenarios.js';
+import { formatUpstream } from './upstream-report.js';
+import type { UpstreamRun } from './upstream-phase.js';
 import type { Settings } from './settings.js';
 
 export interface ScenarioResult {
@@ -51,6 +53,8 @@ export interface BenchRun {
   scale?: ScaleResult;
   observability?: ObservabilityResult;
   bodyFlood?: BodyFloodResult;
+  /** Upstream v1.1.8 on the same scenarios (its results are in `scenarios` with target `upstream`). */
+  upstream?: UpstreamRun;
   goals: Goal[];
 }
 
@@ -119,11 +123,11 @@ const HEADER = [
 
 function scenarioRows(results: ScenarioResult[]): string[][] {
   const ceiling = results.find((s) => s.key === 'ceiling')?.load.requestsPerSecond;
-  const order = (s: ScenarioResult) => s.identities * TABLE_ORDER.length + TABLE_ORDER.indexOf(s.key);
+  const order = (s: ScenarioResult) => (s.identities * TABLE_ORDER.length + TABLE_ORDER.indexOf(s.key)) * 2 + (s.target === 'upstream' ? 1 : 0);
   return [...results]
     .sort((a, b) => order(a) - order(b))
     .map(({ key, target, identities, probe, load, cpuMsPerRequest, rssMb, otherCores }) => [
-      key,
+      target === 'upstream' ? `${key} (upstream)` : key,
       target === 'hello' ? '-' : String(identities),
       probe.totalCount === undefined ? '-' : String(probe.totalCount),
       load.requestsPerSecond.toFixed(0),
@@ -150,6 +154,7 @@ export function formatReport(run: BenchRun): string {
     ...(run.seeding.length ? [`seeding: ${run.seeding.map((s) => `${s.to - s.from} identities in ${(s.ms / 1000).toFixed(1)} s`).join(', ')}`] : []),
     ...(run.scale ? formatScale(run.scale) : []),
     ...(run.bodyFlood ? formatBodyFlood(run.bodyFlood) : []),
+    ...formatUpstream(run.upstream),
     '',
     ...table(HEADER, scenarioRows(run.scenarios)),
     "matches: the list's totalCount. p50/p99: whole milliseconds (autocannon's resolution).",

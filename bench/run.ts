@@ -2,7 +2,8 @@
 // from another child, and reports rates against the ceiling and the goals. Five phases, chosen with BENCH_PHASES:
 // `platform` (identity lists at 1k and 100k, login, current identity), `flood` (bench/body-flood.ts), `scale`
 // (bench/scale-phase.ts), `observability` (the access log's and metrics' cost, bench/observability-phase.ts) and
-// `sessions` (bench/session-phase.ts).
+// `sessions` (bench/session-phase.ts). Then the platform and scale phases against upstream v1.1.8
+// (bench/upstream-phase.ts; BENCH_UPSTREAM=0 skips it) for ours ÷ upstream.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,8 @@ import { loginAdmin } from './https-client.js';
 import { evaluatePlatformGoals, formatReport, writeResults, type BenchRun } from './report.js';
 import { runScalePhase } from './scale-phase.js';
 import { evaluateScaleGoals } from './scale-report.js';
+import { runUpstreamPhase } from './upstream-phase.js';
+import { compareWithUpstream, upstreamGoals } from './upstream-report.js';
 import * as scenarios from './scenarios.js';
 import type { Scenario } from './scenarios.js';
 import { ROOT, runScenario } from './scenario-run.js';
@@ -23,7 +26,7 @@ import { runSessionPhase } from './session-phase.js';
 import { freePort, startServer, type ServerProcess } from './server-process.js';
 import { say, settings } from './settings.js';
 
-type RunFigures = Pick<BenchRun, 'hashRate' | 'seeding' | 'controllerRssMb' | 'scenarios' | 'scale' | 'observability' | 'bodyFlood' | 'goals'>;
+type RunFigures = Pick<BenchRun, 'hashRate' | 'seeding' | 'controllerRssMb' | 'scenarios' | 'scale' | 'observability' | 'bodyFlood' | 'upstream' | 'goals'>;
 
 function machineFacts(): BenchRun['machine'] {
   const totalMemoryMb = Math.round(totalmem() / 2 ** 20);
@@ -116,6 +119,10 @@ async function main(): Promise<void> {
   }
   // In homes of its own: its model and sessions would change what the other phases measure.
   if (settings.phases.includes('sessions')) run.goals.push(...(await runSessionPhase(port, run)));
+  // Upstream after ours, on a machine ours no longer loads; its scenarios join the same table.
+  run.upstream = await runUpstreamPhase();
+  run.scenarios.push(...run.upstream.scenarios);
+  run.goals.push(...upstreamGoals(compareWithUpstream(run.scenarios, run.scale, run.upstream), run.upstream));
 
   const report: BenchRun = { startedAt, finishedAt: new Date().toISOString(), machine: machineFacts(), settings, ...run };
   process.stdout.write(`\n${formatReport(report)}\n`);

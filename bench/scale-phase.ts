@@ -7,8 +7,9 @@ import type { ScenarioResult } from './report.js';
 import { generateLinks, type LinkGeneration } from './scale-links.js';
 import { scaleIdentities, scaleModel, type ScaleModel } from './scale-model.js';
 import { verifyLinks, type LinkCheck } from './scale-verify.js';
-import { measureAttributeChanges, measurePolicyChanges, type AttributeChanges, type PolicyChanges } from './scale-writes.js';
+import { measureAttributeChanges, measurePolicyChanges, sqliteLinkCounter, type AttributeChanges, type PolicyChanges } from './scale-writes.js';
 import * as scenarios from './scenarios.js';
+import type { Scenario } from './scenarios.js';
 import { probeScenario, ROOT, runScenario } from './scenario-run.js';
 import { seedIdentities } from './seed-identities.js';
 import { seedScaleModel, type ScaleSeeding } from './seed-scale.js';
@@ -91,28 +92,44 @@ interface Measured {
   loads: ScenarioResult[];
 }
 
-async function measure({ controller, dbFile, seeded, loads }: Measured, result: ScaleResult): Promise<void> {
-  const adminToken = await loginAdmin(controller.baseUrl, ADMIN_USERNAME, ADMIN_PASSWORD);
-  const clientApi = `${controller.baseUrl}/edge/client/v1`;
+export type Unavailable = ScaleResult['unavailable'][number];
+
+/**
+ * The client reads at the scale model, each as the identity whose list it is (logged in through the client API);
+ * a login or probe that fails is recorded as not measured instead of loading a stream of errors.
+ */
+export async function measureClientReads(server: ServerProcess, identities: number, target: Scenario['target']): Promise<{ loads: ScenarioResult[]; unavailable: Unavailable[] }> {
+  const clientApi = `${server.baseUrl}/edge/client/v1`;
   const runs = [
     { scenario: scenarios.clientServices('typical'), username: scaleIdentities.typical.username },
     { scenario: scenarios.clientServices('heavy'), username: scaleIdentities.heavy.username },
     { scenario: scenarios.serviceUpdates, username: scaleIdentities.typical.username },
   ];
-  for (const { scenario, username } of runs) {
+  const loads: ScenarioResult[] = [];
+  const unavailable: Unavailable[] = [];
+  for (const { scenario: base, username } of runs) {
+    const scenario = { ...base, target };
     const token = await loginWithPassword(clientApi, username, scaleIdentities.password);
-    const unavailable = (status: number, code: string | undefined, what: string) => {
-      result.unavailable.push({ key: scenario.key, path: scenario.path, status, ...(code ? { errorCode: code } : {}) });
-      say(`${scenario.key}: NOT MEASURED — ${what} answered ${status}${code ? ` ${code}` : ''}`);
+    const refused = (status: number, code: string | undefined, what: string) => {
+      unavailable.push({ key: scenario.key, path: scenario.path, status, ...(code ? { errorCode: code } : {}) });
+      say(`${server.name} ${scenario.key}: NOT MEASURED — ${what} answered ${status}${code ? ` ${code}` : ''}`);
     };
     if (typeof token !== 'string') {
-      unavailable(token.status, errorCode(token.body), `the client login as ${username}`);
+      refused(token.status, errorCode(token.body), `the client login as ${username}`);
       continue;
     }
-    const probe = await probeScenario(scenario, controller, token);
-    if (probe.status < 200 || probe.status > 299) unavailable(probe.status, probe.errorCode, scenario.path);
-    else loads.push(await runScenario(scenario, controller, token, result.identities, probe));
+    const probe = await probeScenario(scenario, server, token);
+    if (probe.status < 200 || probe.status > 299) refused(probe.status, probe.errorCode, scenario.path);
+    else loads.push(await runScenario(scenario, server, token, identities, probe));
   }
+  return { loads, unavailable };
+}
+
+async function measure({ controller, dbFile, seeded, loads }: Measured, result: ScaleResult): Promise<void> {
+  const adminToken = await loginAdmin(controller.baseUrl, ADMIN_USERNAME, ADMIN_PASSWORD);
+  const reads = await measureClientReads(controller, result.identities, 'controller');
+  loads.push(...reads.loads);
+  result.unavailable.push(...reads.unavailable);
   result.rssMb.afterReads = controller.rssMb();
 
   say(`role-attribute changes on ${scaleIdentities.changed.name}: ${settings.attributeChanges} timed…`);
@@ -124,7 +141,7 @@ async function measure({ controller, dbFile, seeded, loads }: Measured, result: 
   );
 
   say(`5% policy: ${settings.policyChanges} service-role changes…`);
-  const policy = await measurePolicyChanges(controller, adminToken, dbFile, seeded.ids.fivePercentPolicy, settings.policyChanges);
+  const policy = await measurePolicyChanges(controller, adminToken, seeded.ids.fivePercentPolicy, settings.policyChanges, sqliteLinkCounter(dbFile));
   result.policyChanges = policy;
   for (const step of policy.steps) {
     const rows = `${step.rowsAddedOrDeleted} rows ${step.change === 'add' ? 'inserted' : 'deleted'}`;

@@ -113,19 +113,33 @@ export async function measureAttributeChanges(server: ServerProcess, token: stri
   return { ...summarise(samples), ...usage, cpuMsPerChange, failures, ...(firstFailure ? { firstFailure } : {}) };
 }
 
-/**
- * PATCHes the 5% policy's `serviceRoles`, alternately adding and removing the extra attribute, and counts from the
- * database (read-only, beside the running controller) how many identity–service links each change moved.
- */
-export async function measurePolicyChanges(server: ServerProcess, token: string, dbFile: string, policyId: string, steps: number): Promise<PolicyChanges> {
-  const agent = keptAlive();
+/** How many identity–service rows and links involve the extra attribute's services, read beside the controller. */
+export interface LinkCounter {
+  count(): { rows: number; links: number };
+  close(): void;
+}
+
+/** Our controller's link table, read-only from its SQLite file. */
+export function sqliteLinkCounter(dbFile: string): LinkCounter {
   const database = new Database(dbFile, { readonly: true });
-  const url = `${server.baseUrl}/edge/management/v1/service-policies/${policyId}`;
   const extraLinks = database.prepare(
     `SELECT count(*) AS rows, coalesce(sum(dial + bind), 0) AS links FROM identity_services
      WHERE service_id IN (SELECT entity_id FROM service_role_attributes WHERE value = ?)`,
   );
-  const count = () => extraLinks.get(FIVE_PERCENT.extraAttribute) as { rows: number; links: number };
+  return { count: () => extraLinks.get(FIVE_PERCENT.extraAttribute) as { rows: number; links: number }, close: () => database.close() };
+}
+
+/** For a controller whose store cannot be read (upstream): the changes are timed, their links not counted. */
+const uncounted: LinkCounter = { count: () => ({ rows: 0, links: 0 }), close: () => undefined };
+
+/**
+ * PATCHes the 5% policy's `serviceRoles`, alternately adding and removing the extra attribute, and counts with
+ * `links` how many identity–service links each change moved.
+ */
+export async function measurePolicyChanges(server: ServerProcess, token: string, policyId: string, steps: number, links: LinkCounter = uncounted): Promise<PolicyChanges> {
+  const agent = keptAlive();
+  const url = `${server.baseUrl}/edge/management/v1/service-policies/${policyId}`;
+  const count = () => links.count();
   try {
     const baseline: number[] = [];
     for (let i = 0; i < 3; i++) baseline.push((await timedPatch(agent, url, token, { tags: { benchRun: i } })).ms);
@@ -157,7 +171,7 @@ export async function measurePolicyChanges(server: ServerProcess, token: string,
       noLinkChangeMs: summarise(baseline).p50Ms,
     };
   } finally {
-    database.close();
+    links.close();
     agent.destroy();
   }
 }

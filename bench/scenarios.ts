@@ -1,7 +1,8 @@
 // What the harness loads: each scenario is one request, repeated by autocannon against one of the two servers.
 import { attributesFor, identityName } from './seed-identities.js';
 
-export type Target = 'hello' | 'controller';
+/** `upstream`: the same scenario against upstream v1.1.8, for the ours ÷ upstream ratios. */
+export type Target = 'hello' | 'controller' | 'upstream';
 
 export interface Scenario {
   key: string;

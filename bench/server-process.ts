@@ -2,7 +2,6 @@
 // it answers over HTTPS, read its memory and CPU time from /proc, stop it with SIGTERM.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import net from 'node:net';
 import { onCleanup } from './cleanup.js';
 import { httpsRequest } from './https-client.js';
 
@@ -133,14 +132,4 @@ export function readMachineBusySeconds(): number {
   return busy / TICKS_PER_SECOND;
 }
 
-/** A port the kernel just handed out on the loopback interface (free unless someone grabs it in between). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
+export { freePort } from '../scripts/free-port.js';

@@ -26,6 +26,10 @@ export const settings = {
   sessionMaxRate: numberFromEnv('BENCH_SESSION_MAX_RATE', 3_000),
   /** Services in each of the heavy identity's two sets (with and without a posture check). */
   sessionHeavyServices: numberFromEnv('BENCH_SESSION_HEAVY_SERVICES', 500),
+  /** BENCH_UPSTREAM=0: do not run upstream v1.1.8 beside ours (it also stays off when no binary can be found). */
+  upstream: process.env.BENCH_UPSTREAM !== '0',
+  /** Requests in flight while seeding upstream through its API (its store serialises writes anyway). */
+  upstreamSeedConcurrency: Math.max(1, numberFromEnv('BENCH_UPSTREAM_SEED_CONCURRENCY', 8)),
 };
 
 export type Settings = typeof settings;

@@ -23,10 +23,11 @@ const apiSessionCertificate = defineEntity({
   fields: {
     subject: text(),
     fingerprint: text(),
-    validFrom: timestamp(),
-    validTo: timestamp(),
+    // Upstream's symbols (asked of v1.1.8): the owning session as `apiSession`, no validity dates.
+    validFrom: timestamp({ filter: false }),
+    validTo: timestamp({ filter: false }),
     certificate: text({ column: 'cert_pem', filter: false }),
-    apiSessionId: text({ filter: false, output: false }),
+    apiSessionId: text({ filter: 'apiSession', output: false }),
   },
 });
 

@@ -93,6 +93,11 @@ export type IdKind = 'shortId' | 'base62' | 'cuid';
 export interface EntityDefinitionInput {
   /** Singular name as upstream uses it in messages ("identity with id x not found"). */
   type: string;
+  /**
+   * Where upstream's delete path names the entity differently in its not-found message (the policy stores say
+   * "servicePolicies with id … not found" there and "servicePolicy" everywhere else).
+   */
+  deletedAs?: string;
   /** The collection's URL segment, also `entity` in references and the `_links` prefix. */
   path: string;
   table: string;
@@ -107,6 +112,7 @@ export interface EntityDefinitionInput {
 
 export interface EntityDefinition {
   type: string;
+  deletedAs: string;
   path: string;
   table: string;
   idKind: IdKind;
@@ -134,6 +140,7 @@ export function defineEntity(input: EntityDefinitionInput): EntityDefinition {
   Object.assign(symbols, input.symbols);
   return {
     type: input.type,
+    deletedAs: input.deletedAs ?? input.type,
     path: input.path,
     table: input.table,
     idKind: input.idKind,

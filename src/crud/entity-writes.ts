@@ -72,7 +72,8 @@ export async function modifyEntity(
 export async function removeEntity(deps: AppDeps, definition: EntityDefinition, id: string): Promise<void> {
   await deps.store
     .transaction(async (tx) => {
-      const before = await requireEntity(tx, definition, id);
+      const before = await findEntity(tx, definition, id);
+      if (!before) throw ApiError.notFound(definition.deletedAs, id);
       await definition.rules.beforeDelete?.({ tx, deps }, before);
       const change: EntityChange = { op: 'delete', id, before, changed: new Set() };
       await deleteEntity(tx, definition, id);

@@ -2,6 +2,7 @@
 import type { AppDeps } from '../app-deps.js';
 import { ApiError } from '../errors/api-error.js';
 import { formatTimestamp } from '../lib/clock.js';
+import { goTime } from '../lib/go-format.js';
 import type { Db } from '../store/store.js';
 import { signEnrollmentJwt, type EnrollmentMethod } from './enrollment-jwt.js';
 import { toEnrollmentRecord, type EnrollmentRecord } from './enrollment-record.js';
@@ -26,7 +27,8 @@ export interface NewEnrollment {
 /** A future instant from a validated date-time; now or earlier → 400 on `expiresAt` with the caller's reason. */
 export function futureInstant(text: string, now: Date, reason: string): Date {
   const at = new Date(Date.parse(text));
-  if (at.getTime() <= now.getTime()) throw ApiError.invalidField('expiresAt', reason, text);
+  // The value as upstream's cause shows it: the parsed instant in Go's time format.
+  if (at.getTime() <= now.getTime()) throw ApiError.invalidField('expiresAt', reason, goTime(at));
   return at;
 }
 

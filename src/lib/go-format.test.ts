@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { goFloat, goQuote, goValue, parseGoDuration } from './go-format.js';
+import { goFloat, goQuote, goTime, goValue, parseGoDuration } from './go-format.js';
 
 describe('parseGoDuration', () => {
   it('reads what Go reads, in milliseconds', () => {
@@ -57,5 +57,13 @@ describe('goFloat and goQuote', () => {
     assert.equal(goFloat(0.0001), '0.0001');
     assert.equal(goFloat(0.00001), '1e-05');
     assert.equal(goQuote('a"\n\u0000'), '"a\\"\\n\\x00"');
+  });
+});
+
+describe('goTime', () => {
+  it('prints a UTC instant as Go time.Time.String() does, trimming the fraction', () => {
+    assert.equal(goTime(new Date('2026-11-23T22:21:53.042Z')), '2026-11-23 22:21:53.042 +0000 UTC');
+    assert.equal(goTime(new Date('2026-11-23T22:21:53.040Z')), '2026-11-23 22:21:53.04 +0000 UTC');
+    assert.equal(goTime(new Date('2026-11-23T22:21:53.000Z')), '2026-11-23 22:21:53 +0000 UTC');
   });
 });

@@ -114,3 +114,11 @@ export function parseGoDuration(text: string): { ms: number } | { error: string 
   }
   return { ms: sign * total };
 }
+
+/** Go's `time.Time.String()` of a UTC instant: `2006-01-02 15:04:05.999999999 +0000 UTC` (fraction without trailing zeros). */
+export function goTime(date: Date): string {
+  const [day, clock] = date.toISOString().replace('Z', '').split('T') as [string, string];
+  const [whole, fraction = ''] = clock.split('.');
+  const digits = fraction.replace(/0+$/, '');
+  return `${day} ${whole}${digits ? `.${digits}` : ''} +0000 UTC`;
+}

@@ -24,11 +24,12 @@ export function parseRoles(roles: readonly string[] | null | undefined): ParsedR
 
 /**
  * Upstream's checks and messages (ziti `db/policy_common.go` validateRolesAndIds): `#all` stands alone, every
- * entry is prefixed, and every `@id` names an existing entity of the side's kind.
+ * entry is prefixed, and every `@id` names an existing entity of the side's kind. The `#all` and missing-id causes
+ * show their lists sorted, the unprefixed one in the order sent (as v1.1.8 answers).
  */
 export async function validateRoles(tx: Db, field: string, kind: EntityKindName, roles: readonly string[]): Promise<void> {
   if (roles.length > 1 && roles.includes('#all')) {
-    throw ApiError.invalidField(field, 'if using #all, it should be the only role specified', roles);
+    throw ApiError.invalidField(field, 'if using #all, it should be the only role specified', [...roles].sort());
   }
   const unprefixed = roles.filter((role) => !role.startsWith('#') && !role.startsWith('@'));
   if (unprefixed.length > 0) {
@@ -40,7 +41,7 @@ export async function validateRoles(tx: Db, field: string, kind: EntityKindName,
   let query = tx.selectFrom(entity.table).select('id').where('id', 'in', ids);
   if ('where' in entity) query = query.where('is_edge', '=', 1);
   const found = new Set((await query.execute()).map((row) => row.id as string));
-  const missing = ids.filter((id) => !found.has(id));
+  const missing = ids.filter((id) => !found.has(id)).sort();
   if (missing.length > 0) throw ApiError.invalidField(field, `no ${entity.storeName} found with the given ids`, missing);
 }
 

@@ -53,7 +53,8 @@ const verifyCa: OperationHandler = {
     const found = await deps.store.read((db) => requireEntity(db, ca, id));
     if (found.isVerified) throw new ApiError('CA_ALREADY_VERIFIED');
     const block = typeof body === 'string' ? firstPemBlock(body) : undefined;
-    if (!block) throw ApiError.withMessage('COULD_NOT_PARSE_BODY', 'the body holds no PEM block');
+    // Upstream answers this one without a cause.
+    if (!block) throw new ApiError('COULD_NOT_PARSE_BODY');
     if (block.type !== 'CERTIFICATE') throw ApiError.withMessage('EXPECTED_PEM_CERTIFICATE', `encountered PEM block type ${block.type}`);
     let certificate: X509Certificate;
     try {

@@ -5,6 +5,7 @@ import { policyRules } from '../shared/policy-rules.js';
 
 export const edgeRouterPolicy = defineEntity({
   type: 'edgeRouterPolicy',
+  deletedAs: 'edgeRouterPolicies',
   path: 'edge-router-policies',
   table: 'edge_router_policies',
   idKind: 'base62',

@@ -7,7 +7,8 @@ import { edgeRouterRules } from './edge-router.rules.js';
  * versions) and the enrollment fields are computed by the rules.
  */
 export const edgeRouter = defineEntity({
-  type: 'edgeRouter',
+  // Edge and transit routers share upstream's router store, whose messages say "router with id … not found".
+  type: 'router',
   path: 'edge-routers',
   table: 'routers',
   idKind: 'shortId',

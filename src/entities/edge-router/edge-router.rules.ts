@@ -10,7 +10,7 @@ import { edgeRouterLiveState } from '../../policy/session-edge-routers.js';
 
 /** A transit router shares the table but is no edge router: upstream's edge router store does not find it. */
 export function requireEdgeRouter(values: EntityValues): EntityValues {
-  if (values.isEdge !== true) throw ApiError.notFound('edgeRouter', values.id as string);
+  if (values.isEdge !== true) throw ApiError.notFound('router', values.id as string);
   return values;
 }
 

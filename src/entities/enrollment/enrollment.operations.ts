@@ -61,7 +61,8 @@ const refreshEnrollment: OperationHandler = {
     const requested = (body as { expiresAt: string }).expiresAt;
     await deps.store.transaction(async (tx) => {
       const row = await tx.selectFrom('enrollments').selectAll().where('id', '=', id).executeTakeFirst();
-      if (!row) throw ApiError.notFound(enrollment.type, id);
+      // Upstream's refresh answers an unknown id without a cause.
+      if (!row) throw new ApiError('NOT_FOUND');
       const record = toEnrollmentRecord(row);
       const subject = record.identityId ?? record.routerId;
       if (!subject || !record.jwt) throw new ApiError('INVALID_ENROLL_METHOD');

@@ -23,8 +23,9 @@ export const identity = defineEntity({
     defaultHostingPrecedence: text({ filter: false, fallback: () => 'default', blankIsUnset: true }),
     serviceHostingCosts: json({ fallback: () => ({}) }),
     serviceHostingPrecedences: json({ fallback: () => ({}) }),
-    disabledAt: timestamp({ filter: false, writable: 'never' }),
-    disabledUntil: timestamp({ filter: false, writable: 'never' }),
+    // Rendered by the rules only while set: upstream omits them otherwise (asked of v1.1.8).
+    disabledAt: timestamp({ filter: false, writable: 'never', output: false }),
+    disabledUntil: timestamp({ filter: false, writable: 'never', output: false }),
     envInfo: json({ writable: 'never' }),
     sdkInfo: json({ writable: 'never' }),
   },

@@ -111,6 +111,8 @@ const ownRules: EntityRules = {
           ...(cert ? { cert: { fingerprint: cert.cert_fingerprint as string, id: cert.id as string } } : {}),
         },
         disabled: isIdentityDisabled(entity as unknown as DisabledState, now),
+        ...(entity.disabledAt ? { disabledAt: entity.disabledAt } : {}),
+        ...(entity.disabledUntil ? { disabledUntil: entity.disabledUntil } : {}),
         enrollment: enrollmentsOf(entity.id as string),
         envInfo: entity.envInfo ?? {},
         externalId: entity.externalId ?? null,

@@ -30,7 +30,7 @@ const listIdentitysServiceConfigs: OperationHandler = {
       serviceId: row.serviceId,
     }));
     const pagination = { limit: data.length, offset: 0, totalCount: data.length };
-    return { status: 200, json: envelope(data, { filterableFields: [], pagination }) };
+    return { status: 200, json: envelope(data, { pagination }) };
   },
 };
 

@@ -7,7 +7,7 @@ import { routerRules } from './router.rules.js';
  * `transit-routers` whichever path was called (`routes/transit_router_api_model.go` TransitRouterLinkFactory).
  */
 export const router = defineEntity({
-  type: 'transitRouter',
+  type: 'router',
   path: 'transit-routers',
   table: 'routers',
   idKind: 'shortId',

@@ -5,6 +5,7 @@ import { policyRules } from '../shared/policy-rules.js';
 
 export const serviceEdgeRouterPolicy = defineEntity({
   type: 'serviceEdgeRouterPolicy',
+  deletedAs: 'serviceEdgeRouterPolicies',
   path: 'service-edge-router-policies',
   table: 'service_edge_router_policies',
   idKind: 'base62',

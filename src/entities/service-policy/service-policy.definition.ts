@@ -9,6 +9,7 @@ const storedType = (value: unknown) => (String(value).toLowerCase() === 'bind' ?
 
 export const servicePolicy = defineEntity({
   type: 'servicePolicy',
+  deletedAs: 'servicePolicies',
   path: 'service-policies',
   table: 'service_policies',
   idKind: 'base62',

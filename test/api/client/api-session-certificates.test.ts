@@ -95,6 +95,10 @@ describe('API-session certificates', () => {
       assert.deepEqual((filtered.body as { data: { subject: string }[] }).data.map((c) => c.subject), ['O=Test,CN=beta']);
       const paged = await t.call({ method: 'GET', url: `${base}?limit=1`, token: session });
       assert.equal((paged.body as { meta: { pagination: { totalCount: number } } }).meta.pagination.totalCount, 2);
+      // Upstream's symbols: apiSession, subject, fingerprint and the base ones; not the validity dates.
+      const fields = (paged.body as { meta: { filterableFields: string[] } }).meta.filterableFields;
+      assert.deepEqual([...fields].sort(), ['apiSession', 'createdAt', 'fingerprint', 'id', 'isSystem', 'subject', 'tags', 'updatedAt']);
+      assertError(await t.call({ method: 'GET', url: `${base}?filter=${encodeURIComponent('validTo > datetime(2020-01-01T00:00:00Z)')}`, token: session }), 400, 'INVALID_FILTER');
     });
 
     it('go with their session at logout', async () => {

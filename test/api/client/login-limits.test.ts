@@ -65,7 +65,7 @@ describe('lockout after consecutive password failures (auth policy)', () => {
     admin = await t.loginAsAdmin();
     assertError(await passwordLogin(t, user.username, user.password), 401, 'INVALID_AUTH');
     const locked = await detail(user.id);
-    assert.deepEqual([locked.disabled, locked.disabledUntil], [true, null]);
+    assert.deepEqual([locked.disabled, locked.disabledUntil], [true, undefined]);
     assert.equal((await t.call({ method: 'POST', url: `${management}/identities/${user.id}/enable`, token: admin })).status, 200);
     assert.equal((await passwordLogin(t, user.username, user.password)).status, 200);
   });

@@ -87,13 +87,24 @@ describe('certificate authorities', () => {
       assertError(result, 400, 'CERTIFICATE_IS_NOT_CA');
     });
 
-    it('refuses a certPem without certificates and a CA certificate used twice', async () => {
-      const garbage = await t.call({ method: 'POST', url: `${base}/cas`, token, payload: { ...caBody(await createTestCa('x', t.clock())), certPem: 'not a pem' } });
-      assertError(garbage, 400, 'COULD_NOT_VALIDATE', 'certPem');
+    it('refuses a certPem without certificates and a CA certificate used twice, in upstream\'s words', async () => {
+      const other = await createTestCa('x', t.clock());
+      const reasonFor = async (certPem: string) => {
+        const result = await t.call({ method: 'POST', url: `${base}/cas`, token, payload: { ...caBody(other), certPem } });
+        assertError(result, 400, 'COULD_NOT_VALIDATE', 'certPem');
+        return (result.body as { error: { cause: { reason: string; value: string } } }).error.cause;
+      };
+      assert.equal((await reasonFor('not a pem')).reason, 'could not parse block #1');
+      assert.equal((await reasonFor(`${other.certPem}trailing text`)).reason, 'could not parse block #2');
+      const key = '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n';
+      assert.equal((await reasonFor(`${other.certPem}${key}`)).reason, 'block #2 is not a certificate');
+      assert.equal((await reasonFor('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n')).reason, 'could not parse block #1 as an x509 certificate');
       const { testCa } = await createCa();
       const again = await t.call({ method: 'POST', url: `${base}/cas`, token, payload: caBody(testCa) });
       assertError(again, 400, 'COULD_NOT_VALIDATE', 'certPem');
-      assert.match((again.body as { error: { cause: { reason: string } } }).error.cause.reason, /^certificate already used as CA /);
+      const cause = (again.body as { error: { cause: { reason: string; value: string } } }).error.cause;
+      assert.match(cause.reason, /^certificate already used as CA /);
+      assert.equal(cause.value, testCa.certPem, 'the value is the PEM sent, as upstream shows it');
     });
 
     it('refuses a duplicate name and the SCHEME matcher outside SAN_URI', async () => {
@@ -116,7 +127,9 @@ describe('certificate authorities', () => {
       const other = await createTestCa('impostor', t.clock());
       const forged = await issueTestCertificate(other, { commonName: verificationToken, now: t.clock() });
       assertError(await verify(id, forged.certPem), 400, 'CERTIFICATE_FAILED_VALIDATION');
-      assertError(await verify(id, 'hello'), 400, 'COULD_NOT_PARSE_BODY');
+      const notPem = await verify(id, 'hello');
+      assertError(notPem, 400, 'COULD_NOT_PARSE_BODY');
+      assert.equal((notPem.body as { error: { cause?: unknown } }).error.cause, undefined, 'upstream gives no cause');
       assertError(await verify(id, wrongName.keyPem), 400, 'EXPECTED_PEM_CERTIFICATE');
       assert.equal((await detail(id)).isVerified, false);
     });
@@ -199,16 +212,18 @@ describe('certificate authorities', () => {
   });
 
   describe('listCas', () => {
-    it('filters by verification state and identity roles', async () => {
-      const { id } = await createCa({ identityRoles: ['filter-me'] });
-      const byRole = await t.call({ method: 'GET', url: `${base}/cas?filter=${encodeURIComponent('anyOf(identityRoles) = "filter-me"')}`, token });
-      assert.equal(byRole.status, 200, byRole.text);
-      assert.deepEqual((byRole.body as { data: { id: string }[] }).data.map((ca) => ca.id), [id]);
+    it('filters by name and verification state, not by identity roles (as upstream)', async () => {
+      const { id } = await createCa({ name: 'filter-me', identityRoles: ['filter-me'] });
+      const byName = await t.call({ method: 'GET', url: `${base}/cas?filter=${encodeURIComponent('name = "filter-me"')}`, token });
+      assert.equal(byName.status, 200, byName.text);
+      assert.deepEqual((byName.body as { data: { id: string }[] }).data.map((ca) => ca.id), [id]);
       const verified = await t.call({ method: 'GET', url: `${base}/cas?filter=${encodeURIComponent('isVerified = true')}`, token });
       assert.ok(!(verified.body as { data: { id: string }[] }).data.some((ca) => ca.id === id));
-      const meta = (byRole.body as { meta: { filterableFields: string[] } }).meta;
-      for (const symbol of ['name', 'fingerprint', 'isVerified', 'verificationToken', 'isAuthEnabled', 'identityRoles']) assert.ok(meta.filterableFields.includes(symbol), symbol);
-      assert.ok(!meta.filterableFields.includes('certPem'));
+      const byRole = await t.call({ method: 'GET', url: `${base}/cas?filter=${encodeURIComponent('anyOf(identityRoles) = "filter-me"')}`, token });
+      assertError(byRole, 400, 'INVALID_FILTER');
+      const meta = (byName.body as { meta: { filterableFields: string[] } }).meta;
+      for (const symbol of ['name', 'fingerprint', 'isVerified', 'verificationToken', 'isAuthEnabled']) assert.ok(meta.filterableFields.includes(symbol), symbol);
+      for (const symbol of ['certPem', 'identityRoles']) assert.ok(!meta.filterableFields.includes(symbol), symbol);
     });
 
     it('is admin-only', async () => {

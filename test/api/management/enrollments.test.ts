@@ -244,8 +244,13 @@ describe('enrollments', () => {
       const identityId = await createIdentity(t, token);
       const id = await create({ method: 'ott', identityId, expiresAt: inMinutes(10) });
       const refresh = (target: string, payload?: unknown) => t.call({ method: 'POST', url: `${base}/${target}/refresh`, token, ...(payload ? { payload } : {}) });
-      assertError(await refresh(id, { expiresAt: inMinutes(-5) }), 400, 'COULD_NOT_VALIDATE', 'expiresAt');
-      assertError(await refresh('nope', { expiresAt: inMinutes(60) }), 404, 'NOT_FOUND');
+      const past = await refresh(id, { expiresAt: '2020-01-02T03:04:05.120Z' });
+      assertError(past, 400, 'COULD_NOT_VALIDATE', 'expiresAt');
+      // Upstream shows the instant as Go prints a time.Time, and a bare 404 for an unknown id (asked of v1.1.8).
+      assert.equal((past.body as { error: { cause: { value: string } } }).error.cause.value, '2020-01-02 03:04:05.12 +0000 UTC');
+      const unknown = await refresh('nope', { expiresAt: inMinutes(60) });
+      assertError(unknown, 404, 'NOT_FOUND');
+      assert.equal((unknown.body as { error: { cause?: unknown } }).error.cause, undefined);
       assertError(await refresh(id), 400, 'COULD_NOT_VALIDATE');
       assertError(await refresh(id, {}), 400, 'COULD_NOT_VALIDATE');
       assert.equal((await get(id)).expiresAt, inMinutes(10), 'unchanged');

@@ -99,6 +99,10 @@ describe('terminators', () => {
       }
       const fields = (await list('true')).meta.filterableFields;
       for (const field of ['service', 'router', 'binding', 'address', 'instanceId', 'hostId', 'service.name', 'router.name']) assert.ok(fields.includes(field), field);
+      for (const field of ['cost', 'precedence']) {
+        assert.ok(!fields.includes(field), field);
+        assertError(await t.call({ method: 'GET', url: `${base}?filter=${encodeURIComponent(`${field} = 0`)}`, token }), 400, 'INVALID_FILTER');
+      }
     });
 
     it('lists a service\'s terminators; 404 for a missing service', async () => {

@@ -1,0 +1,11 @@
+// Every sequence the harness replays, in order. A new area adds a file here; a new case adds a line to its file.
+import type { Sequence } from '../steps.js';
+import { auth } from './auth.js';
+import { client } from './client.js';
+import { enrollment } from './enrollment.js';
+import { entities } from './entities.js';
+import { identities } from './identities.js';
+import { informational } from './informational.js';
+import { platform } from './platform.js';
+
+export const corpus: Sequence[] = [...platform, ...informational, ...entities, ...identities, ...auth, ...enrollment, ...client];
