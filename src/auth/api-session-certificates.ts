@@ -1,7 +1,6 @@
 // Certificates bound to an API session (reference §10.2): signed on request for 12 hours, recorded at certificate
 // login and after extend-verify; each caller sees and deletes only its own session's.
 import { X509Certificate } from 'node:crypto';
-import { sql, type SqlBool } from 'kysely';
 import type { AppDeps } from '../app-deps.js';
 import { ApiError } from '../errors/api-error.js';
 import { formatTimestamp } from '../lib/clock.js';
@@ -11,6 +10,7 @@ import { defineEntity, text, timestamp } from '../crud/define-entity.js';
 import { list } from '../crud/crud-handlers.js';
 import { toApiEntity } from '../crud/entity-mapping.js';
 import { findEntity } from '../crud/entity-store.js';
+import { columnIs } from '../store/queries/scopes.js';
 import type { Db } from '../store/store.js';
 import { certificateFingerprint } from '../pki/fingerprint.js';
 import { lifetimes, signCsr } from '../pki/sign-csr.js';
@@ -105,7 +105,7 @@ const createCurrentApiSessionCertificate: OperationHandler = {
 
 export const apiSessionCertificateOperations: OperationTable = {
   listCurrentApiSessionCertificates: list(apiSessionCertificate, 'authenticated', {
-    scope: (context) => Promise.resolve(sql<SqlBool>`t.api_session_id = ${sessionOf(context)}`),
+    scope: (context) => Promise.resolve(columnIs('api_session_id', sessionOf(context))),
   }),
   createCurrentApiSessionCertificate,
   detailCurrentApiSessionCertificate,

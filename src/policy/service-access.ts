@@ -1,6 +1,7 @@
 // What an identity may do with services and what it sees of them: visibility and permissions read from the
 // policy engine's `identity_services` pairs (an index lookup, never a policy evaluation), with config and posture.
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { sql } from 'kysely';
+import { linkedTo, type Scope } from '../store/queries/scopes.js';
 import type { Db } from '../store/store.js';
 import { expandConfigs, sessionConfigTypes, type ConfigTypeSelection } from './config-expansion.js';
 import { postureQueriesFor, type PolicyPostureQueries } from './posture-queries.js';
@@ -20,8 +21,8 @@ export interface ServiceAccessView {
 }
 
 /** Restricts a list of services (aliased `t`) to those the identity may dial or bind. */
-export function servicesOfIdentity(identityId: string): RawBuilder<SqlBool> {
-  return sql<SqlBool>`t.id IN (SELECT service_id FROM identity_services WHERE identity_id = ${identityId})`;
+export function servicesOfIdentity(identityId: string): Scope {
+  return linkedTo({ table: 'identity_services', parentColumn: 'identity_id', childColumn: 'service_id' }, identityId);
 }
 
 /** Admins see every service; anyone else only the services a policy lets them dial or bind (reference §4.1). */

@@ -1,5 +1,4 @@
 // Authenticator operations: admin CRUD and re-enroll, and the caller's own authenticators under /current-identity.
-import { sql, type SqlBool } from 'kysely';
 import { ApiError } from '../../errors/api-error.js';
 import { createdEnvelope, emptyEnvelope, envelope } from '../../http/envelope.js';
 import type { OperationContext, OperationHandler, OperationTable } from '../../http/operation.js';
@@ -7,6 +6,7 @@ import { create, detail, list, patch, remove, update } from '../../crud/crud-han
 import { toApiEntity } from '../../crud/entity-mapping.js';
 import { findEntity } from '../../crud/entity-store.js';
 import { modifyEntity, requireEntity } from '../../crud/entity-writes.js';
+import { columnIs } from '../../store/queries/scopes.js';
 import type { Db } from '../../store/store.js';
 import { verifyPassword } from '../../auth/password.js';
 import { createEnrollment, futureInstant, makeRoomForEnrollment, type NewEnrollment } from '../../enrollment/create-enrollment.js';
@@ -23,7 +23,7 @@ async function requireOwn(db: Db, context: OperationContext) {
 }
 
 const listCurrentIdentityAuthenticators = list(authenticator, 'authenticated', {
-  scope: (context) => Promise.resolve(sql<SqlBool>`t.identity_id = ${callerId(context)}`),
+  scope: (context) => Promise.resolve(columnIs('identity_id', callerId(context))),
 });
 
 const detailCurrentIdentityAuthenticator: OperationHandler = {

@@ -27,9 +27,10 @@ function absentOrNot(value: Fragment, predicate: RawBuilder<SqlBool>): RawBuilde
 }
 
 function compileTest(value: Fragment, test: ValueTest, dialect: FilterSqlDialect): RawBuilder<SqlBool> {
+  const scalar = (literal: string | number) => (typeof literal === 'number' ? dialect.number(literal) : sql.val(literal));
   switch (test.kind) {
     case 'compare':
-      return sql<SqlBool>`${value} ${sql.raw(SQL_OPERATORS[test.op])} ${sql.val(test.value)}`;
+      return sql<SqlBool>`${value} ${sql.raw(SQL_OPERATORS[test.op])} ${scalar(test.value)}`;
     case 'contains': {
       const haystack = test.subjectAsText ? dialect.asText(value) : value;
       const needle = sql.val(test.text);
@@ -39,11 +40,11 @@ function compileTest(value: Fragment, test: ValueTest, dialect: FilterSqlDialect
       return test.negated ? absentOrNot(value, found) : found;
     }
     case 'in': {
-      const found = sql<SqlBool>`${value} IN (${sql.join(test.values.map((element) => sql.val(element)))})`;
+      const found = sql<SqlBool>`${value} IN (${sql.join(test.values.map(scalar))})`;
       return test.negated ? absentOrNot(value, found) : found;
     }
     case 'between': {
-      const found = sql<SqlBool>`(${value} >= ${sql.val(test.lower)} AND ${value} < ${sql.val(test.upper)})`;
+      const found = sql<SqlBool>`(${value} >= ${scalar(test.lower)} AND ${value} < ${scalar(test.upper)})`;
       return test.negated ? absentOrNot(value, found) : found;
     }
     case 'isNull':

@@ -1,8 +1,9 @@
 // Test support: an in-memory SQLite `items` table with a role-attribute set and tags, plus helpers to run filters.
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import type { SymbolTable } from './filter-types.js';
-import { compileListQuery, type ListParams } from './list-query.js';
+import { sqliteDialect } from '../sqlite/sqlite-dialect.js';
+import type { ListQuery, ListQuerySql, SymbolTable } from './filter-types.js';
+import { checkListQuery, listQuerySql, type ListParams } from './list-query.js';
 
 export interface ItemsDatabase {
   items: {
@@ -73,9 +74,15 @@ export function createItemsFixture(): ItemsFixture {
   return { db, sqlite };
 }
 
+/** Checks a list request and compiles it for SQLite with the listed table aliased `alias`. */
+export function compileSqlite(params: ListParams, target: { alias: string; idColumn?: string; symbols: SymbolTable }): ListQuery & ListQuerySql {
+  const query = checkListQuery(params, target);
+  return { ...query, ...listQuerySql(query, target.alias, sqliteDialect.filter) };
+}
+
 /** Compiles `params` against the items table (alias `t`) into a runnable select of ids. */
 export function selectIds(db: Kysely<ItemsDatabase>, params: ListParams, symbols: SymbolTable = ITEM_SYMBOLS) {
-  const query = compileListQuery(params, { alias: 't', symbols });
+  const query = compileSqlite(params, { alias: 't', symbols });
   let select = db.selectFrom('items as t').select('t.id').where(query.where);
   for (const order of query.orderBy) select = select.orderBy(order);
   return select.limit(query.limit === 'none' ? -1 : query.limit).offset(query.offset);

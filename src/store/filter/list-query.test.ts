@@ -3,13 +3,14 @@ import { after, before, describe, it } from 'node:test';
 import {
   ALL_IDS,
   ITEM_SYMBOLS,
+  compileSqlite,
   createItemsFixture,
   listIds,
   selectIds,
   type ItemsFixture,
 } from './filter-test-fixture.js';
 import { FilterError } from './filter-types.js';
-import { compileListQuery, type ListParams } from './list-query.js';
+import type { ListParams } from './list-query.js';
 
 let fixture: ItemsFixture;
 before(() => {
@@ -20,13 +21,13 @@ after(async () => {
 });
 
 function page(params: ListParams): { limit: number | 'none'; offset: number } {
-  const { limit, offset } = compileListQuery(params, { alias: 't', symbols: ITEM_SYMBOLS });
+  const { limit, offset } = compileSqlite(params, { alias: 't', symbols: ITEM_SYMBOLS });
   return { limit, offset };
 }
 
 function thrown(params: ListParams): FilterError {
   try {
-    compileListQuery(params, { alias: 't', symbols: ITEM_SYMBOLS });
+    compileSqlite(params, { alias: 't', symbols: ITEM_SYMBOLS });
   } catch (error) {
     assert.ok(error instanceof FilterError);
     return error;
@@ -58,7 +59,7 @@ describe('sorting', () => {
 
   it('keeps at most five sort fields and always ends with id ASC', () => {
     const filter = 'sort by name, cost, isAdmin, createdAt, id, name desc';
-    const { orderBy } = compileListQuery({ filter }, { alias: 't', symbols: ITEM_SYMBOLS });
+    const { orderBy } = compileSqlite({ filter }, { alias: 't', symbols: ITEM_SYMBOLS });
     const compiled = orderBy.map((item) => item.compile(fixture.db).sql);
     assert.deepEqual(compiled, [
       '"t"."name" ASC NULLS FIRST',
@@ -71,7 +72,7 @@ describe('sorting', () => {
   });
 
   it('uses the idColumn of the target as tie-breaker', () => {
-    const { orderBy } = compileListQuery({}, { alias: 'x', idColumn: 'key', symbols: ITEM_SYMBOLS });
+    const { orderBy } = compileSqlite({}, { alias: 'x', idColumn: 'key', symbols: ITEM_SYMBOLS });
     assert.deepEqual(
       orderBy.map((item) => item.compile(fixture.db).sql),
       ['"x"."key" ASC'],
@@ -205,7 +206,7 @@ describe('generated SQL', () => {
   });
 
   it('qualifies every column with the caller alias', () => {
-    const { where } = compileListQuery(
+    const { where } = compileSqlite(
       { filter: 'name = "a" and anyOf(roleAttributes) = "b" and tags.env = "c" and count(roleAttributes) > 1' },
       { alias: 'q', idColumn: 'uid', symbols: ITEM_SYMBOLS },
     );
@@ -227,14 +228,14 @@ describe('lookup columns (a related row reached through a foreign key)', () => {
       INSERT INTO pets VALUES ('p1', 'o1'), ('p2', 'o2'), ('p3', 'o1');`);
     const symbols = { id: { kind: 'column', type: 'string', column: 'id' }, 'owner.name': { kind: 'column', type: 'string', column: 'name', via: { table: 'owners', foreignKey: 'owner_id' } } } as const;
     const run = async (filter: string) => {
-      const query = compileListQuery({ filter }, { alias: 't', symbols });
+      const query = compileSqlite({ filter }, { alias: 't', symbols });
       let select = db.selectFrom('pets as t').select('t.id').where(query.where);
       for (const order of query.orderBy) select = select.orderBy(order);
       return (await select.execute()).map((r) => r.id);
     };
     assert.deepEqual(await run('owner.name = "zed"'), ['p1', 'p3']);
     assert.deepEqual(await run('owner.name contains "m" or owner.name = "zed" sort by owner.name'), ['p2', 'p1', 'p3']);
-    const query = compileListQuery({ filter: 'owner.name = "zed"' }, { alias: 't', symbols });
+    const query = compileSqlite({ filter: 'owner.name = "zed"' }, { alias: 't', symbols });
     const compiled = db.selectFrom('pets as t').select('t.id').where(query.where).compile();
     const plan = raw.prepare(`EXPLAIN QUERY PLAN ${compiled.sql}`).all(...compiled.parameters) as { detail: string }[];
     const lookup = plan.map((row) => row.detail).filter((detail) => detail.includes('t__owner_id'));
