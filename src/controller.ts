@@ -19,8 +19,7 @@ import { ensurePki } from './pki/ensure-pki.js';
 import { PostureMonitor } from './posture/posture-monitor.js';
 import type { MfaStateReader } from './posture/posture-inputs.js';
 import type { Settings } from './settings/settings.schema.js';
-import { migrations } from './store/migrations/index.js';
-import { openSqliteStore } from './store/sqlite/sqlite-store.js';
+import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 import { queueWrites } from './store/write-queue.js';
 import { readBuildInfo } from './system/build-info.js';
@@ -32,7 +31,7 @@ export interface ControllerOptions {
   clock?: Clock;
   ids?: IdGenerators;
   logger?: Logger;
-  /** Database file; defaults to `<home>/ctrl.db`. ':memory:' for fast tests. */
+  /** SQLite database file when no database URL is set; defaults to `<home>/ctrl.db`. ':memory:' for fast tests. */
   databaseFile?: string;
   /** Serve HTTPS (true for a listening controller; tests that use inject() may skip TLS). */
   tls?: boolean;
@@ -59,7 +58,7 @@ export async function openController(settings: Settings, options: ControllerOpti
   mkdirSync(settings.home, { recursive: true, mode: 0o700 });
   const pki = await ensurePki({ home: settings.home, advertisedHost: settings.advertisedHost, now: clock });
   const databaseFile = options.databaseFile ?? join(settings.home, 'ctrl.db');
-  const opened = await openSqliteStore({ file: databaseFile, migrations });
+  const opened = await openStore({ databaseUrl: settings.databaseUrl, databaseFile });
   const ids = options.ids ?? defaultIds;
   const admin = await ensureDefaultAdmin({ store: opened, clock, ids, username: settings.adminUsername, password: settings.adminPassword });
 
