@@ -2,7 +2,7 @@
 // syncPolicy as if it had just been created, many policies per transaction.
 import { sql } from 'kysely';
 import { formatTimestamp } from '../src/lib/clock.js';
-import { policyKinds, type PolicyKind } from '../src/policy/policy-kinds.js';
+import { policyKinds, type PolicyKind } from '../src/store/queries/policy-tables.js';
 import { syncPolicy, type PolicyRoles } from '../src/policy/policy-links.js';
 import { migrations } from '../src/store/migrations/index.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';

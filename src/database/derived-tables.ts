@@ -3,9 +3,8 @@
 import type { Db } from '../store/store.js';
 import type { EntityDefinition } from '../crud/define-entity.js';
 import { certificateFingerprint } from '../pki/fingerprint.js';
-import { policyKinds } from '../policy/policy-kinds.js';
-import { touchServiceLists } from '../policy/service-lists.js';
-import { sql } from 'kysely';
+import { policyKinds } from '../store/queries/policy-tables.js';
+import { touchServiceLists } from '../store/queries/service-lists.js';
 import type { Row, WalkSource } from './chunks.js';
 import { entityRecord, entitySource, listColumn, type ScanContext } from './scan-context.js';
 import { identity } from '../entities/identity/identity.definition.js';
@@ -84,7 +83,7 @@ function pairTables(): DerivedTable[] {
 
 async function touchRepairedIdentities(tx: Db, repaired: Row[], at: string): Promise<void> {
   const ids = [...new Set(repaired.map((row) => row.identity_id as string))];
-  if (ids.length > 0) await touchServiceLists(tx, sql`SELECT id FROM identities WHERE id IN (${sql.join(ids)})`, at);
+  if (ids.length > 0) await touchServiceLists(tx, { identities: ids }, at);
 }
 
 /**

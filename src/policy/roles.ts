@@ -1,7 +1,7 @@
 // Role expressions in policies: `#attr`, `@id` and `#all` — parsing, validation and their display names.
 import { ApiError } from '../errors/api-error.js';
 import type { Db } from '../store/store.js';
-import { entityKinds, type EntityKindName } from './policy-kinds.js';
+import { entityKinds, type EntityKindName } from '../store/queries/policy-tables.js';
 
 export interface ParsedRoles {
   /** Entity ids from `@id` entries. */

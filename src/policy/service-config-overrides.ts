@@ -1,9 +1,9 @@
 // Identity service-config overrides: for one identity and service, the config of a type to use instead of the
 // service's own (ziti `db/identity_store.go` AssignServiceConfigs / RemoveServiceConfigs, `model` toBoltServiceConfigs).
-import { sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 import { ApiError } from '../errors/api-error.js';
 import type { Db } from '../store/store.js';
-import { touchServiceLists } from './service-lists.js';
+import { touchServiceLists } from '../store/queries/service-lists.js';
 
 export interface ServiceConfigPair {
   serviceId: string;
@@ -74,7 +74,7 @@ export async function assignOverrides(tx: Db, identityId: string, pairs: readonl
     .values(rows)
     .onConflict((conflict) => conflict.columns(['identity_id', 'service_id', 'config_type_id']).doUpdateSet({ config_id: sql.ref('excluded.config_id') }))
     .execute();
-  await touchServiceLists(tx, sql`SELECT ${identityId} AS id`, at);
+  await touchServiceLists(tx, { identities: [identityId] }, at);
 }
 
 /** Removes exactly the given (service, config) pairs; no pairs at all removes every override of the identity. */
@@ -86,12 +86,7 @@ export async function removeOverrides(tx: Db, identityId: string, pairs: readonl
     // One statement per pair: an OR of a thousand pairs passes SQLite's expression depth limit.
     for (const pair of pairs) await removal.where('service_id', '=', pair.serviceId).where('config_id', '=', pair.configId).execute();
   }
-  await touchServiceLists(tx, sql`SELECT ${identityId} AS id`, at);
-}
-
-/** Identities that use a config as an override: their service lists change when the config does. */
-export function identitiesOverridingConfig(configId: string): RawBuilder<unknown> {
-  return sql`SELECT DISTINCT identity_id AS id FROM identity_service_configs WHERE config_id = ${configId}`;
+  await touchServiceLists(tx, { identities: [identityId] }, at);
 }
 
 /** The first override that uses a config, if any (a config in use by an override cannot be deleted). */

@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import { formatTimestamp, type Clock } from '../lib/clock.js';
 import type { Db, Store } from '../store/store.js';
-import { markServiceListsChanged } from '../policy/service-lists.js';
+import { markServiceListChanged } from '../store/queries/service-lists.js';
 import { checkLastUpdatedAt, isCheckPassing, type PostureCheckRecord } from './check-evaluation.js';
 import { policyPostureChecks, postureChecksOfIdentity } from './policy-checks.js';
 import { postureViewFor, readMfaState, type MfaStateReader, type PostureSources } from './posture-inputs.js';
@@ -76,7 +76,7 @@ export class PostureMonitor implements PostureSources {
   async postureChanged(identityId: string): Promise<void> {
     const now = this.#options.clock();
     await this.#options.store.transaction(async (tx) => {
-      await markServiceListsChanged(tx, sql`SELECT ${identityId} AS id`, formatTimestamp(now));
+      await markServiceListChanged(tx, identityId, formatTimestamp(now));
       await this.#recheck(tx, [identityId], now);
     });
   }
@@ -162,7 +162,7 @@ export class PostureMonitor implements PostureSources {
       }
       if (failing.length === 0) continue;
       await tx.deleteFrom('sessions').where('id', 'in', failing).execute();
-      await markServiceListsChanged(tx, sql`SELECT ${identityId} AS id`, formatTimestamp(now));
+      await markServiceListChanged(tx, identityId, formatTimestamp(now));
     }
   }
 

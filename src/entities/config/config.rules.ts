@@ -7,10 +7,9 @@ import { isJsonObject } from '../../lib/object-path.js';
 import type { Db } from '../../store/store.js';
 import { configType } from '../config-type/config-type.definition.js';
 import { configDataCheck, withSortedKeys } from '../config-type/config-type.schema.js';
-import { sql } from 'kysely';
 import { formatTimestamp } from '../../lib/clock.js';
-import { identitiesOfServices, touchServiceLists } from '../../policy/service-lists.js';
-import { identitiesOverridingConfig, overrideUsingConfig } from '../../policy/service-config-overrides.js';
+import { touchServiceLists } from '../../store/queries/service-lists.js';
+import { overrideUsingConfig } from '../../policy/service-config-overrides.js';
 
 /** The schema of a config's type (null when it has none); field `type` and these reasons are upstream's. */
 async function requireConfigTypeSchema(db: Db, id: unknown): Promise<Record<string, unknown> | null> {
@@ -64,10 +63,7 @@ export const configRules: EntityRules = {
   /** Identities that see a service using this config, or use it as an override, see new data: their lists changed. */
   async afterWrite({ tx, deps }, change) {
     if (change.op !== 'update' && change.op !== 'patch') return;
-    const services = sql`SELECT entity_id FROM service_configs WHERE value = ${change.id}`;
-    const at = formatTimestamp(deps.clock());
-    await touchServiceLists(tx, identitiesOfServices(services), at);
-    await touchServiceLists(tx, identitiesOverridingConfig(change.id), at);
+    await touchServiceLists(tx, { usersOfConfig: change.id }, formatTimestamp(deps.clock()));
   },
 
   /** Upstream detaches the config from its services; deleting what a service still uses is refused instead. */

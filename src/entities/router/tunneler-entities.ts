@@ -4,7 +4,7 @@ import type { EntityValues } from '../../crud/entity-rules.js';
 import type { Db } from '../../store/store.js';
 import { stripEntityReferences, syncEntity } from '../../policy/entity-links.js';
 import { syncPolicy } from '../../policy/policy-links.js';
-import { edgeRouterPolicyKind } from '../../policy/policy-kinds.js';
+import { edgeRouterPolicyKind } from '../../store/queries/policy-tables.js';
 
 const ROUTER_IDENTITY_TYPE = 'Router';
 

@@ -14,7 +14,7 @@ import { columnIs, everyRow } from '../../store/queries/scopes.js';
 import type { Db } from '../../store/store.js';
 import { resolveConfigTypes, selectionOf, type ConfigTypeSelection } from '../../policy/config-expansion.js';
 import { canSeeService, servicesOfIdentity, type ServiceViewer } from '../../policy/service-access.js';
-import { serviceListChangedAt } from '../../policy/service-updates.js';
+import { serviceListChangedAt } from '../../store/queries/service-lists.js';
 import { sharedEdgeRouters } from '../../policy/session-edge-routers.js';
 import { checkServiceAccessToken } from '../../auth/service-access-token.js';
 import { terminator } from '../terminator/terminator.definition.js';
