@@ -4,7 +4,6 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
 import { buildApp } from './app.js';
 import type { AppDeps } from './app-deps.js';
 import { ApiSessions } from './auth/api-sessions.js';
@@ -20,7 +19,7 @@ import { PostureMonitor } from './posture/posture-monitor.js';
 import type { MfaStateReader } from './posture/posture-inputs.js';
 import type { Settings } from './settings/settings.schema.js';
 import { openStore } from './store/open-store.js';
-import type { Store } from './store/store.js';
+import { countApiSessions } from './store/queries/api-sessions.js';
 import { queueWrites } from './store/write-queue.js';
 import { readBuildInfo } from './system/build-info.js';
 import { Health } from './system/health.js';
@@ -67,7 +66,7 @@ export async function openController(settings: Settings, options: ControllerOpti
   const metrics = settings.metricsAddress
     ? new Metrics({
         openConnections: () => new Promise((resolve) => (listener.app ? listener.app.server.getConnections((_error, count) => resolve(count ?? 0)) : resolve(0))),
-        apiSessions: () => countApiSessions(opened),
+        apiSessions: () => opened.read(countApiSessions),
       })
     : undefined;
   // Background work (activity flushes, scans) uses `store`; requests write through the bounded queue.
@@ -149,9 +148,4 @@ async function closeGracefully(app: FastifyInstance, timeoutMs: number, logger: 
   } finally {
     clearTimeout(timer);
   }
-}
-
-async function countApiSessions(store: Store): Promise<number> {
-  const row = await store.read((db) => sql<{ n: number }>`SELECT count(*) AS n FROM api_sessions`.execute(db));
-  return Number(row.rows[0]?.n ?? 0);
 }

@@ -9,7 +9,8 @@ import type { OperationContext, OperationHandler, OperationTable } from '../http
 import { defineEntity, text, timestamp } from '../crud/define-entity.js';
 import { list } from '../crud/crud-handlers.js';
 import { toApiEntity } from '../crud/entity-mapping.js';
-import { findEntity } from '../crud/entity-store.js';
+import { insertApiSessionCertificate as storeCertificate } from '../store/queries/api-sessions.js';
+import { deleteEntity, findEntity } from '../crud/entity-store.js';
 import { columnIs } from '../store/queries/scopes.js';
 import type { Db } from '../store/store.js';
 import { certificateFingerprint } from '../pki/fingerprint.js';
@@ -39,24 +40,20 @@ function goSubjectString(certificate: X509Certificate): string {
 /** Records a certificate as usable by one API session (what edge routers accept for it, while valid). */
 export async function insertApiSessionCertificate(tx: Db, deps: AppDeps, apiSessionId: string, certPem: string): Promise<string> {
   const certificate = new X509Certificate(certPem);
-  const at = formatTimestamp(deps.clock());
   const id = deps.ids.shortId();
-  await tx
-    .insertInto('api_session_certificates')
-    .values({
+  await storeCertificate(
+    tx,
+    {
       id,
-      created_at: at,
-      updated_at: at,
-      tags: '{}',
-      is_system: 0,
-      api_session_id: apiSessionId,
+      apiSessionId,
       subject: goSubjectString(certificate),
       fingerprint: certificateFingerprint(certPem),
-      valid_from: formatTimestamp(new Date(Date.parse(certificate.validFrom))),
-      valid_to: formatTimestamp(new Date(Date.parse(certificate.validTo))),
-      cert_pem: certPem,
-    })
-    .execute();
+      validFrom: formatTimestamp(new Date(Date.parse(certificate.validFrom))),
+      validTo: formatTimestamp(new Date(Date.parse(certificate.validTo))),
+      certPem,
+    },
+    formatTimestamp(deps.clock()),
+  );
   return id;
 }
 
@@ -84,7 +81,7 @@ const deleteCurrentApiSessionCertificate: OperationHandler = {
   async handle(context) {
     await context.deps.store.transaction(async (tx) => {
       const own = await requireOwn(tx, context);
-      await tx.deleteFrom('api_session_certificates').where('id', '=', own.id as string).execute();
+      await deleteEntity(tx, apiSessionCertificate, own.id as string);
     });
     return { status: 200, json: emptyEnvelope() };
   },

@@ -5,6 +5,7 @@ import { ApiError } from '../errors/api-error.js';
 import { fixedClock } from '../lib/clock.js';
 import { defaultIds } from '../lib/ids.js';
 import { compileSqlite } from '../store/filter/filter-test-fixture.js';
+import { selectMatching } from '../store/queries/table-rows.js';
 import type { Store, TableName } from '../store/store.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { boolean, defineEntity, integer, json, stringSet, text } from './define-entity.js';
@@ -12,6 +13,7 @@ import { findEntity, listEntities } from './entity-store.js';
 import { createEntity, createEntityIn, modifyEntity, removeEntity } from './entity-writes.js';
 
 const calls: string[] = [];
+const widgetRoles = 'widget_role_attributes' as TableName;
 const widget = defineEntity({
   type: 'widget',
   path: 'widgets',
@@ -139,9 +141,9 @@ describe('the entity kit', () => {
     await expectField(createEntity(deps, widget, { name: 'unlucky', cost: 13 }), 'cost');
     await assert.rejects(createEntity(deps, widget, { name: 'explode', roleAttributes: ['boom'] }), /side effect failed/);
     assert.deepEqual(calls, ['validate create', 'validate create', 'afterWrite create']);
-    const rows = await store.read((db) => db.selectFrom('widgets').select('name').where('name', 'in', ['unlucky', 'explode']).execute());
+    const rows = await store.read((db) => selectMatching(db, widget.table, { name: ['unlucky', 'explode'] }, ['name']));
     assert.deepEqual(rows, []);
-    const sets = await store.read((db) => db.selectFrom('widget_role_attributes').selectAll().where('value', '=', 'boom').execute());
+    const sets = await store.read((db) => selectMatching(db, widgetRoles, { value: 'boom' }));
     assert.deepEqual(sets, []);
   });
 
@@ -158,7 +160,7 @@ describe('the entity kit', () => {
     );
     assert.deepEqual(calls, ['validate create', 'afterWrite create']);
     assert.equal(await get(id), undefined);
-    const sets = await store.read((db) => db.selectFrom('widget_role_attributes').selectAll().where('value', '=', 'inner-set').execute());
+    const sets = await store.read((db) => selectMatching(db, widgetRoles, { value: 'inner-set' }));
     assert.deepEqual(sets, []);
   });
 
@@ -188,7 +190,7 @@ describe('the entity kit', () => {
     const id = await createEntity(deps, widget, { name: 'doomed', roleAttributes: ['gone'] });
     await removeEntity(deps, widget, id);
     assert.equal(await get(id), undefined);
-    const sets = await store.read((db) => db.selectFrom('widget_role_attributes').selectAll().where('entity_id', '=', id).execute());
+    const sets = await store.read((db) => selectMatching(db, widgetRoles, { entity_id: id }));
     assert.deepEqual(sets, []);
   });
 

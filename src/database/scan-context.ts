@@ -25,7 +25,7 @@ export const entityRecord = (row: Row): EntityRecord => ({ id: row.id as string,
 /** Where the entities of a kind are read from, with their role attributes and `extra` columns. */
 export function entitySource(kind: keyof typeof entityKinds, extra: readonly string[] = []): WalkSource {
   const entity = entityKinds[kind];
-  return { table: entity.table, columns: ['role_attributes', ...extra], ...('flag' in entity ? { where: `${entity.flag} = 1` } : {}) };
+  return { table: entity.table, columns: ['role_attributes', ...extra], ...('flag' in entity ? { filter: { flag: entity.flag } } : {}) };
 }
 
 export async function loadScanContext(db: Db, pacer: ChunkPacer): Promise<ScanContext> {

@@ -12,8 +12,6 @@ import {
 import { policyKinds, type EntityKindName, type PolicyKind, type PolicySide } from '../store/queries/policy-tables.js';
 import { touchServiceLists } from '../store/queries/service-lists.js';
 
-export { stripEntityReferences } from '../store/queries/policy-links.js';
-
 /** Re-evaluates every policy side of `entityKind` for one entity with its current attributes. */
 export async function syncEntity(tx: Db, entityKind: EntityKindName, entityId: string, attributes: readonly string[] | null, at: string): Promise<void> {
   for (const kind of policyKinds) {

@@ -1,5 +1,6 @@
 // A service's `postureQueries` for one identity: per service policy linking the two, the posture checks that policy
 // requires and whether they pass (ziti `routes/service_api_model.go` MapServiceToRestModel, GetPolicyPostureChecks).
+import { anyPostureCheck } from '../store/queries/posture.js';
 import type { Db } from '../store/store.js';
 import { formatTimestamp } from '../lib/clock.js';
 import {
@@ -47,8 +48,7 @@ export async function postureQueriesFor(
   view?: PostureView,
 ): Promise<Map<string, PolicyPostureQueries[]>> {
   const byService = new Map<string, PolicyPostureQueries[]>(services.map((s) => [s.id, []]));
-  const anyCheck = await db.selectFrom('posture_checks').select('id').limit(1).executeTakeFirst();
-  if (identityId && anyCheck && services.length > 0) {
+  if (identityId && services.length > 0 && (await anyPostureCheck(db))) {
     const policies = await policyPostureChecks(db, identityId, services.map((s) => s.id));
     // A check shared by several policies and services is evaluated once per request, as upstream caches it.
     const queries = new Map<string, PostureQuery>();

@@ -4,7 +4,8 @@ import { createdEnvelope, emptyEnvelope, envelope } from '../../http/envelope.js
 import type { OperationContext, OperationHandler, OperationTable } from '../../http/operation.js';
 import { create, detail, list, patch, remove, update } from '../../crud/crud-handlers.js';
 import { toApiEntity } from '../../crud/entity-mapping.js';
-import { findEntity } from '../../crud/entity-store.js';
+import { deleteEntity, findEntity } from '../../crud/entity-store.js';
+import { authenticatorById } from '../../store/queries/authenticators.js';
 import { modifyEntity, requireEntity } from '../../crud/entity-writes.js';
 import { columnIs } from '../../store/queries/scopes.js';
 import type { Db } from '../../store/store.js';
@@ -67,14 +68,13 @@ const reEnrollAuthenticator: OperationHandler = {
       const found = await requireEntity(tx, authenticator, id);
       const expiresAt = futureInstant((body as { expiresAt: string }).expiresAt, now, 'expiresAt must be in the future');
       const identityId = found.identityId as string;
-      const caRow = await tx.selectFrom('authenticators').select('ca_id').where('id', '=', id).executeTakeFirst();
-      const caId = (caRow?.ca_id as string | null | undefined) ?? undefined;
+      const caId = (await authenticatorById(tx, id))?.ca_id ?? undefined;
       const input: NewEnrollment =
         found.method === 'updb'
           ? { method: 'updb', identityId, username: found.username as string, expiresAt, id: enrollmentId }
           : { method: caId ? 'ottca' : 'ott', identityId, expiresAt, id: enrollmentId, ...(caId ? { caId } : {}) };
       await makeRoomForEnrollment(tx, identityId, input.method, now);
-      await tx.deleteFrom('authenticators').where('id', '=', id).execute();
+      await deleteEntity(tx, authenticator, id);
       await createEnrollment(tx, deps, input);
     });
     return { status: 201, json: createdEnvelope('enrollments', enrollmentId) };

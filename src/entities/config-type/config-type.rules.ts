@@ -3,6 +3,7 @@ import { ApiError } from '../../errors/api-error.js';
 import type { EntityRules } from '../../crud/entity-rules.js';
 import { goQuote, goValue } from '../../lib/go-format.js';
 import { isJsonObject } from '../../lib/object-path.js';
+import { configsOfType } from '../../store/queries/configs.js';
 import { configDataCheck, withSortedKeys } from './config-type.schema.js';
 
 /** `all` asks for every config type in `configTypes` lists, so no type may carry that name. */
@@ -52,9 +53,9 @@ export const configTypeRules: EntityRules = {
 
   /** Upstream refuses with a plain error (a 500); the contract's 409 is what a client can act on. */
   async beforeDelete({ tx }, existing) {
-    const configs = await tx.selectFrom('configs').select('id').where('config_type_id', '=', existing.id as string).orderBy('id').execute();
+    const configs = await configsOfType(tx, existing.id as string);
     if (configs.length > 0) {
-      const ids = goValue(configs.map((row) => row.id as string));
+      const ids = goValue(configs);
       const reason = `entity type configType referenced by configs: ${ids}`;
       throw new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', { field: 'configTypeId', reason, value: ids });
     }

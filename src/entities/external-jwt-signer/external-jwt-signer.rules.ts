@@ -2,6 +2,7 @@
 // endpoint over http(s)), certificate details derived, and no deletion while an auth policy names the signer.
 import { X509Certificate } from 'node:crypto';
 import { ApiError } from '../../errors/api-error.js';
+import { authPoliciesNamingSigner } from '../../store/queries/auth-policies.js';
 import type { EntityRules, EntityValues } from '../../crud/entity-rules.js';
 import { goValue } from '../../lib/go-format.js';
 import { formatTimestamp } from '../../lib/clock.js';
@@ -67,19 +68,9 @@ export const externalJwtSignerRules: EntityRules = {
   /** Upstream refuses through its allowed-signers reference and its foreign key on the required signer. */
   async beforeDelete({ tx }, existing) {
     const id = existing.id as string;
-    const policies = await tx
-      .selectFrom('auth_policies')
-      .select('id')
-      .where((eb) =>
-        eb.or([
-          eb('secondary_require_ext_jwt_signer', '=', id),
-          eb('id', 'in', eb.selectFrom('auth_policy_primary_ext_jwt_allowed_signers').select('entity_id').where('value', '=', id)),
-        ]),
-      )
-      .orderBy('id')
-      .execute();
+    const policies = await authPoliciesNamingSigner(tx, id);
     if (policies.length === 0) return;
-    const ids = goValue(policies.map((row) => row.id as string));
+    const ids = goValue(policies);
     throw new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', { field: 'authPolicies', reason: `entity type externalJwtSigner referenced by authPolicies: ${ids}`, value: ids });
   },
 

@@ -8,7 +8,7 @@ import type { OperationContext, OperationHandler, OperationTable } from '../../h
 import { list } from '../../crud/crud-handlers.js';
 import type { EntityValues } from '../../crud/entity-rules.js';
 import { toApiEntity } from '../../crud/entity-mapping.js';
-import { findEntity } from '../../crud/entity-store.js';
+import { deleteEntity, findEntity } from '../../crud/entity-store.js';
 import { columnIs, everyRow } from '../../store/queries/scopes.js';
 import type { Db } from '../../store/store.js';
 import { createSession } from './create-session.js';
@@ -44,7 +44,7 @@ const deleteSession: OperationHandler = {
   async handle(context) {
     await context.deps.store.transaction(async (tx) => {
       const found = await requireOwnSession(tx, context);
-      await tx.deleteFrom('sessions').where('id', '=', found.id as string).execute();
+      await deleteEntity(tx, session, found.id as string);
     });
     return { status: 200, json: emptyEnvelope() };
   },

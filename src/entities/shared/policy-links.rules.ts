@@ -3,7 +3,8 @@
 import { formatTimestamp } from '../../lib/clock.js';
 import type { EntityRules } from '../../crud/entity-rules.js';
 import type { EntityKindName } from '../../store/queries/policy-tables.js';
-import { stripEntityReferences, syncEntity } from '../../policy/entity-links.js';
+import { syncEntity } from '../../policy/entity-links.js';
+import { stripEntityReferences } from '../../store/queries/policy-links.js';
 import { touchServiceLists, type ServiceListHolders } from '../../store/queries/service-lists.js';
 import type { Db } from '../../store/store.js';
 

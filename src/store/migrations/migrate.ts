@@ -31,3 +31,9 @@ export async function migrate(db: Db, migrations: readonly Migration[], translat
   }
   return current;
 }
+
+/** The versions of the migrations applied to the database. */
+export async function appliedMigrations(db: Db): Promise<number[]> {
+  const { rows } = await sql<{ version: number }>`SELECT version FROM schema_migrations`.execute(db);
+  return rows.map((row) => Number(row.version));
+}
