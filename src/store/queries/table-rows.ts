@@ -7,6 +7,10 @@ import type { Db, TableName } from '../store.js';
 
 export type Row = Record<string, unknown>;
 
+/** A row as stored, and as written (columns with defaults may be left out), of a table the schema knows. */
+export type StoredRow<T extends TableName> = Selectable<Database[T]>;
+export type NewRow<T extends TableName> = Insertable<Database[T]>;
+
 /** Which rows: every named column equals its value (IS NULL for null), or is one of a list of values. */
 export type Match<T extends TableName> = {
   readonly [C in keyof Selectable<Database[T]>]?: Selectable<Database[T]>[C] | readonly Selectable<Database[T]>[C][];
