@@ -1,8 +1,7 @@
 // Lint: typescript-eslint's recommended type-checked rules plus the few the design asks for.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
-import importX from 'eslint-plugin-import-x';
-import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import { noImportCycles } from './scripts/eslint-import-cycles.mjs';
 
 
 // Module boundaries of design.md 2.3: who may import whom, by folder. Type-only imports of AppDeps are allowed
@@ -64,12 +63,8 @@ export default tseslint.config(
   // No import cycles among the sources (type-only imports do not count: they vanish at run time).
   {
     files: ['src/**/*.ts'],
-    plugins: { 'import-x': importX },
-    settings: {
-      ...importX.flatConfigs.typescript.settings,
-      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
-    },
-    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true, allowUnsafeDynamicCyclicDependency: false }] },
+    plugins: { local: { rules: { 'no-import-cycles': noImportCycles } } },
+    rules: { 'local/no-import-cycles': ['error', 'src'] },
   },
   ...boundaries,
   {
