@@ -27,7 +27,7 @@ const MIGRATION_LOCK = 0x5a495449; // "ZITI"
 /** BIGINT (int8) and NUMERIC, which pg reads as strings, read as numbers, as SQLite's driver reads its integers. */
 const NUMBER_TYPES: ReadonlySet<number> = new Set([20, 1700]);
 
-const types: pg.CustomTypesConfig = {
+export const types: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
     NUMBER_TYPES.has(oid) ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
