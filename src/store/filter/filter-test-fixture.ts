@@ -4,7 +4,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { SqlDialect } from '../dialect.js';
 import { postgresDialect } from '../postgres/postgres-dialect.js';
-import { types } from '../postgres/postgres-store.js';
+import { pgNumberTypes } from '../postgres/postgres-store.js';
 import { createScratchSchema } from '../postgres/scratch-schema.js';
 import { toPostgres } from '../postgres/translate-migration.js';
 import { sqliteDialect } from '../sqlite/sqlite-dialect.js';
@@ -100,7 +100,7 @@ function openSqlite(): ItemsFixture {
 async function openPostgres(url: string): Promise<ItemsFixture> {
   const scratch = await createScratchSchema(url, 'ziti_filter_test');
   // NUMERIC reads as a number, as the store's pool reads it.
-  const pool = new pg.Pool({ connectionString: scratch.url, max: 2, types });
+  const pool = new pg.Pool({ connectionString: scratch.url, max: 2, types: pgNumberTypes });
   const db = new Kysely<ItemsDatabase>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,

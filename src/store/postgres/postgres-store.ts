@@ -27,13 +27,13 @@ const MIGRATION_LOCK = 0x5a495449; // "ZITI"
 /** BIGINT (int8) and NUMERIC, which pg reads as strings, read as numbers, as SQLite's driver reads its integers. */
 const NUMBER_TYPES: ReadonlySet<number> = new Set([20, 1700]);
 
-export const types: pg.CustomTypesConfig = {
+export const pgNumberTypes: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
     NUMBER_TYPES.has(oid) ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
 export async function openPostgresStore({ url, migrations, poolSize = 10 }: PostgresStoreOptions): Promise<Store> {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types });
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgNumberTypes });
   // An idle connection the server closed must not take the process down; the next query opens another.
   pool.on('error', () => undefined);
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }), plugins: [new LongValueListsPlugin()] });
