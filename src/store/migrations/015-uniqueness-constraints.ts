@@ -7,7 +7,7 @@ import type { Migration } from './migrate.js';
 
 export const uniquenessConstraints: Migration = {
   version: 15,
-  name: 'one authenticator and one outstanding enrollment per method per identity',
+  name: 'one authenticator and one outstanding enrollment per method per identity, one default admin',
   statements: [
     // MAX_AUTHENTICATOR_METHODS_REACHED; it also serves every lookup of an identity's authenticators.
     `CREATE UNIQUE INDEX authenticators_identity_method ON authenticators(identity_id, method)`,
@@ -16,5 +16,8 @@ export const uniquenessConstraints: Migration = {
     // identity: NULLs are distinct in a unique index on both databases, so they never collide here.
     `CREATE UNIQUE INDEX enrollments_identity_method ON enrollments(identity_id, method)`,
     `DROP INDEX enrollments_identity`,
+    // One default admin: instances starting together on an empty database both look, one insert wins
+    // (ensureDefaultAdmin takes the refusal as "another instance created it").
+    `CREATE UNIQUE INDEX identities_default_admin ON identities(is_default_admin) WHERE is_default_admin = 1`,
   ],
 };
