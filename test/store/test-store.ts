@@ -1,7 +1,8 @@
 // The store the store tier runs on: PostgreSQL (a fresh schema per store, dropped on close) when
 // ZITI_TEST_DATABASE_URL is set, as `npm run test:postgres` sets it; else SQLite in a temporary file. The same
 // tests run on both.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrations } from '../../src/store/migrations/index.js';
@@ -27,7 +28,7 @@ export async function emptyDatabase(): Promise<EmptyDatabase> {
   }
   const folder = mkdtempSync(join(tmpdir(), 'ziti-store-test-'));
   const file = join(folder, 'ctrl.db');
-  return { open: (list = migrations) => openSqliteStore({ file, migrations: list }), remove: async () => rmSync(folder, { recursive: true, force: true }) };
+  return { open: (list = migrations) => openSqliteStore({ file, migrations: list }), remove: () => rm(folder, { recursive: true, force: true }) };
 }
 
 /** A migrated store on its own empty database; closing it removes the database. */
