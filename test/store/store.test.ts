@@ -3,6 +3,7 @@
 // paging of list queries, long value lists.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ApiError } from '../../src/errors/api-error.js';
 import { checkListQuery } from '../../src/store/filter/list-query.js';
 import type { SymbolTable } from '../../src/store/filter/filter-types.js';
 import { migrations } from '../../src/store/migrations/index.js';
@@ -117,6 +118,18 @@ describe(`store tier on ${storeUnderTest}`, () => {
     it('a missing required value: kind check', async () => {
       const error = await refusal(store, (tx) => insertRow(tx, 'identities', { ...base('i9'), type_id: 'Default' }));
       assert.equal(error.kind, 'check');
+    });
+
+    it('text with U+0000: SQLite stores it as any character, PostgreSQL (which cannot) refuses it as invalid, never a 500', async () => {
+      const write = store.transaction((tx) => insertRow(tx, 'identities', identity('nul', 'a\u0000b')));
+      const read = () => store.read((db) => selectRows(db, 'identities', { name: 'a\u0000b' }));
+      if (storeUnderTest === 'sqlite') {
+        await write;
+        assert.equal((await read()).length, 1);
+      } else {
+        await assert.rejects(write, (error: unknown) => error instanceof ApiError && error.code === 'COULD_NOT_VALIDATE');
+        await assert.rejects(read(), (error: unknown) => error instanceof ApiError && error.code === 'COULD_NOT_VALIDATE');
+      }
     });
 
     it('a refused write leaves nothing of its transaction behind', async () => {
