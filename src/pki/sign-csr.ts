@@ -39,16 +39,22 @@ export interface IssuedCertificate {
 const YEAR_MS = 365 * 24 * 60 * 60_000;
 export const lifetimes = { year: YEAR_MS, apiSession: 12 * 60 * 60_000 } as const;
 
-/** Parses one PEM CSR and checks its self-signature; anything else is 400 COULD_NOT_PROCESS_CSR. */
+const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/;
+
+/**
+ * Parses one PEM CSR and checks its self-signature; anything else is 400 COULD_NOT_PROCESS_CSR, with upstream's
+ * words for a CSR that is empty, not PEM or followed by more.
+ */
 export async function parseCsr(csrPem: unknown): Promise<Pkcs10CertificateRequest> {
   const text = typeof csrPem === 'string' ? csrPem.trim() : '';
-  const blocks = text.match(/-----BEGIN (NEW )?CERTIFICATE REQUEST-----/g) ?? [];
-  if (blocks.length !== 1 || !text.endsWith('-----')) {
-    throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', 'expected exactly one PEM CERTIFICATE REQUEST block');
-  }
+  if (text === '') throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', 'csrPem must not be null or empty');
+  const block = PEM_BLOCK.exec(text);
+  if (!block) throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', 'could not decode csrPem as PEM');
+  if (block.index + block[0].length !== text.length) throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', 'unexpected PEM blocks at end of CSR');
   let csr: Pkcs10CertificateRequest;
   try {
-    csr = new Pkcs10CertificateRequest(text);
+    if (!/^(NEW )?CERTIFICATE REQUEST$/.test(block[1]!)) throw new Error(`a ${block[1]!} block is not a certificate request`);
+    csr = new Pkcs10CertificateRequest(block[0]);
   } catch (error) {
     throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', `could not parse the CSR: ${(error as Error).message}`);
   }
