@@ -120,9 +120,8 @@ const extendVerifyCurrentIdentityAuthenticator: OperationHandler = {
     const given = splitPemCertificates(String((context.body as { clientCert: string }).clientCert));
     await deps.store.transaction(async (tx) => {
       const authenticator = await requireOwnCertAuthenticator(tx, context);
-      if (!authenticator.unverifiedCertPem || !authenticator.unverifiedFingerprint) {
-        throw ApiError.withMessage('CAN_NOT_UPDATE_AUTHENTICATOR', 'no extended certificate is waiting for verification');
-      }
+      // Nothing waiting for verification: upstream's bare refusal, without a cause.
+      if (!authenticator.unverifiedCertPem || !authenticator.unverifiedFingerprint) throw new ApiError('CAN_NOT_UPDATE_AUTHENTICATOR');
       if (given.length !== 1 || certificateFingerprintOrUndefined(given[0]!) !== authenticator.unverifiedFingerprint) {
         throw new ApiError('INVALID_CLIENT_CERT');
       }
