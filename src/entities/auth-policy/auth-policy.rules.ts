@@ -50,6 +50,12 @@ function primaryOf(policy: EntityValues): unknown {
   return out.primary;
 }
 
+/** The REST `secondary` object: without a required signer upstream leaves the field out (omitempty). */
+function secondaryOf(policy: EntityValues): unknown {
+  const signer = policy[REQUIRED_SIGNER];
+  return { requireTotp: policy['secondary.requireTotp'], ...(signer ? { requireExtJwtSigner: signer } : {}) };
+}
+
 export const authPolicyRules: EntityRules = {
   async validate({ tx }, change) {
     const policy = change.after!;
@@ -74,6 +80,6 @@ export const authPolicyRules: EntityRules = {
   },
 
   extend(_context, policies) {
-    return Promise.resolve(policies.map((policy) => ({ primary: primaryOf(policy) })));
+    return Promise.resolve(policies.map((policy) => ({ primary: primaryOf(policy), secondary: secondaryOf(policy) })));
   },
 };
