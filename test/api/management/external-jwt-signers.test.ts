@@ -100,6 +100,10 @@ describe('external JWT signers', () => {
       assertError(sameIssuer, 400, 'COULD_NOT_VALIDATE', 'issuer');
       assert.match(String(causeOf(sameIssuer)?.reason), /duplicate value/);
       assertError(await create(consoleBody({ jwksEndpoint: 'https://idp.example/jwks', name: first.name })), 400, 'COULD_NOT_VALIDATE', 'name');
+      // The name is checked first, as upstream's manager does: a copy of a signer is refused on its name.
+      const copy = await create(consoleBody({ jwksEndpoint: 'https://idp.example/jwks', name: first.name, issuer: first.issuer }));
+      assertError(copy, 400, 'COULD_NOT_VALIDATE', 'name');
+      assert.equal(causeOf(copy)?.reason, 'name is must be unique');
       // Blank kids are no kid: two signers without one do not collide.
       await createEntity(t, admin, 'external-jwt-signers', consoleBody({ jwksEndpoint: 'https://idp.example/a', kid: '' }));
       await createEntity(t, admin, 'external-jwt-signers', consoleBody({ jwksEndpoint: 'https://idp.example/b', kid: '' }));
