@@ -3,7 +3,7 @@
 // (a parse error), and only then go-swagger's Validate() runs, property by property in alphabetical order.
 import type { ErrorObject } from 'ajv';
 import type { FieldCause, OperationSpec, ParameterSpec, RequestFailureKind } from './contract-types.js';
-import { discriminatorKeyword, integerBitsKeyword, type DiscriminatorRule } from './convert-schema.js';
+import { discriminatorKeyword, goTypeKeyword, integerBitsKeyword, type DiscriminatorRule } from './convert-schema.js';
 import { isRecord, readContractDocument } from './read-contract.js';
 import { goFloat, goList, goQuote, goValue } from '../../lib/go-format.js';
 
@@ -233,6 +233,7 @@ function jsonKind(value: unknown, targetType: string): string {
 }
 
 function goType(schema: Record<string, unknown>): string {
+  if (typeof schema[goTypeKeyword] === 'string') return schema[goTypeKeyword];
   switch (schema.type) {
     case 'string':
       return 'string';

@@ -43,6 +43,17 @@ describe('bodies that do not decode', () => {
     );
   });
 
+  it('names the rest_model type of a field whose definition is a named Go type', async () => {
+    assert.equal(
+      await message(`${MANAGEMENT}/authenticate?method=password`, '{"username":"someone","password":7}'),
+      'parsing auth body from "" failed, because json: cannot unmarshal number into Go struct field Authenticate.password of type rest_model.Password',
+    );
+    assert.equal(
+      await message(`${MANAGEMENT}/services`, '{"name":"x","encryptionRequired":true,"tags":[]}'),
+      'parsing service body from "" failed, because json: cannot unmarshal array into Go struct field ServiceCreate.tags of type rest_model.SubTags',
+    );
+  });
+
   it('words posture check bodies as their own unmarshaller does', async () => {
     const url = `${MANAGEMENT}/posture-checks`;
     assert.equal(await message(url, '{"name": '), 'unexpected EOF');
