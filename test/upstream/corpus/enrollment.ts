@@ -163,9 +163,12 @@ export const enrollment = [
     s.name(erott, 'erott-token');
     const anonymous = s.client.as('anonymous');
     const edgeCsrs = await routerCsrs(edgeRouter);
+    // The contract's own path, with the client CSR missing (upstream's binding has read the body by then).
     await anonymous.post(`/enroll/erott?token=${erott}`, { body: { serverCertCsr: edgeCsrs.body.serverCertCsr } });
-    const enrolled = await anonymous.post(`/enroll/erott?token=${erott}`, { body: edgeCsrs.body });
-    await anonymous.post(`/enroll/erott?token=${erott}`, { body: edgeCsrs.body });
+    // What `ziti router enroll` sends: the enrollment URL its JWT names.
+    await anonymous.post(`/enroll?method=erott&token=${erott}`, { body: { serverCertCsr: edgeCsrs.body.serverCertCsr } });
+    const enrolled = await anonymous.post(`/enroll?method=erott&token=${erott}`, { body: edgeCsrs.body });
+    await anonymous.post(`/enroll?method=erott&token=${erott}`, { body: edgeCsrs.body });
     await s.get(`/edge-routers/${edgeRouter}`);
     await s.get(`/identities?filter=${encodeURIComponent('name = "enroll-edge-router"')}`);
     const routerCert = { cert: String(enrolled.data?.cert ?? ''), key: edgeCsrs.clientKey };
