@@ -107,15 +107,15 @@ async function runRules(
 ): Promise<void> {
   // Field checks run once the entity is known to exist, so a missing one is a 404 whatever the body holds.
   for (const name of change.changed) definition.fields[name]?.check?.(change.after![name]);
-  await requireFreeName(tx, definition, change);
   await definition.rules.validate?.({ tx, deps }, change);
+  await requireFreeName(tx, definition, change);
   await persist();
   await definition.rules.afterWrite?.({ tx, deps }, change);
 }
 
 /**
- * Upstream's managers check a new name before anything else reaches the store, so a duplicate name is reported
- * even when another unique field (a signer's issuer) is duplicated too.
+ * Upstream's managers check a new name after the entity's own checks (a CA's certificate) and before the store's
+ * indexes, so a duplicate name is reported even when another unique field (a signer's issuer) is duplicated too.
  */
 async function requireFreeName(tx: Db, definition: EntityDefinition, change: EntityChange): Promise<void> {
   const name = change.after?.name;

@@ -3,7 +3,7 @@
 // (a parse error), and only then go-swagger's Validate() runs, property by property in alphabetical order.
 import type { ErrorObject } from 'ajv';
 import type { FieldCause, OperationSpec, ParameterSpec, RequestFailureKind } from './contract-types.js';
-import { discriminatorKeyword, goTypeKeyword, integerBitsKeyword, type DiscriminatorRule } from './convert-schema.js';
+import { discriminatorKeyword, goTypeKeyword, goTypeName, integerBitsKeyword, type DiscriminatorRule } from './convert-schema.js';
 import { isRecord, readContractDocument } from './read-contract.js';
 import { goFloat, goList, goQuote, goValue } from '../../lib/go-format.js';
 
@@ -35,7 +35,7 @@ export function bodyNaming(op: OperationSpec, parameter: ParameterSpec): BodyNam
   const definition = typeof ref === 'string' ? ref.slice(ref.lastIndexOf('/') + 1) : undefined;
   const declared = definition === undefined ? undefined : readContractDocument(op.api).definitions[definition];
   const discriminator = isRecord(declared) && typeof declared.discriminator === 'string' ? declared.discriminator : undefined;
-  const type = definition === undefined || isList ? undefined : definition.charAt(0).toUpperCase() + definition.slice(1);
+  const type = definition === undefined || isList ? undefined : goTypeName(definition);
   return { name: parameter.name, type, discriminator, isList };
 }
 

@@ -92,7 +92,18 @@ export function convertDefinitions(ctx: ConvertContext): Record<string, JsonSche
  */
 function withGoType(converted: JsonSchema, name: string): JsonSchema {
   if (converted.properties !== undefined || converted.type === undefined) return converted;
-  return { ...converted, [goTypeKeyword]: `rest_model.${name.charAt(0).toUpperCase()}${name.slice(1)}` };
+  return { ...converted, [goTypeKeyword]: `rest_model.${goTypeName(name)}` };
+}
+
+/** go-swagger's common initialisms (go-openapi/swag), and JWT, which edge-api's generator adds. */
+const goInitialisms = new Set(['ACL', 'API', 'ASCII', 'CPU', 'CSS', 'DNS', 'EOF', 'GUID', 'HTML', 'HTTP', 'HTTPS', 'ID', 'IP', 'JSON', 'JWT', 'LHS', 'QPS', 'RAM', 'RHS', 'RPC', 'SLA', 'SMTP', 'SQL', 'SSH', 'TCP', 'TLS', 'TTL', 'UDP', 'UI', 'UID', 'UUID', 'URI', 'URL', 'UTF8', 'VM', 'XML', 'XMPP', 'XSRF', 'XSS']);
+
+/** The Go type go-swagger generates for a definition: `externalJwtSignerCreate` → `ExternalJWTSignerCreate`. */
+export function goTypeName(definition: string): string {
+  return definition
+    .split(/(?=[A-Z])/)
+    .map((word) => (goInitialisms.has(word.toUpperCase()) ? word.toUpperCase() : `${word.charAt(0).toUpperCase()}${word.slice(1)}`))
+    .join('');
 }
 
 /**
