@@ -118,7 +118,8 @@ export function firstBodyProblem(errors: readonly ErrorObject[], body: unknown, 
 }
 
 function describe({ error, segments, stage }: Ranked, naming: BodyNaming): BodyProblem {
-  const inBody = naming.type === undefined && !naming.isList ? [naming.name, ...segments] : segments;
+  // Each item of a list body validates itself, without its position; an inline schema's fields carry its name.
+  const inBody = naming.isList ? segments.slice(1) : naming.type === undefined ? [naming.name, ...segments] : segments;
   const field = inBody.length ? inBody.join('.') : naming.name;
   const parent = (error.parentSchema ?? {}) as Record<string, unknown>;
   const value = goValue(error.data, parent.type === 'integer');

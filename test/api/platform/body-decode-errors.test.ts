@@ -69,6 +69,12 @@ describe('bodies that do not decode', () => {
     assert.equal(await message(url, '[{"name": ', user), 'unexpected EOF');
   });
 
+  it('names a field of a list body\'s item without the item\'s position', async () => {
+    const result = await t.call({ method: 'POST', url: `${CLIENT}/posture-response-bulk`, token: user, payload: [{ id: 'mac-check', typeId: 'MAC', macAddresses: null }] });
+    assertError(result, 400, 'COULD_NOT_VALIDATE', 'macAddresses');
+    assert.equal((result.body as { error: { cause: { reason: string } } }).error.cause.reason, 'macAddresses in body is required');
+  });
+
   it('shows a missing required list as Go prints a nil slice: []', async () => {
     const result = await t.call({ method: 'POST', url: `${MANAGEMENT}/posture-checks`, token: admin, payload: { name: 'mac', typeId: 'MAC' } });
     assertError(result, 400, 'COULD_NOT_VALIDATE', 'macAddresses');
