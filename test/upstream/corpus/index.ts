@@ -6,6 +6,9 @@ import { enrollment } from './enrollment.js';
 import { entities } from './entities.js';
 import { identities } from './identities.js';
 import { informational } from './informational.js';
+import { mfa } from './mfa.js';
 import { platform } from './platform.js';
+import { posture } from './posture.js';
+import { sessions } from './sessions.js';
 
-export const corpus: Sequence[] = [...platform, ...informational, ...entities, ...identities, ...auth, ...enrollment, ...client];
+export const corpus: Sequence[] = [...platform, ...informational, ...entities, ...identities, ...auth, ...enrollment, ...client, ...sessions, ...posture, ...mfa];
