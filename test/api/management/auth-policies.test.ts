@@ -389,13 +389,13 @@ describe('auth policies', () => {
       assertError(await t.call({ method: 'DELETE', url: `${BASE}/${id}`, token }), 404, 'NOT_FOUND');
     });
 
-    it('refuses a policy identities use, naming them', async () => {
+    it('refuses a policy identities use, naming the first of them as upstream\'s foreign key does', async () => {
       const id = await create(fullBody('delete-in-use'));
       await insertIdentityUsing('idB', id);
       await insertIdentityUsing('idA', id);
       const result = await t.call({ method: 'DELETE', url: `${BASE}/${id}`, token });
       assertError(result, 409, 'CAN_NOT_DELETE_REFERENCED_ENTITY', 'authPolicyId');
-      assert.deepEqual(causeOf(result), { field: 'authPolicyId', reason: 'entity type authPolicy referenced by identities: [idA idB]', value: '[idA idB]' });
+      assert.deepEqual(causeOf(result), { field: 'authPolicyId', reason: 'entity type authPolicy referenced by identity: [idA]', value: '[idA]' });
       await deleteIdentity('idA');
       await deleteIdentity('idB');
       assert.equal((await t.call({ method: 'DELETE', url: `${BASE}/${id}`, token })).status, 200);
