@@ -1,9 +1,11 @@
 // Every sequence the harness replays, in order. A new area adds a file here; a new case adds a line to its file.
 import type { Sequence } from '../steps.js';
 import { auth } from './auth.js';
+import { authPolicies } from './auth-policies.js';
 import { client } from './client.js';
 import { enrollment } from './enrollment.js';
 import { entities } from './entities.js';
+import { extJwt } from './ext-jwt.js';
 import { identities } from './identities.js';
 import { informational } from './informational.js';
 import { mfa } from './mfa.js';
@@ -11,4 +13,4 @@ import { platform } from './platform.js';
 import { posture } from './posture.js';
 import { sessions } from './sessions.js';
 
-export const corpus: Sequence[] = [...platform, ...informational, ...entities, ...identities, ...auth, ...enrollment, ...client, ...sessions, ...posture, ...mfa];
+export const corpus: Sequence[] = [...platform, ...informational, ...entities, ...identities, ...auth, ...enrollment, ...client, ...sessions, ...posture, ...mfa, ...authPolicies, ...extJwt];

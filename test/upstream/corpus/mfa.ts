@@ -108,7 +108,9 @@ export const mfa = [
     const user = await ordinaryUser(s, 'mfa-removed');
     const me = s.as('mfa-removed').management;
     const { app } = await startMfa(me, 'mfa-removed');
+    await me.get('/current-identity/mfa/qr-code', { headers: { accept: 'image/png' } });
     await me.post('/current-identity/mfa/verify', { body: { code: app.code() } });
+    await me.post('/current-identity/mfa/recovery-codes', { body: { code: '000000' } });
     await s.get(`/identities/${user.id}`);
     await s.delete(`/identities/${user.id}/mfa`);
     await s.get(`/identities/${user.id}`);
@@ -130,10 +132,11 @@ export const mfa = [
     await s.as('mfa-admin').management.post('/current-identity/mfa/verify', { body: { code: app.code() } });
     await s.management.login('mfa-admin-partial', 'mfa-admin-login', PASSWORD);
     const partial = s.as('mfa-admin-partial').management;
-    await partial.get('/identities?limit=1');
+    const mine = `/identities?filter=${encodeURIComponent('name = "mfa-admin"')}`;
+    await partial.get(mine);
     await partial.get('/current-api-session');
     await partial.post('/authenticate/mfa', { body: { code: app.code() } });
-    await partial.get('/identities?limit=1');
+    await partial.get(mine);
     await s.delete(`/identities/${admin}/mfa`);
   }),
 ];
