@@ -1,7 +1,7 @@
 // The management entities through the generic life-cycle sequence (crud.ts), with bodies as the console and the CLI
 // send them: full field sets, `""`/`null` for what is unset.
 import { createTestCa } from '../../support/third-party-ca.js';
-import type { Steps } from '../steps.js';
+import { sequence, type Steps } from '../steps.js';
 import { crud } from './crud.js';
 
 const hour = 3_600_000;
@@ -196,6 +196,22 @@ export const entities = [
     update: () => ({ name: 'ejs-renamed', issuer: 'https://issuer.example', audience: 'ziti', enabled: false, jwksEndpoint: 'https://issuer.example/jwks', tags: {} }),
     patch: () => ({ enabled: true }),
     invalid: () => [{ name: 'ejs-no-key', issuer: 'https://other.example', audience: 'ziti', enabled: true }],
+  }),
+];
+
+/** Configs and config types something still uses: what deleting them does. */
+export const inUse = [
+  sequence('configs-in-use', async (s) => {
+    const type = await s.create('use-type', '/config-types', { name: 'use-type', schema: { type: 'object' } });
+    const config = await s.create('use-config', '/configs', { name: 'use-config', configTypeId: type, data: { port: 1 } });
+    const service = await s.create('use-service', '/services', { name: 'use-service', encryptionRequired: true, configs: [config] });
+    await s.delete(`/config-types/${type}`);
+    await s.delete(`/configs/${config}`);
+    await s.get(`/services/${service}`);
+    await s.get(`/configs/${config}/services`);
+    await s.delete(`/services/${service}`);
+    await s.delete(`/configs/${config}`);
+    await s.delete(`/config-types/${type}`);
   }),
 ];
 
