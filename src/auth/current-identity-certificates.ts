@@ -21,7 +21,7 @@ import type { Db } from '../store/store.js';
 import { certificateFingerprint } from '../pki/fingerprint.js';
 import { issueCertificate } from '../pki/issue-certificate.js';
 import { splitPemCertificates } from '../pki/pem.js';
-import { lifetimes, parseCsr } from '../pki/sign-csr.js';
+import { goSubject, lifetimes, parseCsr } from '../pki/sign-csr.js';
 import { insertApiSessionCertificate } from './api-session-certificates.js';
 
 interface CertAuthenticator {
@@ -78,7 +78,7 @@ async function issueExtension(deps: AppDeps, csrPem: unknown, current: X509Certi
   if (altNames) extensions.push(new SubjectAlternativeNameExtension(altNames.names.toJSON()));
   const now = deps.clock().getTime();
   return issueCertificate({
-    subject: csr.subject || 'CN=unnamed',
+    subject: goSubject(csr),
     subjectKey: createPublicKey({ key: Buffer.from(csr.publicKey.rawData), format: 'der', type: 'spki' }),
     issuerCertPem: deps.pki.signingCertPem,
     issuerKey: deps.pki.signingKey,
