@@ -76,6 +76,7 @@ export const authPolicies = [
     await s.client.as('anonymous').post('/authenticate?method=cert', { body: {}, cert: { cert: device.cert, key: device.key } });
     await s.patch(`/identities/${device.id}`, { body: { authPolicyId: noUpdb } });
     await s.client.as('anonymous').post('/authenticate?method=cert', { body: {}, cert: { cert: device.cert, key: device.key } });
+    await s.patch(`/identities/${device.id}`, { body: { authPolicyId: '' } });
     await policyUser(s, 'apm-user', noUpdb);
     await login(s, 'apm-user-login', PASSWORD);
     await s.client.as('anonymous').post('/authenticate?method=ext-jwt', { body: {}, headers: { authorization: 'Bearer not.a.jwt' } });

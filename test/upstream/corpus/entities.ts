@@ -65,6 +65,10 @@ export const entities = [
     more: async (s, id) => {
       await s.post(`/edge-routers/${id}/re-enroll`);
       await s.post('/edge-routers/no-such-id/re-enroll');
+      // Live-state symbols: the router never connected to either controller.
+      await s.get(`/edge-routers?filter=${encodeURIComponent('online = false and connected != true')}&sort=${encodeURIComponent('connected desc')}`);
+      await s.get(`/edge-routers?filter=${encodeURIComponent('connected = true or online = null')}`);
+      await s.get(`/edge-routers?filter=${encodeURIComponent('connected = "yes"')}`);
     },
   }),
   crud({
@@ -88,6 +92,11 @@ export const entities = [
     update: () => ({ name: 'sp-renamed', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#all'], serviceRoles: ['#web', '#db'], postureCheckRoles: ['#pc'], tags: {} }),
     patch: () => ({ semantic: 'AllOf' }),
     related: ['identities', 'posture-checks', 'services'],
+    more: async (s) => {
+      await s.get(`/service-policies?filter=${encodeURIComponent('anyOf(identities) = "no-such-identity" or count(services) >= 0')}`);
+      await s.get(`/service-policies?filter=${encodeURIComponent('isEmpty(identities) and isEmpty(services)')}`);
+      await s.get(`/service-policies?filter=${encodeURIComponent('identities = "x"')}`);
+    },
     invalid: () => [
       { name: 'sp-all-mixed', type: 'Dial', semantic: 'AllOf', identityRoles: ['#all', '#a'] },
       { name: 'sp-unknown-id', type: 'Dial', semantic: 'AllOf', serviceRoles: ['@no-such-id'] },
