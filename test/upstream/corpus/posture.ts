@@ -46,16 +46,37 @@ function deviceReport(checks: Record<string, string>) {
   ];
 }
 
+/**
+ * A service `<prefix>-service` the identity `<prefix>-identity` (enrolled, logged in) may dial under the posture checks
+ * with attribute `<prefix>`, through an enrolled edge router; its session is `me`.
+ */
+async function guardedService(s: Steps, prefix: string) {
+  const service = await s.create(`${prefix}-service`, '/services', { name: `${prefix}-service`, encryptionRequired: true, roleAttributes: [`${prefix}-service`] });
+  const clients = [`#${prefix}-clients`];
+  await s.create(`${prefix}-dial`, '/service-policies', {
+    name: `${prefix}-dial`,
+    type: 'Dial',
+    semantic: 'AnyOf',
+    identityRoles: clients,
+    serviceRoles: [`#${prefix}-service`],
+    postureCheckRoles: [`#${prefix}`],
+  });
+  await enrolledEdgeRouter(s, `${prefix}-router`, [`${prefix}-routers`]);
+  await s.create(`${prefix}-erp`, '/edge-router-policies', { name: `${prefix}-erp`, semantic: 'AnyOf', identityRoles: clients, edgeRouterRoles: [`#${prefix}-routers`] });
+  await s.create(`${prefix}-serp`, '/service-edge-router-policies', {
+    name: `${prefix}-serp`,
+    semantic: 'AnyOf',
+    serviceRoles: [`#${prefix}-service`],
+    edgeRouterRoles: [`#${prefix}-routers`],
+  });
+  const identity = await enrolledIdentity(s, `${prefix}-identity`, [`${prefix}-clients`]);
+  return { service, identity, me: s.as(`${prefix}-identity`).client };
+}
+
 export const posture = [
   sequence('posture-responses', async (s) => {
     const checks = await postureChecks(s);
-    const service = await s.create('pr-service', '/services', { name: 'pr-service', encryptionRequired: true, roleAttributes: ['pr-service'] });
-    await s.create('pr-dial', '/service-policies', { name: 'pr-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#pr-clients'], serviceRoles: ['#pr-service'], postureCheckRoles: ['#pr'] });
-    await enrolledEdgeRouter(s, 'pr-router', ['pr-routers']);
-    await s.create('pr-erp', '/edge-router-policies', { name: 'pr-erp', semantic: 'AnyOf', identityRoles: ['#pr-clients'], edgeRouterRoles: ['#pr-routers'] });
-    await s.create('pr-serp', '/service-edge-router-policies', { name: 'pr-serp', semantic: 'AnyOf', serviceRoles: ['#pr-service'], edgeRouterRoles: ['#pr-routers'] });
-    const identity = await enrolledIdentity(s, 'pr-identity', ['pr-clients']);
-    const me = s.as('pr-identity').client;
+    const { service, identity, me } = await guardedService(s, 'pr');
 
     await me.get('/services');
     await me.get('/current-api-session/service-updates');
@@ -107,13 +128,7 @@ export const posture = [
       promptOnUnlock: true,
       ignoreLegacyEndpoints: false,
     });
-    const service = await s.create('pm-service', '/services', { name: 'pm-service', encryptionRequired: true, roleAttributes: ['pm-service'] });
-    await s.create('pm-dial', '/service-policies', { name: 'pm-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#pm-clients'], serviceRoles: ['#pm-service'], postureCheckRoles: ['#pm'] });
-    await enrolledEdgeRouter(s, 'pm-router', ['pm-routers']);
-    await s.create('pm-erp', '/edge-router-policies', { name: 'pm-erp', semantic: 'AnyOf', identityRoles: ['#pm-clients'], edgeRouterRoles: ['#pm-routers'] });
-    await s.create('pm-serp', '/service-edge-router-policies', { name: 'pm-serp', semantic: 'AnyOf', serviceRoles: ['#pm-service'], edgeRouterRoles: ['#pm-routers'] });
-    const identity = await enrolledIdentity(s, 'pm-identity', ['pm-clients']);
-    const me = s.as('pm-identity').client;
+    const { service, identity, me } = await guardedService(s, 'pm');
     await me.get('/services');
     await me.post('/sessions', { body: { serviceId: service, type: 'Dial' } });
     // Wake and unlock before MFA passed: nothing to prompt for.
