@@ -12,7 +12,7 @@ export const getCurrentAPISession: OperationHandler = {
     const { deps } = context;
     const detail = await deps.store.read(async (db) => {
       const row = (await db.selectFrom('api_sessions').selectAll().where('id', '=', apiSessionId(context)).executeTakeFirstOrThrow()) as ApiSessionRow;
-      return apiSessionDetail(db, deps, row, 'current-api-session', context.caller.session!.authQueries);
+      return apiSessionDetail(db, deps, row, context.caller.session!.authQueries);
     });
     return { status: 200, json: envelope(detail) };
   },

@@ -76,6 +76,13 @@ export async function findEntity(db: Db, definition: EntityDefinition, id: strin
   return row ? rowToValues(definition, row) : undefined;
 }
 
+/** Whether another entity of the definition already has the name. */
+export async function isNameTaken(db: Db, definition: EntityDefinition, name: string, exceptId: string): Promise<boolean> {
+  const column = definition.fields.name?.column ?? 'name';
+  const row = await db.selectFrom(definition.table).select('id').where(column, '=', name).where('id', '!=', exceptId).executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function insertEntity(tx: Db, definition: EntityDefinition, values: EntityValues): Promise<void> {
   await tx.insertInto(definition.table).values(valuesToRow(definition, values)).execute();
   await writeSets(tx, definition, values, false);

@@ -47,8 +47,7 @@ export async function postureQueriesFor(
   view?: PostureView,
 ): Promise<Map<string, PolicyPostureQueries[]>> {
   const byService = new Map<string, PolicyPostureQueries[]>(services.map((s) => [s.id, []]));
-  const anyCheck = await db.selectFrom('posture_checks').select('id').limit(1).executeTakeFirst();
-  if (identityId && anyCheck && services.length > 0) {
+  if (identityId && services.length > 0) {
     const policies = await policyPostureChecks(db, identityId, services.map((s) => s.id));
     // A check shared by several policies and services is evaluated once per request, as upstream caches it.
     const queries = new Map<string, PostureQuery>();

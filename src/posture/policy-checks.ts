@@ -37,11 +37,15 @@ export const policyTypeName = (stored: unknown): PolicyType => (stored === 2 ? '
 
 /**
  * Per service: the service policies of either type that link the identity and the service, ordered by policy id
- * (upstream's order is a Go map's, i.e. none), each with its checks ordered by id (bolt's link order).
+ * (upstream's order is a Go map's, i.e. none), each with its checks ordered by id (bolt's link order). While no
+ * posture check exists at all upstream looks at no policy (`EdgeServiceManager.GetPolicyPostureChecks`), so
+ * services show placeholder query sets and sessions name no passing policies.
  */
 export async function policyPostureChecks(db: Db, identityId: string, serviceIds: readonly string[]): Promise<Map<string, PolicyPostureChecks[]>> {
   const byService = new Map<string, PolicyPostureChecks[]>(serviceIds.map((id) => [id, []]));
   if (serviceIds.length === 0) return byService;
+  const anyCheck = await db.selectFrom('posture_checks').select('id').limit(1).executeTakeFirst();
+  if (!anyCheck) return byService;
   const policies = await sql<PolicyRow>`SELECT pi.policy_id AS policy_id, p.name AS name, ps.entity_id AS service_id, p.type AS type
     FROM service_policy_identities pi
     JOIN service_policy_services ps ON ps.policy_id = pi.policy_id

@@ -3,7 +3,6 @@
 import { X509Certificate } from 'node:crypto';
 import { ApiError } from '../../errors/api-error.js';
 import type { EntityRules, EntityValues } from '../../crud/entity-rules.js';
-import { goValue } from '../../lib/go-format.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import { certificateFingerprint } from '../../pki/fingerprint.js';
 import { splitPemCertificates } from '../../pki/pem.js';
@@ -64,23 +63,15 @@ export const externalJwtSignerRules: EntityRules = {
     return Promise.resolve();
   },
 
-  /** Upstream refuses through its allowed-signers reference and its foreign key on the required signer. */
+  /** Upstream refuses through its allowed-signers links first, then through its foreign key on the required signer. */
   async beforeDelete({ tx }, existing) {
     const id = existing.id as string;
-    const policies = await tx
-      .selectFrom('auth_policies')
-      .select('id')
-      .where((eb) =>
-        eb.or([
-          eb('secondary_require_ext_jwt_signer', '=', id),
-          eb('id', 'in', eb.selectFrom('auth_policy_primary_ext_jwt_allowed_signers').select('entity_id').where('value', '=', id)),
-        ]),
-      )
-      .orderBy('id')
-      .execute();
-    if (policies.length === 0) return;
-    const ids = goValue(policies.map((row) => row.id as string));
-    throw new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', { field: 'authPolicies', reason: `entity type externalJwtSigner referenced by authPolicies: ${ids}`, value: ids });
+    const allowing = await tx.selectFrom('auth_policy_primary_ext_jwt_allowed_signers').select('entity_id').where('value', '=', id).orderBy('entity_id').execute();
+    if (allowing.length > 0) {
+      throw ApiError.referencedByLinks('externalJwtSigners', 'primary.extJwt.allowedSigners', 'authPolicies', allowing.map((row) => row.entity_id as string));
+    }
+    const requiring = await tx.selectFrom('auth_policies').select('id').where('secondary_require_ext_jwt_signer', '=', id).orderBy('id').limit(1).executeTakeFirst();
+    if (requiring) throw ApiError.referencedByKey('externalJwtSigner', 'secondary.requireExtJwtSigner', 'authPolicy', requiring.id as string);
   },
 
   extend(_context, signers) {
