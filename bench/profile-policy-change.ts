@@ -5,7 +5,7 @@
 //        node --import tsx bench/profile-policy-change.ts <home>/ctrl.db [rounds]
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, type LogEvent } from 'kysely';
-import { servicePolicyKind } from '../src/policy/policy-kinds.js';
+import { servicePolicyKind } from '../src/store/queries/policy-tables.js';
 import { syncPolicy, type PolicyRoles } from '../src/policy/policy-links.js';
 import { applyConnectionSettings } from '../src/store/sqlite/sqlite-store.js';
 import type { Db } from '../src/store/store.js';

@@ -33,8 +33,8 @@ function machineFacts(): BenchRun['machine'] {
   return { cpus: availableParallelism(), cpuModel: cpus()[0]?.model ?? 'unknown', node: process.version, totalMemoryMb };
 }
 
-function seed(home: string, from: number, to: number, log: BenchRun['seeding']): void {
-  const ms = seedIdentities(join(home, 'ctrl.db'), from, to, (done) => say(`seeded ${done}/${to}`));
+async function seed(home: string, from: number, to: number, log: BenchRun['seeding']): Promise<void> {
+  const ms = await seedIdentities(home, from, to, (done) => say(`seeded ${done}/${to}`));
   log.push({ from, to, ms });
 }
 
@@ -80,11 +80,11 @@ async function runPlatformPhase(home: string, port: number, run: RunFigures): Pr
   run.hashRate = hashRate;
   say(`  ${hashRate.hashesPerSecond.toFixed(0)} hashes/s`);
 
-  seed(home, 0, smallSeed, run.seeding);
+  await seed(home, 0, smallSeed, run.seeding);
   const lists = [scenarios.listByName, scenarios.listByAttribute];
   const others = [scenarios.ceiling, scenarios.currentIdentity, scenarios.passwordLogin(ADMIN_USERNAME, ADMIN_PASSWORD)];
   await runLoads({ home, port, identities: smallSeed, scenarios: [...lists, ...others], withHello: true }, run);
-  seed(home, smallSeed, largeSeed, run.seeding);
+  await seed(home, smallSeed, largeSeed, run.seeding);
   await runLoads({ home, port, identities: largeSeed, scenarios: lists, withHello: false }, run);
   run.goals.push(...evaluatePlatformGoals(run.scenarios, hashRate, smallSeed, largeSeed));
 }

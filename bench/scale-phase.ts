@@ -51,7 +51,7 @@ export async function runScalePhase(start: ScalePhaseStart): Promise<ScaleResult
   const identities = Math.max(start.seededIdentities, model.identities);
   const seedMore = start.seededIdentities < model.identities;
   const seedProgress = (done: number) => say(`seeded ${done}/${model.identities} identities`);
-  const identitiesMs = seedMore ? seedIdentities(dbFile, start.seededIdentities, model.identities, seedProgress) : 0;
+  const identitiesMs = seedMore ? await seedIdentities(start.home, start.seededIdentities, model.identities, seedProgress) : 0;
 
   say('seeding services, edge routers and policies…');
   const seeded = await seedScaleModel(dbFile, model, progress);

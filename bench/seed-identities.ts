@@ -1,7 +1,9 @@
-// Seeds identities straight into the controller's SQLite file (the controller must be stopped), in batches of
-// one transaction each, with the rows the API would write (see src/crud/entity-store.ts, valuesToRow).
-import Database from 'better-sqlite3';
+// Seeds identities through the store's modules (the controller must be stopped), in batches of one transaction
+// each, with the rows the API would write (see src/crud/entity-store.ts, valuesToRow).
 import { newShortId } from '../src/lib/ids.js';
+import { insertRows, type NewRow } from '../src/store/queries/table-rows.js';
+import type { Store } from '../src/store/store.js';
+import { slices, withBenchStore } from './bench-store.js';
 
 const BATCH = 10_000;
 export const ATTRIBUTE_POOL = 1_000;
@@ -29,36 +31,40 @@ export function mix(value: number): number {
   return (t ^ (t >>> 14)) >>> 0;
 }
 
-/** Inserts identities with indexes [from, to); returns how long it took in ms. */
-export function seedIdentities(dbFile: string, from: number, to: number, progress: (done: number) => void): number {
-  const started = performance.now();
-  const database = new Database(dbFile);
-  try {
-    const insertIdentity = database.prepare(
-      `INSERT INTO identities (id, created_at, updated_at, tags, is_system, name, type_id, is_admin, is_default_admin,
-         role_attributes, auth_policy_id, default_hosting_cost, default_hosting_precedence,
-         service_hosting_costs, service_hosting_precedences)
-       VALUES (?, ?, ?, '{}', 0, ?, 'Default', 0, 0, ?, 'default', 0, 'default', '{}', '{}')`,
-    );
-    const insertAttribute = database.prepare(`INSERT INTO identity_role_attributes (entity_id, value) VALUES (?, ?)`);
-    const insertBatch = database.transaction((start: number, end: number) => {
-      const now = new Date().toISOString();
-      for (let index = start; index < end; index++) {
-        const id = newShortId();
-        const attributes = attributesFor(index);
-        insertIdentity.run(id, now, now, identityName(index), JSON.stringify(attributes));
-        for (const attribute of attributes) insertAttribute.run(id, attribute);
-      }
+async function insertBatch(store: Store, start: number, end: number): Promise<void> {
+  const now = new Date().toISOString();
+  const identities: NewRow<'identities'>[] = [];
+  const attributes: NewRow<'identity_role_attributes'>[] = [];
+  for (let index = start; index < end; index++) {
+    const id = newShortId();
+    const list = attributesFor(index);
+    identities.push({
+      id,
+      created_at: now,
+      updated_at: now,
+      name: identityName(index),
+      type_id: 'Default',
+      role_attributes: JSON.stringify(list),
+      service_hosting_costs: '{}',
+      service_hosting_precedences: '{}',
     });
+    attributes.push(...list.map((value) => ({ entity_id: id, value })));
+  }
+  await store.transaction(async (tx) => {
+    for (const rows of slices(identities)) await insertRows(tx, 'identities', rows);
+    for (const rows of slices(attributes)) await insertRows(tx, 'identity_role_attributes', rows);
+  });
+}
+
+/** Inserts identities with indexes [from, to) into the home's store; returns how long it took in ms. */
+export async function seedIdentities(home: string, from: number, to: number, progress: (done: number) => void): Promise<number> {
+  const started = performance.now();
+  await withBenchStore(home, async (store) => {
     for (let start = from; start < to; start += BATCH) {
       const end = Math.min(start + BATCH, to);
-      insertBatch(start, end);
+      await insertBatch(store, start, end);
       progress(end);
     }
-    // Leave a plain database file behind, as the controller would on a clean stop.
-    database.pragma('wal_checkpoint(TRUNCATE)');
-  } finally {
-    database.close();
-  }
+  });
   return performance.now() - started;
 }

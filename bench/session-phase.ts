@@ -44,7 +44,7 @@ async function runAtSeed(identities: number, port: number, run: Figures): Promis
   try {
     // The first start creates the schema the seeder writes into.
     await (await startController(home, port)).stop();
-    const ms = seedIdentities(join(home, 'ctrl.db'), 0, identities, (done) => say(`seeded ${done}/${identities}`));
+    const ms = await seedIdentities(home, 0, identities, (done) => say(`seeded ${done}/${identities}`));
     run.seeding.push({ from: 0, to: identities, ms });
     const controller = await startController(home, port);
     try {

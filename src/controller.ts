@@ -4,7 +4,6 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
 import { buildApp } from './app.js';
 import type { AppDeps } from './app-deps.js';
 import { ApiSessions } from './auth/api-sessions.js';
@@ -19,9 +18,8 @@ import { ensurePki } from './pki/ensure-pki.js';
 import { PostureMonitor } from './posture/posture-monitor.js';
 import type { MfaStateReader } from './posture/posture-inputs.js';
 import type { Settings } from './settings/settings.schema.js';
-import { migrations } from './store/migrations/index.js';
-import { openSqliteStore } from './store/sqlite/sqlite-store.js';
-import type { Store } from './store/store.js';
+import { openStore } from './store/open-store.js';
+import { countApiSessions } from './store/queries/api-sessions.js';
 import { queueWrites } from './store/write-queue.js';
 import { readBuildInfo } from './system/build-info.js';
 import { Health } from './system/health.js';
@@ -32,7 +30,7 @@ export interface ControllerOptions {
   clock?: Clock;
   ids?: IdGenerators;
   logger?: Logger;
-  /** Database file; defaults to `<home>/ctrl.db`. ':memory:' for fast tests. */
+  /** SQLite database file when no database URL is set; defaults to `<home>/ctrl.db`. ':memory:' for fast tests. */
   databaseFile?: string;
   /** Serve HTTPS (true for a listening controller; tests that use inject() may skip TLS). */
   tls?: boolean;
@@ -59,7 +57,7 @@ export async function openController(settings: Settings, options: ControllerOpti
   mkdirSync(settings.home, { recursive: true, mode: 0o700 });
   const pki = await ensurePki({ home: settings.home, advertisedHost: settings.advertisedHost, now: clock });
   const databaseFile = options.databaseFile ?? join(settings.home, 'ctrl.db');
-  const opened = await openSqliteStore({ file: databaseFile, migrations });
+  const opened = await openStore({ databaseUrl: settings.databaseUrl, databaseFile });
   const ids = options.ids ?? defaultIds;
   const admin = await ensureDefaultAdmin({ store: opened, clock, ids, username: settings.adminUsername, password: settings.adminPassword });
 
@@ -68,7 +66,7 @@ export async function openController(settings: Settings, options: ControllerOpti
   const metrics = settings.metricsAddress
     ? new Metrics({
         openConnections: () => new Promise((resolve) => (listener.app ? listener.app.server.getConnections((_error, count) => resolve(count ?? 0)) : resolve(0))),
-        apiSessions: () => countApiSessions(opened),
+        apiSessions: () => opened.read(countApiSessions),
       })
     : undefined;
   // Background work (activity flushes, scans) uses `store`; requests write through the bounded queue.
@@ -150,9 +148,4 @@ async function closeGracefully(app: FastifyInstance, timeoutMs: number, logger: 
   } finally {
     clearTimeout(timer);
   }
-}
-
-async function countApiSessions(store: Store): Promise<number> {
-  const row = await store.read((db) => sql<{ n: number }>`SELECT count(*) AS n FROM api_sessions`.execute(db));
-  return Number(row.rows[0]?.n ?? 0);
 }

@@ -1,7 +1,6 @@
 // Certificates bound to an API session (reference §10.2): signed on request for 12 hours, recorded at certificate
 // login and after extend-verify; each caller sees and deletes only its own session's.
 import { X509Certificate } from 'node:crypto';
-import { sql, type SqlBool } from 'kysely';
 import type { AppDeps } from '../app-deps.js';
 import { ApiError } from '../errors/api-error.js';
 import { formatTimestamp } from '../lib/clock.js';
@@ -10,7 +9,9 @@ import type { OperationContext, OperationHandler, OperationTable } from '../http
 import { defineEntity, text, timestamp } from '../crud/define-entity.js';
 import { list } from '../crud/crud-handlers.js';
 import { toApiEntity } from '../crud/entity-mapping.js';
-import { findEntity } from '../crud/entity-store.js';
+import { insertApiSessionCertificate as storeCertificate } from '../store/queries/api-sessions.js';
+import { deleteEntity, findEntity } from '../crud/entity-store.js';
+import { columnIs } from '../store/queries/scopes.js';
 import type { Db } from '../store/store.js';
 import { certificateFingerprint } from '../pki/fingerprint.js';
 import { lifetimes, signCsr } from '../pki/sign-csr.js';
@@ -39,24 +40,20 @@ function goSubjectString(certificate: X509Certificate): string {
 /** Records a certificate as usable by one API session (what edge routers accept for it, while valid). */
 export async function insertApiSessionCertificate(tx: Db, deps: AppDeps, apiSessionId: string, certPem: string): Promise<string> {
   const certificate = new X509Certificate(certPem);
-  const at = formatTimestamp(deps.clock());
   const id = deps.ids.shortId();
-  await tx
-    .insertInto('api_session_certificates')
-    .values({
+  await storeCertificate(
+    tx,
+    {
       id,
-      created_at: at,
-      updated_at: at,
-      tags: '{}',
-      is_system: 0,
-      api_session_id: apiSessionId,
+      apiSessionId,
       subject: goSubjectString(certificate),
       fingerprint: certificateFingerprint(certPem),
-      valid_from: formatTimestamp(new Date(Date.parse(certificate.validFrom))),
-      valid_to: formatTimestamp(new Date(Date.parse(certificate.validTo))),
-      cert_pem: certPem,
-    })
-    .execute();
+      validFrom: formatTimestamp(new Date(Date.parse(certificate.validFrom))),
+      validTo: formatTimestamp(new Date(Date.parse(certificate.validTo))),
+      certPem,
+    },
+    formatTimestamp(deps.clock()),
+  );
   return id;
 }
 
@@ -84,7 +81,7 @@ const deleteCurrentApiSessionCertificate: OperationHandler = {
   async handle(context) {
     await context.deps.store.transaction(async (tx) => {
       const own = await requireOwn(tx, context);
-      await tx.deleteFrom('api_session_certificates').where('id', '=', own.id as string).execute();
+      await deleteEntity(tx, apiSessionCertificate, own.id as string);
     });
     return { status: 200, json: emptyEnvelope() };
   },
@@ -105,7 +102,7 @@ const createCurrentApiSessionCertificate: OperationHandler = {
 
 export const apiSessionCertificateOperations: OperationTable = {
   listCurrentApiSessionCertificates: list(apiSessionCertificate, 'authenticated', {
-    scope: (context) => Promise.resolve(sql<SqlBool>`t.api_session_id = ${sessionOf(context)}`),
+    scope: (context) => Promise.resolve(columnIs('api_session_id', sessionOf(context))),
   }),
   createCurrentApiSessionCertificate,
   detailCurrentApiSessionCertificate,

@@ -2,7 +2,7 @@
 // shape authenticate and current-api-session return.
 import type { AppDeps } from '../app-deps.js';
 import type { Db } from '../store/store.js';
-import type { ApiSessionRow } from './api-sessions.js';
+import type { ApiSessionRow } from '../store/queries/api-sessions.js';
 import type { AuthQuery } from './auth-queries.js';
 import { identityRefs } from './identity-links.js';
 

@@ -4,25 +4,17 @@ import { formatTimestamp, type Clock } from '../lib/clock.js';
 import type { IdGenerators } from '../lib/ids.js';
 import type { CallerSession } from '../http/request-context.js';
 import type { Db, Store } from '../store/store.js';
+import {
+  apiSessionByToken,
+  deleteIdleApiSessions,
+  insertApiSession as storeApiSession,
+  recordApiSessionActivity,
+  type ApiSessionRow,
+} from '../store/queries/api-sessions.js';
 import { ReadCache } from '../store/read-cache.js';
 import { outstandingAuthQueries } from './auth-queries.js';
 import type { ExternalJwtVerifier } from './ext-jwt/ext-jwt-verifier.js';
 import { disabledStateOf, isIdentityDisabled, type DisabledState } from './identity-disable.js';
-
-export interface ApiSessionRow {
-  id: string;
-  token: string;
-  identity_id: string;
-  authenticator_id: string | null;
-  ip_address: string | null;
-  config_types: string | null;
-  created_at: string;
-  updated_at: string;
-  last_activity_at: string;
-  is_mfa_required: number;
-  is_mfa_complete: number;
-  tags: string;
-}
 
 export interface NewApiSession {
   identityId: string;
@@ -48,9 +40,11 @@ export async function insertApiSession(tx: Db, clock: Clock, ids: IdGenerators, 
     last_activity_at: at,
     is_mfa_required: input.isMfaRequired ? 1 : 0,
     is_mfa_complete: 0,
+    mfa_completed_at: null,
     tags: '{}',
+    is_system: 0,
   };
-  await tx.insertInto('api_sessions').values(row).execute();
+  await storeApiSession(tx, row);
   return row;
 }
 
@@ -120,27 +114,18 @@ export class ApiSessions {
 
   /** Every authenticated request needs this; it is served from memory until the next write. */
   async #lookup(token: string): Promise<SessionLookup | undefined> {
-    const found = await this.#options.store.read((db) =>
-      db
-        .selectFrom('api_sessions as s')
-        .innerJoin('identities as i', 'i.id', 's.identity_id')
-        .innerJoin('auth_policies as p', 'p.id', 'i.auth_policy_id')
-        .select(['s.id', 's.token', 's.identity_id', 's.last_activity_at', 's.is_mfa_required', 's.is_mfa_complete'])
-        .select(['i.is_admin', 'i.is_default_admin', 'i.disabled_at', 'i.disabled_until', 'p.secondary_require_totp', 'p.secondary_require_ext_jwt_signer'])
-        .where('s.token', '=', token)
-        .executeTakeFirst(),
-    );
+    const found = await this.#options.store.read((db) => apiSessionByToken(db, token));
     return (
       found && {
-        id: found.id as string,
-        identityId: found.identity_id as string,
-        lastActivityAt: found.last_activity_at as string,
+        id: found.id,
+        identityId: found.identity_id,
+        lastActivityAt: found.last_activity_at,
         isAdmin: found.is_admin === 1 || found.is_default_admin === 1,
         disabled: disabledStateOf(found),
         isMfaRequired: found.is_mfa_required === 1,
         isMfaComplete: found.is_mfa_complete === 1,
         requireTotp: found.secondary_require_totp === 1,
-        requiredExtJwtSigner: (found.secondary_require_ext_jwt_signer as string | null) || null,
+        requiredExtJwtSigner: found.secondary_require_ext_jwt_signer || null,
       }
     );
   }
@@ -166,11 +151,8 @@ export class ApiSessions {
     const pending = [...this.#activity.entries()];
     const cutoff = formatTimestamp(new Date(clock().getTime() - this.timeoutMs));
     await store.transaction(async (tx) => {
-      for (const [id, at] of pending) {
-        const stamp = formatTimestamp(at);
-        await tx.updateTable('api_sessions').set({ last_activity_at: stamp, updated_at: stamp }).where('id', '=', id).where('last_activity_at', '<', stamp).execute();
-      }
-      await tx.deleteFrom('api_sessions').where('last_activity_at', '<', cutoff).execute();
+      for (const [id, at] of pending) await recordApiSessionActivity(tx, id, formatTimestamp(at));
+      await deleteIdleApiSessions(tx, cutoff);
     });
     for (const [id, at] of pending) if (this.#activity.get(id) === at) this.#activity.delete(id);
   }

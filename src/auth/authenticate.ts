@@ -5,6 +5,7 @@ import { ApiError } from '../errors/api-error.js';
 import { formatTimestamp } from '../lib/clock.js';
 import { envelope } from '../http/envelope.js';
 import type { OperationContext, OperationHandler } from '../http/operation.js';
+import { recordClientInfo as storeClientInfo } from '../store/queries/identities.js';
 import type { Db } from '../store/store.js';
 import { resolveConfigTypes } from '../policy/config-expansion.js';
 import { apiSessionDetail } from './api-session-detail.js';
@@ -68,10 +69,6 @@ export const authenticate: OperationHandler = {
 };
 
 async function recordClientInfo(tx: Db, context: OperationContext, identityId: string, body: AuthenticateBody): Promise<void> {
-  const changes: Record<string, string> = {};
-  if (body.envInfo) changes.env_info = JSON.stringify(body.envInfo);
-  if (body.sdkInfo) changes.sdk_info = JSON.stringify(body.sdkInfo);
-  if (Object.keys(changes).length === 0) return;
-  const updatedAt = formatTimestamp(context.deps.clock());
-  await tx.updateTable('identities').set({ ...changes, updated_at: updatedAt }).where('id', '=', identityId).execute();
+  const info = { ...(body.envInfo ? { envInfo: JSON.stringify(body.envInfo) } : {}), ...(body.sdkInfo ? { sdkInfo: JSON.stringify(body.sdkInfo) } : {}) };
+  await storeClientInfo(tx, identityId, info, formatTimestamp(context.deps.clock()));
 }

@@ -4,7 +4,8 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatTimestamp, type Clock } from '../lib/clock.js';
 import type { IdGenerators } from '../lib/ids.js';
-import type { Store } from '../store/store.js';
+import { hasDefaultAdmin, insertDefaultAdmin } from '../store/queries/identities.js';
+import { isUniqueViolation, type Store } from '../store/store.js';
 import { hashPassword } from './password.js';
 
 export interface DefaultAdminOptions {
@@ -21,25 +22,20 @@ export type DefaultAdminResult = { created: false } | { created: true; identityI
 /** Later starts find the stored admin and change nothing, even when the configured password differs. */
 export async function ensureDefaultAdmin(options: DefaultAdminOptions): Promise<DefaultAdminResult> {
   const { store, clock, ids, username } = options;
-  const existing = await store.read((db) =>
-    db.selectFrom('identities').select('id').where('is_default_admin', '=', 1).executeTakeFirst(),
-  );
-  if (existing) return { created: false };
+  if (await store.read(hasDefaultAdmin)) return { created: false };
 
   const generatedPassword = options.password === undefined ? randomBytes(18).toString('base64url') : undefined;
   const { hash, salt } = await hashPassword(options.password ?? generatedPassword!);
   const now = formatTimestamp(clock());
   const identityId = ids.shortId();
-  await store.transaction(async (tx) => {
-    await tx
-      .insertInto('identities')
-      .values({ id: identityId, created_at: now, updated_at: now, name: 'Default Admin', type_id: 'Default', is_admin: 1, is_default_admin: 1 })
-      .execute();
-    await tx
-      .insertInto('authenticators')
-      .values({ id: ids.shortId(), created_at: now, updated_at: now, identity_id: identityId, method: 'updb', username, password_hash: hash, password_salt: salt })
-      .execute();
-  });
+  const admin = { identityId, authenticatorId: ids.shortId(), username, passwordHash: hash, passwordSalt: salt };
+  try {
+    await store.transaction((tx) => insertDefaultAdmin(tx, admin, now));
+  } catch (error) {
+    // Another instance starting on the same database created it first (migration 015's one default admin).
+    if (isUniqueViolation(store, error, 'identities', 'is_default_admin') && (await store.read(hasDefaultAdmin))) return { created: false };
+    throw error;
+  }
   return generatedPassword ? { created: true, identityId, generatedPassword } : { created: true, identityId };
 }
 

@@ -3,6 +3,9 @@
 import { formatTimestamp } from '../lib/clock.js';
 import type { OperationContext } from '../http/operation.js';
 import { clientCertificatesOf } from '../http/client-certificates.js';
+import { certAuthenticatorWithFingerprint, storeAuthenticatorCertificate } from '../store/queries/authenticators.js';
+import { caExternalIdClaim } from '../store/queries/cas.js';
+import { identityIdBy } from '../store/queries/identities.js';
 import type { Db } from '../store/store.js';
 import { certificateFingerprint } from '../pki/fingerprint.js';
 import { derToPem } from '../pki/pem.js';
@@ -21,22 +24,17 @@ interface Holder {
 /** The identity a trusted certificate names: by the CA's external-id claim when it yields one, else by fingerprint. */
 async function findHolder(db: Db, leafPem: string, caId: string | undefined): Promise<Holder | undefined> {
   if (caId !== undefined) {
-    const found = await db.selectFrom('cas').select('external_id_claim').where('id', '=', caId).executeTakeFirst();
-    const claim = found?.external_id_claim ? (JSON.parse(found.external_id_claim as string) as ExternalIdClaim) : undefined;
+    const stored = await caExternalIdClaim(db, caId);
+    const claim = stored ? (JSON.parse(stored) as ExternalIdClaim) : undefined;
     const externalId = claim ? externalIdOf(leafPem, claim) : undefined;
     if (externalId !== undefined) {
-      const identity = await db.selectFrom('identities').select('id').where('external_id', '=', externalId).executeTakeFirst();
-      return identity && { identityId: identity.id as string, authenticatorId: 'internal', storesPem: false };
+      const identityId = await identityIdBy(db, 'external_id', externalId);
+      return identityId === undefined ? undefined : { identityId, authenticatorId: 'internal', storesPem: false };
     }
   }
   // cert_fingerprint is UNIQUE, so this is one index probe.
-  const authenticator = await db
-    .selectFrom('authenticators')
-    .select(['id', 'identity_id', 'cert_pem'])
-    .where('cert_fingerprint', '=', certificateFingerprint(leafPem))
-    .where('method', '=', 'cert')
-    .executeTakeFirst();
-  return authenticator && { identityId: authenticator.identity_id as string, authenticatorId: authenticator.id as string, storesPem: !authenticator.cert_pem };
+  const authenticator = await certAuthenticatorWithFingerprint(db, certificateFingerprint(leafPem));
+  return authenticator && { identityId: authenticator.identityId, authenticatorId: authenticator.id, storesPem: !authenticator.hasCertPem };
 }
 
 /**
@@ -60,11 +58,7 @@ export async function checkCertificateLogin(context: OperationContext): Promise<
     // Keep a missing PEM, and bind the certificate to the new API session.
     async record(tx, apiSessionId) {
       if (holder.storesPem) {
-        await tx
-          .updateTable('authenticators')
-          .set({ cert_pem: leafPem, updated_at: formatTimestamp(deps.clock()) })
-          .where('id', '=', holder.authenticatorId)
-          .execute();
+        await storeAuthenticatorCertificate(tx, holder.authenticatorId, leafPem, formatTimestamp(deps.clock()));
       }
       await insertApiSessionCertificate(tx, deps, apiSessionId, leafPem);
     },

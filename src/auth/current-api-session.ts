@@ -1,8 +1,9 @@
 // `GET` and `DELETE /current-api-session`: the caller's own API session, and logout.
+import { ApiError } from '../errors/api-error.js';
 import { envelope, emptyEnvelope } from '../http/envelope.js';
 import type { OperationContext, OperationHandler } from '../http/operation.js';
 import { apiSessionDetail } from './api-session-detail.js';
-import type { ApiSessionRow } from './api-sessions.js';
+import { apiSessionById, deleteApiSession } from '../store/queries/api-sessions.js';
 
 const apiSessionId = (context: OperationContext) => context.caller.session!.apiSessionId;
 
@@ -11,7 +12,9 @@ export const getCurrentAPISession: OperationHandler = {
   async handle(context) {
     const { deps } = context;
     const detail = await deps.store.read(async (db) => {
-      const row = (await db.selectFrom('api_sessions').selectAll().where('id', '=', apiSessionId(context)).executeTakeFirstOrThrow()) as ApiSessionRow;
+      const row = await apiSessionById(db, apiSessionId(context));
+      // The request's own session was there when the request was authenticated; a logout since is a 401.
+      if (!row) throw new ApiError('UNAUTHORIZED');
       return apiSessionDetail(db, deps, row, context.caller.session!.authQueries);
     });
     return { status: 200, json: envelope(detail) };
@@ -22,7 +25,7 @@ export const deleteCurrentApiSession: OperationHandler = {
   access: 'partial',
   async handle(context) {
     const id = apiSessionId(context);
-    await context.deps.store.transaction((tx) => tx.deleteFrom('api_sessions').where('id', '=', id).execute());
+    await context.deps.store.transaction((tx) => deleteApiSession(tx, id));
     context.deps.apiSessions.forget(id);
     return { status: 200, json: emptyEnvelope() };
   },

@@ -17,6 +17,8 @@ import { formatTimestamp } from '../lib/clock.js';
 import { emptyEnvelope, envelope } from '../http/envelope.js';
 import type { OperationContext, OperationHandler, OperationTable } from '../http/operation.js';
 import { clientCertificatesOf } from '../http/client-certificates.js';
+import { deleteApiSessionCertificates } from '../store/queries/api-sessions.js';
+import { authenticatorById, promotePendingCertificate, setPendingCertificate } from '../store/queries/authenticators.js';
 import type { Db } from '../store/store.js';
 import { certificateFingerprint } from '../pki/fingerprint.js';
 import { issueCertificate } from '../pki/issue-certificate.js';
@@ -40,16 +42,16 @@ interface CertAuthenticator {
  */
 async function requireOwnCertAuthenticator(db: Db, context: OperationContext): Promise<CertAuthenticator> {
   const id = context.params.id as string;
-  const row = await db.selectFrom('authenticators').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await authenticatorById(db, id);
   if (!row) throw ApiError.notFound('authenticator', id);
   if (row.identity_id !== context.caller.session!.identityId) throw new ApiError('UNAUTHORIZED');
   if (row.method !== 'cert' || !row.cert_pem) throw new ApiError('CAN_NOT_UPDATE_AUTHENTICATOR');
   return {
     id,
-    certPem: row.cert_pem as string,
-    fingerprint: row.cert_fingerprint as string,
-    unverifiedCertPem: (row.unverified_cert_pem as string | null) ?? null,
-    unverifiedFingerprint: (row.unverified_fingerprint as string | null) ?? null,
+    certPem: row.cert_pem,
+    fingerprint: row.cert_fingerprint ?? '',
+    unverifiedCertPem: row.unverified_cert_pem,
+    unverifiedFingerprint: row.unverified_fingerprint,
   };
 }
 
@@ -98,13 +100,8 @@ const extendCurrentIdentityAuthenticator: OperationHandler = {
     const authenticator = await deps.store.read((db) => requireOwnCertAuthenticator(db, context));
     const current = requirePresentedCertificate(context, authenticator);
     const clientCert = await issueExtension(deps, (context.body as { clientCertCsr: string }).clientCertCsr, current);
-    await deps.store.transaction((tx) =>
-      tx
-        .updateTable('authenticators')
-        .set({ unverified_cert_pem: clientCert, unverified_fingerprint: certificateFingerprint(clientCert), updated_at: formatTimestamp(deps.clock()) })
-        .where('id', '=', authenticator.id)
-        .execute(),
-    );
+    const pending = { certPem: clientCert, fingerprint: certificateFingerprint(clientCert) };
+    await deps.store.transaction((tx) => setPendingCertificate(tx, authenticator.id, pending, formatTimestamp(deps.clock())));
     return { status: 200, json: envelope({ ca: deps.pki.caBundlePem, clientCert }) };
   },
 };
@@ -125,18 +122,9 @@ const extendVerifyCurrentIdentityAuthenticator: OperationHandler = {
       if (given.length !== 1 || certificateFingerprintOrUndefined(given[0]!) !== authenticator.unverifiedFingerprint) {
         throw new ApiError('INVALID_CLIENT_CERT');
       }
-      await tx
-        .updateTable('authenticators')
-        .set({
-          cert_pem: authenticator.unverifiedCertPem,
-          cert_fingerprint: authenticator.unverifiedFingerprint,
-          unverified_cert_pem: null,
-          unverified_fingerprint: null,
-          updated_at: formatTimestamp(deps.clock()),
-        })
-        .where('id', '=', authenticator.id)
-        .execute();
-      await tx.deleteFrom('api_session_certificates').where('fingerprint', '=', authenticator.fingerprint).execute();
+      const renewed = { certPem: authenticator.unverifiedCertPem, fingerprint: authenticator.unverifiedFingerprint };
+      await promotePendingCertificate(tx, authenticator.id, renewed, formatTimestamp(deps.clock()));
+      await deleteApiSessionCertificates(tx, authenticator.fingerprint);
       await insertApiSessionCertificate(tx, deps, context.caller.session!.apiSessionId, authenticator.unverifiedCertPem);
     });
     return { status: 200, json: emptyEnvelope() };

@@ -2,6 +2,7 @@
 // enabled, it refuses every login method and ends the identity's API sessions.
 import type { AppDeps } from '../app-deps.js';
 import { formatTimestamp } from '../lib/clock.js';
+import { disableIdentity, enableIdentity } from '../store/queries/identities.js';
 import type { Db } from '../store/store.js';
 
 export interface DisabledState {
@@ -27,13 +28,9 @@ export function disabledStateOf(row: Record<string, unknown>): DisabledState {
 export async function disableIdentityIn(tx: Db, deps: Pick<AppDeps, 'clock'>, identityId: string, minutes: number): Promise<string[]> {
   const now = deps.clock();
   const until = minutes > 0 ? formatTimestamp(new Date(now.getTime() + minutes * 60_000)) : null;
-  const at = formatTimestamp(now);
-  await tx.updateTable('identities').set({ disabled_at: at, disabled_until: until, updated_at: at }).where('id', '=', identityId).execute();
-  const sessions = await tx.deleteFrom('api_sessions').where('identity_id', '=', identityId).returning('id').execute();
-  return sessions.map((session) => session.id as string);
+  return disableIdentity(tx, identityId, formatTimestamp(now), until);
 }
 
 export async function enableIdentityIn(tx: Db, deps: Pick<AppDeps, 'clock'>, identityId: string): Promise<void> {
-  const at = formatTimestamp(deps.clock());
-  await tx.updateTable('identities').set({ disabled_at: null, disabled_until: null, updated_at: at }).where('id', '=', identityId).execute();
+  await enableIdentity(tx, identityId, formatTimestamp(deps.clock()));
 }

@@ -1,4 +1,5 @@
 // The link set of an identity, which every identity reference carries in full (reference §6.2–6.3).
+import { identityNames } from '../store/queries/identities.js';
 import type { Db } from '../store/store.js';
 
 const subLists = [
@@ -27,11 +28,6 @@ export function identityRef(identity: { id: string; name: string; authPolicyId: 
 
 /** References for many identities in one query; a missing identity still gets a reference by id. */
 export async function identityRefs(db: Db, ids: readonly string[]): Promise<(id: string) => Record<string, unknown>> {
-  const unique = [...new Set(ids)];
-  const rows = unique.length ? await db.selectFrom('identities').select(['id', 'name', 'auth_policy_id']).where('id', 'in', unique).execute() : [];
-  const byId = new Map(rows.map((row) => [row.id as string, row]));
-  return (id) => {
-    const row = byId.get(id);
-    return identityRef({ id, name: (row?.name as string | undefined) ?? '', authPolicyId: (row?.auth_policy_id as string | undefined) ?? 'default' });
-  };
+  const byId = new Map((await identityNames(db, [...new Set(ids)])).map((row) => [row.id, row]));
+  return (id) => identityRef(byId.get(id) ?? { id, name: '', authPolicyId: 'default' });
 }

@@ -1,6 +1,8 @@
 // What an identity's auth policy allows at login (reference §7), checked in one place for every primary method:
 // the identity is enabled, the method is allowed, and every secondary requirement is one this controller can check.
 import { ApiError } from '../errors/api-error.js';
+import { identityLoginPolicy } from '../store/queries/auth-policies.js';
+import { signerBy } from '../store/queries/external-jwt-signers.js';
 import type { Db } from '../store/store.js';
 import { disabledStateOf, isIdentityDisabled, type DisabledState } from './identity-disable.js';
 
@@ -41,29 +43,8 @@ export interface PrimaryCredential {
 export const invalidAuth = () => new ApiError('INVALID_AUTH');
 
 export async function loginPolicyOf(db: Db, identityId: string): Promise<LoginPolicy | undefined> {
-  const row = await db
-    .selectFrom('identities as i')
-    .innerJoin('auth_policies as p', 'p.id', 'i.auth_policy_id')
-    .select([
-      'i.id',
-      'i.is_admin',
-      'i.is_default_admin',
-      'i.disabled_at',
-      'i.disabled_until',
-      'p.id as policy_id',
-      'p.primary_cert_allowed',
-      'p.primary_cert_allow_expired_certs',
-      'p.primary_updb_allowed',
-      'p.primary_updb_max_attempts',
-      'p.primary_updb_lockout_duration_minutes',
-      'p.primary_ext_jwt_allowed',
-      'p.secondary_require_totp',
-      'p.secondary_require_ext_jwt_signer',
-    ])
-    .where('i.id', '=', identityId)
-    .executeTakeFirst();
+  const row = await identityLoginPolicy(db, identityId);
   if (!row) return undefined;
-  const signers = await db.selectFrom('auth_policy_primary_ext_jwt_allowed_signers').select('value').where('entity_id', '=', row.policy_id as string).execute();
   return {
     identityId,
     isAdmin: row.is_admin === 1 || row.is_default_admin === 1,
@@ -74,9 +55,9 @@ export async function loginPolicyOf(db: Db, identityId: string): Promise<LoginPo
     maxAttempts: Number(row.primary_updb_max_attempts),
     lockoutDurationMinutes: Number(row.primary_updb_lockout_duration_minutes),
     extJwtAllowed: row.primary_ext_jwt_allowed === 1,
-    allowedSigners: signers.map((signer) => signer.value as string),
+    allowedSigners: row.allowedSigners,
     requireTotp: row.secondary_require_totp === 1,
-    requiredExtJwtSigner: (row.secondary_require_ext_jwt_signer as string | null) || null,
+    requiredExtJwtSigner: row.secondary_require_ext_jwt_signer || null,
   };
 }
 
@@ -101,7 +82,7 @@ export async function requireLoginAllowed(db: Db, identityId: string, method: Pr
   const policy = await loginPolicyOf(db, identityId);
   if (!policy || isIdentityDisabled(policy.disabled, now) || !allowsPrimary(policy, method, signerId)) throw invalidAuth();
   if (policy.requiredExtJwtSigner !== null) {
-    const signer = await db.selectFrom('external_jwt_signers').select('enabled').where('id', '=', policy.requiredExtJwtSigner).executeTakeFirst();
+    const signer = await signerBy(db, 'id', policy.requiredExtJwtSigner);
     if (signer?.enabled !== 1) throw invalidAuth();
   }
   return policy;

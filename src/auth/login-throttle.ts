@@ -3,9 +3,9 @@
 // the same counts; a key that has used up its failures in the current window answers 429 RATE_LIMITED until the
 // window ends. Attempts on one username are also taken one at a time, so concurrency cannot overshoot the count.
 import type { FastifyReply } from 'fastify';
-import { sql } from 'kysely';
 import { ApiError } from '../errors/api-error.js';
 import { formatTimestamp, type Clock } from '../lib/clock.js';
+import { clearFailures, countFailures, openFailureWindows } from '../store/queries/login-failures.js';
 import type { Store } from '../store/store.js';
 
 export interface ThrottleKey {
@@ -75,12 +75,10 @@ export class LoginThrottle {
    */
   async check(keys: readonly ThrottleKey[], reply?: FastifyReply): Promise<ReadonlySet<string>> {
     const now = formatTimestamp(this.#options.clock());
-    const rows = await this.#options.store.read((db) =>
-      db.selectFrom('login_failures').select(['key', 'failures', 'window_ends_at']).where('key', 'in', keys.map((k) => k.key)).where('window_ends_at', '>', now).execute(),
-    );
+    const rows = await this.#options.store.read((db) => openFailureWindows(db, keys.map((k) => k.key), now));
     const exhausted = rows.filter((row) => Number(row.failures) >= (keys.find((k) => k.key === row.key)?.limit ?? Infinity));
-    if (exhausted.length === 0) return new Set(rows.map((row) => row.key as string));
-    const endsAt = Math.max(...exhausted.map((row) => Date.parse(row.window_ends_at as string)));
+    if (exhausted.length === 0) return new Set(rows.map((row) => row.key));
+    const endsAt = Math.max(...exhausted.map((row) => Date.parse(row.windowEndsAt)));
     void reply?.header('retry-after', String(Math.max(1, Math.ceil((endsAt - Date.parse(now)) / 1000))));
     throw ApiError.withMessage('RATE_LIMITED', 'too many failed attempts, try again later');
   }
@@ -90,26 +88,11 @@ export class LoginThrottle {
     const now = this.#options.clock();
     const at = formatTimestamp(now);
     const windowEnd = formatTimestamp(new Date(now.getTime() + this.#options.windowMs));
-    await this.#options.store.transaction(async (tx) => {
-      for (const { key } of keys) {
-        await tx
-          .insertInto('login_failures')
-          .values({ key, failures: 1, window_ends_at: windowEnd })
-          .onConflict((conflict) =>
-            conflict.column('key').doUpdateSet({
-              failures: sql`CASE WHEN login_failures.window_ends_at > ${at} THEN login_failures.failures + 1 ELSE 1 END`,
-              window_ends_at: sql`CASE WHEN login_failures.window_ends_at > ${at} THEN login_failures.window_ends_at ELSE ${windowEnd} END`,
-            }),
-          )
-          .execute();
-      }
-      // Ended windows are dropped as new failures arrive, so the table holds only the current window's keys.
-      await tx.deleteFrom('login_failures').where('window_ends_at', '<=', at).execute();
-    });
+    await this.#options.store.transaction((tx) => countFailures(tx, keys.map((k) => k.key), at, windowEnd));
   }
 
   /** A success ends the count for its own key (the account's), never for a shared one such as the address. */
   async clear(key: string): Promise<void> {
-    await this.#options.store.transaction((tx) => tx.deleteFrom('login_failures').where('key', '=', key).execute());
+    await this.#options.store.transaction((tx) => clearFailures(tx, key));
   }
 }

@@ -1,6 +1,7 @@
 // `POST /authenticate?method=password` (reference §4.2, §5.3): throttled per username and source address, then
 // the updb authenticator's password, with the auth policy's lockout after `maxAttempts` consecutive failures.
 import { ApiError } from '../errors/api-error.js';
+import { clearPasswordFailures, countPasswordFailure, passwordCandidate } from '../store/queries/authenticators.js';
 import type { OperationContext } from '../http/operation.js';
 import { disableIdentityIn, disabledStateOf, isIdentityDisabled } from './identity-disable.js';
 import { invalidAuth } from './login-policy.js';
@@ -28,23 +29,13 @@ interface Candidate {
 
 async function findCandidate(context: OperationContext, username: string): Promise<Candidate | undefined> {
   const { deps } = context;
-  const row = await deps.store.read((db) =>
-    db
-      .selectFrom('authenticators as a')
-      .innerJoin('identities as i', 'i.id', 'a.identity_id')
-      .innerJoin('auth_policies as p', 'p.id', 'i.auth_policy_id')
-      .select(['a.id', 'a.identity_id', 'a.password_hash', 'a.password_salt', 'a.failed_attempts', 'i.disabled_at', 'i.disabled_until'])
-      .select(['p.primary_updb_allowed', 'p.primary_updb_max_attempts', 'p.primary_updb_lockout_duration_minutes'])
-      .where('a.username', '=', username)
-      .where('a.method', '=', 'updb')
-      .executeTakeFirst(),
-  );
+  const row = await deps.store.read((db) => passwordCandidate(db, username));
   if (!row?.password_hash || !row.password_salt) return undefined;
   return {
-    authenticatorId: row.id as string,
-    identityId: row.identity_id as string,
-    hash: row.password_hash as string,
-    salt: row.password_salt as string,
+    authenticatorId: row.id,
+    identityId: row.identity_id,
+    hash: row.password_hash,
+    salt: row.password_salt,
     failedAttempts: Number(row.failed_attempts),
     refused: row.primary_updb_allowed !== 1 || isIdentityDisabled(disabledStateOf(row), deps.clock()),
     maxAttempts: Number(row.primary_updb_max_attempts),
@@ -60,14 +51,8 @@ async function countFailure(context: OperationContext, candidate: Candidate): Pr
   const { deps } = context;
   if (candidate.maxAttempts <= 0) return;
   const ended = await deps.store.transaction(async (tx) => {
-    const counted = await tx
-      .updateTable('authenticators')
-      .set((eb) => ({ failed_attempts: eb('failed_attempts', '+', 1) }))
-      .where('id', '=', candidate.authenticatorId)
-      .returning('failed_attempts')
-      .executeTakeFirst();
-    if (Number(counted?.failed_attempts ?? 0) < candidate.maxAttempts) return [];
-    await tx.updateTable('authenticators').set({ failed_attempts: 0 }).where('id', '=', candidate.authenticatorId).execute();
+    if ((await countPasswordFailure(tx, candidate.authenticatorId)) < candidate.maxAttempts) return [];
+    await clearPasswordFailures(tx, candidate.authenticatorId);
     return disableIdentityIn(tx, deps, candidate.identityId, candidate.lockoutMinutes);
   });
   for (const id of ended) deps.apiSessions.forget(id);
@@ -91,7 +76,7 @@ export async function checkPasswordLogin(context: OperationContext, username: un
     }
     if (counted.has(keys[0]!.key)) await throttle.clear(keys[0]!.key);
     if (candidate.failedAttempts > 0) {
-      await deps.store.transaction((tx) => tx.updateTable('authenticators').set({ failed_attempts: 0 }).where('id', '=', candidate.authenticatorId).execute());
+      await deps.store.transaction((tx) => clearPasswordFailures(tx, candidate.authenticatorId));
     }
     return { identityId: candidate.identityId, authenticatorId: candidate.authenticatorId };
   });

@@ -2,6 +2,7 @@
 // authenticator create and update, self-service change. Upstream v1.1.8 stores them but never enforces them
 // (reference §5.2); its documents promise them, so we enforce them.
 import { ApiError } from '../errors/api-error.js';
+import { identityPasswordRules } from '../store/queries/auth-policies.js';
 import type { Db } from '../store/store.js';
 
 export interface PasswordRules {
@@ -20,12 +21,7 @@ const MASKED = '******';
 
 /** What an identity's passwords must satisfy; an identity without a readable policy gets the strictest floor. */
 export async function passwordRulesFor(db: Db, identityId: string): Promise<PasswordRules> {
-  const row = await db
-    .selectFrom('identities as i')
-    .innerJoin('auth_policies as p', 'p.id', 'i.auth_policy_id')
-    .select(['p.primary_updb_min_password_length', 'p.primary_updb_require_mixed_case', 'p.primary_updb_require_number_char', 'p.primary_updb_require_special_char'])
-    .where('i.id', '=', identityId)
-    .executeTakeFirst();
+  const row = await identityPasswordRules(db, identityId);
   return {
     minLength: Math.max(MIN_PASSWORD_LENGTH, Number(row?.primary_updb_min_password_length ?? MIN_PASSWORD_LENGTH)),
     requireMixedCase: row?.primary_updb_require_mixed_case === 1,

@@ -3,6 +3,7 @@
 import { X509Certificate } from 'node:crypto';
 import type { Pki } from '../pki/ensure-pki.js';
 import { splitPemCertificates } from '../pki/pem.js';
+import { verifiedCas } from '../store/queries/cas.js';
 import type { Db } from '../store/store.js';
 
 export interface TrustAnchor {
@@ -82,6 +83,6 @@ export function controllerAnchors(pki: Pki): TrustAnchor[] {
 
 /** Roots for certificate login: the controller's bundle, then every verified third-party CA with auth enabled. */
 export async function loginAnchors(db: Db, pki: Pki): Promise<TrustAnchor[]> {
-  const cas = await db.selectFrom('cas').select(['id', 'cert_pem']).where('is_auth_enabled', '=', 1).where('is_verified', '=', 1).execute();
-  return [...controllerAnchors(pki), ...cas.flatMap((ca) => anchorsFromPem(ca.cert_pem as string, ca.id as string))];
+  const cas = await verifiedCas(db, true);
+  return [...controllerAnchors(pki), ...cas.flatMap((ca) => anchorsFromPem(ca.certPem, ca.id))];
 }

@@ -7,17 +7,17 @@ import { toApiEntities, toApiEntity } from './entity-mapping.js';
 import { listEntities, listSetValues } from './entity-store.js';
 import { createEntity, modifyEntity, removeEntity, requireEntity } from './entity-writes.js';
 import { listQueryFrom } from './list-params.js';
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { columnIs, linkedTo as linkedRows, type LinkTable as StoredLinkTable, type Scope } from '../store/queries/scopes.js';
 import type { Db } from '../store/store.js';
 
 const idParam = (context: OperationContext) => context.params.id as string;
 
 export interface ListOptions {
   /**
-   * Narrows the list beyond the request's filter, against the table aliased `t`: a parent's children
-   * (`identities/{id}/authenticators`) or the caller's own rows. It may throw (404 for a missing parent).
+   * Narrows the list beyond the request's filter: a parent's children (`identities/{id}/authenticators`) or the
+   * caller's own rows. It may throw (404 for a missing parent).
    */
-  scope?: (context: OperationContext, db: Db) => Promise<RawBuilder<SqlBool>>;
+  scope?: (context: OperationContext, db: Db) => Promise<Scope>;
 }
 
 /** A scope for sub-lists such as `identities/{id}/authenticators`: 404 when the parent is missing. */
@@ -25,17 +25,14 @@ export function childrenOf(parent: EntityDefinition, column: string): NonNullabl
   return async (context, db) => {
     const id = idParam(context);
     await requireEntity(db, parent, id);
-    return sql<SqlBool>`${sql.ref(`t.${column}`)} = ${id}`;
+    return columnIs(column, id);
   };
 }
 
 /** A link table the policy engine maintains: which column holds the parent's id and which the listed entity's. */
-export interface LinkTable {
-  table: string;
-  parentColumn: string;
-  childColumn: string;
-  /** Narrows the link rows for one request (`dial > 0` for `?policyType=dial`); undefined keeps them all. */
-  rowFilter?: (context: OperationContext) => RawBuilder<SqlBool> | undefined;
+export interface LinkTable extends StoredLinkTable {
+  /** A count column the link rows must have above 0 for one request (`dial` for `?policyType=dial`); undefined keeps them all. */
+  positiveCount?: (context: OperationContext) => string | undefined;
 }
 
 /**
@@ -50,9 +47,7 @@ export function linkedTo(
   return async (context, db) => {
     const id = idParam(context);
     checkParent(await requireEntity(db, parent, id));
-    const rowFilter = link.rowFilter?.(context);
-    const rows = sql`SELECT ${sql.ref(link.childColumn)} FROM ${sql.table(link.table)} WHERE ${sql.ref(link.parentColumn)} = ${id}`;
-    return sql<SqlBool>`t.id IN (${rowFilter ? sql`${rows} AND ${rowFilter}` : rows})`;
+    return linkedRows(link, id, link.positiveCount?.(context));
   };
 }
 
@@ -137,19 +132,9 @@ export function listSetField(definition: EntityDefinition, field: string, access
       const filterOnly = { ...context, query: {}, rawQuery: { filter: context.rawQuery.filter } };
       const query = listQueryFrom(filterOnly, symbols, 'value');
       const hasLimitClause = /\blimit\b/i.test(String(context.rawQuery.filter ?? ''));
-      const values = await context.deps.store.read(async (db) => {
-        if (!context.rawQuery.filter) return listSetValues(db, definition, field);
-        const table = definition.fields[field]!.setTable!;
-        const rows = await db
-          .selectFrom(sql`(SELECT DISTINCT value FROM ${sql.table(table)})`.as('t'))
-          .select('t.value')
-          .where(query.where)
-          .orderBy('t.value')
-          .limit(hasLimitClause && query.limit !== 'none' ? query.limit : -1)
-          .offset(query.offset)
-          .execute();
-        return rows.map((row) => row.value as string);
-      });
+      const values = await context.deps.store.read((db) =>
+        listSetValues(db, definition, field, context.rawQuery.filter ? query : undefined, hasLimitClause),
+      );
       const limit = hasLimitClause ? query.limit : 'none';
       return { status: 200, json: listEnvelope(values, { limit, offset: query.offset, totalCount: values.length }, ['id']) };
     },

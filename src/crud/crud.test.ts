@@ -4,18 +4,21 @@ import type { AppDeps } from '../app-deps.js';
 import { ApiError } from '../errors/api-error.js';
 import { fixedClock } from '../lib/clock.js';
 import { defaultIds } from '../lib/ids.js';
-import { compileListQuery } from '../store/filter/list-query.js';
-import type { Store } from '../store/store.js';
+import { compileSqlite } from '../store/filter/filter-test-fixture.js';
+import { selectMatching } from '../store/queries/table-rows.js';
+import type { Store, TableName } from '../store/store.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { boolean, defineEntity, integer, json, stringSet, text } from './define-entity.js';
 import { findEntity, listEntities } from './entity-store.js';
 import { createEntity, createEntityIn, modifyEntity, removeEntity } from './entity-writes.js';
 
 const calls: string[] = [];
+const widgetRoles = 'widget_role_attributes' as TableName;
 const widget = defineEntity({
   type: 'widget',
   path: 'widgets',
-  table: 'widgets',
+  // A table of this test's own migration, which the typed schema does not know.
+  table: 'widgets' as TableName,
   idKind: 'base62',
   fields: {
     name: text({ unique: true }),
@@ -138,9 +141,9 @@ describe('the entity kit', () => {
     await expectField(createEntity(deps, widget, { name: 'unlucky', cost: 13 }), 'cost');
     await assert.rejects(createEntity(deps, widget, { name: 'explode', roleAttributes: ['boom'] }), /side effect failed/);
     assert.deepEqual(calls, ['validate create', 'validate create', 'afterWrite create']);
-    const rows = await store.read((db) => db.selectFrom('widgets').select('name').where('name', 'in', ['unlucky', 'explode']).execute());
+    const rows = await store.read((db) => selectMatching(db, widget.table, { name: ['unlucky', 'explode'] }, ['name']));
     assert.deepEqual(rows, []);
-    const sets = await store.read((db) => db.selectFrom('widget_role_attributes').selectAll().where('value', '=', 'boom').execute());
+    const sets = await store.read((db) => selectMatching(db, widgetRoles, { value: 'boom' }));
     assert.deepEqual(sets, []);
   });
 
@@ -157,7 +160,7 @@ describe('the entity kit', () => {
     );
     assert.deepEqual(calls, ['validate create', 'afterWrite create']);
     assert.equal(await get(id), undefined);
-    const sets = await store.read((db) => db.selectFrom('widget_role_attributes').selectAll().where('value', '=', 'inner-set').execute());
+    const sets = await store.read((db) => selectMatching(db, widgetRoles, { value: 'inner-set' }));
     assert.deepEqual(sets, []);
   });
 
@@ -187,7 +190,7 @@ describe('the entity kit', () => {
     const id = await createEntity(deps, widget, { name: 'doomed', roleAttributes: ['gone'] });
     await removeEntity(deps, widget, id);
     assert.equal(await get(id), undefined);
-    const sets = await store.read((db) => db.selectFrom('widget_role_attributes').selectAll().where('entity_id', '=', id).execute());
+    const sets = await store.read((db) => selectMatching(db, widgetRoles, { entity_id: id }));
     assert.deepEqual(sets, []);
   });
 
@@ -195,11 +198,11 @@ describe('the entity kit', () => {
     for (const [name, cost, attrs] of [['l1', 3, ['red']], ['l2', 1, ['blue', 'red']], ['l3', 2, []]] as const) {
       await createEntity(deps, widget, { name, cost, roleAttributes: attrs });
     }
-    const query = compileListQuery({ filter: 'name contains "l" and anyOf(roleAttributes) = "red" sort by cost desc' }, { alias: 't', symbols: widget.symbols });
+    const query = compileSqlite({ filter: 'name contains "l" and anyOf(roleAttributes) = "red" sort by cost desc' }, { alias: 't', symbols: widget.symbols });
     const page = await store.read((db) => listEntities(db, widget, query));
     assert.deepEqual(page.rows.map((r) => r.name), ['l1', 'l2']);
     assert.equal(page.totalCount, 2);
-    const paged = compileListQuery({ filter: 'name contains "l" sort by name', limit: 1, offset: 1 }, { alias: 't', symbols: widget.symbols });
+    const paged = compileSqlite({ filter: 'name contains "l" sort by name', limit: 1, offset: 1 }, { alias: 't', symbols: widget.symbols });
     const second = await store.read((db) => listEntities(db, widget, paged));
     assert.deepEqual(second.rows.map((r) => r.name), ['l2']);
     assert.ok(second.totalCount >= 3);

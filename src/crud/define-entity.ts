@@ -1,6 +1,7 @@
 // Declares an entity once (fields, storage, filterable symbols, links); the rest of the kit derives from it.
 import { ApiError } from '../errors/api-error.js';
 import type { FilterSymbol, SymbolTable } from '../store/filter/filter-types.js';
+import type { TableName } from '../store/store.js';
 import type { EntityRules } from './entity-rules.js';
 
 export type FieldKind = 'text' | 'integer' | 'boolean' | 'timestamp' | 'json' | 'stringSet';
@@ -25,7 +26,7 @@ export interface FieldSpec {
   /** Refuses (throws ApiError) a written value the kind allows but the field does not. */
   check: ((value: unknown) => void) | undefined;
   /** For stringSet: the side table with one row per element, which makes set filters use an index. */
-  setTable: string | undefined;
+  setTable: TableName | undefined;
 }
 
 export interface FieldOptions {
@@ -57,7 +58,8 @@ function field(kind: FieldKind): Builder {
         output: options.output ?? true,
         blankIsUnset: options.blankIsUnset ?? false,
         check: options.check,
-        setTable: kind === 'stringSet' ? `${singularTable(table)}_${column}` : undefined,
+        // Named by the migrations' convention (schema-parts.ts setTable): `<singular table>_<column>`.
+        setTable: kind === 'stringSet' ? (`${singularTable(table)}_${column}` as TableName) : undefined,
       };
     };
 }
@@ -100,7 +102,7 @@ export interface EntityDefinitionInput {
   deletedAs?: string;
   /** The collection's URL segment, also `entity` in references and the `_links` prefix. */
   path: string;
-  table: string;
+  table: TableName;
   idKind: IdKind;
   fields: Record<string, (name: string, table: string) => FieldSpec>;
   /** Extra `_links` beyond `self`, by name → href (relative to the API base). */
@@ -122,7 +124,7 @@ export interface EntityDefinition {
   type: string;
   deletedAs: string;
   path: string;
-  table: string;
+  table: TableName;
   idKind: IdKind;
   fields: Readonly<Record<string, FieldSpec>>;
   symbols: SymbolTable;

@@ -1,11 +1,10 @@
-// Reads and writes entities of any definition: row ↔ value mapping, set side tables, pages of a list.
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
+// Reads and writes entities of any definition: row ↔ value mapping here, the SQL in the store's entity queries.
 import type { Db } from '../store/store.js';
 import type { ListQuery } from '../store/filter/filter-types.js';
+import { deleteRow, findRow, insertRow, isValueTaken, listRows, listSetValues as listStoredSetValues, updateRow, type Row, type SetRows } from '../store/queries/entities.js';
+import type { Scope } from '../store/queries/scopes.js';
 import type { EntityDefinition, FieldSpec } from './define-entity.js';
 import type { EntityValues } from './entity-rules.js';
-
-type Row = Record<string, unknown>;
 
 export function rowToValues(definition: EntityDefinition, row: Row): EntityValues {
   const values: EntityValues = {
@@ -72,42 +71,33 @@ function valuesToRow(definition: EntityDefinition, values: EntityValues): Row {
 }
 
 export async function findEntity(db: Db, definition: EntityDefinition, id: string): Promise<EntityValues | undefined> {
-  const row = (await db.selectFrom(definition.table).selectAll().where('id', '=', id).executeTakeFirst());
+  const row = await findRow(db, definition.table, id);
   return row ? rowToValues(definition, row) : undefined;
 }
 
 /** Whether another entity of the definition already has the name. */
 export async function isNameTaken(db: Db, definition: EntityDefinition, name: string, exceptId: string): Promise<boolean> {
   const column = definition.fields.name?.column ?? 'name';
-  const row = await db.selectFrom(definition.table).select('id').where(column, '=', name).where('id', '!=', exceptId).executeTakeFirst();
-  return row !== undefined;
+  return isValueTaken(db, definition.table, column, name, exceptId);
 }
 
 export async function insertEntity(tx: Db, definition: EntityDefinition, values: EntityValues): Promise<void> {
-  await tx.insertInto(definition.table).values(valuesToRow(definition, values)).execute();
-  await writeSets(tx, definition, values, false);
+  await insertRow(tx, definition.table, valuesToRow(definition, values), setRows(definition, values));
 }
 
 export async function updateEntity(tx: Db, definition: EntityDefinition, values: EntityValues): Promise<void> {
-  const { id: _id, created_at: _created, ...row } = valuesToRow(definition, values);
-  await tx.updateTable(definition.table).set(row).where('id', '=', values.id as string).execute();
-  await writeSets(tx, definition, values, true);
+  await updateRow(tx, definition.table, valuesToRow(definition, values), setRows(definition, values));
 }
 
 export async function deleteEntity(tx: Db, definition: EntityDefinition, id: string): Promise<void> {
-  // Set side tables reference the entity with ON DELETE CASCADE.
-  await tx.deleteFrom(definition.table).where('id', '=', id).execute();
+  await deleteRow(tx, definition.table, id);
 }
 
-async function writeSets(tx: Db, definition: EntityDefinition, values: EntityValues, replace: boolean): Promise<void> {
-  for (const [name, spec] of Object.entries(definition.fields)) {
-    if (spec.kind !== 'stringSet' || !spec.setTable) continue;
-    if (replace) await tx.deleteFrom(spec.setTable).where('entity_id', '=', values.id as string).execute();
-    const list = normaliseSet(values[name]);
-    if (list.length > 0) {
-      await tx.insertInto(spec.setTable).values(list.map((value) => ({ entity_id: values.id, value }))).execute();
-    }
-  }
+/** Each set field's elements, for its side table (one row per element, which makes set filters use an index). */
+function setRows(definition: EntityDefinition, values: EntityValues): SetRows[] {
+  return Object.entries(definition.fields).flatMap(([name, spec]) =>
+    spec.kind === 'stringSet' && spec.setTable ? [{ table: spec.setTable, values: normaliseSet(values[name]) }] : [],
+  );
 }
 
 export interface Page {
@@ -116,22 +106,14 @@ export interface Page {
 }
 
 /** One page of a list; `scope` narrows it beyond the filter (a parent's children, the caller's own rows). */
-export async function listEntities(db: Db, definition: EntityDefinition, query: ListQuery, scope?: RawBuilder<SqlBool>): Promise<Page> {
-  let from = db.selectFrom(`${definition.table} as t`).where(query.where);
-  if (scope) from = from.where(scope);
-  const counted = await from.select(sql<number>`count(*)`.as('n')).executeTakeFirst();
-  let select = from.selectAll('t');
-  for (const order of query.orderBy) select = select.orderBy(order);
-  // SQLite needs a LIMIT before an OFFSET; -1 means no limit there.
-  select = select.limit(query.limit === 'none' ? -1 : query.limit).offset(query.offset);
-  const rows = (await select.execute()) as Row[];
-  return { rows: rows.map((row) => rowToValues(definition, row)), totalCount: Number(counted?.n ?? 0) };
+export async function listEntities(db: Db, definition: EntityDefinition, query: ListQuery, scope?: Scope): Promise<Page> {
+  const page = await listRows(db, definition.table, query, scope);
+  return { rows: page.rows.map((row) => rowToValues(definition, row)), totalCount: page.totalCount };
 }
 
 /** The distinct values of one set field across all entities, e.g. every identity role attribute in use. */
-export async function listSetValues(db: Db, definition: EntityDefinition, field: string): Promise<string[]> {
+export async function listSetValues(db: Db, definition: EntityDefinition, field: string, query?: ListQuery, isPaged = false): Promise<string[]> {
   const table = definition.fields[field]?.setTable;
   if (!table) throw new Error(`${definition.type}.${field} is not a set field`);
-  const rows = await db.selectFrom(table).select('value').distinct().orderBy('value').execute();
-  return rows.map((row) => row.value as string);
+  return listStoredSetValues(db, table, query, isPaged);
 }

@@ -1,19 +1,19 @@
 // Reads filter / limit / offset / sort from a request and compiles them against an entity's public symbols.
 import { ApiError } from '../errors/api-error.js';
-import { compileListQuery } from '../store/filter/list-query.js';
+import { checkListQuery } from '../store/filter/list-query.js';
 import { FilterError, type ListQuery, type SymbolTable } from '../store/filter/filter-types.js';
 import type { OperationContext } from '../http/operation.js';
 
 export function listQueryFrom(context: OperationContext, symbols: SymbolTable, idColumn = 'id'): ListQuery {
   try {
-    return compileListQuery(
+    return checkListQuery(
       {
         filter: stringParam(context, 'filter'),
         limit: integerParam(context, 'limit'),
         offset: integerParam(context, 'offset'),
         sort: stringParam(context, 'sort'),
       },
-      { alias: 't', idColumn, symbols },
+      { idColumn, symbols },
     );
   } catch (error) {
     if (error instanceof FilterError) {

@@ -1,6 +1,6 @@
 // The `roleFilter` / `roleSemantic` list parameters: narrow a list to the entities a role expression selects.
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { ApiError } from '../errors/api-error.js';
+import { anyOf, everyRow, idIn, withAttributes, type Scope } from '../store/queries/scopes.js';
 import type { OperationContext } from '../http/operation.js';
 import type { ListOptions } from './crud-handlers.js';
 import type { EntityDefinition } from './define-entity.js';
@@ -24,7 +24,7 @@ export function roleFilterScope(definition: EntityDefinition, field = 'roleAttri
   if (!setTable) throw new Error(`${definition.type}.${field} is not a set field`);
   return (context) => {
     const values = queryValues(context, 'roleFilter');
-    if (values.length === 0) return Promise.resolve(sql<SqlBool>`1 = 1`);
+    if (values.length === 0) return Promise.resolve(everyRow);
     const semanticParam = queryValues(context, 'roleSemantic').at(-1) || 'AllOf';
     const semantic = SEMANTICS.find((name) => name.toLowerCase() === semanticParam.toLowerCase());
     if (!semantic) throw ApiError.invalidField('roleSemantic', 'invalid semantic', semanticParam);
@@ -35,15 +35,9 @@ export function roleFilterScope(definition: EntityDefinition, field = 'roleAttri
     }
     const roles = [...new Set(values.filter((value) => value.startsWith('#')).map((value) => value.slice(1)))];
     const ids = values.filter((value) => value.startsWith('@')).map((value) => value.slice(1));
-    const matches: RawBuilder<SqlBool>[] = [];
-    if (roles.length > 0) matches.push(matchingRoles(setTable, roles, semantic));
-    if (ids.length > 0) matches.push(sql<SqlBool>`t.id IN (${sql.join(ids)})`);
-    return Promise.resolve(matches.length > 0 ? sql<SqlBool>`(${sql.join(matches, sql` OR `)})` : sql<SqlBool>`1 = 0`);
+    const matches: Scope[] = [];
+    if (roles.length > 0) matches.push(withAttributes(setTable, roles, semantic));
+    if (ids.length > 0) matches.push(idIn(ids));
+    return Promise.resolve(anyOf(matches));
   };
-}
-
-function matchingRoles(setTable: string, roles: string[], semantic: (typeof SEMANTICS)[number]): RawBuilder<SqlBool> {
-  const holders = sql`SELECT entity_id FROM ${sql.table(setTable)} WHERE value IN (${sql.join(roles)})`;
-  if (semantic === 'AnyOf') return sql<SqlBool>`t.id IN (${holders})`;
-  return sql<SqlBool>`t.id IN (${holders} GROUP BY entity_id HAVING count(*) = ${roles.length})`;
 }

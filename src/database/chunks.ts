@@ -1,16 +1,16 @@
 // Walks a table in id order a chunk at a time, sizing chunks so each holds the event loop for a few milliseconds and
 // yielding between them: a scan of a large database shares the process with requests instead of stalling them.
-import { sql } from 'kysely';
-import type { Db } from '../store/store.js';
+import { rowsAfter, type Row, type RowFilter } from '../store/queries/table-rows.js';
+import type { Db, TableName } from '../store/store.js';
 
-export type Row = Record<string, unknown>;
+export type { Row } from '../store/queries/table-rows.js';
 
 export interface WalkSource {
-  table: string;
+  table: TableName;
   /** Columns to read besides `id`. */
   columns: readonly string[];
-  /** Restricts the walk to some rows (edge routers among routers), as SQL over the table's columns. */
-  where?: string;
+  /** Restricts the walk to some rows (edge routers among routers, rows with a certificate). */
+  filter?: RowFilter;
 }
 
 /** A chunk's rows and the id range it covers: (after, upTo]; the last chunk's `upTo` is undefined (no end). */
@@ -58,13 +58,10 @@ export async function walkChunks(
   handle: (chunk: Chunk) => Promise<boolean | void> | boolean | void,
   start?: string,
 ): Promise<string | undefined> {
-  const columns = sql.join(['id', ...source.columns].map((column) => sql.ref(column)));
-  const restrict = source.where ? sql` AND ${sql.raw(source.where)}` : sql``;
   let after = start;
   for (;;) {
     const started = performance.now();
-    const from = after === undefined ? sql`` : sql` AND id > ${after}`;
-    const { rows } = await sql<Row>`SELECT ${columns} FROM ${sql.table(source.table)} WHERE 1 = 1${from}${restrict} ORDER BY id LIMIT ${pacer.size}`.execute(db);
+    const rows = await rowsAfter(db, source.table, source.columns, after, pacer.size, source.filter);
     const isLast = rows.length < pacer.size;
     const upTo = isLast ? undefined : (rows[rows.length - 1]!.id as string);
     const isStopped = (await handle({ rows, after, upTo })) === false;
@@ -74,11 +71,4 @@ export async function walkChunks(
     if (isStopped) return after;
     await pacer.pause();
   }
-}
-
-/** `column` within a chunk's id range, as SQL. */
-export function inRange(column: string, chunk: Pick<Chunk, 'after' | 'upTo'>) {
-  const ref = sql.ref(column);
-  const lower = chunk.after === undefined ? sql`1 = 1` : sql`${ref} > ${chunk.after}`;
-  return chunk.upTo === undefined ? lower : sql`${lower} AND ${ref} <= ${chunk.upTo}`;
 }

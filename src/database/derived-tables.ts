@@ -3,9 +3,10 @@
 import type { Db } from '../store/store.js';
 import type { EntityDefinition } from '../crud/define-entity.js';
 import { certificateFingerprint } from '../pki/fingerprint.js';
-import { policyKinds } from '../policy/policy-kinds.js';
-import { touchServiceLists } from '../policy/service-lists.js';
-import { sql } from 'kysely';
+import { policyKinds } from '../store/queries/policy-tables.js';
+import { touchServiceLists } from '../store/queries/service-lists.js';
+import type { RowFilter } from '../store/queries/table-rows.js';
+import type { TableName } from '../store/store.js';
 import type { Row, WalkSource } from './chunks.js';
 import { entityRecord, entitySource, listColumn, type ScanContext } from './scan-context.js';
 import { identity } from '../entities/identity/identity.definition.js';
@@ -18,15 +19,15 @@ import { edgeRouterPolicy } from '../entities/edge-router-policy/edge-router-pol
 import { serviceEdgeRouterPolicy } from '../entities/service-edge-router-policy/service-edge-router-policy.definition.js';
 
 export interface DerivedTable {
-  table: string;
+  table: TableName;
   /** The source rows the derived rows follow from, walked in id order a chunk at a time. */
   source: WalkSource;
   /** Columns identifying a derived row; the first holds the source row's id. */
   key: readonly [string, ...string[]];
   /** Derived columns besides the key, compared and repaired too. */
   values?: readonly string[];
-  /** Only these stored rows are derived (a column kept only where its source is set), as SQL. */
-  storedWhere?: string;
+  /** Only these stored rows are derived (a column kept only where its source is set). */
+  storedFilter?: RowFilter;
   /** The rows a chunk of source rows implies. `stored` is the chunk's stored rows, for tables that derive columns of rows that are themselves source data. */
   expected(sources: Row[], stored: Row[], context: ScanContext): Row[];
   /** Runs after repairs in the same transaction (e.g. the identities whose service list a repair changed are told). */
@@ -84,7 +85,7 @@ function pairTables(): DerivedTable[] {
 
 async function touchRepairedIdentities(tx: Db, repaired: Row[], at: string): Promise<void> {
   const ids = [...new Set(repaired.map((row) => row.identity_id as string))];
-  if (ids.length > 0) await touchServiceLists(tx, sql`SELECT id FROM identities WHERE id IN (${sql.join(ids)})`, at);
+  if (ids.length > 0) await touchServiceLists(tx, { identities: ids }, at);
 }
 
 /**
@@ -132,12 +133,12 @@ const overrideConfigTypes: DerivedTable = {
 };
 
 /** A certificate's fingerprint, kept beside it for lookups (certificate login, enrollment), is the hash of its DER. */
-function fingerprintColumn(table: string, fingerprint: string, pem: string): DerivedTable {
-  const where = `${pem} IS NOT NULL`;
+function fingerprintColumn(table: TableName, fingerprint: string, pem: string): DerivedTable {
+  const filter = { present: pem };
   return {
     table,
-    source: { table, columns: [pem], where },
-    storedWhere: where,
+    source: { table, columns: [pem], filter },
+    storedFilter: filter,
     key: ['id'],
     values: [fingerprint],
     expected: (sources) => sources.map((row) => ({ id: row.id, [fingerprint]: fingerprintOrNull(row[pem] as string) })),

@@ -1,10 +1,10 @@
 // The integrity scan: compares every derived table with what its source records imply, reading one consistent
 // snapshot in small chunks, and with `fix` repairs each difference that is still as the snapshot saw it.
-import { sql } from 'kysely';
 import type { Clock } from '../lib/clock.js';
 import { formatTimestamp } from '../lib/clock.js';
+import { deleteMatching, insertRow as insertStoredRow, rowsInRange, selectMatching, updateMatching } from '../store/queries/table-rows.js';
 import { StoreError, type Db, type Store } from '../store/store.js';
-import { ChunkPacer, inRange, walkChunks, type Chunk, type Row } from './chunks.js';
+import { ChunkPacer, walkChunks, type Chunk, type Row } from './chunks.js';
 import { derivedTables, type DerivedTable } from './derived-tables.js';
 import { loadScanContext } from './scan-context.js';
 
@@ -88,10 +88,7 @@ const columnsOf = (table: DerivedTable) => [...table.key, ...(table.values ?? []
 const keyOf = (table: DerivedTable, row: Row) => JSON.stringify(table.key.map((column) => row[column]));
 
 async function readStored(db: Db, table: DerivedTable, chunk: Chunk): Promise<Row[]> {
-  const columns = sql.join(columnsOf(table).map((column) => sql.ref(column)));
-  const only = table.storedWhere ? sql` AND ${sql.raw(table.storedWhere)}` : sql``;
-  const { rows } = await sql<Row>`SELECT ${columns} FROM ${sql.table(table.table)} WHERE ${inRange(table.key[0], chunk)}${only}`.execute(db);
-  return rows;
+  return rowsInRange(db, table.table, columnsOf(table), table.key[0], chunk, table.storedFilter);
 }
 
 function compare(table: DerivedTable, expected: Row[], stored: Row[]): Difference[] {
@@ -162,9 +159,9 @@ async function repairBatch(tx: Db, batch: Difference[], clock: Clock): Promise<b
       outcomes.push(false);
       continue;
     }
-    if (!expected) await sql`DELETE FROM ${sql.table(table.table)} WHERE ${matchKey(table, key)}`.execute(tx);
-    else if (!stored) await insertRow(tx, table, expected);
-    else await sql`UPDATE ${sql.table(table.table)} SET ${assignments(table, expected)} WHERE ${matchKey(table, key)}`.execute(tx);
+    if (!expected) await deleteMatching(tx, table.table, keyOfRow(table, key));
+    else if (!stored) await insertStoredRow(tx, table.table, pick(expected, columnsOf(table)));
+    else await updateMatching(tx, table.table, pick(expected, table.values ?? []), keyOfRow(table, key));
     outcomes.push(true);
     repaired.set(table, [...(repaired.get(table) ?? []), key]);
   }
@@ -173,23 +170,13 @@ async function repairBatch(tx: Db, batch: Difference[], clock: Clock): Promise<b
   return outcomes;
 }
 
-function matchKey(table: DerivedTable, row: Row) {
-  return sql.join(table.key.map((column) => sql`${sql.ref(column)} = ${row[column]}`), sql` AND `);
-}
+const pick = (row: Row, columns: readonly string[]): Row => Object.fromEntries(columns.map((column) => [column, row[column]]));
 
-function assignments(table: DerivedTable, row: Row) {
-  return sql.join((table.values ?? []).map((column) => sql`${sql.ref(column)} = ${row[column]}`));
-}
+/** The row's key columns: which stored row a difference is about. */
+const keyOfRow = (table: DerivedTable, row: Row): Row => pick(row, table.key);
 
 async function readRow(tx: Db, table: DerivedTable, key: Row): Promise<Row | undefined> {
-  const columns = sql.join(columnsOf(table).map((column) => sql.ref(column)));
-  const { rows } = await sql<Row>`SELECT ${columns} FROM ${sql.table(table.table)} WHERE ${matchKey(table, key)}`.execute(tx);
-  return rows[0];
-}
-
-async function insertRow(tx: Db, table: DerivedTable, row: Row): Promise<void> {
-  const columns = columnsOf(table);
-  await sql`INSERT INTO ${sql.table(table.table)} (${sql.join(columns.map((c) => sql.ref(c)))}) VALUES (${sql.join(columns.map((c) => row[c]))})`.execute(tx);
+  return (await selectMatching(tx, table.table, keyOfRow(table, key), columnsOf(table)))[0];
 }
 
 /** Every difference a check finds, described: for tests and tools that want the whole answer at once. */

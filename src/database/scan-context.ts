@@ -1,7 +1,7 @@
 // What an integrity scan reads once before walking the derived tables: every policy, the entities of the smaller
 // kinds with the policies selecting them, and the change times service lists depend on — all from source records.
 import { ExpectedLinks, memberKinds, type EntityRecord, type PolicyRecord } from '../policy/expected-links.js';
-import { entityKinds, policyKinds, type PolicyKind } from '../policy/policy-kinds.js';
+import { entityKinds, policyKinds, type PolicyKind } from '../store/queries/policy-tables.js';
 import type { Db } from '../store/store.js';
 import { walkChunks, type ChunkPacer, type Row, type WalkSource } from './chunks.js';
 
@@ -25,7 +25,7 @@ export const entityRecord = (row: Row): EntityRecord => ({ id: row.id as string,
 /** Where the entities of a kind are read from, with their role attributes and `extra` columns. */
 export function entitySource(kind: keyof typeof entityKinds, extra: readonly string[] = []): WalkSource {
   const entity = entityKinds[kind];
-  return { table: entity.table, columns: ['role_attributes', ...extra], ...('where' in entity ? { where: entity.where } : {}) };
+  return { table: entity.table, columns: ['role_attributes', ...extra], ...('flag' in entity ? { filter: { flag: entity.flag } } : {}) };
 }
 
 export async function loadScanContext(db: Db, pacer: ChunkPacer): Promise<ScanContext> {

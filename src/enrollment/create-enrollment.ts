@@ -3,9 +3,9 @@ import type { AppDeps } from '../app-deps.js';
 import { ApiError } from '../errors/api-error.js';
 import { formatTimestamp } from '../lib/clock.js';
 import { goTime } from '../lib/go-format.js';
-import type { Db } from '../store/store.js';
+import { isUniqueViolation, type Db } from '../store/store.js';
 import { signEnrollmentJwt, type EnrollmentMethod } from './enrollment-jwt.js';
-import { toEnrollmentRecord, type EnrollmentRecord } from './enrollment-record.js';
+import { deleteEnrollments, enrollmentsOfIdentity, insertEnrollment, isUsernameTaken, type EnrollmentRecord } from '../store/queries/enrollments.js';
 
 /** Upstream's `edge.enrollment.edgeIdentity.duration` default; identities and routers both use it (reference §2.2). */
 export const DEFAULT_ENROLLMENT_LIFETIME_MS = 180 * 60_000;
@@ -32,32 +32,34 @@ export function futureInstant(text: string, now: Date, reason: string): Date {
   return at;
 }
 
-type EnrollmentDeps = Pick<AppDeps, 'pki' | 'settings' | 'ids' | 'clock'>;
+type EnrollmentDeps = Pick<AppDeps, 'pki' | 'settings' | 'ids' | 'clock' | 'store'>;
 
 export async function createEnrollment(tx: Db, deps: EnrollmentDeps, input: NewEnrollment): Promise<EnrollmentRecord> {
   const subject = input.identityId ?? input.routerId;
   if (subject === undefined) throw new Error('an enrollment needs an identity or a router');
   const token = deps.ids.token();
   const jwt = await signEnrollmentJwt(deps.pki, deps.settings, { subject, token, method: input.method, expiresAt: input.expiresAt });
-  const now = formatTimestamp(deps.clock());
-  const row = {
+  const record: EnrollmentRecord = {
     id: input.id ?? deps.ids.shortId(),
-    created_at: now,
-    updated_at: now,
-    tags: '{}',
-    is_system: 0,
     method: input.method,
     token,
-    expires_at: formatTimestamp(input.expiresAt),
-    identity_id: input.identityId ?? null,
-    router_id: input.routerId ?? null,
-    ca_id: input.caId ?? null,
+    expiresAt: formatTimestamp(input.expiresAt),
+    identityId: input.identityId ?? null,
+    routerId: input.routerId ?? null,
+    caId: input.caId ?? null,
     username: input.username ?? null,
     jwt,
   };
-  await tx.insertInto('enrollments').values(row).execute();
-  return toEnrollmentRecord(row);
+  await insertEnrollment(tx, record, formatTimestamp(deps.clock())).catch((error: unknown) => {
+    // Migration 015's unique (identity_id, method) backs makeRoomForEnrollment against a concurrent writer.
+    if (isUniqueViolation(deps.store, error, 'enrollments', 'method')) throw enrollmentExists(input.method);
+    throw error;
+  });
+  return record;
 }
+
+const enrollmentExists = (method: EnrollmentMethod) =>
+  new ApiError('ENROLLMENT_EXISTS', { field: 'method', reason: 'enrollment of same method exists', value: method });
 
 /**
  * One outstanding enrollment per method per identity: a live one refuses the new one (409 ENROLLMENT_EXISTS, cause
@@ -65,11 +67,11 @@ export async function createEnrollment(tx: Db, deps: EnrollmentDeps, input: NewE
  * ott/ottca/updb tokens; we do, so an expired token must not block its replacement.
  */
 export async function makeRoomForEnrollment(tx: Db, identityId: string, method: EnrollmentMethod, now: Date): Promise<void> {
-  const existing = await tx.selectFrom('enrollments').select(['id', 'expires_at']).where('identity_id', '=', identityId).where('method', '=', method).execute();
-  if (existing.some((row) => Date.parse(row.expires_at as string) > now.getTime())) {
-    throw new ApiError('ENROLLMENT_EXISTS', { field: 'method', reason: 'enrollment of same method exists', value: method });
+  const existing = await enrollmentsOfIdentity(tx, identityId, method);
+  if (existing.some((row) => Date.parse(row.expiresAt) > now.getTime())) {
+    throw enrollmentExists(method);
   }
-  if (existing.length > 0) await tx.deleteFrom('enrollments').where('id', 'in', existing.map((row) => row.id as string)).execute();
+  await deleteEnrollments(tx, existing.map((row) => row.id));
 }
 
 /**
@@ -77,10 +79,5 @@ export async function makeRoomForEnrollment(tx: Db, identityId: string, method: 
  * password authenticator or another live updb enrollment already holds. `field` names the body field.
  */
 export async function requireUnusedUsername(tx: Db, username: string, field: string, now: Date): Promise<void> {
-  const [authenticator, enrollment] = await Promise.all([
-    tx.selectFrom('authenticators').select('id').where('username', '=', username).executeTakeFirst(),
-    tx.selectFrom('enrollments').select('id').where('method', '=', 'updb').where('username', '=', username)
-      .where('expires_at', '>', formatTimestamp(now)).executeTakeFirst(),
-  ]);
-  if (authenticator || enrollment) throw ApiError.invalidField(field, 'username is already in use', username);
+  if (await isUsernameTaken(tx, username, formatTimestamp(now))) throw ApiError.invalidField(field, 'username is already in use', username);
 }

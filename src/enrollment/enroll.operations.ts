@@ -2,7 +2,8 @@
 // request to that method's module (reference §3.1).
 import { ApiError } from '../errors/api-error.js';
 import type { OperationContext, OperationHandler, OperationResult, OperationTable } from '../http/operation.js';
-import { requireEnrollment, type EnrollmentRecord } from './enrollment-record.js';
+import type { EnrollmentRecord } from '../store/queries/enrollments.js';
+import { requireEnrollment } from './enrollment-record.js';
 import { enrollWithOtt } from './methods/enroll-ott.js';
 import { enrollWithOttCa } from './methods/enroll-ottca.js';
 import { enrollWithCa } from './methods/enroll-ca.js';

@@ -1,10 +1,7 @@
 // A service's `config` map for one identity: the configs of the wanted config types, keyed by type name, with the
 // identity's service-config overrides taking precedence (ziti `model/edge_service_manager.go` mergeConfigs).
-import { sql } from 'kysely';
+import { apiSessionConfigTypes, configsForServices, configTypesNamed, type ConfigTypeSelection } from '../store/queries/configs.js';
 import type { Db } from '../store/store.js';
-
-/** Which config types a caller wants: every one (`all`) or these ids; an empty id list wants none. */
-export type ConfigTypeSelection = { all: true } | { all: false; ids: readonly string[] };
 
 const ALL = 'all';
 
@@ -17,13 +14,9 @@ export async function resolveConfigTypes(db: Db, values: readonly string[]): Pro
   if (values.includes(ALL)) return [ALL];
   const wanted = [...new Set(values)];
   if (wanted.length === 0) return [];
-  const rows = await db
-    .selectFrom('config_types')
-    .select(['id', 'name'])
-    .where((eb) => eb.or([eb('id', 'in', wanted), eb('name', 'in', wanted)]))
-    .execute();
-  const byId = new Set(rows.map((row) => row.id as string));
-  const idByName = new Map(rows.map((row) => [row.name as string, row.id as string]));
+  const rows = await configTypesNamed(db, wanted);
+  const byId = new Set(rows.map((row) => row.id));
+  const idByName = new Map(rows.map((row) => [row.name, row.id]));
   const ids = wanted.flatMap((value) => (byId.has(value) ? [value] : idByName.has(value) ? [idByName.get(value)!] : []));
   return [...new Set(ids)];
 }
@@ -34,15 +27,9 @@ export function selectionOf(resolved: readonly string[]): ConfigTypeSelection {
 
 /** The selection an API session made at login; values stored before login resolved them are resolved here. */
 export async function sessionConfigTypes(db: Db, apiSessionId: string): Promise<ConfigTypeSelection> {
-  const row = await db.selectFrom('api_sessions').select('config_types').where('id', '=', apiSessionId).executeTakeFirst();
-  const stored = row?.config_types ? (JSON.parse(row.config_types as string) as string[]) : [];
+  const types = await apiSessionConfigTypes(db, apiSessionId);
+  const stored = types ? (JSON.parse(types) as string[]) : [];
   return selectionOf(await resolveConfigTypes(db, stored));
-}
-
-interface ConfigRow {
-  service_id: string;
-  type_name: string;
-  data: string;
 }
 
 /**
@@ -58,19 +45,10 @@ export async function expandConfigs(
 ): Promise<Map<string, Record<string, unknown>>> {
   const result = new Map<string, Record<string, unknown>>(serviceIds.map((id) => [id, {}]));
   if (serviceIds.length === 0 || (!selection.all && selection.ids.length === 0)) return result;
-  const wantedType = selection.all ? sql`1 = 1` : sql`c.config_type_id IN (${sql.join(selection.ids)})`;
-  const services = sql.join(serviceIds);
-  const own = await sql<ConfigRow>`SELECT sc.entity_id AS service_id, ct.name AS type_name, c.data AS data
-    FROM service_configs sc JOIN configs c ON c.id = sc.value JOIN config_types ct ON ct.id = c.config_type_id
-    WHERE sc.entity_id IN (${services}) AND ${wantedType}`.execute(db);
-  const overrides = identityId
-    ? await sql<ConfigRow>`SELECT o.service_id AS service_id, ct.name AS type_name, c.data AS data
-        FROM identity_service_configs o JOIN configs c ON c.id = o.config_id JOIN config_types ct ON ct.id = o.config_type_id
-        WHERE o.identity_id = ${identityId} AND o.service_id IN (${services}) AND ${wantedType}`.execute(db)
-    : { rows: [] };
+  const { own, overrides } = await configsForServices(db, identityId, serviceIds, selection);
   // Overrides come second, so they replace the service's own config of the same type.
-  for (const row of [...own.rows, ...overrides.rows]) {
-    result.get(row.service_id)![row.type_name] = JSON.parse(row.data) as unknown;
+  for (const row of [...own, ...overrides]) {
+    result.get(row.serviceId)![row.typeName] = JSON.parse(row.data) as unknown;
   }
   for (const [id, config] of result) result.set(id, sortedKeys(config));
   return result;

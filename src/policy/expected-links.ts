@@ -1,7 +1,7 @@
 // What the policy engine's link tables should hold, evaluated from scratch in plain code (reference §1.3, §2.4,
 // §2.6) and independent of the engine's SQL: the integrity scan checks the stored links against it, and the tests
 // and the bench check the engine through that scan.
-import { entityKinds, policyKinds, type EntityKindName, type PolicyKind } from './policy-kinds.js';
+import { entityKinds, policyKinds, type EntityKindName, type PolicyKind } from '../store/queries/policy-tables.js';
 
 /** The selection rule of reference §1.3: `@id` or `#all`; else AnyOf / AllOf over the `#attr` roles. */
 export function matches(roles: readonly string[], semantic: unknown, id: string, attributes: readonly string[]): boolean {

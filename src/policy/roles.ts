@@ -1,7 +1,8 @@
 // Role expressions in policies: `#attr`, `@id` and `#all` — parsing, validation and their display names.
 import { ApiError } from '../errors/api-error.js';
 import type { Db } from '../store/store.js';
-import { entityKinds, type EntityKindName } from './policy-kinds.js';
+import { existingIds, namesOf } from '../store/queries/references.js';
+import { entityKinds, type EntityKindName } from '../store/queries/policy-tables.js';
 
 export interface ParsedRoles {
   /** Entity ids from `@id` entries. */
@@ -38,9 +39,7 @@ export async function validateRoles(tx: Db, field: string, kind: EntityKindName,
   const { ids } = parseRoles(roles);
   if (ids.length === 0) return;
   const entity = entityKinds[kind];
-  let query = tx.selectFrom(entity.table).select('id').where('id', 'in', ids);
-  if ('where' in entity) query = query.where('is_edge', '=', 1);
-  const found = new Set((await query.execute()).map((row) => row.id as string));
+  const found = await existingIds(tx, entity.table, ids, 'flag' in entity ? entity.flag : undefined);
   const missing = ids.filter((id) => !found.has(id)).sort();
   if (missing.length > 0) throw ApiError.invalidField(field, `no ${entity.storeName} found with the given ids`, missing);
 }
@@ -55,10 +54,7 @@ export interface RoleDisplay {
  * and an `@id` whose entity cannot be read is left out, as upstream does.
  */
 export async function displayRoles(db: Db, kind: EntityKindName, lists: readonly (readonly string[] | null)[]): Promise<RoleDisplay[][]> {
-  const ids = [...new Set(lists.flatMap((roles) => parseRoles(roles).ids))];
-  const table = entityKinds[kind].table;
-  const rows = ids.length ? await db.selectFrom(table).select(['id', 'name']).where('id', 'in', ids).execute() : [];
-  const names = new Map(rows.map((row) => [row.id as string, row.name as string]));
+  const names = await namesOf(db, entityKinds[kind].table, lists.flatMap((roles) => parseRoles(roles).ids));
   return lists.map((roles) =>
     (roles ?? []).flatMap((role) => {
       if (!role.startsWith('@')) return [{ role, name: role }];

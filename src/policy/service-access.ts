@@ -1,8 +1,10 @@
 // What an identity may do with services and what it sees of them: visibility and permissions read from the
 // policy engine's `identity_services` pairs (an index lookup, never a policy evaluation), with config and posture.
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { linkedTo, type Scope } from '../store/queries/scopes.js';
+import { serviceExists, servicePair, servicePairs, serviceWithPair } from '../store/queries/service-access.js';
 import type { Db } from '../store/store.js';
-import { expandConfigs, sessionConfigTypes, type ConfigTypeSelection } from './config-expansion.js';
+import type { ConfigTypeSelection } from '../store/queries/configs.js';
+import { expandConfigs, sessionConfigTypes } from './config-expansion.js';
 import { postureQueriesFor, type PolicyPostureQueries } from './posture-queries.js';
 import type { PostureView } from '../posture/check-evaluation.js';
 
@@ -20,17 +22,14 @@ export interface ServiceAccessView {
 }
 
 /** Restricts a list of services (aliased `t`) to those the identity may dial or bind. */
-export function servicesOfIdentity(identityId: string): RawBuilder<SqlBool> {
-  return sql<SqlBool>`t.id IN (SELECT service_id FROM identity_services WHERE identity_id = ${identityId})`;
+export function servicesOfIdentity(identityId: string): Scope {
+  return linkedTo({ table: 'identity_services', parentColumn: 'identity_id', childColumn: 'service_id' }, identityId);
 }
 
 /** Admins see every service; anyone else only the services a policy lets them dial or bind (reference §4.1). */
 export async function canSeeService(db: Db, viewer: ServiceViewer, serviceId: string): Promise<boolean> {
-  if (viewer.isAdmin) {
-    return (await db.selectFrom('services').select('id').where('id', '=', serviceId).executeTakeFirst()) !== undefined;
-  }
-  const pair = await db.selectFrom('identity_services').select('service_id').where('identity_id', '=', viewer.identityId).where('service_id', '=', serviceId).executeTakeFirst();
-  return pair !== undefined;
+  if (viewer.isAdmin) return serviceExists(db, serviceId);
+  return (await servicePair(db, viewer.identityId, serviceId)) !== undefined;
 }
 
 /** A service as an identity may use it: its name and which ways. */
@@ -45,10 +44,7 @@ export interface ServiceGrant {
  * does not exist or, for a non-admin, no policy grants it anything.
  */
 export async function serviceGrant(db: Db, viewer: ServiceViewer, serviceId: string): Promise<ServiceGrant | undefined> {
-  const { rows } = await sql<{ name: string; dial: number | null; bind: number | null }>`SELECT s.name AS name, p.dial AS dial, p.bind AS bind
-    FROM services s LEFT JOIN identity_services p ON p.service_id = s.id AND p.identity_id = ${viewer.identityId}
-    WHERE s.id = ${serviceId}`.execute(db);
-  const row = rows[0];
+  const row = await serviceWithPair(db, viewer.identityId, serviceId);
   if (!row || (!viewer.isAdmin && row.dial === null)) return undefined;
   return { name: row.name, canDial: Number(row.dial ?? 0) > 0, canBind: Number(row.bind ?? 0) > 0 };
 }
@@ -58,10 +54,7 @@ export async function serviceGrant(db: Db, viewer: ServiceViewer, serviceId: str
  * upstream sends so SDKs never meet a null list (ziti `model/edge_service_manager.go` ReadForIdentityInTx).
  */
 export async function servicePermissions(db: Db, identityId: string | undefined, serviceIds: readonly string[]): Promise<Map<string, string[]>> {
-  const rows = identityId && serviceIds.length
-    ? await db.selectFrom('identity_services').select(['service_id', 'dial', 'bind']).where('identity_id', '=', identityId).where('service_id', 'in', serviceIds).execute()
-    : [];
-  const counts = new Map(rows.map((row) => [row.service_id as string, row]));
+  const counts = identityId ? await servicePairs(db, identityId, serviceIds) : new Map<string, never>();
   return new Map(
     serviceIds.map((id) => {
       const pair = counts.get(id);

@@ -1,7 +1,7 @@
 // The edge routers a session may use: those both the identity's edge router policies and the service's service
 // edge router policies grant (ziti `model/edge_router_manager.go` ListForIdentityAndService), with the live state
 // every client-facing router view shares, so a router's URLs read the same wherever an SDK meets them.
-import { sql } from 'kysely';
+import { sharedEdgeRouterRows } from '../store/queries/service-access.js';
 import type { Db } from '../store/store.js';
 
 export interface EdgeRouterLiveState {
@@ -23,14 +23,6 @@ export function edgeRouterLiveState(_routerId: string): EdgeRouterLiveState {
 /** Upstream hands out at most this many routers per session, connected ones first. */
 const SESSION_EDGE_ROUTERS = 25;
 
-interface RouterRow {
-  id: string;
-  name: string;
-  cost: number | null;
-  no_traversal: number | null;
-  disabled: number | null;
-}
-
 /** `sessionEdgeRouter` without `urls`: the shape of `GET /services/{id}/edge-routers`. */
 export type CommonEdgeRouter = Record<string, unknown>;
 
@@ -39,13 +31,7 @@ export type CommonEdgeRouter = Record<string, unknown>;
  * connected: by id. Online state is not a condition (nor is it upstream's).
  */
 export async function sharedEdgeRouters(db: Db, identityId: string, serviceId: string): Promise<CommonEdgeRouter[]> {
-  // A plain statement: session creation runs this on every request, and the query builder's compile step would
-  // cost several times the query itself.
-  const { rows } = await sql<RouterRow>`SELECT r.id AS id, r.name AS name, r.cost AS cost, r.no_traversal AS no_traversal, r.disabled AS disabled
-    FROM identity_edge_routers i
-    JOIN service_edge_routers s ON s.edge_router_id = i.edge_router_id AND s.service_id = ${serviceId}
-    JOIN routers r ON r.id = i.edge_router_id
-    WHERE i.identity_id = ${identityId} ORDER BY r.id LIMIT ${SESSION_EDGE_ROUTERS}`.execute(db);
+  const rows = await sharedEdgeRouterRows(db, identityId, serviceId, SESSION_EDGE_ROUTERS);
   return rows.map((row) => {
     const state = edgeRouterLiveState(row.id);
     return {

@@ -3,6 +3,8 @@
 import { envelope } from '../http/envelope.js';
 import type { OperationHandler, OperationTable } from '../http/operation.js';
 import { formatTimestamp } from '../lib/clock.js';
+import { apiSessionIdsOf } from '../store/queries/api-sessions.js';
+import { identityExists } from '../store/queries/identities.js';
 import type { Db } from '../store/store.js';
 import type { MfaStateReader } from './posture-inputs.js';
 import type { IdentityPosture } from './reported-posture.js';
@@ -19,9 +21,8 @@ const base = (report: { postureCheckId: string; lastUpdatedAt: Date } | undefine
 
 /** Every live API session of the identity, with its MFA state and the endpoint state it reported. */
 async function apiSessionPostureData(db: Db, readMfa: MfaStateReader, identityId: string, data: IdentityPosture | undefined): Promise<Record<string, unknown>> {
-  const sessions = await db.selectFrom('api_sessions').select('id').where('identity_id', '=', identityId).orderBy('id').execute();
   const entries: [string, unknown][] = [];
-  for (const { id } of sessions as { id: string }[]) {
+  for (const id of await apiSessionIdsOf(db, [identityId])) {
     const mfa = await readMfa(db, identityId, id);
     const passedAt = mfa.isEnrolled ? mfa.passedAt : undefined;
     const state = data?.endpointStates.get(id);
@@ -55,10 +56,6 @@ async function postureOf(db: Db, readMfa: MfaStateReader, identityId: string, da
       signerFingerprints: process.signerFingerprints,
     })),
   };
-}
-
-async function identityExists(db: Db, id: string): Promise<boolean> {
-  return (await db.selectFrom('identities').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
 }
 
 const getIdentityPostureData: OperationHandler = {

@@ -1,6 +1,7 @@
 // Gathers what evaluating posture for one API session reads: the identity's reported data, the session's endpoint
 // state, and its MFA state through the one MFA seam below.
 import { readMfaStatus } from '../auth/mfa/mfa-status.js';
+import { identitySdkInfo } from '../store/queries/identities.js';
 import type { Db } from '../store/store.js';
 import type { PostureView } from './check-evaluation.js';
 import type { MfaInputs } from './mfa-posture.js';
@@ -18,11 +19,8 @@ export type MfaStateReader = (db: Db, identityId: string, apiSessionId: string) 
  * `PostureMonitor.postureChanged` when a session passes MFA or the identity's MFA is removed.
  */
 export const readMfaState: MfaStateReader = async (db, identityId, apiSessionId) => {
-  const [status, identity] = await Promise.all([
-    readMfaStatus(db, identityId, apiSessionId),
-    db.selectFrom('identities').select('sdk_info').where('id', '=', identityId).executeTakeFirst(),
-  ]);
-  const sdk = parseSdkInfo(identity?.sdk_info as string | null | undefined);
+  const [status, sdkInfo] = await Promise.all([readMfaStatus(db, identityId, apiSessionId), identitySdkInfo(db, identityId)]);
+  const sdk = parseSdkInfo(sdkInfo);
   return { isEnrolled: status.isMfaEnabled, passedAt: status.passedAt, ...(sdk ? { sdk } : {}) };
 };
 

@@ -1,10 +1,13 @@
 // Keeps sessions in line with posture: takes clients' posture reports, and drops the sessions whose posture stops
 // passing. Work follows what changed: the identity that reported, the identities queued by policy changes
 // (session_posture_rechecks), and those whose MFA runs out — never a sweep over every session.
-import { sql } from 'kysely';
 import { formatTimestamp, type Clock } from '../lib/clock.js';
 import type { Db, Store } from '../store/store.js';
-import { markServiceListsChanged } from '../policy/service-lists.js';
+import { apiSessionIdsOf } from '../store/queries/api-sessions.js';
+import { existingIdentities } from '../store/queries/identities.js';
+import { dequeuePostureRechecks, queuedPostureRechecks, queueEveryIdentityWithSessions } from '../store/queries/posture.js';
+import { deleteSessions, sessionsOfIdentity } from '../store/queries/sessions.js';
+import { markServiceListChanged } from '../store/queries/service-lists.js';
 import { checkLastUpdatedAt, isCheckPassing, type PostureCheckRecord } from './check-evaluation.js';
 import { policyPostureChecks, postureChecksOfIdentity } from './policy-checks.js';
 import { postureViewFor, readMfaState, type MfaStateReader, type PostureSources } from './posture-inputs.js';
@@ -25,12 +28,6 @@ const BATCH = 200;
 /** Per-API-session data of ended sessions and data of deleted identities are dropped every this many sweeps. */
 const PRUNE_EVERY = 12;
 
-interface SessionRow {
-  id: string;
-  api_session_id: string;
-  service_id: string;
-  type: string;
-}
 
 export class PostureMonitor implements PostureSources {
   readonly reported = new ReportedPosture();
@@ -76,7 +73,7 @@ export class PostureMonitor implements PostureSources {
   async postureChanged(identityId: string): Promise<void> {
     const now = this.#options.clock();
     await this.#options.store.transaction(async (tx) => {
-      await markServiceListsChanged(tx, sql`SELECT ${identityId} AS id`, formatTimestamp(now));
+      await markServiceListChanged(tx, identityId, formatTimestamp(now));
       await this.#recheck(tx, [identityId], now);
     });
   }
@@ -104,9 +101,8 @@ export class PostureMonitor implements PostureSources {
     for (;;) {
       // Read first, so an idle sweep writes nothing (a write would also expire every cached read). The ids are
       // removed from the queue before they are evaluated: a change queued after that is evaluated too.
-      const rows = await store.read((db) => db.selectFrom('session_posture_rechecks').select('identity_id').limit(BATCH).execute());
-      const queued = rows.map((row) => row.identity_id as string);
-      if (queued.length > 0) await store.transaction((tx) => tx.deleteFrom('session_posture_rechecks').where('identity_id', 'in', queued).execute());
+      const queued = await store.read((db) => queuedPostureRechecks(db, BATCH));
+      if (queued.length > 0) await store.transaction((tx) => dequeuePostureRechecks(tx, queued));
       const batch = [...new Set([...identities, ...queued])];
       identities = [];
       if (batch.length === 0) break;
@@ -123,10 +119,8 @@ export class PostureMonitor implements PostureSources {
     await this.#options.store.read(async (db) => {
       for (let start = 0; start < ids.length; start += 500) {
         const chunk = ids.slice(start, start + 500);
-        const existing = new Set((await db.selectFrom('identities').select('id').where('id', 'in', chunk).execute()).map((row) => row.id as string));
-        const live = new Set(
-          (await db.selectFrom('api_sessions').select('id').where('identity_id', 'in', chunk).execute()).map((row) => row.id as string),
-        );
+        const existing = await existingIdentities(db, chunk);
+        const live = new Set(await apiSessionIdsOf(db, chunk));
         for (const id of chunk) {
           if (!existing.has(id)) {
             this.reported.forgetIdentity(id);
@@ -148,21 +142,21 @@ export class PostureMonitor implements PostureSources {
   async #recheck(tx: Db, identityIds: readonly string[], now: Date): Promise<void> {
     for (const identityId of identityIds) {
       this.#due.delete(identityId);
-      const sessions = (await tx.selectFrom('sessions').select(['id', 'api_session_id', 'service_id', 'type']).where('identity_id', '=', identityId).execute()) as SessionRow[];
+      const sessions = await sessionsOfIdentity(tx, identityId);
       if (sessions.length === 0) continue;
-      const policies = await policyPostureChecks(tx, identityId, sessions.map((session) => session.service_id));
+      const policies = await policyPostureChecks(tx, identityId, sessions.map((session) => session.serviceId));
       const views = new Map<string, Awaited<ReturnType<typeof postureViewFor>>>();
       const failing: string[] = [];
       for (const session of sessions) {
-        let view = views.get(session.api_session_id);
-        if (!view) views.set(session.api_session_id, (view = await postureViewFor(tx, this, identityId, session.api_session_id, now)));
-        const result = evaluateSessionPosture(policies.get(session.service_id) ?? [], session.type, view);
+        let view = views.get(session.apiSessionId);
+        if (!view) views.set(session.apiSessionId, (view = await postureViewFor(tx, this, identityId, session.apiSessionId, now)));
+        const result = evaluateSessionPosture(policies.get(session.serviceId) ?? [], session.type, view);
         if (!result.passed) failing.push(session.id);
         else this.recheckAt(identityId, result.failsAt);
       }
       if (failing.length === 0) continue;
-      await tx.deleteFrom('sessions').where('id', 'in', failing).execute();
-      await markServiceListsChanged(tx, sql`SELECT ${identityId} AS id`, formatTimestamp(now));
+      await deleteSessions(tx, failing);
+      await markServiceListChanged(tx, identityId, formatTimestamp(now));
     }
   }
 
@@ -172,10 +166,7 @@ export class PostureMonitor implements PostureSources {
    * its SDK, seeing the controller's new instance id, reports again.
    */
   async start(intervalMs = 5_000): Promise<void> {
-    await this.#options.store.transaction(async (tx) => {
-      const anyCheck = await tx.selectFrom('posture_checks').select('id').limit(1).executeTakeFirst();
-      if (anyCheck) await sql`INSERT INTO session_posture_rechecks (identity_id) SELECT DISTINCT identity_id FROM sessions WHERE true ON CONFLICT (identity_id) DO NOTHING`.execute(tx);
-    });
+    await this.#options.store.transaction(queueEveryIdentityWithSessions);
     // A tick while a sweep is still running is skipped rather than queued.
     this.#timer = setInterval(() => {
       if (this.#pending === 0) this.sweep().catch(this.#options.onError);

@@ -1,9 +1,9 @@
 // `POST /posture-response` and `/posture-response-bulk` (client): an SDK reports its device's posture
 // (ziti `routes/posture_response_router.go`). Both answer 201 with the services whose MFA prompt a wake or
 // unlock just started.
-import { sql } from 'kysely';
 import { envelope } from '../http/envelope.js';
 import type { OperationContext, OperationHandler, OperationTable } from '../http/operation.js';
+import { promptingMfaChecks } from '../store/queries/posture.js';
 import type { Db } from '../store/store.js';
 import { NO_TIMEOUT, PROMPT_GRACE_MS } from './mfa-posture.js';
 import { postureViewFor } from './posture-inputs.js';
@@ -22,12 +22,6 @@ interface PromptService {
   timeoutRemaining: number;
 }
 
-interface PromptRow {
-  service_id: string;
-  service_name: string;
-  details: string;
-}
-
 /**
  * After a wake or unlock, the services behind MFA checks that prompt on it and whose timeout leaves more than the
  * grace period (`GetEndpointStateChangeAffectedServices`), each with the lowest such timeout. Upstream lists
@@ -35,21 +29,13 @@ interface PromptRow {
  * never learns the names of services it cannot see.
  */
 async function promptedServices(db: Db, identityId: string, sinceMfaMs: number, onWake: boolean, onUnlock: boolean): Promise<PromptService[]> {
-  const prompts = [...(onWake ? [sql`c.prompt_on_wake = 1`] : []), ...(onUnlock ? [sql`c.prompt_on_unlock = 1`] : [])];
-  const rows = await sql<PromptRow>`SELECT DISTINCT s.id AS service_id, s.name AS service_name, c.details AS details
-    FROM service_policy_identities pi
-    JOIN service_policy_posture_checks m ON m.policy_id = pi.policy_id
-    JOIN posture_checks c ON c.id = m.entity_id AND c.type_id = 'MFA'
-    JOIN service_policy_services ps ON ps.policy_id = pi.policy_id
-    JOIN services s ON s.id = ps.entity_id
-    WHERE pi.entity_id = ${identityId} AND (${sql.join(prompts, sql` OR `)})`.execute(db);
   const byService = new Map<string, PromptService>();
-  for (const row of rows.rows) {
+  for (const row of await promptingMfaChecks(db, identityId, onWake, onUnlock)) {
     const timeout = (JSON.parse(row.details) as { timeoutSeconds?: number }).timeoutSeconds ?? NO_TIMEOUT;
     if (timeout !== NO_TIMEOUT && timeout - Math.trunc(sinceMfaMs / 1000) <= PROMPT_GRACE_MS / 1000) continue;
-    const known = byService.get(row.service_id);
+    const known = byService.get(row.serviceId);
     if (!known || timeout < known.timeout) {
-      byService.set(row.service_id, { id: row.service_id, name: row.service_name, postureQueryType: 'MFA', timeout, timeoutRemaining: PROMPT_GRACE_MS / 1000 });
+      byService.set(row.serviceId, { id: row.serviceId, name: row.serviceName, postureQueryType: 'MFA', timeout, timeoutRemaining: PROMPT_GRACE_MS / 1000 });
     }
   }
   return [...byService.values()];

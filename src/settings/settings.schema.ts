@@ -6,6 +6,8 @@ export interface Settings {
   home: string;
   /** The YAML file the settings were read from, if any. */
   configFile: string | undefined;
+  /** `postgres://…`: the data lives in that PostgreSQL database; undefined: in SQLite in the home folder. */
+  databaseUrl: string | undefined;
   advertisedHost: string;
   advertisedPort: number;
   bindAddress: string;
@@ -149,6 +151,20 @@ const byteSize =
     return bytes;
   };
 
+/** A PostgreSQL connection URL; its text is never repeated in a message, as it may hold a password. */
+const databaseUrl: Parse = (raw) => {
+  let url: URL | undefined;
+  try {
+    url = typeof raw === 'string' ? new URL(raw) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')) {
+    throw new Error('must be a PostgreSQL URL such as postgres://user:password@host:5432/database');
+  }
+  return raw;
+};
+
 const oneOf =
   (...values: string[]): Parse =>
   (raw) => {
@@ -158,6 +174,7 @@ const oneOf =
 
 /** Every setting except `home` and `configFile`, which decide where the others are read from. */
 export const settingSpecs: readonly SettingSpec[] = [
+  { key: 'databaseUrl', yamlPath: 'db.url', env: 'ZITI_DATABASE_URL', flag: 'database-url', parse: databaseUrl },
   { key: 'advertisedHost', yamlPath: 'edge.api.advertisedHost', env: 'ZITI_CTRL_EDGE_ADVERTISED_ADDRESS', flag: 'address', parse: host, default: 'localhost' },
   { key: 'advertisedPort', yamlPath: 'edge.api.advertisedPort', env: 'ZITI_CTRL_EDGE_ADVERTISED_PORT', flag: 'port', parse: port, default: 1280 },
   { key: 'bindAddress', yamlPath: 'edge.api.bindAddress', env: 'ZITI_CTRL_EDGE_BIND_ADDRESS', flag: 'bind', parse: host, default: '0.0.0.0' },

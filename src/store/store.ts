@@ -1,16 +1,16 @@
-// The storage interface domain code sees: asynchronous transactions over a Kysely handle, so SQLite and
-// PostgreSQL implementations are interchangeable.
+// The storage interface domain code sees: asynchronous transactions handing out a `Db` handle that only the store's
+// query modules (src/store/queries/) look inside, so SQLite and PostgreSQL implementations are interchangeable.
 import type { Kysely } from 'kysely';
+import type { Database } from './schema.js';
 
-// Tables are declared by entity definitions at run time, so the query builder is untyped here; entity
-// definitions and the kit give rows their types at the edges.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- dynamic table names; see comment above
+/** A stored table's (or view's) name, as the typed schema knows it. */
+export type TableName = keyof Database;
+
+// The handle is still the query builder while domain modules move their SQL into the store's query modules.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- dynamic table names until the move is done
 export type Db = Kysely<any>;
 
-export type StoreDialect = 'sqlite' | 'postgres';
-
 export interface Store {
-  readonly dialect: StoreDialect;
   /** Counts committed write transactions: a cached read is still valid while this has not moved. */
   readonly generation: number;
   /** Runs `work` in one write transaction: everything it wrote commits together or not at all. */
@@ -23,8 +23,11 @@ export interface Store {
    * queries; it sees nothing committed after its first read.
    */
   readSnapshot<T>(work: (db: Db) => Promise<T>): Promise<T>;
-  /** Writes a consistent copy of the whole database to `file` while it keeps serving, a few pages at a time. */
-  backup(file: string): Promise<void>;
+  /**
+   * Writes a consistent copy of the whole database to `file` while it keeps serving, a few pages at a time.
+   * Undefined when the database has no such copy (PostgreSQL: its own tools take backups).
+   */
+  readonly backup: ((file: string) => Promise<void>) | undefined;
   close(): Promise<void>;
   /**
    * The driver's constraint error as a StoreError, for code that catches inside an open transaction (transaction()
@@ -45,17 +48,26 @@ export class StoreError extends Error {
   }
 }
 
+/**
+ * Whether `error` (a StoreError, or the driver's error inside an open transaction) is a unique constraint on
+ * `table` that covers `column`: the database's backstop for a check-then-insert rule, which callers turn into the
+ * rule's own error.
+ */
+export function isUniqueViolation(store: Pick<Store, 'translateError'>, error: unknown, table: TableName, column: string): boolean {
+  const refused = error instanceof StoreError ? error : store.translateError(error);
+  return refused?.kind === 'unique' && refused.table === table && refused.columns.includes(column);
+}
+
 /** The same store with every write transaction run through `wrap` (a queue, a timer); the rest delegates. */
 export function wrapTransactions(store: Store, wrap: <T>(run: () => Promise<T>) => Promise<T>): Store {
   return {
-    dialect: store.dialect,
     get generation() {
       return store.generation;
     },
     transaction: (work) => wrap(() => store.transaction(work)),
     read: (work) => store.read(work),
     readSnapshot: (work) => store.readSnapshot(work),
-    backup: (file) => store.backup(file),
+    backup: store.backup,
     close: () => store.close(),
     translateError: (error) => store.translateError(error),
   };

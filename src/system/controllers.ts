@@ -1,12 +1,12 @@
 // `GET /controllers` on both APIs: the controllers serving this network. Upstream lists the members of an HA
 // cluster (and nothing when stand-alone); here each instance describes itself from its settings and PKI, so the
 // list has this controller — the rows are a query of their own, so filters, sorting and paging work as on any list.
-import { sql } from 'kysely';
 import type { AppDeps } from '../app-deps.js';
 import { listEnvelope } from '../http/envelope.js';
 import type { OperationHandler } from '../http/operation.js';
 import { listQueryFrom } from '../crud/list-params.js';
 import type { SymbolTable } from '../store/filter/filter-types.js';
+import { listInlineRows } from '../store/queries/entities.js';
 
 /** Upstream's public symbols for controllers (its filterableFields). */
 const controllerSymbols: SymbolTable = {
@@ -91,18 +91,9 @@ export const listControllers: OperationHandler = {
   async handle(context) {
     const { deps, api } = context;
     const query = listQueryFrom(context, controllerSymbols);
-    const rows = [thisController(deps)];
-    const selects = rows.map((row) => sql`SELECT ${sql.join(Object.entries(row).map(([column, value]) => sql`${value} AS ${sql.ref(column)}`))}`);
-    const source = sql`(${sql.join(selects, sql` UNION ALL `)})`.as('t');
-    const page = await deps.store.read(async (db) => {
-      const from = db.selectFrom(source).where(query.where);
-      const counted = await from.select(sql<number>`count(*)`.as('n')).executeTakeFirst();
-      let select = from.selectAll('t');
-      for (const order of query.orderBy) select = select.orderBy(order);
-      const found = (await select.limit(query.limit === 'none' ? -1 : query.limit).offset(query.offset).execute()) as ControllerRow[];
-      return { found, totalCount: Number(counted?.n ?? 0) };
-    });
+    const page = await deps.store.read((db) => listInlineRows(db, [{ ...thisController(deps) }], query));
     const pagination = { limit: query.limit, offset: query.offset, totalCount: page.totalCount };
-    return { status: 200, json: listEnvelope(page.found.map((row) => toApi(row, api)), pagination, Object.keys(controllerSymbols)) };
+    const data = page.rows.map((row) => toApi(row as unknown as ControllerRow, api));
+    return { status: 200, json: listEnvelope(data, pagination, Object.keys(controllerSymbols)) };
   },
 };

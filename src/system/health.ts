@@ -1,7 +1,7 @@
 // Liveness and readiness for load balancers and orchestrators: `/health` answers while the process serves;
 // `/ready` only while the store answers, every migration this build knows is applied and no shutdown has begun.
-import { sql } from 'kysely';
 import { migrations } from '../store/migrations/index.js';
+import { appliedMigrations } from '../store/migrations/migrate.js';
 import type { Store } from '../store/store.js';
 
 export interface Readiness {
@@ -29,8 +29,7 @@ export class Health {
     const checks: Record<string, string> = { lifecycle: 'serving' };
     let isReady = true;
     try {
-      const applied = await this.store.read(async (db) => (await sql<{ version: number }>`SELECT version FROM schema_migrations`.execute(db)).rows);
-      const done = new Set(applied.map((row) => Number(row.version)));
+      const done = new Set(await this.store.read(appliedMigrations));
       const missing = migrations.filter((migration) => !done.has(migration.version)).map((migration) => migration.version);
       checks.store = 'ok';
       checks.migrations = missing.length === 0 ? `${migrations.length} applied` : `missing ${missing.join(', ')}`;

@@ -1,7 +1,8 @@
 // Capabilities, protocols and the management `/summary` counts.
-import { sql } from 'kysely';
 import { envelope } from '../http/envelope.js';
 import type { OperationHandler } from '../http/operation.js';
+import { countRows } from '../store/queries/table-rows.js';
+import type { TableName } from '../store/store.js';
 
 export const listEnumeratedCapabilities: OperationHandler = {
   access: 'public',
@@ -17,7 +18,7 @@ export const listProtocols: OperationHandler = {
 };
 
 /** Upstream's store names, each with the table that holds it here once that entity exists. */
-const summaryStores: Record<string, string | undefined> = {
+const summaryStores: Record<string, TableName | undefined> = {
   apiSessionCertificates: 'api_session_certificates',
   apiSessions: 'api_sessions',
   authPolicies: 'auth_policies',
@@ -52,8 +53,7 @@ export const listSummary: OperationHandler = {
     const counts = await deps.store.read(async (db) => {
       const result: Record<string, number> = {};
       for (const [key, table] of Object.entries(summaryStores)) {
-        const row = table ? await db.selectFrom(table).select(sql<number>`count(*)`.as('n')).executeTakeFirst() : undefined;
-        result[key] = Number(row?.n ?? 0);
+        result[key] = table ? await countRows(db, table) : 0;
       }
       return result;
     });

@@ -6,6 +6,7 @@ import pino, { type Logger } from 'pino';
 import { openController, type Controller } from '../../src/controller.js';
 import { fixedClock } from '../../src/lib/clock.js';
 import { settingSpecs, type Settings } from '../../src/settings/settings.schema.js';
+import { createScratchSchema, type ScratchSchema } from '../../src/store/postgres/scratch-schema.js';
 import type { MfaStateReader } from '../../src/posture/posture-inputs.js';
 import { call, type CallOptions, type CallResult } from './conformance.js';
 
@@ -65,10 +66,18 @@ export interface TestAppOptions {
   readMfaState?: MfaStateReader;
 }
 
+/**
+ * `ZITI_TEST_DATABASE_URL` (npm run test:postgres) runs every test app on PostgreSQL, each in a fresh schema dropped
+ * when it closes; without it, on SQLite in memory (or the file a test names).
+ */
+export const testDatabaseUrl = process.env.ZITI_TEST_DATABASE_URL || undefined;
+
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const home = mkdtempSync(join(tmpdir(), 'ziti-test-'));
   const clock = fixedClock(TEST_START);
-  const controller = await openController(testSettings(home, options.settings), {
+  const scratch: ScratchSchema | undefined = testDatabaseUrl && !options.databaseFile ? await createScratchSchema(testDatabaseUrl, 'ziti_test') : undefined;
+  const settings = testSettings(home, { ...(scratch ? { databaseUrl: scratch.url } : {}), ...options.settings });
+  const controller = await openController(settings, {
     clock,
     logger: options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     databaseFile: options.databaseFile ?? ':memory:',
@@ -91,6 +100,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
     async close() {
       await controller.close();
+      await scratch?.drop();
       rmSync(home, { recursive: true, force: true });
     },
   };

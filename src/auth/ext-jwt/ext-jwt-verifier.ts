@@ -5,6 +5,8 @@ import { X509Certificate, type KeyObject } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, importJWK, jwtVerify, type JSONWebKeySet, type JWK } from 'jose';
 import type { Logger } from 'pino';
 import type { Clock } from '../../lib/clock.js';
+import { signerBy, type SignerRecord } from '../../store/queries/external-jwt-signers.js';
+import { identityIdBy } from '../../store/queries/identities.js';
 import type { Db, Store } from '../../store/store.js';
 import { defaultJwksLimits, fetchJwks, type JwksFetchLimits } from './jwks-fetch.js';
 import { MAX_BEARER_TOKENS } from '../../lib/bearer-tokens.js';
@@ -42,22 +44,20 @@ export interface VerifyOptions {
   identityId?: string;
 }
 
-type Row = Record<string, unknown>;
-
-export function toSignerRow(row: Row): SignerRow {
+export function toSignerRow(row: SignerRecord): SignerRow {
   return {
-    id: row.id as string,
-    updatedAt: row.updated_at as string,
+    id: row.id,
+    updatedAt: row.updated_at,
     enabled: row.enabled === 1,
-    issuer: row.issuer as string,
-    audience: (row.audience as string | null) ?? null,
-    certPem: (row.cert_pem as string | null) ?? null,
-    jwksEndpoint: (row.jwks_endpoint as string | null) ?? null,
-    kid: (row.kid as string | null) ?? null,
-    fingerprint: (row.fingerprint as string | null) ?? null,
-    claimsProperty: (row.claims_property as string | null) || 'sub',
+    issuer: row.issuer,
+    audience: row.audience,
+    certPem: row.cert_pem,
+    jwksEndpoint: row.jwks_endpoint,
+    kid: row.kid,
+    fingerprint: row.fingerprint,
+    claimsProperty: row.claims_property || 'sub',
     useExternalId: row.use_external_id === 1,
-    externalAuthUrl: (row.external_auth_url as string | null) ?? null,
+    externalAuthUrl: row.external_auth_url,
   };
 }
 
@@ -85,7 +85,7 @@ export class ExternalJwtVerifier {
   }
 
   async signerById(id: string): Promise<SignerRow | undefined> {
-    const row = await this.#options.store.read((db) => db.selectFrom('external_jwt_signers').selectAll().where('id', '=', id).executeTakeFirst());
+    const row = await this.#options.store.read((db) => signerBy(db, 'id', id));
     return row ? toSignerRow(row) : undefined;
   }
 
@@ -109,7 +109,7 @@ export class ExternalJwtVerifier {
     if (typeof header.kid !== 'string' || typeof header.alg !== 'string' || typeof issuer !== 'string' || issuer === '') return undefined;
     const { store, clock } = this.#options;
     const signer = await store.read(async (db) => {
-      const row = await db.selectFrom('external_jwt_signers').selectAll().where('issuer', '=', issuer).executeTakeFirst();
+      const row = await signerBy(db, 'issuer', issuer);
       return row ? toSignerRow(row) : undefined;
     });
     if (!signer?.enabled || (options.requiredSignerId !== undefined && signer.id !== options.requiredSignerId)) return undefined;
@@ -169,8 +169,6 @@ export class ExternalJwtVerifier {
   }
 }
 
-async function identityNamedBy(db: Db, signer: SignerRow, claim: string): Promise<string | undefined> {
-  const column = signer.useExternalId ? 'external_id' : 'id';
-  const row = await db.selectFrom('identities').select('id').where(column, '=', claim).executeTakeFirst();
-  return row?.id as string | undefined;
+function identityNamedBy(db: Db, signer: SignerRow, claim: string): Promise<string | undefined> {
+  return identityIdBy(db, signer.useExternalId ? 'external_id' : 'id', claim);
 }

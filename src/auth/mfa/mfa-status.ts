@@ -1,5 +1,7 @@
 // What MFA posture checks read (reference §6.4): whether an identity has verified TOTP MFA, and when one of its API
 // sessions last passed it (by `POST /authenticate/mfa` or `POST /current-identity/mfa/verify`).
+import { apiSessionMfaCompletedAt } from '../../store/queries/api-sessions.js';
+import { mfaOf } from '../../store/queries/mfa.js';
 import type { Db } from '../../store/store.js';
 
 export interface MfaStatus {
@@ -14,10 +16,6 @@ export interface MfaStatus {
 
 /** Two index probes; usable inside any read or transaction. */
 export async function readMfaStatus(db: Db, identityId: string, apiSessionId: string): Promise<MfaStatus> {
-  const [mfa, session] = await Promise.all([
-    db.selectFrom('mfas').select('is_verified').where('identity_id', '=', identityId).executeTakeFirst(),
-    db.selectFrom('api_sessions').select('mfa_completed_at').where('id', '=', apiSessionId).where('identity_id', '=', identityId).executeTakeFirst(),
-  ]);
-  const passedAt = session?.mfa_completed_at as string | null | undefined;
+  const [mfa, passedAt] = await Promise.all([mfaOf(db, identityId), apiSessionMfaCompletedAt(db, apiSessionId, identityId)]);
   return { isMfaEnabled: mfa?.is_verified === 1, passedAt: passedAt ? new Date(passedAt) : undefined };
 }

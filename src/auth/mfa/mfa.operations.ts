@@ -5,6 +5,7 @@ import QRCode from 'qrcode';
 import { ApiError } from '../../errors/api-error.js';
 import { emptyEnvelope, envelope } from '../../http/envelope.js';
 import type { OperationContext, OperationHandler, OperationTable } from '../../http/operation.js';
+import { namesOf } from '../../store/queries/references.js';
 import type { Db } from '../../store/store.js';
 import { requireEntity } from '../../crud/entity-writes.js';
 import { identity } from '../../entities/identity/identity.definition.js';
@@ -31,8 +32,8 @@ async function requireMfa(db: Db, context: OperationContext, want: 'any' | 'veri
 }
 
 async function provisioningUrlOf(db: Db, context: OperationContext, record: MfaRecord): Promise<string> {
-  const found = await db.selectFrom('identities').select('name').where('id', '=', record.identityId).executeTakeFirst();
-  return provisioningUrl(context.deps.settings.totpIssuer, (found?.name as string | undefined) ?? '', record.secret);
+  const name = (await namesOf(db, 'identities', [record.identityId])).get(record.identityId);
+  return provisioningUrl(context.deps.settings.totpIssuer, name ?? '', record.secret);
 }
 
 /**

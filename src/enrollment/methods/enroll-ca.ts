@@ -7,6 +7,8 @@ import { ApiError } from '../../errors/api-error.js';
 import { emptyEnvelope } from '../../http/envelope.js';
 import type { OperationContext, OperationResult } from '../../http/operation.js';
 import { clientCertificatesOf } from '../../http/client-certificates.js';
+import { allCas, type CaRecord } from '../../store/queries/cas.js';
+import { identityIdBy, isIdentityNameTaken } from '../../store/queries/identities.js';
 import type { Db } from '../../store/store.js';
 import { createEntityIn } from '../../crud/entity-writes.js';
 import { identity } from '../../entities/identity/identity.definition.js';
@@ -16,7 +18,7 @@ import { externalIdOf, type ExternalIdClaim } from '../../auth/external-id-claim
 import { anchorsFromPem, verifyPath } from '../../auth/trust.js';
 import { insertCaAuthenticator, requireUnusedFingerprint } from './enroll-ottca.js';
 
-type CaRow = Record<string, unknown>;
+type CaRow = CaRecord;
 
 /** The first CA (by id, as upstream's store iterates) that is verified, enabled and issued the presented chain. */
 function enrollingCa(cas: readonly CaRow[], leaf: X509Certificate, intermediates: X509Certificate[], now: Date): CaRow | undefined {
@@ -24,20 +26,20 @@ function enrollingCa(cas: readonly CaRow[], leaf: X509Certificate, intermediates
     (ca) =>
       ca.is_auto_ca_enrollment_enabled === 1 &&
       ca.is_verified === 1 &&
-      verifyPath(leaf, intermediates, anchorsFromPem(ca.cert_pem as string, ca.id as string), { now, checkLeafValidity: true, requireClientAuth: true }),
+      verifyPath(leaf, intermediates, anchorsFromPem(ca.cert_pem, ca.id), { now, checkLeafValidity: true, requireClientAuth: true }),
   );
 }
 
 /** `[caName]`, `[caId]`, `[commonName]`, `[requestedName]` and `[identityId]` replaced literally (reference §9.4). */
 function formatName(ca: CaRow, leaf: X509Certificate, requestedName: string, identityId: string): string {
   const symbols: Record<string, string> = {
-    caName: ca.name as string,
-    caId: ca.id as string,
+    caName: ca.name,
+    caId: ca.id,
     commonName: new ParsedCertificate(new Uint8Array(leaf.raw)).subjectName.getField('CN').at(-1) ?? '',
     requestedName,
     identityId,
   };
-  const format = (ca.identity_name_format as string | null) || DEFAULT_IDENTITY_NAME_FORMAT;
+  const format = ca.identity_name_format || DEFAULT_IDENTITY_NAME_FORMAT;
   return format.replace(/\[(caName|caId|commonName|requestedName|identityId)\]/g, (_match, symbol: string) => symbols[symbol]!);
 }
 
@@ -48,8 +50,7 @@ function formatName(ca: CaRow, leaf: X509Certificate, requestedName: string, ide
 async function unusedName(tx: Db, name: string): Promise<string> {
   for (let counter = 0; ; counter++) {
     const candidate = counter === 0 ? name : `${name}${String(counter).padStart(6, '0')}`;
-    const taken = await tx.selectFrom('identities').select('id').where('name', '=', candidate).executeTakeFirst();
-    if (!taken) return candidate;
+    if (!(await isIdentityNameTaken(tx, candidate))) return candidate;
   }
 }
 
@@ -64,28 +65,27 @@ export async function enrollWithCa(context: OperationContext): Promise<Operation
   const [leaf, ...intermediates] = clientCertificatesOf(context.request);
   const now = deps.clock();
   await deps.store.transaction(async (tx) => {
-    const cas = (await tx.selectFrom('cas').selectAll().orderBy('id').execute()) as CaRow[];
+    const cas = await allCas(tx);
     if (cas.length === 0) throw new ApiError('ENROLLMENT_NO_VALID_CAS');
     if (!leaf) throw new ApiError('CERT_FAILED_VALIDATION');
     const ca = enrollingCa(cas, leaf, intermediates, now);
     if (!ca) throw new ApiError('CERT_FAILED_VALIDATION');
-    const claim = ca.external_id_claim ? (JSON.parse(ca.external_id_claim as string) as ExternalIdClaim) : undefined;
+    const claim = ca.external_id_claim ? (JSON.parse(ca.external_id_claim) as ExternalIdClaim) : undefined;
     const externalId = claim ? externalIdOf(leaf.raw, claim) : undefined;
     if (claim && externalId === undefined) throw new ApiError('MISSING_CERT_CLAIM');
     if (externalId !== undefined) {
       // Upstream fails on the unique index; 409 CERT_IN_USE tells the SDK the certificate already enrolled.
-      const holder = await tx.selectFrom('identities').select('id').where('external_id', '=', externalId).executeTakeFirst();
-      if (holder) throw ApiError.withMessage('CERT_IN_USE', `an identity with externalId ${externalId} already exists`);
+      if (await identityIdBy(tx, 'external_id', externalId)) throw ApiError.withMessage('CERT_IN_USE', `an identity with externalId ${externalId} already exists`);
     } else {
       await requireUnusedFingerprint(tx, certificateFingerprint(leaf.raw));
     }
     const identityId = deps.ids.shortId();
     const name = await unusedName(tx, formatName(ca, leaf, requestedNameOf(context.body) ?? identityId, identityId));
-    const roleAttributes = ca.identity_roles ? (JSON.parse(ca.identity_roles as string) as string[]) : [];
+    const roleAttributes = ca.identity_roles ? (JSON.parse(ca.identity_roles) as string[]) : [];
     // With an externalId the identity has no authenticator: later logins find it by the claim, so certificates rotate.
     const body = { name, type: 'Default', isAdmin: false, roleAttributes, externalId: externalId ?? null };
     await createEntityIn(tx, deps, identity, body, { id: identityId });
-    if (externalId === undefined) await insertCaAuthenticator(tx, deps, { identityId, certificate: leaf, caId: ca.id as string });
+    if (externalId === undefined) await insertCaAuthenticator(tx, deps, { identityId, certificate: leaf, caId: ca.id });
   });
   return { status: 200, json: emptyEnvelope() };
 }

@@ -5,6 +5,8 @@ import type { AppDeps } from '../../app-deps.js';
 import { ApiError } from '../../errors/api-error.js';
 import { emptyEnvelope } from '../../http/envelope.js';
 import { clientCertificatesOf } from '../../http/client-certificates.js';
+import { authenticatorWithFingerprint } from '../../store/queries/authenticators.js';
+import { caById } from '../../store/queries/cas.js';
 import type { Db } from '../../store/store.js';
 import { createEntityIn } from '../../crud/entity-writes.js';
 import { authenticator } from '../../entities/authenticator/authenticator.definition.js';
@@ -16,8 +18,7 @@ import { consumeEnrollment } from '../enrollment-record.js';
 
 /** A certificate binds to one authenticator only (upstream cause data: the fingerprint). */
 export async function requireUnusedFingerprint(tx: Db, fingerprint: string): Promise<void> {
-  const used = await tx.selectFrom('authenticators').select('id').where('cert_fingerprint', '=', fingerprint).executeTakeFirst();
-  if (used) throw ApiError.withMessage('CERT_IN_USE', `the certificate with fingerprint ${fingerprint} is already in use`);
+  if (await authenticatorWithFingerprint(tx, fingerprint)) throw ApiError.withMessage('CERT_IN_USE', `the certificate with fingerprint ${fingerprint} is already in use`);
 }
 
 /**
@@ -38,10 +39,10 @@ export const enrollWithOttCa: EnrollMethod = async (context, enrollment) => {
   const presented = clientCertificatesOf(context.request).filter((certificate) => !certificate.ca);
   const now = deps.clock();
   await deps.store.transaction(async (tx) => {
-    const ca = await tx.selectFrom('cas').selectAll().where('id', '=', caId).executeTakeFirst();
+    const ca = await caById(tx, caId);
     if (!ca) throw new ApiError('INVALID_ENROLLMENT_TOKEN');
     if (ca.is_ott_ca_enrollment_enabled !== 1 || ca.is_verified !== 1) throw new ApiError('ENROLLMENT_CA_NOT_VALID');
-    const anchors = anchorsFromPem(ca.cert_pem as string, caId);
+    const anchors = anchorsFromPem(ca.cert_pem, caId);
     const certificate = presented.find((candidate) => verifyPath(candidate, [], anchors, { now, checkLeafValidity: true, requireClientAuth: true }));
     if (!certificate) throw new ApiError('CERT_FAILED_VALIDATION');
     await requireUnusedFingerprint(tx, certificateFingerprint(certificate.raw));

@@ -4,6 +4,7 @@ import { ApiError } from '../../errors/api-error.js';
 import { envelope } from '../../http/envelope.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import { lifetimes, parseCsr, signCsr, type IssuedCertificate } from '../../pki/sign-csr.js';
+import { routerIsEdge, setRouterCertificate } from '../../store/queries/routers.js';
 import type { Db } from '../../store/store.js';
 import type { EnrollMethod } from '../enroll.operations.js';
 import { consumeEnrollment } from '../enrollment-record.js';
@@ -71,18 +72,14 @@ export async function issueRouterCertificates(deps: AppDeps, routerId: string, c
 
 /** The router's certificate is now its client leaf: the fingerprint identifies it from here on. */
 export async function storeRouterCertificate(tx: Db, deps: AppDeps, routerId: string, client: IssuedCertificate): Promise<void> {
-  await tx
-    .updateTable('routers')
-    .set({ cert_pem: client.certPem, fingerprint: client.fingerprint, is_verified: 1, updated_at: formatTimestamp(deps.clock()) })
-    .where('id', '=', routerId)
-    .execute();
+  await setRouterCertificate(tx, routerId, client, formatTimestamp(deps.clock()));
 }
 
 /** erott enrolls edge routers, trott transit routers; a token whose router is of the other kind is not valid. */
 async function requireRouter(db: Db, routerId: string | null, method: string): Promise<string> {
-  const router = routerId ? await db.selectFrom('routers').select(['id', 'is_edge']).where('id', '=', routerId).executeTakeFirst() : undefined;
-  if (!router || Boolean(router.is_edge) !== (method === 'erott')) throw new ApiError('INVALID_ENROLLMENT_TOKEN');
-  return String(router.id);
+  const isEdge = routerId ? await routerIsEdge(db, routerId) : undefined;
+  if (isEdge === undefined || isEdge !== (method === 'erott')) throw new ApiError('INVALID_ENROLLMENT_TOKEN');
+  return routerId!;
 }
 
 /**

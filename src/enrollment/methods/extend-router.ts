@@ -5,6 +5,7 @@ import { clientCertificatesOf } from '../../http/client-certificates.js';
 import { envelope } from '../../http/envelope.js';
 import type { OperationHandler } from '../../http/operation.js';
 import { certificateFingerprint } from '../../pki/fingerprint.js';
+import { routerWithFingerprint } from '../../store/queries/routers.js';
 import type { Db } from '../../store/store.js';
 import { issueRouterCertificates, readExtensionCsrs, storeRouterCertificate, type RouterCsrs } from './enroll-router.js';
 
@@ -16,9 +17,9 @@ import { issueRouterCertificates, readExtensionCsrs, storeRouterCertificate, typ
 async function routerPresenting(db: Db, presented: readonly X509Certificate[]): Promise<{ id: string; fingerprint: string }> {
   const leaf = presented.filter((certificate) => !certificate.ca).at(-1);
   const fingerprint = leaf ? certificateFingerprint(leaf.raw) : undefined;
-  const router = fingerprint ? await db.selectFrom('routers').select('id').where('fingerprint', '=', fingerprint).executeTakeFirst() : undefined;
-  if (!router || !fingerprint) throw new ApiError('UNAUTHORIZED');
-  return { id: String(router.id), fingerprint };
+  const routerId = fingerprint ? await routerWithFingerprint(db, fingerprint) : undefined;
+  if (!routerId || !fingerprint) throw new ApiError('UNAUTHORIZED');
+  return { id: routerId, fingerprint };
 }
 
 /**
@@ -35,8 +36,7 @@ export const extendRouterEnrollment: OperationHandler = {
     const { client, server } = await issueRouterCertificates(deps, router.id, csrs);
     await deps.store.transaction(async (tx) => {
       // A concurrent renewal or re-enroll already replaced the certificate this request was made with.
-      const current = await tx.selectFrom('routers').select('id').where('id', '=', router.id).where('fingerprint', '=', router.fingerprint).executeTakeFirst();
-      if (!current) throw new ApiError('UNAUTHORIZED');
+      if ((await routerWithFingerprint(tx, router.fingerprint)) !== router.id) throw new ApiError('UNAUTHORIZED');
       await storeRouterCertificate(tx, deps, router.id, client);
     });
     return { status: 200, json: envelope({ cert: client.chainPem, serverCert: server.certPem }) };

@@ -1,6 +1,7 @@
 import type { OperationHandler, OperationTable } from '../../http/operation.js';
 import { emptyEnvelope } from '../../http/envelope.js';
 import { detail, list } from '../../crud/crud-handlers.js';
+import { deleteEntity } from '../../crud/entity-store.js';
 import { requireEntity } from '../../crud/entity-writes.js';
 import { apiSession } from './api-session.definition.js';
 
@@ -11,7 +12,7 @@ const deleteAPISessions: OperationHandler = {
     const id = params.id as string;
     await deps.store.transaction(async (tx) => {
       await requireEntity(tx, apiSession, id);
-      await tx.deleteFrom('api_sessions').where('id', '=', id).execute();
+      await deleteEntity(tx, apiSession, id);
     });
     deps.apiSessions.forget(id);
     return { status: 200, json: emptyEnvelope() };

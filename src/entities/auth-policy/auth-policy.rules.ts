@@ -3,6 +3,8 @@ import { ApiError } from '../../errors/api-error.js';
 import type { EntityRules, EntityValues } from '../../crud/entity-rules.js';
 import { goValue } from '../../lib/go-format.js';
 import { setPath } from '../../lib/object-path.js';
+import { firstIdentityUsingAuthPolicy } from '../../store/queries/auth-policies.js';
+import { existingSigners } from '../../store/queries/external-jwt-signers.js';
 import type { Db } from '../../store/store.js';
 
 export const DEFAULT_AUTH_POLICY_ID = 'default';
@@ -17,13 +19,6 @@ function clampLimits(policy: EntityValues): void {
   policy['primary.updb.lockoutDurationMinutes'] = Math.max(0, policy['primary.updb.lockoutDurationMinutes'] as number);
 }
 
-/** Which of `ids` name an existing external JWT signer. */
-async function existingSigners(tx: Db, ids: ReadonlySet<string>): Promise<Set<string>> {
-  if (ids.size === 0) return new Set();
-  const rows = await tx.selectFrom('external_jwt_signers').select('id').where('id', 'in', [...ids]).execute();
-  return new Set(rows.map((row) => String(row.id)));
-}
-
 function signerNotFound(field: string, id: string): ApiError {
   return new ApiError('NOT_FOUND', { field, reason: 'no externalJwtSigner found with the given id', value: goValue(id) });
 }
@@ -35,7 +30,7 @@ function signerNotFound(field: string, id: string): ApiError {
 async function requireSigners(tx: Db, policy: EntityValues, changed: ReadonlySet<string>): Promise<void> {
   const required = changed.has(REQUIRED_SIGNER) ? (policy[REQUIRED_SIGNER] as string | null) : null;
   const allowed = changed.has(ALLOWED_SIGNERS) ? ((policy[ALLOWED_SIGNERS] as string[] | null) ?? []) : [];
-  const found = await existingSigners(tx, new Set([...allowed, ...(required === null ? [] : [required])]));
+  const found = await existingSigners(tx, [...new Set([...allowed, ...(required === null ? [] : [required])])]);
   if (required !== null && !found.has(required)) throw signerNotFound(REQUIRED_SIGNER, required);
   allowed.forEach((id, index) => {
     if (!found.has(id)) throw signerNotFound(`${ALLOWED_SIGNERS}[${index}]`, id);
@@ -68,8 +63,8 @@ export const authPolicyRules: EntityRules = {
    * when no identity uses it: upstream keeps it only because the default admin does, and logins fall back to it.
    */
   async beforeDelete({ tx }, existing) {
-    const user = await tx.selectFrom('identities').select('id').where('auth_policy_id', '=', existing.id as string).orderBy('id').limit(1).executeTakeFirst();
-    if (user) throw ApiError.referencedByKey('authPolicy', 'authPolicyId', 'identity', user.id as string);
+    const user = await firstIdentityUsingAuthPolicy(tx, existing.id as string);
+    if (user) throw ApiError.referencedByKey('authPolicy', 'authPolicyId', 'identity', user);
     if (existing.id === DEFAULT_AUTH_POLICY_ID) {
       throw ApiError.withMessage('CAN_NOT_DELETE_REFERENCED_ENTITY', 'the default auth policy cannot be deleted');
     }

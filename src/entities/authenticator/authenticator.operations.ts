@@ -1,13 +1,14 @@
 // Authenticator operations: admin CRUD and re-enroll, and the caller's own authenticators under /current-identity.
-import { sql, type SqlBool } from 'kysely';
 import { ApiError } from '../../errors/api-error.js';
 import { createdEnvelope, emptyEnvelope, envelope } from '../../http/envelope.js';
 import type { OperationContext, OperationHandler, OperationTable } from '../../http/operation.js';
 import { create, detail, list, patch, remove, update } from '../../crud/crud-handlers.js';
 import type { EntityDefinition } from '../../crud/define-entity.js';
 import { toApiEntity } from '../../crud/entity-mapping.js';
-import { findEntity } from '../../crud/entity-store.js';
+import { deleteEntity, findEntity } from '../../crud/entity-store.js';
+import { authenticatorById } from '../../store/queries/authenticators.js';
 import { modifyEntity, requireEntity } from '../../crud/entity-writes.js';
+import { columnIs } from '../../store/queries/scopes.js';
 import type { Db } from '../../store/store.js';
 import { verifyPassword } from '../../auth/password.js';
 import { createEnrollment, futureInstant, makeRoomForEnrollment, type NewEnrollment } from '../../enrollment/create-enrollment.js';
@@ -30,7 +31,7 @@ const ownAuthenticator: EntityDefinition = {
 };
 
 const listCurrentIdentityAuthenticators = list(ownAuthenticator, 'authenticated', {
-  scope: (context) => Promise.resolve(sql<SqlBool>`t.identity_id = ${callerId(context)}`),
+  scope: (context) => Promise.resolve(columnIs('identity_id', callerId(context))),
 });
 
 const detailCurrentIdentityAuthenticator: OperationHandler = {
@@ -74,14 +75,13 @@ const reEnrollAuthenticator: OperationHandler = {
       const found = await requireEntity(tx, authenticator, id);
       const expiresAt = futureInstant((body as { expiresAt: string }).expiresAt, now, 'expiresAt must be in the future');
       const identityId = found.identityId as string;
-      const caRow = await tx.selectFrom('authenticators').select('ca_id').where('id', '=', id).executeTakeFirst();
-      const caId = (caRow?.ca_id as string | null | undefined) ?? undefined;
+      const caId = (await authenticatorById(tx, id))?.ca_id ?? undefined;
       const input: NewEnrollment =
         found.method === 'updb'
           ? { method: 'updb', identityId, username: found.username as string, expiresAt, id: enrollmentId }
           : { method: caId ? 'ottca' : 'ott', identityId, expiresAt, id: enrollmentId, ...(caId ? { caId } : {}) };
       await makeRoomForEnrollment(tx, identityId, input.method, now);
-      await tx.deleteFrom('authenticators').where('id', '=', id).execute();
+      await deleteEntity(tx, authenticator, id);
       await createEnrollment(tx, deps, input);
     });
     return { status: 201, json: createdEnvelope('enrollments', enrollmentId) };

@@ -5,6 +5,9 @@
 import { X509Certificate } from 'node:crypto';
 import { ApiError } from '../../errors/api-error.js';
 import type { EntityChange, EntityRules, EntityValues, RuleContext } from '../../crud/entity-rules.js';
+import { hasAuthenticatorMethod, setAuthenticatorCa } from '../../store/queries/authenticators.js';
+import { verifiedCas } from '../../store/queries/cas.js';
+import { identityExists } from '../../store/queries/identities.js';
 import type { Db } from '../../store/store.js';
 import { hashPassword } from '../../auth/password.js';
 import { checkPasswordRules, passwordRulesFor } from '../../auth/password-rules.js';
@@ -17,13 +20,11 @@ import { splitPemCertificates } from '../../pki/pem.js';
 const METHODS = ['updb', 'cert'];
 
 async function requireIdentity(tx: Db, id: unknown): Promise<void> {
-  const found = await tx.selectFrom('identities').select('id').where('id', '=', String(id)).executeTakeFirst();
-  if (!found) throw ApiError.invalidField('identityId', 'no identity found with the given id', id);
+  if (!(await identityExists(tx, String(id)))) throw ApiError.invalidField('identityId', 'no identity found with the given id', id);
 }
 
 async function requireFreeMethod(tx: Db, identityId: string, method: string): Promise<void> {
-  const taken = await tx.selectFrom('authenticators').select('id').where('identity_id', '=', identityId).where('method', '=', method).executeTakeFirst();
-  if (taken) throw new ApiError('MAX_AUTHENTICATOR_METHODS_REACHED');
+  if (await hasAuthenticatorMethod(tx, identityId, method)) throw new ApiError('MAX_AUTHENTICATOR_METHODS_REACHED');
 }
 
 /** The CA that issued each validated certificate (undefined: the controller's own), for afterWrite to record. */
@@ -35,8 +36,8 @@ const issuingCa = new WeakMap<EntityChange, string | undefined>();
  */
 async function validateCertificate(tx: Db, pki: Pki, pem: unknown, now: Date): Promise<{ fingerprint: string; caId: string | undefined }> {
   const { pem: block, certificate } = singleCertificate(pem);
-  const cas = await tx.selectFrom('cas').select(['id', 'cert_pem']).where('is_verified', '=', 1).orderBy('id').execute();
-  const anchors = [...controllerAnchors(pki), ...cas.flatMap((ca) => anchorsFromPem(ca.cert_pem as string, ca.id as string))];
+  const cas = await verifiedCas(tx, false);
+  const anchors = [...controllerAnchors(pki), ...cas.flatMap((ca) => anchorsFromPem(ca.certPem, ca.id))];
   const anchor = verifyPath(certificate, [], anchors, { now, checkLeafValidity: false, requireClientAuth: false });
   if (!anchor) throw new ApiError('CERTIFICATE_FAILED_VALIDATION');
   return { fingerprint: certificateFingerprint(block), caId: anchor.caId };
@@ -85,6 +86,8 @@ async function applySecrets({ tx, deps }: RuleContext, change: EntityChange): Pr
 }
 
 export const authenticatorRules: EntityRules = {
+  // Migration 015's unique (identity_id, method): a concurrent writer added the method after requireFreeMethod looked.
+  uniqueError: (columns) => (columns.includes('method') ? new ApiError('MAX_AUTHENTICATOR_METHODS_REACHED') : undefined),
   async validate({ tx, deps }, change) {
     const after = change.after!;
     if (change.op === 'create') {
@@ -101,7 +104,7 @@ export const authenticatorRules: EntityRules = {
   async afterWrite({ tx }, change) {
     if (!issuingCa.has(change)) return;
     // `ca_id` is storage only (the API never shows it): it ties the authenticator to its CA, which deletes it.
-    await tx.updateTable('authenticators').set({ ca_id: issuingCa.get(change) ?? null }).where('id', '=', change.id).execute();
+    await setAuthenticatorCa(tx, change.id, issuingCa.get(change) ?? null);
   },
 
   async extend({ db }, entities) {

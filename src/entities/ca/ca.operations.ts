@@ -4,6 +4,7 @@ import { X509Certificate } from 'node:crypto';
 import { X509Certificate as ParsedCertificate } from '@peculiar/x509';
 import { SignJWT } from 'jose';
 import { ApiError } from '../../errors/api-error.js';
+import { markCaVerified } from '../../store/queries/cas.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import { emptyEnvelope } from '../../http/envelope.js';
 import type { OperationHandler, OperationTable } from '../../http/operation.js';
@@ -70,8 +71,7 @@ const verifyCa: OperationHandler = {
       throw new ApiError('CERTIFICATE_FAILED_VALIDATION');
     }
     await deps.store.transaction(async (tx) => {
-      const updated = await tx.updateTable('cas').set({ is_verified: 1, updated_at: formatTimestamp(now) }).where('id', '=', id).where('is_verified', '=', 0).executeTakeFirst();
-      if (Number(updated.numUpdatedRows) !== 1) throw new ApiError('CA_ALREADY_VERIFIED');
+      if (!(await markCaVerified(tx, id, formatTimestamp(now)))) throw new ApiError('CA_ALREADY_VERIFIED');
     });
     return { status: 200, json: emptyEnvelope() };
   },

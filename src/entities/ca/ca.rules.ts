@@ -2,6 +2,7 @@
 // name format and external-id claim are filled in as upstream stores them.
 import { X509Certificate } from 'node:crypto';
 import { ApiError } from '../../errors/api-error.js';
+import { caWithFingerprint } from '../../store/queries/cas.js';
 import type { EntityChange, EntityRules, RuleContext } from '../../crud/entity-rules.js';
 import { normaliseExternalIdClaim } from '../../auth/external-id-claim.js';
 import { certificateFingerprint } from '../../pki/fingerprint.js';
@@ -52,9 +53,9 @@ function fingerprintOfCaPem(certPem: unknown): string {
 }
 
 async function refuseReusedCertificate({ tx }: RuleContext, fingerprint: string, certPem: unknown): Promise<void> {
-  const other = await tx.selectFrom('cas').select('id').where('fingerprint', '=', fingerprint).executeTakeFirst();
+  const other = await caWithFingerprint(tx, fingerprint);
   // Upstream's wording and value (`controller/model/ca_model.go`).
-  if (other) throw ApiError.invalidField('certPem', `certificate already used as CA ${String(other.id)}`, certPem);
+  if (other) throw ApiError.invalidField('certPem', `certificate already used as CA ${other}`, certPem);
 }
 
 /** PATCH changes only the claim's fields it names; create and PUT replace the whole claim (or remove it). */

@@ -3,6 +3,7 @@ import { ApiError } from '../../errors/api-error.js';
 import type { EntityRules } from '../../crud/entity-rules.js';
 import { goQuote } from '../../lib/go-format.js';
 import { isJsonObject } from '../../lib/object-path.js';
+import { hasConfigsOfType } from '../../store/queries/configs.js';
 import { configDataCheck, withSortedKeys } from './config-type.schema.js';
 
 /** `all` asks for every config type in `configTypes` lists, so no type may carry that name. */
@@ -52,8 +53,7 @@ export const configTypeRules: EntityRules = {
 
   /** Upstream refuses with a plain error (a 500, in these words); the contract's 409 is what a client can act on. */
   async beforeDelete({ tx }, existing) {
-    const config = await tx.selectFrom('configs').select('id').where('config_type_id', '=', existing.id as string).limit(1).executeTakeFirst();
-    if (config) {
+    if (await hasConfigsOfType(tx, existing.id as string)) {
       throw ApiError.withMessage('CAN_NOT_DELETE_REFERENCED_ENTITY', `cannot delete config type ${String(existing.id)}, as configs of that type exist`);
     }
   },

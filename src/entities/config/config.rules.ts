@@ -7,17 +7,16 @@ import { isJsonObject } from '../../lib/object-path.js';
 import type { Db } from '../../store/store.js';
 import { configType } from '../config-type/config-type.definition.js';
 import { configDataCheck, withSortedKeys } from '../config-type/config-type.schema.js';
-import { sql } from 'kysely';
 import { formatTimestamp } from '../../lib/clock.js';
-import { identitiesOfServices, touchServiceLists } from '../../policy/service-lists.js';
-import { identitiesOverridingConfig, overrideUsingConfig } from '../../policy/service-config-overrides.js';
+import { touchServiceLists } from '../../store/queries/service-lists.js';
+import { configTypeNames, configTypeSchema, overrideUsingConfig, servicesUsingConfig } from '../../store/queries/configs.js';
 
 /** The schema of a config's type (null when it has none); field `type` and these reasons are upstream's. */
 async function requireConfigTypeSchema(db: Db, id: unknown): Promise<Record<string, unknown> | null> {
   if (typeof id !== 'string' || id === '') throw ApiError.invalidField('type', 'config type must be specified', id);
-  const row = await db.selectFrom('config_types').select('schema').where('id', '=', id).executeTakeFirst();
-  if (!row) throw ApiError.invalidField('type', 'invalid config type', id);
-  return row.schema ? (JSON.parse(row.schema as string) as Record<string, unknown>) : null;
+  const schema = await configTypeSchema(db, id);
+  if (schema === undefined) throw ApiError.invalidField('type', 'invalid config type', id);
+  return schema ? (JSON.parse(schema) as Record<string, unknown>) : null;
 }
 
 /**
@@ -38,9 +37,9 @@ function checkedData(data: unknown, schema: Record<string, unknown> | null): unk
  * the 409 the contract declares, with upstream's words).
  */
 export async function refuseDeleteWhileConfigInUse(tx: Db, configId: string): Promise<void> {
-  const services = await tx.selectFrom('service_configs').select('entity_id').where('value', '=', configId).orderBy('entity_id').execute();
+  const services = await servicesUsingConfig(tx, configId);
   if (services.length > 0) {
-    const ids = goValue(services.map((row) => row.entity_id as string));
+    const ids = goValue(services);
     const reason = `entity type config referenced by services: ${ids}`;
     throw new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', { field: 'configs', reason, value: ids });
   }
@@ -64,10 +63,7 @@ export const configRules: EntityRules = {
   /** Identities that see a service using this config, or use it as an override, see new data: their lists changed. */
   async afterWrite({ tx, deps }, change) {
     if (change.op !== 'update' && change.op !== 'patch') return;
-    const services = sql`SELECT entity_id FROM service_configs WHERE value = ${change.id}`;
-    const at = formatTimestamp(deps.clock());
-    await touchServiceLists(tx, identitiesOfServices(services), at);
-    await touchServiceLists(tx, identitiesOverridingConfig(change.id), at);
+    await touchServiceLists(tx, { usersOfConfig: change.id }, formatTimestamp(deps.clock()));
   },
 
   /** Upstream detaches the config from its services; deleting what a service still uses is refused instead. */
@@ -78,8 +74,7 @@ export const configRules: EntityRules = {
   async extend({ db }, configs) {
     const typeIds = [...new Set(configs.map((c) => c.configTypeId as string))];
     if (typeIds.length === 0) return [];
-    const types = await db.selectFrom('config_types').select(['id', 'name']).where('id', 'in', typeIds).execute();
-    const names = new Map(types.map((row) => [row.id as string, row.name as string]));
+    const names = await configTypeNames(db, typeIds);
     return configs.map((entity) => {
       const typeId = entity.configTypeId as string;
       return { configType: entityRef(configType, { id: typeId, name: names.get(typeId) ?? '' }), data: entity.data ?? {} };

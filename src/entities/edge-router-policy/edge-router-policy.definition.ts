@@ -1,6 +1,6 @@
 // Edge router policies: which identities may use which edge routers.
 import { boolean, defineEntity, stringSet, text } from '../../crud/define-entity.js';
-import { edgeRouterPolicyKind } from '../../policy/policy-kinds.js';
+import { edgeRouterPolicyKind } from '../../store/queries/policy-tables.js';
 import { policyRules } from '../shared/policy-rules.js';
 
 export const edgeRouterPolicy = defineEntity({

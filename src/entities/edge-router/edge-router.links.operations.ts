@@ -1,11 +1,11 @@
 // An edge router's policy-derived sub-lists (admin), and the client's own usable edge routers, from link tables.
-import { sql, type SqlBool } from 'kysely';
 import { listEnvelope } from '../../http/envelope.js';
 import type { OperationHandler, OperationTable } from '../../http/operation.js';
 import { linkedTo, list, type LinkTable } from '../../crud/crud-handlers.js';
 import { toApiEntities } from '../../crud/entity-mapping.js';
 import { listEntities } from '../../crud/entity-store.js';
 import { listQueryFrom } from '../../crud/list-params.js';
+import { allOf, columnIs, everyRow, linkedTo as linkedRows } from '../../store/queries/scopes.js';
 import { edgeRouterPolicy } from '../edge-router-policy/edge-router-policy.definition.js';
 import { identity } from '../identity/identity.definition.js';
 import { associatedService } from '../service/service.definition.js';
@@ -33,10 +33,10 @@ const getCurrentIdentityEdgeRouters: OperationHandler = {
     const session = caller.session!;
     const query = listQueryFrom(context, edgeRouter.symbols);
     const granted = session.isAdmin
-      ? sql<SqlBool>`1 = 1`
-      : sql<SqlBool>`t.id IN (SELECT edge_router_id FROM identity_edge_routers WHERE identity_id = ${session.identityId})`;
+      ? everyRow
+      : linkedRows({ table: 'identity_edge_routers', parentColumn: 'identity_id', childColumn: 'edge_router_id' }, session.identityId);
     const { data, totalCount } = await deps.store.read(async (db) => {
-      const page = await listEntities(db, edgeRouter, query, sql<SqlBool>`t.is_edge = 1 AND t.is_verified = 1 AND ${granted}`);
+      const page = await listEntities(db, edgeRouter, query, allOf(columnIs('is_edge', 1), columnIs('is_verified', 1), granted));
       const routers = await toApiEntities(edgeRouter, page.rows, { db, deps, caller });
       return { data: routers.map(toClientShape), totalCount: page.totalCount };
     });

@@ -1,9 +1,9 @@
 // The management API's /edge-routers operations (re-enroll included) and the edge router role attributes, admin-only.
-import { sql, type SqlBool } from 'kysely';
 import { emptyEnvelope, envelope } from '../../http/envelope.js';
 import type { OperationHandler, OperationTable } from '../../http/operation.js';
 import { create, list, listSetField, patch, remove, update, type ListOptions } from '../../crud/crud-handlers.js';
 import { roleFilterScope } from '../../crud/role-filter.js';
+import { allOf, columnIs } from '../../store/queries/scopes.js';
 import { toApiEntity } from '../../crud/entity-mapping.js';
 import { requireEntity } from '../../crud/entity-writes.js';
 import { restartRouterEnrollment } from '../router/router-enrollment.js';
@@ -13,7 +13,7 @@ import { requireEdgeRouter } from './edge-router.rules.js';
 const roleFilter = roleFilterScope(edgeRouter);
 
 /** Transit routers live in the same table, so the list sees only edge rows; `roleFilter` narrows it further. */
-const edgeRoutersOnly: ListOptions['scope'] = async (context, db) => sql<SqlBool>`t.is_edge = 1 AND ${await roleFilter(context, db)}`;
+const edgeRoutersOnly: ListOptions['scope'] = async (context, db) => allOf(columnIs('is_edge', 1), await roleFilter(context, db));
 
 const detailEdgeRouter: OperationHandler = {
   access: 'admin',

@@ -6,7 +6,9 @@ import type { OperationHandler, OperationTable } from '../../http/operation.js';
 import { detail, list, remove } from '../../crud/crud-handlers.js';
 import { createEnrollment, futureInstant, makeRoomForEnrollment, requireUnusedUsername } from '../../enrollment/create-enrollment.js';
 import { signEnrollmentJwt, type EnrollmentMethod } from '../../enrollment/enrollment-jwt.js';
-import { toEnrollmentRecord } from '../../enrollment/enrollment-record.js';
+import { enrollmentBy, refreshEnrollmentRow } from '../../store/queries/enrollments.js';
+import { caExists } from '../../store/queries/cas.js';
+import { identityExists } from '../../store/queries/identities.js';
 import type { Db } from '../../store/store.js';
 import { enrollment } from './enrollment.definition.js';
 
@@ -19,9 +21,9 @@ interface EnrollmentCreateBody {
 }
 
 async function requireRow(db: Db, table: 'identities' | 'cas', id: string | null | undefined, field: string, reason: string): Promise<string> {
-  const found = id ? await db.selectFrom(table).select('id').where('id', '=', id).executeTakeFirst() : undefined;
-  if (!found) throw ApiError.invalidField(field, reason, id);
-  return found.id as string;
+  const exists = table === 'identities' ? identityExists : caExists;
+  if (!id || !(await exists(db, id))) throw ApiError.invalidField(field, reason, id);
+  return id;
 }
 
 /**
@@ -60,16 +62,15 @@ const refreshEnrollment: OperationHandler = {
     const id = params.id as string;
     const requested = (body as { expiresAt: string }).expiresAt;
     await deps.store.transaction(async (tx) => {
-      const row = await tx.selectFrom('enrollments').selectAll().where('id', '=', id).executeTakeFirst();
+      const record = await enrollmentBy(tx, 'id', id);
       // Upstream's refresh answers an unknown id without a cause.
-      if (!row) throw new ApiError('NOT_FOUND');
-      const record = toEnrollmentRecord(row);
+      if (!record) throw new ApiError('NOT_FOUND');
       const subject = record.identityId ?? record.routerId;
       if (!subject || !record.jwt) throw new ApiError('INVALID_ENROLL_METHOD');
       const now = deps.clock();
       const expiresAt = futureInstant(requested, now, 'must be after the current date and time');
       const jwt = await signEnrollmentJwt(deps.pki, deps.settings, { subject, token: record.token, method: record.method as EnrollmentMethod, expiresAt });
-      await tx.updateTable('enrollments').set({ expires_at: formatTimestamp(expiresAt), jwt, updated_at: formatTimestamp(now) }).where('id', '=', id).execute();
+      await refreshEnrollmentRow(tx, id, formatTimestamp(expiresAt), jwt, formatTimestamp(now));
     });
     return { status: 200, json: createdEnvelope(enrollment.path, id) };
   },

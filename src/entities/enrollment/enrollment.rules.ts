@@ -4,6 +4,7 @@ import { entityRef } from '../../crud/entity-mapping.js';
 import { identityRefs } from '../../auth/identity-links.js';
 import { edgeRouter } from '../edge-router/edge-router.definition.js';
 import { router } from '../router/router.definition.js';
+import { routerNames } from '../../store/queries/routers.js';
 
 export const enrollmentRules: EntityRules = {
   async extend({ db }, entities) {
@@ -11,9 +12,9 @@ export const enrollmentRules: EntityRules = {
     const routerIds = [...new Set(entities.map((e) => e.routerId).filter((id): id is string => typeof id === 'string'))];
     const [refFor, routers] = await Promise.all([
       identityRefs(db, identityIds),
-      routerIds.length ? db.selectFrom('routers').select(['id', 'name', 'is_edge']).where('id', 'in', routerIds).execute() : Promise.resolve([]),
+      routerNames(db, routerIds),
     ]);
-    const routerById = new Map(routers.map((row) => [row.id as string, row]));
+    const routerById = new Map(routers.map((row) => [row.id, row]));
     return entities.map((entity: EntityValues) => {
       const out: EntityValues = {};
       if (typeof entity.identityId === 'string') {
@@ -22,8 +23,8 @@ export const enrollmentRules: EntityRules = {
       }
       const routerRow = typeof entity.routerId === 'string' ? routerById.get(entity.routerId) : undefined;
       if (routerRow) {
-        const values = { id: routerRow.id as string, name: routerRow.name as string };
-        if (Number(routerRow.is_edge) === 1) Object.assign(out, { edgeRouterId: values.id, edgeRouter: entityRef(edgeRouter, values) });
+        const values = { id: routerRow.id, name: routerRow.name };
+        if (routerRow.isEdge) Object.assign(out, { edgeRouterId: values.id, edgeRouter: entityRef(edgeRouter, values) });
         else Object.assign(out, { transitRouterId: values.id, transitRouter: entityRef(router, values) });
       }
       // Upstream always renders `username: ""`, which omitempty drops; the updb username is not shown.

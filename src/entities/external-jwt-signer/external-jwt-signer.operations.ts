@@ -1,7 +1,7 @@
 // External JWT signer operations: admin CRUD on the management API, and the public list clients log in from.
-import { sql, type SqlBool } from 'kysely';
 import type { OperationTable } from '../../http/operation.js';
 import { create, detail, list, patch, remove, update } from '../../crud/crud-handlers.js';
+import { columnIs } from '../../store/queries/scopes.js';
 import { externalJwtSigner, publicExternalJwtSigner } from './external-jwt-signer.definition.js';
 
 export const externalJwtSignerOperations: OperationTable = {
@@ -15,5 +15,5 @@ export const externalJwtSignerOperations: OperationTable = {
 
 /** Anonymous, as upstream: a client picks its identity provider before it has a session. Enabled signers only. */
 export const clientExternalJwtSignerOperations: OperationTable = {
-  listExternalJwtSigners: list(publicExternalJwtSigner, 'public', { scope: () => Promise.resolve(sql<SqlBool>`t.enabled = 1`) }),
+  listExternalJwtSigners: list(publicExternalJwtSigner, 'public', { scope: () => Promise.resolve(columnIs('enabled', 1)) }),
 };

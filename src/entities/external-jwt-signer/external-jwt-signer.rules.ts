@@ -2,6 +2,7 @@
 // endpoint over http(s)), certificate details derived, and no deletion while an auth policy names the signer.
 import { X509Certificate } from 'node:crypto';
 import { ApiError } from '../../errors/api-error.js';
+import { authPoliciesAllowingSigner, firstAuthPolicyRequiringSigner } from '../../store/queries/auth-policies.js';
 import type { EntityRules, EntityValues } from '../../crud/entity-rules.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import { certificateFingerprint } from '../../pki/fingerprint.js';
@@ -66,12 +67,10 @@ export const externalJwtSignerRules: EntityRules = {
   /** Upstream refuses through its allowed-signers links first, then through its foreign key on the required signer. */
   async beforeDelete({ tx }, existing) {
     const id = existing.id as string;
-    const allowing = await tx.selectFrom('auth_policy_primary_ext_jwt_allowed_signers').select('entity_id').where('value', '=', id).orderBy('entity_id').execute();
-    if (allowing.length > 0) {
-      throw ApiError.referencedByLinks('externalJwtSigners', 'primary.extJwt.allowedSigners', 'authPolicies', allowing.map((row) => row.entity_id as string));
-    }
-    const requiring = await tx.selectFrom('auth_policies').select('id').where('secondary_require_ext_jwt_signer', '=', id).orderBy('id').limit(1).executeTakeFirst();
-    if (requiring) throw ApiError.referencedByKey('externalJwtSigner', 'secondary.requireExtJwtSigner', 'authPolicy', requiring.id as string);
+    const allowing = await authPoliciesAllowingSigner(tx, id);
+    if (allowing.length > 0) throw ApiError.referencedByLinks('externalJwtSigners', 'primary.extJwt.allowedSigners', 'authPolicies', allowing);
+    const requiring = await firstAuthPolicyRequiringSigner(tx, id);
+    if (requiring) throw ApiError.referencedByKey('externalJwtSigner', 'secondary.requireExtJwtSigner', 'authPolicy', requiring);
   },
 
   extend(_context, signers) {

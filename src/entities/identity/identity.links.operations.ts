@@ -1,5 +1,4 @@
 // An identity's policy-derived sub-lists, read from the link tables the policy engine maintains.
-import { sql, type SqlBool } from 'kysely';
 import type { OperationContext, OperationTable } from '../../http/operation.js';
 import { linkedTo, list } from '../../crud/crud-handlers.js';
 import { edgeRouter } from '../edge-router/edge-router.definition.js';
@@ -12,12 +11,10 @@ import { identity } from './identity.definition.js';
  * `?policyType=dial|bind` on identity–service lists: only pairs some policy of that type joins. The contract
  * declares the enum, so other values are refused before this runs (upstream lower-cases and ignores them).
  */
-export function policyTypeFilter(context: OperationContext) {
+export function policyTypeCount(context: OperationContext): 'dial' | 'bind' | undefined {
   const given = context.query.policyType;
   const policyType = typeof given === 'string' ? given.toLowerCase() : undefined;
-  if (policyType === 'dial') return sql<SqlBool>`identity_services.dial > 0`;
-  if (policyType === 'bind') return sql<SqlBool>`identity_services.bind > 0`;
-  return undefined;
+  return policyType === 'dial' || policyType === 'bind' ? policyType : undefined;
 }
 
 export const identityLinkOperations: OperationTable = {
@@ -32,7 +29,7 @@ export const identityLinkOperations: OperationTable = {
       table: 'identity_services',
       parentColumn: 'identity_id',
       childColumn: 'service_id',
-      rowFilter: policyTypeFilter,
+      positiveCount: policyTypeCount,
     }),
   }),
   listIdentityEdgeRouters: list(edgeRouter, 'admin', {

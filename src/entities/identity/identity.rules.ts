@@ -1,6 +1,9 @@
 // Identity rules: type mapping, auth-policy reference, the undeletable default admin, enrollments, computed fields.
 import { ApiError } from '../../errors/api-error.js';
 import type { EntityChange, EntityRules, RuleContext } from '../../crud/entity-rules.js';
+import { authPolicyExists } from '../../store/queries/auth-policies.js';
+import { caExists } from '../../store/queries/cas.js';
+import { identityExtras } from '../../store/queries/identities.js';
 import type { Db } from '../../store/store.js';
 import { withPolicyLinks } from '../shared/policy-links.rules.js';
 import { createEnrollment, DEFAULT_ENROLLMENT_LIFETIME_MS, requireUnusedUsername } from '../../enrollment/create-enrollment.js';
@@ -14,8 +17,7 @@ function typeIdFor(type: unknown): string {
 }
 
 async function requireAuthPolicy(tx: Db, id: unknown): Promise<void> {
-  const found = await tx.selectFrom('auth_policies').select('id').where('id', '=', String(id)).executeTakeFirst();
-  if (!found) throw ApiError.invalidField('authPolicyId', 'no auth policy found with the given id', id);
+  if (!(await authPolicyExists(tx, String(id)))) throw ApiError.invalidField('authPolicyId', 'no auth policy found with the given id', id);
 }
 
 /**
@@ -44,8 +46,7 @@ async function createRequestedEnrollment({ tx, deps }: RuleContext, identityId: 
   if (ott === true) {
     await createEnrollment(tx, deps, { method: 'ott', identityId, expiresAt });
   } else if (ottca) {
-    const ca = await tx.selectFrom('cas').select('id').where('id', '=', ottca).executeTakeFirst();
-    if (!ca) throw ApiError.invalidField('enrollment.ottca', 'ca not found', ottca);
+    if (!(await caExists(tx, ottca))) throw ApiError.invalidField('enrollment.ottca', 'ca not found', ottca);
     await createEnrollment(tx, deps, { method: 'ottca', identityId, caId: ottca, expiresAt });
   } else if (updb) {
     await requireUnusedUsername(tx, updb, 'enrollment.updb', now);
@@ -83,32 +84,23 @@ const ownRules: EntityRules = {
   async extend({ db, deps }, entities) {
     const ids = entities.map((e) => e.id as string);
     if (ids.length === 0) return [];
-    const [authenticators, sessions, policies, enrollmentsOf, verifiedMfa] = await Promise.all([
-      db.selectFrom('authenticators').select(['id', 'identity_id', 'method', 'username', 'cert_fingerprint']).where('identity_id', 'in', ids).execute(),
-      // One index probe per identity, however many sessions it has.
-      db.selectFrom('identities as i').select('i.id as identity_id').where('i.id', 'in', ids)
-        .where((eb) => eb.exists(eb.selectFrom('api_sessions as s').select('s.id').whereRef('s.identity_id', '=', 'i.id')))
-        .execute(),
-      db.selectFrom('auth_policies').select(['id', 'name']).where('id', 'in', [...new Set(entities.map((e) => e.authPolicyId as string))]).execute(),
+    const [{ authenticators, withApiSession, authPolicyNames, withMfa }, enrollmentsOf] = await Promise.all([
+      identityExtras(db, ids, [...new Set(entities.map((e) => e.authPolicyId as string))]),
       identityEnrollments(db, ids),
-      db.selectFrom('mfas').select('identity_id').where('identity_id', 'in', ids).where('is_verified', '=', 1).execute(),
     ]);
-    const withMfa = new Set(verifiedMfa.map((row) => row.identity_id as string));
-    const withSession = new Set(sessions.map((s) => s.identity_id as string));
-    const policyNames = new Map(policies.map((p) => [p.id as string, p.name as string]));
     const now = deps.clock();
     return entities.map((entity) => {
-      const own = authenticators.filter((a) => a.identity_id === entity.id);
+      const own = authenticators.filter((a) => a.identityId === entity.id);
       const updb = own.find((a) => a.method === 'updb');
       const cert = own.find((a) => a.method === 'cert');
       const policyId = entity.authPolicyId as string;
       const typeId = entity.typeId as string;
       return {
         appData: entity.appData ?? {},
-        authPolicy: { _links: { self: { href: `./auth-policies/${policyId}` } }, entity: 'auth-policies', id: policyId, name: policyNames.get(policyId) ?? '' },
+        authPolicy: { _links: { self: { href: `./auth-policies/${policyId}` } }, entity: 'auth-policies', id: policyId, name: authPolicyNames.get(policyId) ?? '' },
         authenticators: {
-          ...(updb ? { updb: { id: updb.id as string, username: updb.username as string } } : {}),
-          ...(cert ? { cert: { fingerprint: cert.cert_fingerprint as string, id: cert.id as string } } : {}),
+          ...(updb ? { updb: { id: updb.id, username: updb.username } } : {}),
+          ...(cert ? { cert: { fingerprint: cert.certFingerprint, id: cert.id } } : {}),
         },
         disabled: isIdentityDisabled(entity as unknown as DisabledState, now),
         ...(entity.disabledAt ? { disabledAt: entity.disabledAt } : {}),
@@ -116,7 +108,7 @@ const ownRules: EntityRules = {
         enrollment: enrollmentsOf(entity.id as string),
         envInfo: entity.envInfo ?? {},
         externalId: entity.externalId ?? null,
-        hasApiSession: withSession.has(entity.id as string),
+        hasApiSession: withApiSession.has(entity.id as string),
         // Routers' control channel is out of scope, so no edge router connection is ever seen.
         hasEdgeRouterConnection: false,
         isMfaEnabled: withMfa.has(entity.id as string),

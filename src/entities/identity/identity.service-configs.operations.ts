@@ -4,7 +4,8 @@ import type { OperationContext, OperationHandler, OperationTable } from '../../h
 import { entityRef } from '../../crud/entity-mapping.js';
 import { requireEntity } from '../../crud/entity-writes.js';
 import { formatTimestamp } from '../../lib/clock.js';
-import { assignOverrides, listOverrides, removeOverrides, type ServiceConfigPair } from '../../policy/service-config-overrides.js';
+import { assignOverrides, removeOverrides, type ServiceConfigPair } from '../../policy/service-config-overrides.js';
+import { listOverrides } from '../../store/queries/configs.js';
 import { config } from '../config/config.definition.js';
 import { service } from '../service/service.definition.js';
 import { identity } from './identity.definition.js';

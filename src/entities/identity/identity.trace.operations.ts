@@ -7,6 +7,7 @@ import { parseGoDuration } from '../../lib/go-format.js';
 import { envelope } from '../../http/envelope.js';
 import type { OperationHandler, OperationTable } from '../../http/operation.js';
 import { requireEntity } from '../../crud/entity-writes.js';
+import { deleteIdentityTrace, saveIdentityTrace } from '../../store/queries/identities.js';
 import { identity } from './identity.definition.js';
 
 interface TraceSpec {
@@ -30,7 +31,7 @@ const updateIdentityTracing: OperationHandler = {
     if (!spec.enabled) {
       await deps.store.transaction(async (tx) => {
         await requireEntity(tx, identity, id);
-        await tx.deleteFrom('identity_traces').where('identity_id', '=', id).execute();
+        await deleteIdentityTrace(tx, id);
       });
       // Upstream's `enabled: false` and empty traceId are omitted (omitempty); `until` is Go's zero time.
       return { status: 200, json: envelope({ until: ZERO_TIME }) };
@@ -44,9 +45,8 @@ const updateIdentityTracing: OperationHandler = {
       await requireEntity(tx, identity, id);
       // Upstream answers a bad duration with 500 and this field cause; the contract's 400 is what it means.
       if ('error' in duration) throw ApiError.invalidField('duration', duration.error, spec.duration ?? '');
-      const row = { identity_id: id, trace_id: traceId, channels: JSON.stringify(channels), created_at: formatTimestamp(now), until };
-      await tx.deleteFrom('identity_traces').where('until', '<=', formatTimestamp(now)).execute();
-      await tx.insertInto('identity_traces').values(row).onConflict((c) => c.column('identity_id').doUpdateSet(row)).execute();
+      const trace = { identityId: id, traceId, channels: JSON.stringify(channels), createdAt: formatTimestamp(now), until };
+      await saveIdentityTrace(tx, trace, formatTimestamp(now));
     });
     deps.logger.info({ identityId: id, traceId, until, channels }, 'identity tracing enabled');
     return { status: 200, json: envelope({ enabled: true, traceId, until }) };

@@ -3,6 +3,7 @@ import { ApiError } from '../../errors/api-error.js';
 import type { EntityChange, EntityRules } from '../../crud/entity-rules.js';
 import { postureCheckSubtype, type Details, type PostureCheckSubtype } from './posture-check-subtypes.js';
 import { withPolicyLinks } from '../shared/policy-links.rules.js';
+import { setPromptColumns } from '../../store/queries/posture.js';
 
 /**
  * The type comes from the create body and never changes. The contract's discriminator also lets its base names
@@ -48,15 +49,7 @@ const ownRules: EntityRules = {
   async afterWrite({ tx }, change) {
     if (change.op === 'delete') return;
     const after = change.after!;
-    const values = postureCheckSubtype(after.typeId)?.filterValues?.(after.details as Details);
-    await tx
-      .updateTable('posture_checks')
-      .set({
-        prompt_on_wake: values ? Number(values.promptOnWake) : null,
-        prompt_on_unlock: values ? Number(values.promptOnUnlock) : null,
-      })
-      .where('id', '=', change.id)
-      .execute();
+    await setPromptColumns(tx, change.id, postureCheckSubtype(after.typeId)?.filterValues?.(after.details as Details));
   },
 
   /** Upstream renders missing role attributes as [] here (unlike identities), then the type's own fields. */

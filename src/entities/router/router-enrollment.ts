@@ -2,6 +2,8 @@
 import type { AppDeps } from '../../app-deps.js';
 import { createEnrollment, DEFAULT_ENROLLMENT_LIFETIME_MS } from '../../enrollment/create-enrollment.js';
 import { formatTimestamp } from '../../lib/clock.js';
+import { clearRouterCertificate } from '../../store/queries/routers.js';
+import { deleteRouterEnrollments, enrollmentsOfRouters } from '../../store/queries/enrollments.js';
 import type { Db } from '../../store/store.js';
 
 export type RouterEnrollmentMethod = 'erott' | 'trott';
@@ -23,21 +25,10 @@ export const noEnrollment: Partial<RouterEnrollmentFields> = {};
 export async function routerEnrollments(db: Db, routerIds: readonly string[]): Promise<Map<string, RouterEnrollmentFields>> {
   const found = new Map<string, RouterEnrollmentFields>();
   if (routerIds.length === 0) return found;
-  const rows = await db
-    .selectFrom('enrollments')
-    .select(['router_id', 'created_at', 'expires_at', 'jwt', 'token'])
-    .where('router_id', 'in', routerIds)
-    .orderBy('created_at')
-    .execute();
-  for (const row of rows as Record<string, unknown>[]) {
-    const routerId = String(row.router_id);
+  for (const row of await enrollmentsOfRouters(db, routerIds)) {
+    const routerId = row.routerId!;
     if (found.has(routerId)) continue;
-    found.set(routerId, {
-      enrollmentCreatedAt: row.created_at as string,
-      enrollmentExpiresAt: row.expires_at as string,
-      enrollmentJwt: row.jwt as string,
-      enrollmentToken: row.token as string,
-    });
+    found.set(routerId, { enrollmentCreatedAt: row.createdAt, enrollmentExpiresAt: row.expiresAt, enrollmentJwt: row.jwt, enrollmentToken: row.token });
   }
   return found;
 }
@@ -57,11 +48,7 @@ export async function createRouterEnrollment(tx: Db, deps: AppDeps, routerId: st
  * certificate stops counting at once (fingerprint and PEM cleared, unverified) until it enrolls again.
  */
 export async function restartRouterEnrollment(tx: Db, deps: AppDeps, routerId: string, method: RouterEnrollmentMethod): Promise<void> {
-  await tx.deleteFrom('enrollments').where('router_id', '=', routerId).execute();
-  await tx
-    .updateTable('routers')
-    .set({ fingerprint: null, cert_pem: null, is_verified: 0, updated_at: formatTimestamp(deps.clock()) })
-    .where('id', '=', routerId)
-    .execute();
+  await deleteRouterEnrollments(tx, routerId);
+  await clearRouterCertificate(tx, routerId, formatTimestamp(deps.clock()));
   await createRouterEnrollment(tx, deps, routerId, method);
 }

@@ -1,12 +1,12 @@
 // The Router identity and the system edge router policy that a tunneler-enabled edge router brings with it.
 import { ApiError } from '../../errors/api-error.js';
 import type { EntityValues } from '../../crud/entity-rules.js';
+import { deleteRouterIdentity, identityNamed, insertRouterIdentity, renameRouterIdentity } from '../../store/queries/identities.js';
 import type { Db } from '../../store/store.js';
-import { stripEntityReferences, syncEntity } from '../../policy/entity-links.js';
+import { syncEntity } from '../../policy/entity-links.js';
+import { stripEntityReferences } from '../../store/queries/policy-links.js';
 import { syncPolicy } from '../../policy/policy-links.js';
-import { edgeRouterPolicyKind } from '../../policy/policy-kinds.js';
-
-const ROUTER_IDENTITY_TYPE = 'Router';
+import { edgeRouterPolicyKind } from '../../store/queries/policy-tables.js';
 
 /** Upstream's name for the policy, `db/edge_router_store.go` getSystemEdgeRouterPolicyName. */
 export function systemPolicyName(routerId: string): string {
@@ -29,7 +29,7 @@ export async function syncTunnelerEntities(tx: Db, at: string, before?: EntityVa
     const id = after.id as string;
     const name = after.name as string;
     await requireFreeIdentityName(tx, id, name);
-    await tx.updateTable('identities').set({ name, updated_at: at }).where('id', '=', id).where('type_id', '=', ROUTER_IDENTITY_TYPE).execute();
+    await renameRouterIdentity(tx, id, name, at);
   }
 }
 
@@ -39,16 +39,8 @@ export async function syncTunnelerEntities(tx: Db, at: string, before?: EntityVa
  */
 async function createTunnelerEntities(tx: Db, routerId: string, name: string, at: string): Promise<void> {
   await requireFreeIdentityName(tx, routerId, name);
-  const common = { id: routerId, created_at: at, updated_at: at, tags: '{}', is_system: 1 };
-  await tx.insertInto('identities').values({ ...common, name, type_id: ROUTER_IDENTITY_TYPE }).execute();
   const roles = [`@${routerId}`];
-  await tx
-    .insertInto('edge_router_policies')
-    .values({ ...common, name: systemPolicyName(routerId), semantic: 'AnyOf', identity_roles: JSON.stringify(roles), edge_router_roles: JSON.stringify(roles) })
-    .execute();
-  for (const table of ['edge_router_policy_identity_roles', 'edge_router_policy_edge_router_roles']) {
-    await tx.insertInto(table).values(roles.map((value) => ({ entity_id: routerId, value }))).execute();
-  }
+  await insertRouterIdentity(tx, routerId, name, systemPolicyName(routerId), roles, at);
   // The new identity joins policies that select it (#all), and the system policy links it to its router.
   await syncEntity(tx, 'identity', routerId, null, at);
   const policy = { id: routerId, semantic: 'AnyOf', roles: { identityRoles: roles, edgeRouterRoles: roles } };
@@ -59,8 +51,7 @@ async function createTunnelerEntities(tx: Db, routerId: string, name: string, at
 export async function removeTunnelerEntities(tx: Db, routerId: string, at: string): Promise<void> {
   // The identity's links go with it (ON DELETE CASCADE); other policies' `@<id>` roles are stripped first.
   await stripEntityReferences(tx, 'identity', routerId, at);
-  await tx.deleteFrom('edge_router_policies').where('id', '=', routerId).where('is_system', '=', 1).execute();
-  await tx.deleteFrom('identities').where('id', '=', routerId).where('type_id', '=', ROUTER_IDENTITY_TYPE).execute();
+  await deleteRouterIdentity(tx, routerId);
 }
 
 /**
@@ -68,6 +59,5 @@ export async function removeTunnelerEntities(tx: Db, routerId: string, at: strin
  * index on the identities store answers, rather than as a failed insert.
  */
 async function requireFreeIdentityName(tx: Db, routerId: string, name: string): Promise<void> {
-  const holder = await tx.selectFrom('identities').select('id').where('name', '=', name).where('id', '!=', routerId).executeTakeFirst();
-  if (holder) throw ApiError.invalidField('name', `duplicate value '${name}' in unique index on identities store`, name);
+  if (await identityNamed(tx, name, routerId)) throw ApiError.invalidField('name', `duplicate value '${name}' in unique index on identities store`, name);
 }

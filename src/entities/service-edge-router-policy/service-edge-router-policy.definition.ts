@@ -1,6 +1,6 @@
 // Service edge router policies: which edge routers may carry which services.
 import { defineEntity, stringSet, text } from '../../crud/define-entity.js';
-import { serviceEdgeRouterPolicyKind } from '../../policy/policy-kinds.js';
+import { serviceEdgeRouterPolicyKind } from '../../store/queries/policy-tables.js';
 import { policyRules } from '../shared/policy-rules.js';
 
 export const serviceEdgeRouterPolicy = defineEntity({

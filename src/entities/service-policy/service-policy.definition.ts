@@ -1,7 +1,7 @@
 // Service policies: which identities may dial or bind which services, under which posture checks.
 import { ApiError } from '../../errors/api-error.js';
 import { defineEntity, integer, stringSet, text } from '../../crud/define-entity.js';
-import { servicePolicyKind } from '../../policy/policy-kinds.js';
+import { servicePolicyKind } from '../../store/queries/policy-tables.js';
 import { policyRules } from '../shared/policy-rules.js';
 
 /** Stored and filtered as upstream stores it (`type = 2` finds Bind policies): 1 Dial, 2 Bind. */

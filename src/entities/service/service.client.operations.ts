@@ -1,6 +1,5 @@
 // What an identity sees on the client API: its services (with permissions, config and posture queries), a
 // service's terminators, and when its service list last changed.
-import { sql, type SqlBool } from 'kysely';
 import { ApiError } from '../../errors/api-error.js';
 import { envelope, listEnvelope } from '../../http/envelope.js';
 import type { OperationContext, OperationHandler, OperationTable } from '../../http/operation.js';
@@ -11,10 +10,12 @@ import type { EntityValues } from '../../crud/entity-rules.js';
 import { listEntities } from '../../crud/entity-store.js';
 import { requireEntity } from '../../crud/entity-writes.js';
 import { listQueryFrom } from '../../crud/list-params.js';
+import { columnIs, everyRow } from '../../store/queries/scopes.js';
 import type { Db } from '../../store/store.js';
-import { resolveConfigTypes, selectionOf, type ConfigTypeSelection } from '../../policy/config-expansion.js';
+import { resolveConfigTypes, selectionOf } from '../../policy/config-expansion.js';
+import type { ConfigTypeSelection } from '../../store/queries/configs.js';
 import { canSeeService, servicesOfIdentity, type ServiceViewer } from '../../policy/service-access.js';
-import { serviceListChangedAt } from '../../policy/service-updates.js';
+import { serviceListChangedAt } from '../../store/queries/service-lists.js';
 import { sharedEdgeRouters } from '../../policy/session-edge-routers.js';
 import { checkServiceAccessToken } from '../../auth/service-access-token.js';
 import { terminator } from '../terminator/terminator.definition.js';
@@ -56,7 +57,7 @@ const listServices: OperationHandler = {
     const viewer = viewerOf(context);
     const requested = requestedConfigTypes(context);
     const selection = requested && selectionOf(await context.deps.store.read((db) => resolveConfigTypes(db, requested)));
-    const visible = () => Promise.resolve(viewer.isAdmin ? sql<SqlBool>`1 = 1` : servicesOfIdentity(viewer.identityId));
+    const visible = () => Promise.resolve(viewer.isAdmin ? everyRow : servicesOfIdentity(viewer.identityId));
     return list(selection ? withConfigTypes(selection) : service, 'authenticated', { scope: visible }).handle(context);
   },
 };
@@ -92,7 +93,7 @@ const listServiceTerminators: OperationHandler = {
     const query = listQueryFrom(context, terminator.symbols);
     const { data, totalCount } = await context.deps.store.read(async (db) => {
       const owner = await requireVisibleService(db, context);
-      const page = await listEntities(db, terminator, query, sql<SqlBool>`t.service_id = ${owner.id}`);
+      const page = await listEntities(db, terminator, query, columnIs('service_id', owner.id as string));
       return { data: page.rows.map((row) => clientTerminator(row, owner)), totalCount: page.totalCount };
     });
     const pagination = { limit: query.limit, offset: query.offset, totalCount };

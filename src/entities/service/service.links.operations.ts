@@ -3,7 +3,7 @@ import type { OperationTable } from '../../http/operation.js';
 import { linkedTo, list } from '../../crud/crud-handlers.js';
 import { edgeRouter } from '../edge-router/edge-router.definition.js';
 import { identity } from '../identity/identity.definition.js';
-import { policyTypeFilter } from '../identity/identity.links.operations.js';
+import { policyTypeCount } from '../identity/identity.links.operations.js';
 import { serviceEdgeRouterPolicy } from '../service-edge-router-policy/service-edge-router-policy.definition.js';
 import { servicePolicy } from '../service-policy/service-policy.definition.js';
 import { service } from './service.definition.js';
@@ -14,7 +14,7 @@ export const serviceLinkOperations: OperationTable = {
       table: 'identity_services',
       parentColumn: 'service_id',
       childColumn: 'identity_id',
-      rowFilter: policyTypeFilter,
+      positiveCount: policyTypeCount,
     }),
   }),
   listServiceEdgeRouters: list(edgeRouter, 'admin', {

@@ -1,9 +1,10 @@
 // Service rules: the terminator strategy, attached configs, and the caller's access view.
 import { ApiError } from '../../errors/api-error.js';
 import type { EntityRules } from '../../crud/entity-rules.js';
+import { configsWithTypes } from '../../store/queries/configs.js';
 import type { Db } from '../../store/store.js';
 import { withPolicyLinks } from '../shared/policy-links.rules.js';
-import type { ConfigTypeSelection } from '../../policy/config-expansion.js';
+import type { ConfigTypeSelection } from '../../store/queries/configs.js';
 import { serviceAccessViews } from '../../policy/service-access.js';
 import { postureViewFor } from '../../posture/posture-inputs.js';
 
@@ -32,13 +33,8 @@ interface AttachedConfig {
 async function checkConfigs(tx: Db, ids: readonly string[]): Promise<void> {
   const wanted = [...new Set(ids)];
   if (wanted.length === 0) return;
-  const rows = await tx
-    .selectFrom('configs as c')
-    .innerJoin('config_types as ct', 'ct.id', 'c.config_type_id')
-    .select(['c.id as id', 'c.name as name', 'c.config_type_id as typeId', 'ct.name as typeName'])
-    .where('c.id', 'in', wanted)
-    .execute();
-  const found = new Map<string, AttachedConfig>(rows.map((row) => [row.id as string, row]));
+  const rows = await configsWithTypes(tx, wanted);
+  const found = new Map<string, AttachedConfig>(rows.map((row) => [row.id, row]));
   const byType = new Map<string, AttachedConfig>();
   for (const id of wanted) {
     const attached = found.get(id);

@@ -1,12 +1,12 @@
 // `POST /sessions` (client): an identity asks to dial or bind a service. Checks run in upstream's order
 // (ziti `model/session_manager.go` Create): reuse, visibility, permission, posture, a shared edge router.
-import { sql } from 'kysely';
 import { ApiError } from '../../errors/api-error.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import { envelope } from '../../http/envelope.js';
 import type { OperationHandler } from '../../http/operation.js';
 import type { EntityValues } from '../../crud/entity-rules.js';
 import { findEntity, insertEntity } from '../../crud/entity-store.js';
+import { reusableSessionId } from '../../store/queries/sessions.js';
 import type { Db } from '../../store/store.js';
 import { serviceGrant } from '../../policy/service-access.js';
 import { sharedEdgeRouters } from '../../policy/session-edge-routers.js';
@@ -24,9 +24,8 @@ interface SessionCreateBody {
 
 /** The session this API session already holds for the service and type, if any (upstream's reuse). */
 async function findReusable(db: Db, apiSessionId: string, serviceId: string, type: string): Promise<EntityValues | undefined> {
-  // A plain statement: this runs on every create, where the query builder's compile step would cost more than it.
-  const { rows } = await sql<{ id: string }>`SELECT id FROM sessions WHERE api_session_id = ${apiSessionId} AND service_id = ${serviceId} AND type = ${type}`.execute(db);
-  return rows[0] ? findEntity(db, session, rows[0].id) : undefined;
+  const id = await reusableSessionId(db, apiSessionId, serviceId, type);
+  return id === undefined ? undefined : findEntity(db, session, id);
 }
 
 export const createSession: OperationHandler = {

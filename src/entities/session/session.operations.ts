@@ -2,14 +2,14 @@
 // management API is admin-only, as design part 0 has it for every management route (upstream lets any
 // authenticated caller in there too, to the same own-sessions view the client API gives). Creation lives in
 // create-session.ts.
-import { sql, type SqlBool } from 'kysely';
 import { ApiError } from '../../errors/api-error.js';
 import { emptyEnvelope, envelope } from '../../http/envelope.js';
 import type { OperationContext, OperationHandler, OperationTable } from '../../http/operation.js';
 import { list } from '../../crud/crud-handlers.js';
 import type { EntityValues } from '../../crud/entity-rules.js';
 import { toApiEntity } from '../../crud/entity-mapping.js';
-import { findEntity } from '../../crud/entity-store.js';
+import { deleteEntity, findEntity } from '../../crud/entity-store.js';
+import { columnIs, everyRow } from '../../store/queries/scopes.js';
 import type { Db } from '../../store/store.js';
 import { createSession } from './create-session.js';
 import { session } from './session.definition.js';
@@ -26,7 +26,7 @@ async function requireOwnSession(db: Db, context: OperationContext): Promise<Ent
 const listSessions = list(session, 'authenticated', {
   scope: ({ caller }) => {
     const own = caller.session!;
-    return Promise.resolve(own.isAdmin ? sql<SqlBool>`1 = 1` : sql<SqlBool>`t.identity_id = ${own.identityId}`);
+    return Promise.resolve(own.isAdmin ? everyRow : columnIs('identity_id', own.identityId));
   },
 });
 
@@ -44,7 +44,7 @@ const deleteSession: OperationHandler = {
   async handle(context) {
     await context.deps.store.transaction(async (tx) => {
       const found = await requireOwnSession(tx, context);
-      await tx.deleteFrom('sessions').where('id', '=', found.id as string).execute();
+      await deleteEntity(tx, session, found.id as string);
     });
     return { status: 200, json: emptyEnvelope() };
   },

@@ -4,7 +4,7 @@ import { entityRef } from '../../crud/entity-mapping.js';
 import type { EntityRules, EntityValues, ReadContext } from '../../crud/entity-rules.js';
 import { sharedEdgeRouters, type CommonEdgeRouter } from '../../policy/session-edge-routers.js';
 import type { RequestContext } from '../../http/request-context.js';
-import type { Db } from '../../store/store.js';
+import { namesOf } from '../../store/queries/references.js';
 import { service } from '../service/service.definition.js';
 import { servicePolicy } from '../service-policy/service-policy.definition.js';
 
@@ -14,12 +14,6 @@ export const routePathHref = (id: string) => `./sessions/${id}/route-path`;
 /** An API session reference: upstream gives it no name, so the key is left out. */
 function apiSessionRef(id: string): Record<string, unknown> {
   return { _links: { self: { href: `./api-sessions/${id}` }, sessions: { href: `./api-sessions/${id}/sessions` } }, entity: 'api-sessions', id };
-}
-
-async function namesOf(db: Db, table: string, ids: readonly string[]): Promise<Map<string, string>> {
-  const unique = [...new Set(ids)];
-  const rows = unique.length > 0 ? await db.selectFrom(table).select(['id', 'name']).where('id', 'in', unique).execute() : [];
-  return new Map(rows.map((row) => [row.id as string, row.name as string]));
 }
 
 /**

@@ -1,17 +1,17 @@
 // Adds the policy engine's hooks to an entity's own rules: links follow the entity's role attributes, `@id`
 // references go before the entity does, and the identities whose service lists depend on it are told.
-import { sql } from 'kysely';
 import { formatTimestamp } from '../../lib/clock.js';
 import type { EntityRules } from '../../crud/entity-rules.js';
-import type { EntityKindName } from '../../policy/policy-kinds.js';
-import { stripEntityReferences, syncEntity } from '../../policy/entity-links.js';
-import { identitiesOfServicePolicies, identitiesOfServices, touchServiceLists } from '../../policy/service-lists.js';
+import type { EntityKindName } from '../../store/queries/policy-tables.js';
+import { syncEntity } from '../../policy/entity-links.js';
+import { stripEntityReferences } from '../../store/queries/policy-links.js';
+import { touchServiceLists, type ServiceListHolders } from '../../store/queries/service-lists.js';
 import type { Db } from '../../store/store.js';
 
 /** Which identities' service lists depend on an entity of this kind beyond policy links (e.g. a service's name). */
-function dependentIdentities(kind: EntityKindName, id: string) {
-  if (kind === 'service') return identitiesOfServices(sql`${id}`);
-  if (kind === 'postureCheck') return identitiesOfServicePolicies(sql`SELECT policy_id FROM service_policy_posture_checks WHERE entity_id = ${id}`);
+function dependentIdentities(kind: EntityKindName, id: string): ServiceListHolders | undefined {
+  if (kind === 'service') return { services: [id] };
+  if (kind === 'postureCheck') return { servicePoliciesOfPostureCheck: id };
   return undefined;
 }
 

@@ -3,7 +3,7 @@
 import { ApiError } from '../../errors/api-error.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import type { EntityChange, EntityRules, EntityValues } from '../../crud/entity-rules.js';
-import type { PolicyKind } from '../../policy/policy-kinds.js';
+import type { PolicyKind } from '../../store/queries/policy-tables.js';
 import { syncPolicy, unlinkPolicy, type PolicyRoles } from '../../policy/policy-links.js';
 import { displayRoles, validateRoles } from '../../policy/roles.js';
 

@@ -1,14 +1,14 @@
 // Terminator rules: the service and router exist, an address is given, binding and precedence get defaults.
 import { ApiError } from '../../errors/api-error.js';
 import type { EntityRules } from '../../crud/entity-rules.js';
-import type { Db } from '../../store/store.js';
+import { namesOf, rowExists } from '../../store/queries/references.js';
+import type { Db, TableName } from '../../store/store.js';
 import { entityRef } from '../../crud/entity-mapping.js';
 import { service } from '../service/service.definition.js';
 import { router } from '../router/router.definition.js';
 
-async function requireRow(tx: Db, table: string, field: string, id: unknown): Promise<void> {
-  const found = await tx.selectFrom(table).select('id').where('id', '=', String(id)).executeTakeFirst();
-  if (!found) throw ApiError.invalidField(field, `no ${field} found with the given id`, id);
+async function requireRow(tx: Db, table: TableName, field: string, id: unknown): Promise<void> {
+  if (!(await rowExists(tx, table, String(id)))) throw ApiError.invalidField(field, `no ${field} found with the given id`, id);
 }
 
 export const terminatorRules: EntityRules = {
@@ -30,12 +30,7 @@ export const terminatorRules: EntityRules = {
   async extend({ db }, terminators) {
     const serviceIds = [...new Set(terminators.map((t) => t.service as string))];
     const routerIds = [...new Set(terminators.map((t) => t.router as string))];
-    const [services, routers] = await Promise.all([
-      serviceIds.length ? db.selectFrom('services').select(['id', 'name']).where('id', 'in', serviceIds).execute() : [],
-      routerIds.length ? db.selectFrom('routers').select(['id', 'name']).where('id', 'in', routerIds).execute() : [],
-    ]);
-    const serviceNames = new Map(services.map((s) => [s.id as string, s.name as string]));
-    const routerNames = new Map(routers.map((r) => [r.id as string, r.name as string]));
+    const [serviceNames, routerNames] = await Promise.all([namesOf(db, 'services', serviceIds), namesOf(db, 'routers', routerIds)]);
     return terminators.map((terminator) => {
       const serviceId = terminator.service as string;
       const routerId = terminator.router as string;

@@ -27,9 +27,10 @@ function absentOrNot(value: Fragment, predicate: RawBuilder<SqlBool>): RawBuilde
 }
 
 function compileTest(value: Fragment, test: ValueTest, dialect: FilterSqlDialect): RawBuilder<SqlBool> {
+  const scalar = (literal: string | number) => (typeof literal === 'number' ? dialect.number(literal) : sql.val(literal));
   switch (test.kind) {
     case 'compare':
-      return sql<SqlBool>`${value} ${sql.raw(SQL_OPERATORS[test.op])} ${sql.val(test.value)}`;
+      return sql<SqlBool>`${value} ${sql.raw(SQL_OPERATORS[test.op])} ${scalar(test.value)}`;
     case 'contains': {
       const haystack = test.subjectAsText ? dialect.asText(value) : value;
       const needle = sql.val(test.text);
@@ -39,11 +40,11 @@ function compileTest(value: Fragment, test: ValueTest, dialect: FilterSqlDialect
       return test.negated ? absentOrNot(value, found) : found;
     }
     case 'in': {
-      const found = sql<SqlBool>`${value} IN (${sql.join(test.values.map((element) => sql.val(element)))})`;
+      const found = sql<SqlBool>`${value} IN (${sql.join(test.values.map(scalar))})`;
       return test.negated ? absentOrNot(value, found) : found;
     }
     case 'between': {
-      const found = sql<SqlBool>`(${value} >= ${sql.val(test.lower)} AND ${value} < ${sql.val(test.upper)})`;
+      const found = sql<SqlBool>`(${value} >= ${scalar(test.lower)} AND ${value} < ${scalar(test.upper)})`;
       return test.negated ? absentOrNot(value, found) : found;
     }
     case 'isNull':
@@ -152,8 +153,9 @@ export function compilePredicate(predicate: CheckedPredicate, target: CompileTar
 /** A listed row's column, or a column of another row reached through one of its foreign keys. */
 export function columnExpression(alias: string, column: string, via?: Lookup): Fragment {
   if (!via) return sql.ref(`${alias}.${column}`);
-  // Bound, not written out: a bare integer in ORDER BY would name a result column.
-  if ('value' in via) return sql.val(via.value);
+  // Bound, not written out: a bare integer in ORDER BY would name a result column. Cast, as PostgreSQL gives a bare
+  // parameter no type to compare or sort by.
+  if ('value' in via) return sql`CAST(${via.value} AS INTEGER)`;
   const lookup = `${alias}__${via.foreignKey}`;
   return sql`(SELECT ${sql.ref(`${lookup}.${column}`)} FROM ${sql.table(via.table)} AS ${sql.raw(lookup)} WHERE ${sql.ref(`${lookup}.id`)} = ${sql.ref(`${alias}.${via.foreignKey}`)})`;
 }

@@ -1,5 +1,6 @@
 // Shared types of the ZitiQL filter module: symbol tables, the parsed syntax tree, the public result and its error.
 import type { RawBuilder, SqlBool } from 'kysely';
+import type { CheckedPredicate, CheckedSortField } from './check-filter.js';
 
 /** Value type of a filterable symbol, as stored (see `sql-dialect.ts` for the storage conventions). */
 export type SymbolType = 'string' | 'number' | 'bool' | 'datetime';
@@ -39,15 +40,24 @@ export class FilterError extends Error {
   }
 }
 
-/** A compiled list request: predicate, order and the effective page. */
+/** A checked list request: predicate, order and the effective page, in no SQL dialect yet. */
 export interface ListQuery {
-  where: RawBuilder<SqlBool>;
-  /** Complete ORDER BY items including direction; `id ASC` is always the last one. */
-  orderBy: RawBuilder<unknown>[];
+  predicate: CheckedPredicate;
+  /** Sort fields before the tie-breaker (at most five are used). */
+  sort: CheckedSortField[];
+  /** The listed table's id column: the sort tie-breaker and the owner of set rows. */
+  idColumn: string;
   /** Effective number of rows to skip. */
   offset: number;
   /** Effective page size; 'none' means unlimited. */
   limit: number | 'none';
+}
+
+/** A list request as SQL for one dialect. */
+export interface ListQuerySql {
+  where: RawBuilder<SqlBool>;
+  /** Complete ORDER BY items including direction; `id ASC` is always the last one. */
+  orderBy: RawBuilder<unknown>[];
 }
 
 export type Literal =

@@ -1,10 +1,10 @@
-// The public entry of the filter module: filter, limit, offset and sort of a list request → ListQuery.
+// The public entry of the filter module: filter, limit, offset and sort of a list request → ListQuery → SQL.
 import { sql, type RawBuilder } from 'kysely';
 import { checkFilter, type CheckedSortField } from './check-filter.js';
 import { columnExpression, compilePredicate } from './compile-filter.js';
-import { FilterError, type FilterQuery, type ListQuery, type SymbolTable } from './filter-types.js';
+import { FilterError, type FilterQuery, type ListQuery, type ListQuerySql, type SymbolTable } from './filter-types.js';
 import { parseFilter } from './parse-filter.js';
-import { sqliteFilterDialect, type FilterSqlDialect } from './sql-dialect.js';
+import type { FilterSqlDialect } from './sql-dialect.js';
 
 /** Paging constants of ziti `controller/models/base_model.go` and `internal/routes/query_options.go`. */
 const DEFAULT_LIMIT = 10;
@@ -20,31 +20,28 @@ export interface ListParams {
 }
 
 export interface ListTarget {
-  /** Alias of the listed table in the caller's query (`selectFrom('identities as t')` → 't'). */
-  alias: string;
   /** Id column of the listed table, default 'id': the sort tie-breaker and the owner of set rows. */
   idColumn?: string;
   /** Public symbols of the listed entity type. */
   symbols: SymbolTable;
-  /** SQL dialect pieces, default SQLite. */
-  dialect?: FilterSqlDialect;
 }
 
 /**
- * Compiles a list request (http-conventions §4.2): the filter's own sort/skip/limit clauses win over the
- * parameters. Throws FilterError: kind 'filter' for the filter, 'sort' for the `sort` parameter.
+ * Checks a list request (http-conventions §4.2): the filter's own sort/skip/limit clauses win over the
+ * parameters. Throws FilterError: kind 'filter' for the filter, 'sort' for the `sort` parameter. The result holds
+ * no SQL: the store compiles it for its own dialect (listQuerySql), so every refusal happens before the database.
  */
-export function compileListQuery(params: ListParams, target: ListTarget): ListQuery {
-  const idColumn = target.idColumn ?? 'id';
+export function checkListQuery(params: ListParams, target: ListTarget): ListQuery {
   const query = parseFilter(params.filter ?? '');
   const checked = checkFilter(query, target.symbols);
   const sort = query.sort === undefined && params.sort ? checkSortParam(params.sort, target.symbols) : checked.sort;
-  const where = compilePredicate(checked.predicate, {
-    alias: target.alias,
-    idColumn,
-    dialect: target.dialect ?? sqliteFilterDialect,
-  });
-  return { where, orderBy: orderBy(sort ?? [], target.alias, idColumn), ...effectivePage(query, params) };
+  return { predicate: checked.predicate, sort: sort ?? [], idColumn: target.idColumn ?? 'id', ...effectivePage(query, params) };
+}
+
+/** A checked list query as SQL for a query whose listed table is aliased `alias`. */
+export function listQuerySql(query: ListQuery, alias: string, dialect: FilterSqlDialect): ListQuerySql {
+  const where = compilePredicate(query.predicate, { alias, idColumn: query.idColumn, dialect });
+  return { where, orderBy: orderBy(query.sort, alias, query.idColumn) };
 }
 
 /** The `sort` parameter is parsed as `true sort by <sort>` (as upstream does); only its sort fields are used. */

@@ -5,19 +5,23 @@ import type { Db } from '../store.js';
 export interface Migration {
   version: number;
   name: string;
-  /** Plain SQL statements, written in the subset SQLite and PostgreSQL share. */
+  /**
+   * Plain SQL statements, written in the subset SQLite and PostgreSQL share but for the column words the
+   * PostgreSQL store translates (src/store/postgres/translate-migration.ts).
+   */
   statements: readonly string[];
 }
 
-export async function migrate(db: Db, migrations: readonly Migration[]): Promise<number> {
-  await sql`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`.execute(db);
+/** `translate` turns each statement into the store's dialect; SQLite runs them as written. */
+export async function migrate(db: Db, migrations: readonly Migration[], translate: (statement: string) => string = (statement) => statement): Promise<number> {
+  await sql.raw(translate('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)')).execute(db);
   const applied = await db.selectFrom('schema_migrations').select('version').execute();
   const done = new Set(applied.map((row) => Number(row.version)));
   let current = Math.max(0, ...done);
   for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
     if (done.has(migration.version)) continue;
     await db.transaction().execute(async (tx) => {
-      for (const statement of migration.statements) await sql.raw(statement).execute(tx);
+      for (const statement of migration.statements) await sql.raw(translate(statement)).execute(tx);
       await tx
         .insertInto('schema_migrations')
         .values({ version: migration.version, name: migration.name, applied_at: new Date().toISOString() })
@@ -26,4 +30,10 @@ export async function migrate(db: Db, migrations: readonly Migration[]): Promise
     current = migration.version;
   }
   return current;
+}
+
+/** The versions of the migrations applied to the database. */
+export async function appliedMigrations(db: Db): Promise<number[]> {
+  const { rows } = await sql<{ version: number }>`SELECT version FROM schema_migrations`.execute(db);
+  return rows.map((row) => Number(row.version));
 }

@@ -1,9 +1,12 @@
 // The embedded SQLite store: one database file in WAL mode with foreign keys on, behind the Store interface.
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { registerDialect } from '../connection.js';
 import { StoreError, type Db, type Store } from '../store.js';
 import { migrate, type Migration } from '../migrations/migrate.js';
+import type { Database as Schema } from '../schema.js';
 import { LongValueListsPlugin } from './long-value-lists.js';
+import { sqliteDialect } from './sqlite-dialect.js';
 
 export interface SqliteStoreOptions {
   /** A file path, or ':memory:' for tests. */
@@ -35,23 +38,23 @@ export async function openSqliteStore({ file, migrations }: SqliteStoreOptions):
   const database = new Database(file);
   applyConnectionSettings(database);
   // Long value lists are bound as one JSON array (long-value-lists.ts): SQLite refuses more than 32,766 variables.
-  const db: Db = new Kysely({ dialect: new SqliteDialect({ database: withStatementCache(database) }), plugins: [new LongValueListsPlugin()] });
-  await migrate(db, migrations);
+  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(database) }), plugins: [new LongValueListsPlugin()] });
+  registerDialect(db, sqliteDialect);
+  await migrate(db as Db, migrations);
 
   let generation = 0;
   const stopCheckpoints = checkpointPeriodically(database, () => generation);
   return {
-    dialect: 'sqlite',
     get generation() {
       return generation;
     },
     transaction: async (work) => {
-      const result = await translateErrors(() => db.transaction().execute(work));
+      const result = await translateErrors(() => db.transaction().execute((tx) => work(tx as Db)));
       generation++;
       return result;
     },
-    read: (work) => translateErrors(() => work(db)),
-    readSnapshot: (work) => (database.memory ? db.connection().execute(work) : readOnSnapshot(file, work)),
+    read: (work) => translateErrors(() => work(db as Db)),
+    readSnapshot: (work) => (database.memory ? db.connection().execute((connection) => work(connection as Db)) : readOnSnapshot(file, work)),
     backup: async (target) => {
       await database.backup(target);
     },
@@ -70,9 +73,10 @@ export async function openSqliteStore({ file, migrations }: SqliteStoreOptions):
 async function readOnSnapshot<T>(file: string, work: (db: Db) => Promise<T>): Promise<T> {
   const database = new Database(file, { readonly: true, fileMustExist: true });
   database.pragma('busy_timeout = 5000');
-  const db: Db = new Kysely({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database }) });
+  registerDialect(db, sqliteDialect);
   try {
-    return await db.transaction().execute(work);
+    return await db.transaction().execute((tx) => work(tx as Db));
   } finally {
     await db.destroy();
   }

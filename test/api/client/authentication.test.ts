@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp, testTime } from '../../support/test-app.js';
 import { assertError } from '../../support/conformance.js';
 import { createUser, login } from '../../support/factories.js';
+import { selectRows } from '../../../src/store/queries/table-rows.js';
 
 type Session = Record<string, unknown> & { id: string; token: string };
 
@@ -99,7 +100,7 @@ describe('password authentication and API sessions', () => {
       const user = await createUser(t, admin);
       const token = await login(t, user.username, user.password);
       const stored = async () =>
-        (await t.deps.store.read((db) => db.selectFrom('api_sessions').select('last_activity_at').where('token', '=', token).executeTakeFirstOrThrow())).last_activity_at;
+        (await t.deps.store.read((db) => selectRows(db, 'api_sessions', { token })))[0]!.last_activity_at;
       const before = await stored();
       t.clock.advance(60_000);
       await t.call({ method: 'GET', url: '/edge/client/v1/current-identity', token });

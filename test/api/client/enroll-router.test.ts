@@ -16,6 +16,7 @@ import { createEdgeRouter, createTransitRouter } from '../../support/factories.j
 import { buildTlsTestApp, type TlsRequestOptions, type TlsTestApp } from '../../support/tls-client.js';
 import { testTime } from '../../support/test-app.js';
 import { newCsr, newKeyPair, type KeyPair } from '../../support/test-keys.js';
+import { selectRows } from '../../../src/store/queries/table-rows.js';
 
 const MANAGEMENT = '/edge/management/v1';
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
@@ -337,7 +338,7 @@ describe('router enrollment (erott, trott), extension and re-enroll over TLS', (
       const id = await createEdgeRouter(t, token);
       const first = (await detail('edge-routers', id)) as { enrollmentToken: string };
       assert.equal((await t.call({ method: 'POST', url: `${MANAGEMENT}/edge-routers/${id}/re-enroll`, token })).status, 200);
-      const count = await t.deps.store.read((db) => db.selectFrom('enrollments').select('token').where('router_id', '=', id).execute());
+      const count = await t.deps.store.read((db) => selectRows(db, 'enrollments', { router_id: id }));
       assert.equal(count.length, 1);
       assert.notEqual(count[0]!.token, first.enrollmentToken);
     });

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, buildTestApp, type TestApp, testTime } from '../../support/test-app.js';
 import { assertError, type CallResult } from '../../support/conformance.js';
 import { createEntity } from '../../support/factories.js';
+import { deleteRows, insertRows, updateRows } from '../../../src/store/queries/table-rows.js';
 
 const BASE = '/edge/management/v1/auth-policies';
 
@@ -81,10 +82,10 @@ describe('auth policies', () => {
   const insertIdentityUsing = async (id: string, policyId: string) => {
     const now = testTime();
     await t.deps.store.transaction((tx) =>
-      tx.insertInto('identities').values({ id, created_at: now, updated_at: now, name: `user-${id}`, type_id: 'Default', auth_policy_id: policyId }).execute(),
+      insertRows(tx, 'identities', [{ id, created_at: now, updated_at: now, name: `user-${id}`, type_id: 'Default', auth_policy_id: policyId }]),
     );
   };
-  const deleteIdentity = (id: string) => t.deps.store.transaction((tx) => tx.deleteFrom('identities').where('id', '=', id).execute());
+  const deleteIdentity = (id: string) => t.deps.store.transaction((tx) => deleteRows(tx, 'identities', { id }));
 
   before(async () => {
     t = await buildTestApp();
@@ -409,13 +410,13 @@ describe('auth policies', () => {
       // The admin moves too, so the new home must not require TOTP (that would make this session partial).
       const home = fullBody('temporary-home');
       const other = await create({ ...home, primary: { ...home.primary, updb: { ...home.primary.updb, maxAttempts: 0 } }, secondary: { requireTotp: false, requireExtJwtSigner: null } });
-      await t.deps.store.transaction((tx) => tx.updateTable('identities').set({ auth_policy_id: other }).where('auth_policy_id', '=', 'default').execute());
+      await t.deps.store.transaction((tx) => updateRows(tx, 'identities', { auth_policy_id: other }, { auth_policy_id: 'default' }));
       try {
         const unused = await t.call({ method: 'DELETE', url: `${BASE}/default`, token });
         assertError(unused, 409, 'CAN_NOT_DELETE_REFERENCED_ENTITY');
         assert.deepEqual(causeOf(unused), { code: 'UNHANDLED', message: 'the default auth policy cannot be deleted' });
       } finally {
-        await t.deps.store.transaction((tx) => tx.updateTable('identities').set({ auth_policy_id: 'default' }).where('auth_policy_id', '=', other).execute());
+        await t.deps.store.transaction((tx) => updateRows(tx, 'identities', { auth_policy_id: 'default' }, { auth_policy_id: other }));
       }
       assert.equal((await detailOf('default')).name, 'Default');
     });

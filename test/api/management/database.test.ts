@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'kysely';
+import { deleteRows, insertRows, selectRows, updateRows } from '../../../src/store/queries/table-rows.js';
 import type { IntegrityStatus } from '../../../src/database/integrity-checks.js';
 import { describeDifference, integrityDifferences, scanIntegrity } from '../../../src/database/integrity-scan.js';
 import { certificateFingerprint } from '../../../src/pki/fingerprint.js';
@@ -92,15 +92,15 @@ describe('data integrity', () => {
 
     // 1. Corrupt one row of each kind of derived table, straight in the store.
     await app.t.deps.store.transaction(async (tx) => {
-      await sql`DELETE FROM identity_role_attributes WHERE entity_id = ${i1} AND value = 'b'`.execute(tx);
-      await sql`INSERT INTO service_role_attributes (entity_id, value) VALUES (${s2}, 'ghost')`.execute(tx);
-      await sql`DELETE FROM service_policy_identities WHERE policy_id = ${dial} AND entity_id = ${i2}`.execute(tx);
-      await sql`INSERT INTO edge_router_policy_edge_routers (policy_id, entity_id) VALUES (${erp}, ${r2})`.execute(tx);
-      await sql`UPDATE identity_services SET dial = 3 WHERE identity_id = ${i1} AND service_id = ${s2}`.execute(tx);
-      await sql`DELETE FROM service_edge_routers WHERE service_id = ${s1} AND edge_router_id = ${r1}`.execute(tx);
-      await sql`UPDATE identity_service_updates SET changed_at = '2000-01-01T00:00:00.000Z' WHERE identity_id = ${i2}`.execute(tx);
-      await sql`UPDATE identity_service_configs SET config_type_id = ${otherType} WHERE identity_id = ${i1}`.execute(tx);
-      await sql`UPDATE cas SET fingerprint = 'not-the-fingerprint' WHERE id = ${ca}`.execute(tx);
+      await deleteRows(tx, 'identity_role_attributes', { entity_id: i1, value: 'b' });
+      await insertRows(tx, 'service_role_attributes', [{ entity_id: s2, value: 'ghost' }]);
+      await deleteRows(tx, 'service_policy_identities', { policy_id: dial, entity_id: i2 });
+      await insertRows(tx, 'edge_router_policy_edge_routers', [{ policy_id: erp, entity_id: r2 }]);
+      await updateRows(tx, 'identity_services', { dial: 3 }, { identity_id: i1, service_id: s2 });
+      await deleteRows(tx, 'service_edge_routers', { service_id: s1, edge_router_id: r1 });
+      await updateRows(tx, 'identity_service_updates', { changed_at: '2000-01-01T00:00:00.000Z' }, { identity_id: i2 });
+      await updateRows(tx, 'identity_service_configs', { config_type_id: otherType }, { identity_id: i1 });
+      await updateRows(tx, 'cas', { fingerprint: 'not-the-fingerprint' }, { id: ca });
     });
     const expected = [
       `identity_role_attributes: missing entity_id=${i1} value=b`,
@@ -121,7 +121,7 @@ describe('data integrity', () => {
     assert.deepEqual(checked.results!.map((r) => r.description).sort(), expected);
     assert.ok(checked.results!.every((r) => !r.fixed));
     const dialCount = async () =>
-      (await app.t.deps.store.read((db) => db.selectFrom('identity_services').select('dial').where('identity_id', '=', i1).where('service_id', '=', s2).executeTakeFirst()))?.dial;
+      (await app.t.deps.store.read((db) => selectRows(db, 'identity_services', { identity_id: i1, service_id: s2 })))[0]?.dial;
     assert.equal(await dialCount(), 3, 'a check writes nothing');
     assert.deepEqual(snapshotsIn(app.folder), []);
 
@@ -236,7 +236,7 @@ describe('repairs', () => {
 
   it('runs as many passes as the differences need, each on a fresh snapshot', async () => {
     const identities = await Promise.all(['p1', 'p2', 'p3', 'p4', 'p5'].map((attribute) => createIdentity(app.t, app.token, { roleAttributes: [attribute] })));
-    await app.t.deps.store.transaction((tx) => sql`DELETE FROM identity_role_attributes WHERE entity_id IN (${sql.join(identities)})`.execute(tx));
+    await app.t.deps.store.transaction((tx) => deleteRows(tx, 'identity_role_attributes', { entity_id: identities }));
     const reports = await fix({ pendingLimit: 2 });
     assert.equal(reports.length, 5);
     assert.ok(reports.every(([, isFixed]) => isFixed));
@@ -249,15 +249,15 @@ describe('repairs', () => {
     const service = await createService(app.t, app.token, { roleAttributes: ['c'] });
     await createEntity(app.t, app.token, 'service-policies', { name: 'repair-race', type: 'Dial', semantic: 'AllOf', identityRoles: ['#c'], serviceRoles: ['#c'], postureCheckRoles: [] });
     await app.t.deps.store.transaction(async (tx) => {
-      await sql`UPDATE identity_services SET dial = 3 WHERE identity_id = ${changed}`.execute(tx);
-      await sql`DELETE FROM identity_role_attributes WHERE entity_id = ${deleted}`.execute(tx);
+      await updateRows(tx, 'identity_services', { dial: 3 }, { identity_id: changed });
+      await deleteRows(tx, 'identity_role_attributes', { entity_id: deleted });
     });
     const reports = await fix({
       // Between the snapshot and the repair: one row moves on, one repair loses the row it references.
       beforeRepair: () =>
         app.t.deps.store.transaction(async (tx) => {
-          await sql`UPDATE identity_services SET dial = 4 WHERE identity_id = ${changed}`.execute(tx);
-          await sql`DELETE FROM identities WHERE id = ${deleted}`.execute(tx);
+          await updateRows(tx, 'identity_services', { dial: 4 }, { identity_id: changed });
+          await deleteRows(tx, 'identities', { id: deleted });
         }),
     });
     assert.deepEqual(reports.sort(), [

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp, testTime } from '../../support/test-app.js';
 import { assertError } from '../../support/conformance.js';
 import { createEntity, createIdentity } from '../../support/factories.js';
+import { selectRows } from '../../../src/store/queries/table-rows.js';
 
 type EdgeRouter = Record<string, unknown> & { id: string; name: string };
 
@@ -29,9 +30,9 @@ describe('edge routers', () => {
   /** The router's system edge router policy as stored (there is no REST route for policies yet). */
   const systemPolicy = (id: string) =>
     t.deps.store.read(async (db): Promise<Record<string, unknown> | undefined> => {
-      const row = await db.selectFrom('edge_router_policies').selectAll().where('id', '=', id).executeTakeFirst();
-      const identityRoles = await db.selectFrom('edge_router_policy_identity_roles').select('value').where('entity_id', '=', id).execute();
-      const edgeRouterRoles = await db.selectFrom('edge_router_policy_edge_router_roles').select('value').where('entity_id', '=', id).execute();
+      const [row] = await selectRows(db, 'edge_router_policies', { id });
+      const identityRoles = await selectRows(db, 'edge_router_policy_identity_roles', { entity_id: id });
+      const edgeRouterRoles = await selectRows(db, 'edge_router_policy_edge_router_roles', { entity_id: id });
       return row && { ...row, identityRoles: identityRoles.map((r) => r.value), edgeRouterRoles: edgeRouterRoles.map((r) => r.value) };
     });
   const identityStatus = async (id: string) => (await t.call({ method: 'GET', url: `${API}/identities/${id}`, token })).status;

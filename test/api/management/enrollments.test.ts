@@ -7,6 +7,7 @@ import { decodeJwt } from 'jose';
 import { buildTestApp, type TestApp, testTime } from '../../support/test-app.js';
 import { assertError } from '../../support/conformance.js';
 import { createEdgeRouter, createIdentity, createTransitRouter, createUser, login } from '../../support/factories.js';
+import { insertRows } from '../../../src/store/queries/table-rows.js';
 
 type Enrollment = Record<string, unknown> & { id: string; token: string; jwt: string; expiresAt: string; method: string };
 
@@ -58,10 +59,10 @@ describe('enrollments', () => {
     // The CA operations arrive with another part of this issue; for ottca only the stored row matters here.
     caId = 'ca-for-enrollments';
     await t.deps.store.transaction((tx) =>
-      tx.insertInto('cas').values({
+      insertRows(tx, 'cas', [{
         id: caId, created_at: start, updated_at: start, tags: '{}', is_system: 0, name: 'Third Party CA',
         fingerprint: '0'.repeat(40), cert_pem: 'unused', is_verified: 1, is_ott_ca_enrollment_enabled: 1,
-      }).execute(),
+      }]),
     );
   });
   after(() => t.close());
@@ -320,7 +321,7 @@ describe('enrollments', () => {
       const other = await createIdentity(t, token);
       const authenticatorId = 'third-party-cert';
       await t.deps.store.transaction((tx) =>
-        tx.insertInto('authenticators').values({ id: authenticatorId, created_at: start, updated_at: start, identity_id: other, method: 'cert', cert_fingerprint: 'f'.repeat(40), cert_pem: 'unused', ca_id: caId }).execute(),
+        insertRows(tx, 'authenticators', [{ id: authenticatorId, created_at: start, updated_at: start, identity_id: other, method: 'cert', cert_fingerprint: 'f'.repeat(40), cert_pem: 'unused', ca_id: caId }]),
       );
       const result = await reEnroll(authenticatorId);
       assert.equal(result.status, 201, result.text);

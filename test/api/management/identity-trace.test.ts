@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { assertError } from '../../support/conformance.js';
 import { createIdentity, createUser, login } from '../../support/factories.js';
 import { buildTestApp, testTime, type TestApp } from '../../support/test-app.js';
+import { selectRows } from '../../../src/store/queries/table-rows.js';
 
 const api = '/edge/management/v1';
 
@@ -11,7 +12,7 @@ describe('updateIdentityTracing', () => {
   let token: string;
   const trace = (id: string, payload: unknown, as = token) => t.call({ method: 'PUT', url: `${api}/identities/${id}/trace`, token: as, payload });
   const stored = (id: string) =>
-    t.deps.store.read((db) => db.selectFrom('identity_traces').selectAll().where('identity_id', '=', id).executeTakeFirst());
+    t.deps.store.read(async (db) => (await selectRows(db, 'identity_traces', { identity_id: id }))[0]);
 
   before(async () => {
     t = await buildTestApp();
@@ -29,7 +30,7 @@ describe('updateIdentityTracing', () => {
     assert.match(data.traceId, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     assert.equal(data.until, testTime(30 * 60_000));
     const row = await stored(id);
-    assert.deepEqual(row && { traceId: row.trace_id, until: row.until, channels: JSON.parse(row.channels as string) }, {
+    assert.deepEqual(row && { traceId: row.trace_id, until: row.until, channels: JSON.parse(row.channels) }, {
       traceId: data.traceId,
       until: data.until,
       channels: ['selectPath', 'establishPath'],
@@ -41,7 +42,7 @@ describe('updateIdentityTracing', () => {
     assert.equal((await trace(id, { enabled: true, duration: '1m' })).status, 200);
     const result = await trace(id, { enabled: true, duration: '1h30m', traceId: 'my-trace', channels: ['establishPath', 'noSuchChannel'] });
     assert.deepEqual((result.body as { data: unknown }).data, { enabled: true, traceId: 'my-trace', until: testTime(90 * 60_000) });
-    assert.deepEqual(JSON.parse((await stored(id))!.channels as string), ['establishPath']);
+    assert.deepEqual(JSON.parse((await stored(id))!.channels), ['establishPath']);
   });
 
   it('turns tracing off with Go’s zero time as `until` and nothing else', async () => {

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { assertError } from '../../support/conformance.js';
 import { createEdgeRouter, createEntity, createIdentity, createService, createTransitRouter, createUser, login } from '../../support/factories.js';
+import { updateRows } from '../../../src/store/queries/table-rows.js';
 
 const api = '/edge/management/v1';
 
@@ -236,7 +237,7 @@ describe('GET /current-identity/edge-routers (client)', () => {
   };
   /** Edge router enrollment is not built yet, so the test marks routers verified as enrollment would. */
   const verify = (...names: string[]) =>
-    t.deps.store.transaction((tx) => tx.updateTable('routers').set({ is_verified: 1 }).where('id', 'in', names.map((name) => routers[name]!)).execute());
+    t.deps.store.transaction((tx) => updateRows(tx, 'routers', { is_verified: 1 }, { id: names.map((name) => routers[name]!) }));
 
   before(async () => {
     t = await buildTestApp();

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp, testTime } from '../../support/test-app.js';
 import { assertError } from '../../support/conformance.js';
 import { createEntity } from '../../support/factories.js';
+import { selectRows } from '../../../src/store/queries/table-rows.js';
 
 type Router = Record<string, unknown> & { id: string; name: string };
 
@@ -164,7 +165,7 @@ describe('routers and transit routers', () => {
       assert.equal((await t.call({ method: 'DELETE', url: `${API}/transit-routers/${id}`, token })).status, 200);
       assertError(await t.call({ method: 'GET', url: `${API}/edge-routers/${id}`, token }), 404, 'NOT_FOUND');
       assertError(await t.call({ method: 'GET', url: `${API}/identities/${id}`, token }), 404, 'NOT_FOUND');
-      const policy = await t.deps.store.read((db) => db.selectFrom('edge_router_policies').select('id').where('id', '=', id).executeTakeFirst());
+      const policy = await t.deps.store.read(async (db) => (await selectRows(db, 'edge_router_policies', { id }))[0]);
       assert.equal(policy, undefined);
       const attributes = await t.call({ method: 'GET', url: `${API}/edge-router-role-attributes`, token });
       assert.equal((attributes.body as { data: string[] }).data.includes('gone-with-router'), false);

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { assertError } from '../../support/conformance.js';
 import { createEntity, createIdentity, createService, createUser, login } from '../../support/factories.js';
+import { selectRows } from '../../../src/store/queries/table-rows.js';
 
 const api = '/edge/management/v1';
 
@@ -159,7 +160,7 @@ describe('identity service-config overrides', () => {
       assert.equal((await t.call({ method: 'DELETE', url: `${api}/services/${doomed}`, token: admin })).status, 200);
       assert.deepEqual(await pairs(identity), [[service2, configB]]);
       assert.equal((await t.call({ method: 'DELETE', url: `${api}/identities/${identity}`, token: admin })).status, 200);
-      const left = await t.deps.store.read((db) => db.selectFrom('identity_service_configs').selectAll().where('identity_id', '=', identity).execute());
+      const left = await t.deps.store.read((db) => selectRows(db, 'identity_service_configs', { identity_id: identity }));
       assert.deepEqual(left, []);
     });
   });

@@ -3,8 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import Database from 'better-sqlite3';
 import { buildTlsTestApp, type TlsTestApp } from '../../support/tls-client.js';
+import { openStore } from '../../../src/store/open-store.js';
+import { selectRows } from '../../../src/store/queries/table-rows.js';
 
 const api = '/edge/management/v1';
 
@@ -62,15 +63,15 @@ describe('graceful shutdown', () => {
       await held;
       assert.equal((await inFlight).status, 201);
       await closing;
-      await assert.rejects(t.deps.store.read((db) => db.selectFrom('identities').select('id').execute()), 'the store is closed');
+      await assert.rejects(t.deps.store.read((db) => selectRows(db, 'identities')), 'the store is closed');
 
-      const database = new Database(file, { readonly: true });
+      const reopened = await openStore({ databaseUrl: undefined, databaseFile: file });
       try {
-        const session = database.prepare('SELECT last_activity_at FROM api_sessions WHERE token = ?').get(token) as { last_activity_at: string };
-        assert.equal(session.last_activity_at, t.clock().toISOString(), 'the last activity was flushed');
-        assert.ok(database.prepare(`SELECT id FROM identities WHERE name = 'made-while-stopping'`).get());
+        const [session] = await reopened.read((db) => selectRows(db, 'api_sessions', { token }));
+        assert.equal(session?.last_activity_at, t.clock().toISOString(), 'the last activity was flushed');
+        assert.equal((await reopened.read((db) => selectRows(db, 'identities', { name: 'made-while-stopping' }))).length, 1);
       } finally {
-        database.close();
+        await reopened.close();
       }
     } finally {
       await t.close();

@@ -1,20 +1,22 @@
-// What each policy kind selects and what it grants: the data the engine evaluates, kept in one place.
+// What each policy kind selects and what it grants, and where the policy engine keeps it: the tables the engine
+// evaluates and maintains (src/store/queries/policy-links.ts) and the domain reads (src/policy/), in one place.
+import type { TableName } from '../store.js';
 
 /** One kind of entity a policy side selects: where its rows and role attributes live. */
 export interface EntityKind {
   /** Upstream's store name, used in messages ("no identities found with the given ids"). */
   storeName: string;
-  table: string;
+  table: TableName;
   /** Side table of the entity's role attributes. */
-  attributeTable: string;
-  /** Restricts the table to this kind, when it shares the table (edge routers live in `routers`). */
-  where?: string;
+  attributeTable: TableName;
+  /** Only rows where this 0/1 column is 1 are of the kind, when it shares its table (edge routers live in `routers`). */
+  flag?: string;
 }
 
 export const entityKinds = {
   identity: { storeName: 'identities', table: 'identities', attributeTable: 'identity_role_attributes' },
   service: { storeName: 'services', table: 'services', attributeTable: 'service_role_attributes' },
-  edgeRouter: { storeName: 'routers', table: 'routers', attributeTable: 'router_role_attributes', where: 'is_edge = 1' },
+  edgeRouter: { storeName: 'routers', table: 'routers', attributeTable: 'router_role_attributes', flag: 'is_edge' },
   postureCheck: { storeName: 'postureChecks', table: 'posture_checks', attributeTable: 'posture_check_role_attributes' },
 } as const satisfies Record<string, EntityKind>;
 
@@ -27,15 +29,15 @@ export interface PolicySide {
   /** JSON column holding the sorted role list. */
   column: string;
   /** The kit's side table of the role list (indexed by value). */
-  roleTable: string;
+  roleTable: TableName;
   /** (policy_id, entity_id) rows: which entities the policy currently selects on this side. */
-  membershipTable: string;
+  membershipTable: TableName;
   entity: EntityKindName;
 }
 
 /** The reference-counted pair table the two granting sides of a policy feed. */
 export interface PairTable {
-  table: string;
+  table: TableName;
   /** Column holding the id from `sides[0]`, and from `sides[1]`. */
   columns: readonly [string, string];
   /** Count column; for service policies it depends on the policy type. */
@@ -48,7 +50,7 @@ export interface PairTable {
 
 export interface PolicyKind {
   name: 'servicePolicy' | 'edgeRouterPolicy' | 'serviceEdgeRouterPolicy';
-  table: string;
+  table: TableName;
   /** The two sides whose cross product is granted, and any further side (posture checks). */
   sides: readonly [PolicySide, PolicySide, ...PolicySide[]];
   pairs: PairTable;
@@ -56,7 +58,8 @@ export interface PolicyKind {
 
 const side = (policy: string, field: string, entity: EntityKindName, membership: string): PolicySide => {
   const column = field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-  return { field, column, roleTable: `${policy}_${column}`, membershipTable: `${policy}_${membership}`, entity };
+  // Named as the migrations name them (006-policies.ts); the typed schema cannot follow the concatenation.
+  return { field, column, roleTable: `${policy}_${column}` as TableName, membershipTable: `${policy}_${membership}` as TableName, entity };
 };
 
 export const servicePolicyKind: PolicyKind = {

@@ -1,0 +1,38 @@
+// Inside the store only: the query builder and dialect behind a `Db` handle. Query modules reach SQL through
+// these; domain code holds `Db` values and passes them on without looking inside.
+import type { DialectAdapter, Kysely } from 'kysely';
+import type { SqlDialect } from './dialect.js';
+import type { Database } from './schema.js';
+import type { Db } from './store.js';
+
+/**
+ * Each store's Kysely instance shares one adapter with every transaction and connection made from it, so the
+ * adapter identifies the store's dialect wherever a handle goes.
+ */
+const dialects = new WeakMap<DialectAdapter, SqlDialect>();
+
+/** Called once by a store when it opens: every handle it hands out then knows its dialect. */
+export function registerDialect(db: Kysely<Database>, dialect: SqlDialect): void {
+  dialects.set(db.getExecutor().adapter, dialect);
+}
+
+export function dialectOf(db: Db): SqlDialect {
+  const dialect = dialects.get(typed(db).getExecutor().adapter);
+  if (!dialect) throw new Error('a database handle from no store');
+  return dialect;
+}
+
+/** The handle as a query builder typed by the stored schema. */
+export function typed(db: Db): Kysely<Database> {
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-return -- TODO(issue 14): a cast once Db is opaque
+  return db;
+}
+
+/**
+ * The handle for tables named at run time (entity definitions, derived tables): the schema type cannot follow a
+ * table name held in a variable, so these queries are untyped and their callers give rows their types.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- table names chosen at run time; see above
+export function dynamic(db: Db): Kysely<any> {
+  return db;
+}

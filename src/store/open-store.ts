@@ -1,0 +1,17 @@
+// Opens the store the settings choose: PostgreSQL when a database URL is given, else the SQLite file.
+import { migrations } from './migrations/index.js';
+import { openPostgresStore } from './postgres/postgres-store.js';
+import { openSqliteStore } from './sqlite/sqlite-store.js';
+import type { Store } from './store.js';
+
+export interface OpenStoreOptions {
+  /** `postgres://…`; undefined: SQLite. */
+  databaseUrl: string | undefined;
+  /** The SQLite file (or ':memory:'), used when there is no database URL. */
+  databaseFile: string;
+}
+
+/** Migrated to the latest schema this build knows before it is returned. */
+export function openStore({ databaseUrl, databaseFile }: OpenStoreOptions): Promise<Store> {
+  return databaseUrl ? openPostgresStore({ url: databaseUrl, migrations }) : openSqliteStore({ file: databaseFile, migrations });
+}

@@ -1,0 +1,34 @@
+// PostgreSQL's side of the dialect object: strpos for substrings, jsonb operators for tags, LIMIT NULL. Text
+// columns are COLLATE "C" (byte order, as upstream); lower() is folded under "C" too, so it changes ASCII letters
+// only, exactly as SQLite's does.
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import type { SqlDialect } from '../dialect.js';
+
+const byteWise = (text: RawBuilder<unknown>) => sql`(CAST(${text} AS TEXT) COLLATE "C")`;
+
+/** The JSON value at `keys` of a text column holding a JSON object (the path bound as one text[] parameter). */
+const jsonAt = (column: RawBuilder<unknown>, keys: readonly string[]) => sql`(CAST(${column} AS jsonb) #> CAST(${sql.val(keys)} AS text[]))`;
+
+export const postgresDialect: SqlDialect = {
+  name: 'postgres',
+  unlimited: null,
+  rowValue(value) {
+    if (typeof value === 'number') return sql`CAST(${value} AS ${sql.raw(Number.isInteger(value) ? 'BIGINT' : 'DOUBLE PRECISION')})`;
+    return sql`CAST(${value} AS TEXT) COLLATE "C"`;
+  },
+  filter: {
+    containsText: (haystack, needle) => sql<SqlBool>`strpos(${byteWise(haystack)}, ${byteWise(needle)}) > 0`,
+    containsTextIgnoringCase: (haystack, needle) => sql<SqlBool>`strpos(lower(${byteWise(haystack)}), lower(${byteWise(needle)})) > 0`,
+    asText: (value) => sql`CAST(${value} AS TEXT)`,
+    mapValue(column, keys, as) {
+      const value = jsonAt(column, keys);
+      // `#>> '{}'` is the value as text (NULL for JSON null), like SQLite's json_extract of a scalar.
+      if (as === 'any') return sql`(${value} #>> '{}')`;
+      if (as === 'bool') return sql`(CASE ${value} WHEN 'true' THEN 1 WHEN 'false' THEN 0 END)`;
+      if (as === 'number') return sql`(CASE WHEN jsonb_typeof(${value}) = 'number' THEN CAST(${value} #>> '{}' AS double precision) END)`;
+      return sql`(CASE WHEN jsonb_typeof(${value}) = 'string' THEN ${value} #>> '{}' END)`;
+    },
+    number: (value) => sql`CAST(${value} AS double precision)`,
+    isTrue: (value) => sql<SqlBool>`${value} = 1`,
+  },
+};

@@ -1,0 +1,121 @@
+// The PostgreSQL store: a pg connection pool behind the same Store interface as SQLite, for operators who run
+// the controller on a database they already keep (design part 0).
+import pg from 'pg';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import { ApiError } from '../../errors/api-error.js';
+import { registerDialect } from '../connection.js';
+import { migrate, type Migration } from '../migrations/migrate.js';
+import type { Database as Schema } from '../schema.js';
+import { StoreError, type Db, type Store } from '../store.js';
+import { LongValueListsPlugin } from './long-value-lists.js';
+import { postgresDialect } from './postgres-dialect.js';
+import { toPostgres } from './translate-migration.js';
+
+export interface PostgresStoreOptions {
+  /** `postgres://user:password@host:port/database` (libpq's parameters, e.g. `?sslmode=require`, `options=-c search_path=s`). */
+  url: string;
+  migrations: readonly Migration[];
+  /** Connections at most (default 10). */
+  poolSize?: number;
+}
+
+/**
+ * The advisory lock controllers take while they migrate (with the schema's name as its second key, so controllers
+ * on other schemas of the same database do not wait for each other): instances starting together migrate once.
+ */
+const MIGRATION_LOCK = 0x5a495449; // "ZITI"
+
+/** BIGINT (int8) and NUMERIC, which pg reads as strings, read as numbers, as SQLite's driver reads its integers. */
+const NUMBER_TYPES: ReadonlySet<number> = new Set([20, 1700]);
+
+export const pgNumberTypes: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
+    NUMBER_TYPES.has(oid) ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+export async function openPostgresStore({ url, migrations, poolSize = 10 }: PostgresStoreOptions): Promise<Store> {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgNumberTypes });
+  // An idle connection the server closed must not take the process down; the next query opens another.
+  pool.on('error', () => undefined);
+  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }), plugins: [new LongValueListsPlugin()] });
+  registerDialect(db, postgresDialect);
+  try {
+    await db.connection().execute(async (connection) => {
+      const key = sql`${MIGRATION_LOCK}, hashtext(current_schema())`;
+      await sql`SELECT pg_advisory_lock(${key})`.execute(connection);
+      try {
+        await translateErrors(() => migrate(connection as Db, migrations, toPostgres));
+      } finally {
+        await sql`SELECT pg_advisory_unlock(${key})`.execute(connection);
+      }
+    });
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+
+  let generation = 0;
+  // One write transaction at a time in this process, as with SQLite's single connection: a request's
+  // check-then-write rules see no write of this process in between. (Several instances are a later issue's.)
+  let writes: Promise<unknown> = Promise.resolve();
+  return {
+    get generation() {
+      return generation;
+    },
+    transaction: (work) => {
+      const run = writes.then(async () => {
+        const result = await translateErrors(() => db.transaction().execute((tx) => work(tx as Db)));
+        generation++;
+        return result;
+      });
+      writes = run.catch(() => undefined);
+      return run;
+    },
+    read: (work) => translateErrors(() => work(db as Db)),
+    // One connection in one REPEATABLE READ transaction sees the data as of its first query, writers unhindered.
+    readSnapshot: (work) =>
+      translateErrors(() => db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute((tx) => work(tx as Db))),
+    backup: undefined,
+    translateError: toStoreError,
+    close: () => db.destroy(),
+  };
+}
+
+async function translateErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw toStoreError(error) ?? unstorableText(error) ?? error;
+  }
+}
+
+/** SQLSTATEs for text PostgreSQL cannot hold: U+0000 in `text` (22021) or in `jsonb` (22P05). */
+const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
+
+/**
+ * PostgreSQL text cannot hold U+0000, which SQLite (and upstream's bolt) store like any character: a request that
+ * carries one, in a body or an id, is refused as invalid rather than failing as a server error. No row can hold it,
+ * so a lookup by such a value would have found nothing anyway.
+ */
+function unstorableText(error: unknown): ApiError | undefined {
+  if (!(error instanceof pg.DatabaseError) || !UNSTORABLE_TEXT.has(error.code ?? '')) return undefined;
+  return ApiError.withMessage('COULD_NOT_VALIDATE', 'text with a NUL character (U+0000) cannot be stored in PostgreSQL');
+}
+
+/** SQLSTATE class 23 (integrity constraint violation) codes pg reports. */
+const CONSTRAINT_KINDS: Readonly<Record<string, StoreError['kind']>> = {
+  '23505': 'unique',
+  '23503': 'foreignKey',
+  '23514': 'check',
+  '23502': 'check',
+};
+
+/** Maps pg's constraint errors (`Key (name)=(x) already exists.`) to StoreError, with the table and key columns. */
+export function toStoreError(error: unknown): StoreError | undefined {
+  if (!(error instanceof pg.DatabaseError) || error.code === undefined) return undefined;
+  const kind = CONSTRAINT_KINDS[error.code];
+  if (!kind) return undefined;
+  const key = /^Key \((.+?)\)=/.exec(error.detail ?? '');
+  const columns = kind === 'unique' && key ? key[1]!.split(', ').map((column) => column.replace(/^"|"$/g, '')) : [];
+  return new StoreError(kind, kind === 'foreignKey' ? undefined : error.table, columns, error.message);
+}

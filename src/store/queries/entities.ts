@@ -1,0 +1,108 @@
+// The generic entity queries the kit (src/crud/) runs for every definition: one row by id, a page of a filtered and
+// sorted list, writes of the row with its set side tables, and the distinct values of a set field.
+import { sql } from 'kysely';
+import { dialectOf, dynamic } from '../connection.js';
+import type { ListQuery } from '../filter/filter-types.js';
+import { listQuerySql } from '../filter/list-query.js';
+import type { Db, TableName } from '../store.js';
+import { LISTED, scopeSql, type Scope } from './scopes.js';
+
+/** A stored row, column name → value, as the kit maps it to and from entity values. */
+export type Row = Record<string, unknown>;
+
+/** The elements of one set field, written to its side table (one row per element) beside the row's JSON column. */
+export interface SetRows {
+  table: TableName;
+  values: readonly string[];
+}
+
+export async function findRow(db: Db, table: TableName, id: string): Promise<Row | undefined> {
+  return (await dynamic(db).selectFrom(table).selectAll().where('id', '=', id).executeTakeFirst());
+}
+
+export async function insertRow(tx: Db, table: TableName, row: Row, sets: readonly SetRows[] = []): Promise<void> {
+  await dynamic(tx).insertInto(table).values(row).execute();
+  await writeSets(tx, row.id as string, sets, false);
+}
+
+/** Replaces every column but `id` and `created_at`, and every listed set. */
+export async function updateRow(tx: Db, table: TableName, row: Row, sets: readonly SetRows[] = []): Promise<void> {
+  const { id, created_at: _created, ...columns } = row;
+  await dynamic(tx).updateTable(table).set(columns).where('id', '=', id as string).execute();
+  await writeSets(tx, id as string, sets, true);
+}
+
+/** Set side tables and other owned rows go with the row (ON DELETE CASCADE). */
+export async function deleteRow(tx: Db, table: TableName, id: string): Promise<void> {
+  await dynamic(tx).deleteFrom(table).where('id', '=', id).execute();
+}
+
+async function writeSets(tx: Db, ownerId: string, sets: readonly SetRows[], replace: boolean): Promise<void> {
+  for (const set of sets) {
+    if (replace) await dynamic(tx).deleteFrom(set.table).where('entity_id', '=', ownerId).execute();
+    if (set.values.length > 0) {
+      await dynamic(tx).insertInto(set.table).values(set.values.map((value) => ({ entity_id: ownerId, value }))).execute();
+    }
+  }
+}
+
+/** Whether a row other than `exceptId` holds `value` in `column`. */
+export async function isValueTaken(db: Db, table: TableName, column: string, value: unknown, exceptId: string): Promise<boolean> {
+  return (await dynamic(db).selectFrom(table).select('id').where(column, '=', value).where('id', '!=', exceptId).executeTakeFirst()) !== undefined;
+}
+
+export interface RowPage {
+  rows: Row[];
+  totalCount: number;
+}
+
+/** One page of a list; `scope` narrows it beyond the filter (a parent's children, the caller's own rows). */
+export async function listRows(db: Db, table: TableName, query: ListQuery, scope?: Scope): Promise<RowPage> {
+  const dialect = dialectOf(db);
+  const { where, orderBy } = listQuerySql(query, LISTED, dialect.filter);
+  let from = dynamic(db).selectFrom(`${table} as ${LISTED}`).where(where);
+  if (scope) from = from.where(scopeSql(scope));
+  const counted = await from.select(sql<number>`count(*)`.as('n')).executeTakeFirst();
+  let select = from.selectAll(LISTED);
+  for (const order of orderBy) select = select.orderBy(order);
+  select = select.limit(query.limit === 'none' ? dialect.unlimited : query.limit).offset(query.offset);
+  return { rows: (await select.execute()), totalCount: Number(counted?.n ?? 0) };
+}
+
+/**
+ * The distinct values of a set field across all entities, sorted (every identity role attribute in use);
+ * `query` filters them by the symbol `id` (the value), and pages them only when `isPaged`.
+ */
+export async function listSetValues(db: Db, setTable: TableName, query?: ListQuery, isPaged = false): Promise<string[]> {
+  if (!query) {
+    const rows = await dynamic(db).selectFrom(setTable).select('value').distinct().orderBy('value').execute();
+    return rows.map((row) => row.value as string);
+  }
+  const dialect = dialectOf(db);
+  const { where } = listQuerySql(query, LISTED, dialect.filter);
+  const rows = await dynamic(db)
+    .selectFrom(sql`(SELECT DISTINCT value FROM ${sql.table(setTable)})`.as(LISTED))
+    .select(`${LISTED}.value`)
+    .where(where)
+    .orderBy(`${LISTED}.value`)
+    .limit(isPaged && query.limit !== 'none' ? query.limit : dialect.unlimited)
+    .offset(query.offset)
+    .execute();
+  return rows.map((row) => row.value as string);
+}
+
+/**
+ * A page of rows the caller holds in memory (this controller as `GET /controllers` lists it), filtered, sorted and
+ * paged by the database exactly as stored rows are. Every row has the same columns.
+ */
+export async function listInlineRows(db: Db, rows: readonly Row[], query: ListQuery): Promise<RowPage> {
+  const dialect = dialectOf(db);
+  const { where, orderBy } = listQuerySql(query, LISTED, dialect.filter);
+  const selects = rows.map((row) => sql`SELECT ${sql.join(Object.entries(row).map(([column, value]) => sql`${dialect.rowValue(value)} AS ${sql.ref(column)}`))}`);
+  const from = dynamic(db).selectFrom(sql`(${sql.join(selects, sql` UNION ALL `)})`.as(LISTED)).where(where);
+  const counted = await from.select(sql<number>`count(*)`.as('n')).executeTakeFirst();
+  let select = from.selectAll(LISTED);
+  for (const order of orderBy) select = select.orderBy(order);
+  const found = await select.limit(query.limit === 'none' ? dialect.unlimited : query.limit).offset(query.offset).execute();
+  return { rows: found, totalCount: Number(counted?.n ?? 0) };
+}

@@ -1,0 +1,223 @@
+// The policy engine's link tables, kept in step incrementally: a policy side's membership delta (in the scratch
+// table policy_delta, which only this module touches), the reference-counted pairs it feeds, and the sessions a
+// lost pair takes with it. src/policy/ decides what to re-evaluate; this module does it in SQL.
+import { sql, type RawBuilder } from 'kysely';
+import type { Db } from '../store.js';
+import { dynamic, typed } from '../connection.js';
+import { entityKinds, policyKinds, type EntityKindName, type PolicyKind, type PolicySide } from './policy-tables.js';
+import { touchServiceLists } from './service-lists.js';
+
+/** What a role list selects (reference §1.3): `@id`s, `#all`, and attributes all-of or any-of. */
+export interface RoleSelection {
+  ids: readonly string[];
+  attributes: readonly string[];
+  all: boolean;
+  semantic: unknown;
+}
+
+export interface PolicyState {
+  id: string;
+  /** Service policies' stored type (1 Dial, 2 Bind); absent for other kinds. */
+  type?: unknown;
+}
+
+export type DeltaKind = 'added' | 'removed';
+
+/**
+ * `SELECT id ...` of every entity of `kind` the roles select. Each part is an index lookup (ids by primary key,
+ * attributes through the attribute table's (value, entity_id) index) except `#all`, which selects everything.
+ */
+function matchingEntities(kind: EntityKindName, roles: RoleSelection): RawBuilder<unknown> {
+  const entity = entityKinds[kind];
+  const table = sql.table(entity.table);
+  const restrict = 'flag' in entity ? sql` AND ${sql.ref(entity.flag)} = 1` : sql``;
+  const parts: RawBuilder<unknown>[] = [];
+  if (roles.all) parts.push(sql`SELECT id FROM ${table} WHERE 1 = 1${restrict}`);
+  if (roles.ids.length > 0) parts.push(sql`SELECT id FROM ${table} WHERE id IN (${sql.join(roles.ids)})${restrict}`);
+  const attributes = [...new Set(roles.attributes)];
+  if (attributes.length > 0) {
+    const attributeTable = sql.table(entity.attributeTable);
+    const values = sql.join(attributes);
+    parts.push(
+      roles.semantic === 'AnyOf'
+        ? sql`SELECT DISTINCT entity_id AS id FROM ${attributeTable} WHERE value IN (${values})`
+        : sql`SELECT entity_id AS id FROM ${attributeTable} WHERE value IN (${values}) GROUP BY entity_id HAVING count(*) = ${attributes.length}`,
+    );
+  }
+  // An empty role list selects nothing.
+  return parts.length > 0 ? sql.join(parts, sql` UNION `) : sql`SELECT NULL AS id WHERE 1 = 0`;
+}
+
+/**
+ * Fills the delta with the entities `roles` now select that the side's membership lacks ('added') and the members
+ * they no longer select ('removed'); returns how many there are.
+ */
+export async function computePolicyDelta(tx: Db, side: PolicySide, policyId: string, roles: RoleSelection): Promise<number> {
+  const membership = sql.table(side.membershipTable);
+  await sql`DELETE FROM policy_delta`.execute(tx);
+  await sql`INSERT INTO policy_delta (kind, entity_id) SELECT DISTINCT 'new', m.id FROM (${matchingEntities(side.entity, roles)}) m WHERE m.id IS NOT NULL`.execute(tx);
+  await sql`INSERT INTO policy_delta (kind, entity_id) SELECT 'added', d.entity_id FROM policy_delta d
+    WHERE d.kind = 'new' AND NOT EXISTS (SELECT 1 FROM ${membership} x WHERE x.policy_id = ${policyId} AND x.entity_id = d.entity_id)`.execute(tx);
+  await sql`INSERT INTO policy_delta (kind, entity_id) SELECT 'removed', x.entity_id FROM ${membership} x
+    WHERE x.policy_id = ${policyId} AND NOT EXISTS (SELECT 1 FROM policy_delta d WHERE d.kind = 'new' AND d.entity_id = x.entity_id)`.execute(tx);
+  const row = await sql<{ n: number }>`SELECT count(*) AS n FROM policy_delta WHERE kind IN ('added', 'removed')`.execute(tx);
+  return Number(row.rows[0]?.n ?? 0);
+}
+
+/** The delta is this one entity, added to or removed from policies (an entity's attributes changed). */
+export async function setEntityDelta(tx: Db, deltaKind: DeltaKind, entityId: string): Promise<void> {
+  await sql`DELETE FROM policy_delta`.execute(tx);
+  await sql`INSERT INTO policy_delta (kind, entity_id) VALUES (${deltaKind}, ${entityId})`.execute(tx);
+}
+
+/** Writes the delta into the side's membership: 'added' entities join the policy, 'removed' ones leave it. */
+export async function applyMembershipDelta(tx: Db, side: PolicySide, policyId: string): Promise<void> {
+  const membership = sql.table(side.membershipTable);
+  await sql`INSERT INTO ${membership} (policy_id, entity_id) SELECT ${policyId}, entity_id FROM policy_delta WHERE kind = 'added'`.execute(tx);
+  await sql`DELETE FROM ${membership} WHERE policy_id = ${policyId}
+    AND entity_id IN (SELECT entity_id FROM policy_delta WHERE kind = 'removed')`.execute(tx);
+}
+
+/**
+ * Adds one ('added') or takes one ('removed') from the policy's count of every pair (entity in
+ * policy_delta[deltaKind] on side `sideIndex`) × (member of the policy's other granting side); a pair no policy
+ * joins any more is dropped.
+ *
+ * The pairs are never listed one by one: they are the cross product of two id sets, one per pair column, each
+ * read in its index order. That lets SQLite walk the pair table's primary key once, in order, instead of once per
+ * entity of the delta (a 100k-pair change used to sweep the identity-ordered table once per added service).
+ */
+export async function applyPairDelta(tx: Db, kind: PolicyKind, policy: PolicyState, sideIndex: 0 | 1, deltaKind: DeltaKind): Promise<void> {
+  const { table, columns } = kind.pairs;
+  const other = kind.sides[sideIndex === 0 ? 1 : 0];
+  // Both sets come out sorted by entity_id: policy_delta's key is (kind, entity_id), a membership's (policy_id, entity_id).
+  const delta = sql`SELECT entity_id FROM policy_delta WHERE kind = ${deltaKind}`;
+  const members = sql`SELECT entity_id FROM ${sql.table(other.membershipTable)} WHERE policy_id = ${policy.id}`;
+  const [first, second] = sideIndex === 0 ? [delta, members] : [members, delta];
+  const countColumn = kind.pairs.countColumn(policy);
+  const count = sql.ref(countColumn);
+  const [c0, c1] = [sql.ref(columns[0]), sql.ref(columns[1])];
+
+  if (deltaKind === 'added') {
+    // Rows are produced in the pair table's key order (first column's set outside, second's inside; both sorted,
+    // so SQLite needs no sort step), and each insert or count bump lands next to the previous one.
+    // `WHERE true` is required: without it SQLite would read ON CONFLICT as a join constraint of the SELECT. The
+    // count is qualified by its table, which PostgreSQL needs to tell it from the proposed row's.
+    await sql`INSERT INTO ${sql.table(table)} (${c0}, ${c1}, ${count})
+      SELECT a.entity_id, b.entity_id, 1 FROM (${first}) a CROSS JOIN (${second}) b WHERE true
+      ORDER BY a.entity_id, b.entity_id
+      ON CONFLICT (${c0}, ${c1}) DO UPDATE SET ${count} = ${sql.ref(`${table}.${countColumn}`)} + 1`.execute(tx);
+    return;
+  }
+  // Two IN lists on the two key columns: SQLite seeks the primary key for each (first, second) in key order.
+  const affected = sql`${c0} IN (${first}) AND ${c1} IN (${second})`;
+  // Pairs that only this grant of this policy kept alive go first, in one delete, so the update below does
+  // not rewrite rows that are about to disappear (on widening and narrowing most pairs are of this kind).
+  await sql`DELETE FROM ${sql.table(table)} WHERE ${affected} AND ${onlyGrant(kind, policy)}`.execute(tx);
+  // What is left of the affected pairs is still joined by something else: it just loses this policy's count.
+  await sql`UPDATE ${sql.table(table)} SET ${count} = ${count} - 1 WHERE ${affected}`.execute(tx);
+  if (table === 'identity_services') await dropSessionsWithoutAccess(tx, first, second);
+}
+
+/** A service policy's type changed: every pair it joins moves from one count to the other. */
+export async function movePairCounts(tx: Db, kind: PolicyKind, before: PolicyState, after: PolicyState): Promise<void> {
+  const from = sql.ref(kind.pairs.countColumn(before));
+  const to = sql.ref(kind.pairs.countColumn(after));
+  const membersOf = (side: PolicySide) => sql`SELECT entity_id FROM ${sql.table(side.membershipTable)} WHERE policy_id = ${after.id}`;
+  const [first, second] = [membersOf(kind.sides[0]), membersOf(kind.sides[1])];
+  const [c0, c1] = kind.pairs.columns;
+  // The policy's pairs are (first side's members × second side's members); two IN lists walk the key in order.
+  await sql`UPDATE ${sql.table(kind.pairs.table)} SET ${from} = ${from} - 1, ${to} = ${to} + 1
+    WHERE ${sql.ref(c0)} IN (${first}) AND ${sql.ref(c1)} IN (${second})`.execute(tx);
+  if (kind.pairs.table === 'identity_services') await dropSessionsWithoutAccess(tx, first, second);
+}
+
+/** The pair is joined by exactly one grant, the one of `policy`'s count column, and nothing else. */
+function onlyGrant(kind: PolicyKind, policy: PolicyState): RawBuilder<unknown> {
+  if (kind.pairs.table !== 'identity_services') return sql`count = 1`;
+  return kind.pairs.countColumn(policy) === 'bind' ? sql`bind = 1 AND dial = 0` : sql`dial = 1 AND bind = 0`;
+}
+
+/**
+ * Sessions follow the access they were created under (reference §6.4): deletes the sessions among (identities ×
+ * services) whose type the identity may no longer use. The two sets are those of the pair counts just lowered, so
+ * the work follows the change, not the number of sessions. Admins keep theirs, as upstream exempts them
+ * (`model/session_manager.go` via the access-lost event handler).
+ */
+async function dropSessionsWithoutAccess(tx: Db, identityIds: RawBuilder<unknown>, serviceIds: RawBuilder<unknown>): Promise<void> {
+  const { rows } = await sql<{ any: number | boolean }>`SELECT EXISTS (SELECT 1 FROM sessions) AS any`.execute(tx);
+  if (!rows[0]?.any) return;
+  await sql`DELETE FROM sessions WHERE identity_id IN (${identityIds}) AND service_id IN (${serviceIds})
+    AND NOT EXISTS (SELECT 1 FROM identity_services p WHERE p.identity_id = sessions.identity_id AND p.service_id = sessions.service_id
+      AND (CASE sessions.type WHEN 'Bind' THEN p.bind ELSE p.dial END) > 0)
+    AND NOT EXISTS (SELECT 1 FROM identities i WHERE i.id = sessions.identity_id AND (i.is_admin = 1 OR i.is_default_admin = 1))`.execute(tx);
+}
+
+/**
+ * The policies whose roles on this side select the entity (reference §1.3): `@id` or `#all`; or AnyOf with one of
+ * its attributes; or AllOf with at least one attribute role and every attribute role among its attributes.
+ */
+export async function policiesSelecting(tx: Db, kind: PolicyKind, side: PolicySide, entityId: string, attributes: readonly string[]): Promise<string[]> {
+  const roles = sql.table(side.roleTable);
+  const direct = [`@${entityId}`, '#all'];
+  const attributeRoles = attributes.map((a) => `#${a}`);
+  const candidates = sql.join([...direct, ...attributeRoles]);
+  const byAttribute = attributeRoles.length
+    ? sql`OR (p.semantic = 'AnyOf' AND EXISTS (SELECT 1 FROM ${roles} r WHERE r.entity_id = p.id AND r.value IN (${sql.join(attributeRoles)})))
+       OR (p.semantic <> 'AnyOf'
+           AND NOT EXISTS (SELECT 1 FROM ${roles} r WHERE r.entity_id = p.id AND substr(r.value, 1, 1) = '#' AND r.value NOT IN (${sql.join(attributeRoles)})))`
+    : sql``;
+  const rows = await sql<{ id: string }>`SELECT p.id FROM ${sql.table(kind.table)} p
+    WHERE p.id IN (SELECT entity_id FROM ${roles} WHERE value IN (${candidates}))
+      AND (EXISTS (SELECT 1 FROM ${roles} r WHERE r.entity_id = p.id AND r.value IN (${sql.join(direct)})) ${byAttribute})`.execute(tx);
+  return rows.rows.map((row) => row.id);
+}
+
+/** The policies whose membership on this side holds the entity now. */
+export async function membershipsOf(tx: Db, side: PolicySide, entityId: string): Promise<string[]> {
+  const { rows } = await sql<{ policy_id: string }>`SELECT policy_id FROM ${sql.table(side.membershipTable)} WHERE entity_id = ${entityId}`.execute(tx);
+  return rows.map((row) => row.policy_id);
+}
+
+/** The entity joins these policies' membership on this side and leaves those. */
+export async function changeMemberships(tx: Db, side: PolicySide, entityId: string, joined: readonly string[], left: readonly string[]): Promise<void> {
+  if (joined.length > 0) {
+    await dynamic(tx).insertInto(side.membershipTable).values(joined.map((id) => ({ policy_id: id, entity_id: entityId }))).execute();
+  }
+  if (left.length > 0) {
+    await dynamic(tx).deleteFrom(side.membershipTable).where('entity_id', '=', entityId).where('policy_id', 'in', left).execute();
+  }
+}
+
+/** A service policy's stored type (1 Dial, 2 Bind). */
+export async function servicePolicyType(tx: Db, policyId: string): Promise<number | undefined> {
+  const row = await typed(tx).selectFrom('service_policies').select('type').where('id', '=', policyId).executeTakeFirst();
+  return row?.type;
+}
+
+/**
+ * Before an entity is deleted: `@<id>` is stripped from the roles of every policy that names it, as upstream does
+ * (no re-evaluation needed: the entity's own links go with it through ON DELETE CASCADE).
+ */
+export async function stripEntityReferences(tx: Db, entityKind: EntityKindName, entityId: string, at: string): Promise<void> {
+  const role = `@${entityId}`;
+  for (const kind of policyKinds) {
+    for (const side of kind.sides) {
+      if (side.entity !== entityKind) continue;
+      const roleTable = sql.table(side.roleTable);
+      const policies = (await sql<{ entity_id: string }>`SELECT entity_id FROM ${roleTable} WHERE value = ${role}`.execute(tx)).rows;
+      for (const { entity_id: policyId } of policies) {
+        const row = await sql<{ roles: string | null }>`SELECT ${sql.ref(side.column)} AS roles FROM ${sql.table(kind.table)} WHERE id = ${policyId}`.execute(tx);
+        const remaining = (JSON.parse(row.rows[0]?.roles ?? '[]') as string[]).filter((r) => r !== role);
+        await sql`UPDATE ${sql.table(kind.table)} SET ${sql.ref(side.column)} = ${remaining.length ? JSON.stringify(remaining) : null}, updated_at = ${at}
+          WHERE id = ${policyId}`.execute(tx);
+      }
+      await sql`DELETE FROM ${roleTable} WHERE value = ${role}`.execute(tx);
+    }
+  }
+}
+
+/** Tells the identities whose service lists a policy delta changed (the identities of the delta on an identity side). */
+export async function touchDeltaServiceLists(tx: Db, side: PolicySide, policyId: string, at: string): Promise<void> {
+  await touchServiceLists(tx, side.entity === 'identity' ? { policyDelta: true } : { servicePolicies: [policyId] }, at);
+}
