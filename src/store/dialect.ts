@@ -1,6 +1,7 @@
 // What differs between the two databases for the store's query modules, in one small object per store
 // (src/store/sqlite/sqlite-dialect.ts, src/store/postgres/postgres-dialect.ts); query modules never test which one
 // they have.
+import type { RawBuilder } from 'kysely';
 import type { FilterSqlDialect } from './filter/sql-dialect.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -11,4 +12,14 @@ export interface SqlDialect {
   filter: FilterSqlDialect;
   /** The LIMIT that means "no limit": SQLite takes -1 (and needs a LIMIT before any OFFSET), PostgreSQL NULL. */
   unlimited: number | null;
+  /**
+   * A list of text values bound as one parameter, as the right side of `IN`: the statement text is the same
+   * whatever the list's length, so one compiled shape serves every list.
+   */
+  textList: {
+    /** `(SELECT … FROM <the list>)` around the bound parameter. */
+    sql(parameter: unknown): RawBuilder<unknown>;
+    /** The list as the driver binds it. */
+    bind(values: readonly string[]): unknown;
+  };
 }

@@ -43,6 +43,8 @@ export class FilterError extends Error {
 
 /** A checked list request: predicate, order and the effective page, in no SQL dialect yet. */
 export interface ListQuery {
+  /** Names everything but the page (filter, sort, id column): list queries compile once per shape and table. */
+  shape: string;
   predicate: CheckedPredicate;
   /** Sort fields before the tie-breaker (at most five are used). */
   sort: CheckedSortField[];

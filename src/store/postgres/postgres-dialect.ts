@@ -12,6 +12,10 @@ const jsonAt = (column: RawBuilder<unknown>, keys: readonly string[]) => sql`(CA
 export const postgresDialect: SqlDialect = {
   name: 'postgres',
   unlimited: null,
+  textList: {
+    sql: (parameter) => sql`(SELECT unnest(CAST(${parameter} AS text[])))`,
+    bind: (values) => values,
+  },
   filter: {
     containsText: (haystack, needle) => sql<SqlBool>`strpos(${byteWise(haystack)}, ${byteWise(needle)}) > 0`,
     containsTextIgnoringCase: (haystack, needle) => sql<SqlBool>`strpos(lower(${byteWise(haystack)}), lower(${byteWise(needle)})) > 0`,
