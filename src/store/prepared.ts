@@ -88,8 +88,8 @@ export class ShapeCache {
  * `(SELECT … FROM <list>)`, the right side of `IN`, for a list of text values bound as one parameter: inside a
  * prepared shape the list is an argument (bound in the dialect's form at each run), elsewhere the values themselves.
  */
-export function inTextList(db: Db, values: readonly string[]): RawBuilder<unknown> {
+export function inTextList(db: Db, values: readonly string[]): RawBuilder<string> {
   const { textList } = dialectOf(db);
   const bind = (list: unknown) => textList.bind(list as readonly string[]);
-  return textList.sql(values instanceof Argument ? new Argument(values.index, bind) : bind(values));
+  return textList.sql(values instanceof Argument ? new Argument(values.index, bind) : bind(values)) as RawBuilder<string>;
 }
