@@ -22,8 +22,11 @@ interface Shape {
   slots: (Argument | undefined)[];
 }
 
-function compileShape(query: Compilable<unknown>): Shape {
-  const compiled = query.compile();
+/** What a shape's builder returns: a query builder's query, or a raw SQL template. */
+type Buildable<R> = Compilable<R> | RawBuilder<R>;
+
+function compileShape(db: Kysely<Database>, query: Buildable<unknown>): Shape {
+  const compiled = isRawBuilder(query) ? query.compile(db) : query.compile();
   return { compiled, slots: compiled.parameters.map((parameter) => (parameter instanceof Argument ? parameter : undefined)) };
 }
 
@@ -35,6 +38,8 @@ async function runShape<R>(db: Db, shape: Shape, args: readonly unknown[]): Prom
   const result = await typed(db).executeQuery<R>({ ...shape.compiled, parameters });
   return result.rows;
 }
+
+const isRawBuilder = (query: Buildable<unknown>): query is RawBuilder<unknown> => 'isRawBuilder' in query;
 
 /** The stand-ins a shape is built with, typed as the arguments they stand for. */
 function standIns<A extends readonly unknown[]>(count: number): A {
@@ -48,12 +53,12 @@ const storeOf = (db: Db): object => typed(db).getExecutor().adapter;
  * A query of one fixed shape: `build` places its arguments (it must not look at them: while the shape is built they
  * are stand-ins) and runs once per store; every call runs the compiled statement with the call's arguments.
  */
-export function preparedQuery<A extends unknown[], R>(build: (db: Kysely<Database>, ...args: A) => Compilable<R>): (db: Db, ...args: A) => Promise<R[]> {
+export function preparedQuery<A extends unknown[], R>(build: (db: Kysely<Database>, ...args: A) => Buildable<R>): (db: Db, ...args: A) => Promise<R[]> {
   const shapes = new WeakMap<object, Shape>();
   return (db, ...args) => {
     let shape = shapes.get(storeOf(db));
     if (!shape) {
-      shape = compileShape(build(typed(db), ...standIns<A>(args.length)));
+      shape = compileShape(typed(db), build(typed(db), ...standIns<A>(args.length)));
       shapes.set(storeOf(db), shape);
     }
     return runShape<R>(db, shape, args);
@@ -69,7 +74,7 @@ export class ShapeCache {
 
   constructor(private readonly capacity: number) {}
 
-  run<R>(db: Db, key: string, args: readonly unknown[], build: (db: Kysely<Database>, args: readonly unknown[]) => Compilable<R>): Promise<R[]> {
+  run<R>(db: Db, key: string, args: readonly unknown[], build: (db: Kysely<Database>, args: readonly unknown[]) => Buildable<R>): Promise<R[]> {
     let shapes = this.#stores.get(storeOf(db));
     if (!shapes) {
       shapes = new LruMap(this.capacity);
@@ -77,7 +82,7 @@ export class ShapeCache {
     }
     let shape = shapes.get(key);
     if (!shape) {
-      shape = compileShape(build(typed(db), standIns(args.length)));
+      shape = compileShape(typed(db), build(typed(db), standIns(args.length)));
       shapes.set(key, shape);
     }
     return runShape<R>(db, shape, args);

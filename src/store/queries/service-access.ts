@@ -2,6 +2,7 @@
 // edge routers both sides are granted (sessions, policy advice).
 import { sql } from 'kysely';
 import { typed } from '../connection.js';
+import { inTextList, preparedQuery } from '../prepared.js';
 import type { Db } from '../store.js';
 
 export interface PairCounts {
@@ -9,32 +10,42 @@ export interface PairCounts {
   bind: number;
 }
 
+const selectService = preparedQuery((q, serviceId: string) => q.selectFrom('services').select('id').where('id', '=', serviceId));
+
 export async function serviceExists(db: Db, serviceId: string): Promise<boolean> {
-  return (await typed(db).selectFrom('services').select('id').where('id', '=', serviceId).executeTakeFirst()) !== undefined;
+  return (await selectService(db, serviceId)).length > 0;
 }
+
+const selectPair = preparedQuery((q, identityId: string, serviceId: string) =>
+  q.selectFrom('identity_services').select(['dial', 'bind']).where('identity_id', '=', identityId).where('service_id', '=', serviceId),
+);
 
 /** How many policies grant the identity Dial and Bind on the service; undefined when none does. */
 export async function servicePair(db: Db, identityId: string, serviceId: string): Promise<PairCounts | undefined> {
-  return typed(db).selectFrom('identity_services').select(['dial', 'bind']).where('identity_id', '=', identityId).where('service_id', '=', serviceId).executeTakeFirst();
+  const [pair] = await selectPair(db, identityId, serviceId);
+  return pair;
 }
+
+const selectServiceWithPair = preparedQuery(
+  (_q, identityId: string, serviceId: string) => sql<{ name: string; dial: number | null; bind: number | null }>`SELECT s.name AS name, p.dial AS dial, p.bind AS bind
+    FROM services s LEFT JOIN identity_services p ON p.service_id = s.id AND p.identity_id = ${identityId}
+    WHERE s.id = ${serviceId}`,
+);
 
 /** The service's name with the identity's pair counts (null when no policy grants it); undefined when the service does not exist. */
 export async function serviceWithPair(db: Db, identityId: string, serviceId: string): Promise<{ name: string; dial: number | null; bind: number | null } | undefined> {
-  const { rows } = await sql<{ name: string; dial: number | null; bind: number | null }>`SELECT s.name AS name, p.dial AS dial, p.bind AS bind
-    FROM services s LEFT JOIN identity_services p ON p.service_id = s.id AND p.identity_id = ${identityId}
-    WHERE s.id = ${serviceId}`.execute(db);
-  return rows[0];
+  const [row] = await selectServiceWithPair(db, identityId, serviceId);
+  return row;
 }
+
+const selectPairs = preparedQuery((q, identityId: string, serviceIds: readonly string[]) =>
+  q.selectFrom('identity_services').select(['service_id', 'dial', 'bind']).where('identity_id', '=', identityId).where('service_id', 'in', inTextList(q, serviceIds)),
+);
 
 /** The identity's pair counts for each of these services that some policy grants. */
 export async function servicePairs(db: Db, identityId: string, serviceIds: readonly string[]): Promise<Map<string, PairCounts>> {
   if (serviceIds.length === 0) return new Map();
-  const rows = await typed(db)
-    .selectFrom('identity_services')
-    .select(['service_id', 'dial', 'bind'])
-    .where('identity_id', '=', identityId)
-    .where('service_id', 'in', serviceIds)
-    .execute();
+  const rows = await selectPairs(db, identityId, serviceIds);
   return new Map(rows.map((row) => [row.service_id, { dial: row.dial, bind: row.bind }]));
 }
 
