@@ -61,6 +61,11 @@ export interface ListQuerySql {
   where: RawBuilder<SqlBool>;
   /** Complete ORDER BY items including direction; `id ASC` is always the last one. */
   orderBy: RawBuilder<unknown>[];
+  /**
+   * `SELECT count(…) AS n …` of the matches read from an index alone, when the filter allows it (one set test):
+   * the count of a list with no other condition.
+   */
+  indexCount?: RawBuilder<{ n: number }>;
 }
 
 export type Literal =

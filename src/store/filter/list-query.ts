@@ -2,7 +2,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { LruMap } from '../../lib/lru-map.js';
 import { checkFilter, type CheckedSortField } from './check-filter.js';
-import { columnExpression, compilePredicate } from './compile-filter.js';
+import { columnExpression, compileIndexCount, compilePredicate } from './compile-filter.js';
 import { FilterError, type FilterQuery, type ListQuery, type ListQuerySql, type SymbolTable } from './filter-types.js';
 import { parseFilter } from './parse-filter.js';
 import type { FilterSqlDialect } from './sql-dialect.js';
@@ -68,8 +68,9 @@ function checkedFilters(symbols: SymbolTable): LruMap<string, CheckedFilter> {
 
 /** A checked list query as SQL for a query whose listed table is aliased `alias`. */
 export function listQuerySql(query: ListQuery, alias: string, dialect: FilterSqlDialect): ListQuerySql {
-  const where = compilePredicate(query.predicate, { alias, idColumn: query.idColumn, dialect });
-  return { where, orderBy: orderBy(query.sort, alias, query.idColumn) };
+  const target = { alias, idColumn: query.idColumn, dialect };
+  const indexCount = compileIndexCount(query.predicate, target);
+  return { where: compilePredicate(query.predicate, target), orderBy: orderBy(query.sort, alias, query.idColumn), ...(indexCount ? { indexCount } : {}) };
 }
 
 /** The `sort` parameter is parsed as `true sort by <sort>` (as upstream does); only its sort fields are used. */
