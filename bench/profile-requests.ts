@@ -1,13 +1,14 @@
 // Where one request's CPU goes: starts the controller on a kept bench home under `node --cpu-prof`, loads one
 // path with autocannon, stops it, and prints the heaviest functions (self time) and the share of each package.
 // Usage: BENCH_KEEP_HOME=1 BENCH_PHASES=platform npm run bench, then
-//        node --import tsx bench/profile-requests.ts <home> <path> [seconds] [token-file]
-// The admin logs in unless a token file is given (the scale phase's identities: their own token).
+//        node --import tsx bench/profile-requests.ts <home> <path> [seconds] [typical|heavy]
+// The admin logs in, or the scale model's typical or heavy identity (BENCH_PHASES=scale keeps a home with them).
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { ADMIN_PASSWORD, ADMIN_USERNAME } from './controller-process.js';
-import { loginAdmin } from './https-client.js';
+import { loginAdmin, loginWithPassword } from './https-client.js';
+import { scaleIdentities } from './scale-model.js';
 import { runLoad } from './load.js';
 import { ROOT } from './scenario-run.js';
 import { freePort, startServer } from './server-process.js';
@@ -23,8 +24,17 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-const [home, path, seconds = '5', tokenFile] = process.argv.slice(2);
-if (!home || !path) throw new Error('usage: profile-requests.ts <home> <path> [seconds] [token-file]');
+const [home, path, seconds = '5', who] = process.argv.slice(2);
+if (!home || !path || (who !== undefined && who !== 'typical' && who !== 'heavy')) {
+  throw new Error('usage: profile-requests.ts <home> <path> [seconds] [typical|heavy]');
+}
+
+async function logIn(baseUrl: string): Promise<string> {
+  if (!who) return loginAdmin(baseUrl, ADMIN_USERNAME, ADMIN_PASSWORD);
+  const token = await loginWithPassword(`${baseUrl}/edge/client/v1`, scaleIdentities[who as 'typical' | 'heavy'].username, scaleIdentities.password);
+  if (typeof token !== 'string') throw new Error(`the ${who} identity's login answered ${token.status}`);
+  return token;
+}
 
 const profileDir = mkdtempSync(join(tmpdir(), 'ziti-profile-'));
 const port = await freePort();
@@ -34,7 +44,7 @@ const args = [`--cpu-prof`, `--cpu-prof-dir=${profileDir}`, 'src/main.ts', '--ho
 args.push('--password', ADMIN_PASSWORD, '--log-level', 'warn');
 const controller = await startServer({ name: 'controller', args, port, readyPath: '/edge/client/v1/version', cwd: ROOT });
 try {
-  const token = tokenFile ? readFileSync(tokenFile, 'utf8').trim() : await loginAdmin(controller.baseUrl, ADMIN_USERNAME, ADMIN_PASSWORD);
+  const token = await logIn(controller.baseUrl);
   loadFromMs = performance.now() - spawnedAt;
   const headers = { accept: 'application/json', 'zt-session': token };
   const load = await runLoad({ url: `${controller.baseUrl}${path}`, method: 'GET', headers, connections: 10, durationSeconds: Number(seconds), warmupSeconds: 1 }, ROOT);

@@ -27,7 +27,12 @@ export async function findRow(db: Db, table: TableName, id: string): Promise<Row
 }
 
 export async function insertRow(tx: Db, table: TableName, row: Row, sets: readonly SetRows[] = []): Promise<void> {
-  await dynamic(tx).insertInto(table).values(row).execute();
+  // Undefined columns are left out (their default applies), as the query builder does.
+  const entries = Object.entries(row).filter(([, value]) => value !== undefined);
+  const columns = entries.map(([column]) => column);
+  await shapes.run(tx, `insert ${table} ${columns.join()}`, entries.map(([, value]) => value), (q, values) =>
+    dynamic(q).insertInto(table).values(Object.fromEntries(columns.map((column, index) => [column, values[index]]))),
+  );
   await writeSets(tx, row.id as string, sets, false);
 }
 

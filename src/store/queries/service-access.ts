@@ -57,19 +57,14 @@ export interface SharedRouterRow {
   disabled: number | null;
 }
 
-/**
- * Up to `limit` edge routers both the identity's edge router policies and the service's service edge router
- * policies grant, by id. A plain statement: session creation runs this on every request, and the query builder's
- * compile step would cost several times the query itself.
- */
-export async function sharedEdgeRouterRows(db: Db, identityId: string, serviceId: string, limit: number): Promise<SharedRouterRow[]> {
-  const { rows } = await sql<SharedRouterRow>`SELECT r.id AS id, r.name AS name, r.cost AS cost, r.no_traversal AS no_traversal, r.disabled AS disabled
+/** Up to `limit` edge routers both the identity's edge router policies and the service's service edge router policies grant, by id. */
+export const sharedEdgeRouterRows: (db: Db, identityId: string, serviceId: string, limit: number) => Promise<SharedRouterRow[]> = preparedQuery(
+  (_q, identityId: string, serviceId: string, limit: number) => sql<SharedRouterRow>`SELECT r.id AS id, r.name AS name, r.cost AS cost, r.no_traversal AS no_traversal, r.disabled AS disabled
     FROM identity_edge_routers i
     JOIN service_edge_routers s ON s.edge_router_id = i.edge_router_id AND s.service_id = ${serviceId}
     JOIN routers r ON r.id = i.edge_router_id
-    WHERE i.identity_id = ${identityId} ORDER BY r.id LIMIT ${limit}`.execute(db);
-  return rows;
-}
+    WHERE i.identity_id = ${identityId} ORDER BY r.id LIMIT ${limit}`,
+);
 
 /** How many edge routers the identity's policies give it, how many the service's give it, and those in both, by name. */
 export async function edgeRouterReach(db: Db, identityId: string, serviceId: string): Promise<{ identityRouters: number; serviceRouters: number; common: { id: string; name: string }[] }> {
