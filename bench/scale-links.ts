@@ -1,8 +1,8 @@
 // Produces the scale model's link tables with the project's own engine: every seeded policy goes through
 // syncPolicy as if it had just been created, many policies per transaction.
-import { sql } from 'kysely';
 import { formatTimestamp } from '../src/lib/clock.js';
 import { policyKinds, type PolicyKind } from '../src/store/queries/policy-tables.js';
+import { countRows } from '../src/store/queries/table-rows.js';
 import { syncPolicy, type PolicyRoles } from '../src/policy/policy-links.js';
 import { migrations } from '../src/store/migrations/index.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
@@ -60,7 +60,7 @@ export async function generateLinks(dbFile: string, progress: Progress): Promise
     const ms = performance.now() - started;
     const rows: Record<string, number> = {};
     for (const table of LINK_TABLES) {
-      rows[table] = await store.read(async (db) => Number((await sql<{ n: number }>`SELECT count(*) AS n FROM ${sql.table(table)}`.execute(db)).rows[0]?.n ?? 0));
+      rows[table] = await store.read((db) => countRows(db, table));
     }
     return { ms, msByKind, policies, rows };
   } finally {

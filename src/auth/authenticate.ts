@@ -12,7 +12,7 @@ import { apiSessionDetail } from './api-session-detail.js';
 import { insertApiSession } from './api-sessions.js';
 import { outstandingAuthQueries } from './auth-queries.js';
 import { checkCertificateLogin } from './certificate-login.js';
-import { bearerTokensOf } from './ext-jwt/ext-jwt-verifier.js';
+import { bearerTokensOf } from '../lib/bearer-tokens.js';
 import { checkExtJwtLogin } from './ext-jwt/ext-jwt-login.js';
 import { invalidAuth, requireLoginAllowed, type PrimaryCredential, type PrimaryMethod } from './login-policy.js';
 import { hasVerifiedMfa } from './mfa/mfa-records.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { formatTimestamp, type Clock } from '../lib/clock.js';
 import type { IdGenerators } from '../lib/ids.js';
 import { hasDefaultAdmin, insertDefaultAdmin } from '../store/queries/identities.js';
-import type { Store } from '../store/store.js';
+import { isUniqueViolation, type Store } from '../store/store.js';
 import { hashPassword } from './password.js';
 
 export interface DefaultAdminOptions {
@@ -29,7 +29,13 @@ export async function ensureDefaultAdmin(options: DefaultAdminOptions): Promise<
   const now = formatTimestamp(clock());
   const identityId = ids.shortId();
   const admin = { identityId, authenticatorId: ids.shortId(), username, passwordHash: hash, passwordSalt: salt };
-  await store.transaction((tx) => insertDefaultAdmin(tx, admin, now));
+  try {
+    await store.transaction((tx) => insertDefaultAdmin(tx, admin, now));
+  } catch (error) {
+    // Another instance starting on the same database created it first (migration 015's one default admin).
+    if (isUniqueViolation(store, error, 'identities', 'is_default_admin') && (await store.read(hasDefaultAdmin))) return { created: false };
+    throw error;
+  }
   return generatedPassword ? { created: true, identityId, generatedPassword } : { created: true, identityId };
 }
 

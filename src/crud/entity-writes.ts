@@ -121,6 +121,8 @@ function rethrowStoreError(definition: EntityDefinition, error: unknown, values:
     throw ApiError.withMessage('REFERENCED_ENTITY_NOT_FOUND', `a ${definition.type} field references an entity that does not exist`);
   }
   if (!(error instanceof StoreError) || error.kind !== 'unique' || error.table !== definition.table) throw error;
+  const ruleError = definition.rules.uniqueError?.(error.columns);
+  if (ruleError) throw ruleError;
   const [name] = Object.entries(definition.fields).find(([, spec]) => error.columns.includes(spec.column)) ?? [error.columns[0] ?? 'id'];
   const value = values[name];
   if (name === 'name') {

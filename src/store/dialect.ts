@@ -13,6 +13,11 @@ export interface SqlDialect {
   /** The LIMIT that means "no limit": SQLite takes -1 (and needs a LIMIT before any OFFSET), PostgreSQL NULL. */
   unlimited: number | null;
   /**
+   * A bound value as a column of a table of rows made in the query (`SELECT ? AS x`): SQLite types it by value;
+   * PostgreSQL leaves a bare parameter untyped (text), so it is cast as the stored column would be.
+   */
+  rowValue(value: unknown): RawBuilder<unknown>;
+  /**
    * A list of text values bound as one parameter, as the right side of `IN`: the statement text is the same
    * whatever the list's length, so one compiled shape serves every list.
    */

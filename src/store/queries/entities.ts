@@ -116,7 +116,7 @@ export async function listSetValues(db: Db, setTable: TableName, query?: ListQue
 export async function listInlineRows(db: Db, rows: readonly Row[], query: ListQuery): Promise<RowPage> {
   const dialect = dialectOf(db);
   const { where, orderBy } = listQuerySql(query, LISTED, dialect.filter);
-  const selects = rows.map((row) => sql`SELECT ${sql.join(Object.entries(row).map(([column, value]) => sql`${value} AS ${sql.ref(column)}`))}`);
+  const selects = rows.map((row) => sql`SELECT ${sql.join(Object.entries(row).map(([column, value]) => sql`${dialect.rowValue(value)} AS ${sql.ref(column)}`))}`);
   const from = dynamic(db).selectFrom(sql`(${sql.join(selects, sql` UNION ALL `)})`.as(LISTED)).where(where);
   const counted = await from.select(sql<number>`count(*)`.as('n')).executeTakeFirst();
   let select = from.selectAll(LISTED);

@@ -16,6 +16,7 @@ const JSON_TYPES: Readonly<Record<Exclude<MapValueKind, 'any' | 'bool'>, string[
 export const sqliteDialect: SqlDialect = {
   name: 'sqlite',
   unlimited: -1,
+  rowValue: (value) => sql.val(value),
   textList: {
     sql: (parameter) => sql`(SELECT value FROM json_each(${parameter}))`,
     bind: (values) => JSON.stringify(values),
