@@ -2,7 +2,7 @@
 // syncPolicy as if it had just been created, many policies per transaction.
 import { formatTimestamp } from '../src/lib/clock.js';
 import { policyKinds, type PolicyKind } from '../src/store/queries/policy-tables.js';
-import { countRows } from '../src/store/queries/table-rows.js';
+import { countRows, selectMatching } from '../src/store/queries/table-rows.js';
 import { syncPolicy, type PolicyRoles } from '../src/policy/policy-links.js';
 import { migrations } from '../src/store/migrations/index.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
@@ -70,7 +70,7 @@ export async function generateLinks(dbFile: string, progress: Progress): Promise
 
 /** Every policy of one kind in the shape the engine's rules hand to syncPolicy (see src/entities/shared/policy-rules.ts). */
 async function readPolicies(db: Db, kind: PolicyKind): Promise<PolicyRoles[]> {
-  const rows = (await db.selectFrom(kind.table).selectAll().orderBy('name').execute()) as Array<Record<string, unknown>>;
+  const rows = (await selectMatching(db, kind.table, {})).sort((a, b) => ((a.name as string) < (b.name as string) ? -1 : 1));
   return rows.map((row) => ({
     id: row.id as string,
     semantic: row.semantic ?? 'AllOf',

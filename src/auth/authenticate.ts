@@ -63,7 +63,7 @@ export const authenticate: OperationHandler = {
       { identityId: row.identity_id, isMfaRequired: row.is_mfa_required === 1, isMfaComplete: false, requireTotp: policy.requireTotp, requiredExtJwtSigner: policy.requiredExtJwtSigner },
       bearerTokensOf(context.request.raw.rawHeaders),
     );
-    const detail = await deps.store.read((db) => apiSessionDetail(db, deps, row, 'api-session', authQueries));
+    const detail = await deps.store.read((db) => apiSessionDetail(db, deps, row, authQueries));
     return { status: 200, json: envelope(detail), headers: { 'zt-session': detail.token as string } };
   },
 };

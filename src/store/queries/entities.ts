@@ -57,6 +57,11 @@ async function writeSets(tx: Db, ownerId: string, sets: readonly SetRows[], repl
   }
 }
 
+/** Whether a row other than `exceptId` holds `value` in `column`. */
+export async function isValueTaken(db: Db, table: TableName, column: string, value: unknown, exceptId: string): Promise<boolean> {
+  return (await dynamic(db).selectFrom(table).select('id').where(column, '=', value).where('id', '!=', exceptId).executeTakeFirst()) !== undefined;
+}
+
 export interface RowPage {
   rows: Row[];
   totalCount: number;
