@@ -3,14 +3,14 @@
 // parameter, transactions see their own writes through a shape, and two stores never share a compiled shape.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { checkListQuery } from '../../src/store/filter/list-query.js';
-import type { SymbolTable } from '../../src/store/filter/filter-types.js';
-import { inTextList, preparedQuery } from '../../src/store/prepared.js';
-import { listRows } from '../../src/store/queries/entities.js';
-import { allOf, columnIs, idIn, withAttributes } from '../../src/store/queries/scopes.js';
-import { insertRows } from '../../src/store/queries/table-rows.js';
-import type { Store } from '../../src/store/store.js';
-import { openTestStore } from './test-store.js';
+import { checkListQuery } from './filter/list-query.js';
+import type { SymbolTable } from './filter/filter-types.js';
+import { inTextList, preparedQuery } from './prepared.js';
+import { listRows } from './queries/entities.js';
+import { allOf, columnIs, idIn, withAttributes } from './queries/scopes.js';
+import { insertRows } from './queries/table-rows.js';
+import type { Store } from './store.js';
+import { openTestStore } from '../../test/store/test-store.js';
 
 const at = '2024-01-01T00:00:00.000Z';
 const identity = (id: string) => ({ id, created_at: at, updated_at: at, tags: '{}', is_system: 0, name: `name-${id}`, type_id: 'Default' });
