@@ -94,6 +94,19 @@ interface Measured {
 
 export type Unavailable = ScaleResult['unavailable'][number];
 
+/** What a not-measured scenario got instead of an answer (status 0: none at all). */
+export function describeUnavailable(u: Pick<Unavailable, 'key' | 'status' | 'errorCode'>): string {
+  if (u.status === 0) return `${u.key}: ${u.errorCode ?? 'no answer'}`;
+  return `${u.key} answered ${u.status}${u.errorCode ? ` ${u.errorCode}` : ''}`;
+}
+
+/** Records a scenario whose login or probe failed as not measured, instead of loading a stream of errors. */
+export function notMeasured(scenario: Scenario, refusal: { status: number; errorCode?: string | undefined }, what = scenario.path): Unavailable {
+  const code = refusal.errorCode;
+  say(`${scenario.target} ${scenario.key}: NOT MEASURED — ${what}: ${describeUnavailable({ key: scenario.key, ...refusal })}`);
+  return { key: scenario.key, path: scenario.path, status: refusal.status, ...(code ? { errorCode: code } : {}) };
+}
+
 /**
  * The client reads at the scale model, each as the identity whose list it is (logged in through the client API);
  * a login or probe that fails is recorded as not measured instead of loading a stream of errors.
@@ -110,16 +123,12 @@ export async function measureClientReads(server: ServerProcess, identities: numb
   for (const { scenario: base, username } of runs) {
     const scenario = { ...base, target };
     const token = await loginWithPassword(clientApi, username, scaleIdentities.password);
-    const refused = (status: number, code: string | undefined, what: string) => {
-      unavailable.push({ key: scenario.key, path: scenario.path, status, ...(code ? { errorCode: code } : {}) });
-      say(`${server.name} ${scenario.key}: NOT MEASURED — ${what} answered ${status}${code ? ` ${code}` : ''}`);
-    };
     if (typeof token !== 'string') {
-      refused(token.status, errorCode(token.body), `the client login as ${username}`);
+      unavailable.push(notMeasured(scenario, { status: token.status, errorCode: errorCode(token.body) }, `the client login as ${username}`));
       continue;
     }
     const probe = await probeScenario(scenario, server, token);
-    if (probe.status < 200 || probe.status > 299) refused(probe.status, probe.errorCode, scenario.path);
+    if (probe.status < 200 || probe.status > 299) unavailable.push(notMeasured(scenario, probe));
     else loads.push(await runScenario(scenario, server, token, identities, probe));
   }
   return { loads, unavailable };

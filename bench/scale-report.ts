@@ -1,6 +1,6 @@
 // The scale phase's goals and its part of the printed report.
 import type { Goal, ScenarioResult } from './report.js';
-import type { ScaleResult } from './scale-phase.js';
+import { describeUnavailable, type ScaleResult } from './scale-phase.js';
 import type { LinkCheck } from './scale-verify.js';
 
 const ATTRIBUTE_CHANGE_MS = 5;
@@ -91,6 +91,6 @@ export function formatScale(scale: ScaleResult): string[] {
       `${Object.entries(links.msByKind).map(([kind, ms]) => `${kind} ${seconds(ms)}`).join(', ')}), ` +
       `${((links.rows.identity_services ?? 0) / (links.ms / 1000) / 1000).toFixed(0)}k identity–service rows/s`,
     `  link rows: ${Object.entries(links.rows).map(([table, n]) => `${table} ${n}`).join(', ')}`,
-    ...scale.unavailable.map((u) => `  NOT MEASURED: ${u.key} (${u.path}) answered ${u.status}${u.errorCode ? ` ${u.errorCode}` : ''}`),
+    ...scale.unavailable.map((u) => `  NOT MEASURED: ${describeUnavailable(u)} (${u.path})`),
   ];
 }

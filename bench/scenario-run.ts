@@ -17,10 +17,21 @@ export interface Probe {
   totalCount?: number;
 }
 
+const PROBE_TIMEOUT_MS = 30_000;
+
 /** One request as the load will send it: shows a 501 or 401 before any load is spent on it. */
 export async function probeScenario(scenario: Scenario, server: ServerProcess, token: string): Promise<Probe> {
   const body = scenario.body === undefined ? {} : { body: scenario.body };
-  const probe = await httpsRequest(`${server.baseUrl}${scenario.path}`, { method: scenario.method, headers: requestHeaders(scenario, token), ...body });
+  const url = `${server.baseUrl}${scenario.path}`;
+  // Generous: the server may still be working off the previous scenario's queue. No answer at all is a result
+  // (upstream's filtered lists at 100k identities), recorded as status 0 rather than ending the run.
+  const probe = await httpsRequest(url, { method: scenario.method, headers: requestHeaders(scenario, token), timeoutMs: PROBE_TIMEOUT_MS, ...body }).catch(
+    (error: unknown) => {
+      if (error instanceof Error && error.message.startsWith('timeout:')) return undefined;
+      throw error;
+    },
+  );
+  if (!probe) return { status: 0, errorCode: `no answer within ${PROBE_TIMEOUT_MS / 1000} s` };
   const code = errorCode(probe.body);
   const matches = totalCount(probe.body);
   return { status: probe.status, ...(code ? { errorCode: code } : {}), ...(matches === undefined ? {} : { totalCount: matches }) };

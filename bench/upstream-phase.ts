@@ -9,8 +9,8 @@ import { scaleIdentities, scaleModel } from './scale-model.js';
 import { measureAttributeChanges, measurePolicyChanges, type AttributeChanges, type PolicyChanges } from './scale-writes.js';
 import * as scenarios from './scenarios.js';
 import type { Scenario } from './scenarios.js';
-import { measureClientReads, type Unavailable } from './scale-phase.js';
-import { runScenario } from './scenario-run.js';
+import { measureClientReads, notMeasured, type Unavailable } from './scale-phase.js';
+import { probeScenario, runScenario } from './scenario-run.js';
 import { readCpuSeconds, readRssMb, type ServerProcess } from './server-process.js';
 import { say, settings } from './settings.js';
 import { apiSeeder, seedUpstreamIdentities, seedUpstreamScale, type ApiSeeder } from './upstream-seed.js';
@@ -68,7 +68,11 @@ export async function runUpstreamPhase(): Promise<UpstreamRun> {
       seeded.identities = to;
     };
     const load = async (list: Scenario[], identities: number) => {
-      for (const scenario of list) run.scenarios.push(await runScenario(onUpstream(scenario), server, token, identities));
+      for (const scenario of list.map(onUpstream)) {
+        const probe = await probeScenario(scenario, server, token);
+        if (probe.status >= 200 && probe.status <= 299) run.scenarios.push(await runScenario(scenario, server, token, identities, probe));
+        else run.unavailable.push(notMeasured(scenario, probe));
+      }
     };
     if (settings.phases.includes('platform')) {
       await seedTo(settings.smallSeed);

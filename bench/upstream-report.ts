@@ -1,7 +1,7 @@
 // Ours ÷ upstream: per scenario the throughput ratio (and the same from server CPU per request), and for the scale
 // model's writes the speed ratio of the timed changes. Above 1 means ours is faster.
 import type { Goal, ScenarioResult } from './report.js';
-import type { ScaleResult } from './scale-phase.js';
+import { describeUnavailable, type ScaleResult } from './scale-phase.js';
 import type { UpstreamRun } from './upstream-phase.js';
 
 export interface Comparison {
@@ -74,7 +74,7 @@ export function formatUpstream(upstream: UpstreamRun | undefined): string[] {
   if (!upstream) return [];
   if (upstream.skipped) return [`upstream v1.1.8: not run (${upstream.skipped})`];
   const seeding = upstream.seeding.map((s) => `${s.what} ×${s.count} in ${(s.ms / 1000).toFixed(1)} s (${((s.count * 1000) / Math.max(1, s.ms)).toFixed(0)}/s)`);
-  const missing = upstream.unavailable.map((u) => `${u.key} answered ${u.status}${u.errorCode ? ` ${u.errorCode}` : ''}`);
+  const missing = upstream.unavailable.map(describeUnavailable);
   return [
     `upstream v1.1.8 seeding through its API: ${seeding.join(', ') || 'none'}`,
     `upstream RSS: idle ${upstream.rssMb.idle?.toFixed(0) ?? '-'} MB, peak ${upstream.rssMb.peak?.toFixed(0) ?? '-'} MB`,
