@@ -17,4 +17,14 @@ export interface SqlDialect {
    * PostgreSQL leaves a bare parameter untyped (text), so it is cast as the stored column would be.
    */
   rowValue(value: unknown): RawBuilder<unknown>;
+  /**
+   * A list of text values bound as one parameter, as the right side of `IN`: the statement text is the same
+   * whatever the list's length, so one compiled shape serves every list.
+   */
+  textList: {
+    /** `(SELECT … FROM <the list>)` around the bound parameter. */
+    sql(parameter: unknown): RawBuilder<unknown>;
+    /** The list as the driver binds it. */
+    bind(values: readonly string[]): unknown;
+  };
 }

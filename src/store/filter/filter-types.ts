@@ -42,6 +42,8 @@ export class FilterError extends Error {
 
 /** A checked list request: predicate, order and the effective page, in no SQL dialect yet. */
 export interface ListQuery {
+  /** Names everything but the page (filter, sort, id column): list queries compile once per shape and table. */
+  shape: string;
   predicate: CheckedPredicate;
   /** Sort fields before the tie-breaker (at most five are used). */
   sort: CheckedSortField[];
@@ -58,6 +60,11 @@ export interface ListQuerySql {
   where: RawBuilder<SqlBool>;
   /** Complete ORDER BY items including direction; `id ASC` is always the last one. */
   orderBy: RawBuilder<unknown>[];
+  /**
+   * `SELECT count(…) AS n …` of the matches read from an index alone, when the filter allows it (one set test):
+   * the count of a list with no other condition.
+   */
+  indexCount?: RawBuilder<{ n: number }>;
 }
 
 export type Literal =

@@ -1,7 +1,8 @@
 // The public entry of the filter module: filter, limit, offset and sort of a list request → ListQuery → SQL.
 import { sql, type RawBuilder } from 'kysely';
+import { LruMap } from '../../lib/lru-map.js';
 import { checkFilter, type CheckedSortField } from './check-filter.js';
-import { columnExpression, compilePredicate } from './compile-filter.js';
+import { columnExpression, compileIndexCount, compilePredicate } from './compile-filter.js';
 import { FilterError, type FilterQuery, type ListQuery, type ListQuerySql, type SymbolTable } from './filter-types.js';
 import { parseFilter } from './parse-filter.js';
 import type { FilterSqlDialect } from './sql-dialect.js';
@@ -32,16 +33,44 @@ export interface ListTarget {
  * no SQL: the store compiles it for its own dialect (listQuerySql), so every refusal happens before the database.
  */
 export function checkListQuery(params: ListParams, target: ListTarget): ListQuery {
-  const query = parseFilter(params.filter ?? '');
-  const checked = checkFilter(query, target.symbols);
-  const sort = query.sort === undefined && params.sort ? checkSortParam(params.sort, target.symbols) : checked.sort;
-  return { predicate: checked.predicate, sort: sort ?? [], idColumn: target.idColumn ?? 'id', ...effectivePage(query, params) };
+  const idColumn = target.idColumn ?? 'id';
+  // The filter text, the sort parameter and the id column decide everything but the page: they name the shape.
+  const shape = JSON.stringify([params.filter ?? '', params.sort ?? '', idColumn]);
+  let checked = checkedFilters(target.symbols).get(shape);
+  if (!checked) {
+    const query = parseFilter(params.filter ?? '');
+    const filter = checkFilter(query, target.symbols);
+    const sort = query.sort === undefined && params.sort ? checkSortParam(params.sort, target.symbols) : filter.sort;
+    checked = { query, predicate: filter.predicate, sort: sort ?? [] };
+    checkedFilters(target.symbols).set(shape, checked);
+  }
+  return { shape, predicate: checked.predicate, sort: checked.sort, idColumn, ...effectivePage(checked.query, params) };
+}
+
+interface CheckedFilter {
+  query: FilterQuery;
+  predicate: ListQuery['predicate'];
+  sort: CheckedSortField[];
+}
+
+/** Filters checked before, per symbol table (one per entity type), by filter text: clients repeat theirs. */
+const checkedByTable = new WeakMap<SymbolTable, LruMap<string, CheckedFilter>>();
+const CHECKED_FILTERS_PER_TABLE = 500;
+
+function checkedFilters(symbols: SymbolTable): LruMap<string, CheckedFilter> {
+  let filters = checkedByTable.get(symbols);
+  if (!filters) {
+    filters = new LruMap(CHECKED_FILTERS_PER_TABLE);
+    checkedByTable.set(symbols, filters);
+  }
+  return filters;
 }
 
 /** A checked list query as SQL for a query whose listed table is aliased `alias`. */
 export function listQuerySql(query: ListQuery, alias: string, dialect: FilterSqlDialect): ListQuerySql {
-  const where = compilePredicate(query.predicate, { alias, idColumn: query.idColumn, dialect });
-  return { where, orderBy: orderBy(query.sort, alias, query.idColumn) };
+  const target = { alias, idColumn: query.idColumn, dialect };
+  const indexCount = compileIndexCount(query.predicate, target);
+  return { where: compilePredicate(query.predicate, target), orderBy: orderBy(query.sort, alias, query.idColumn), ...(indexCount ? { indexCount } : {}) };
 }
 
 /** The `sort` parameter is parsed as `true sort by <sort>` (as upstream does); only its sort fields are used. */

@@ -16,6 +16,10 @@ export const postgresDialect: SqlDialect = {
     if (typeof value === 'number') return sql`CAST(${value} AS ${sql.raw(Number.isInteger(value) ? 'BIGINT' : 'DOUBLE PRECISION')})`;
     return sql`CAST(${value} AS TEXT) COLLATE "C"`;
   },
+  textList: {
+    sql: (parameter) => sql`(SELECT unnest(CAST(${parameter} AS text[])))`,
+    bind: (values) => values,
+  },
   filter: {
     containsText: (haystack, needle) => sql<SqlBool>`strpos(${byteWise(haystack)}, ${byteWise(needle)}) > 0`,
     containsTextIgnoringCase: (haystack, needle) => sql<SqlBool>`strpos(lower(${byteWise(haystack)}), lower(${byteWise(needle)})) > 0`,

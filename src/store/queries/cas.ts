@@ -1,6 +1,7 @@
 // Third-party CAs: the trust roots certificate logins and enrollments use, their verification, and lookups.
 import type { Selectable } from 'kysely';
 import { typed } from '../connection.js';
+import { inTextList, preparedQuery } from '../prepared.js';
 import type { CasTable } from '../schema.js';
 import type { Db } from '../store.js';
 
@@ -34,8 +35,12 @@ export async function markCaVerified(tx: Db, id: string, at: string): Promise<bo
 /** What enrollment views show of the CAs they name. */
 export async function casForEnrollments(db: Db, ids: readonly string[]) {
   if (ids.length === 0) return [];
-  return typed(db).selectFrom('cas').select(['id', 'name', 'is_verified', 'is_auto_ca_enrollment_enabled']).where('id', 'in', ids).execute();
+  return selectCasForEnrollments(db, ids);
 }
+
+const selectCasForEnrollments = preparedQuery((q, ids: readonly string[]) =>
+  q.selectFrom('cas').select(['id', 'name', 'is_verified', 'is_auto_ca_enrollment_enabled']).where('id', 'in', inTextList(q, ids)),
+);
 
 export type CaRecord = Selectable<CasTable>;
 

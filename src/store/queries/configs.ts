@@ -2,6 +2,7 @@
 // configs a service list expands for a page of services, and the overrides an identity keeps.
 import { sql } from 'kysely';
 import { typed } from '../connection.js';
+import { inTextList, preparedQuery } from '../prepared.js';
 import type { Db } from '../store.js';
 
 /** A config type's stored JSON schema (null when it has none); undefined when the type does not exist. */
@@ -75,18 +76,32 @@ export async function configsForServices(
   serviceIds: readonly string[],
   selection: ConfigTypeSelection,
 ): Promise<{ own: ExpandedConfig[]; overrides: ExpandedConfig[] }> {
-  const wantedType = selection.all ? sql`1 = 1` : sql`c.config_type_id IN (${sql.join(selection.ids)})`;
-  const services = sql.join(serviceIds);
-  const own = await sql<ExpandedConfig>`SELECT sc.entity_id AS "serviceId", ct.name AS "typeName", c.data AS data
-    FROM service_configs sc JOIN configs c ON c.id = sc.value JOIN config_types ct ON ct.id = c.config_type_id
-    WHERE sc.entity_id IN (${services}) AND ${wantedType}`.execute(db);
-  const overrides = identityId
-    ? await sql<ExpandedConfig>`SELECT o.service_id AS "serviceId", ct.name AS "typeName", c.data AS data
-        FROM identity_service_configs o JOIN configs c ON c.id = o.config_id JOIN config_types ct ON ct.id = o.config_type_id
-        WHERE o.identity_id = ${identityId} AND o.service_id IN (${services}) AND ${wantedType}`.execute(db)
-    : { rows: [] };
-  return { own: own.rows, overrides: overrides.rows };
+  const queries = selection.all ? everyType : listedTypes;
+  const typeIds = selection.all ? [] : selection.ids;
+  const own = await queries.own(db, serviceIds, typeIds);
+  const overrides = identityId ? await queries.overrides(db, identityId, serviceIds, typeIds) : [];
+  return { own, overrides };
 }
+
+/** The two queries of configsForServices, for every config type or for those listed. */
+function configQueries(wantsAll: boolean) {
+  const wantedType = (db: Db, typeIds: readonly string[]) => (wantsAll ? sql`1 = 1` : sql`c.config_type_id IN ${inTextList(db, typeIds)}`);
+  return {
+    own: preparedQuery(
+      (q, serviceIds: readonly string[], typeIds: readonly string[]) => sql<ExpandedConfig>`SELECT sc.entity_id AS "serviceId", ct.name AS "typeName", c.data AS data
+        FROM service_configs sc JOIN configs c ON c.id = sc.value JOIN config_types ct ON ct.id = c.config_type_id
+        WHERE sc.entity_id IN ${inTextList(q, serviceIds)} AND ${wantedType(q, typeIds)}`,
+    ),
+    overrides: preparedQuery(
+      (q, identityId: string, serviceIds: readonly string[], typeIds: readonly string[]) => sql<ExpandedConfig>`SELECT o.service_id AS "serviceId", ct.name AS "typeName", c.data AS data
+        FROM identity_service_configs o JOIN configs c ON c.id = o.config_id JOIN config_types ct ON ct.id = o.config_type_id
+        WHERE o.identity_id = ${identityId} AND o.service_id IN ${inTextList(q, serviceIds)} AND ${wantedType(q, typeIds)}`,
+    ),
+  };
+}
+
+const everyType = configQueries(true);
+const listedTypes = configQueries(false);
 
 export interface OverrideRow {
   serviceId: string;
@@ -151,7 +166,9 @@ export async function existingServices(db: Db, serviceIds: readonly string[]): P
 }
 
 /** The config types an API session selected at login (JSON text), or null. */
+const selectSessionConfigTypes = preparedQuery((q, apiSessionId: string) => q.selectFrom('api_sessions').select('config_types').where('id', '=', apiSessionId));
+
 export async function apiSessionConfigTypes(db: Db, apiSessionId: string): Promise<string | null | undefined> {
-  const row = await typed(db).selectFrom('api_sessions').select('config_types').where('id', '=', apiSessionId).executeTakeFirst();
+  const [row] = await selectSessionConfigTypes(db, apiSessionId);
   return row?.config_types;
 }

@@ -1,11 +1,13 @@
 // The generic entity queries the kit (src/crud/) runs for every definition: one row by id, a page of a filtered and
 // sorted list, writes of the row with its set side tables, and the distinct values of a set field.
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { dialectOf, dynamic } from '../connection.js';
 import type { ListQuery } from '../filter/filter-types.js';
 import { listQuerySql } from '../filter/list-query.js';
+import type { Database } from '../schema.js';
 import type { Db, TableName } from '../store.js';
-import { LISTED, scopeSql, type Scope } from './scopes.js';
+import { ShapeCache } from '../prepared.js';
+import { everyRow, LISTED, scopeKey, scopeSql, scopeValues, type Scope } from './scopes.js';
 
 /** A stored row, column name → value, as the kit maps it to and from entity values. */
 export type Row = Record<string, unknown>;
@@ -16,12 +18,21 @@ export interface SetRows {
   values: readonly string[];
 }
 
+/** Shapes of list pages and counts, and of the other queries whose shape depends on a table: by key, per store. */
+const shapes = new ShapeCache(2_000);
+
 export async function findRow(db: Db, table: TableName, id: string): Promise<Row | undefined> {
-  return (await dynamic(db).selectFrom(table).selectAll().where('id', '=', id).executeTakeFirst());
+  const [row] = await shapes.run<Row>(db, `find ${table}`, [id], (q, [bound]) => dynamic(q).selectFrom(table).selectAll().where('id', '=', bound));
+  return row;
 }
 
 export async function insertRow(tx: Db, table: TableName, row: Row, sets: readonly SetRows[] = []): Promise<void> {
-  await dynamic(tx).insertInto(table).values(row).execute();
+  // Undefined columns are left out (their default applies), as the query builder does.
+  const entries = Object.entries(row).filter(([, value]) => value !== undefined);
+  const columns = entries.map(([column]) => column);
+  await shapes.run(tx, `insert ${table} ${columns.join()}`, entries.map(([, value]) => value), (q, values) =>
+    dynamic(q).insertInto(table).values(Object.fromEntries(columns.map((column, index) => [column, values[index]]))),
+  );
   await writeSets(tx, row.id as string, sets, false);
 }
 
@@ -56,17 +67,29 @@ export interface RowPage {
   totalCount: number;
 }
 
-/** One page of a list; `scope` narrows it beyond the filter (a parent's children, the caller's own rows). */
-export async function listRows(db: Db, table: TableName, query: ListQuery, scope?: Scope): Promise<RowPage> {
-  const dialect = dialectOf(db);
-  const { where, orderBy } = listQuerySql(query, LISTED, dialect.filter);
-  let from = dynamic(db).selectFrom(`${table} as ${LISTED}`).where(where);
-  if (scope) from = from.where(scopeSql(scope));
-  const counted = await from.select(sql<number>`count(*)`.as('n')).executeTakeFirst();
-  let select = from.selectAll(LISTED);
-  for (const order of orderBy) select = select.orderBy(order);
-  select = select.limit(query.limit === 'none' ? dialect.unlimited : query.limit).offset(query.offset);
-  return { rows: (await select.execute()), totalCount: Number(counted?.n ?? 0) };
+/**
+ * One page of a list; `scope` narrows it beyond the filter (a parent's children, the caller's own rows). Page and
+ * count compile once per table, filter, sort and scope shape; the scope's values and the page are the parameters.
+ */
+export async function listRows(db: Db, table: TableName, query: ListQuery, scope: Scope = everyRow): Promise<RowPage> {
+  const limit = query.limit === 'none' ? dialectOf(db).unlimited : query.limit;
+  const values = scopeValues(scope);
+  const key = `${table} ${scopeKey(scope)} ${query.shape}`;
+  const matching = (q: Kysely<Database>, bound: readonly unknown[]) => {
+    const { where } = listQuerySql(query, LISTED, dialectOf(db).filter);
+    return dynamic(q).selectFrom(`${table} as ${LISTED}`).where(where).where(scopeSql(scope, db, bound.slice(0, values.length)));
+  };
+  const [counted] = await shapes.run<{ n: number }>(db, `count ${key}`, values, (q, bound) => {
+    const { indexCount } = listQuerySql(query, LISTED, dialectOf(db).filter);
+    // With no scope, a set test's matches are counted in the set's index (filter/compile-filter.ts).
+    return indexCount && scope === everyRow ? indexCount : matching(q, bound).select(sql<number>`count(*)`.as('n'));
+  });
+  const rows = await shapes.run<Row>(db, `page ${key}`, [...values, limit, query.offset], (q, bound) => {
+    let select = matching(q, bound).selectAll(LISTED);
+    for (const order of listQuerySql(query, LISTED, dialectOf(db).filter).orderBy) select = select.orderBy(order);
+    return select.limit(bound[values.length] as number).offset(bound[values.length + 1] as number);
+  });
+  return { rows, totalCount: Number(counted?.n ?? 0) };
 }
 
 /**

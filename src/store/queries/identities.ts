@@ -1,6 +1,7 @@
 // Identities beyond the entity kit: lookups by external id, the client info logins record, disabling, the
 // default admin, the identity a tunneler-enabled router brings, traces, and the extras identity views show.
 import { typed } from '../connection.js';
+import { inTextList, preparedQuery } from '../prepared.js';
 import type { Db } from '../store.js';
 
 export async function identityExists(db: Db, id: string): Promise<boolean> {
@@ -93,20 +94,10 @@ export interface IdentityExtras {
 
 export async function identityExtras(db: Db, ids: readonly string[], authPolicyIds: readonly string[]): Promise<IdentityExtras> {
   const [authenticators, sessions, policies, verifiedMfa] = await Promise.all([
-    typed(db)
-      .selectFrom('authenticators')
-      .select(['id', 'identity_id as identityId', 'method', 'username', 'cert_fingerprint as certFingerprint'])
-      .where('identity_id', 'in', ids)
-      .execute(),
-    // One index probe per identity, however many sessions it has.
-    typed(db)
-      .selectFrom('identities as i')
-      .select('i.id')
-      .where('i.id', 'in', ids)
-      .where((eb) => eb.exists(eb.selectFrom('api_sessions as s').select('s.id').whereRef('s.identity_id', '=', 'i.id')))
-      .execute(),
-    typed(db).selectFrom('auth_policies').select(['id', 'name']).where('id', 'in', authPolicyIds).execute(),
-    typed(db).selectFrom('mfas').select('identity_id').where('identity_id', 'in', ids).where('is_verified', '=', 1).execute(),
+    selectAuthenticatorsOf(db, ids),
+    selectIdentitiesWithApiSession(db, ids),
+    selectAuthPolicyNames(db, authPolicyIds),
+    selectVerifiedMfaOf(db, ids),
   ]);
   return {
     authenticators,
@@ -115,6 +106,30 @@ export async function identityExtras(db: Db, ids: readonly string[], authPolicyI
     withMfa: new Set(verifiedMfa.map((row) => row.identity_id)),
   };
 }
+
+const selectAuthenticatorsOf = preparedQuery((q, ids: readonly string[]) =>
+  q
+    .selectFrom('authenticators')
+    .select(['id', 'identity_id as identityId', 'method', 'username', 'cert_fingerprint as certFingerprint'])
+    .where('identity_id', 'in', inTextList(q, ids)),
+);
+
+// One index probe per identity, however many sessions it has.
+const selectIdentitiesWithApiSession = preparedQuery((q, ids: readonly string[]) =>
+  q
+    .selectFrom('identities as i')
+    .select('i.id')
+    .where('i.id', 'in', inTextList(q, ids))
+    .where((eb) => eb.exists(eb.selectFrom('api_sessions as s').select('s.id').whereRef('s.identity_id', '=', 'i.id'))),
+);
+
+const selectAuthPolicyNames = preparedQuery((q, ids: readonly string[]) =>
+  q.selectFrom('auth_policies').select(['id', 'name']).where('id', 'in', inTextList(q, ids)),
+);
+
+const selectVerifiedMfaOf = preparedQuery((q, ids: readonly string[]) =>
+  q.selectFrom('mfas').select('identity_id').where('identity_id', 'in', inTextList(q, ids)).where('is_verified', '=', 1),
+);
 
 /** A tunneler-enabled router's identity (id = router id, type Router, system) and its system edge router policy. */
 export async function insertRouterIdentity(tx: Db, routerId: string, name: string, policyName: string, roles: readonly string[], at: string): Promise<void> {

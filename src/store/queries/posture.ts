@@ -2,6 +2,7 @@
 // MFA checks that prompt on a wake or unlock, and the queue of identities whose sessions are evaluated again.
 import { sql } from 'kysely';
 import { typed } from '../connection.js';
+import { inTextList, preparedQuery } from '../prepared.js';
 import type { Db } from '../store.js';
 
 export interface PolicyLinkRow {
@@ -27,28 +28,36 @@ export interface PostureCheckRow {
 
 const checkColumns = sql`c.id AS id, c.name AS name, c.type_id AS "typeId", c.created_at AS "createdAt", c.updated_at AS "updatedAt", c.tags AS tags, c.details AS details`;
 
+const selectAnyPostureCheck = preparedQuery((q) => q.selectFrom('posture_checks').select('id').limit(1));
+
 export async function anyPostureCheck(db: Db): Promise<boolean> {
-  return (await typed(db).selectFrom('posture_checks').select('id').limit(1).executeTakeFirst()) !== undefined;
+  return (await selectAnyPostureCheck(db)).length > 0;
 }
 
-/** The service policies of either type that link the identity to one of these services, by policy id. */
-export async function servicePoliciesLinking(db: Db, identityId: string, serviceIds: readonly string[]): Promise<PolicyLinkRow[]> {
-  const { rows } = await sql<PolicyLinkRow>`SELECT pi.policy_id AS "policyId", p.name AS name, ps.entity_id AS "serviceId", p.type AS type
+const selectPoliciesLinking = preparedQuery(
+  (q, identityId: string, serviceIds: readonly string[]) => sql<PolicyLinkRow>`SELECT pi.policy_id AS "policyId", p.name AS name, ps.entity_id AS "serviceId", p.type AS type
     FROM service_policy_identities pi
     JOIN service_policy_services ps ON ps.policy_id = pi.policy_id
     JOIN service_policies p ON p.id = pi.policy_id
-    WHERE pi.entity_id = ${identityId} AND ps.entity_id IN (${sql.join([...new Set(serviceIds)])})
-    ORDER BY pi.policy_id`.execute(db);
-  return rows;
+    WHERE pi.entity_id = ${identityId} AND ps.entity_id IN ${inTextList(q, serviceIds)}
+    ORDER BY pi.policy_id`,
+);
+
+/** The service policies of either type that link the identity to one of these services, by policy id. */
+export async function servicePoliciesLinking(db: Db, identityId: string, serviceIds: readonly string[]): Promise<PolicyLinkRow[]> {
+  return selectPoliciesLinking(db, identityId, [...new Set(serviceIds)]);
 }
+
+const selectChecksOfPolicies = preparedQuery(
+  (q, policyIds: readonly string[]) => sql<PostureCheckRow>`SELECT m.policy_id AS "policyId", ${checkColumns}
+    FROM service_policy_posture_checks m JOIN posture_checks c ON c.id = m.entity_id
+    WHERE m.policy_id IN ${inTextList(q, policyIds)} ORDER BY c.id`,
+);
 
 /** The posture checks each of these service policies requires, by check id. */
 export async function postureChecksOfPolicies(db: Db, policyIds: readonly string[]): Promise<PostureCheckRow[]> {
   if (policyIds.length === 0) return [];
-  const { rows } = await sql<PostureCheckRow>`SELECT m.policy_id AS "policyId", ${checkColumns}
-    FROM service_policy_posture_checks m JOIN posture_checks c ON c.id = m.entity_id
-    WHERE m.policy_id IN (${sql.join(policyIds)}) ORDER BY c.id`.execute(db);
-  return rows;
+  return selectChecksOfPolicies(db, policyIds);
 }
 
 /** Every check of any service policy that selects the identity, by id (`policyId` empty). */

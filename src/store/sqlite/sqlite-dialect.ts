@@ -17,6 +17,10 @@ export const sqliteDialect: SqlDialect = {
   name: 'sqlite',
   unlimited: -1,
   rowValue: (value) => sql.val(value),
+  textList: {
+    sql: (parameter) => sql`(SELECT value FROM json_each(${parameter}))`,
+    bind: (values) => JSON.stringify(values),
+  },
   filter: {
     containsText: (haystack, needle) => sql<SqlBool>`instr(${haystack}, ${needle}) > 0`,
     // SQLite's lower() folds ASCII letters only; both sides are folded the same way.

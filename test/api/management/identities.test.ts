@@ -123,6 +123,22 @@ describe('identities', () => {
   });
 
   describe('listIdentities', () => {
+    it('counts a role-attribute filter exactly: each identity once, however many of its attributes match', async () => {
+      for (const [name, roleAttributes] of [['count-a', ['count-x', 'count-y']], ['count-b', ['count-x']], ['count-c', ['count-z']]] as const) {
+        await createIdentity(t, token, { name, roleAttributes: [...roleAttributes] });
+      }
+      const page = async (filter: string) => {
+        const result = await t.call({ method: 'GET', url: `${base}?limit=1&filter=${encodeURIComponent(filter)}`, token });
+        assert.equal(result.status, 200, result.text);
+        const body = result.body as { data: Identity[]; meta: { pagination: { totalCount: number } } };
+        return { names: body.data.map((i) => i.name), totalCount: body.meta.pagination.totalCount };
+      };
+      assert.deepEqual(await page('anyOf(roleAttributes) in ["count-x", "count-y"] sort by name'), { names: ['count-a'], totalCount: 2 });
+      assert.deepEqual(await page('anyOf(roleAttributes) = "count-z"'), { names: ['count-c'], totalCount: 1 });
+      assert.deepEqual(await page('anyOf(roleAttributes) contains "count-" sort by name desc'), { names: ['count-c'], totalCount: 3 });
+      assert.deepEqual(await page('anyOf(roleAttributes) = "count-none"'), { names: [], totalCount: 0 });
+    });
+
     it('filters by name, role attributes, type and flags, with filterable fields', async () => {
       await createIdentity(t, token, { name: 'filter-a', roleAttributes: ['sales', 'eu'] });
       await createIdentity(t, token, { name: 'filter-b', roleAttributes: ['eng'] });

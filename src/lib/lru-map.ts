@@ -1,0 +1,27 @@
+// A Map bounded by count that forgets the entry used least recently: Map keeps insertion order, so a hit moves its
+// entry to the end and the first key is always the oldest. (Small enough not to pull in a package for it.)
+
+export class LruMap<K, V> {
+  readonly #entries = new Map<K, V>();
+
+  constructor(readonly capacity: number) {}
+
+  get(key: K): V | undefined {
+    const value = this.#entries.get(key);
+    if (value !== undefined) {
+      this.#entries.delete(key);
+      this.#entries.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: K, value: V): void {
+    this.#entries.delete(key);
+    this.#entries.set(key, value);
+    if (this.#entries.size > this.capacity) this.#entries.delete(this.#entries.keys().next().value as K);
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+}
