@@ -29,7 +29,14 @@ export async function ensureDefaultAdmin(options: DefaultAdminOptions): Promise<
   const now = formatTimestamp(clock());
   const identityId = ids.shortId();
   const admin = { identityId, authenticatorId: ids.shortId(), username, passwordHash: hash, passwordSalt: salt };
-  await store.transaction((tx) => insertDefaultAdmin(tx, admin, now));
+  // Instances starting together on an empty database both get here: write transactions run one at a time across
+  // instances, so looking again inside ours decides which one creates the admin.
+  const created = await store.transaction(async (tx) => {
+    if (await hasDefaultAdmin(tx)) return false;
+    await insertDefaultAdmin(tx, admin, now);
+    return true;
+  });
+  if (!created) return { created: false };
   return generatedPassword ? { created: true, identityId, generatedPassword } : { created: true, identityId };
 }
 

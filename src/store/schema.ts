@@ -12,8 +12,11 @@ export interface Database {
   authenticators: AuthenticatorsTable;
   ca_identity_roles: CaIdentityRolesTable;
   cas: CasTable;
+  cluster_generation: ClusterGenerationTable;
+  cluster_secrets: ClusterSecretsTable;
   config_types: ConfigTypesTable;
   configs: ConfigsTable;
+  controller_instances: ControllerInstancesTable;
   edge_router_policies: EdgeRouterPoliciesTable;
   edge_router_policy_edge_router_roles: EdgeRouterPolicyEdgeRouterRolesTable;
   edge_router_policy_edge_routers: EdgeRouterPolicyEdgeRoutersTable;
@@ -162,6 +165,17 @@ export interface CasTable {
   external_id_claim: string | null;
 }
 
+export interface ClusterGenerationTable {
+  id: number;
+  value: number;
+}
+
+export interface ClusterSecretsTable {
+  name: string;
+  value: string;
+  updated_at: string;
+}
+
 export interface ConfigTypesTable {
   id: string;
   created_at: string;
@@ -181,6 +195,14 @@ export interface ConfigsTable {
   name: string;
   config_type_id: string;
   data: string;
+}
+
+export interface ControllerInstancesTable {
+  id: string;
+  name: string;
+  api_base: string;
+  started_at: string;
+  last_seen_at: string;
 }
 
 export interface EdgeRouterPoliciesTable {

@@ -13,5 +13,6 @@ import { caRolesAndSessionCertificates } from './010-ca-roles-session-certificat
 import { sessionsSchema } from './012-sessions.js';
 import { mfaSignersAndLockout } from './013-mfa-signers-lockout.js';
 import { identityTraces } from './014-identity-traces.js';
+import { clusterSchema } from './016-cluster.js';
 
-export const migrations: readonly Migration[] = [initialSchema, configsAndServices, postureChecks, routersSchema, terminatorsSchema, policiesSchema, identityServiceConfigsSchema, enrollmentSchema, enrollmentLookups, caRolesAndSessionCertificates, sessionsSchema, mfaSignersAndLockout, identityTraces];
+export const migrations: readonly Migration[] = [initialSchema, configsAndServices, postureChecks, routersSchema, terminatorsSchema, policiesSchema, identityServiceConfigsSchema, enrollmentSchema, enrollmentLookups, caRolesAndSessionCertificates, sessionsSchema, mfaSignersAndLockout, identityTraces, clusterSchema];
