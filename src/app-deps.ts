@@ -32,6 +32,8 @@ export interface AppDeps {
   build: BuildInfo;
   /** A cuid made once per process start; clients watch it to notice a controller restart. */
   instanceId: string;
+  /** The controller network's id, the same on every instance sharing the database and across restarts. */
+  clusterId: string;
   /** API session lookup (turns a `zt-session` token into the caller) and activity tracking. */
   apiSessions: ApiSessions;
   /** Failed-login counting and throttling, shared by every login path. */

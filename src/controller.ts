@@ -14,7 +14,7 @@ import { IntegrityChecks } from './database/integrity-checks.js';
 import { Snapshots } from './database/snapshots.js';
 import { formatTimestamp, systemClock, type Clock } from './lib/clock.js';
 import { defaultIds, newCuid, type IdGenerators } from './lib/ids.js';
-import { ensurePki } from './pki/ensure-pki.js';
+import { ensureSharedPki, type SharedPki } from './pki/shared-pki.js';
 import { PostureMonitor } from './posture/posture-monitor.js';
 import type { MfaStateReader } from './posture/posture-inputs.js';
 import type { Settings } from './settings/settings.schema.js';
@@ -55,11 +55,19 @@ export async function openController(settings: Settings, options: ControllerOpti
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? pino({ level: settings.logLevel });
   mkdirSync(settings.home, { recursive: true, mode: 0o700 });
-  const pki = await ensurePki({ home: settings.home, advertisedHost: settings.advertisedHost, now: clock });
   const databaseFile = options.databaseFile ?? join(settings.home, 'ctrl.db');
   const opened = await openStore({ databaseUrl: settings.databaseUrl, databaseFile });
   const ids = options.ids ?? defaultIds;
-  const admin = await ensureDefaultAdmin({ store: opened, clock, ids, username: settings.adminUsername, password: settings.adminPassword });
+  let shared: SharedPki;
+  let admin: DefaultAdminResult;
+  try {
+    shared = await ensureSharedPki(opened, { home: settings.home, advertisedHost: settings.advertisedHost, now: clock });
+    admin = await ensureDefaultAdmin({ store: opened, clock, ids, username: settings.adminUsername, password: settings.adminPassword });
+  } catch (error) {
+    await opened.close();
+    throw error;
+  }
+  const { pki, clusterId } = shared;
 
   // The listener exists once the app is built; until then there is nothing to count.
   const listener: { app?: FastifyInstance } = {};
@@ -106,6 +114,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     logger,
     build: readBuildInfo(),
     instanceId: newCuid(),
+    clusterId,
     apiSessions,
     integrityChecks,
     snapshots,
