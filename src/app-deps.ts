@@ -7,6 +7,7 @@ import type { LoginThrottle } from './auth/login-throttle.js';
 import type { IntegrityChecks } from './database/integrity-checks.js';
 import type { Snapshots } from './database/snapshots.js';
 import type { Health } from './system/health.js';
+import type { InstanceHeartbeat } from './system/instance-heartbeat.js';
 import type { Metrics } from './system/metrics.js';
 import type { Clock } from './lib/clock.js';
 import type { IdGenerators } from './lib/ids.js';
@@ -43,6 +44,8 @@ export interface AppDeps {
   /** Data integrity scans (check / fix) and their last results. */
   integrityChecks: IntegrityChecks;
   snapshots: Snapshots;
+  /** This instance's row among the instances on the database (`GET /controllers`). */
+  heartbeat: InstanceHeartbeat;
   /** Readiness (store, migrations, shutdown) for `/ready`. */
   health: Health;
   /** Present when a metrics address is configured; nothing is measured otherwise. */

@@ -23,6 +23,7 @@ import { countApiSessions } from './store/queries/api-sessions.js';
 import { queueWrites } from './store/write-queue.js';
 import { readBuildInfo } from './system/build-info.js';
 import { Health } from './system/health.js';
+import { InstanceHeartbeat } from './system/instance-heartbeat.js';
 import { Metrics } from './system/metrics.js';
 import { listenForMetrics, type MetricsListener } from './system/metrics-listener.js';
 
@@ -36,6 +37,8 @@ export interface ControllerOptions {
   tls?: boolean;
   /** How posture learns MFA state; posture's own seam (no MFA yet) by default. */
   readMfaState?: MfaStateReader;
+  /** This process's name in `GET /controllers`; default `controller.name`, else the advertised host. */
+  instanceName?: string;
 }
 
 export interface Controller {
@@ -105,6 +108,15 @@ export async function openController(settings: Settings, options: ControllerOpti
     onError: (error) => logger.error({ err: error }, 'could not check sessions against posture'),
     ...(options.readMfaState ? { readMfaState: options.readMfaState } : {}),
   });
+  const instanceId = newCuid();
+  const heartbeat = new InstanceHeartbeat({
+    store,
+    clock,
+    instanceId,
+    name: options.instanceName ?? settings.controllerName ?? settings.advertisedHost,
+    apiBase: `https://${settings.advertisedHost}:${settings.advertisedPort}`,
+    onError: (error) => logger.error({ err: error }, 'could not record this instance as alive'),
+  });
   const deps: AppDeps = {
     settings,
     store: requestStore,
@@ -113,12 +125,13 @@ export async function openController(settings: Settings, options: ControllerOpti
     pki,
     logger,
     build: readBuildInfo(),
-    instanceId: newCuid(),
+    instanceId,
     clusterId,
     apiSessions,
     integrityChecks,
     snapshots,
     health,
+    heartbeat,
     metrics,
     loginThrottle,
     externalJwts,
@@ -128,6 +141,7 @@ export async function openController(settings: Settings, options: ControllerOpti
   listener.app = app;
   const metricsListener = metrics && settings.metricsAddress ? await listenForMetrics(settings.metricsAddress, metrics, health) : undefined;
   apiSessions.start();
+  await heartbeat.start();
   await posture.start();
 
   let closing: Promise<void> | undefined;
@@ -137,6 +151,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     await integrityChecks.stop();
     await posture.stop();
     await apiSessions.stop();
+    await heartbeat.stop();
     await metricsListener?.close();
     await opened.close();
   };

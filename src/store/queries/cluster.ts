@@ -34,7 +34,10 @@ export async function liveControllerInstances(db: Db, since: string): Promise<Co
   return typed(db).selectFrom('controller_instances').selectAll().where('last_seen_at', '>=', since).orderBy('started_at').orderBy('id').execute();
 }
 
-/** Removes one instance's row (it stopped) and every row not seen since `before` (instances that died). */
-export async function removeControllerInstances(tx: Db, id: string, before: string): Promise<void> {
-  await typed(tx).deleteFrom('controller_instances').where((eb) => eb.or([eb('id', '=', id), eb('last_seen_at', '<', before)])).execute();
+/** Removes one instance's row (it stopped), if named, and every row not seen since `before` (instances that died). */
+export async function removeControllerInstances(tx: Db, id: string | undefined, before: string): Promise<void> {
+  await typed(tx)
+    .deleteFrom('controller_instances')
+    .where((eb) => eb.or([eb('last_seen_at', '<', before), ...(id === undefined ? [] : [eb('id', '=', id)])]))
+    .execute();
 }
