@@ -39,6 +39,7 @@ export interface Database {
   posture_check_role_attributes: PostureCheckRoleAttributesTable;
   posture_check_types: PostureCheckTypesTable;
   posture_checks: PostureChecksTable;
+  reported_posture: ReportedPostureTable;
   router_role_attributes: RouterRoleAttributesTable;
   routers: RoutersTable;
   schema_migrations: SchemaMigrationsTable;
@@ -421,6 +422,12 @@ export interface PostureChecksTable {
   details: Generated<string>;
   prompt_on_wake: number | null;
   prompt_on_unlock: number | null;
+}
+
+export interface ReportedPostureTable {
+  identity_id: string;
+  data: string;
+  updated_at: string;
 }
 
 export interface RouterRoleAttributesTable {

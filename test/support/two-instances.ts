@@ -109,6 +109,16 @@ export function describeTwoInstances(label: string, open: () => SharedDatabase |
       assertError(await get(b, `${client}/services`, token), 401, 'UNAUTHORIZED');
     });
 
+    it("a posture report made through A is the identity's posture on B", async () => {
+      const user = await createUser(a, adminA);
+      const token = await login(a, user.username, user.password);
+      const report = { id: 'os-check', typeId: 'OS', type: 'Linux', version: '6.1.0', build: '42' };
+      assert.equal((await a.call({ method: 'POST', url: `${client}/posture-response`, token, payload: report })).status, 201);
+      const shown = await get(b, `${management}/identities/${user.id}/posture-data`, adminB);
+      assert.equal(shown.status, 200, shown.text);
+      assert.deepEqual((shown.body as { data: { os: { type: unknown; version: unknown } } }).data.os.type, 'Linux');
+    });
+
     it('a service created on B is read back on A, and a name taken on A is refused on B', async () => {
       const name = `shared-${a.deps.instanceId}`;
       const id = await createService(b, adminB, { name });

@@ -1,12 +1,12 @@
 // What several controller instances on one database share beyond the model (issue 14): a generation every write
 // transaction moves, so each instance notices the others' commits at its next request; the cluster's PKI and id,
 // stored on first start so certificates, enrollment JWTs and sessions from one instance are valid on all; and one
-// heartbeat row per running instance for `GET /controllers`.
+// heartbeat row per running instance for `GET /controllers`; and clients' posture reports.
 import type { Migration } from './migrate.js';
 
 export const clusterSchema: Migration = {
   version: 16,
-  name: 'cluster generation, PKI and instances',
+  name: 'cluster generation, PKI, instances and reported posture',
   statements: [
     `CREATE TABLE cluster_generation (id INTEGER PRIMARY KEY NOT NULL CHECK (id = 1), value INTEGER NOT NULL)`,
     `INSERT INTO cluster_generation (id, value) VALUES (1, 0)`,
@@ -19,5 +19,11 @@ export const clusterSchema: Migration = {
       started_at TEXT NOT NULL,
       last_seen_at TEXT NOT NULL)`,
     `CREATE INDEX controller_instances_last_seen ON controller_instances(last_seen_at)`,
+    // What each identity's clients reported about their devices (posture), one JSON document per identity, so a
+    // report made through one instance counts on every other.
+    `CREATE TABLE reported_posture (
+      identity_id TEXT PRIMARY KEY NOT NULL REFERENCES identities(id) ON DELETE CASCADE,
+      data TEXT NOT NULL,
+      updated_at TEXT NOT NULL)`,
   ],
 };
