@@ -1,8 +1,8 @@
 // Produces the scale model's link tables with the project's own engine: every seeded policy goes through
 // syncPolicy as if it had just been created, many policies per transaction.
-import { sql } from 'kysely';
 import { formatTimestamp } from '../src/lib/clock.js';
 import { policyKinds, type PolicyKind } from '../src/store/queries/policy-tables.js';
+import { countRows, selectMatching } from '../src/store/queries/table-rows.js';
 import { syncPolicy, type PolicyRoles } from '../src/policy/policy-links.js';
 import type { Db } from '../src/store/store.js';
 import { withBenchStore } from './bench-store.js';
@@ -58,7 +58,7 @@ export async function generateLinks(home: string, progress: Progress): Promise<L
     const ms = performance.now() - started;
     const rows: Record<string, number> = {};
     for (const table of LINK_TABLES) {
-      rows[table] = await store.read(async (db) => Number((await sql<{ n: number }>`SELECT count(*) AS n FROM ${sql.table(table)}`.execute(db)).rows[0]?.n ?? 0));
+      rows[table] = await store.read((db) => countRows(db, table));
     }
     return { ms, msByKind, policies, rows };
   });
@@ -66,7 +66,7 @@ export async function generateLinks(home: string, progress: Progress): Promise<L
 
 /** Every policy of one kind in the shape the engine's rules hand to syncPolicy (see src/entities/shared/policy-rules.ts). */
 async function readPolicies(db: Db, kind: PolicyKind): Promise<PolicyRoles[]> {
-  const rows = (await db.selectFrom(kind.table).selectAll().orderBy('name').execute()) as Array<Record<string, unknown>>;
+  const rows = (await selectMatching(db, kind.table, {})).sort((a, b) => ((a.name as string) < (b.name as string) ? -1 : 1));
   return rows.map((row) => ({
     id: row.id as string,
     semantic: row.semantic ?? 'AllOf',

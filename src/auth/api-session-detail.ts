@@ -25,21 +25,13 @@ export async function apiSessionExtras(db: Db, deps: AppDeps, sessions: readonly
   }));
 }
 
-export type SessionLinks = 'api-session' | 'current-api-session';
-
-/** One session; `authQueries` are the caller's own outstanding factors when the session is the caller's. */
-export async function apiSessionDetail(
-  db: Db,
-  deps: AppDeps,
-  row: ApiSessionRow,
-  linkStyle: SessionLinks,
-  authQueries: readonly AuthQuery[] = [],
-): Promise<Record<string, unknown>> {
+/**
+ * One session; `authQueries` are the caller's own outstanding factors when the session is the caller's. Upstream
+ * links it as an API session wherever it is shown, `current-api-session` included.
+ */
+export async function apiSessionDetail(db: Db, deps: AppDeps, row: ApiSessionRow, authQueries: readonly AuthQuery[] = []): Promise<Record<string, unknown>> {
   const sessions = deps.apiSessions;
-  const links =
-    linkStyle === 'api-session'
-      ? { self: { href: `./api-sessions/${row.id}` }, sessions: { href: `./api-sessions/${row.id}/sessions` } }
-      : { self: { href: './current-api-session' }, 'current-identity': { href: './current-identity' } };
+  const links = { self: { href: `./api-sessions/${row.id}` }, sessions: { href: `./api-sessions/${row.id}/sessions` } };
   const [extras] = await apiSessionExtras(db, deps, [{ id: row.id, identityId: row.identity_id, lastActivityAt: row.last_activity_at }]);
   return {
     _links: links,

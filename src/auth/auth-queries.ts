@@ -1,16 +1,9 @@
 // Outstanding secondary factors of an API session (reference §6.3), recomputed on every request as upstream's
 // ProcessAuthQueries does: a session with any is partially authenticated and may use only the partial operations.
+import type { AuthQuery } from '../http/request-context.js';
 import type { ExternalJwtVerifier } from './ext-jwt/ext-jwt-verifier.js';
 
-export interface AuthQuery {
-  typeId: 'MFA' | 'EXT-JWT';
-  provider: 'ziti' | 'url';
-  format?: 'alphaNumeric';
-  httpMethod?: string;
-  httpUrl: string;
-  maxLength?: number;
-  minLength?: number;
-}
+export type { AuthQuery };
 
 /** Upstream's query object, keys in its order (ziti controller/env/appenv.go NewAuthQueryZitiMfa). */
 const totpQuery: AuthQuery = {

@@ -12,7 +12,7 @@ import { apiSessionDetail } from './api-session-detail.js';
 import { insertApiSession } from './api-sessions.js';
 import { outstandingAuthQueries } from './auth-queries.js';
 import { checkCertificateLogin } from './certificate-login.js';
-import { bearerTokensOf } from './ext-jwt/ext-jwt-verifier.js';
+import { bearerTokensOf } from '../lib/bearer-tokens.js';
 import { checkExtJwtLogin } from './ext-jwt/ext-jwt-login.js';
 import { invalidAuth, requireLoginAllowed, type PrimaryCredential, type PrimaryMethod } from './login-policy.js';
 import { hasVerifiedMfa } from './mfa/mfa-records.js';
@@ -63,7 +63,7 @@ export const authenticate: OperationHandler = {
       { identityId: row.identity_id, isMfaRequired: row.is_mfa_required === 1, isMfaComplete: false, requireTotp: policy.requireTotp, requiredExtJwtSigner: policy.requiredExtJwtSigner },
       bearerTokensOf(context.request.raw.rawHeaders),
     );
-    const detail = await deps.store.read((db) => apiSessionDetail(db, deps, row, 'api-session', authQueries));
+    const detail = await deps.store.read((db) => apiSessionDetail(db, deps, row, authQueries));
     return { status: 200, json: envelope(detail), headers: { 'zt-session': detail.token as string } };
   },
 };

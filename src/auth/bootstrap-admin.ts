@@ -36,6 +36,7 @@ export async function ensureDefaultAdmin(options: DefaultAdminOptions): Promise<
     await insertDefaultAdmin(tx, admin, now);
     return true;
   });
+  // (Migration 015's unique index on the default-admin flag backs this up.)
   if (!created) return { created: false };
   return generatedPassword ? { created: true, identityId, generatedPassword } : { created: true, identityId };
 }

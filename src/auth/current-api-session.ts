@@ -15,7 +15,7 @@ export const getCurrentAPISession: OperationHandler = {
       const row = await apiSessionById(db, apiSessionId(context));
       // The request's own session was there when the request was authenticated; a logout since is a 401.
       if (!row) throw new ApiError('UNAUTHORIZED');
-      return apiSessionDetail(db, deps, row, 'current-api-session', context.caller.session!.authQueries);
+      return apiSessionDetail(db, deps, row, context.caller.session!.authQueries);
     });
     return { status: 200, json: envelope(detail) };
   },

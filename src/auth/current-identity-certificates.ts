@@ -23,7 +23,7 @@ import type { Db } from '../store/store.js';
 import { certificateFingerprint } from '../pki/fingerprint.js';
 import { issueCertificate } from '../pki/issue-certificate.js';
 import { splitPemCertificates } from '../pki/pem.js';
-import { lifetimes, parseCsr } from '../pki/sign-csr.js';
+import { goSubject, lifetimes, parseCsr } from '../pki/sign-csr.js';
 import { insertApiSessionCertificate } from './api-session-certificates.js';
 
 interface CertAuthenticator {
@@ -80,7 +80,7 @@ async function issueExtension(deps: AppDeps, csrPem: unknown, current: X509Certi
   if (altNames) extensions.push(new SubjectAlternativeNameExtension(altNames.names.toJSON()));
   const now = deps.clock().getTime();
   return issueCertificate({
-    subject: csr.subject || 'CN=unnamed',
+    subject: goSubject(csr),
     subjectKey: createPublicKey({ key: Buffer.from(csr.publicKey.rawData), format: 'der', type: 'spki' }),
     issuerCertPem: deps.pki.signingCertPem,
     issuerKey: deps.pki.signingKey,
@@ -117,9 +117,8 @@ const extendVerifyCurrentIdentityAuthenticator: OperationHandler = {
     const given = splitPemCertificates(String((context.body as { clientCert: string }).clientCert));
     await deps.store.transaction(async (tx) => {
       const authenticator = await requireOwnCertAuthenticator(tx, context);
-      if (!authenticator.unverifiedCertPem || !authenticator.unverifiedFingerprint) {
-        throw ApiError.withMessage('CAN_NOT_UPDATE_AUTHENTICATOR', 'no extended certificate is waiting for verification');
-      }
+      // Nothing waiting for verification: upstream's bare refusal, without a cause.
+      if (!authenticator.unverifiedCertPem || !authenticator.unverifiedFingerprint) throw new ApiError('CAN_NOT_UPDATE_AUTHENTICATOR');
       if (given.length !== 1 || certificateFingerprintOrUndefined(given[0]!) !== authenticator.unverifiedFingerprint) {
         throw new ApiError('INVALID_CLIENT_CERT');
       }

@@ -110,7 +110,15 @@ export interface EntityDefinitionInput {
   /** Public filter symbols that are not fields, such as a terminator's `service.name` (a lookup column). */
   symbols?: SymbolTable;
   rules?: EntityRules;
+  /**
+   * How a duplicate name is refused. Upstream's entity managers check the name before the store sees the entity
+   * (`checked`, the default); identities (created together with their enrollments) and fabric routers skip that
+   * check and meet the store's name index (`index`), which upstream words differently.
+   */
+  duplicateName?: DuplicateName;
 }
+
+export type DuplicateName = 'checked' | 'index';
 
 export interface EntityDefinition {
   type: string;
@@ -123,6 +131,7 @@ export interface EntityDefinition {
   filterableFields: readonly string[];
   links: (entity: Record<string, unknown>) => Record<string, { href: string }>;
   rules: EntityRules;
+  duplicateName: DuplicateName;
 }
 
 const baseSymbols: Record<string, FilterSymbol> = {
@@ -155,6 +164,7 @@ export function defineEntity(input: EntityDefinitionInput): EntityDefinition {
       return Object.fromEntries(Object.entries(all).map(([name, href]) => [name, { href }]));
     },
     rules: input.rules ?? {},
+    duplicateName: input.duplicateName ?? 'checked',
   };
 }
 

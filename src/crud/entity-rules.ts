@@ -1,4 +1,5 @@
 // The hooks an entity may implement; every hook runs inside the write's transaction.
+import type { ApiError } from '../errors/api-error.js';
 import type { Db } from '../store/store.js';
 import type { AppDeps } from '../app-deps.js';
 import type { RequestContext } from '../http/request-context.js';
@@ -43,4 +44,9 @@ export interface EntityRules {
    * queries rather than one per row.
    */
   extend?(context: ReadContext, entities: readonly EntityValues[]): Promise<EntityValues[]>;
+  /**
+   * The rule's own error for a unique constraint of the entity's table that backs a check-then-insert rule (the
+   * database refused what a concurrent writer made true after `validate` looked); undefined: the field error.
+   */
+  uniqueError?(columns: readonly string[]): ApiError | undefined;
 }

@@ -1,7 +1,7 @@
 // Reads and writes entities of any definition: row ↔ value mapping here, the SQL in the store's entity queries.
 import type { Db } from '../store/store.js';
 import type { ListQuery } from '../store/filter/filter-types.js';
-import { deleteRow, findRow, insertRow, listRows, listSetValues as listStoredSetValues, updateRow, type Row, type SetRows } from '../store/queries/entities.js';
+import { deleteRow, findRow, insertRow, isValueTaken, listRows, listSetValues as listStoredSetValues, updateRow, type Row, type SetRows } from '../store/queries/entities.js';
 import type { Scope } from '../store/queries/scopes.js';
 import type { EntityDefinition, FieldSpec } from './define-entity.js';
 import type { EntityValues } from './entity-rules.js';
@@ -73,6 +73,12 @@ function valuesToRow(definition: EntityDefinition, values: EntityValues): Row {
 export async function findEntity(db: Db, definition: EntityDefinition, id: string): Promise<EntityValues | undefined> {
   const row = await findRow(db, definition.table, id);
   return row ? rowToValues(definition, row) : undefined;
+}
+
+/** Whether another entity of the definition already has the name. */
+export async function isNameTaken(db: Db, definition: EntityDefinition, name: string, exceptId: string): Promise<boolean> {
+  const column = definition.fields.name?.column ?? 'name';
+  return isValueTaken(db, definition.table, column, name, exceptId);
 }
 
 export async function insertEntity(tx: Db, definition: EntityDefinition, values: EntityValues): Promise<void> {

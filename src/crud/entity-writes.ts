@@ -6,7 +6,7 @@ import type { AppDeps } from '../app-deps.js';
 import type { EntityDefinition } from './define-entity.js';
 import type { EntityChange, EntityValues } from './entity-rules.js';
 import { entityInput, type WriteMode } from './entity-input.js';
-import { deleteEntity, findEntity, insertEntity, updateEntity } from './entity-store.js';
+import { deleteEntity, findEntity, insertEntity, isNameTaken, updateEntity } from './entity-store.js';
 
 export function newEntityId(definition: EntityDefinition, deps: AppDeps): string {
   const ids = deps.ids;
@@ -108,8 +108,27 @@ async function runRules(
   // Field checks run once the entity is known to exist, so a missing one is a 404 whatever the body holds.
   for (const name of change.changed) definition.fields[name]?.check?.(change.after![name]);
   await definition.rules.validate?.({ tx, deps }, change);
+  await requireFreeName(tx, definition, change);
   await persist();
   await definition.rules.afterWrite?.({ tx, deps }, change);
+}
+
+/**
+ * Upstream's managers check a new name after the entity's own checks (a CA's certificate) and before the store's
+ * indexes, so a duplicate name is reported even when another unique field (a signer's issuer) is duplicated too.
+ */
+async function requireFreeName(tx: Db, definition: EntityDefinition, change: EntityChange): Promise<void> {
+  const name = change.after?.name;
+  if (definition.duplicateName !== 'checked' || !change.changed.has('name') || typeof name !== 'string') return;
+  if (await isNameTaken(tx, definition, name, change.id)) throw duplicateNameError(definition, name);
+}
+
+function duplicateNameError(definition: EntityDefinition, value: unknown): ApiError {
+  // Upstream's wording, typo included (ziti controller/models/base_model.go ValidateNameOnCreate); the store's
+  // index names its bolt bucket, which is our table.
+  return definition.duplicateName === 'checked'
+    ? ApiError.invalidField('name', 'name is must be unique', value)
+    : ApiError.invalidField('name', `duplicate value '${String(value)}' in unique index on ${definition.table} store`, value);
 }
 
 /**
@@ -121,11 +140,10 @@ function rethrowStoreError(definition: EntityDefinition, error: unknown, values:
     throw ApiError.withMessage('REFERENCED_ENTITY_NOT_FOUND', `a ${definition.type} field references an entity that does not exist`);
   }
   if (!(error instanceof StoreError) || error.kind !== 'unique' || error.table !== definition.table) throw error;
+  const ruleError = definition.rules.uniqueError?.(error.columns);
+  if (ruleError) throw ruleError;
   const [name] = Object.entries(definition.fields).find(([, spec]) => error.columns.includes(spec.column)) ?? [error.columns[0] ?? 'id'];
   const value = values[name];
-  if (name === 'name') {
-    // Upstream's wording, typo included (ziti controller/model/base_manager.go ValidateNameOnCreate).
-    throw ApiError.invalidField('name', 'name is must be unique', value);
-  }
+  if (name === 'name') throw duplicateNameError(definition, value);
   throw ApiError.invalidField(name, `duplicate value '${String(value)}' in unique index on ${definition.path} store`, value);
 }

@@ -3,7 +3,7 @@ import type { AppDeps } from '../app-deps.js';
 import { ApiError } from '../errors/api-error.js';
 import { formatTimestamp } from '../lib/clock.js';
 import { goTime } from '../lib/go-format.js';
-import type { Db } from '../store/store.js';
+import { isUniqueViolation, type Db } from '../store/store.js';
 import { signEnrollmentJwt, type EnrollmentMethod } from './enrollment-jwt.js';
 import { deleteEnrollments, enrollmentsOfIdentity, insertEnrollment, isUsernameTaken, type EnrollmentRecord } from '../store/queries/enrollments.js';
 
@@ -32,7 +32,7 @@ export function futureInstant(text: string, now: Date, reason: string): Date {
   return at;
 }
 
-type EnrollmentDeps = Pick<AppDeps, 'pki' | 'settings' | 'ids' | 'clock'>;
+type EnrollmentDeps = Pick<AppDeps, 'pki' | 'settings' | 'ids' | 'clock' | 'store'>;
 
 export async function createEnrollment(tx: Db, deps: EnrollmentDeps, input: NewEnrollment): Promise<EnrollmentRecord> {
   const subject = input.identityId ?? input.routerId;
@@ -50,9 +50,16 @@ export async function createEnrollment(tx: Db, deps: EnrollmentDeps, input: NewE
     username: input.username ?? null,
     jwt,
   };
-  await insertEnrollment(tx, record, formatTimestamp(deps.clock()));
+  await insertEnrollment(tx, record, formatTimestamp(deps.clock())).catch((error: unknown) => {
+    // Migration 015's unique (identity_id, method) backs makeRoomForEnrollment against a concurrent writer.
+    if (isUniqueViolation(deps.store, error, 'enrollments', 'method')) throw enrollmentExists(input.method);
+    throw error;
+  });
   return record;
 }
+
+const enrollmentExists = (method: EnrollmentMethod) =>
+  new ApiError('ENROLLMENT_EXISTS', { field: 'method', reason: 'enrollment of same method exists', value: method });
 
 /**
  * One outstanding enrollment per method per identity: a live one refuses the new one (409 ENROLLMENT_EXISTS, cause
@@ -62,7 +69,7 @@ export async function createEnrollment(tx: Db, deps: EnrollmentDeps, input: NewE
 export async function makeRoomForEnrollment(tx: Db, identityId: string, method: EnrollmentMethod, now: Date): Promise<void> {
   const existing = await enrollmentsOfIdentity(tx, identityId, method);
   if (existing.some((row) => Date.parse(row.expiresAt) > now.getTime())) {
-    throw new ApiError('ENROLLMENT_EXISTS', { field: 'method', reason: 'enrollment of same method exists', value: method });
+    throw enrollmentExists(method);
   }
   await deleteEnrollments(tx, existing.map((row) => row.id));
 }

@@ -52,6 +52,21 @@ export class ApiError extends Error {
     return new ApiError(code, this.cause);
   }
 
+  /**
+   * Upstream's store refusing a delete through a foreign key: it names the first referrer (in id order) only, in
+   * the singular (`entity type authPolicy referenced by identity: [id]`).
+   */
+  static referencedByKey(entityType: string, field: string, referrerType: string, firstReferrer: string): ApiError {
+    const ids = goValue([firstReferrer]);
+    return new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', { field, reason: `entity type ${entityType} referenced by ${referrerType}: ${ids}`, value: ids });
+  }
+
+  /** The same through a link collection (a many-valued field): every referrer, types in the plural. */
+  static referencedByLinks(entityTypes: string, field: string, referrerTypes: string, referrers: readonly string[]): ApiError {
+    const ids = goValue(referrers);
+    return new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', { field, reason: `entity type ${entityTypes} referenced by ${referrerTypes}: ${ids}`, value: ids });
+  }
+
   static notFound(singularType: string, id: string): ApiError {
     return ApiError.withMessage('NOT_FOUND', `${singularType} with id ${id} not found`);
   }

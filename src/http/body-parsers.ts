@@ -1,6 +1,8 @@
 // Request body parsing: JSON (an empty body is "no body"), and any other type kept as text for the validator.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error.js';
+import { bodyNaming, unparsableBodyReason } from './spec/body-errors.js';
+import type { OperationSpec } from './spec/contract-types.js';
 
 /**
  * How deep arrays and objects may nest in a JSON body. Go's decoder allows 10,000 levels, but SQLite's JSON
@@ -30,9 +32,16 @@ export function tooDeepAt(text: string, limit: number): string | undefined {
   return undefined;
 }
 
+/** How the operation's contract names the body, for the messages of a body that does not parse. */
+function namingOf(request: FastifyRequest) {
+  const operation = (request.routeOptions.config as { operation?: OperationSpec } | undefined)?.operation;
+  const parameter = operation?.parameters.find((p) => p.in === 'body');
+  return operation && parameter ? bodyNaming(operation, parameter) : undefined;
+}
+
 export function installBodyParsers(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(/^application\/json(;.*)?$/i, { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser(/^application\/json(;.*)?$/i, { parseAs: 'string' }, (request, body, done) => {
     const text = String(body);
     // The C SDK sends an empty body with Content-Type: application/json (MFA enroll): treat it as no body.
     if (text.trim() === '') return done(null, undefined);
@@ -45,8 +54,7 @@ export function installBodyParsers(app: FastifyInstance): void {
     try {
       done(null, JSON.parse(text));
     } catch (error) {
-      const reason = (error as Error).message;
-      done(ApiError.withMessage('COULD_NOT_PARSE_BODY', `parsing body body from "" failed, because ${reason}`), undefined);
+      done(ApiError.withMessage('COULD_NOT_PARSE_BODY', unparsableBodyReason(namingOf(request), (error as Error).message)), undefined);
     }
   });
   // PEM CSRs (text/plain, application/x-pem-file, application/pkcs10) and anything else: the contract check

@@ -1,5 +1,15 @@
 // Who is calling: resolved once per request from the `zt-session` header, before anything is refused.
-import type { AuthQuery } from '../auth/auth-queries.js';
+
+/** An outstanding secondary factor, as the API renders it in `authQueries` (reference §6.3). */
+export interface AuthQuery {
+  typeId: 'MFA' | 'EXT-JWT';
+  provider: 'ziti' | 'url';
+  format?: 'alphaNumeric';
+  httpMethod?: string;
+  httpUrl: string;
+  maxLength?: number;
+  minLength?: number;
+}
 
 export interface CallerSession {
   apiSessionId: string;

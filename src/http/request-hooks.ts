@@ -6,7 +6,8 @@ import type { BoundRoute } from './bind-operations.js';
 import { sendError } from './error-response.js';
 import { routedPath, rewritePath } from './request-path.js';
 import { sessionToken, type RequestContext } from './request-context.js';
-import { bearerTokensOf } from '../auth/ext-jwt/ext-jwt-verifier.js';
+import { goTime } from '../lib/go-format.js';
+import { bearerTokensOf } from '../lib/bearer-tokens.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -30,7 +31,7 @@ export function installRequestHooks(app: FastifyInstance, deps: AppDeps): void {
     };
     void reply.header('ziti-instance-id', deps.instanceId).header('server', `ziti-controller/${deps.build.version}`);
     if (session) {
-      void reply.header('expiration-seconds', String(session.expirationSeconds)).header('expires-at', goTimeString(session.expiresAt));
+      void reply.header('expiration-seconds', String(session.expirationSeconds)).header('expires-at', goTime(session.expiresAt));
     }
   });
   app.options('*', (_request, reply) =>
@@ -63,10 +64,4 @@ export function installNotFound(app: FastifyInstance, routes: () => readonly Bou
     // Upstream names the path as its handler rewrote it, before the router cleaned it.
     return sendError(reply, ApiError.withMessage('NOT_FOUND', `path ${rewritePath(rawPath)} was not found`), requestId);
   });
-}
-
-/** Go's time.Time.String(): `2024-07-19 14:33:12.123 +0000 UTC`, the format of the expires-at header. */
-export function goTimeString(date: Date): string {
-  const iso = date.toISOString();
-  return `${iso.slice(0, 10)} ${iso.slice(11, 23)} +0000 UTC`;
 }

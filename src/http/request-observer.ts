@@ -1,11 +1,16 @@
 // One hook after every reply: the access-log line and the request metrics. Only ids, the operation, the status and
 // the time are recorded — never headers, query strings or bodies, where tokens, passwords, CSRs and keys travel.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Metrics } from '../system/metrics.js';
+
+/** What the observer records into (system/metrics.ts); kept as an interface so HTTP knows no metrics library. */
+export interface RequestMetrics {
+  request(api: string, operation: string, method: string, status: number, seconds: number): void;
+  authentication(method: string, isSuccess: boolean): void;
+}
 
 export interface RequestObserverOptions {
   accessLog: boolean;
-  metrics: Metrics | undefined;
+  metrics: RequestMetrics | undefined;
 }
 
 /** Login methods counted by name; anything else is counted as `other`, so a caller cannot mint label values. */

@@ -9,6 +9,7 @@ import {
   Pkcs10CertificateRequest,
   SubjectAlternativeNameExtension,
   type Extension,
+  type JsonName,
 } from '@peculiar/x509';
 import { ApiError } from '../errors/api-error.js';
 import type { Pki } from './ensure-pki.js';
@@ -39,16 +40,22 @@ export interface IssuedCertificate {
 const YEAR_MS = 365 * 24 * 60 * 60_000;
 export const lifetimes = { year: YEAR_MS, apiSession: 12 * 60 * 60_000 } as const;
 
-/** Parses one PEM CSR and checks its self-signature; anything else is 400 COULD_NOT_PROCESS_CSR. */
+const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/;
+
+/**
+ * Parses one PEM CSR and checks its self-signature; anything else is 400 COULD_NOT_PROCESS_CSR, with upstream's
+ * words for a CSR that is empty, not PEM or followed by more.
+ */
 export async function parseCsr(csrPem: unknown): Promise<Pkcs10CertificateRequest> {
   const text = typeof csrPem === 'string' ? csrPem.trim() : '';
-  const blocks = text.match(/-----BEGIN (NEW )?CERTIFICATE REQUEST-----/g) ?? [];
-  if (blocks.length !== 1 || !text.endsWith('-----')) {
-    throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', 'expected exactly one PEM CERTIFICATE REQUEST block');
-  }
+  if (text === '') throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', 'csrPem must not be null or empty');
+  const block = PEM_BLOCK.exec(text);
+  if (!block) throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', 'could not decode csrPem as PEM');
+  if (block.index + block[0].length !== text.length) throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', 'unexpected PEM blocks at end of CSR');
   let csr: Pkcs10CertificateRequest;
   try {
-    csr = new Pkcs10CertificateRequest(text);
+    if (!/^(NEW )?CERTIFICATE REQUEST$/.test(block[1]!)) throw new Error(`a ${block[1]!} block is not a certificate request`);
+    csr = new Pkcs10CertificateRequest(block[0]);
   } catch (error) {
     throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', `could not parse the CSR: ${(error as Error).message}`);
   }
@@ -70,7 +77,7 @@ export async function signCsr(pki: Pki, csrPem: unknown, options: SignCsrOptions
   if (options.keepAltNames && altNames) extensions.push(new SubjectAlternativeNameExtension(altNames.names.toJSON()));
   const start = options.backdate === false ? options.now.getTime() : options.now.getTime() - 60_000;
   const certPem = await issueCertificate({
-    subject: csr.subject || 'CN=unnamed',
+    subject: goSubject(csr),
     subjectKey,
     issuerCertPem: pki.signingCertPem,
     issuerKey: pki.signingKey,
@@ -79,6 +86,37 @@ export async function signCsr(pki: Pki, csrPem: unknown, options: SignCsrOptions
     extensions,
   });
   return { certPem, chainPem: `${certPem}${pki.signingCertPem.trimEnd()}\n`, fingerprint: fingerprintOf(certPem) };
+}
+
+/**
+ * Go's pkix.Name fields in the order its ToRDNSequence writes them (country first, common name and serial number
+ * last), by @peculiar's short name or OID; the values of one field share one RDN, and only the last common name and
+ * serial number count.
+ */
+const GO_NAME_FIELDS: ReadonlyArray<{ types: readonly string[]; single?: true }> = [
+  { types: ['C', '2.5.4.6'] },
+  { types: ['ST', '2.5.4.8'] },
+  { types: ['L', '2.5.4.7'] },
+  { types: ['2.5.4.9'] },
+  { types: ['2.5.4.17'] },
+  { types: ['O', '2.5.4.10'] },
+  { types: ['OU', '2.5.4.11'] },
+  { types: ['CN', '2.5.4.3'], single: true },
+  { types: ['2.5.4.5'], single: true },
+];
+
+/**
+ * The subject upstream's signer gives a certificate issued from a CSR: Go rebuilds it from the fields pkix.Name
+ * knows, in its own order, whatever order the CSR had, and drops any other attribute.
+ */
+export function goSubject(csr: Pkcs10CertificateRequest): JsonName {
+  const given = csr.subjectName.toJSON();
+  const subject: JsonName = [];
+  for (const { types, single } of GO_NAME_FIELDS) {
+    const values = given.flatMap((rdn) => Object.entries(rdn).flatMap(([type, found]) => (types.includes(type) ? found : [])));
+    if (values.length > 0) subject.push({ [types[0]!]: single ? values.slice(-1) : values });
+  }
+  return subject.length > 0 ? subject : [{ CN: ['unnamed'] }];
 }
 
 function commonName(subject: string): string | undefined {

@@ -1,6 +1,5 @@
 // A service's `postureQueries` for one identity: per service policy linking the two, the posture checks that policy
 // requires and whether they pass (ziti `routes/service_api_model.go` MapServiceToRestModel, GetPolicyPostureChecks).
-import { anyPostureCheck } from '../store/queries/posture.js';
 import type { Db } from '../store/store.js';
 import { formatTimestamp } from '../lib/clock.js';
 import {
@@ -48,7 +47,7 @@ export async function postureQueriesFor(
   view?: PostureView,
 ): Promise<Map<string, PolicyPostureQueries[]>> {
   const byService = new Map<string, PolicyPostureQueries[]>(services.map((s) => [s.id, []]));
-  if (identityId && services.length > 0 && (await anyPostureCheck(db))) {
+  if (identityId && services.length > 0) {
     const policies = await policyPostureChecks(db, identityId, services.map((s) => s.id));
     // A check shared by several policies and services is evaluated once per request, as upstream caches it.
     const queries = new Map<string, PostureQuery>();

@@ -64,10 +64,17 @@ export async function servicePermissions(db: Db, identityId: string | undefined,
   );
 }
 
+/** Upstream's nil permission list, shown as the `["Invalid"]` its service lists send instead of null. */
+function noPermissions(serviceIds: readonly string[]): Map<string, string[]> {
+  return new Map(serviceIds.map((id) => [id, ['Invalid']]));
+}
+
 /**
  * The per-caller fields of a page of services, in a fixed number of queries. `configTypes` overrides the API
  * session's selection (the client list's `?configTypes=`); without a viewer (outside a request) nothing is granted.
- * `posture` is what the viewer's API session reported, against which the posture queries are evaluated.
+ * `posture` is what the viewer's API session reported, against which the posture queries are evaluated. Without
+ * `withPermissions` (services listed under another entity, which upstream reads without the caller's permissions)
+ * the permissions are the nil list's stand-in.
  */
 export async function serviceAccessViews(
   db: Db,
@@ -75,11 +82,13 @@ export async function serviceAccessViews(
   serviceIds: readonly string[],
   configTypes?: ConfigTypeSelection,
   posture?: PostureView,
+  withPermissions = true,
 ): Promise<ServiceAccessView[]> {
   const identityId = viewer?.identityId;
   const selection = configTypes ?? (viewer ? await sessionConfigTypes(db, viewer.apiSessionId) : { all: false, ids: [] });
-  const permissions = await servicePermissions(db, identityId, serviceIds);
+  const permissions = withPermissions ? await servicePermissions(db, identityId, serviceIds) : noPermissions(serviceIds);
   const configs = await expandConfigs(db, identityId, serviceIds, selection);
-  const queries = await postureQueriesFor(db, identityId, serviceIds.map((id) => ({ id, permissions: permissions.get(id)! })), posture);
+  // Without permissions there is nothing for upstream to put placeholder query sets in for.
+  const queries = await postureQueriesFor(db, identityId, serviceIds.map((id) => ({ id, permissions: withPermissions ? permissions.get(id)! : [] })), posture);
   return serviceIds.map((id) => ({ permissions: permissions.get(id)!, config: configs.get(id)!, postureQueries: queries.get(id)! }));
 }

@@ -48,10 +48,11 @@ async function postureOf(db: Db, readMfa: MfaStateReader, identityId: string, da
     domain: { ...base(data?.domain), domain: data?.domain?.domain ?? null },
     mac: { ...base(data?.mac), addresses: data?.mac?.addresses ?? null },
     os: { ...base(data?.os), build: data?.os ? data.os.build : null, type: data?.os?.type ?? null, version: data?.os?.version ?? null },
+    // An empty hash and a stopped process are left out, as upstream's model does (omitempty).
     processes: (data?.processes ?? []).map((process) => ({
       ...base(process),
-      binaryHash: process.hash,
-      isRunning: process.isRunning,
+      ...(process.hash ? { binaryHash: process.hash } : {}),
+      ...(process.isRunning ? { isRunning: true } : {}),
       signerFingerprints: process.signerFingerprints,
     })),
   };

@@ -57,6 +57,16 @@ export class StoreError extends Error {
   }
 }
 
+/**
+ * Whether `error` (a StoreError, or the driver's error inside an open transaction) is a unique constraint on
+ * `table` that covers `column`: the database's backstop for a check-then-insert rule, which callers turn into the
+ * rule's own error.
+ */
+export function isUniqueViolation(store: Pick<Store, 'translateError'>, error: unknown, table: TableName, column: string): boolean {
+  const refused = error instanceof StoreError ? error : store.translateError(error);
+  return refused?.kind === 'unique' && refused.table === table && refused.columns.includes(column);
+}
+
 /** The same store with every write transaction run through `wrap` (a queue, a timer); the rest delegates. */
 export function wrapTransactions(store: Store, wrap: <T>(run: () => Promise<T>) => Promise<T>): Store {
   return {

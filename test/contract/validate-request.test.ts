@@ -113,10 +113,10 @@ describe('createServicePolicy body', () => {
     });
   });
 
-  it('reports a mistyped array item as a decode failure at its index', () => {
+  it('reports a mistyped array item as a decode failure at its index (Go names the field without it)', () => {
     assert.deepEqual(causeOf(op, jsonRequest({ ...policy, identityRoles: ['#a', 7] })), {
       field: 'identityRoles.1',
-      reason: 'parsing policy body from "" failed, because json: cannot unmarshal number into Go struct field ServicePolicyCreate.identityRoles.1 of type string',
+      reason: 'parsing policy body from "" failed, because json: cannot unmarshal number into Go struct field ServicePolicyCreate.identityRoles of type string',
       value: '7',
       kind: 'parse',
     });

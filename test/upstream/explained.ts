@@ -4,14 +4,13 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 
-/** Why a difference is acceptable (or, for `pending`, whose work will remove it). */
+/** Why a difference is acceptable. */
 export const KINDS = {
   seeds: 'the seed specifications state it explicitly, and they win over upstream',
   'upstream-bug': 'upstream is broken here and we do what its documents promise',
   extension: 'ours answers where upstream has nothing (or more than upstream)',
   design: 'a decision recorded in design.md part 0, with its reason there',
-  'not-built': 'upstream implements it, ours answers 501 for now',
-  pending: 'owned by another issue in progress; listed, not fixed here',
+  decided: "a deviation a landed issue decided on purpose (its engineer's report names it)",
   wording: 'only a human-readable text differs (status, code and field agree)',
   gap: 'a shortfall of ours outside this change, reported to the integrator',
   harness: 'a property of the two test instances, not of the controllers',

@@ -56,7 +56,7 @@ function prepare(side: Side): Prepared {
     const body = JWT.test(text) ? mapStrings(decodeJwt(text), named) : describeText(contentType, named(reply.text));
     return { side, contentType, body, ids: collectIds(body ?? null) };
   }
-  let body = sortFilterableFields(mapStrings(expandJwts(summariseSpec(reply.json as Json)), named));
+  let body = sortNamedSets(sortFilterableFields(mapStrings(expandJwts(summariseSpec(reply.json as Json)), named)));
   if (!/[?&]sort=/.test(request.path)) body = sortData(body);
   return { side, contentType, body, ids: collectIds(body) };
 }
@@ -104,6 +104,29 @@ function sortData(body: Json): Json {
   };
   const data = [...body.data].sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0));
   return { ...body, data };
+}
+
+const SET_MEMBER_KEYS = ['id', 'postureCheckId', 'policyId'];
+
+/**
+ * Lists inside a body whose members are entities the sequence named (posture queries, failed checks): both
+ * controllers order them by id, and ids differ, so they are compared in name order. The top-level `data` list is
+ * left to `sortData` (a request may have sorted it).
+ */
+function sortNamedSets(value: Json, isTop = true): Json {
+  if (Array.isArray(value)) {
+    const items = value.map((item) => sortNamedSets(item, false));
+    const keyOf = (item: Json) => {
+      if (item === null || typeof item !== 'object' || Array.isArray(item)) return undefined;
+      const key = SET_MEMBER_KEYS.find((name) => typeof item[name] === 'string');
+      const id = key === undefined ? undefined : (item[key] as string);
+      return id?.startsWith('<') ? id : undefined;
+    };
+    if (isTop || items.length < 2 || !items.every((item) => keyOf(item) !== undefined)) return items;
+    return [...items].sort((a, b) => (keyOf(a)! < keyOf(b)! ? -1 : keyOf(a)! > keyOf(b)! ? 1 : 0));
+  }
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, sortNamedSets(item, isTop && key === 'data' ? true : false)]));
 }
 
 /** Upstream lists filterable fields in Go map order, which changes from one request to the next. */

@@ -28,19 +28,20 @@ export interface ReplayResult {
 }
 
 export async function replay(sequences: Sequence[], peers: { upstream: Peer; ours: Peer }, explanations: LoadedExplanation[]): Promise<ReplayResult> {
-  const adminTokens = { upstream: await adminToken(peers.upstream), ours: await adminToken(peers.ours) };
+  const admins = { upstream: await adminLogin(peers.upstream), ours: await adminLogin(peers.ours) };
   const result: ReplayResult = { pairs: [], failures: [] };
   for (const sequence of sequences) {
     const runs = { upstream: new RunState(peers.upstream), ours: new RunState(peers.ours) };
     for (const side of ['upstream', 'ours'] as const) {
       const state = runs[side];
-      state.tokens.set('admin', adminTokens[side]);
+      state.tokens.set('admin', admins[side].token);
+      state.name(admins[side].identityId, 'default-admin');
       try {
         await sequence.run(new Steps(state, sequence.name));
       } catch (error) {
         result.failures.push({ sequence: sequence.name, peer: side, error: (error as Error).stack ?? String(error) });
       }
-      await cleanUp(state, adminTokens[side]);
+      await cleanUp(state, admins[side].token);
     }
     result.pairs.push(...pairUp(runs.upstream.exchanges, runs.ours.exchanges, runs, explanations));
     process.stderr.write(`${sequence.name}: ${runs.ours.exchanges.length} exchanges\n`);
@@ -69,16 +70,19 @@ function classify(key: string, upstream: Exchange | undefined, ours: Exchange | 
   return { key, upstream, ours, differences, kinds, verdict };
 }
 
-async function adminToken(peer: Peer): Promise<string> {
+/** The default admin's session token, and its identity id (named in every run, as sequences meet it in replies). */
+async function adminLogin(peer: Peer): Promise<{ token: string; identityId: string }> {
   const reply = await sendRequest(peer, {
     method: 'POST',
     path: '/edge/management/v1/authenticate?method=password',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ username: peer.username, password: peer.password }),
   });
-  const token = (reply.json as { data?: { token?: unknown } } | undefined)?.data?.token;
-  if (reply.status !== 200 || typeof token !== 'string') throw new Error(`${peer.name}: admin login answered ${reply.status} ${reply.text}`);
-  return token;
+  const data = (reply.json as { data?: { token?: unknown; identityId?: unknown } } | undefined)?.data;
+  if (reply.status !== 200 || typeof data?.token !== 'string' || typeof data.identityId !== 'string') {
+    throw new Error(`${peer.name}: admin login answered ${reply.status} ${reply.text}`);
+  }
+  return { token: data.token, identityId: data.identityId };
 }
 
 /** Deletes what the sequence created, newest first, so the next sequence starts from the same state on both. */

@@ -103,6 +103,9 @@ export class Steps {
     if (typeof value === 'string') this.state.name(value, name);
   }
 
+  /** Lets asynchronous work settle (upstream removes sessions from an event queue, about every 2 s); no exchange. */
+  wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
   get = (path: string, options?: SendOptions) => this.send('GET', path, options);
   post = (path: string, options?: SendOptions) => this.send('POST', path, options);
   put = (path: string, options?: SendOptions) => this.send('PUT', path, options);
@@ -142,14 +145,11 @@ export class Steps {
     return id;
   }
 
-  /** Password login at this API; the token is named and used for later steps `as(name)`. */
+  /** Password login at this API; the token and API session are named, the token used for later steps `as(name)`. */
   async login(name: string, username: string, password: string): Promise<Reply> {
     const reply = await this.as('anonymous').post('/authenticate?method=password', { body: { username, password } });
-    const token = reply.data?.token;
-    if (typeof token === 'string') {
-      this.state.tokens.set(name, token);
-      this.state.name(token, `${name}-token`);
-    }
+    this.useToken(name, reply.data?.token);
+    this.name(reply.data?.id, `${name}-api-session`);
     return reply;
   }
 

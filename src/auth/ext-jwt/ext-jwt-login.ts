@@ -3,7 +3,7 @@
 // primary and a secondary factor's), the first one the policy accepts as primary wins, as upstream.
 import type { OperationContext } from '../../http/operation.js';
 import { allowsPrimary, invalidAuth, loginPolicyOf, type PrimaryCredential } from '../login-policy.js';
-import { bearerTokensOf } from './ext-jwt-verifier.js';
+import { bearerTokensOf } from '../../lib/bearer-tokens.js';
 
 export async function checkExtJwtLogin(context: OperationContext): Promise<PrimaryCredential> {
   const { deps } = context;

@@ -9,11 +9,10 @@ import { signerBy, type SignerRecord } from '../../store/queries/external-jwt-si
 import { identityIdBy } from '../../store/queries/identities.js';
 import type { Db, Store } from '../../store/store.js';
 import { defaultJwksLimits, fetchJwks, type JwksFetchLimits } from './jwks-fetch.js';
+import { MAX_BEARER_TOKENS } from '../../lib/bearer-tokens.js';
 
 /** Asymmetric algorithms only: `none` and HMAC (a shared secret the controller would have to hold) never verify. */
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
-/** Upstream tries at most two `Authorization: Bearer` values (ziti MaxCandidateJwtProcessing). */
-const MAX_CANDIDATES = 2;
 /** An unknown `kid` refetches the JWKS at most this often (upstream's JwksQueryTimeout). */
 const REFETCH_COOLDOWN_MS = 1_000;
 /** Known keys are refetched after this long even without an unknown `kid`, so a rotated key takes effect. */
@@ -43,18 +42,6 @@ export interface VerifyOptions {
   /** Secondary use: only this signer's JWTs count, and only for this identity. */
   requiredSignerId?: string;
   identityId?: string;
-}
-
-/** The bearer tokens of every `Authorization` header (Node keeps only the first in `headers`, so raw ones are read). */
-export function bearerTokensOf(rawHeaders: readonly string[]): string[] {
-  const tokens: string[] = [];
-  for (let i = 0; i + 1 < rawHeaders.length && tokens.length < MAX_CANDIDATES; i += 2) {
-    const value = rawHeaders[i + 1]!;
-    if (rawHeaders[i]!.toLowerCase() !== 'authorization' || !value.startsWith('Bearer ')) continue;
-    const token = value.slice('Bearer '.length).trim();
-    if (token) tokens.push(token);
-  }
-  return tokens;
 }
 
 export function toSignerRow(row: SignerRecord): SignerRow {
@@ -104,7 +91,7 @@ export class ExternalJwtVerifier {
 
   /** The first candidate that verifies, with the identity it names; undefined when none does. */
   async verify(tokens: readonly string[], options: VerifyOptions = {}): Promise<VerifiedJwt | undefined> {
-    for (const token of tokens.slice(0, MAX_CANDIDATES)) {
+    for (const token of tokens.slice(0, MAX_BEARER_TOKENS)) {
       try {
         const verified = await this.#verifyOne(token, options);
         if (verified) return verified;

@@ -4,7 +4,7 @@ import { ApiError } from '../../errors/api-error.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import { completeApiSessionMfa } from '../../store/queries/api-sessions.js';
 import { deleteMfa, insertMfa, mfaOf, setMfaVerified, setRecoveryCodes, useTotpStep, type MfaRow } from '../../store/queries/mfa.js';
-import type { Db } from '../../store/store.js';
+import { isUniqueViolation, type Db } from '../../store/store.js';
 import { matchTotp, newRecoveryCodes, newTotpSecret } from './totp.js';
 
 export interface MfaRecord {
@@ -44,12 +44,17 @@ export async function hasVerifiedMfa(db: Db, identityId: string): Promise<boolea
 }
 
 /** A new unverified record; any existing one, verified or not, is 409 MFA_EXISTS. */
-export async function createMfa(tx: Db, deps: Pick<AppDeps, 'clock' | 'ids'>, identityId: string): Promise<string> {
+export async function createMfa(tx: Db, deps: Pick<AppDeps, 'clock' | 'ids' | 'store'>, identityId: string): Promise<string> {
   if (await findMfa(tx, identityId)) throw new ApiError('MFA_EXISTS');
   const at = formatTimestamp(deps.clock());
   const id = deps.ids.base62();
   const recoveryCodes = JSON.stringify(newRecoveryCodes());
-  await insertMfa(tx, { id, created_at: at, updated_at: at, tags: '{}', is_system: 0, identity_id: identityId, is_verified: 0, secret: newTotpSecret(), recovery_codes: recoveryCodes, last_totp_step: 0 });
+  const row = { id, created_at: at, updated_at: at, tags: '{}', is_system: 0, identity_id: identityId, is_verified: 0, secret: newTotpSecret(), recovery_codes: recoveryCodes, last_totp_step: 0 };
+  await insertMfa(tx, row).catch((error: unknown) => {
+    // mfas.identity_id is unique (migration 013): a concurrent request created the record after findMfa looked.
+    if (isUniqueViolation(deps.store, error, 'mfas', 'identity_id')) throw new ApiError('MFA_EXISTS');
+    throw error;
+  });
   return id;
 }
 

@@ -3,7 +3,7 @@ import { ApiError } from '../../errors/api-error.js';
 import type { EntityRules, EntityValues } from '../../crud/entity-rules.js';
 import { goValue } from '../../lib/go-format.js';
 import { setPath } from '../../lib/object-path.js';
-import { identitiesUsingAuthPolicy } from '../../store/queries/auth-policies.js';
+import { firstIdentityUsingAuthPolicy } from '../../store/queries/auth-policies.js';
 import { existingSigners } from '../../store/queries/external-jwt-signers.js';
 import type { Db } from '../../store/store.js';
 
@@ -45,6 +45,12 @@ function primaryOf(policy: EntityValues): unknown {
   return out.primary;
 }
 
+/** The REST `secondary` object: without a required signer upstream leaves the field out (omitempty). */
+function secondaryOf(policy: EntityValues): unknown {
+  const signer = policy[REQUIRED_SIGNER];
+  return { requireTotp: policy['secondary.requireTotp'], ...(signer ? { requireExtJwtSigner: signer } : {}) };
+}
+
 export const authPolicyRules: EntityRules = {
   async validate({ tx }, change) {
     const policy = change.after!;
@@ -53,22 +59,18 @@ export const authPolicyRules: EntityRules = {
   },
 
   /**
-   * Identities' references are reported as upstream words them. The default policy is refused even when no
-   * identity uses it: upstream keeps it only because the default admin does, and logins fall back to it.
+   * Identities' references are reported as upstream's foreign key reports them. The default policy is refused even
+   * when no identity uses it: upstream keeps it only because the default admin does, and logins fall back to it.
    */
   async beforeDelete({ tx }, existing) {
-    const users = await identitiesUsingAuthPolicy(tx, existing.id as string);
-    if (users.length > 0) {
-      const ids = goValue(users);
-      const reason = `entity type authPolicy referenced by identities: ${ids}`;
-      throw new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', { field: 'authPolicyId', reason, value: ids });
-    }
+    const user = await firstIdentityUsingAuthPolicy(tx, existing.id as string);
+    if (user) throw ApiError.referencedByKey('authPolicy', 'authPolicyId', 'identity', user);
     if (existing.id === DEFAULT_AUTH_POLICY_ID) {
       throw ApiError.withMessage('CAN_NOT_DELETE_REFERENCED_ENTITY', 'the default auth policy cannot be deleted');
     }
   },
 
   extend(_context, policies) {
-    return Promise.resolve(policies.map((policy) => ({ primary: primaryOf(policy) })));
+    return Promise.resolve(policies.map((policy) => ({ primary: primaryOf(policy), secondary: secondaryOf(policy) })));
   },
 };

@@ -3,6 +3,7 @@ import { ApiError } from '../../errors/api-error.js';
 import { createdEnvelope, emptyEnvelope, envelope } from '../../http/envelope.js';
 import type { OperationContext, OperationHandler, OperationTable } from '../../http/operation.js';
 import { create, detail, list, patch, remove, update } from '../../crud/crud-handlers.js';
+import type { EntityDefinition } from '../../crud/define-entity.js';
 import { toApiEntity } from '../../crud/entity-mapping.js';
 import { deleteEntity, findEntity } from '../../crud/entity-store.js';
 import { authenticatorById } from '../../store/queries/authenticators.js';
@@ -23,7 +24,13 @@ async function requireOwn(db: Db, context: OperationContext) {
   return found;
 }
 
-const listCurrentIdentityAuthenticators = list(authenticator, 'authenticated', {
+/** What the caller sees of its own authenticators: upstream links each only to itself, under current-identity. */
+const ownAuthenticator: EntityDefinition = {
+  ...authenticator,
+  links: (entity) => ({ self: { href: `./current-identity/authenticators/${String(entity.id)}` } }),
+};
+
+const listCurrentIdentityAuthenticators = list(ownAuthenticator, 'authenticated', {
   scope: (context) => Promise.resolve(columnIs('identity_id', callerId(context))),
 });
 
@@ -31,7 +38,7 @@ const detailCurrentIdentityAuthenticator: OperationHandler = {
   access: 'authenticated',
   async handle(context) {
     const { deps, caller } = context;
-    const data = await deps.store.read(async (db) => toApiEntity(authenticator, await requireOwn(db, context), { db, deps, caller }));
+    const data = await deps.store.read(async (db) => toApiEntity(ownAuthenticator, await requireOwn(db, context), { db, deps, caller }));
     return { status: 200, json: envelope(data) };
   },
 };
@@ -45,7 +52,7 @@ function modifyOwn(mode: 'update' | 'patch'): OperationHandler {
       const own = await context.deps.store.read((db) => requireOwn(db, context));
       if (own.method !== 'updb') throw new ApiError('CAN_NOT_UPDATE_AUTHENTICATOR');
       const matches = await verifyPassword(body.currentPassword, { hash: own.passwordHash as string, salt: own.passwordSalt as string });
-      if (!matches) throw ApiError.invalidField('currentPassword', 'current password does not match', '******').as('UNAUTHORIZED');
+      if (!matches) throw ApiError.invalidField('currentPassword', 'invalid current password', '******').as('UNAUTHORIZED');
       await modifyEntity(context.deps, authenticator, own.id as string, body, mode);
       return { status: 200, json: emptyEnvelope() };
     },

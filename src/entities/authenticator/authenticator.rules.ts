@@ -86,6 +86,8 @@ async function applySecrets({ tx, deps }: RuleContext, change: EntityChange): Pr
 }
 
 export const authenticatorRules: EntityRules = {
+  // Migration 015's unique (identity_id, method): a concurrent writer added the method after requireFreeMethod looked.
+  uniqueError: (columns) => (columns.includes('method') ? new ApiError('MAX_AUTHENTICATOR_METHODS_REACHED') : undefined),
   async validate({ tx, deps }, change) {
     const after = change.after!;
     if (change.op === 'create') {

@@ -1,9 +1,9 @@
 // Config type rules: the reserved name, a schema that compiles with an object root, no delete while in use.
 import { ApiError } from '../../errors/api-error.js';
 import type { EntityRules } from '../../crud/entity-rules.js';
-import { goQuote, goValue } from '../../lib/go-format.js';
+import { goQuote } from '../../lib/go-format.js';
 import { isJsonObject } from '../../lib/object-path.js';
-import { configsOfType } from '../../store/queries/configs.js';
+import { hasConfigsOfType } from '../../store/queries/configs.js';
 import { configDataCheck, withSortedKeys } from './config-type.schema.js';
 
 /** `all` asks for every config type in `configTypes` lists, so no type may carry that name. */
@@ -51,13 +51,10 @@ export const configTypeRules: EntityRules = {
     return Promise.resolve();
   },
 
-  /** Upstream refuses with a plain error (a 500); the contract's 409 is what a client can act on. */
+  /** Upstream refuses with a plain error (a 500, in these words); the contract's 409 is what a client can act on. */
   async beforeDelete({ tx }, existing) {
-    const configs = await configsOfType(tx, existing.id as string);
-    if (configs.length > 0) {
-      const ids = goValue(configs);
-      const reason = `entity type configType referenced by configs: ${ids}`;
-      throw new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', { field: 'configTypeId', reason, value: ids });
+    if (await hasConfigsOfType(tx, existing.id as string)) {
+      throw ApiError.withMessage('CAN_NOT_DELETE_REFERENCED_ENTITY', `cannot delete config type ${String(existing.id)}, as configs of that type exist`);
     }
   },
 };

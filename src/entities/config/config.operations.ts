@@ -1,7 +1,7 @@
 // The management API's /configs operations: generic CRUD and the services a config is attached to, admin-only.
 import type { OperationTable } from '../../http/operation.js';
 import { create, detail, linkedTo, list, patch, remove, update } from '../../crud/crud-handlers.js';
-import { service } from '../service/service.definition.js';
+import { associatedService } from '../service/service.definition.js';
 import { config } from './config.definition.js';
 
 export const configOperations: OperationTable = {
@@ -11,5 +11,5 @@ export const configOperations: OperationTable = {
   updateConfig: update(config, 'admin'),
   patchConfig: patch(config, 'admin'),
   deleteConfig: remove(config, 'admin'),
-  listConfigServices: list(service, 'admin', { scope: linkedTo(config, { table: 'service_configs', parentColumn: 'value', childColumn: 'entity_id' }) }),
+  listConfigServices: list(associatedService, 'admin', { scope: linkedTo(config, { table: 'service_configs', parentColumn: 'value', childColumn: 'entity_id' }) }),
 };

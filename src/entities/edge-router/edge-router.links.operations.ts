@@ -8,7 +8,7 @@ import { listQueryFrom } from '../../crud/list-params.js';
 import { allOf, columnIs, everyRow, linkedTo as linkedRows } from '../../store/queries/scopes.js';
 import { edgeRouterPolicy } from '../edge-router-policy/edge-router-policy.definition.js';
 import { identity } from '../identity/identity.definition.js';
-import { service } from '../service/service.definition.js';
+import { associatedService } from '../service/service.definition.js';
 import { serviceEdgeRouterPolicy } from '../service-edge-router-policy/service-edge-router-policy.definition.js';
 import { edgeRouter } from './edge-router.definition.js';
 import { requireEdgeRouter } from './edge-router.rules.js';
@@ -55,7 +55,7 @@ export const edgeRouterLinkOperations: OperationTable = {
   listEdgeRouterIdentities: list(identity, 'admin', {
     scope: ofEdgeRouter({ table: 'identity_edge_routers', parentColumn: 'edge_router_id', childColumn: 'identity_id' }),
   }),
-  listEdgeRouterServices: list(service, 'admin', {
+  listEdgeRouterServices: list(associatedService, 'admin', {
     scope: ofEdgeRouter({ table: 'service_edge_routers', parentColumn: 'edge_router_id', childColumn: 'service_id' }),
   }),
 };

@@ -2,9 +2,8 @@
 // endpoint over http(s)), certificate details derived, and no deletion while an auth policy names the signer.
 import { X509Certificate } from 'node:crypto';
 import { ApiError } from '../../errors/api-error.js';
-import { authPoliciesNamingSigner } from '../../store/queries/auth-policies.js';
+import { authPoliciesAllowingSigner, firstAuthPolicyRequiringSigner } from '../../store/queries/auth-policies.js';
 import type { EntityRules, EntityValues } from '../../crud/entity-rules.js';
-import { goValue } from '../../lib/go-format.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import { certificateFingerprint } from '../../pki/fingerprint.js';
 import { splitPemCertificates } from '../../pki/pem.js';
@@ -65,13 +64,13 @@ export const externalJwtSignerRules: EntityRules = {
     return Promise.resolve();
   },
 
-  /** Upstream refuses through its allowed-signers reference and its foreign key on the required signer. */
+  /** Upstream refuses through its allowed-signers links first, then through its foreign key on the required signer. */
   async beforeDelete({ tx }, existing) {
     const id = existing.id as string;
-    const policies = await authPoliciesNamingSigner(tx, id);
-    if (policies.length === 0) return;
-    const ids = goValue(policies);
-    throw new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', { field: 'authPolicies', reason: `entity type externalJwtSigner referenced by authPolicies: ${ids}`, value: ids });
+    const allowing = await authPoliciesAllowingSigner(tx, id);
+    if (allowing.length > 0) throw ApiError.referencedByLinks('externalJwtSigners', 'primary.extJwt.allowedSigners', 'authPolicies', allowing);
+    const requiring = await firstAuthPolicyRequiringSigner(tx, id);
+    if (requiring) throw ApiError.referencedByKey('externalJwtSigner', 'secondary.requireExtJwtSigner', 'authPolicy', requiring);
   },
 
   extend(_context, signers) {

@@ -7,6 +7,7 @@ export const identity = defineEntity({
   type: 'identity',
   path: 'identities',
   table: 'identities',
+  duplicateName: 'index',
   idKind: 'shortId',
   fields: {
     name: text({ unique: true }),

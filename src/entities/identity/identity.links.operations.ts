@@ -3,7 +3,7 @@ import type { OperationContext, OperationTable } from '../../http/operation.js';
 import { linkedTo, list } from '../../crud/crud-handlers.js';
 import { edgeRouter } from '../edge-router/edge-router.definition.js';
 import { edgeRouterPolicy } from '../edge-router-policy/edge-router-policy.definition.js';
-import { service } from '../service/service.definition.js';
+import { associatedService } from '../service/service.definition.js';
 import { servicePolicy } from '../service-policy/service-policy.definition.js';
 import { identity } from './identity.definition.js';
 
@@ -24,7 +24,7 @@ export const identityLinkOperations: OperationTable = {
   listIdentitysEdgeRouterPolicies: list(edgeRouterPolicy, 'admin', {
     scope: linkedTo(identity, { table: 'edge_router_policy_identities', parentColumn: 'entity_id', childColumn: 'policy_id' }),
   }),
-  listIdentityServices: list(service, 'admin', {
+  listIdentityServices: list(associatedService, 'admin', {
     scope: linkedTo(identity, {
       table: 'identity_services',
       parentColumn: 'identity_id',

@@ -9,18 +9,14 @@ import type { Db } from '../../store/store.js';
 export type RouterEnrollmentMethod = 'erott' | 'trott';
 
 export interface RouterEnrollmentFields {
-  enrollmentCreatedAt: string | null;
-  enrollmentExpiresAt: string | null;
-  enrollmentJwt: string | null;
-  enrollmentToken: string | null;
+  enrollmentCreatedAt: string;
+  enrollmentExpiresAt: string;
+  enrollmentJwt: string;
+  enrollmentToken: string;
 }
 
-export const noEnrollment: RouterEnrollmentFields = {
-  enrollmentCreatedAt: null,
-  enrollmentExpiresAt: null,
-  enrollmentJwt: null,
-  enrollmentToken: null,
-};
+/** A router without an outstanding enrollment shows none of its fields (upstream's REST models: omitempty). */
+export const noEnrollment: Partial<RouterEnrollmentFields> = {};
 
 /**
  * The outstanding enrollment of each router in `routerIds` (upstream shows the first one, and only while the router

@@ -10,6 +10,7 @@ export const router = defineEntity({
   type: 'router',
   path: 'transit-routers',
   table: 'routers',
+  duplicateName: 'index',
   idKind: 'shortId',
   fields: {
     name: text({ unique: true }),

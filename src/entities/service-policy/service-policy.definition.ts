@@ -25,6 +25,11 @@ export const servicePolicy = defineEntity({
     const base = `./service-policies/${String(policy.id)}`;
     return { services: `${base}/services`, identities: `${base}/identities`, 'posture-checks': `${base}/posture-checks` };
   },
+  // The members the policy engine keeps per policy: `anyOf(identities) = "<id>"` is an index lookup.
+  symbols: {
+    identities: { kind: 'set', type: 'string', table: 'service_policy_identities', ownerColumn: 'policy_id', valueColumn: 'entity_id' },
+    services: { kind: 'set', type: 'string', table: 'service_policy_services', ownerColumn: 'policy_id', valueColumn: 'entity_id' },
+  },
   rules: policyRules(servicePolicyKind, 'servicePolicy', {
     validate(change) {
       const given = change.body?.type;

@@ -1,6 +1,6 @@
 // Services: what identities dial and bind, with their configs, role attributes and terminator strategy.
-import { boolean, defineEntity, integer, roleAttributes, stringSet, text } from '../../crud/define-entity.js';
-import { serviceRules } from './service.rules.js';
+import { boolean, defineEntity, integer, roleAttributes, stringSet, text, type EntityDefinition } from '../../crud/define-entity.js';
+import { serviceRules, serviceView } from './service.rules.js';
 
 export const service = defineEntity({
   type: 'service',
@@ -28,3 +28,10 @@ export const service = defineEntity({
   },
   rules: serviceRules,
 });
+
+/**
+ * A service listed under another entity (`/identities/{id}/services`, a policy's or config's services): upstream
+ * reads those with its detail lister, which leaves the caller's permissions unset (so no placeholder posture
+ * query sets either).
+ */
+export const associatedService: EntityDefinition = { ...service, rules: { ...service.rules, extend: serviceView(undefined, false) } };

@@ -65,12 +65,13 @@ export const serviceRules: EntityRules = withPolicyLinks('service', ownRules);
  * config types unless `configTypes` overrides them) and `postureQueries`. `configs` (the attached ids) is always a
  * list. Without a caller (outside a request) nothing is granted and no config is expanded.
  */
-export function serviceView(configTypes?: ConfigTypeSelection): NonNullable<EntityRules['extend']> {
+export function serviceView(configTypes?: ConfigTypeSelection, withPermissions = true): NonNullable<EntityRules['extend']> {
   return async ({ db, deps, caller }, services) => {
     const session = caller?.session;
     const viewer = session && { identityId: session.identityId, apiSessionId: session.apiSessionId, isAdmin: session.isAdmin };
     const posture = session && (await postureViewFor(db, deps.posture, session.identityId, session.apiSessionId, deps.clock()));
-    const views = await serviceAccessViews(db, viewer, services.map((entity) => entity.id as string), configTypes, posture);
+    const ids = services.map((entity) => entity.id as string);
+    const views = await serviceAccessViews(db, viewer, ids, configTypes, posture, withPermissions);
     return services.map((entity, index) => ({ configs: entity.configs ?? [], ...views[index] }));
   };
 }

@@ -2,13 +2,47 @@
 // the discriminator is read first, then Go's JSON decoder fails on the first mistyped value in document order
 // (a parse error), and only then go-swagger's Validate() runs, property by property in alphabetical order.
 import type { ErrorObject } from 'ajv';
-import type { FieldCause, RequestFailureKind } from './contract-types.js';
-import { discriminatorKeyword, integerBitsKeyword, type DiscriminatorRule } from './convert-schema.js';
+import type { FieldCause, OperationSpec, ParameterSpec, RequestFailureKind } from './contract-types.js';
+import { discriminatorKeyword, goTypeKeyword, goTypeName, integerBitsKeyword, type DiscriminatorRule } from './convert-schema.js';
+import { isRecord, readContractDocument } from './read-contract.js';
 import { goFloat, goList, goQuote, goValue } from '../../lib/go-format.js';
 
 export interface BodyProblem {
   cause: FieldCause;
   kind: RequestFailureKind;
+}
+
+/**
+ * How go-swagger names a body in its messages. A body whose schema is a `$ref` decodes into a `rest_model` type; an
+ * inline schema's fields are validated under the parameter's name (`updbCredentials.password`); a discriminated
+ * body (posture checks and responses) is decoded by a hand-written unmarshaller that adds no "parsing … body"
+ * prefix and decodes into anonymous structs.
+ */
+export interface BodyNaming {
+  name: string;
+  /** The Go type the body decodes into (`ConfigTypeCreate`); undefined for an inline schema. */
+  type: string | undefined;
+  /** The discriminator property when the body (or each of its items) is polymorphic. */
+  discriminator: string | undefined;
+  /** The body is a list of such items (`posture-response-bulk`). */
+  isList: boolean;
+}
+
+export function bodyNaming(op: OperationSpec, parameter: ParameterSpec): BodyNaming {
+  const schema = parameter.schema as { $ref?: unknown; type?: unknown; items?: { $ref?: unknown } };
+  const isList = schema.type === 'array';
+  const ref = isList ? schema.items?.$ref : schema.$ref;
+  const definition = typeof ref === 'string' ? ref.slice(ref.lastIndexOf('/') + 1) : undefined;
+  const declared = definition === undefined ? undefined : readContractDocument(op.api).definitions[definition];
+  const discriminator = isRecord(declared) && typeof declared.discriminator === 'string' ? declared.discriminator : undefined;
+  const type = definition === undefined || isList ? undefined : goTypeName(definition);
+  return { name: parameter.name, type, discriminator, isList };
+}
+
+/** Go's decoder on JSON text that does not parse. go-swagger decodes a stream, so cut-off text is "unexpected EOF". */
+export function unparsableBodyReason(naming: BodyNaming | undefined, syntaxError: string): string {
+  const reason = /end of JSON input|Unterminated string/.test(syntaxError) ? 'unexpected EOF' : syntaxError;
+  return naming?.discriminator ? reason : `parsing ${naming?.name ?? 'body'} body from "" failed, because ${reason}`;
 }
 
 /** Keywords that only wrap other results (if/then/else, allOf dispatch); their children carry the real errors. */
@@ -68,7 +102,7 @@ function documentOrder(body: unknown, segments: readonly string[]): number[] {
 }
 
 /** The error upstream would report first, rendered as its field cause. */
-export function firstBodyProblem(errors: readonly ErrorObject[], body: unknown, bodyName: string, bodyType: string): BodyProblem | undefined {
+export function firstBodyProblem(errors: readonly ErrorObject[], body: unknown, naming: BodyNaming): BodyProblem | undefined {
   const ranked: Ranked[] = errors
     .filter((error) => !wrapperKeywords.has(error.keyword))
     .map((error) => ({ error, segments: pathSegments(error), stage: stageOf(error) }));
@@ -80,16 +114,19 @@ export function firstBodyProblem(errors: readonly ErrorObject[], body: unknown, 
         : compareSegments(a.segments, b.segments)),
   );
   const first = ranked[0];
-  return first && describe(first, bodyName, bodyType);
+  return first && describe(first, naming);
 }
 
-function describe({ error, segments, stage }: Ranked, bodyName: string, bodyType: string): BodyProblem {
-  const field = segments.length ? segments.join('.') : bodyName;
+function describe({ error, segments, stage }: Ranked, naming: BodyNaming): BodyProblem {
+  // Each item of a list body validates itself, without its position; an inline schema's fields carry its name.
+  const inBody = naming.isList ? segments.slice(1) : naming.type === undefined ? [naming.name, ...segments] : segments;
+  const field = inBody.length ? inBody.join('.') : naming.name;
   const parent = (error.parentSchema ?? {}) as Record<string, unknown>;
   const value = goValue(error.data, parent.type === 'integer');
   if (error.keyword === discriminatorKeyword) return discriminatorProblem(error, segments);
   if (stage === 1) {
-    const reason = `parsing ${bodyName} body from "" failed, because ${decodeFailure(error, segments, bodyType)}`;
+    const failure = decodeFailure(error, segments, naming);
+    const reason = naming.discriminator ? failure : `parsing ${naming.name} body from "" failed, because ${failure}`;
     return { kind: 'parse', cause: { field, reason, value } };
   }
   const validation = (reason: string, shown = value): BodyProblem => ({ kind: 'validation', cause: { field, reason: `${field} in body ${reason}`, value: shown } });
@@ -98,8 +135,8 @@ function describe({ error, segments, stage }: Ranked, bodyName: string, bodyType
     case 'required':
     case 'type':
     case 'not':
-      // A missing property, or null where Go then holds a nil pointer.
-      return validation('is required', '<nil>');
+      // A missing property, or null: Go then holds a nil pointer (`<nil>`) or, for a list, a nil slice (`[]`).
+      return validation('is required', isListValued(error) ? '[]' : '<nil>');
     case 'enum':
       return validation(`should be one of ${goList((error.params as { allowedValues: unknown[] }).allowedValues)}`);
     case 'const':
@@ -151,8 +188,18 @@ function discriminatorProblem(error: ErrorObject, segments: readonly string[]): 
   return { kind: 'parse', cause: { field, reason: `invalid ${rule.property} value: ${goQuote(value)}`, value } };
 }
 
-/** Go's json.UnmarshalTypeError text, with the Go types approximated from the schema. */
-function decodeFailure(error: ErrorObject, segments: readonly string[], bodyType: string): string {
+function isListValued(error: ErrorObject): boolean {
+  const parent = (error.parentSchema ?? {}) as { type?: unknown; properties?: Record<string, { type?: unknown }> };
+  if (error.keyword !== 'required') return parent.type === 'array';
+  return parent.properties?.[(error.params as { missingProperty: string }).missingProperty]?.type === 'array';
+}
+
+/**
+ * Go's json.UnmarshalTypeError text, with the Go types approximated from the schema. Go's field path leaves out
+ * list positions; a discriminated body decodes into anonymous structs (an empty struct name) after a first pass
+ * that reads only the discriminator.
+ */
+function decodeFailure(error: ErrorObject, segments: readonly string[], naming: BodyNaming): string {
   const schema = (error.parentSchema ?? {}) as Record<string, unknown>;
   if (error.keyword === 'format') {
     const format = String(error.schema);
@@ -161,9 +208,21 @@ function decodeFailure(error: ErrorObject, segments: readonly string[], bodyType
   }
   const target = goType(schema);
   const kind = jsonKind(error.data, String(schema.type));
-  return segments.length
-    ? `json: cannot unmarshal ${kind} into Go struct field ${bodyType}.${segments.join('.')} of type ${target}`
-    : `json: cannot unmarshal ${kind} into Go value of type ${target === 'struct' ? bodyType : target}`;
+  const fields = segments.filter((segment) => !/^\d+$/.test(segment));
+  if (fields.length > 0) {
+    const struct = naming.discriminator ? '' : (naming.type ?? '');
+    return `json: cannot unmarshal ${kind} into Go struct field ${struct}.${fields.join('.')} of type ${target}`;
+  }
+  return `json: cannot unmarshal ${kind} into Go value of type ${rootType(naming, segments.length > 0, target)}`;
+}
+
+function rootType(naming: BodyNaming, isItem: boolean, target: string): string {
+  if (naming.discriminator && (isItem || !naming.isList)) {
+    const goField = naming.discriminator.charAt(0).toUpperCase() + naming.discriminator.slice(1).replace(/Id$/, 'ID');
+    return `struct { ${goField} string "json:\\"${naming.discriminator}\\"" }`;
+  }
+  if (naming.discriminator) return '[]json.RawMessage';
+  return target === 'struct' && naming.type ? `rest_model.${naming.type}` : target;
 }
 
 function jsonKind(value: unknown, targetType: string): string {
@@ -175,6 +234,7 @@ function jsonKind(value: unknown, targetType: string): string {
 }
 
 function goType(schema: Record<string, unknown>): string {
+  if (typeof schema[goTypeKeyword] === 'string') return schema[goTypeKeyword];
   switch (schema.type) {
     case 'string':
       return 'string';

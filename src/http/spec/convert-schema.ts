@@ -13,6 +13,8 @@ export type JsonSchema = Record<string, unknown>;
 
 /** The custom ajv keyword that reports a missing or unknown discriminator value (see operation-validators.ts). */
 export const discriminatorKeyword = 'x-go-discriminator';
+/** An annotation (not a check) naming the Go type a definition decodes into, where it is a named type. */
+export const goTypeKeyword = 'x-go-type';
 /** The custom ajv keyword for the Go integer type a number must fit (32 or 64 bits), as the decoder requires. */
 export const integerBitsKeyword = 'x-go-integer-bits';
 export interface DiscriminatorRule {
@@ -75,13 +77,33 @@ export function convertDefinitions(ctx: ConvertContext): Record<string, JsonSche
   for (const [name, schema] of Object.entries(ctx.definitions)) {
     const discriminator = ctx.discriminated.get(name);
     if (!discriminator) {
-      out[name] = convertSchema(schema, ctx);
+      out[name] = withGoType(convertSchema(schema, ctx), name);
       continue;
     }
     out[`${name}${baseSuffix}`] = withoutDiscriminatorCheck(convertSchema(schema, ctx), discriminator.property);
     out[name] = polymorphic(name, discriminator, ctx);
   }
   return out;
+}
+
+/**
+ * A definition that is not a struct is a named Go type (`rest_model.Password`, `rest_model.SubTags`), which Go's
+ * decoder names when a value does not fit it; the annotation carries the name to the error messages.
+ */
+function withGoType(converted: JsonSchema, name: string): JsonSchema {
+  if (converted.properties !== undefined || converted.type === undefined) return converted;
+  return { ...converted, [goTypeKeyword]: `rest_model.${goTypeName(name)}` };
+}
+
+/** go-swagger's common initialisms (go-openapi/swag), and JWT, which edge-api's generator adds. */
+const goInitialisms = new Set(['ACL', 'API', 'ASCII', 'CPU', 'CSS', 'DNS', 'EOF', 'GUID', 'HTML', 'HTTP', 'HTTPS', 'ID', 'IP', 'JSON', 'JWT', 'LHS', 'QPS', 'RAM', 'RHS', 'RPC', 'SLA', 'SMTP', 'SQL', 'SSH', 'TCP', 'TLS', 'TTL', 'UDP', 'UI', 'UID', 'UUID', 'URI', 'URL', 'UTF8', 'VM', 'XML', 'XMPP', 'XSRF', 'XSS']);
+
+/** The Go type go-swagger generates for a definition: `externalJwtSignerCreate` → `ExternalJWTSignerCreate`. */
+export function goTypeName(definition: string): string {
+  return definition
+    .split(/(?=[A-Z])/)
+    .map((word) => (goInitialisms.has(word.toUpperCase()) ? word.toUpperCase() : `${word.charAt(0).toUpperCase()}${word.slice(1)}`))
+    .join('');
 }
 
 /**

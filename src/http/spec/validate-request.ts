@@ -2,7 +2,7 @@
 // then every parameter in alphabetical order of name, as go-swagger's generated BindRequest binds them, the body
 // included. Only the first problem is reported, as upstream does. Unknown query parameters are never rejected.
 import { bindParameter } from './bind-parameter.js';
-import { firstBodyProblem } from './body-errors.js';
+import { bodyNaming, firstBodyProblem } from './body-errors.js';
 import type { CoercedRequest, FieldCause, OperationSpec, ParameterSpec, RequestParts, RequestValidation } from './contract-types.js';
 import { goList, goQuote } from '../../lib/go-format.js';
 import { defaultMime, isAllowedContentType, isJsonMediaType, negotiateContentType, parseMediaType } from './media-type.js';
@@ -91,10 +91,7 @@ function checkBody(op: OperationSpec, parameter: ParameterSpec, parts: RequestPa
   const shortened = withShortArrays(parts.body);
   const validate = bodyValidator(op)!;
   const [errors, body] = validate(shortened) ? [quick.errors, parts.body] : [validate.errors, shortened];
-  const ref = (parameter.schema as { $ref?: unknown }).$ref;
-  const definition = typeof ref === 'string' ? ref.slice(ref.lastIndexOf('/') + 1) : parameter.name;
-  const bodyType = definition.charAt(0).toUpperCase() + definition.slice(1);
-  const problem = firstBodyProblem(errors ?? [], body, parameter.name, bodyType);
+  const problem = firstBodyProblem(errors ?? [], body, bodyNaming(op, parameter));
   return problem ? { ok: false, cause: problem.cause, kind: problem.kind } : undefined;
 }
 

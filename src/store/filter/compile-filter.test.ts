@@ -4,18 +4,18 @@ import { ALL_IDS, createItemsFixture, matchingIds, type ItemsFixture } from './f
 
 // The fixture is only read, so one database serves the whole file.
 let fixture: ItemsFixture;
-before(() => {
-  fixture = createItemsFixture();
+before(async () => {
+  fixture = await createItemsFixture();
 });
 after(async () => {
-  await fixture.db.destroy();
+  await fixture.close();
 });
 
 /** Each case: filter → ids it must match (rows: a alpha, b Beta, c gamma ray, d NULL name, e delta"quote, f "5"). */
 function expectMatches(cases: Array<[filter: string, ids: string[]]>): void {
   for (const [filter, ids] of cases) {
     it(`${filter} → [${ids.join(', ')}]`, async () => {
-      assert.deepEqual(await matchingIds(fixture.db, filter), ids);
+      assert.deepEqual(await matchingIds(fixture, filter), ids);
     });
   }
 }
@@ -241,11 +241,11 @@ describe('whitespace and empty filters', () => {
 describe('long filters', () => {
   it('runs a chain of 3000 or-terms within SQLite expression depth limits', async () => {
     const filter = Array.from({ length: 3000 }, (_, index) => `cost = ${index + 100}`).join(' or ') + ' or cost = 0';
-    assert.deepEqual(await matchingIds(fixture.db, filter), ['d']);
+    assert.deepEqual(await matchingIds(fixture, filter), ['d']);
   });
 
   it('runs a chain of 3000 and-terms', async () => {
     const filter = Array.from({ length: 3000 }, () => 'isAdmin').join(' and ');
-    assert.deepEqual(await matchingIds(fixture.db, filter), ['a', 'd']);
+    assert.deepEqual(await matchingIds(fixture, filter), ['a', 'd']);
   });
 });

@@ -1,6 +1,12 @@
-// Test support: an in-memory SQLite `items` table with a role-attribute set and tags, plus helpers to run filters.
+// Test support: an `items` table (SQLite in memory, or PostgreSQL: see fixtureDatabaseUrl) with a role-attribute set and tags, plus helpers to run filters.
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { SqlDialect } from '../dialect.js';
+import { postgresDialect } from '../postgres/postgres-dialect.js';
+import { pgNumberTypes } from '../postgres/postgres-store.js';
+import { createScratchSchema } from '../postgres/scratch-schema.js';
+import { toPostgres } from '../postgres/translate-migration.js';
 import { sqliteDialect } from '../sqlite/sqlite-dialect.js';
 import type { ListQuery, ListQuerySql, SymbolTable } from './filter-types.js';
 import { checkListQuery, listQuerySql, type ListParams } from './list-query.js';
@@ -53,25 +59,58 @@ export const ALL_IDS = ['a', 'b', 'c', 'd', 'e', 'f'];
 
 export interface ItemsFixture {
   db: Kysely<ItemsDatabase>;
-  sqlite: Database.Database;
+  dialect: SqlDialect;
+  /** The SQLite connection, for query plans; undefined on PostgreSQL. */
+  sqlite: Database.Database | undefined;
+  close(): Promise<void>;
 }
 
-export function createItemsFixture(): ItemsFixture {
-  const sqlite = new Database(':memory:');
-  sqlite.exec(`
-    CREATE TABLE items (id TEXT PRIMARY KEY, name TEXT, cost INTEGER, is_admin INTEGER, created_at TEXT, tags TEXT);
-    CREATE INDEX items_name ON items(name);
-    CREATE TABLE item_role_attributes (entity_id TEXT NOT NULL REFERENCES items(id), value TEXT NOT NULL);
-    CREATE INDEX item_role_attributes_value ON item_role_attributes(value, entity_id);
-  `);
-  const insertItem = sqlite.prepare('INSERT INTO items VALUES (?, ?, ?, ?, ?, ?)');
-  const insertRole = sqlite.prepare('INSERT INTO item_role_attributes VALUES (?, ?)');
+/**
+ * The database the filter tests run on: PostgreSQL (a fresh schema) when `ZITI_TEST_DATABASE_URL` is set, as
+ * `npm run test:postgres` sets it, else SQLite in memory. The same cases run on both, each dialect compiling them.
+ */
+export const fixtureDatabaseUrl = process.env.ZITI_TEST_DATABASE_URL || undefined;
+
+/** Written once for both databases, as migrations are (PostgreSQL's column words translated the same way). */
+const ITEMS_SCHEMA = [
+  `CREATE TABLE items (id TEXT PRIMARY KEY, name TEXT, cost NUMERIC, is_admin INTEGER, created_at TEXT, tags TEXT)`,
+  `CREATE INDEX items_name ON items(name)`,
+  `CREATE TABLE item_role_attributes (entity_id TEXT NOT NULL REFERENCES items(id), value TEXT NOT NULL)`,
+  `CREATE INDEX item_role_attributes_value ON item_role_attributes(value, entity_id)`,
+];
+
+export async function createItemsFixture(): Promise<ItemsFixture> {
+  const opened = fixtureDatabaseUrl ? await openPostgres(fixtureDatabaseUrl) : openSqlite();
+  const { db } = opened;
+  for (const statement of ITEMS_SCHEMA) await sql.raw(opened.dialect === sqliteDialect ? statement : toPostgres(statement)).execute(db);
   for (const { row, tags, roles } of ITEMS) {
-    insertItem.run(...row, tags === null ? null : JSON.stringify(tags));
-    for (const role of roles) insertRole.run(row[0], role);
+    const [id, name, cost, isAdmin, createdAt] = row;
+    await db.insertInto('items').values({ id, name, cost, is_admin: isAdmin, created_at: createdAt, tags: tags === null ? null : JSON.stringify(tags) }).execute();
+    for (const value of roles) await db.insertInto('item_role_attributes').values({ entity_id: id, value }).execute();
   }
+  return opened;
+}
+
+function openSqlite(): ItemsFixture {
+  const sqlite = new Database(':memory:');
   const db = new Kysely<ItemsDatabase>({ dialect: new SqliteDialect({ database: sqlite }) });
-  return { db, sqlite };
+  return { db, dialect: sqliteDialect, sqlite, close: () => db.destroy() };
+}
+
+async function openPostgres(url: string): Promise<ItemsFixture> {
+  const scratch = await createScratchSchema(url, 'ziti_filter_test');
+  // NUMERIC reads as a number, as the store's pool reads it.
+  const pool = new pg.Pool({ connectionString: scratch.url, max: 2, types: pgNumberTypes });
+  const db = new Kysely<ItemsDatabase>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: postgresDialect,
+    sqlite: undefined,
+    close: async () => {
+      await db.destroy();
+      await scratch.drop();
+    },
+  };
 }
 
 /** Checks a list request and compiles it for SQLite with the listed table aliased `alias`. */
@@ -80,21 +119,23 @@ export function compileSqlite(params: ListParams, target: { alias: string; idCol
   return { ...query, ...listQuerySql(query, target.alias, sqliteDialect.filter) };
 }
 
-/** Compiles `params` against the items table (alias `t`) into a runnable select of ids. */
-export function selectIds(db: Kysely<ItemsDatabase>, params: ListParams, symbols: SymbolTable = ITEM_SYMBOLS) {
-  const query = compileSqlite(params, { alias: 't', symbols });
-  let select = db.selectFrom('items as t').select('t.id').where(query.where);
+/** Compiles `params` for the fixture's database against the items table (alias `t`) into a runnable select of ids. */
+export function selectIds(fixture: ItemsFixture, params: ListParams, symbols: SymbolTable = ITEM_SYMBOLS) {
+  const target = { alias: 't', symbols };
+  const checked = checkListQuery(params, target);
+  const query = { ...checked, ...listQuerySql(checked, target.alias, fixture.dialect.filter) };
+  let select = fixture.db.selectFrom('items as t').select('t.id').where(query.where);
   for (const order of query.orderBy) select = select.orderBy(order);
-  return select.limit(query.limit === 'none' ? -1 : query.limit).offset(query.offset);
+  return select.limit(query.limit === 'none' ? fixture.dialect.unlimited : query.limit).offset(query.offset);
 }
 
 /** Ids of the rows a list request returns, in result order. */
-export async function listIds(db: Kysely<ItemsDatabase>, params: ListParams): Promise<string[]> {
-  const rows = await selectIds(db, params).execute();
+export async function listIds(fixture: ItemsFixture, params: ListParams): Promise<string[]> {
+  const rows = await selectIds(fixture, params).execute();
   return rows.map((row) => row.id);
 }
 
 /** Ids of every row the filter matches (no paging), in id order. */
-export function matchingIds(db: Kysely<ItemsDatabase>, filter: string): Promise<string[]> {
-  return listIds(db, { filter, limit: -1 });
+export function matchingIds(fixture: ItemsFixture, filter: string): Promise<string[]> {
+  return listIds(fixture, { filter, limit: -1 });
 }

@@ -15,13 +15,12 @@ export type FilterSymbol =
   | { kind: 'map'; column: string };
 
 /**
- * A column of another table reached through a foreign key of the listed row, e.g. a terminator's `service.name`:
- * `(SELECT <table>.<column> FROM <table> WHERE <table>.id = <alias>.<foreignKey>)`.
+ * Where a column symbol's value comes from when it is not the listed table's column: a column of another table
+ * reached through a foreign key of the listed row, e.g. a terminator's `service.name`
+ * (`(SELECT <table>.<column> FROM <table> WHERE <table>.id = <alias>.<foreignKey>)`), or a value every row has and
+ * none stores, e.g. an edge router's `connected` (routers never connect to this controller).
  */
-export interface Lookup {
-  table: string;
-  foreignKey: string;
-}
+export type Lookup = { table: string; foreignKey: string } | { value: number };
 
 /** The public symbols of one entity type; any other name is an unknown symbol. */
 export type SymbolTable = Readonly<Record<string, FilterSymbol>>;

@@ -12,36 +12,12 @@ import {
   TableNode,
   ValueNode,
   ValuesNode,
-  type KyselyPlugin,
-  type OperationNode,
-  type PluginTransformQueryArgs,
-  type PluginTransformResultArgs,
-  type QueryResult,
-  type RootOperationNode,
-  type UnknownRow,
 } from 'kysely';
-
-/** Lists up to this long keep one parameter per value, as short lists plan best that way. */
-export const LONG_LIST = 100;
+import { joinedValues, LONG_LIST, TransformingPlugin } from '../long-value-lists.js';
 
 type Scalar = string | number | null;
 
 const isScalar = (value: unknown): value is Scalar => value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
-
-/** The values of `sql.join(values)`: a raw node whose children alternate values and one `, ` separator. */
-function joinedValues(node: OperationNode): unknown[] | undefined {
-  if (!RawNode.is(node) || node.parameters.length < 2 * LONG_LIST + 1) return undefined;
-  const values: unknown[] = [];
-  for (const [index, child] of node.parameters.entries()) {
-    if (index % 2 === 0) {
-      if (!ValueNode.is(child)) return undefined;
-      values.push(child.value);
-    } else if (!RawNode.is(child) || child.parameters.length > 0 || child.sqlFragments.join('') !== ', ') {
-      return undefined;
-    }
-  }
-  return values;
-}
 
 const QUANTIFIED = { in: ['=', 'ANY'], 'not in': ['<>', 'ALL'] } as const;
 
@@ -98,14 +74,8 @@ class LongListTransformer extends OperationNodeTransformer {
   }
 }
 
-export class LongValueListsPlugin implements KyselyPlugin {
-  readonly #transformer = new LongListTransformer();
-
-  transformQuery({ node }: PluginTransformQueryArgs): RootOperationNode {
-    return this.#transformer.transformNode(node);
-  }
-
-  transformResult({ result }: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    return Promise.resolve(result);
+export class LongValueListsPlugin extends TransformingPlugin {
+  constructor() {
+    super(new LongListTransformer());
   }
 }

@@ -12,6 +12,10 @@ const jsonAt = (column: RawBuilder<unknown>, keys: readonly string[]) => sql`(CA
 export const postgresDialect: SqlDialect = {
   name: 'postgres',
   unlimited: null,
+  rowValue(value) {
+    if (typeof value === 'number') return sql`CAST(${value} AS ${sql.raw(Number.isInteger(value) ? 'BIGINT' : 'DOUBLE PRECISION')})`;
+    return sql`CAST(${value} AS TEXT) COLLATE "C"`;
+  },
   filter: {
     containsText: (haystack, needle) => sql<SqlBool>`strpos(${byteWise(haystack)}, ${byteWise(needle)}) > 0`,
     containsTextIgnoringCase: (haystack, needle) => sql<SqlBool>`strpos(lower(${byteWise(haystack)}), lower(${byteWise(needle)})) > 0`,

@@ -2,6 +2,7 @@
 // the controller on a database they already keep (design part 0).
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
+import { ApiError } from '../../errors/api-error.js';
 import { registerDialect } from '../connection.js';
 import { migrate, type Migration } from '../migrations/migrate.js';
 import type { Database as Schema } from '../schema.js';
@@ -27,14 +28,14 @@ const MIGRATION_LOCK = 0x5a495449; // "ZITI"
 /** BIGINT (int8) and NUMERIC, which pg reads as strings, read as numbers, as SQLite's driver reads its integers. */
 const NUMBER_TYPES: ReadonlySet<number> = new Set([20, 1700]);
 
-const types: pg.CustomTypesConfig = {
+export const pgNumberTypes: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
     NUMBER_TYPES.has(oid) ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
 export async function openPostgresStore({ url, migrations, poolSize = 10 }: PostgresStoreOptions): Promise<Store> {
   await migrateUnderLock(url, migrations);
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types });
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgNumberTypes });
   // An idle connection the server closed must not take the process down; the next query opens another.
   pool.on('error', () => undefined);
   // The policy engine's delta (policy-links.ts) lives in a temporary table of each connection, emptied at every
@@ -111,7 +112,7 @@ async function readClusterGeneration(db: Kysely<Schema>): Promise<number> {
 
 /** Migrates on a connection of its own, under an advisory lock: instances starting together migrate once. */
 async function migrateUnderLock(url: string, migrations: readonly Migration[]): Promise<void> {
-  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1, types }) }) });
+  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1, types: pgNumberTypes }) }) });
   registerDialect(db, postgresDialect);
   try {
     await db.connection().execute(async (connection) => {
@@ -132,8 +133,21 @@ async function translateErrors<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    throw toStoreError(error) ?? error;
+    throw toStoreError(error) ?? unstorableText(error) ?? error;
   }
+}
+
+/** SQLSTATEs for text PostgreSQL cannot hold: U+0000 in `text` (22021) or in `jsonb` (22P05). */
+const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
+
+/**
+ * PostgreSQL text cannot hold U+0000, which SQLite (and upstream's bolt) store like any character: a request that
+ * carries one, in a body or an id, is refused as invalid rather than failing as a server error. No row can hold it,
+ * so a lookup by such a value would have found nothing anyway.
+ */
+function unstorableText(error: unknown): ApiError | undefined {
+  if (!(error instanceof pg.DatabaseError) || !UNSTORABLE_TEXT.has(error.code ?? '')) return undefined;
+  return ApiError.withMessage('COULD_NOT_VALIDATE', 'text with a NUL character (U+0000) cannot be stored in PostgreSQL');
 }
 
 /** SQLSTATE class 23 (integrity constraint violation) codes pg reports. */

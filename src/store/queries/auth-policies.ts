@@ -7,26 +7,22 @@ export async function authPolicyExists(db: Db, id: string): Promise<boolean> {
   return (await typed(db).selectFrom('auth_policies').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
 }
 
-/** The identities that use a policy, by id. */
-export async function identitiesUsingAuthPolicy(db: Db, policyId: string): Promise<string[]> {
-  const rows = await typed(db).selectFrom('identities').select('id').where('auth_policy_id', '=', policyId).orderBy('id').execute();
-  return rows.map((row) => row.id);
+/** The identity with the lowest id that uses a policy, if any. */
+export async function firstIdentityUsingAuthPolicy(db: Db, policyId: string): Promise<string | undefined> {
+  const row = await typed(db).selectFrom('identities').select('id').where('auth_policy_id', '=', policyId).orderBy('id').limit(1).executeTakeFirst();
+  return row?.id;
 }
 
-/** The policies that name a signer: as an allowed primary signer or as the required secondary one, by id. */
-export async function authPoliciesNamingSigner(db: Db, signerId: string): Promise<string[]> {
-  const rows = await typed(db)
-    .selectFrom('auth_policies')
-    .select('id')
-    .where((eb) =>
-      eb.or([
-        eb('secondary_require_ext_jwt_signer', '=', signerId),
-        eb('id', 'in', eb.selectFrom('auth_policy_primary_ext_jwt_allowed_signers').select('entity_id').where('value', '=', signerId)),
-      ]),
-    )
-    .orderBy('id')
-    .execute();
-  return rows.map((row) => row.id);
+/** The policies that allow a signer for primary logins, by id. */
+export async function authPoliciesAllowingSigner(db: Db, signerId: string): Promise<string[]> {
+  const rows = await typed(db).selectFrom('auth_policy_primary_ext_jwt_allowed_signers').select('entity_id').where('value', '=', signerId).orderBy('entity_id').execute();
+  return rows.map((row) => row.entity_id);
+}
+
+/** The policy with the lowest id that requires a signer as its secondary factor, if any. */
+export async function firstAuthPolicyRequiringSigner(db: Db, signerId: string): Promise<string | undefined> {
+  const row = await typed(db).selectFrom('auth_policies').select('id').where('secondary_require_ext_jwt_signer', '=', signerId).orderBy('id').limit(1).executeTakeFirst();
+  return row?.id;
 }
 
 /** An identity with what its auth policy says about logging in (stored 0/1 flags as they are). */

@@ -27,10 +27,8 @@ export async function configTypeNames(db: Db, ids: readonly string[]): Promise<M
   return new Map(rows.map((row) => [row.id, row.name]));
 }
 
-/** The configs of a type, by id. */
-export async function configsOfType(db: Db, configTypeId: string): Promise<string[]> {
-  const rows = await typed(db).selectFrom('configs').select('id').where('config_type_id', '=', configTypeId).orderBy('id').execute();
-  return rows.map((row) => row.id);
+export async function hasConfigsOfType(db: Db, configTypeId: string): Promise<boolean> {
+  return (await typed(db).selectFrom('configs').select('id').where('config_type_id', '=', configTypeId).limit(1).executeTakeFirst()) !== undefined;
 }
 
 /** Each of these configs that exists, with its type's id and name. */

@@ -46,6 +46,11 @@ async function writeSets(tx: Db, ownerId: string, sets: readonly SetRows[], repl
   }
 }
 
+/** Whether a row other than `exceptId` holds `value` in `column`. */
+export async function isValueTaken(db: Db, table: TableName, column: string, value: unknown, exceptId: string): Promise<boolean> {
+  return (await dynamic(db).selectFrom(table).select('id').where(column, '=', value).where('id', '!=', exceptId).executeTakeFirst()) !== undefined;
+}
+
 export interface RowPage {
   rows: Row[];
   totalCount: number;
@@ -94,7 +99,7 @@ export async function listInlineRows(db: Db, rows: readonly Row[], query: ListQu
   if (rows.length === 0) return { rows: [], totalCount: 0 };
   const dialect = dialectOf(db);
   const { where, orderBy } = listQuerySql(query, LISTED, dialect.filter);
-  const selects = rows.map((row) => sql`SELECT ${sql.join(Object.entries(row).map(([column, value]) => sql`${value} AS ${sql.ref(column)}`))}`);
+  const selects = rows.map((row) => sql`SELECT ${sql.join(Object.entries(row).map(([column, value]) => sql`${dialect.rowValue(value)} AS ${sql.ref(column)}`))}`);
   const from = dynamic(db).selectFrom(sql`(${sql.join(selects, sql` UNION ALL `)})`.as(LISTED)).where(where);
   const counted = await from.select(sql<number>`count(*)`.as('n')).executeTakeFirst();
   let select = from.selectAll(LISTED);

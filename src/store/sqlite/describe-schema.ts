@@ -1,7 +1,10 @@
 // What the migrations built, read back from SQLite's catalogue: the source of the typed schema (src/store/schema.ts)
 // and what the store tests compare with PostgreSQL's catalogue.
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
 import type { ColumnDescription, TableDescription } from '../describe-schema.js';
+import { migrate, type Migration } from '../migrations/migrate.js';
+import type { Db } from '../store.js';
 
 interface ColumnInfo {
   name: string;
@@ -32,4 +35,16 @@ export function describeSqliteSchema(database: Database.Database): TableDescript
     });
     return { name, isView: type === 'view', columns };
   });
+}
+
+/** The tables and views the migrations build together, read from a fresh in-memory SQLite database. */
+export async function migratedSqliteSchema(migrations: readonly Migration[]): Promise<TableDescription[]> {
+  const database = new Database(':memory:');
+  const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database }) });
+  try {
+    await migrate(db as Db, migrations);
+    return describeSqliteSchema(database);
+  } finally {
+    await db.destroy();
+  }
 }

@@ -8,17 +8,8 @@ import {
   RawNode,
   ValueNode,
   ValuesNode,
-  type KyselyPlugin,
-  type OperationNode,
-  type PluginTransformQueryArgs,
-  type PluginTransformResultArgs,
-  type QueryResult,
-  type RootOperationNode,
-  type UnknownRow,
 } from 'kysely';
-
-/** Lists up to this long keep one variable per value: the plans and statement cache of short lists stay as they were. */
-export const LONG_LIST = 100;
+import { joinedValues, LONG_LIST, TransformingPlugin } from '../long-value-lists.js';
 
 type JsonScalar = string | number | boolean | null;
 
@@ -33,21 +24,6 @@ function jsonList(values: readonly unknown[], parenthesized: boolean): RawNode |
   if (!values.every(isJsonScalar)) return undefined;
   const [open, close] = parenthesized ? ['(', ')'] : ['', ''];
   return RawNode.create([`${open}SELECT value FROM json_each(`, `)${close}`], [ValueNode.create(JSON.stringify(values))]);
-}
-
-/** The values of `sql.join(values)`: a raw node whose children alternate values and one `, ` separator. */
-function joinedValues(node: OperationNode): unknown[] | undefined {
-  if (!RawNode.is(node) || node.parameters.length < 2 * LONG_LIST + 1) return undefined;
-  const values: unknown[] = [];
-  for (const [index, child] of node.parameters.entries()) {
-    if (index % 2 === 0) {
-      if (!ValueNode.is(child)) return undefined;
-      values.push(child.value);
-    } else if (!RawNode.is(child) || child.parameters.length > 0 || child.sqlFragments.join('') !== ', ') {
-      return undefined;
-    }
-  }
-  return values;
 }
 
 const IN_OPERATORS = new Set(['in', 'not in']);
@@ -92,14 +68,8 @@ class LongListTransformer extends OperationNodeTransformer {
   }
 }
 
-export class LongValueListsPlugin implements KyselyPlugin {
-  readonly #transformer = new LongListTransformer();
-
-  transformQuery({ node }: PluginTransformQueryArgs): RootOperationNode {
-    return this.#transformer.transformNode(node);
-  }
-
-  transformResult({ result }: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    return Promise.resolve(result);
+export class LongValueListsPlugin extends TransformingPlugin {
+  constructor() {
+    super(new LongListTransformer());
   }
 }

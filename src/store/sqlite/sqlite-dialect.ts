@@ -16,6 +16,7 @@ const JSON_TYPES: Readonly<Record<Exclude<MapValueKind, 'any' | 'bool'>, string[
 export const sqliteDialect: SqlDialect = {
   name: 'sqlite',
   unlimited: -1,
+  rowValue: (value) => sql.val(value),
   filter: {
     containsText: (haystack, needle) => sql<SqlBool>`instr(${haystack}, ${needle}) > 0`,
     // SQLite's lower() folds ASCII letters only; both sides are folded the same way.

@@ -402,7 +402,9 @@ describe('third-party CAs, certificate enrollment and certificate login over TLS
       assertTlsError(await extendVerify(client, other.authenticatorId, session, other.certificate.certPem), 401, 'UNAUTHORIZED');
       assertTlsError(await extend(client, 'no-such-authenticator', session, certificate, csr.csrPem), 404, 'NOT_FOUND');
       assertTlsError(await extend(client, authenticatorId, session, certificate, 'not a csr'), 400, 'COULD_NOT_PROCESS_CSR');
-      assertTlsError(await extendVerify(client, authenticatorId, session, certificate.certPem), 409, 'CAN_NOT_UPDATE_AUTHENTICATOR');
+      const nothingWaiting = await extendVerify(client, authenticatorId, session, certificate.certPem);
+      assertTlsError(nothingWaiting, 409, 'CAN_NOT_UPDATE_AUTHENTICATOR');
+      assert.equal((nothingWaiting.json as { error: { cause?: unknown } }).error.cause, undefined, 'upstream gives no cause');
 
       const user = await createUser(t, admin);
       const passwordSession = await login(t, user.username, user.password);

@@ -191,10 +191,17 @@ describe('identity enrollment over TLS (ott, updb), as the C SDK does it', () =>
       const url = `${CLIENT}/enroll?method=ott&token=${identity.token}`;
       const post = (payload: string, contentType = 'text/plain') => t.call({ method: 'POST', url, headers: { 'content-type': contentType, accept: 'application/json' }, payload });
       const csr = await cSdkCsr(ecKey, identity.id);
-      assertError(await post('garbage'), 400, 'COULD_NOT_PROCESS_CSR');
+      // Upstream's words (common/cert ParseCsrPem) for a CSR that is not PEM, empty, or followed by more.
+      const refusal = async (payload: string) => {
+        const result = await post(payload);
+        assertError(result, 400, 'COULD_NOT_PROCESS_CSR');
+        return (result.body as { error: { cause: { message: string } } }).error.cause.message;
+      };
+      assert.equal(await refusal('garbage'), 'could not decode csrPem as PEM');
+      assert.equal(await refusal(''), 'csrPem must not be null or empty');
+      assert.equal(await refusal(csr + csr), 'unexpected PEM blocks at end of CSR');
       assertError(await post('-----BEGIN CERTIFICATE REQUEST-----\nAAAA\n-----END CERTIFICATE REQUEST-----\n'), 400, 'COULD_NOT_PROCESS_CSR');
       assertError(await post(tamperedCsr(csr)), 400, 'COULD_NOT_PROCESS_CSR');
-      assertError(await post(csr + csr), 400, 'COULD_NOT_PROCESS_CSR');
       // A JSON body is not a CSR (reference §3.3).
       assertError(await post(JSON.stringify({ token: identity.token, clientCsr: csr }), 'application/json'), 400, 'COULD_NOT_PROCESS_CSR');
       assertError(await post(csr, 'application/pkcs10'), 400, 'INVALID_CONTENT_TYPE');
@@ -287,10 +294,12 @@ describe('identity enrollment over TLS (ott, updb), as the C SDK does it', () =>
       const identity = await identityWithEnrollment({ updb: username('c') }, 'updb');
       const generic = `${CLIENT}/enroll?method=updb&token=${identity.token}`;
       const specific = `${CLIENT}/enroll/updb?token=${identity.token}`;
-      for (const url of [generic, specific]) {
+      // The contract's path has an inline body schema, whose fields go-swagger names after the body parameter
+      // (its length limits); a missing password is the enrollment's own refusal.
+      for (const [url, field] of [[generic, 'password'], [specific, 'updbCredentials.password']] as const) {
         assertError(await t.call({ method: 'POST', url, payload: {} }), 400, 'COULD_NOT_VALIDATE', 'password');
-        assertError(await t.call({ method: 'POST', url, payload: { password: 'abcd' } }), 400, 'COULD_NOT_VALIDATE', 'password');
-        assertError(await t.call({ method: 'POST', url, payload: { password: 'x'.repeat(101) } }), 400, 'COULD_NOT_VALIDATE', 'password');
+        assertError(await t.call({ method: 'POST', url, payload: { password: 'abcd' } }), 400, 'COULD_NOT_VALIDATE', field);
+        assertError(await t.call({ method: 'POST', url, payload: { password: 'x'.repeat(101) } }), 400, 'COULD_NOT_VALIDATE', field);
       }
       // A number where the contract declares a string fails while decoding (as upstream's JSON decoder does).
       assertError(await t.call({ method: 'POST', url: specific, payload: { password: 12345 } }), 400, 'COULD_NOT_PARSE_BODY');

@@ -255,6 +255,10 @@ describe('posture responses and posture evaluation', () => {
       assert.deepEqual(data.mac, { lastUpdatedAt: at, postureCheckId: mac, timedOut: false, addresses: ['112233445566', 'aabbccddeeff'] });
       assert.deepEqual(data.domain, { lastUpdatedAt: null, postureCheckId: '', timedOut: false, domain: null });
       assert.deepEqual(data.processes, [{ lastUpdatedAt: at, postureCheckId: 'p', timedOut: false, binaryHash: 'abcd', isRunning: true, signerFingerprints: ['ef'] }]);
+      // A stopped process without a hash shows neither (upstream's omitempty).
+      await report(token, { id: 'p', typeId: 'PROCESS', path: '/bin/agent', isRunning: false, hash: '', signerFingerprints: [] });
+      const stopped = (await t.call({ method: 'GET', url: `${management}/identities/${user.id}/posture-data`, token: admin })).body as { data: { processes: unknown[] } };
+      assert.deepEqual(stopped.data.processes, [{ lastUpdatedAt: at, postureCheckId: 'p', timedOut: false, signerFingerprints: [] }]);
       assert.deepEqual(data.apiSessionPostureData, {
         [apiSessionId]: {
           endpointState: { unlockedAt: null, wokenAt: at },

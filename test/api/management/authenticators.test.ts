@@ -193,6 +193,10 @@ describe('authenticators', () => {
         assert.deepEqual((list.body as { data: Authenticator[] }).data.map((a) => a.id), [alice.authenticatorId]);
         const own = await t.call({ method: 'GET', url: `/edge/${api}/v1/current-identity/authenticators/${alice.authenticatorId}`, token: aliceToken });
         assert.equal(own.status, 200);
+        // Linked only to itself under current-identity, as upstream v1.1.8 answers.
+        const self = { self: { href: `./current-identity/authenticators/${alice.authenticatorId}` } };
+        assert.deepEqual((own.body as { data: { _links: unknown } }).data._links, self);
+        assert.deepEqual((list.body as { data: Array<{ _links: unknown }> }).data[0]!._links, self);
         const foreign = await t.call({ method: 'GET', url: `/edge/${api}/v1/current-identity/authenticators/${bob.authenticatorId}`, token: aliceToken });
         assertError(foreign, 404, 'NOT_FOUND');
       }
@@ -204,6 +208,8 @@ describe('authenticators', () => {
       const url = `/edge/client/v1/current-identity/authenticators/${user.authenticatorId}`;
       const wrong = await t.call({ method: 'PATCH', url, token: userToken, payload: { currentPassword: 'not-the-password', password: 'new-password-1' } });
       assertError(wrong, 401, 'UNAUTHORIZED', 'currentPassword');
+      assert.equal((wrong.body as { error: { cause: { reason: string; value: string } } }).error.cause.reason, 'invalid current password');
+      assert.equal((wrong.body as { error: { cause: { reason: string; value: string } } }).error.cause.value, '******', 'never echoed');
       assertError(await t.call({ method: 'PATCH', url, token: userToken, payload: { password: 'new-password-1' } }), 400, 'COULD_NOT_VALIDATE', 'currentPassword');
       const ok = await t.call({ method: 'PATCH', url, token: userToken, payload: { currentPassword: user.password, password: 'new-password-1' } });
       assert.equal(ok.status, 200, ok.text);

@@ -105,6 +105,11 @@ describe('certificate authorities', () => {
       const cause = (again.body as { error: { cause: { reason: string; value: string } } }).error.cause;
       assert.match(cause.reason, /^certificate already used as CA /);
       assert.equal(cause.value, testCa.certPem, 'the value is the PEM sent, as upstream shows it');
+      // The CA's own checks come before the name's, as in upstream's manager: a copy is refused on its certificate.
+      const { id } = await createCa();
+      const original = await detail(id);
+      const copy = await t.call({ method: 'POST', url: `${base}/cas`, token, payload: { ...caBody(testCa), name: original.name, certPem: original.certPem } });
+      assertError(copy, 400, 'COULD_NOT_VALIDATE', 'certPem');
     });
 
     it('refuses a duplicate name and the SCHEME matcher outside SAN_URI', async () => {

@@ -257,8 +257,25 @@ describe('edge routers', () => {
       assert.ok(data.length > 0);
       assert.equal(data.some((r) => r.name === 'only-transit' || r.name === 'transit-taken'), false);
       assert.deepEqual([...meta.filterableFields].sort(), [
-        'cost', 'createdAt', 'disabled', 'fingerprint', 'id', 'isSystem', 'isTunnelerEnabled', 'isVerified', 'name', 'noTraversal', 'roleAttributes', 'tags', 'updatedAt',
+        'connected', 'cost', 'createdAt', 'disabled', 'fingerprint', 'id', 'isSystem', 'isTunnelerEnabled', 'isVerified', 'name', 'noTraversal', 'online',
+        'roleAttributes', 'tags', 'updatedAt',
       ]);
+    });
+
+    it('filters and sorts by connected and online as upstream answers for routers that never connected', async () => {
+      const router = await createEdgeRouter({ name: 'live-state' });
+      const scope = ' and name = "live-state"';
+      for (const symbol of ['connected', 'online']) {
+        assert.deepEqual((await list(`${symbol} = false${scope}`)).map((r) => r.id), [router], symbol);
+        assert.deepEqual(await list(`${symbol} = true${scope}`), [], symbol);
+        assert.deepEqual(await list(`${symbol} = null${scope}`), [], symbol);
+        assert.deepEqual((await list(`not ${symbol}${scope} sort by ${symbol} desc, name`)).map((r) => r.id), [router], symbol);
+        const sorted = await t.call({ method: 'GET', url: `${BASE}?sort=${encodeURIComponent(`${symbol} asc`)}&limit=1`, token });
+        assert.equal(sorted.status, 200, sorted.text);
+      }
+      const mistyped = await t.call({ method: 'GET', url: `${BASE}?filter=${encodeURIComponent('connected = "x"')}`, token });
+      assertError(mistyped, 400, 'INVALID_FILTER');
+      assert.equal((mistyped.body as { error: { cause: { message: string } } }).error.cause.message, 'operation connected = x is not supported with operands types bool, string');
     });
 
     it('filters by cost, by the tunneler flag and by role attributes', async () => {

@@ -89,6 +89,30 @@ describe('policy and entity sub-lists, read from the link tables', () => {
     assert.deepEqual(await listed(`identities/${ids.i3}/edge-routers`), []);
   });
 
+  it('filters service policies by the identities and services they select (set symbols, as upstream)', async () => {
+    const filtered = async (filter: string) => listed(`service-policies?limit=-1&filter=${encodeURIComponent(filter)}`);
+    assert.deepEqual(await filtered(`anyOf(identities) = "${ids.i1}"`), sorted('dial'));
+    assert.deepEqual(await filtered(`anyOf(identities) = "${ids.i2}"`), sorted('dial', 'bind'));
+    assert.deepEqual(await filtered(`anyOf(services) = "${ids.s2}"`), sorted('bind'));
+    assert.deepEqual(await filtered(`anyOf(services) = "${ids.s1}" and count(identities) = 1`), sorted('bind'));
+    const misused = await get(`service-policies?filter=${encodeURIComponent('identities = "x"')}`);
+    assertError(misused, 400, 'INVALID_FILTER');
+    assert.match(misused.text, /symbol 'identities' is a set symbol but is used in non-set function context/);
+  });
+
+  it('shows services listed under another entity without the caller\'s permissions, as upstream\'s detail lister', async () => {
+    for (const path of [`identities/${ids.i2}/services`, `service-policies/${ids.bind}/services`, `service-edge-router-policies/${ids.serp}/services`]) {
+      const result = await get(path);
+      for (const service of (result.body as { data: Array<{ permissions: unknown; postureQueries: unknown }> }).data) {
+        assert.deepEqual(service.permissions, ['Invalid'], `${path}: the stand-in for upstream's nil list`);
+        assert.deepEqual(service.postureQueries, [], `${path}: no placeholder query sets without permissions`);
+      }
+    }
+    // Read directly, the service is the caller's view, placeholder included.
+    const detail = (await get(`services/${ids.s1}`)).body as { data: { postureQueries: Array<{ policyType: string }> } };
+    assert.deepEqual(detail.data.postureQueries.map((query) => query.policyType), ['Invalid']);
+  });
+
   it('lists a service\'s identities (by policyType), edge routers and policies', async () => {
     assert.deepEqual(await listed(`services/${ids.s1}/identities`), sorted('i1', 'i2'));
     assert.deepEqual(await listed(`services/${ids.s1}/identities?policyType=dial`), sorted('i1', 'i2'));

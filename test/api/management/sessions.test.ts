@@ -71,11 +71,11 @@ describe('management sessions', () => {
       assertError(await t.call({ method: 'GET', url: `${management}/sessions?filter=${encodeURIComponent('anyOf(servicePolicies) = "x"')}`, token: admin }), 400, 'INVALID_FILTER');
     });
 
-    it('shows a session with its service policies', async () => {
+    it('shows a session with its service policies: none while no posture check exists, as upstream evaluates none', async () => {
       const result = await t.call({ method: 'GET', url: `${management}/sessions/${one.dial.id}`, token: admin });
       assert.equal(result.status, 200, result.text);
       const data = (result.body as { data: SessionBody }).data;
-      assert.deepEqual(data.servicePolicies?.map((p) => p.id), [one.policies.Dial]);
+      assert.deepEqual(data.servicePolicies, []);
       assertError(await t.call({ method: 'GET', url: `${management}/sessions/unknown`, token: admin }), 404, 'NOT_FOUND');
     });
 

@@ -1,7 +1,5 @@
 // What an enrolled identity sees through the client API (services with configs, edge routers, service updates,
-// terminators), the client API's admin-only service writes, and the client operations ours does not build yet
-// (sessions, posture responses, MFA).
-import { randomUUID } from 'node:crypto';
+// terminators) and the client API's admin-only service writes. Sessions, posture and MFA have files of their own.
 import { sequence } from '../steps.js';
 import { builtInConfigType } from './entities.js';
 import { enrolledIdentity } from './fixtures.js';
@@ -53,37 +51,5 @@ export const client = [
     await session.get('/current-api-session/service-updates');
     await s.client.delete(`/services/${web}`);
     await session.get('/services');
-  }),
-  sequence('client-sessions-and-posture', async (s) => {
-    const service = await s.create('session-service', '/services', { name: 'session-service', encryptionRequired: true, roleAttributes: ['sessions'] });
-    await s.create('session-dial', '/service-policies', { name: 'session-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#session-clients'], serviceRoles: ['#sessions'] });
-    await enrolledIdentity(s, 'session-identity', ['session-clients']);
-    const session = s.as('session-identity').client;
-    const created = await session.post('/sessions', { body: { serviceId: service, type: 'Dial' } });
-    s.name(created.data?.id, 'session');
-    s.name(created.data?.token, 'session-token');
-    await session.post('/sessions', { body: { serviceId: 'no-such-service', type: 'Dial' } });
-    await session.post('/sessions', { body: { serviceId: service, type: 'Bind' } });
-    await session.get('/sessions');
-    await session.get(`/sessions/${created.data?.id}`);
-    await s.get('/sessions');
-    await s.get(`/sessions/${created.data?.id}`);
-    await s.get(`/sessions/${created.data?.id}/route-path`);
-    await session.delete(`/sessions/${created.data?.id}`);
-    await s.delete('/sessions/no-such-id');
-    await session.post('/posture-response', { body: { id: randomUUID(), typeId: 'OS', type: 'Linux', version: '6.1.0' } });
-    await session.post('/posture-response-bulk', { body: [{ id: randomUUID(), typeId: 'MAC', macAddresses: ['00:11:22:33:44:55'] }] });
-  }),
-  sequence('client-mfa', async (s) => {
-    await enrolledIdentity(s, 'mfa-identity');
-    for (const api of [s.as('mfa-identity').client, s.as('mfa-identity').management]) {
-      await api.get('/current-identity/mfa');
-      await api.post('/current-identity/mfa');
-      await api.get('/current-identity/mfa/qr-code', { headers: { accept: '*/*' } });
-      await api.post('/current-identity/mfa/verify', { body: { code: '000000' } });
-      await api.get('/current-identity/mfa/recovery-codes', { headers: { 'mfa-validation-code': '000000' } });
-      await api.post('/current-identity/mfa/recovery-codes', { body: { code: '000000' } });
-      await api.delete('/current-identity/mfa', { headers: { 'mfa-validation-code': '000000' } });
-    }
   }),
 ];

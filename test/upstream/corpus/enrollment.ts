@@ -1,32 +1,19 @@
 // Enrollment as SDKs and routers do it: updb and ott for identities (used, reused, expired, unknown tokens), the
 // legacy /enroll dispatcher, certificate login and extension, API-session certificates, third-party CAs (verify,
 // ottca, auto enrollment), routers (erott, trott, extension), the JWKS and the challenge.
-import type { JsonGeneralName } from '@peculiar/x509';
 import { randomUUID } from 'node:crypto';
 import { createCsr, createTestCa, issueTestCertificate } from '../../support/third-party-ca.js';
-import { newCsr, newKeyPair } from '../../support/test-keys.js';
 import { sequence, type Steps } from '../steps.js';
-import { enrolledIdentity } from './fixtures.js';
+import { enrolledIdentity, routerCsrs } from './fixtures.js';
 
 const hour = 3_600_000;
 /** A token no enrollment has: fixed, so the exchange pairs up between the two runs. */
 const UNKNOWN_TOKEN = '00000000-0000-4000-8000-000000000000';
-const SERVER_SANS: JsonGeneralName[] = [
-  { type: 'dns', value: 'localhost' },
-  { type: 'ip', value: '127.0.0.1' },
-];
 
 async function identityEnrollmentToken(s: Steps, id: string, method: 'ott' | 'updb' | 'ottca'): Promise<string> {
   const token = (await s.get(`/identities/${id}`)).data?.enrollment?.[method]?.token;
   s.name(token, `${method}-token`);
   return String(token);
-}
-
-/** Both CSRs a router sends, the client one named after the router. */
-async function routerCsrs(routerId: string) {
-  const [serverKey, clientKey] = await Promise.all([newKeyPair('rsa'), newKeyPair('ec')]);
-  const subject = `C=US, O=OpenZiti, CN=${routerId}`;
-  return { body: { serverCertCsr: await newCsr(serverKey, subject, SERVER_SANS), certCsr: await newCsr(clientKey, subject, SERVER_SANS) }, clientKey: clientKey.keyPem };
 }
 
 export const enrollment = [
@@ -163,9 +150,12 @@ export const enrollment = [
     s.name(erott, 'erott-token');
     const anonymous = s.client.as('anonymous');
     const edgeCsrs = await routerCsrs(edgeRouter);
+    // The contract's own path, with the client CSR missing (upstream's binding has read the body by then).
     await anonymous.post(`/enroll/erott?token=${erott}`, { body: { serverCertCsr: edgeCsrs.body.serverCertCsr } });
-    const enrolled = await anonymous.post(`/enroll/erott?token=${erott}`, { body: edgeCsrs.body });
-    await anonymous.post(`/enroll/erott?token=${erott}`, { body: edgeCsrs.body });
+    // What `ziti router enroll` sends: the enrollment URL its JWT names.
+    await anonymous.post(`/enroll?method=erott&token=${erott}`, { body: { serverCertCsr: edgeCsrs.body.serverCertCsr } });
+    const enrolled = await anonymous.post(`/enroll?method=erott&token=${erott}`, { body: edgeCsrs.body });
+    await anonymous.post(`/enroll?method=erott&token=${erott}`, { body: edgeCsrs.body });
     await s.get(`/edge-routers/${edgeRouter}`);
     await s.get(`/identities?filter=${encodeURIComponent('name = "enroll-edge-router"')}`);
     const routerCert = { cert: String(enrolled.data?.cert ?? ''), key: edgeCsrs.clientKey };

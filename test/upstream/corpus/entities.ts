@@ -1,7 +1,7 @@
 // The management entities through the generic life-cycle sequence (crud.ts), with bodies as the console and the CLI
 // send them: full field sets, `""`/`null` for what is unset.
 import { createTestCa } from '../../support/third-party-ca.js';
-import type { Steps } from '../steps.js';
+import { sequence, type Steps } from '../steps.js';
 import { crud } from './crud.js';
 
 const hour = 3_600_000;
@@ -65,6 +65,10 @@ export const entities = [
     more: async (s, id) => {
       await s.post(`/edge-routers/${id}/re-enroll`);
       await s.post('/edge-routers/no-such-id/re-enroll');
+      // Live-state symbols: the router never connected to either controller.
+      await s.get(`/edge-routers?filter=${encodeURIComponent('online = false and connected != true')}&sort=${encodeURIComponent('connected desc')}`);
+      await s.get(`/edge-routers?filter=${encodeURIComponent('connected = true or online = null')}`);
+      await s.get(`/edge-routers?filter=${encodeURIComponent('connected = "yes"')}`);
     },
   }),
   crud({
@@ -88,6 +92,11 @@ export const entities = [
     update: () => ({ name: 'sp-renamed', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#all'], serviceRoles: ['#web', '#db'], postureCheckRoles: ['#pc'], tags: {} }),
     patch: () => ({ semantic: 'AllOf' }),
     related: ['identities', 'posture-checks', 'services'],
+    more: async (s) => {
+      await s.get(`/service-policies?filter=${encodeURIComponent('anyOf(identities) = "no-such-identity" or count(services) >= 0')}`);
+      await s.get(`/service-policies?filter=${encodeURIComponent('isEmpty(identities) and isEmpty(services)')}`);
+      await s.get(`/service-policies?filter=${encodeURIComponent('identities = "x"')}`);
+    },
     invalid: () => [
       { name: 'sp-all-mixed', type: 'Dial', semantic: 'AllOf', identityRoles: ['#all', '#a'] },
       { name: 'sp-unknown-id', type: 'Dial', semantic: 'AllOf', serviceRoles: ['@no-such-id'] },
@@ -196,6 +205,22 @@ export const entities = [
     update: () => ({ name: 'ejs-renamed', issuer: 'https://issuer.example', audience: 'ziti', enabled: false, jwksEndpoint: 'https://issuer.example/jwks', tags: {} }),
     patch: () => ({ enabled: true }),
     invalid: () => [{ name: 'ejs-no-key', issuer: 'https://other.example', audience: 'ziti', enabled: true }],
+  }),
+];
+
+/** Configs and config types something still uses: what deleting them does. */
+export const inUse = [
+  sequence('configs-in-use', async (s) => {
+    const type = await s.create('use-type', '/config-types', { name: 'use-type', schema: { type: 'object' } });
+    const config = await s.create('use-config', '/configs', { name: 'use-config', configTypeId: type, data: { port: 1 } });
+    const service = await s.create('use-service', '/services', { name: 'use-service', encryptionRequired: true, configs: [config] });
+    await s.delete(`/config-types/${type}`);
+    await s.delete(`/configs/${config}`);
+    await s.get(`/services/${service}`);
+    await s.get(`/configs/${config}/services`);
+    await s.delete(`/services/${service}`);
+    await s.delete(`/configs/${config}`);
+    await s.delete(`/config-types/${type}`);
   }),
 ];
 

@@ -1,5 +1,5 @@
 // Informational routes of both APIs (specs, capabilities, protocols, controllers, summary), role-attribute and
-// type lists, and the management operations ours does not build yet (database, posture data).
+// type lists.
 import { sequence } from '../steps.js';
 
 export const informational = [
@@ -39,16 +39,5 @@ export const informational = [
     await s.get('/posture-check-types/OS');
     await s.get('/posture-check-types/PROCESS_MULTI');
     await s.get('/posture-check-types/no-such-type');
-  }),
-  sequence('database-and-tracing', async (s) => {
-    await s.post('/database/snapshot');
-    await s.post('/database/check-data-integrity');
-    await s.get('/database/data-integrity-results');
-    await s.post('/database/fix-data-integrity');
-    await s.as('anonymous').post('/database/snapshot');
-    const id = await s.create('posture-data-identity', '/identities', { name: 'posture-data-identity', type: 'User', isAdmin: false });
-    await s.get(`/identities/${id}/posture-data`);
-    await s.get(`/identities/${id}/failed-service-requests`);
-    await s.put(`/identities/${id}/trace`, { body: { enabled: false } });
   }),
 ];
