@@ -69,6 +69,21 @@ export default tseslint.config(
   },
   // Files no boundary below names (app.ts, apis/, settings/, tests, bench, scripts) still keep SQL behind the store.
   { files: ['**/*.ts'], ignores: ['src/store/**'], rules: importRule([APP_DEPS_AS_TYPE, SQL_OUTSIDE_STORE]) },
+  // A `Db` handle is still the query builder underneath (src/store/store.ts), so building a query on it needs no
+  // import: the builder's entry points are refused outside the store as well.
+  {
+    files: ['**/*.ts'],
+    ignores: ['src/store/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'CallExpression[callee.property.name=/^(selectFrom|selectNoFrom|insertInto|replaceInto|updateTable|deleteFrom|mergeInto)$/]',
+          message: SQL_OUTSIDE_STORE.message,
+        },
+      ],
+    },
+  },
   // The scale bench's SQLite tools: a bulk seeder writing a million rows through prepared statements, a read-only
   // second connection counting links during writes, a profiler timing the driver's statements with their plans.
   // (Running the scale phase on PostgreSQL, issue 14 part B, moves the seeder behind the store.)

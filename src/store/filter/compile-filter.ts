@@ -153,8 +153,9 @@ export function compilePredicate(predicate: CheckedPredicate, target: CompileTar
 /** A listed row's column, or a column of another row reached through one of its foreign keys. */
 export function columnExpression(alias: string, column: string, via?: Lookup): Fragment {
   if (!via) return sql.ref(`${alias}.${column}`);
-  // Bound, not written out: a bare integer in ORDER BY would name a result column.
-  if ('value' in via) return sql.val(via.value);
+  // Bound, not written out: a bare integer in ORDER BY would name a result column. Cast, as PostgreSQL gives a bare
+  // parameter no type to compare or sort by.
+  if ('value' in via) return sql`CAST(${via.value} AS INTEGER)`;
   const lookup = `${alias}__${via.foreignKey}`;
   return sql`(SELECT ${sql.ref(`${lookup}.${column}`)} FROM ${sql.table(via.table)} AS ${sql.raw(lookup)} WHERE ${sql.ref(`${lookup}.id`)} = ${sql.ref(`${alias}.${via.foreignKey}`)})`;
 }
