@@ -12,7 +12,6 @@ export interface Database {
   authenticators: AuthenticatorsTable;
   ca_identity_roles: CaIdentityRolesTable;
   cas: CasTable;
-  cluster_generation: ClusterGenerationTable;
   cluster_secrets: ClusterSecretsTable;
   config_types: ConfigTypesTable;
   configs: ConfigsTable;
@@ -164,11 +163,6 @@ export interface CasTable {
   identity_name_format: string | null;
   identity_roles: string | null;
   external_id_claim: string | null;
-}
-
-export interface ClusterGenerationTable {
-  id: number;
-  value: number;
 }
 
 export interface ClusterSecretsTable {

@@ -1,15 +1,12 @@
-// What several controller instances on one database share beyond the model (issue 14): a generation every write
-// transaction moves, so each instance notices the others' commits at its next request; the cluster's PKI and id,
+// What several controller instances on one database share beyond the model (issue 14): the cluster's PKI and id,
 // stored on first start so certificates, enrollment JWTs and sessions from one instance are valid on all; and one
 // heartbeat row per running instance for `GET /controllers`; and clients' posture reports.
 import type { Migration } from './migrate.js';
 
 export const clusterSchema: Migration = {
   version: 16,
-  name: 'cluster generation, PKI, instances and reported posture',
+  name: 'cluster PKI, instances and reported posture',
   statements: [
-    `CREATE TABLE cluster_generation (id INTEGER PRIMARY KEY NOT NULL CHECK (id = 1), value INTEGER NOT NULL)`,
-    `INSERT INTO cluster_generation (id, value) VALUES (1, 0)`,
     // Named PEM texts (root/signing CA certificates and keys, server certificate and key) and the cluster id.
     `CREATE TABLE cluster_secrets (name TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL, updated_at TEXT NOT NULL)`,
     `CREATE TABLE controller_instances (

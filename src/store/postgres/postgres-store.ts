@@ -101,14 +101,24 @@ const SCRATCH_DELTA_TABLE = 'CREATE TEMP TABLE IF NOT EXISTS policy_delta (LIKE 
  * The same statement moves the generation other instances compare at their next request (refresh).
  */
 async function takeWriteLock(tx: Kysely<Schema>): Promise<number> {
-  const row = await tx.updateTable('cluster_generation').set((eb) => ({ value: eb('value', '+', 1) })).where('id', '=', 1).returning('value').executeTakeFirstOrThrow();
-  return row.value;
+  const { rows } = await sql<{ value: number }>`UPDATE cluster_generation SET value = value + 1 WHERE id = 1 RETURNING value`.execute(tx);
+  return rows[0]!.value;
 }
 
 async function readClusterGeneration(db: Kysely<Schema>): Promise<number> {
-  const row = await db.selectFrom('cluster_generation').select('value').where('id', '=', 1).executeTakeFirstOrThrow();
-  return row.value;
+  const { rows } = await sql<{ value: number }>`SELECT value FROM cluster_generation WHERE id = 1`.execute(db);
+  return rows[0]!.value;
 }
+
+/**
+ * The generation row is the store's own machinery, like schema_migrations, rather than a numbered migration: the
+ * PostgreSQL store cannot write without it, whatever migrations it was asked to apply. (SQLite has no need of it:
+ * its data_version tells a connection about other connections' commits.)
+ */
+const CLUSTER_GENERATION = [
+  'CREATE TABLE IF NOT EXISTS cluster_generation (id BIGINT PRIMARY KEY CHECK (id = 1), value BIGINT NOT NULL)',
+  'INSERT INTO cluster_generation (id, value) VALUES (1, 0) ON CONFLICT (id) DO NOTHING',
+];
 
 /** Migrates on a connection of its own, under an advisory lock: instances starting together migrate once. */
 async function migrateUnderLock(url: string, migrations: readonly Migration[]): Promise<void> {
@@ -120,6 +130,7 @@ async function migrateUnderLock(url: string, migrations: readonly Migration[]): 
       await sql`SELECT pg_advisory_lock(${key})`.execute(connection);
       try {
         await translateErrors(() => migrate(connection as Db, migrations, toPostgres));
+        for (const statement of CLUSTER_GENERATION) await sql.raw(statement).execute(connection);
       } finally {
         await sql`SELECT pg_advisory_unlock(${key})`.execute(connection);
       }
