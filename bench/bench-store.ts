@@ -1,12 +1,33 @@
 // The store the bench seeds and reads beside the controller (which must be stopped while seeding): the same
-// store the controller opens from its home, through the store's own query modules.
+// store the controller opens from its home, through the store's own query modules. With BENCH_STORE=postgres each
+// home's data is a fresh schema in BENCH_DATABASE_URL's database, dropped when the run ends.
 import { join } from 'node:path';
 import { openStore } from '../src/store/open-store.js';
+import { createScratchSchema, type ScratchSchema } from '../src/store/postgres/scratch-schema.js';
 import type { Store } from '../src/store/store.js';
+import { onCleanup } from './cleanup.js';
+import { settings } from './settings.js';
+
+const schemas = new Map<string, Promise<ScratchSchema>>();
+
+/** The database URL a controller on `home` is started with; undefined: the SQLite file in the home. */
+export async function databaseUrlFor(home: string): Promise<string | undefined> {
+  if (settings.store !== 'postgres') return undefined;
+  // Read here rather than kept in the settings, which the results file records: the URL may hold a password.
+  const url = process.env.BENCH_DATABASE_URL || process.env.ZITI_TEST_DATABASE_URL;
+  if (!url) throw new Error('BENCH_STORE=postgres needs BENCH_DATABASE_URL (or ZITI_TEST_DATABASE_URL)');
+  let schema = schemas.get(home);
+  if (!schema) {
+    schema = createScratchSchema(url, 'ziti_bench');
+    schemas.set(home, schema);
+    onCleanup(async () => (await schema!).drop());
+  }
+  return (await schema).url;
+}
 
 /** Opens the home's store, runs `work`, and closes it again. */
 export async function withBenchStore<T>(home: string, work: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openStore({ databaseUrl: undefined, databaseFile: join(home, 'ctrl.db') });
+  const store = await openStore({ databaseUrl: await databaseUrlFor(home), databaseFile: join(home, 'ctrl.db') });
   try {
     return await work(store);
   } finally {

@@ -1,7 +1,8 @@
 // Starts the controller under test on a bench home folder, with a known admin password and quiet logs.
 import { ROOT } from './scenario-run.js';
 import { startServer, type ServerProcess } from './server-process.js';
-import { say } from './settings.js';
+import { databaseUrlFor } from './bench-store.js';
+import { say, settings } from './settings.js';
 
 export const ADMIN_USERNAME = 'admin';
 export const ADMIN_PASSWORD = 'Bench-Admin-Password-1!';
@@ -16,6 +17,9 @@ export interface ControllerStart {
 export async function startController(home: string, port: number, options: ControllerStart = {}): Promise<ServerProcess> {
   const started = performance.now();
   const args = ['src/main.ts', '--home', home, '--port', String(port), '--bind', '127.0.0.1'];
+  const databaseUrl = await databaseUrlFor(home);
+  if (databaseUrl) args.push('--database-url', databaseUrl);
+  if (settings.workers > 1) args.push('--workers', String(settings.workers));
   args.push('--password', ADMIN_PASSWORD, '--log-level', 'warn', ...(options.args ?? []));
   const readyPath = '/edge/client/v1/version';
   const stdout = options.stdoutFile ? { stdoutFile: options.stdoutFile } : {};

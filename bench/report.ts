@@ -148,6 +148,7 @@ export function formatReport(run: BenchRun): string {
   const measured = (g: Goal) => (g.measured === undefined ? '-' : g.measured.toFixed(3));
   const lines = [
     `machine: ${machine.cpus} × ${machine.cpuModel}, node ${machine.node}; phases: ${settings.phases.join(', ')}`,
+    `controller: ${settings.store === 'postgres' ? 'PostgreSQL' : 'SQLite'}, ${settings.workers === 1 ? 'one process' : `${settings.workers} worker processes (CPU and RSS: all of them)`}`,
     `load: autocannon, ${settings.connections} connections, ${settings.durationSeconds} s (+${settings.warmupSeconds} s warm-up) per scenario`,
     ...(hashRate ? [`argon2id raw hash rate: ${hashRate.hashesPerSecond.toFixed(0)}/s (${hashRate.inFlight} in flight)`] : []),
     ...(run.controllerRssMb.length ? [`controller RSS when idle: ${run.controllerRssMb.map((r) => `${r.rssMb.toFixed(0)} MB (${r.when})`).join(', ')}`] : []),

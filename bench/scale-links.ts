@@ -4,9 +4,8 @@ import { formatTimestamp } from '../src/lib/clock.js';
 import { policyKinds, type PolicyKind } from '../src/store/queries/policy-tables.js';
 import { countRows, selectMatching } from '../src/store/queries/table-rows.js';
 import { syncPolicy, type PolicyRoles } from '../src/policy/policy-links.js';
-import { migrations } from '../src/store/migrations/index.js';
-import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { Db } from '../src/store/store.js';
+import { withBenchStore } from './bench-store.js';
 
 /** Policies per transaction: large enough that commits cost nothing, small enough to show progress. */
 const POLICIES_PER_TRANSACTION = 100;
@@ -34,9 +33,8 @@ export interface LinkGeneration {
 
 type Progress = (line: string) => void;
 
-export async function generateLinks(dbFile: string, progress: Progress): Promise<LinkGeneration> {
-  const store = await openSqliteStore({ file: dbFile, migrations });
-  try {
+export async function generateLinks(home: string, progress: Progress): Promise<LinkGeneration> {
+  return withBenchStore(home, async (store) => {
     const started = performance.now();
     const msByKind: Record<string, number> = {};
     let policies = 0;
@@ -63,9 +61,7 @@ export async function generateLinks(dbFile: string, progress: Progress): Promise
       rows[table] = await store.read((db) => countRows(db, table));
     }
     return { ms, msByKind, policies, rows };
-  } finally {
-    await store.close();
-  }
+  });
 }
 
 /** Every policy of one kind in the shape the engine's rules hand to syncPolicy (see src/entities/shared/policy-rules.ts). */

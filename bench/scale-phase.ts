@@ -7,7 +7,7 @@ import type { ScenarioResult } from './report.js';
 import { generateLinks, type LinkGeneration } from './scale-links.js';
 import { scaleIdentities, scaleModel, type ScaleModel } from './scale-model.js';
 import { verifyLinks, type LinkCheck } from './scale-verify.js';
-import { measureAttributeChanges, measurePolicyChanges, sqliteLinkCounter, type AttributeChanges, type PolicyChanges } from './scale-writes.js';
+import { measureAttributeChanges, measurePolicyChanges, storeLinkCounter, type AttributeChanges, type PolicyChanges } from './scale-writes.js';
 import * as scenarios from './scenarios.js';
 import type { Scenario } from './scenarios.js';
 import { probeScenario, ROOT, runScenario } from './scenario-run.js';
@@ -45,7 +45,6 @@ export interface ScalePhaseStart {
 const progress = (line: string) => say(line);
 
 export async function runScalePhase(start: ScalePhaseStart): Promise<ScaleResult> {
-  const dbFile = join(start.home, 'ctrl.db');
   const model = scaleModel(settings.scaleFactor);
   say(`scale model (factor ${settings.scaleFactor}): ${JSON.stringify(model)}`);
   const identities = Math.max(start.seededIdentities, model.identities);
@@ -54,12 +53,12 @@ export async function runScalePhase(start: ScalePhaseStart): Promise<ScaleResult
   const identitiesMs = seedMore ? await seedIdentities(start.home, start.seededIdentities, model.identities, seedProgress) : 0;
 
   say('seeding services, edge routers and policies…');
-  const seeded = await seedScaleModel(dbFile, model, progress);
+  const seeded = await seedScaleModel(start.home, model, progress);
   say(`  ${(seeded.ms / 1000).toFixed(1)} s`);
   say('generating links with the policy engine (syncPolicy per policy)…');
-  const links = await generateLinks(dbFile, progress);
+  const links = await generateLinks(start.home, progress);
   say(`  ${(links.ms / 1000).toFixed(1)} s: ${Object.entries(links.rows).map(([table, n]) => `${table} ${n}`).join(', ')}`);
-  const checkAfterSeeding = await checkLinks(dbFile, 'after seeding');
+  const checkAfterSeeding = await checkLinks(start.home, 'after seeding');
 
   const result: ScaleResult = {
     factor: settings.scaleFactor,
@@ -75,18 +74,18 @@ export async function runScalePhase(start: ScalePhaseStart): Promise<ScaleResult
   try {
     result.rssMb.idle = controller.rssMb();
     if (!start.scenarios.some((s) => s.key === 'ceiling')) start.scenarios.push(await measureCeiling(start.home));
-    await measure({ controller, dbFile, seeded, loads: start.scenarios }, result);
+    await measure({ controller, home: start.home, seeded, loads: start.scenarios }, result);
     result.rssMb.peak = controller.peakRssMb();
   } finally {
     await controller.stop();
   }
-  result.checkAfterRun = await checkLinks(dbFile, 'after the measured writes');
+  result.checkAfterRun = await checkLinks(start.home, 'after the measured writes');
   return result;
 }
 
 interface Measured {
   controller: ServerProcess;
-  dbFile: string;
+  home: string;
   seeded: ScaleSeeding;
   /** Where the load scenarios' results go (the run's table). */
   loads: ScenarioResult[];
@@ -134,7 +133,7 @@ export async function measureClientReads(server: ServerProcess, identities: numb
   return { loads, unavailable };
 }
 
-async function measure({ controller, dbFile, seeded, loads }: Measured, result: ScaleResult): Promise<void> {
+async function measure({ controller, home, seeded, loads }: Measured, result: ScaleResult): Promise<void> {
   const adminToken = await loginAdmin(controller.baseUrl, ADMIN_USERNAME, ADMIN_PASSWORD);
   const reads = await measureClientReads(controller, result.identities, 'controller');
   loads.push(...reads.loads);
@@ -150,7 +149,7 @@ async function measure({ controller, dbFile, seeded, loads }: Measured, result: 
   );
 
   say(`5% policy: ${settings.policyChanges} service-role changes…`);
-  const policy = await measurePolicyChanges(controller, adminToken, seeded.ids.fivePercentPolicy, settings.policyChanges, sqliteLinkCounter(dbFile));
+  const policy = await measurePolicyChanges(controller, adminToken, seeded.ids.fivePercentPolicy, settings.policyChanges, await storeLinkCounter(home));
   result.policyChanges = policy;
   for (const step of policy.steps) {
     const rows = `${step.rowsAddedOrDeleted} rows ${step.change === 'add' ? 'inserted' : 'deleted'}`;
@@ -174,9 +173,9 @@ async function measureCeiling(home: string): Promise<ScenarioResult> {
   }
 }
 
-async function checkLinks(dbFile: string, when: string): Promise<LinkCheck> {
+async function checkLinks(home: string, when: string): Promise<LinkCheck> {
   say(`integrity scan ${when}…`);
-  const check = await verifyLinks(dbFile);
+  const check = await verifyLinks(home);
   const verdict = check.differences === 0 ? 'consistent' : `${check.differences} DIFFERENCES, first: ${check.mismatches[0]}`;
   say(`  every derived row checked: ${verdict} (${(check.ms / 1000).toFixed(1)} s)`);
   return check;

@@ -2,8 +2,7 @@
 // (src/database/integrity-scan.ts), the same evaluation the tests check the engine with, over every row.
 import { integrityDifferences } from '../src/database/integrity-scan.js';
 import { systemClock } from '../src/lib/clock.js';
-import { migrations } from '../src/store/migrations/index.js';
-import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { withBenchStore } from './bench-store.js';
 
 export interface LinkCheck {
   ms: number;
@@ -15,13 +14,10 @@ export interface LinkCheck {
 
 const SHOWN = 20;
 
-export async function verifyLinks(dbFile: string): Promise<LinkCheck> {
+export async function verifyLinks(home: string): Promise<LinkCheck> {
   const started = performance.now();
-  const store = await openSqliteStore({ file: dbFile, migrations });
-  try {
+  return withBenchStore(home, async (store) => {
     const found = await integrityDifferences(store, systemClock);
     return { ms: performance.now() - started, differences: found.length, mismatches: found.slice(0, SHOWN) };
-  } finally {
-    await store.close();
-  }
+  });
 }

@@ -1,7 +1,10 @@
 // The scale phase's write measurements: one identity's role attributes flipping, and the 5% policy gaining and
 // losing a service attribute — one request at a time over a kept-alive connection, timed by the client.
-import Database from 'better-sqlite3';
 import https from 'node:https';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { openStore } from '../src/store/open-store.js';
+import { databaseUrlFor } from './bench-store.js';
 import { errorCode, httpsRequest } from './https-client.js';
 import { FIVE_PERCENT, fivePercentPolicy, scaleIdentities } from './scale-model.js';
 import { readMachineBusySeconds, type ServerProcess } from './server-process.js';
@@ -115,22 +118,24 @@ export async function measureAttributeChanges(server: ServerProcess, token: stri
 
 /** How many identity–service rows and links involve the extra attribute's services, read beside the controller. */
 export interface LinkCounter {
-  count(): { rows: number; links: number };
-  close(): void;
+  count(): Promise<{ rows: number; links: number }>;
+  close(): Promise<void>;
 }
 
-/** Our controller's link table, read-only from its SQLite file. */
-export function sqliteLinkCounter(dbFile: string): LinkCounter {
-  const database = new Database(dbFile, { readonly: true });
-  const extraLinks = database.prepare(
-    `SELECT count(*) AS rows, coalesce(sum(dial + bind), 0) AS links FROM identity_services
-     WHERE service_id IN (SELECT entity_id FROM service_role_attributes WHERE value = ?)`,
-  );
-  return { count: () => extraLinks.get(FIVE_PERCENT.extraAttribute) as { rows: number; links: number }, close: () => database.close() };
+/** Our controller's link table, read through a store of its own on the controller's database (SQLite or PostgreSQL). */
+export async function storeLinkCounter(home: string): Promise<LinkCounter> {
+  const store = await openStore({ databaseUrl: await databaseUrlFor(home), databaseFile: join(home, 'ctrl.db') });
+  const count = () =>
+    store.read(async (db) => {
+      const { rows } = await sql<{ rows: number; links: number }>`SELECT count(*) AS rows, coalesce(sum(dial + bind), 0) AS links FROM identity_services
+        WHERE service_id IN (SELECT entity_id FROM service_role_attributes WHERE value = ${FIVE_PERCENT.extraAttribute})`.execute(db);
+      return { rows: Number(rows[0]?.rows ?? 0), links: Number(rows[0]?.links ?? 0) };
+    });
+  return { count, close: () => store.close() };
 }
 
 /** For a controller whose store cannot be read (upstream): the changes are timed, their links not counted. */
-const uncounted: LinkCounter = { count: () => ({ rows: 0, links: 0 }), close: () => undefined };
+const uncounted: LinkCounter = { count: () => Promise.resolve({ rows: 0, links: 0 }), close: () => Promise.resolve() };
 
 /**
  * PATCHes the 5% policy's `serviceRoles`, alternately adding and removing the extra attribute, and counts with
@@ -146,11 +151,11 @@ export async function measurePolicyChanges(server: ServerProcess, token: string,
     const results: PolicyChangeStep[] = [];
     for (let i = 0; i < steps; i++) {
       const change = i % 2 === 0 ? 'add' : 'remove';
-      const before = count();
+      const before = await count();
       const stop = meter(server);
       const reply = await timedPatch(agent, url, token, { serviceRoles: fivePercentPolicy(change === 'add').roles.service_roles });
       const usage = stop();
-      const after = count();
+      const after = await count();
       results.push({
         change,
         status: reply.status,
@@ -171,7 +176,7 @@ export async function measurePolicyChanges(server: ServerProcess, token: string,
       noLinkChangeMs: summarise(baseline).p50Ms,
     };
   } finally {
-    links.close();
+    await links.close();
     agent.destroy();
   }
 }

@@ -1,6 +1,6 @@
-// Seeds the scale model's entities and policies straight into the controller's SQLite file (controller stopped),
-// with the rows and role side tables the API would write; links are left to the engine (bench/scale-links.ts).
-import Database from 'better-sqlite3';
+// Seeds the scale model's entities and policies straight into the controller's store (controller stopped; SQLite
+// or PostgreSQL, through the store's query modules), with the rows and role side tables the API would write; links
+// are left to the engine (bench/scale-links.ts).
 import { hashPassword } from '../src/auth/password.js';
 import { newBase62Id, newShortId } from '../src/lib/ids.js';
 import {
@@ -18,6 +18,9 @@ import {
   type ScaleModel,
   type SeededPolicy,
 } from './scale-model.js';
+import { insertRows, selectRows, updateRows, type Row } from '../src/store/queries/table-rows.js';
+import type { TableName, Store } from '../src/store/store.js';
+import { slices, withBenchStore } from './bench-store.js';
 
 const BATCH = 5_000;
 
@@ -31,132 +34,139 @@ export interface ScaleSeeding {
 
 type Progress = (line: string) => void;
 
-export async function seedScaleModel(dbFile: string, model: ScaleModel, progress: Progress): Promise<ScaleSeeding> {
+export async function seedScaleModel(home: string, model: ScaleModel, progress: Progress): Promise<ScaleSeeding> {
   const started = performance.now();
-  // Hashed before the transaction: argon2 is asynchronous, better-sqlite3 transactions are not.
+  // Hashed before any transaction: argon2 is slow, and the store's write lock is held for a transaction's length.
   const password = await hashPassword(scaleIdentities.password);
-  const database = new Database(dbFile);
-  try {
+  return withBenchStore(home, async (store) => {
     const now = new Date().toISOString();
     const rows: Record<string, number> = {};
-    const inBatches = (kind: string, count: number, write: (index: number) => void) => {
-      const batch = database.transaction((from: number, to: number) => {
-        for (let index = from; index < to; index++) write(index);
-      });
+    const inBatches = async (kind: string, count: number, write: (index: number, add: Add) => void) => {
       for (let from = 0; from < count; from += BATCH) {
-        batch(from, Math.min(from + BATCH, count));
-        if (count > BATCH) progress(`  ${kind}: ${Math.min(from + BATCH, count)}/${count}`);
+        const to = Math.min(from + BATCH, count);
+        await writeBatch(store, (add) => {
+          for (let index = from; index < to; index++) write(index, add);
+        });
+        if (count > BATCH) progress(`  ${kind}: ${to}/${count}`);
       }
       rows[kind] = count;
     };
-    const setRows = (table: string) => database.prepare(`INSERT INTO ${table} (entity_id, value) VALUES (?, ?)`);
 
-    rows.fivePercentIdentities = markFivePercent(database);
-    const ids = database.transaction(() => seedBenchIdentities(database, now, password))();
+    rows.fivePercentIdentities = await markFivePercent(store);
+    const ids = await seedBenchIdentities(store, now, password);
 
-    const insertService = database.prepare(
-      `INSERT INTO services (id, created_at, updated_at, tags, is_system, name, terminator_strategy, role_attributes,
-         configs, encryption_required, max_idle_time_millis)
-       VALUES (?, ?, ?, '{}', 0, ?, 'smartrouting', ?, NULL, 1, 0)`,
-    );
-    const serviceAttribute = setRows('service_role_attributes');
-    inBatches('services', model.services, (index) => {
+    await inBatches('services', model.services, (index, add) => {
       const id = newBase62Id();
       const attributes = serviceAttributesFor(model, index);
-      insertService.run(id, now, now, serviceName(index), JSON.stringify(attributes));
-      for (const attribute of attributes) serviceAttribute.run(id, attribute);
+      add('services', {
+        id,
+        created_at: now,
+        updated_at: now,
+        name: serviceName(index),
+        terminator_strategy: 'smartrouting',
+        role_attributes: JSON.stringify(attributes),
+        configs: null,
+        encryption_required: 1,
+        max_idle_time_millis: 0,
+      });
+      for (const value of attributes) add('service_role_attributes', { entity_id: id, value });
     });
-
-    const insertRouter = database.prepare(
-      `INSERT INTO routers (id, created_at, updated_at, tags, is_system, name, is_edge, role_attributes)
-       VALUES (?, ?, ?, '{}', 0, ?, 1, ?)`,
-    );
-    const routerAttribute = setRows('router_role_attributes');
-    inBatches('edge routers', model.edgeRouters, (index) => {
+    await inBatches('edge routers', model.edgeRouters, (index, add) => {
       const id = newShortId();
       const attributes = routerAttributesFor(index);
-      insertRouter.run(id, now, now, routerName(index), JSON.stringify(attributes));
-      for (const attribute of attributes) routerAttribute.run(id, attribute);
+      add('routers', { id, created_at: now, updated_at: now, name: routerName(index), is_edge: 1, role_attributes: JSON.stringify(attributes) });
+      for (const value of attributes) add('router_role_attributes', { entity_id: id, value });
     });
 
-    const servicePolicies = policyWriter(database, 'service_policies', 'service_policy', ['identity_roles', 'service_roles'], now);
-    inBatches('service policies', model.servicePolicies, (index) => servicePolicies(servicePolicyAt(model, index)));
-    const fivePercentPolicyId = database.transaction(() => servicePolicies(fivePercentPolicy(false)))();
+    const servicePolicies = policyWriter('service_policies', 'service_policy', ['identity_roles', 'service_roles'], now);
+    await inBatches('service policies', model.servicePolicies, (index, add) => servicePolicies(servicePolicyAt(model, index), add));
+    let fivePercentPolicyId = '';
+    await writeBatch(store, (add) => (fivePercentPolicyId = servicePolicies(fivePercentPolicy(false), add)));
     rows['service policies'] = model.servicePolicies + 1;
-    const edgeRouterPolicies = policyWriter(database, 'edge_router_policies', 'edge_router_policy', ['identity_roles', 'edge_router_roles'], now);
-    inBatches('edge router policies', model.edgeRouterPolicies, (index) => edgeRouterPolicies(edgeRouterPolicyAt(index)));
-    const serviceEdgeRouterPolicies = policyWriter(
-      database,
-      'service_edge_router_policies',
-      'service_edge_router_policy',
-      ['service_roles', 'edge_router_roles'],
-      now,
+    const edgeRouterPolicies = policyWriter('edge_router_policies', 'edge_router_policy', ['identity_roles', 'edge_router_roles'], now);
+    await inBatches('edge router policies', model.edgeRouterPolicies, (index, add) => edgeRouterPolicies(edgeRouterPolicyAt(index), add));
+    const serviceEdgeRouterPolicies = policyWriter('service_edge_router_policies', 'service_edge_router_policy', ['service_roles', 'edge_router_roles'], now);
+    await inBatches('service edge router policies', model.serviceEdgeRouterPolicies, (index, add) =>
+      serviceEdgeRouterPolicies(serviceEdgeRouterPolicyAt(model, index), add),
     );
-    inBatches('service edge router policies', model.serviceEdgeRouterPolicies, (index) =>
-      serviceEdgeRouterPolicies(serviceEdgeRouterPolicyAt(model, index)),
-    );
-    database.pragma('wal_checkpoint(TRUNCATE)');
     return { ms: performance.now() - started, rows, ids: { ...ids, fivePercentPolicy: fivePercentPolicyId } };
-  } finally {
-    database.close();
-  }
+  });
+}
+
+/** Collects rows per table for one transaction. */
+type Add = (table: TableName, row: Row) => void;
+
+async function writeBatch(store: Store, fill: (add: Add) => void): Promise<void> {
+  const byTable = new Map<TableName, Row[]>();
+  fill((table, row) => {
+    const list = byTable.get(table) ?? [];
+    list.push(row);
+    byTable.set(table, list);
+  });
+  await store.transaction(async (tx) => {
+    for (const [table, list] of byTable) for (const part of slices(list)) await insertRows(tx, table, part as never[]);
+  });
 }
 
 /** Every 20th bench identity gains the 5% attribute (it sorts after `attr-…`, so appending keeps the set sorted). */
-function markFivePercent(database: Database.Database): number {
+async function markFivePercent(store: Store): Promise<number> {
   const { identityAttribute, identityStride } = FIVE_PERCENT;
-  // 'bench-identity-' is 15 characters: the index starts at the 16th.
-  const selected = `name LIKE 'bench-identity-%' AND CAST(substr(name, 16) AS INTEGER) % ${identityStride} = 0`;
-  return database.transaction(() => {
-    database.prepare(`INSERT INTO identity_role_attributes (entity_id, value) SELECT id, ? FROM identities WHERE ${selected}`).run(identityAttribute);
-    const update = database.prepare(`UPDATE identities SET role_attributes = json_insert(role_attributes, '$[#]', ?) WHERE ${selected}`);
-    return update.run(identityAttribute).changes;
-  })();
+  const identities = await store.read((db) => selectRows(db, 'identities'));
+  // 'bench-identity-' is 15 characters: the index follows.
+  const selected = identities.filter((row) => row.name.startsWith('bench-identity-') && Number(row.name.slice(15)) % identityStride === 0);
+  await store.transaction(async (tx) => {
+    for (const row of selected) {
+      const attributes = [...(JSON.parse(row.role_attributes ?? '[]') as string[]), identityAttribute];
+      await updateRows(tx, 'identities', { role_attributes: JSON.stringify(attributes) }, { id: row.id });
+    }
+    for (const part of slices(selected)) await insertRows(tx, 'identity_role_attributes', part.map((row) => ({ entity_id: row.id, value: identityAttribute })));
+  });
+  return selected.length;
 }
 
 /** The heavy identity, and updb authenticators for it and the typical identity; returns the measured ids. */
-function seedBenchIdentities(database: Database.Database, now: string, password: { hash: string; salt: string }) {
+async function seedBenchIdentities(store: Store, now: string, password: { hash: string; salt: string }) {
   const { typical, heavy, changed } = scaleIdentities;
   const heavyId = newShortId();
-  database
-    .prepare(
-      `INSERT INTO identities (id, created_at, updated_at, tags, is_system, name, type_id, is_admin, is_default_admin,
-         role_attributes, auth_policy_id, default_hosting_cost, default_hosting_precedence,
-         service_hosting_costs, service_hosting_precedences)
-       VALUES (?, ?, ?, '{}', 0, ?, 'Default', 0, 0, ?, 'default', 0, 'default', '{}', '{}')`,
-    )
-    .run(heavyId, now, now, heavy.name, JSON.stringify(heavy.attributes));
-  const heavyAttribute = database.prepare(`INSERT INTO identity_role_attributes (entity_id, value) VALUES (?, ?)`);
-  for (const attribute of heavy.attributes) heavyAttribute.run(heavyId, attribute);
-
-  const idOf = (name: string) => {
-    const row = database.prepare(`SELECT id FROM identities WHERE name = ?`).get(name) as { id: string } | undefined;
-    if (!row) throw new Error(`identity ${name} was not seeded`);
-    return row.id;
-  };
-  const typicalId = idOf(typical.name);
-  const insertAuthenticator = database.prepare(
-    `INSERT INTO authenticators (id, created_at, updated_at, tags, is_system, identity_id, method, username, password_hash, password_salt)
-     VALUES (?, ?, ?, '{}', 0, ?, 'updb', ?, ?, ?)`,
-  );
-  for (const [identityId, username] of [[typicalId, typical.username], [heavyId, heavy.username]] as const) {
-    insertAuthenticator.run(newBase62Id(), now, now, identityId, username, password.hash, password.salt);
-  }
-  return { typical: typicalId, heavy: heavyId, changed: idOf(changed.name) };
+  return store.transaction(async (tx) => {
+    await insertRows(tx, 'identities', [
+      {
+        id: heavyId,
+        created_at: now,
+        updated_at: now,
+        name: heavy.name,
+        type_id: 'Default',
+        role_attributes: JSON.stringify(heavy.attributes),
+        service_hosting_costs: '{}',
+        service_hosting_precedences: '{}',
+      },
+    ]);
+    await insertRows(tx, 'identity_role_attributes', heavy.attributes.map((value) => ({ entity_id: heavyId, value })));
+    const idOf = async (name: string) => {
+      const [row] = await selectRows(tx, 'identities', { name });
+      if (!row) throw new Error(`identity ${name} was not seeded`);
+      return row.id;
+    };
+    const typicalId = await idOf(typical.name);
+    for (const [identityId, username] of [[typicalId, typical.username], [heavyId, heavy.username]] as const) {
+      await insertRows(tx, 'authenticators', [
+        { id: newBase62Id(), created_at: now, updated_at: now, identity_id: identityId, method: 'updb', username, password_hash: password.hash, password_salt: password.salt },
+      ]);
+    }
+    return { typical: typicalId, heavy: heavyId, changed: await idOf(changed.name) };
+  });
 }
 
-/** Writes one policy row and its role side tables (`<prefix>_<column>`); returns the policy's id. */
-function policyWriter(database: Database.Database, table: string, prefix: string, roleColumns: string[], now: string) {
+/** Adds one policy row and its role side tables (`<prefix>_<column>`); returns the policy's id. */
+function policyWriter(table: TableName, prefix: string, roleColumns: string[], now: string) {
   const hasType = table === 'service_policies';
-  const columns = ['id', 'created_at', 'updated_at', 'name', 'semantic', ...(hasType ? ['type'] : []), ...roleColumns];
-  const insert = database.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
-  const roleRows = roleColumns.map((column) => database.prepare(`INSERT INTO ${prefix}_${column} (entity_id, value) VALUES (?, ?)`));
-  return (policy: SeededPolicy): string => {
+  return (policy: SeededPolicy, add: Add): string => {
     const id = newBase62Id();
     const roles = roleColumns.map((column) => [...(policy.roles[column] ?? [])].sort(byteOrder));
-    const typeValue = hasType ? [policy.type ?? 1] : [];
-    insert.run(id, now, now, policy.name, policy.semantic, ...typeValue, ...roles.map((list) => (list.length ? JSON.stringify(list) : null)));
-    roles.forEach((list, index) => list.forEach((role) => roleRows[index]!.run(id, role)));
+    const row: Row = { id, created_at: now, updated_at: now, name: policy.name, semantic: policy.semantic, ...(hasType ? { type: policy.type ?? 1 } : {}) };
+    roleColumns.forEach((column, index) => (row[column] = roles[index]!.length ? JSON.stringify(roles[index]) : null));
+    add(table, row);
+    roles.forEach((list, index) => list.forEach((value) => add(`${prefix}_${roleColumns[index]}` as TableName, { entity_id: id, value })));
     return id;
   };
 }

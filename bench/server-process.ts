@@ -106,7 +106,25 @@ function captureTail(child: ChildProcess): () => string[] {
   return () => lines;
 }
 
+/**
+ * The process and its descendants: a controller started with `workers` serves from child processes, and its memory
+ * and CPU are theirs and the primary's together.
+ */
+function processTree(pid: number): number[] {
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+  } catch {
+    // The process is gone, or the kernel does not list children: count the process alone.
+  }
+  return [pid, ...children.flatMap(processTree)];
+}
+
 export function readRssMb(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number {
+  return processTree(pid).reduce((sum, one) => sum + readOneRssMb(one, field), 0);
+}
+
+function readOneRssMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const match = new RegExp(`^${field}:\\s+(\\d+)\\s+kB$`, 'm').exec(status);
   if (!match) throw new Error(`no ${field} in /proc/${pid}/status`);
@@ -117,6 +135,10 @@ export function readRssMb(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): numb
 const TICKS_PER_SECOND = 100;
 
 export function readCpuSeconds(pid: number): number {
+  return processTree(pid).reduce((sum, one) => sum + readOneCpuSeconds(one), 0);
+}
+
+function readOneCpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // Fields after the parenthesised command name (which may contain spaces): utime and stime are the 12th and 13th.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

@@ -26,6 +26,10 @@ export const settings = {
   sessionMaxRate: numberFromEnv('BENCH_SESSION_MAX_RATE', 3_000),
   /** Services in each of the heavy identity's two sets (with and without a posture check). */
   sessionHeavyServices: numberFromEnv('BENCH_SESSION_HEAVY_SERVICES', 500),
+  /** BENCH_STORE=postgres: every bench home's data in a fresh schema of BENCH_DATABASE_URL's database (else SQLite). */
+  store: storeFromEnv('BENCH_STORE'),
+  /** BENCH_WORKERS=2: the controller runs with `--workers 2` (processes sharing the port and database). */
+  workers: Math.max(1, Math.floor(numberFromEnv('BENCH_WORKERS', 1))),
   /** BENCH_UPSTREAM=0: do not run upstream v1.1.8 beside ours (it also stays off when no binary can be found). */
   upstream: process.env.BENCH_UPSTREAM !== '0',
   /** Requests in flight while seeding upstream through its API (its store serialises writes anyway). */
@@ -33,6 +37,12 @@ export const settings = {
 };
 
 export type Settings = typeof settings;
+
+function storeFromEnv(name: string): 'sqlite' | 'postgres' {
+  const raw = process.env[name] || 'sqlite';
+  if (raw !== 'sqlite' && raw !== 'postgres') throw new Error(`${name} is sqlite or postgres; got "${raw}"`);
+  return raw;
+}
 
 function numberFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];

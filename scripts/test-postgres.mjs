@@ -1,5 +1,5 @@
-// `npm run test:postgres`: the store tier (test/store/, the store's own tests) and the whole API suite against
-// PostgreSQL. ZITI_TEST_DATABASE_URL names a database the role may create schemas in; every test app and fixture
+// `npm run test:postgres`: the store tier (test/store/, the store's own tests), the whole API suite and the
+// instance tests (test/cluster/) against PostgreSQL. ZITI_TEST_DATABASE_URL names a database the role may create schemas in; every test app and fixture
 // works in a fresh schema it drops when done. Without the URL this fails: a PostgreSQL run that quietly ran on
 // SQLite, or ran nothing, would look green. An unreachable server fails the first test that connects.
 import { spawnSync } from 'node:child_process';
@@ -22,4 +22,8 @@ function testsUnder(folder) {
 
 const files = [...testsUnder('test/store'), ...testsUnder('src/store'), ...testsUnder('test/api')];
 const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], { stdio: 'inherit' });
-process.exit(run.status ?? 1);
+// Then the instance tests (test/cluster/*.postgres.ts: several controllers on one database, real processes among
+// them), one file at a time: they start and kill controllers of their own.
+const cluster = readdirSync('test/cluster').filter((name) => name.endsWith('.postgres.ts')).map((name) => join('test/cluster', name)).sort();
+const instances = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...cluster], { stdio: 'inherit' });
+process.exit(run.status === 0 ? (instances.status ?? 1) : (run.status ?? 1));

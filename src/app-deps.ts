@@ -7,6 +7,7 @@ import type { LoginThrottle } from './auth/login-throttle.js';
 import type { IntegrityChecks } from './database/integrity-checks.js';
 import type { Snapshots } from './database/snapshots.js';
 import type { Health } from './system/health.js';
+import type { InstanceHeartbeat } from './system/instance-heartbeat.js';
 import type { Metrics } from './system/metrics.js';
 import type { Clock } from './lib/clock.js';
 import type { IdGenerators } from './lib/ids.js';
@@ -32,6 +33,8 @@ export interface AppDeps {
   build: BuildInfo;
   /** A cuid made once per process start; clients watch it to notice a controller restart. */
   instanceId: string;
+  /** The controller network's id, the same on every instance sharing the database and across restarts. */
+  clusterId: string;
   /** API session lookup (turns a `zt-session` token into the caller) and activity tracking. */
   apiSessions: ApiSessions;
   /** Failed-login counting and throttling, shared by every login path. */
@@ -41,6 +44,8 @@ export interface AppDeps {
   /** Data integrity scans (check / fix) and their last results. */
   integrityChecks: IntegrityChecks;
   snapshots: Snapshots;
+  /** This instance's row among the instances on the database (`GET /controllers`). */
+  heartbeat: InstanceHeartbeat;
   /** Readiness (store, migrations, shutdown) for `/ready`. */
   health: Health;
   /** Present when a metrics address is configured; nothing is measured otherwise. */

@@ -14,7 +14,7 @@ import { IntegrityChecks } from './database/integrity-checks.js';
 import { Snapshots } from './database/snapshots.js';
 import { formatTimestamp, systemClock, type Clock } from './lib/clock.js';
 import { defaultIds, newCuid, type IdGenerators } from './lib/ids.js';
-import { ensurePki } from './pki/ensure-pki.js';
+import { ensureSharedPki, type SharedPki } from './pki/shared-pki.js';
 import { PostureMonitor } from './posture/posture-monitor.js';
 import type { MfaStateReader } from './posture/posture-inputs.js';
 import type { Settings } from './settings/settings.schema.js';
@@ -23,6 +23,7 @@ import { countApiSessions } from './store/queries/api-sessions.js';
 import { queueWrites } from './store/write-queue.js';
 import { readBuildInfo } from './system/build-info.js';
 import { Health } from './system/health.js';
+import { InstanceHeartbeat } from './system/instance-heartbeat.js';
 import { Metrics } from './system/metrics.js';
 import { listenForMetrics, type MetricsListener } from './system/metrics-listener.js';
 
@@ -36,6 +37,8 @@ export interface ControllerOptions {
   tls?: boolean;
   /** How posture learns MFA state; posture's own seam (no MFA yet) by default. */
   readMfaState?: MfaStateReader;
+  /** This process's name in `GET /controllers`; default `controller.name`, else the advertised host. */
+  instanceName?: string;
 }
 
 export interface Controller {
@@ -55,11 +58,19 @@ export async function openController(settings: Settings, options: ControllerOpti
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? pino({ level: settings.logLevel });
   mkdirSync(settings.home, { recursive: true, mode: 0o700 });
-  const pki = await ensurePki({ home: settings.home, advertisedHost: settings.advertisedHost, now: clock });
   const databaseFile = options.databaseFile ?? join(settings.home, 'ctrl.db');
   const opened = await openStore({ databaseUrl: settings.databaseUrl, databaseFile });
   const ids = options.ids ?? defaultIds;
-  const admin = await ensureDefaultAdmin({ store: opened, clock, ids, username: settings.adminUsername, password: settings.adminPassword });
+  let shared: SharedPki;
+  let admin: DefaultAdminResult;
+  try {
+    shared = await ensureSharedPki(opened, { home: settings.home, advertisedHost: settings.advertisedHost, now: clock });
+    admin = await ensureDefaultAdmin({ store: opened, clock, ids, username: settings.adminUsername, password: settings.adminPassword });
+  } catch (error) {
+    await opened.close();
+    throw error;
+  }
+  const { pki, clusterId } = shared;
 
   // The listener exists once the app is built; until then there is nothing to count.
   const listener: { app?: FastifyInstance } = {};
@@ -97,6 +108,15 @@ export async function openController(settings: Settings, options: ControllerOpti
     onError: (error) => logger.error({ err: error }, 'could not check sessions against posture'),
     ...(options.readMfaState ? { readMfaState: options.readMfaState } : {}),
   });
+  const instanceId = newCuid();
+  const heartbeat = new InstanceHeartbeat({
+    store,
+    clock,
+    instanceId,
+    name: options.instanceName ?? settings.controllerName ?? settings.advertisedHost,
+    apiBase: `https://${settings.advertisedHost}:${settings.advertisedPort}`,
+    onError: (error) => logger.error({ err: error }, 'could not record this instance as alive'),
+  });
   const deps: AppDeps = {
     settings,
     store: requestStore,
@@ -105,11 +125,13 @@ export async function openController(settings: Settings, options: ControllerOpti
     pki,
     logger,
     build: readBuildInfo(),
-    instanceId: newCuid(),
+    instanceId,
+    clusterId,
     apiSessions,
     integrityChecks,
     snapshots,
     health,
+    heartbeat,
     metrics,
     loginThrottle,
     externalJwts,
@@ -119,6 +141,7 @@ export async function openController(settings: Settings, options: ControllerOpti
   listener.app = app;
   const metricsListener = metrics && settings.metricsAddress ? await listenForMetrics(settings.metricsAddress, metrics, health) : undefined;
   apiSessions.start();
+  await heartbeat.start();
   await posture.start();
 
   let closing: Promise<void> | undefined;
@@ -128,6 +151,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     await integrityChecks.stop();
     await posture.stop();
     await apiSessions.stop();
+    await heartbeat.stop();
     await metricsListener?.close();
     await opened.close();
   };

@@ -1,5 +1,6 @@
 // Process entry: read settings, open the controller, listen over HTTPS, say where and how to log in, and stop
 // gracefully on SIGTERM / SIGINT (a second signal stops at once).
+import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -7,6 +8,7 @@ import { loadSettings } from './settings/load-settings.js';
 import { SettingsError, type Settings } from './settings/settings.schema.js';
 import { openController, type Controller } from './controller.js';
 import { writeAdminPasswordFile } from './auth/bootstrap-admin.js';
+import { followPrimary, runPrimary, workerIndex } from './workers.js';
 
 const LOG_FLUSH_INTERVAL_MS = 1000;
 
@@ -16,7 +18,16 @@ async function main(): Promise<void> {
   // costs requests next to nothing; a timer writes out what a quiet second left behind, and exit flushes.
   const logger = pino({ level: settings.logLevel }, pino.destination({ dest: 1, sync: false, minLength: 4096 }));
   const flushTimer = setInterval(() => logger.flush(), LOG_FLUSH_INTERVAL_MS).unref();
-  const controller = await openController(settings, { tls: true, logger });
+  if (settings.workers > 1 && cluster.isPrimary) {
+    runPrimary(settings.workers, logger, (code) => {
+      clearInterval(flushTimer);
+      logger.flush(() => process.exit(code));
+    });
+    return;
+  }
+  const worker = workerIndex();
+  const name = settings.controllerName ?? settings.advertisedHost;
+  const controller = await openController(settings, { tls: true, logger, ...(worker ? { instanceName: `${name}#${worker}` } : {}) });
   const { admin, app } = controller;
   if (admin.created && admin.generatedPassword) {
     const file = writeAdminPasswordFile(settings.home, admin.generatedPassword);
@@ -24,7 +35,7 @@ async function main(): Promise<void> {
     process.stdout.write(`Default admin "${settings.adminUsername}" created with password: ${admin.generatedPassword}\n(also in ${file})\n`);
   }
   await app.listen({ host: settings.bindAddress, port: settings.advertisedPort });
-  process.stdout.write(banner(settings, controller));
+  if (worker === undefined || worker === 1) process.stdout.write(banner(settings, controller));
   logger.info({ address: `https://${settings.advertisedHost}:${settings.advertisedPort}`, bind: settings.bindAddress, home: settings.home }, 'controller ready');
 
   let stopping = false;
@@ -54,7 +65,8 @@ async function main(): Promise<void> {
     );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  if (worker === undefined) process.on('SIGINT', () => stop('SIGINT'));
+  else followPrimary(stop);
 }
 
 /** What an operator needs on start: where it listens, its home, and how to log in. */
@@ -66,7 +78,8 @@ function banner(settings: Settings, { deps, metricsListener }: Controller): stri
     `ziti-ts-controller ${deps.build.version} (${deps.build.revision}) listening on ${settings.bindAddress}:${settings.advertisedPort}`,
     `  client API:     ${advertised}/edge/client/v1`,
     `  management API: ${advertised}/edge/management/v1`,
-    `  home:           ${settings.home} (database ctrl.db, PKI in pki/)`,
+    `  home:           ${settings.home} (database ${settings.databaseUrl ? 'PostgreSQL' : 'ctrl.db'}, PKI in pki/)`,
+    ...(settings.workers > 1 ? [`  workers:        ${settings.workers} processes`] : []),
     ...(metricsListener ? [`  metrics:        http://${metricsListener.address.address}:${metricsListener.address.port}/metrics`] : []),
     `  log in:         ziti edge login ${settings.advertisedHost}:${settings.advertisedPort} -u ${settings.adminUsername} -p ${password} -y`,
     `                  curl -sk -H 'content-type: application/json' -d '{"username":"${settings.adminUsername}","password":"…"}' '${advertised}/edge/management/v1/authenticate?method=password'`,

@@ -1,5 +1,6 @@
 // API sessions: creation, lookup by token with idle expiry, and activity kept in memory and flushed in batches
-// so that an authenticated request never writes to the database (ziti controller/env/appenv.go, §3.5).
+// so that an authenticated request never writes to the database (ziti controller/env/appenv.go, §3.5). The stored
+// activity is what every instance on the database decides expiry from; each adds only what it saw itself.
 import { formatTimestamp, type Clock } from '../lib/clock.js';
 import type { IdGenerators } from '../lib/ids.js';
 import type { CallerSession } from '../http/request-context.js';
@@ -69,6 +70,15 @@ export interface ApiSessionsOptions {
   /** Checks the external JWTs a policy's secondary factor asks for, on every request. */
   externalJwts: ExternalJwtVerifier;
 }
+
+/**
+ * How often activity kept in memory is written. Every instance on the database decides a session's expiry from the
+ * stored last activity (plus what it saw itself), so a session used only on another instance is judged at most
+ * this much behind; the minimum idle timeout is 1 minute.
+ */
+const ACTIVITY_FLUSH_MS = 10_000;
+/** Idle sessions are deleted every this many flushes (90 s). */
+const FLUSHES_PER_SWEEP = 9;
 
 /** Session lookup, in-memory activity and the periodic flush + expiry enforcement. */
 export class ApiSessions {
@@ -145,20 +155,27 @@ export class ApiSessions {
     this.#activity.delete(apiSessionId);
   }
 
-  /** Writes cached activity in one transaction and deletes sessions idle past the timeout. */
-  async flush(): Promise<void> {
+  /**
+   * Writes cached activity in one transaction and, with `sweep`, deletes sessions idle past the timeout. Sessions
+   * used only on another instance may have activity that instance has not written yet (at most one flush interval
+   * old), so the sweep leaves them that much longer.
+   */
+  async flush(sweep = true): Promise<void> {
     const { store, clock } = this.#options;
     const pending = [...this.#activity.entries()];
-    const cutoff = formatTimestamp(new Date(clock().getTime() - this.timeoutMs));
+    if (pending.length === 0 && !sweep) return;
+    const cutoff = formatTimestamp(new Date(clock().getTime() - this.timeoutMs - ACTIVITY_FLUSH_MS));
     await store.transaction(async (tx) => {
       for (const [id, at] of pending) await recordApiSessionActivity(tx, id, formatTimestamp(at));
-      await deleteIdleApiSessions(tx, cutoff);
+      if (sweep) await deleteIdleApiSessions(tx, cutoff);
     });
     for (const [id, at] of pending) if (this.#activity.get(id) === at) this.#activity.delete(id);
   }
 
-  start(intervalMs = 90_000): void {
-    this.#timer = setInterval(() => void this.flush().catch(this.#options.onFlushError), intervalMs);
+  start(): void {
+    let flushes = 0;
+    const tick = () => this.flush(++flushes % FLUSHES_PER_SWEEP === 0).catch(this.#options.onFlushError);
+    this.#timer = setInterval(() => void tick(), ACTIVITY_FLUSH_MS);
     this.#timer.unref();
   }
 

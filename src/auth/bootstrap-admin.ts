@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { formatTimestamp, type Clock } from '../lib/clock.js';
 import type { IdGenerators } from '../lib/ids.js';
 import { hasDefaultAdmin, insertDefaultAdmin } from '../store/queries/identities.js';
-import { isUniqueViolation, type Store } from '../store/store.js';
+import type { Store } from '../store/store.js';
 import { hashPassword } from './password.js';
 
 export interface DefaultAdminOptions {
@@ -29,13 +29,15 @@ export async function ensureDefaultAdmin(options: DefaultAdminOptions): Promise<
   const now = formatTimestamp(clock());
   const identityId = ids.shortId();
   const admin = { identityId, authenticatorId: ids.shortId(), username, passwordHash: hash, passwordSalt: salt };
-  try {
-    await store.transaction((tx) => insertDefaultAdmin(tx, admin, now));
-  } catch (error) {
-    // Another instance starting on the same database created it first (migration 015's one default admin).
-    if (isUniqueViolation(store, error, 'identities', 'is_default_admin') && (await store.read(hasDefaultAdmin))) return { created: false };
-    throw error;
-  }
+  // Instances starting together on an empty database both get here: write transactions run one at a time across
+  // instances, so looking again inside ours decides which one creates the admin.
+  const created = await store.transaction(async (tx) => {
+    if (await hasDefaultAdmin(tx)) return false;
+    await insertDefaultAdmin(tx, admin, now);
+    return true;
+  });
+  // (Migration 015's unique index on the default-admin flag backs this up.)
+  if (!created) return { created: false };
   return generatedPassword ? { created: true, identityId, generatedPassword } : { created: true, identityId };
 }
 

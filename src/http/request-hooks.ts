@@ -19,6 +19,8 @@ export function installRequestHooks(app: FastifyInstance, deps: AppDeps): void {
   app.decorateRequest('caller', null as unknown as RequestContext);
   app.addHook('onRequest', async (request, reply) => {
     allowCors(request, reply);
+    // Commits other instances made before this request began invalidate what this one has cached.
+    await deps.store.refresh();
     const token = sessionToken(request.headers['zt-session']);
     const session = token ? await deps.apiSessions.resolve(token, bearerTokensOf(request.raw.rawHeaders)) : undefined;
     request.caller = {

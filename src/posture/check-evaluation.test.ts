@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkFailure, checkTimeout, checkTimeoutRemaining, isCheckPassing, type PostureCheckRecord, type PostureView } from './check-evaluation.js';
-import { FAILED_SERVICE_REQUESTS_KEPT, ReportedPosture, type PostureResponse } from './reported-posture.js';
+import {
+  FAILED_SERVICE_REQUESTS_KEPT,
+  addFailedServiceRequest,
+  applyResponses,
+  emptyPosture,
+  parsePosture,
+  serializePosture,
+  type PostureResponse,
+} from './reported-posture.js';
 
 const now = new Date('2030-01-01T00:00:00.000Z');
 const check = (typeId: string, details: Record<string, unknown>, id = `${typeId}-check`): PostureCheckRecord => ({
@@ -16,9 +24,9 @@ const check = (typeId: string, details: Record<string, unknown>, id = `${typeId}
 
 /** What evaluation sees after the identity reported `responses` through API session `as-1`. */
 function viewAfter(...responses: PostureResponse[]): PostureView {
-  const reported = new ReportedPosture();
-  reported.record('identity', 'as-1', responses, now);
-  return { data: reported.of('identity'), mfa: { isEnrolled: false }, now };
+  const data = emptyPosture();
+  applyResponses(data, 'as-1', responses, now);
+  return { data, mfa: { isEnrolled: false }, now };
 }
 
 const nothing: PostureView = { data: undefined, mfa: { isEnrolled: false }, now };
@@ -189,34 +197,32 @@ describe('posture check evaluation', () => {
 });
 
 describe('reported posture', () => {
-  it('keeps identity-wide data, and endpoint state per API session', () => {
-    const reported = new ReportedPosture();
-    reported.record('identity', 'as-1', [{ typeId: 'ENDPOINT_STATE', id: 'x', woken: true }], now);
+  it('keeps identity-wide data, and endpoint state per API session, through its stored form', () => {
+    const data = emptyPosture();
+    applyResponses(data, 'as-1', [{ typeId: 'ENDPOINT_STATE', id: 'x', woken: true }], now);
     const later = new Date(now.getTime() + 1000);
-    reported.record('identity', 'as-2', [{ typeId: 'ENDPOINT_STATE', id: 'x', unlocked: true }, { typeId: 'OS', id: 'os', type: 'Linux', version: '6.1.0' }], later);
-    const data = reported.of('identity')!;
-    assert.deepEqual(data.endpointStates.get('as-1'), { wokenAt: now, lastUpdatedAt: now });
-    assert.deepEqual(data.endpointStates.get('as-2'), { unlockedAt: later, lastUpdatedAt: later });
-    assert.equal(data.os?.version, '6.1.0');
-    reported.forgetApiSessions('identity', (id) => id === 'as-1');
-    assert.deepEqual([...data.endpointStates.keys()], ['as-2']);
-    reported.forgetIdentity('identity');
-    assert.equal(reported.of('identity'), undefined);
+    applyResponses(data, 'as-2', [{ typeId: 'ENDPOINT_STATE', id: 'x', unlocked: true }, { typeId: 'OS', id: 'os', type: 'Linux', version: '6.1.0' }], later);
+    const stored = parsePosture(serializePosture(data));
+    assert.deepEqual(stored, data);
+    assert.deepEqual(stored.endpointStates.get('as-1'), { wokenAt: now, lastUpdatedAt: now });
+    assert.deepEqual(stored.endpointStates.get('as-2'), { unlockedAt: later, lastUpdatedAt: later });
+    assert.equal(stored.os?.version, '6.1.0');
+    assert.deepEqual(stored.os?.lastUpdatedAt, later);
   });
 
   it('replaces a process report per check id and indexes the latest by path', () => {
-    const reported = new ReportedPosture();
-    reported.record('identity', 'as', [{ typeId: 'PROCESS', id: 'p1', path: '/a', isRunning: true }, { typeId: 'PROCESS', id: 'p2', path: '/a', isRunning: false }], now);
-    reported.record('identity', 'as', [{ typeId: 'PROCESS', id: 'p1', path: '/a', isRunning: true, hash: 'AB' }], now);
-    const data = reported.of('identity')!;
-    assert.deepEqual(data.processes.map((p) => [p.postureCheckId, p.hash]), [['p1', 'ab'], ['p2', '']]);
-    assert.equal(data.processesByPath.get('/a')?.postureCheckId, 'p1');
+    const data = emptyPosture();
+    applyResponses(data, 'as', [{ typeId: 'PROCESS', id: 'p1', path: '/a', isRunning: true }, { typeId: 'PROCESS', id: 'p2', path: '/a', isRunning: false }], now);
+    applyResponses(data, 'as', [{ typeId: 'PROCESS', id: 'p1', path: '/a', isRunning: true, hash: 'AB' }], now);
+    const stored = parsePosture(serializePosture(data));
+    assert.deepEqual(stored.processes.map((p) => [p.postureCheckId, p.hash]), [['p1', 'ab'], ['p2', '']]);
+    assert.equal(stored.processesByPath.get('/a')?.postureCheckId, 'p1');
   });
 
   it('keeps only the latest 100 refused session requests, oldest first', () => {
-    const reported = new ReportedPosture();
-    for (let n = 0; n < FAILED_SERVICE_REQUESTS_KEPT + 5; n++) reported.recordFailedServiceRequest('identity', { n });
-    const kept = reported.of('identity')!.failedServiceRequests;
+    const data = emptyPosture();
+    for (let n = 0; n < FAILED_SERVICE_REQUESTS_KEPT + 5; n++) addFailedServiceRequest(data, { n });
+    const kept = parsePosture(serializePosture(data)).failedServiceRequests;
     assert.equal(kept.length, FAILED_SERVICE_REQUESTS_KEPT);
     assert.deepEqual([kept[0], kept.at(-1)], [{ n: 5 }, { n: 104 }]);
   });

@@ -7,7 +7,7 @@ import { apiSessionIdsOf } from '../store/queries/api-sessions.js';
 import { identityExists } from '../store/queries/identities.js';
 import type { Db } from '../store/store.js';
 import type { MfaStateReader } from './posture-inputs.js';
-import type { IdentityPosture } from './reported-posture.js';
+import { loadPosture, type IdentityPosture } from './reported-posture.js';
 
 const timestampOrNull = (at: Date | undefined) => (at ? formatTimestamp(at) : null);
 
@@ -63,7 +63,7 @@ const getIdentityPostureData: OperationHandler = {
   async handle({ deps, params }) {
     const id = params.id as string;
     const data = await deps.store.read(async (db) =>
-      postureOf(db, deps.posture.readMfaState, id, (await identityExists(db, id)) ? deps.posture.reported.of(id) : undefined),
+      postureOf(db, deps.posture.readMfaState, id, (await identityExists(db, id)) ? await loadPosture(db, id) : undefined),
     );
     return { status: 200, json: envelope(data) };
   },
@@ -73,8 +73,8 @@ const getIdentityFailedServiceRequests: OperationHandler = {
   access: 'admin',
   async handle({ deps, params }) {
     const id = params.id as string;
-    const exists = await deps.store.read((db) => identityExists(db, id));
-    return { status: 200, json: envelope(exists ? (deps.posture.reported.of(id)?.failedServiceRequests ?? []) : []) };
+    const failures = await deps.store.read(async (db) => ((await identityExists(db, id)) ? (await loadPosture(db, id))?.failedServiceRequests : undefined));
+    return { status: 200, json: envelope(failures ?? []) };
   },
 };
 

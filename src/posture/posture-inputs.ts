@@ -5,7 +5,7 @@ import { identitySdkInfo } from '../store/queries/identities.js';
 import type { Db } from '../store/store.js';
 import type { PostureView } from './check-evaluation.js';
 import type { MfaInputs } from './mfa-posture.js';
-import type { ReportedPosture } from './reported-posture.js';
+import { loadPosture } from './reported-posture.js';
 
 export type MfaState = Pick<MfaInputs, 'isEnrolled' | 'passedAt' | 'sdk'>;
 
@@ -34,14 +34,13 @@ function parseSdkInfo(text: string | null | undefined): MfaState['sdk'] {
   };
 }
 
-/** What posture evaluation reads: reported data and the MFA seam, as the posture monitor holds them. */
+/** What posture evaluation reads besides the stored reports: the MFA seam, as the posture monitor holds it. */
 export interface PostureSources {
-  reported: ReportedPosture;
   readMfaState: MfaStateReader;
 }
 
 export async function postureViewFor(db: Db, sources: PostureSources, identityId: string, apiSessionId: string, now: Date): Promise<PostureView> {
-  const data = sources.reported.of(identityId);
+  const data = await loadPosture(db, identityId);
   const state = data?.endpointStates.get(apiSessionId);
   const mfa = await sources.readMfaState(db, identityId, apiSessionId);
   return { data, now, mfa: { ...mfa, wokenAt: state?.wokenAt, unlockedAt: state?.unlockedAt } };

@@ -4,14 +4,19 @@
 import { formatTimestamp, type Clock } from '../lib/clock.js';
 import type { Db, Store } from '../store/store.js';
 import { apiSessionIdsOf } from '../store/queries/api-sessions.js';
-import { existingIdentities } from '../store/queries/identities.js';
-import { dequeuePostureRechecks, queuedPostureRechecks, queueEveryIdentityWithSessions } from '../store/queries/posture.js';
+import {
+  dequeuePostureRechecks,
+  putReportedPosture,
+  queuedPostureRechecks,
+  queueEveryIdentityWithSessions,
+  reportedPostureIdentities,
+} from '../store/queries/posture.js';
 import { deleteSessions, sessionsOfIdentity } from '../store/queries/sessions.js';
 import { markServiceListChanged } from '../store/queries/service-lists.js';
 import { checkLastUpdatedAt, isCheckPassing, type PostureCheckRecord } from './check-evaluation.js';
 import { policyPostureChecks, postureChecksOfIdentity } from './policy-checks.js';
 import { postureViewFor, readMfaState, type MfaStateReader, type PostureSources } from './posture-inputs.js';
-import { ReportedPosture, type FailedServiceRequest, type PostureResponse } from './reported-posture.js';
+import { addFailedServiceRequest, applyResponses, loadPosture, serializePosture, updatePosture, type FailedServiceRequest, type PostureResponse } from './reported-posture.js';
 import { evaluateSessionPosture } from './session-posture.js';
 
 export interface PostureMonitorOptions {
@@ -27,10 +32,11 @@ export interface PostureMonitorOptions {
 const BATCH = 200;
 /** Per-API-session data of ended sessions and data of deleted identities are dropped every this many sweeps. */
 const PRUNE_EVERY = 12;
+/** Identities whose reports one prune transaction looks at. */
+const PRUNE_CHUNK = 500;
 
 
 export class PostureMonitor implements PostureSources {
-  readonly reported = new ReportedPosture();
   readonly readMfaState: MfaStateReader;
   readonly #options: PostureMonitorOptions;
   /** identity id → when one of its sessions may start failing (an MFA timeout or prompt running out). */
@@ -53,17 +59,19 @@ export class PostureMonitor implements PostureSources {
   async record(identityId: string, apiSessionId: string, responses: readonly PostureResponse[]): Promise<void> {
     const { store, clock } = this.#options;
     const now = clock();
-    const changed = await store.read(async (db) => {
-      const checks = await postureChecksOfIdentity(db, identityId);
-      const before = await this.#outcomes(db, checks, identityId, apiSessionId, now);
-      this.reported.record(identityId, apiSessionId, responses, now);
-      return before !== (await this.#outcomes(db, checks, identityId, apiSessionId, now));
+    const changed = await store.transaction(async (tx) => {
+      const checks = await postureChecksOfIdentity(tx, identityId);
+      const before = await this.#outcomes(tx, checks, identityId, apiSessionId, now);
+      await updatePosture(tx, identityId, now, (data) => applyResponses(data, apiSessionId, responses, now));
+      return before !== (await this.#outcomes(tx, checks, identityId, apiSessionId, now));
     });
     if (changed) await this.postureChanged(identityId);
   }
 
-  recordFailedServiceRequest(identityId: string, failure: FailedServiceRequest): void {
-    this.reported.recordFailedServiceRequest(identityId, failure);
+  /** Keeps a refused session request for admins (`GET /identities/{id}/failed-service-requests`). */
+  async recordFailedServiceRequest(identityId: string, failure: FailedServiceRequest): Promise<void> {
+    const now = this.#options.clock();
+    await this.#options.store.transaction((tx) => updatePosture(tx, identityId, now, (data) => addFailedServiceRequest(data, failure)));
   }
 
   /**
@@ -113,22 +121,27 @@ export class PostureMonitor implements PostureSources {
     if (++this.#sweepCount % PRUNE_EVERY === 0) await this.prune();
   }
 
-  /** Drops reported data of deleted identities and per-API-session data of ended API sessions. */
+  /**
+   * Drops the per-API-session data of ended API sessions (a deleted identity's reports go with it, by the foreign
+   * key), a chunk of identities per transaction.
+   */
   async prune(): Promise<void> {
-    const ids = this.reported.identityIds();
-    await this.#options.store.read(async (db) => {
-      for (let start = 0; start < ids.length; start += 500) {
-        const chunk = ids.slice(start, start + 500);
-        const existing = await existingIdentities(db, chunk);
-        const live = new Set(await apiSessionIdsOf(db, chunk));
-        for (const id of chunk) {
-          if (!existing.has(id)) {
-            this.reported.forgetIdentity(id);
-            this.#due.delete(id);
-          } else this.reported.forgetApiSessions(id, (apiSessionId) => !live.has(apiSessionId));
+    const { store, clock } = this.#options;
+    for (let after = ''; ; ) {
+      const ids = await store.read((db) => reportedPostureIdentities(db, after, PRUNE_CHUNK));
+      if (ids.length === 0) return;
+      after = ids.at(-1)!;
+      await store.transaction(async (tx) => {
+        const live = new Set(await apiSessionIdsOf(tx, ids));
+        for (const id of ids) {
+          const data = await loadPosture(tx, id);
+          const ended = [...(data?.endpointStates.keys() ?? [])].filter((apiSessionId) => !live.has(apiSessionId));
+          if (!data || ended.length === 0) continue;
+          for (const apiSessionId of ended) data.endpointStates.delete(apiSessionId);
+          await putReportedPosture(tx, id, serializePosture(data), formatTimestamp(clock()));
         }
-      }
-    });
+      });
+    }
   }
 
   /** Every check's outcome (and MFA prompt time) for one API session, as one comparable text. */
@@ -161,9 +174,9 @@ export class PostureMonitor implements PostureSources {
   }
 
   /**
-   * Starts the periodic sweep, at upstream's 5 s cadence. Posture reports do not survive a restart, so every
-   * identity holding sessions is queued once: its sessions keep only the posture they pass without reports, until
-   * its SDK, seeing the controller's new instance id, reports again.
+   * Starts the periodic sweep, at upstream's 5 s cadence. Every identity holding sessions is queued once, so sessions
+   * are measured against the checks as they stand at start (reports are kept in the database, and SDKs, seeing the
+   * new instance id, report again).
    */
   async start(intervalMs = 5_000): Promise<void> {
     await this.#options.store.transaction(queueEveryIdentityWithSessions);

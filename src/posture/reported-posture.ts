@@ -1,6 +1,10 @@
-// What clients report about their device, kept in memory per identity and per API session, as upstream keeps it
-// (ziti `model/posture_response_model.go` PostureCache): the controller's restart drops it, and SDKs send it all
-// again when they see a new controller instance id.
+// What clients report about their device, per identity and per API session (ziti `model/posture_response_model.go`
+// PostureCache). Upstream keeps it in one process's memory; here it is one JSON document per identity in the
+// database, so a report made through one instance counts on every instance sharing it (and survives a restart;
+// SDKs still send everything again when they see a new controller instance id).
+import { formatTimestamp } from '../lib/clock.js';
+import { putReportedPosture, reportedPostureText } from '../store/queries/posture.js';
+import type { Db } from '../store/store.js';
 
 interface Report {
   /** The posture check id the client named (never validated, as upstream). */
@@ -67,48 +71,64 @@ export function cleanHex(text: string): string {
   return text.toLowerCase().replace(/[^a-f0-9]/g, '');
 }
 
-function emptyPosture(): IdentityPosture {
+export function emptyPosture(): IdentityPosture {
   return { processes: [], processesByPath: new Map(), endpointStates: new Map(), failedServiceRequests: [] };
 }
 
-export class ReportedPosture {
-  readonly #byIdentity = new Map<string, IdentityPosture>();
+/** Applies responses in order (ziti `PostureResponse*.Apply`); ENDPOINT_STATE belongs to the API session. */
+export function applyResponses(data: IdentityPosture, apiSessionId: string, responses: readonly PostureResponse[], now: Date): void {
+  for (const response of responses) applyResponse(data, apiSessionId, response, now);
+}
 
-  of(identityId: string): IdentityPosture | undefined {
-    return this.#byIdentity.get(identityId);
-  }
+export function addFailedServiceRequest(data: IdentityPosture, failure: FailedServiceRequest): void {
+  data.failedServiceRequests.push(failure);
+  if (data.failedServiceRequests.length > FAILED_SERVICE_REQUESTS_KEPT) data.failedServiceRequests.shift();
+}
 
-  #entry(identityId: string): IdentityPosture {
-    let entry = this.#byIdentity.get(identityId);
-    if (!entry) this.#byIdentity.set(identityId, (entry = emptyPosture()));
-    return entry;
-  }
+/** The identity's reported posture, or undefined when its clients reported nothing. */
+export async function loadPosture(db: Db, identityId: string): Promise<IdentityPosture | undefined> {
+  const text = await reportedPostureText(db, identityId);
+  return text === undefined ? undefined : parsePosture(text);
+}
 
-  /** Applies responses in order (ziti `PostureResponse*.Apply`); ENDPOINT_STATE belongs to the API session. */
-  record(identityId: string, apiSessionId: string, responses: readonly PostureResponse[], now: Date): void {
-    const data = this.#entry(identityId);
-    for (const response of responses) applyResponse(data, apiSessionId, response, now);
-  }
+/** Reads the identity's posture, lets `change` update it, and stores it again, in the caller's transaction. */
+export async function updatePosture(tx: Db, identityId: string, now: Date, change: (data: IdentityPosture) => void): Promise<void> {
+  const data = (await loadPosture(tx, identityId)) ?? emptyPosture();
+  change(data);
+  await putReportedPosture(tx, identityId, serializePosture(data), formatTimestamp(now));
+}
 
-  recordFailedServiceRequest(identityId: string, failure: FailedServiceRequest): void {
-    const failures = this.#entry(identityId).failedServiceRequests;
-    failures.push(failure);
-    if (failures.length > FAILED_SERVICE_REQUESTS_KEPT) failures.shift();
-  }
+/** Maps as entry lists and times as RFC 3339 text. */
+export function serializePosture(data: IdentityPosture): string {
+  return JSON.stringify({ ...data, processesByPath: [...data.processesByPath], endpointStates: [...data.endpointStates] });
+}
 
-  identityIds(): string[] {
-    return [...this.#byIdentity.keys()];
-  }
+type StoredPosture = Omit<IdentityPosture, 'processesByPath' | 'endpointStates'> & {
+  processesByPath: Array<[string, ProcessReport]>;
+  endpointStates: Array<[string, EndpointState]>;
+};
 
-  forgetIdentity(identityId: string): void {
-    this.#byIdentity.delete(identityId);
-  }
-
-  /** Drops the per-API-session parts of API sessions that have ended. */
-  forgetApiSessions(identityId: string, ended: (apiSessionId: string) => boolean): void {
-    const states = this.#byIdentity.get(identityId)?.endpointStates;
-    for (const apiSessionId of states?.keys() ?? []) if (ended(apiSessionId)) states!.delete(apiSessionId);
-  }
+export function parsePosture(text: string): IdentityPosture {
+  const stored = JSON.parse(text) as StoredPosture;
+  const time = (value: Date | undefined) => (value === undefined ? undefined : new Date(value));
+  const report = <T extends Report>(value: T | undefined): T | undefined => value && { ...value, lastUpdatedAt: new Date(value.lastUpdatedAt) };
+  const state = (value: EndpointState): EndpointState => {
+    const woken = time(value.wokenAt);
+    const unlocked = time(value.unlockedAt);
+    return { lastUpdatedAt: new Date(value.lastUpdatedAt), ...(woken ? { wokenAt: woken } : {}), ...(unlocked ? { unlockedAt: unlocked } : {}) };
+  };
+  const os = report(stored.os);
+  const mac = report(stored.mac);
+  const domain = report(stored.domain);
+  return {
+    ...(os ? { os } : {}),
+    ...(mac ? { mac } : {}),
+    ...(domain ? { domain } : {}),
+    processes: stored.processes.map((entry) => report(entry)!),
+    processesByPath: new Map(stored.processesByPath.map(([path, entry]) => [path, report(entry)!])),
+    endpointStates: new Map(stored.endpointStates.map(([id, value]) => [id, state(value)])),
+    failedServiceRequests: stored.failedServiceRequests,
+  };
 }
 
 function applyResponse(data: IdentityPosture, apiSessionId: string, response: PostureResponse, now: Date): void {

@@ -144,6 +144,16 @@ describe('loadSettings', () => {
     assert.deepEqual([fromFlags.accessLog, fromFlags.metricsAddress, fromFlags.commandRateLimiterMaxQueued, fromFlags.shutdownTimeoutMs], [true, { host: '127.0.0.1', port: 0 }, 10, 0]);
   });
 
+  it('reads the number of worker processes (default 1) from flag, environment or YAML, within 1 to 64', () => {
+    assert.equal(loadSettings({ argv: [], env: {}, cwd }).workers, 1);
+    const file = join(cwd, 'workers.yml');
+    writeFileSync(file, 'workers: 3\n');
+    assert.equal(loadSettings({ argv: ['--config', file], env: {}, cwd }).workers, 3);
+    assert.equal(loadSettings({ argv: ['--config', file], env: { ZITI_WORKERS: '2' }, cwd }).workers, 2);
+    assert.equal(loadSettings({ argv: ['--workers', '4'], env: { ZITI_WORKERS: '2' }, cwd }).workers, 4);
+    assert.throws(() => loadSettings({ argv: ['--workers', '0'], env: {}, cwd }), /\[workers\].*1 to 64/);
+  });
+
   it('names the operating setting that is wrong', () => {
     const cases: Array<[string[], Record<string, string>, RegExp]> = [
       [['--metrics-address', '9100'], {}, /\[metrics\.address\].*host:port/],

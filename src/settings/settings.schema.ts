@@ -30,6 +30,8 @@ export interface Settings {
   metricsAddress: ListenAddress | undefined;
   /** The name `GET /controllers` lists this controller under; undefined: the advertised host. */
   controllerName: string | undefined;
+  /** Processes serving on this machine, sharing the listening port and the database (node:cluster). */
+  workers: number;
   /** Model changes wait in one bounded queue; past `commandRateLimiterMaxQueued` waiting, they are refused (429). */
   commandRateLimiterEnabled: boolean;
   commandRateLimiterMaxQueued: number;
@@ -199,6 +201,7 @@ export const settingSpecs: readonly SettingSpec[] = [
   { key: 'accessLog', yamlPath: 'log.access', env: 'ZITI_ACCESS_LOG', flag: 'access-log', parse: flag, default: true },
   { key: 'metricsAddress', yamlPath: 'metrics.address', env: 'ZITI_METRICS_ADDRESS', flag: 'metrics-address', parse: listenAddress },
   { key: 'controllerName', yamlPath: 'controller.name', env: 'ZITI_CONTROLLER_NAME', parse: text(1, 100) },
+  { key: 'workers', yamlPath: 'workers', env: 'ZITI_WORKERS', flag: 'workers', parse: integer(1, 64), default: 1 },
   // Upstream's keys and limits (ziti controller/config/config.go, command.DefaultLimiterSize / MinLimiterSize).
   { key: 'commandRateLimiterEnabled', yamlPath: 'commandRateLimiter.enabled', env: 'ZITI_COMMAND_RATE_LIMITER_ENABLED', parse: flag, default: true },
   { key: 'commandRateLimiterMaxQueued', yamlPath: 'commandRateLimiter.maxQueued', env: 'ZITI_COMMAND_RATE_LIMITER_MAX_QUEUED', parse: integer(10, 4_294_967_295), default: 100 },

@@ -12,8 +12,10 @@ export interface Database {
   authenticators: AuthenticatorsTable;
   ca_identity_roles: CaIdentityRolesTable;
   cas: CasTable;
+  cluster_secrets: ClusterSecretsTable;
   config_types: ConfigTypesTable;
   configs: ConfigsTable;
+  controller_instances: ControllerInstancesTable;
   edge_router_policies: EdgeRouterPoliciesTable;
   edge_router_policy_edge_router_roles: EdgeRouterPolicyEdgeRouterRolesTable;
   edge_router_policy_edge_routers: EdgeRouterPolicyEdgeRoutersTable;
@@ -36,6 +38,7 @@ export interface Database {
   posture_check_role_attributes: PostureCheckRoleAttributesTable;
   posture_check_types: PostureCheckTypesTable;
   posture_checks: PostureChecksTable;
+  reported_posture: ReportedPostureTable;
   router_role_attributes: RouterRoleAttributesTable;
   routers: RoutersTable;
   schema_migrations: SchemaMigrationsTable;
@@ -162,6 +165,12 @@ export interface CasTable {
   external_id_claim: string | null;
 }
 
+export interface ClusterSecretsTable {
+  name: string;
+  value: string;
+  updated_at: string;
+}
+
 export interface ConfigTypesTable {
   id: string;
   created_at: string;
@@ -181,6 +190,14 @@ export interface ConfigsTable {
   name: string;
   config_type_id: string;
   data: string;
+}
+
+export interface ControllerInstancesTable {
+  id: string;
+  name: string;
+  api_base: string;
+  started_at: string;
+  last_seen_at: string;
 }
 
 export interface EdgeRouterPoliciesTable {
@@ -399,6 +416,12 @@ export interface PostureChecksTable {
   details: Generated<string>;
   prompt_on_wake: number | null;
   prompt_on_unlock: number | null;
+}
+
+export interface ReportedPostureTable {
+  identity_id: string;
+  data: string;
+  updated_at: string;
 }
 
 export interface RouterRoleAttributesTable {

@@ -11,8 +11,17 @@ export type TableName = keyof Database;
 export type Db = Kysely<any>;
 
 export interface Store {
-  /** Counts committed write transactions: a cached read is still valid while this has not moved. */
+  /**
+   * Moves with every committed write transaction, this process's or (once `refresh` has looked) another's on the
+   * same database: a cached read is still valid while this has not moved.
+   */
   readonly generation: number;
+  /**
+   * Looks for commits other processes made (instances sharing the database, `workers`) and moves `generation` if
+   * there were any. Called once at the start of every request, so each request sees every change committed before
+   * it began, whichever instance made it; it costs one primary-key read (SQLite: a shared-memory check).
+   */
+  refresh(): Promise<void>;
   /** Runs `work` in one write transaction: everything it wrote commits together or not at all. */
   transaction<T>(work: (tx: Db) => Promise<T>): Promise<T>;
   /** Runs read-only work; it may share the connection with writers but never sees half a transaction. */
@@ -64,6 +73,7 @@ export function wrapTransactions(store: Store, wrap: <T>(run: () => Promise<T>) 
     get generation() {
       return store.generation;
     },
+    refresh: () => store.refresh(),
     transaction: (work) => wrap(() => store.transaction(work)),
     read: (work) => store.read(work),
     readSnapshot: (work) => store.readSnapshot(work),

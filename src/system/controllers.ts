@@ -1,6 +1,7 @@
 // `GET /controllers` on both APIs: the controllers serving this network. Upstream lists the members of an HA
-// cluster (and nothing when stand-alone); here each instance describes itself from its settings and PKI, so the
-// list has this controller — the rows are a query of their own, so filters, sorting and paging work as on any list.
+// cluster (and nothing when stand-alone); here every instance sharing the database, from their heartbeat rows
+// (instance-heartbeat.ts), each under its per-process instance id (the `ziti-instance-id` it answers with). The
+// rows are a query of their own, so filters, sorting and paging work as on any list.
 import type { AppDeps } from '../app-deps.js';
 import { listEnvelope } from '../http/envelope.js';
 import type { OperationHandler } from '../http/operation.js';
@@ -40,29 +41,27 @@ interface ControllerRow {
   api_addresses: string;
 }
 
-/** This instance: named by `controller.name` (default: the advertised host, its server certificate's name). */
-export function thisController(deps: AppDeps): ControllerRow {
-  const { settings, pki, health } = deps;
-  const name = settings.controllerName ?? settings.advertisedHost;
-  const base = `https://${settings.advertisedHost}:${settings.advertisedPort}`;
-  const apiAddresses = {
-    'edge-client': [{ url: `${base}/edge/client/v1`, version: 'v1' }],
-    'edge-management': [{ url: `${base}/edge/management/v1`, version: 'v1' }],
-  };
-  return {
-    id: name,
-    name,
+/** The instances on this database (this one included), named by `controller.name` (default: the advertised host). */
+async function instanceRows(deps: AppDeps): Promise<ControllerRow[]> {
+  const { pki } = deps;
+  return (await deps.heartbeat.instances()).map((instance) => ({
+    id: instance.id,
+    name: instance.name,
     ctrl_address: null,
+    // One server identity for every instance (shared PKI).
     cert_pem: pki.serverCertPem,
     fingerprint: pki.serverCertFingerprint,
-    is_online: 1,
-    last_joined_at: health.startedAt,
-    created_at: health.startedAt,
-    updated_at: health.startedAt,
+    is_online: instance.isOnline ? 1 : 0,
+    last_joined_at: instance.started_at,
+    created_at: instance.started_at,
+    updated_at: instance.last_seen_at,
     tags: '{}',
     is_system: 0,
-    api_addresses: JSON.stringify(apiAddresses),
-  };
+    api_addresses: JSON.stringify({
+      'edge-client': [{ url: `${instance.api_base}/edge/client/v1`, version: 'v1' }],
+      'edge-management': [{ url: `${instance.api_base}/edge/management/v1`, version: 'v1' }],
+    }),
+  }));
 }
 
 /** The client API leaves out the control channel address and every API but its own (ziti MapControllerToClientRestModel). */
@@ -91,7 +90,8 @@ export const listControllers: OperationHandler = {
   async handle(context) {
     const { deps, api } = context;
     const query = listQueryFrom(context, controllerSymbols);
-    const page = await deps.store.read((db) => listInlineRows(db, [{ ...thisController(deps) }], query));
+    const rows = await instanceRows(deps);
+    const page = await deps.store.read((db) => listInlineRows(db, rows.map((row) => ({ ...row })), query));
     const pagination = { limit: query.limit, offset: query.offset, totalCount: page.totalCount };
     const data = page.rows.map((row) => toApi(row as unknown as ControllerRow, api));
     return { status: 200, json: listEnvelope(data, pagination, Object.keys(controllerSymbols)) };

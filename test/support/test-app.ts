@@ -75,7 +75,9 @@ export const testDatabaseUrl = process.env.ZITI_TEST_DATABASE_URL || undefined;
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const home = mkdtempSync(join(tmpdir(), 'ziti-test-'));
   const clock = fixedClock(TEST_START);
-  const scratch: ScratchSchema | undefined = testDatabaseUrl && !options.databaseFile ? await createScratchSchema(testDatabaseUrl, 'ziti_test') : undefined;
+  // A test that names its database (instances sharing one) keeps it; otherwise each app gets its own.
+  const ownDatabase = !options.databaseFile && !options.settings?.databaseUrl;
+  const scratch: ScratchSchema | undefined = testDatabaseUrl && ownDatabase ? await createScratchSchema(testDatabaseUrl, 'ziti_test') : undefined;
   const settings = testSettings(home, { ...(scratch ? { databaseUrl: scratch.url } : {}), ...options.settings });
   const controller = await openController(settings, {
     clock,

@@ -12,6 +12,7 @@ import { serviceGrant } from '../../policy/service-access.js';
 import { sharedEdgeRouters } from '../../policy/session-edge-routers.js';
 import { policyPostureChecks } from '../../posture/policy-checks.js';
 import { postureViewFor } from '../../posture/posture-inputs.js';
+import type { FailedServiceRequest } from '../../posture/reported-posture.js';
 import { evaluateSessionPosture, failedServiceRequest, invalidPosture } from '../../posture/session-posture.js';
 import { session } from './session.definition.js';
 import { sessionDetail } from './session.rules.js';
@@ -41,7 +42,9 @@ export const createSession: OperationHandler = {
     const type = requested ?? 'Dial';
     const now = deps.clock();
 
-    const detail = await deps.store.transaction(async (tx) => {
+    // A refused request is kept for admins, written after the refusing transaction has rolled back.
+    let refused: FailedServiceRequest | undefined;
+    const creating = deps.store.transaction(async (tx) => {
       const reusable = requested && (await findReusable(tx, apiSessionId, serviceId, type));
       const grant = await serviceGrant(tx, caller, serviceId);
       if (reusable) return sessionDetail(reusable, grant?.name ?? '', await sharedEdgeRouters(tx, identityId, serviceId), context.caller);
@@ -53,7 +56,7 @@ export const createSession: OperationHandler = {
       const posture = evaluateSessionPosture(policies, type, view);
       if (!posture.passed) {
         const request = { apiSessionId, serviceId, serviceName: grant.name, sessionType: type };
-        deps.posture.recordFailedServiceRequest(identityId, failedServiceRequest(posture, view, request));
+        refused = failedServiceRequest(posture, view, request);
         throw invalidPosture(posture);
       }
       const edgeRouters = await sharedEdgeRouters(tx, identityId, serviceId);
@@ -81,6 +84,10 @@ export const createSession: OperationHandler = {
       await insertEntity(tx, session, values);
       deps.posture.recheckAt(identityId, posture.failsAt);
       return sessionDetail(values, grant.name, edgeRouters, context.caller);
+    });
+    const detail = await creating.catch(async (error: unknown) => {
+      if (refused) await deps.posture.recordFailedServiceRequest(identityId, refused);
+      throw error;
     });
     return { status: 201, json: envelope(detail) };
   },

@@ -14,5 +14,6 @@ import { sessionsSchema } from './012-sessions.js';
 import { mfaSignersAndLockout } from './013-mfa-signers-lockout.js';
 import { identityTraces } from './014-identity-traces.js';
 import { uniquenessConstraints } from './015-uniqueness-constraints.js';
+import { clusterSchema } from './016-cluster.js';
 
-export const migrations: readonly Migration[] = [initialSchema, configsAndServices, postureChecks, routersSchema, terminatorsSchema, policiesSchema, identityServiceConfigsSchema, enrollmentSchema, enrollmentLookups, caRolesAndSessionCertificates, sessionsSchema, mfaSignersAndLockout, identityTraces, uniquenessConstraints];
+export const migrations: readonly Migration[] = [initialSchema, configsAndServices, postureChecks, routersSchema, terminatorsSchema, policiesSchema, identityServiceConfigsSchema, enrollmentSchema, enrollmentLookups, caRolesAndSessionCertificates, sessionsSchema, mfaSignersAndLockout, identityTraces, uniquenessConstraints, clusterSchema];

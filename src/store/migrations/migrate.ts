@@ -21,6 +21,9 @@ export async function migrate(db: Db, migrations: readonly Migration[], translat
   for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
     if (done.has(migration.version)) continue;
     await db.transaction().execute(async (tx) => {
+      // Another process on the same SQLite file may have applied it since the read above: write transactions are
+      // taken one at a time (BEGIN IMMEDIATE), so looking again here decides it. (PostgreSQL migrates under a lock.)
+      if (await tx.selectFrom('schema_migrations').select('version').where('version', '=', migration.version).executeTakeFirst()) return;
       for (const statement of migration.statements) await sql.raw(translate(statement)).execute(tx);
       await tx
         .insertInto('schema_migrations')

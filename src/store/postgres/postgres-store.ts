@@ -34,37 +34,41 @@ export const pgNumberTypes: pg.CustomTypesConfig = {
 };
 
 export async function openPostgresStore({ url, migrations, poolSize = 10 }: PostgresStoreOptions): Promise<Store> {
+  await migrateUnderLock(url, migrations);
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgNumberTypes });
   // An idle connection the server closed must not take the process down; the next query opens another.
   pool.on('error', () => undefined);
+  // The policy engine's delta (policy-links.ts) lives in a temporary table of each connection, emptied at every
+  // commit, which shadows the schema's table of the same name (pg_temp comes first in every search path): one
+  // transaction's scratch rows are never another's, and they cost no WAL. Queued before the connection's first query.
+  // Should it fail, the schema's table still serves, correct under the write lock below.
+  pool.on('connect', (client) => void client.query(SCRATCH_DELTA_TABLE).catch(() => undefined));
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }), plugins: [new LongValueListsPlugin()] });
   registerDialect(db, postgresDialect);
-  try {
-    await db.connection().execute(async (connection) => {
-      const key = sql`${MIGRATION_LOCK}, hashtext(current_schema())`;
-      await sql`SELECT pg_advisory_lock(${key})`.execute(connection);
-      try {
-        await translateErrors(() => migrate(connection as Db, migrations, toPostgres));
-      } finally {
-        await sql`SELECT pg_advisory_unlock(${key})`.execute(connection);
-      }
-    });
-  } catch (error) {
-    await db.destroy();
-    throw error;
-  }
 
   let generation = 0;
-  // One write transaction at a time in this process, as with SQLite's single connection: a request's
-  // check-then-write rules see no write of this process in between. (Several instances are a later issue's.)
+  let seen = await readClusterGeneration(db);
+  // One write transaction at a time in this process (a waiting request holds no pooled connection)...
   let writes: Promise<unknown> = Promise.resolve();
   return {
     get generation() {
       return generation;
     },
+    refresh: async () => {
+      const now = await readClusterGeneration(db);
+      if (now !== seen) {
+        seen = now;
+        generation++;
+      }
+    },
     transaction: (work) => {
       const run = writes.then(async () => {
-        const result = await translateErrors(() => db.transaction().execute((tx) => work(tx as Db)));
+        const result = await translateErrors(() =>
+          db.transaction().execute(async (tx) => {
+            seen = await takeWriteLock(tx);
+            return work(tx as Db);
+          }),
+        );
         generation++;
         return result;
       });
@@ -79,6 +83,61 @@ export async function openPostgresStore({ url, migrations, poolSize = 10 }: Post
     translateError: toStoreError,
     close: () => db.destroy(),
   };
+}
+
+const SCRATCH_DELTA_TABLE = 'CREATE TEMP TABLE IF NOT EXISTS policy_delta (LIKE policy_delta INCLUDING ALL) ON COMMIT DELETE ROWS';
+
+/**
+ * ...and one at a time across every instance on the database: each write transaction starts by moving the cluster
+ * generation, whose row lock it then holds until it commits. This is the concurrency policy for writers (issue 14):
+ * a transaction-long lock, like pg_advisory_xact_lock, rather than SERIALIZABLE with retries, because
+ * - the check-then-write rules (one authenticator per method, one outstanding enrollment, unique names checked
+ *   before insert for upstream's error codes) and the incremental policy-link maintenance then see exactly what a
+ *   single process would, with READ COMMITTED's fresh view after the lock;
+ * - nothing needs retrying: a retried transaction would re-run request work that is not idempotent (argon2
+ *   hashing, ids, certificates) or needs care to be;
+ * - writes are short and the model-change queue (write-queue.ts) already runs them one at a time per instance, so
+ *   the lock costs little throughput; reads, the bulk of the traffic, never take it.
+ * The same statement moves the generation other instances compare at their next request (refresh).
+ */
+async function takeWriteLock(tx: Kysely<Schema>): Promise<number> {
+  const { rows } = await sql<{ value: number }>`UPDATE cluster_generation SET value = value + 1 WHERE id = 1 RETURNING value`.execute(tx);
+  return rows[0]!.value;
+}
+
+async function readClusterGeneration(db: Kysely<Schema>): Promise<number> {
+  const { rows } = await sql<{ value: number }>`SELECT value FROM cluster_generation WHERE id = 1`.execute(db);
+  return rows[0]!.value;
+}
+
+/**
+ * The generation row is the store's own machinery, like schema_migrations, rather than a numbered migration: the
+ * PostgreSQL store cannot write without it, whatever migrations it was asked to apply. (SQLite has no need of it:
+ * its data_version tells a connection about other connections' commits.)
+ */
+const CLUSTER_GENERATION = [
+  'CREATE TABLE IF NOT EXISTS cluster_generation (id BIGINT PRIMARY KEY CHECK (id = 1), value BIGINT NOT NULL)',
+  'INSERT INTO cluster_generation (id, value) VALUES (1, 0) ON CONFLICT (id) DO NOTHING',
+];
+
+/** Migrates on a connection of its own, under an advisory lock: instances starting together migrate once. */
+async function migrateUnderLock(url: string, migrations: readonly Migration[]): Promise<void> {
+  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1, types: pgNumberTypes }) }) });
+  registerDialect(db, postgresDialect);
+  try {
+    await db.connection().execute(async (connection) => {
+      const key = sql`${MIGRATION_LOCK}, hashtext(current_schema())`;
+      await sql`SELECT pg_advisory_lock(${key})`.execute(connection);
+      try {
+        await translateErrors(() => migrate(connection as Db, migrations, toPostgres));
+        for (const statement of CLUSTER_GENERATION) await sql.raw(statement).execute(connection);
+      } finally {
+        await sql`SELECT pg_advisory_unlock(${key})`.execute(connection);
+      }
+    });
+  } finally {
+    await db.destroy();
+  }
 }
 
 async function translateErrors<T>(work: () => Promise<T>): Promise<T> {

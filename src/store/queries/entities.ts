@@ -119,6 +119,7 @@ export async function listSetValues(db: Db, setTable: TableName, query?: ListQue
  * paged by the database exactly as stored rows are. Every row has the same columns.
  */
 export async function listInlineRows(db: Db, rows: readonly Row[], query: ListQuery): Promise<RowPage> {
+  if (rows.length === 0) return { rows: [], totalCount: 0 };
   const dialect = dialectOf(db);
   const { where, orderBy } = listQuerySql(query, LISTED, dialect.filter);
   const selects = rows.map((row) => sql`SELECT ${sql.join(Object.entries(row).map(([column, value]) => sql`${dialect.rowValue(value)} AS ${sql.ref(column)}`))}`);

@@ -114,3 +114,22 @@ export async function setPromptColumns(tx: Db, checkId: string, prompts: { promp
     .where('id', '=', checkId)
     .execute();
 }
+
+/** An identity's reported posture document (JSON), if its clients reported anything. */
+export async function reportedPostureText(db: Db, identityId: string): Promise<string | undefined> {
+  return (await typed(db).selectFrom('reported_posture').select('data').where('identity_id', '=', identityId).executeTakeFirst())?.data;
+}
+
+export async function putReportedPosture(tx: Db, identityId: string, data: string, at: string): Promise<void> {
+  await typed(tx)
+    .insertInto('reported_posture')
+    .values({ identity_id: identityId, data, updated_at: at })
+    .onConflict((conflict) => conflict.column('identity_id').doUpdateSet({ data, updated_at: at }))
+    .execute();
+}
+
+/** Up to `limit` identities with reported posture, after `after` in id order. */
+export async function reportedPostureIdentities(db: Db, after: string, limit: number): Promise<string[]> {
+  const rows = await typed(db).selectFrom('reported_posture').select('identity_id').where('identity_id', '>', after).orderBy('identity_id').limit(limit).execute();
+  return rows.map((row) => row.identity_id);
+}

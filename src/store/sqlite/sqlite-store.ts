@@ -43,10 +43,21 @@ export async function openSqliteStore({ file, migrations }: SqliteStoreOptions):
   await migrate(db as Db, migrations);
 
   let generation = 0;
+  // SQLite's data_version moves when another connection (another process on the same file) commits; our own
+  // commits move `generation` directly.
+  let dataVersion = readDataVersion(database);
   const stopCheckpoints = checkpointPeriodically(database, () => generation);
   return {
     get generation() {
       return generation;
+    },
+    refresh: () => {
+      const now = readDataVersion(database);
+      if (now !== dataVersion) {
+        dataVersion = now;
+        generation++;
+      }
+      return Promise.resolve();
     },
     transaction: async (work) => {
       const result = await translateErrors(() => db.transaction().execute((tx) => work(tx as Db)));
@@ -105,6 +116,20 @@ function checkpointPeriodically(database: Database.Database, committed: () => nu
   return () => clearInterval(timer);
 }
 
+function readDataVersion(database: Database.Database): number {
+  return database.pragma('data_version', { simple: true }) as number;
+}
+
+/**
+ * Kysely opens transactions with a plain (deferred) BEGIN; this store's are BEGIN IMMEDIATE, which takes the write
+ * lock before the first read. With several processes on one file (`workers`) a deferred transaction that read and
+ * then wrote could fail with SQLITE_BUSY when another committed in between; immediate ones wait their turn
+ * (busy_timeout) and then see every earlier commit, so check-then-write rules and the policy-link maintenance stay
+ * correct across processes as they are within one.
+ */
+const BEGIN = 'begin';
+const BEGIN_IMMEDIATE = 'begin immediate';
+
 /**
  * Kysely's SQLite driver prepares every statement on every call; preparing is a large share of a simple read's
  * cost, so statements are kept by their SQL text (the set of distinct statements is bounded by the code).
@@ -113,7 +138,8 @@ function withStatementCache(database: Database.Database): SqliteDatabase {
   const statements = new Map<string, Database.Statement>();
   return {
     close: () => database.close(),
-    prepare(text) {
+    prepare(sqlText) {
+      const text = sqlText === BEGIN ? BEGIN_IMMEDIATE : sqlText;
       let statement = statements.get(text);
       if (!statement) {
         statement = database.prepare(text);

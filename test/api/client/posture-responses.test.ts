@@ -5,6 +5,7 @@ import { assertError, type CallResult } from '../../support/conformance.js';
 import { createEntity, createUser, login, type UserFixture } from '../../support/factories.js';
 import { createSession, grantService, openEdgeRouter, requestSession, type GrantedService } from '../../support/sessions.js';
 import { PostureMonitor } from '../../../src/posture/posture-monitor.js';
+import { loadPosture } from '../../../src/posture/reported-posture.js';
 
 const client = '/edge/client/v1';
 const management = '/edge/management/v1';
@@ -199,23 +200,27 @@ describe('posture responses and posture evaluation', () => {
       assert.equal(await exists(session.id), false);
     });
 
-    it('after a restart, reported posture is gone and sessions that need it go too', async () => {
+    it('after a restart (or on another instance), reported posture is still there: sessions that pass it stay', async () => {
       const withChecks = await device();
       await report(withChecks.token, goodDevice());
       const checked = await createSession(t, withChecks.token, withChecks.granted.serviceId);
       const plain = await device([]);
       const unchecked = await createSession(t, plain.token, plain.granted.serviceId);
-      // A new monitor over the same database is what a restarted controller starts with.
+      // A new monitor over the same database is what a restarted controller (or another instance) starts with:
+      // reports are shared state in the database, unlike upstream's per-process cache.
       const restarted = new PostureMonitor({ store: t.deps.store, clock: t.clock, onError: (error) => assert.fail(String(error)) });
       await restarted.start(3_600_000);
       await restarted.sweep();
       await restarted.stop();
-      assert.equal(await exists(checked.id), false);
+      assert.equal(await exists(checked.id), true);
       assert.equal(await exists(unchecked.id), true);
+      // And what the reports no longer pass still drops the session there.
+      await report(withChecks.token, { id: os, typeId: 'OS', type: 'Windows', version: '10.0.0' });
+      assert.equal(await exists(checked.id), false);
     });
   });
 
-  describe('what is kept in memory', () => {
+  describe('what is kept of reports', () => {
     it('drops an ended API session\'s endpoint state and a deleted identity\'s data', async () => {
       const { user, token } = await device();
       await report(token, { id: 'state', typeId: 'ENDPOINT_STATE', unlocked: true });
@@ -223,7 +228,7 @@ describe('posture responses and posture evaluation', () => {
       const apiSessionId = ((await t.call({ method: 'GET', url: `${client}/current-api-session`, token })).body as { data: { id: string } }).data.id;
       await t.call({ method: 'DELETE', url: `${client}/current-api-session`, token });
       await t.deps.posture.prune();
-      const data = t.deps.posture.reported.of(user.id);
+      const data = await t.deps.store.read((db) => loadPosture(db, user.id));
       assert.equal(data?.endpointStates.has(apiSessionId), false, 'the API session ended');
       assert.equal(data?.os?.version, '6.1.0', 'identity-wide data stays');
 
@@ -231,7 +236,7 @@ describe('posture responses and posture evaluation', () => {
       const shown = await t.call({ method: 'GET', url: `${management}/identities/${user.id}/posture-data`, token: admin });
       assert.equal((shown.body as { data: { os: { type: unknown } } }).data.os.type, null, 'a deleted identity shows nothing');
       await t.deps.posture.prune();
-      assert.equal(t.deps.posture.reported.of(user.id), undefined);
+      assert.equal(await t.deps.store.read((db) => loadPosture(db, user.id)), undefined);
     });
   });
 

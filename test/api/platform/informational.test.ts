@@ -109,12 +109,12 @@ describe('informational endpoints', () => {
       assertError(await t.call({ method: 'GET', url: '/edge/client/v1/controllers' }), 401, 'UNAUTHORIZED');
     });
 
-    it('describes this controller from its settings and server certificate, online', async () => {
+    it('describes this instance from its settings and the shared server certificate, online', async () => {
       const { data, meta } = await list('management');
       assert.deepEqual(meta.pagination, { limit: 10, offset: 0, totalCount: 1 });
       assert.ok(meta.filterableFields.includes('isOnline'));
       const [entry] = data;
-      assert.equal(entry?.id, 'localhost');
+      assert.equal(entry?.id, t.deps.instanceId, 'each instance under the id it answers with (ziti-instance-id)');
       assert.equal(entry?.name, 'localhost');
       assert.equal(entry?.isOnline, true);
       assert.equal(entry?.ctrlAddress, null, 'no router control channel here');
@@ -125,7 +125,7 @@ describe('informational endpoints', () => {
         'edge-client': [{ url: 'https://localhost:1280/edge/client/v1', version: 'v1' }],
         'edge-management': [{ url: 'https://localhost:1280/edge/management/v1', version: 'v1' }],
       });
-      assert.deepEqual(entry?._links, { self: { href: './controllers/localhost' } });
+      assert.deepEqual(entry?._links, { self: { href: `./controllers/${t.deps.instanceId}` } });
     });
 
     it('shows clients only their own API and no control address', async () => {

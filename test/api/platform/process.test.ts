@@ -1,80 +1,15 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { request } from 'node:https';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { freePort, get, projectRoot, startController, stopController, waitReady, type Running } from '../../support/controller-process.js';
 
-const root = new URL('../../../', import.meta.url).pathname;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-interface Running {
-  child: ChildProcess;
-  stdout: () => string;
-}
-
-/** The TypeScript sources through tsx, as `npm test` runs them; the build test passes the compiled entry instead. */
-const sourceEntry = ['--import', 'tsx', 'src/main.ts'];
-
-function start(home: string, port: number, env: Record<string, string> = {}, entry = sourceEntry): Running {
-  const child = spawn(process.execPath, [...entry, '--home', home, '--port', String(port), '--bind', '127.0.0.1'], {
-    cwd: root,
-    env: { ...process.env, ZITI_LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  return { child, stdout: () => out };
-}
-
-function get(port: number, path: string, ca: string, method = 'GET', body?: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port, path, method, ca, servername: 'localhost', headers: body ? { 'content-type': 'application/json' } : {} },
-      (res) => {
-        let text = '';
-        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-async function waitReady(port: number, home: string, running: Running): Promise<string> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (running.child.exitCode !== null) throw new Error(`controller exited: ${running.stdout()}`);
-    const caFile = join(home, 'pki', 'root-ca.cert.pem');
-    if (existsSync(caFile)) {
-      const ca = readFileSync(caFile, 'utf8');
-      const ok = await get(port, '/edge/client/v1/version', ca).then((r) => r.status === 200, () => false);
-      if (ok) return ca;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`controller not ready: ${running.stdout()}`);
-}
-
-function stop(running: Running, signal: NodeJS.Signals): Promise<number | null> {
-  return new Promise((resolve) => {
-    running.child.on('exit', (code) => resolve(code));
-    running.child.kill(signal);
-  });
-}
+const root = projectRoot;
+const start = (home: string, port: number, env: Record<string, string> = {}, entry?: string[]): Running =>
+  startController(home, port, { env, ...(entry ? { entry } : {}) });
+const stop = stopController;
 
 describe('the controller process', () => {
   let home: string;

@@ -1,0 +1,129 @@
+// Two controller instances on one database, each with its own home, caches and clock: what one does, the other
+// must honour at its next request. The same scenarios run on one SQLite file (two connections, as two processes
+// have: test/api/platform/two-instances.test.ts) and on one PostgreSQL schema (test/cluster/, npm run test:postgres).
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createScratchSchema } from '../../src/store/postgres/scratch-schema.js';
+import { assertError } from './conformance.js';
+import { createAuthPolicy, createService, createUser, login } from './factories.js';
+import { grantService } from './sessions.js';
+import { buildTestApp, type TestApp, type TestAppOptions } from './test-app.js';
+
+const client = '/edge/client/v1';
+const management = '/edge/management/v1';
+
+export interface SharedDatabase {
+  /** What every instance on it is built with. */
+  options: TestAppOptions;
+  drop(): Promise<void>;
+}
+
+export function sqliteFile(): SharedDatabase {
+  const folder = mkdtempSync(join(tmpdir(), 'ziti-shared-db-'));
+  return { options: { databaseFile: join(folder, 'ctrl.db') }, drop: () => Promise.resolve(rmSync(folder, { recursive: true, force: true })) };
+}
+
+/** A fresh schema (prefix ts14b_) in the database ZITI_TEST_DATABASE_URL names; there is no skipping without one. */
+export async function postgresSchema(): Promise<SharedDatabase> {
+  const url = process.env.ZITI_TEST_DATABASE_URL;
+  if (!url) throw new Error('ZITI_TEST_DATABASE_URL is not set: the PostgreSQL tests need a database (npm run test:postgres)');
+  const scratch = await createScratchSchema(url, 'ts14b');
+  return { options: { settings: { databaseUrl: scratch.url } }, drop: () => scratch.drop() };
+}
+
+export function describeTwoInstances(label: string, open: () => SharedDatabase | Promise<SharedDatabase>): void {
+  describe(`two instances on one ${label} database`, () => {
+    let database: SharedDatabase;
+    let a: TestApp;
+    let b: TestApp;
+    let adminA: string;
+    let adminB: string;
+    const get = (t: TestApp, url: string, token: string) => t.call({ method: 'GET', url, token });
+
+    before(async () => {
+      database = await open();
+      a = await buildTestApp(database.options);
+      b = await buildTestApp(database.options);
+      adminA = await a.loginAsAdmin();
+      adminB = await b.loginAsAdmin();
+    });
+    after(async () => {
+      await a?.close();
+      await b?.close();
+      await database?.drop();
+    });
+
+    it('share one PKI and cluster id, and each lists both in GET /controllers', async () => {
+      assert.equal(b.deps.pki.caBundlePem, a.deps.pki.caBundlePem);
+      assert.equal(b.deps.pki.serverCertFingerprint, a.deps.pki.serverCertFingerprint);
+      assert.equal(b.deps.clusterId, a.deps.clusterId);
+      for (const [t, token] of [[a, adminA], [b, adminB]] as const) {
+        const listed = await get(t, `${management}/controllers`, token);
+        assert.equal(listed.status, 200, listed.text);
+        const ids = (listed.body as { data: Array<{ id: string; isOnline: boolean }> }).data.map((row) => row.id).sort();
+        assert.deepEqual(ids, [a.deps.instanceId, b.deps.instanceId].sort());
+      }
+    });
+
+    it('a logout on B ends the session on A at its next request', async () => {
+      const user = await createUser(a, adminA);
+      const token = await login(a, user.username, user.password);
+      assert.equal((await get(a, `${client}/current-identity`, token)).status, 200, 'A has looked the session up (and cached it)');
+      assert.equal((await b.call({ method: 'DELETE', url: `${client}/current-api-session`, token })).status, 200);
+      assertError(await get(a, `${client}/current-identity`, token), 401, 'UNAUTHORIZED');
+    });
+
+    it('disabling an identity on A refuses its next request on B', async () => {
+      const user = await createUser(a, adminA);
+      const token = await login(b, user.username, user.password);
+      assert.equal((await get(b, `${client}/current-identity`, token)).status, 200);
+      assert.equal((await a.call({ method: 'POST', url: `${management}/identities/${user.id}/disable`, token: adminA, payload: { durationMinutes: 0 } })).status, 200);
+      assertError(await get(b, `${client}/current-identity`, token), 401, 'UNAUTHORIZED');
+    });
+
+    it("a policy change on A shows in B's service list and service updates", async () => {
+      const user = await createUser(a, adminA);
+      const token = await login(b, user.username, user.password);
+      const services = async () => ((await get(b, `${client}/services`, token)).body as { data: Array<{ id: string }> }).data.map((row) => row.id);
+      const lastChange = async () => ((await get(b, `${client}/current-api-session/service-updates`, token)).body as { data: { lastChangeAt: string } }).data.lastChangeAt;
+      assert.deepEqual(await services(), []);
+      const before = await lastChange();
+      a.clock.advance(60_000);
+      const granted = await grantService(a, adminA, user.id, ['Dial']);
+      assert.deepEqual(await services(), [granted.serviceId]);
+      assert.notEqual(await lastChange(), before);
+      // And taken away again from B's side, seen by A.
+      assert.equal((await b.call({ method: 'DELETE', url: `${management}/service-policies/${granted.policies.Dial!}`, token: adminB })).status, 200);
+      assert.deepEqual(((await get(a, `${client}/services`, token)).body as { data: unknown[] }).data, []);
+    });
+
+    it('an MFA requirement set on A applies to the next request on B', async () => {
+      const user = await createUser(a, adminA);
+      const token = await login(b, user.username, user.password);
+      assert.equal((await get(b, `${client}/services`, token)).status, 200);
+      const policy = await createAuthPolicy(a, adminA, { secondary: { requireTotp: true } });
+      assert.equal((await a.call({ method: 'PATCH', url: `${management}/identities/${user.id}`, token: adminA, payload: { authPolicyId: policy } })).status, 200);
+      assertError(await get(b, `${client}/services`, token), 401, 'UNAUTHORIZED');
+    });
+
+    it("a posture report made through A is the identity's posture on B", async () => {
+      const user = await createUser(a, adminA);
+      const token = await login(a, user.username, user.password);
+      const report = { id: 'os-check', typeId: 'OS', type: 'Linux', version: '6.1.0', build: '42' };
+      assert.equal((await a.call({ method: 'POST', url: `${client}/posture-response`, token, payload: report })).status, 201);
+      const shown = await get(b, `${management}/identities/${user.id}/posture-data`, adminB);
+      assert.equal(shown.status, 200, shown.text);
+      assert.deepEqual((shown.body as { data: { os: { type: unknown; version: unknown } } }).data.os.type, 'Linux');
+    });
+
+    it('a service created on B is read back on A, and a name taken on A is refused on B', async () => {
+      const name = `shared-${a.deps.instanceId}`;
+      const id = await createService(b, adminB, { name });
+      assert.equal((await get(a, `${management}/services/${id}`, adminA)).status, 200);
+      assertError(await b.call({ method: 'POST', url: `${management}/services`, token: adminB, payload: { name, encryptionRequired: true } }), 400, 'COULD_NOT_VALIDATE');
+    });
+  });
+}
