@@ -76,6 +76,28 @@ describe(`store tier on ${storeUnderTest}`, () => {
     }
   });
 
+  describe("another store's commits on the same database", () => {
+    it('are noticed at the next refresh, also after a write of this store was rolled back', async () => {
+      const database = await emptyDatabase();
+      try {
+        const [a, b] = [await database.open(), await database.open()];
+        // A write of A that fails after it began: on PostgreSQL it had taken (and moved, uncommitted) the generation.
+        await refusal(a, async (tx) => {
+          await insertRow(tx, 'identities', identity('r1', 'first'));
+          await insertRow(tx, 'identities', identity('r2', 'first'));
+        });
+        const before = a.generation;
+        await b.transaction((tx) => insertRow(tx, 'identities', identity('r3', 'third')));
+        await a.refresh();
+        assert.notEqual(a.generation, before, "B's commit (say, a logout) must drop A's caches at A's next request");
+        await a.close();
+        await b.close();
+      } finally {
+        await database.remove();
+      }
+    });
+  });
+
   describe('constraint errors', () => {
     let store: Store;
     before(async () => {

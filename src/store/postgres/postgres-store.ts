@@ -63,12 +63,16 @@ export async function openPostgresStore({ url, migrations, poolSize = 10 }: Post
     },
     transaction: (work) => {
       const run = writes.then(async () => {
+        let locked = seen;
         const result = await translateErrors(() =>
           db.transaction().execute(async (tx) => {
-            seen = await takeWriteLock(tx);
+            locked = await takeWriteLock(tx);
             return work(tx as Db);
           }),
         );
+        // Only a committed generation is one this instance has seen: after a rollback another instance may commit
+        // the very same number, and taking it as seen would hide that commit from the next refresh.
+        seen = locked;
         generation++;
         return result;
       });
