@@ -8,12 +8,6 @@ export async function identityExists(db: Db, id: string): Promise<boolean> {
   return (await typed(db).selectFrom('identities').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
 }
 
-/** Those of these identities that exist. */
-export async function existingIdentities(db: Db, ids: readonly string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  return new Set((await typed(db).selectFrom('identities').select('id').where('id', 'in', ids).execute()).map((row) => row.id));
-}
-
 /** The identity whose `column` (its id, or its external id) holds `value`. */
 export async function identityIdBy(db: Db, column: 'id' | 'external_id', value: string): Promise<string | undefined> {
   return (await typed(db).selectFrom('identities').select('id').where(column, '=', value).executeTakeFirst())?.id;
