@@ -52,7 +52,8 @@ export async function insertApiSession(tx: Db, clock: Clock, ids: IdGenerators, 
 interface SessionLookup {
   id: string;
   identityId: string;
-  lastActivityAt: string;
+  /** The stored last activity, parsed once rather than on every request. */
+  lastActivityMs: number;
   isAdmin: boolean;
   disabled: DisabledState;
   isMfaRequired: boolean;
@@ -107,7 +108,7 @@ export class ApiSessions {
     const found = await this.#lookups.get(token, () => this.#lookup(token));
     if (!found) return undefined;
     const now = clock();
-    if (this.expiresAt(found.id, found.lastActivityAt) <= now || isIdentityDisabled(found.disabled, now)) return undefined;
+    if (this.#expiresAtMs(found.id, found.lastActivityMs) <= now.getTime() || isIdentityDisabled(found.disabled, now)) return undefined;
     this.#activity.set(found.id, now);
     const authQueries = await outstandingAuthQueries(this.#options.externalJwts, found, bearerTokens);
     return {
@@ -129,7 +130,7 @@ export class ApiSessions {
       found && {
         id: found.id,
         identityId: found.identity_id,
-        lastActivityAt: found.last_activity_at,
+        lastActivityMs: Date.parse(found.last_activity_at),
         isAdmin: found.is_admin === 1 || found.is_default_admin === 1,
         disabled: disabledStateOf(found),
         isMfaRequired: found.is_mfa_required === 1,
@@ -142,8 +143,12 @@ export class ApiSessions {
 
   /** Last activity (cached or stored, whichever is later) plus the idle timeout. */
   expiresAt(apiSessionId: string, storedLastActivity: string): Date {
+    return new Date(this.#expiresAtMs(apiSessionId, Date.parse(storedLastActivity)));
+  }
+
+  #expiresAtMs(apiSessionId: string, storedLastActivityMs: number): number {
     const cached = this.#activity.get(apiSessionId)?.getTime() ?? 0;
-    return new Date(Math.max(cached, Date.parse(storedLastActivity)) + this.timeoutMs);
+    return Math.max(cached, storedLastActivityMs) + this.timeoutMs;
   }
 
   lastActivity(apiSessionId: string, storedLastActivity: string): string {

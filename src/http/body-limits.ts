@@ -39,6 +39,9 @@ export function installBodyLimits(app: FastifyInstance, settings: BodyLimitSetti
       // Fastify compares what the stream says it received with Content-Length.
       return done(null, Object.assign(Readable.from([]), { receivedEncodedLength: Number(declared ?? 0) }));
     }
+    // A GET or HEAD without Content-Length or Transfer-Encoding has no body, and Fastify reads none for it: most
+    // requests are such, and need no counting stream.
+    if (declared === undefined && bodyless.has(request.method) && request.headers['transfer-encoding'] === undefined) return done(null, payload);
     const limit = bodyLimitFor(op, request, settings);
     if (declared !== undefined) {
       // Node reads exactly Content-Length bytes as the body, so a body within it cannot grow past it.
@@ -51,6 +54,8 @@ export function installBodyLimits(app: FastifyInstance, settings: BodyLimitSetti
     done(null, payload.pipe(capped));
   });
 }
+
+const bodyless = new Set(['GET', 'HEAD']);
 
 function tooLarge(reply: FastifyReply, limit: number): ApiError {
   void reply.header('connection', 'close');

@@ -65,5 +65,8 @@ describe('goTime', () => {
     assert.equal(goTime(new Date('2026-11-23T22:21:53.042Z')), '2026-11-23 22:21:53.042 +0000 UTC');
     assert.equal(goTime(new Date('2026-11-23T22:21:53.040Z')), '2026-11-23 22:21:53.04 +0000 UTC');
     assert.equal(goTime(new Date('2026-11-23T22:21:53.000Z')), '2026-11-23 22:21:53 +0000 UTC');
+    assert.equal(goTime(new Date('2026-11-23T22:21:53.100Z')), '2026-11-23 22:21:53.1 +0000 UTC');
+    assert.equal(goTime(new Date('2026-11-23T22:21:53.007Z')), '2026-11-23 22:21:53.007 +0000 UTC');
+    assert.equal(goTime(new Date('+012026-01-02T03:04:05.600Z')), '+012026-01-02 03:04:05.6 +0000 UTC');
   });
 });

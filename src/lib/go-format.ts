@@ -117,8 +117,11 @@ export function parseGoDuration(text: string): { ms: number } | { error: string 
 
 /** Go's `time.Time.String()` of a UTC instant: `2006-01-02 15:04:05.999999999 +0000 UTC` (fraction without trailing zeros). */
 export function goTime(date: Date): string {
-  const [day, clock] = date.toISOString().replace('Z', '').split('T') as [string, string];
-  const [whole, fraction = ''] = clock.split('.');
-  const digits = fraction.replace(/0+$/, '');
-  return `${day} ${whole}${digits ? `.${digits}` : ''} +0000 UTC`;
+  // Sent on every authenticated reply (expires-at), so sliced rather than split: `…THH:MM:SS.mmmZ` ends every ISO text.
+  const iso = date.toISOString();
+  const at = iso.length - 14;
+  const ms = date.getUTCMilliseconds();
+  const digits = ms === 0 ? 0 : ms % 100 === 0 ? 1 : ms % 10 === 0 ? 2 : 3;
+  const fraction = digits === 0 ? '' : `.${iso.slice(at + 10, at + 10 + digits)}`;
+  return `${iso.slice(0, at)} ${iso.slice(at + 1, at + 9)}${fraction} +0000 UTC`;
 }

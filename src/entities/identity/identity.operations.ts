@@ -51,7 +51,7 @@ const enableIdentity: OperationHandler = {
 };
 
 /** Per controller: the serialised current-identity document of each identity, valid until the next write. */
-const currentIdentityCaches = new WeakMap<AppDeps, ReadCache<string>>();
+const currentIdentityCaches = new WeakMap<AppDeps, ReadCache<Buffer>>();
 
 /**
  * Every SDK reads this right after login and the admin console polls it, so the document is built once per
@@ -68,7 +68,8 @@ const getCurrentIdentity: OperationHandler = {
         const data = await toApiEntity(identity, await requireEntity(db, identity, identityId), { db, deps, caller });
         // Upstream's CurrentIdentityLinkFactory: the caller's own paths, MFA included.
         data._links = { mfa: { href: './current-identity/mfa' }, self: { href: './current-identity' } };
-        return serializeJson(envelope(data));
+        // Kept as the bytes sent, so a request does not encode the text again.
+        return Buffer.from(serializeJson(envelope(data)));
       }),
     );
     return { status: 200, raw: body, contentType: 'application/json' };

@@ -78,6 +78,22 @@ function parseAccept(header: string): AcceptSpec[] {
  * it has no body), so only body-less requests can be refused for their Accept header.
  */
 export function negotiateContentType(accept: string | undefined, offers: readonly string[], defaultOffer: string): string {
+  // Every request negotiates, and clients send the same few Accept headers: remembered per operation's offers.
+  let memo = negotiated.get(offers);
+  if (!memo) negotiated.set(offers, (memo = new Map<string, string>()));
+  const key = `${defaultOffer}\n${accept ?? ''}`;
+  let chosen = memo.get(key);
+  if (chosen === undefined) {
+    // Bounded: a caller choosing Accept headers at will cannot grow it.
+    if (memo.size >= 64) memo.clear();
+    memo.set(key, (chosen = negotiate(accept, offers, defaultOffer)));
+  }
+  return chosen;
+}
+
+const negotiated = new WeakMap<readonly string[], Map<string, string>>();
+
+function negotiate(accept: string | undefined, offers: readonly string[], defaultOffer: string): string {
   const specs = accept ? parseAccept(accept) : [];
   let best = defaultOffer;
   let bestQ = -1;
