@@ -79,15 +79,20 @@ export async function listRows(db: Db, table: TableName, query: ListQuery, scope
     const { where } = listQuerySql(query, LISTED, dialectOf(db).filter);
     return dynamic(q).selectFrom(`${table} as ${LISTED}`).where(where).where(scopeSql(scope, db, bound.slice(0, values.length)));
   };
+  // The page size is part of the statement's text, not a parameter: SQLite (built with STAT4) prepares a statement
+  // with a bound LIMIT again on every run, which more than doubled a one-row page's cost. Few sizes are in use.
+  const rows = await shapes.run<Row>(db, `page ${key} ${limit}`, [...values, query.offset], (q, bound) => {
+    let select = matching(q, bound).selectAll(LISTED);
+    for (const order of listQuerySql(query, LISTED, dialectOf(db).filter).orderBy) select = select.orderBy(order);
+    return select.limit(sql.lit(limit)).offset(bound[values.length] as number);
+  });
+  // A page that is not full ends the matches, so it tells the count exactly (most filtered lists: one row by name).
+  const isFull = query.limit !== 'none' && rows.length >= query.limit;
+  if (!isFull && (rows.length > 0 || query.offset === 0)) return { rows, totalCount: query.offset + rows.length };
   const [counted] = await shapes.run<{ n: number }>(db, `count ${key}`, values, (q, bound) => {
     const { indexCount } = listQuerySql(query, LISTED, dialectOf(db).filter);
     // With no scope, a set test's matches are counted in the set's index (filter/compile-filter.ts).
     return indexCount && scope === everyRow ? indexCount : matching(q, bound).select(sql<number>`count(*)`.as('n'));
-  });
-  const rows = await shapes.run<Row>(db, `page ${key}`, [...values, limit, query.offset], (q, bound) => {
-    let select = matching(q, bound).selectAll(LISTED);
-    for (const order of listQuerySql(query, LISTED, dialectOf(db).filter).orderBy) select = select.orderBy(order);
-    return select.limit(bound[values.length] as number).offset(bound[values.length + 1] as number);
   });
   return { rows, totalCount: Number(counted?.n ?? 0) };
 }
