@@ -37,6 +37,10 @@ describe('identity types', () => {
       const paged = (await list('?limit=1&offset=1')).list;
       assert.deepEqual(paged.data.map((d) => d.name), ['Router']);
       assert.deepEqual(paged.meta.pagination, { limit: 1, offset: 1, totalCount: 2 });
+      // A page that is not full, and one past the end: the count is exact either way.
+      assert.deepEqual((await list('?limit=5&offset=1')).list.meta.pagination, { limit: 5, offset: 1, totalCount: 2 });
+      const past = (await list('?limit=1&offset=5')).list;
+      assert.deepEqual([past.data.length, past.meta.pagination], [0, { limit: 1, offset: 5, totalCount: 2 }]);
     });
 
     it('writes limit=-1 as the literal int64 maximum', async () => {
