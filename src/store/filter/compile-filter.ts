@@ -3,7 +3,7 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { CheckedPredicate, Subject, ValueTest } from './check-filter.js';
 import type { SetSymbolRef } from './resolve-symbols.js';
 import type { FilterSqlDialect } from './sql-dialect.js';
-import type { Lookup } from './filter-types.js';
+import type { IndexPage, Lookup } from './filter-types.js';
 
 export interface CompileTarget {
   /** Alias of the listed table in the caller's query; every column reference is qualified with it. */
@@ -157,6 +157,26 @@ export function compileIndexCount(predicate: CheckedPredicate, target: CompileTa
   const test = compileTest(sql.ref(`${element}.${set.valueColumn}`), predicate.test, target.dialect);
   const owner = sql.ref(`${element}.${set.ownerColumn}`);
   return sql<{ n: number }>`SELECT count(DISTINCT ${owner}) AS n FROM ${sql.table(set.table)} AS ${sql.id(element)} WHERE ${test}`;
+}
+
+/**
+ * The page of a filter that is one `anyOf(set) = value` and nothing else, listed in id order: the set's (value, owner)
+ * index holds the matching owners in that order, so the page reads `offset + limit` of them and joins only those
+ * rows, where `id IN (matching owners)` gathers every match first. An owner holds a value once (the set's primary
+ * key), so with `=` no owner comes twice; other tests could match one owner through several values.
+ */
+export function compileIndexPage(predicate: CheckedPredicate, target: CompileTarget): IndexPage | undefined {
+  if (predicate.kind !== 'test' || predicate.subject.kind !== 'setElements' || predicate.subject.quantifier !== 'anyOf') return undefined;
+  if (predicate.test.kind !== 'compare' || predicate.test.op !== '=') return undefined;
+  const { set } = predicate.subject;
+  const element = `${target.alias}__element`;
+  const test = compileTest(sql.ref(`${element}.${set.valueColumn}`), predicate.test, target.dialect);
+  const owner = sql.ref(`${element}.${set.ownerColumn}`);
+  const listedId = sql.ref(`${target.alias}.${target.idColumn}`);
+  return (table, limit, offset) =>
+    sql<Record<string, unknown>>`SELECT ${sql.ref(target.alias)}.* FROM ${sql.table(set.table)} AS ${sql.id(element)}
+      JOIN ${sql.table(table)} AS ${sql.id(target.alias)} ON ${listedId} = ${owner}
+      WHERE ${test} ORDER BY ${owner} ASC LIMIT ${limit} OFFSET ${offset}`;
 }
 
 /** Compiles a checked predicate for a query whose listed table is aliased `target.alias`. */

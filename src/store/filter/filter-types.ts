@@ -65,7 +65,12 @@ export interface ListQuerySql {
    * the count of a list with no other condition.
    */
   indexCount?: RawBuilder<{ n: number }>;
+  /** The page (`SELECT <alias>.* …` of `table`) read in id order from a set's index, when the filter and sort allow it. */
+  indexPage?: IndexPage;
 }
+
+/** Builds a page of `table` (aliased as the list query's alias) with the given LIMIT fragment and OFFSET value. */
+export type IndexPage = (table: string, limit: RawBuilder<unknown>, offset: unknown) => RawBuilder<Record<string, unknown>>;
 
 export type Literal =
   | { kind: 'string'; value: string }

@@ -2,7 +2,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { LruMap } from '../../lib/lru-map.js';
 import { checkFilter, type CheckedSortField } from './check-filter.js';
-import { columnExpression, compileIndexCount, compilePredicate } from './compile-filter.js';
+import { columnExpression, compileIndexCount, compileIndexPage, compilePredicate } from './compile-filter.js';
 import { FilterError, type FilterQuery, type ListQuery, type ListQuerySql, type SymbolTable } from './filter-types.js';
 import { parseFilter } from './parse-filter.js';
 import type { FilterSqlDialect } from './sql-dialect.js';
@@ -70,7 +70,14 @@ function checkedFilters(symbols: SymbolTable): LruMap<string, CheckedFilter> {
 export function listQuerySql(query: ListQuery, alias: string, dialect: FilterSqlDialect): ListQuerySql {
   const target = { alias, idColumn: query.idColumn, dialect };
   const indexCount = compileIndexCount(query.predicate, target);
-  return { where: compilePredicate(query.predicate, target), orderBy: orderBy(query.sort, alias, query.idColumn), ...(indexCount ? { indexCount } : {}) };
+  // Listed by id alone (no sort asked): the page may come from the set's index in that order.
+  const indexPage = query.sort.length === 0 ? compileIndexPage(query.predicate, target) : undefined;
+  return {
+    where: compilePredicate(query.predicate, target),
+    orderBy: orderBy(query.sort, alias, query.idColumn),
+    ...(indexCount ? { indexCount } : {}),
+    ...(indexPage ? { indexPage } : {}),
+  };
 }
 
 /** The `sort` parameter is parsed as `true sort by <sort>` (as upstream does); only its sort fields are used. */

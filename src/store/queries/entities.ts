@@ -82,6 +82,8 @@ export async function listRows(db: Db, table: TableName, query: ListQuery, scope
   // The page size is part of the statement's text, not a parameter: SQLite (built with STAT4) prepares a statement
   // with a bound LIMIT again on every run, which more than doubled a one-row page's cost. Few sizes are in use.
   const rows = await shapes.run<Row>(db, `page ${key} ${limit}`, [...values, query.offset], (q, bound) => {
+    const { indexPage } = listQuerySql(query, LISTED, dialectOf(db).filter);
+    if (indexPage && scope === everyRow) return indexPage(table, sql.lit(limit), bound[values.length]);
     let select = matching(q, bound).selectAll(LISTED);
     for (const order of listQuerySql(query, LISTED, dialectOf(db).filter).orderBy) select = select.orderBy(order);
     return select.limit(sql.lit(limit)).offset(bound[values.length] as number);

@@ -139,6 +139,24 @@ describe('identities', () => {
       assert.deepEqual(await page('anyOf(roleAttributes) = "count-none"'), { names: [], totalCount: 0 });
     });
 
+    it('pages a role-attribute filter in id order, as the same filter with another test does', async () => {
+      for (let n = 0; n < 7; n++) await createIdentity(t, token, { name: `paged-${n}`, roleAttributes: n % 3 === 0 ? ['paged-other'] : ['paged-x', 'paged-y'] });
+      const ids = async (filter: string, limit: number, offset: number) => {
+        const result = await t.call({ method: 'GET', url: `${base}?limit=${limit}&offset=${offset}&filter=${encodeURIComponent(filter)}`, token });
+        assert.equal(result.status, 200, result.text);
+        const body = result.body as { data: Identity[]; meta: { pagination: { totalCount: number } } };
+        return { ids: body.data.map((i) => i.id), totalCount: body.meta.pagination.totalCount };
+      };
+      // `=` reads the page from the set's index; `in` with one value takes the general query: both must agree.
+      for (const [limit, offset] of [[2, 0], [2, 2], [3, 3], [10, 0], [2, 4], [2, 9]] as const) {
+        const fromIndex = await ids('anyOf(roleAttributes) = "paged-x"', limit, offset);
+        assert.deepEqual(fromIndex, await ids('anyOf(roleAttributes) in ["paged-x"]', limit, offset), `limit ${limit} offset ${offset}`);
+        assert.equal(fromIndex.totalCount, 4);
+      }
+      const all = (await ids('anyOf(roleAttributes) = "paged-y"', 10, 0)).ids;
+      assert.deepEqual(all, [...all].sort());
+    });
+
     it('filters by name, role attributes, type and flags, with filterable fields', async () => {
       await createIdentity(t, token, { name: 'filter-a', roleAttributes: ['sales', 'eu'] });
       await createIdentity(t, token, { name: 'filter-b', roleAttributes: ['eng'] });
