@@ -2,7 +2,7 @@
 // makes, building a query with the query builder and compiling it cost more than running it: a shape is built
 // once with stand-ins for its arguments, compiled, and each run only swaps the arguments into the compiled
 // statement's parameters (whose text the SQLite store's statement cache then finds prepared).
-import type { Compilable, CompiledQuery, Kysely, RawBuilder } from 'kysely';
+import { sql, type Compilable, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
 import { LruMap } from '../lib/lru-map.js';
 import { dialectOf, typed } from './connection.js';
 import type { Database } from './schema.js';
@@ -97,4 +97,12 @@ export function inTextList(db: Db, values: readonly string[]): RawBuilder<string
   const { textList } = dialectOf(db);
   const bind = (list: unknown) => textList.bind(list as readonly string[]);
   return textList.sql(values instanceof Argument ? new Argument(values.index, bind) : bind(values)) as RawBuilder<string>;
+}
+
+/**
+ * A LIMIT bound as a parameter, as an expression: SQLite (built with STAT4) prepares a statement whose LIMIT is a
+ * bare parameter again on every run, which doubled a one-row page's cost; an expression is planned once.
+ */
+export function limitOf(value: unknown): RawBuilder<number> {
+  return sql<number>`CAST(${value} AS INTEGER)`;
 }

@@ -6,7 +6,7 @@ import type { ListQuery } from '../filter/filter-types.js';
 import { listQuerySql } from '../filter/list-query.js';
 import type { Database } from '../schema.js';
 import type { Db, TableName } from '../store.js';
-import { ShapeCache } from '../prepared.js';
+import { limitOf, ShapeCache } from '../prepared.js';
 import { everyRow, LISTED, scopeKey, scopeSql, scopeValues, type Scope } from './scopes.js';
 
 /** A stored row, column name → value, as the kit maps it to and from entity values. */
@@ -79,14 +79,13 @@ export async function listRows(db: Db, table: TableName, query: ListQuery, scope
     const { where } = listQuerySql(query, LISTED, dialectOf(db).filter);
     return dynamic(q).selectFrom(`${table} as ${LISTED}`).where(where).where(scopeSql(scope, db, bound.slice(0, values.length)));
   };
-  // The page size is part of the statement's text, not a parameter: SQLite (built with STAT4) prepares a statement
-  // with a bound LIMIT again on every run, which more than doubled a one-row page's cost. Few sizes are in use.
-  const rows = await shapes.run<Row>(db, `page ${key} ${limit}`, [...values, query.offset], (q, bound) => {
+  const rows = await shapes.run<Row>(db, `page ${key}`, [...values, limit, query.offset], (q, bound) => {
     const { indexPage } = listQuerySql(query, LISTED, dialectOf(db).filter);
-    if (indexPage && scope === everyRow) return indexPage(table, sql.lit(limit), bound[values.length]);
+    const [pageLimit, offset] = [limitOf(bound[values.length]), bound[values.length + 1]];
+    if (indexPage && scope === everyRow) return indexPage(table, pageLimit, offset);
     let select = matching(q, bound).selectAll(LISTED);
     for (const order of listQuerySql(query, LISTED, dialectOf(db).filter).orderBy) select = select.orderBy(order);
-    return select.limit(sql.lit(limit)).offset(bound[values.length] as number);
+    return select.limit(pageLimit).offset(offset as number);
   });
   // A page that is not full ends the matches, so it tells the count exactly (most filtered lists: one row by name).
   const isFull = query.limit !== 'none' && rows.length >= query.limit;
