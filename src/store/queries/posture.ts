@@ -2,7 +2,7 @@
 // MFA checks that prompt on a wake or unlock, and the queue of identities whose sessions are evaluated again.
 import { sql } from 'kysely';
 import { typed } from '../connection.js';
-import { inTextList, preparedQuery } from '../prepared.js';
+import { inTextList, limitOf, preparedQuery } from '../prepared.js';
 import type { Db } from '../store.js';
 
 export interface PolicyLinkRow {
@@ -28,7 +28,7 @@ export interface PostureCheckRow {
 
 const checkColumns = sql`c.id AS id, c.name AS name, c.type_id AS "typeId", c.created_at AS "createdAt", c.updated_at AS "updatedAt", c.tags AS tags, c.details AS details`;
 
-const selectAnyPostureCheck = preparedQuery((q) => q.selectFrom('posture_checks').select('id').limit(1));
+const selectAnyPostureCheck = preparedQuery((q) => q.selectFrom('posture_checks').select('id').limit(limitOf(1)));
 
 export async function anyPostureCheck(db: Db): Promise<boolean> {
   return (await selectAnyPostureCheck(db)).length > 0;

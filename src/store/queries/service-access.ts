@@ -2,7 +2,7 @@
 // edge routers both sides are granted (sessions, policy advice).
 import { sql } from 'kysely';
 import { typed } from '../connection.js';
-import { inTextList, preparedQuery } from '../prepared.js';
+import { inTextList, limitOf, preparedQuery } from '../prepared.js';
 import type { Db } from '../store.js';
 
 export interface PairCounts {
@@ -63,7 +63,7 @@ export const sharedEdgeRouterRows: (db: Db, identityId: string, serviceId: strin
     FROM identity_edge_routers i
     JOIN service_edge_routers s ON s.edge_router_id = i.edge_router_id AND s.service_id = ${serviceId}
     JOIN routers r ON r.id = i.edge_router_id
-    WHERE i.identity_id = ${identityId} ORDER BY r.id LIMIT ${limit}`,
+    WHERE i.identity_id = ${identityId} ORDER BY r.id LIMIT ${limitOf(limit)}`,
 );
 
 /** How many edge routers the identity's policies give it, how many the service's give it, and those in both, by name. */
