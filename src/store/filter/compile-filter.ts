@@ -156,8 +156,12 @@ export function compileIndexCount(predicate: CheckedPredicate, target: CompileTa
   const element = `${target.alias}__element`;
   const test = compileTest(sql.ref(`${element}.${set.valueColumn}`), predicate.test, target.dialect);
   const owner = sql.ref(`${element}.${set.ownerColumn}`);
-  return sql<{ n: number }>`SELECT count(DISTINCT ${owner}) AS n FROM ${sql.table(set.table)} AS ${sql.id(element)} WHERE ${test}`;
+  // An owner holds a value once (the set's primary key): with `=` each matching row is another owner.
+  const counted = isEquality(predicate.test) ? sql`count(*)` : sql`count(DISTINCT ${owner})`;
+  return sql<{ n: number }>`SELECT ${counted} AS n FROM ${sql.table(set.table)} AS ${sql.id(element)} WHERE ${test}`;
 }
+
+const isEquality = (test: ValueTest): boolean => test.kind === 'compare' && test.op === '=';
 
 /**
  * The page of a filter that is one `anyOf(set) = value` and nothing else, listed in id order: the set's (value, owner)
@@ -167,7 +171,7 @@ export function compileIndexCount(predicate: CheckedPredicate, target: CompileTa
  */
 export function compileIndexPage(predicate: CheckedPredicate, target: CompileTarget): IndexPage | undefined {
   if (predicate.kind !== 'test' || predicate.subject.kind !== 'setElements' || predicate.subject.quantifier !== 'anyOf') return undefined;
-  if (predicate.test.kind !== 'compare' || predicate.test.op !== '=') return undefined;
+  if (!isEquality(predicate.test)) return undefined;
   const { set } = predicate.subject;
   const element = `${target.alias}__element`;
   const test = compileTest(sql.ref(`${element}.${set.valueColumn}`), predicate.test, target.dialect);
