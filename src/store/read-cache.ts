@@ -28,3 +28,14 @@ export class ReadCache<V> {
     this.#entries.delete(key);
   }
 }
+
+/** A ReadCache per store, made on first use: for an operation handler, which holds no state of its own per app. */
+export class ReadCaches<V> {
+  readonly #byStore = new WeakMap<Store, ReadCache<V>>();
+
+  of(store: Store): ReadCache<V> {
+    let cache = this.#byStore.get(store);
+    if (!cache) this.#byStore.set(store, (cache = new ReadCache<V>(store)));
+    return cache;
+  }
+}

@@ -1,8 +1,7 @@
 // Identity operations: CRUD, sub-lists, disable / enable, role attributes, and the caller's own identity.
 import { ApiError } from '../../errors/api-error.js';
 import { emptyEnvelope, envelope, serializeJson } from '../../http/envelope.js';
-import { ReadCache } from '../../store/read-cache.js';
-import type { AppDeps } from '../../app-deps.js';
+import { ReadCaches } from '../../store/read-cache.js';
 import type { OperationHandler, OperationTable } from '../../http/operation.js';
 import { childrenOf, create, detail, list, listSetField, patch, remove, update } from '../../crud/crud-handlers.js';
 import { toApiEntity } from '../../crud/entity-mapping.js';
@@ -51,7 +50,7 @@ const enableIdentity: OperationHandler = {
 };
 
 /** Per controller: the serialised current-identity document of each identity, valid until the next write. */
-const currentIdentityCaches = new WeakMap<AppDeps, ReadCache<Buffer>>();
+const currentIdentityCaches = new ReadCaches<Buffer>();
 
 /**
  * Every SDK reads this right after login and the admin console polls it, so the document is built once per
@@ -60,10 +59,8 @@ const currentIdentityCaches = new WeakMap<AppDeps, ReadCache<Buffer>>();
 const getCurrentIdentity: OperationHandler = {
   access: 'authenticated',
   async handle({ deps, caller }) {
-    let cache = currentIdentityCaches.get(deps);
-    if (!cache) currentIdentityCaches.set(deps, (cache = new ReadCache(deps.store)));
     const identityId = caller.session!.identityId;
-    const body = await cache.get(identityId, () =>
+    const body = await currentIdentityCaches.of(deps.store).get(identityId, () =>
       deps.store.read(async (db) => {
         const data = await toApiEntity(identity, await requireEntity(db, identity, identityId), { db, deps, caller });
         // Upstream's CurrentIdentityLinkFactory: the caller's own paths, MFA included.

@@ -1,7 +1,8 @@
 // What an identity sees on the client API: its services (with permissions, config and posture queries), a
 // service's terminators, and when its service list last changed.
 import { ApiError } from '../../errors/api-error.js';
-import { envelope, listEnvelope } from '../../http/envelope.js';
+import { envelope, listEnvelope, serializeJson } from '../../http/envelope.js';
+import { ReadCaches } from '../../store/read-cache.js';
 import type { OperationContext, OperationHandler, OperationTable } from '../../http/operation.js';
 import { list } from '../../crud/crud-handlers.js';
 import type { EntityDefinition } from '../../crud/define-entity.js';
@@ -101,13 +102,21 @@ const listServiceTerminators: OperationHandler = {
   },
 };
 
+/** Per controller: each API session's serialised answer, valid until the next write (the only thing that moves it). */
+const serviceUpdatesCaches = new ReadCaches<Buffer | undefined>();
+
+/** SDKs and tunnellers poll this every few seconds per session, so the answer is read and serialised once per write. */
 const listServiceUpdates: OperationHandler = {
   access: 'authenticated',
   async handle({ deps, caller }) {
-    const lastChangeAt = await deps.store.read((db) => serviceListChangedAt(db, caller.session!.apiSessionId));
+    const apiSessionId = caller.session!.apiSessionId;
+    const body = await serviceUpdatesCaches.of(deps.store).get(apiSessionId, async () => {
+      const lastChangeAt = await deps.store.read((db) => serviceListChangedAt(db, apiSessionId));
+      return lastChangeAt === undefined ? undefined : Buffer.from(serializeJson(envelope({ lastChangeAt })));
+    });
     // The session ended between the access check and here (logout in flight): answer as for any ended session.
-    if (lastChangeAt === undefined) throw new ApiError('UNAUTHORIZED');
-    return { status: 200, json: envelope({ lastChangeAt }) };
+    if (body === undefined) throw new ApiError('UNAUTHORIZED');
+    return { status: 200, raw: body, contentType: 'application/json' };
   },
 };
 
