@@ -12,6 +12,7 @@ export interface Database {
   authenticators: AuthenticatorsTable;
   ca_identity_roles: CaIdentityRolesTable;
   cas: CasTable;
+  cluster_generation: ClusterGenerationTable;
   cluster_secrets: ClusterSecretsTable;
   config_types: ConfigTypesTable;
   configs: ConfigsTable;
@@ -163,6 +164,11 @@ export interface CasTable {
   identity_name_format: string | null;
   identity_roles: string | null;
   external_id_claim: string | null;
+}
+
+export interface ClusterGenerationTable {
+  id: string;
+  value: string;
 }
 
 export interface ClusterSecretsTable {

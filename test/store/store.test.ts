@@ -98,6 +98,29 @@ describe(`store tier on ${storeUnderTest}`, () => {
     });
   });
 
+  describe('bookkeeping writes', () => {
+    it('commit like any write but move no generation, here or at the other store; a model write moves both', async () => {
+      const database = await emptyDatabase();
+      try {
+        const [a, b] = [await database.open(), await database.open()];
+        await b.refresh();
+        const [ownBefore, otherBefore] = [a.generation, b.generation];
+        await a.transaction((tx) => insertRow(tx, 'cluster_secrets', { name: 'beat', value: '1', updated_at: at }), { bookkeeping: true });
+        await b.refresh();
+        assert.deepEqual([a.generation, b.generation], [ownBefore, otherBefore]);
+        assert.equal((await b.read((db) => selectRows(db, 'cluster_secrets', { name: 'beat' }))).length, 1, 'the bookkeeping write committed');
+        await a.transaction((tx) => insertRow(tx, 'identities', identity('model')));
+        await b.refresh();
+        assert.notEqual(a.generation, ownBefore);
+        assert.notEqual(b.generation, otherBefore);
+        await a.close();
+        await b.close();
+      } finally {
+        await database.remove();
+      }
+    });
+  });
+
   describe('constraint errors', () => {
     let store: Store;
     before(async () => {

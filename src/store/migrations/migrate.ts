@@ -32,8 +32,20 @@ export async function migrate(db: Db, migrations: readonly Migration[], translat
     });
     current = migration.version;
   }
+  for (const statement of CLUSTER_GENERATION) await sql.raw(translate(statement)).execute(db);
   return current;
 }
+
+/**
+ * The cluster generation: moved by every write transaction that changes the model, so every process on the database
+ * sees at its next request that its caches are stale (Store.refresh). It is the stores' own machinery, like
+ * schema_migrations, rather than a numbered migration: no store can write without it, whatever migrations it was
+ * asked to apply. Both statements may run again at any start.
+ */
+const CLUSTER_GENERATION = [
+  'CREATE TABLE IF NOT EXISTS cluster_generation (id BIGINT PRIMARY KEY CHECK (id = 1), value BIGINT NOT NULL)',
+  'INSERT INTO cluster_generation (id, value) VALUES (1, 0) ON CONFLICT (id) DO NOTHING',
+];
 
 /** The versions of the migrations applied to the database. */
 export async function appliedMigrations(db: Db): Promise<number[]> {
