@@ -33,10 +33,13 @@ export function pairRows(kind: PolicyKind): PairRows {
     const conditions = ([0, 1] as const).filter((index) => match[ids[index]] !== undefined).map((index) => sql`${sql.ref(columns[index])} = ${keyOf(index, match[ids[index]])}`);
     return conditions.length > 0 ? sql.join(conditions, sql` AND `) : sql`1 = 1`;
   };
+  // CROSS JOIN keeps SQLite's join order as written (PostgreSQL reads it as a plain join): from the first entities,
+  // through their pairs by primary key. With one bound only (a walk's first and last chunk), SQLite would otherwise
+  // read the whole pair table and look every first entity up.
   const selectWithIds = (condition: RawBuilder<unknown>) =>
     sql<Row>`SELECT a.id AS ${sql.ref(ids[0])}, b.id AS ${sql.ref(ids[1])}, ${sql.join(counts.map((count) => sql.ref(`p.${count}`)))}
-      FROM ${pairs} p JOIN ${sql.table(entityTables[0])} a ON a.seq = p.${sql.ref(columns[0])} JOIN ${sql.table(entityTables[1])} b ON b.seq = p.${sql.ref(columns[1])}
-      WHERE ${condition}`;
+      FROM ${sql.table(entityTables[0])} a CROSS JOIN ${pairs} p CROSS JOIN ${sql.table(entityTables[1])} b
+      WHERE p.${sql.ref(columns[0])} = a.seq AND b.seq = p.${sql.ref(columns[1])} AND ${condition}`;
   return {
     ids,
     inRange: async (db, { after, upTo }) => {
