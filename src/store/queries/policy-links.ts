@@ -3,7 +3,7 @@
 // lost pair takes with it. src/policy/ decides what to re-evaluate; this module does it in SQL.
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../store.js';
-import { dynamic } from '../connection.js';
+import { dynamic, typed } from '../connection.js';
 import { entityKinds, policyKinds, type EntityKindName, type PolicyKind, type PolicySide } from './policy-tables.js';
 import { touchServiceLists } from './service-lists.js';
 
@@ -73,6 +73,17 @@ async function deltaSize(tx: Db, deltaKind: DeltaKind): Promise<number> {
   return Number(rows[0]?.n ?? 0);
 }
 
+/** The delta is this one entity, added to or removed from policies (an entity's attributes changed). */
+export async function setEntityDelta(tx: Db, entityKind: EntityKindName, deltaKind: DeltaKind, entityId: string): Promise<void> {
+  await sql`DELETE FROM policy_delta`.execute(tx);
+  await sql`INSERT INTO policy_delta (kind, entity_id, entity_seq) SELECT ${deltaKind}, id, seq FROM ${sql.table(entityKinds[entityKind].table)} WHERE id = ${entityId}`.execute(tx);
+}
+/** A service policy's stored type (1 Dial, 2 Bind). */
+export async function servicePolicyType(tx: Db, policyId: string): Promise<number | undefined> {
+  const row = await typed(tx).selectFrom('service_policies').select('type').where('id', '=', policyId).executeTakeFirst();
+  return row?.type;
+}
+
 /** The integer keys (`seq`) of the side's members: the pair tables' keys. */
 function memberKeys(side: PolicySide, policyId: string): RawBuilder<unknown> {
   return sql`SELECT e.seq FROM ${sql.table(side.membershipTable)} m JOIN ${sql.table(entityKinds[side.entity].table)} e ON e.id = m.entity_id WHERE m.policy_id = ${policyId}`;
@@ -128,53 +139,6 @@ export async function applyPairDelta(tx: Db, kind: PolicyKind, policy: PolicySta
     await sql`UPDATE ${sql.table(table)} SET ${count} = ${count} - 1 WHERE ${affected}`.execute(tx);
   }
   if (table === 'identity_services') await dropSessionsWithoutAccess(tx, first, second);
-}
-
-/**
- * One entity joined (`added`) or left (`removed`) these policies on side `sideIndex`: every pair of the entity and a
- * member of a policy's other granting side gains, or loses, one count per such policy. One statement per direction
- * covers all the policies, grouped by pair, so the work follows the pairs that change rather than the policies.
- */
-export async function applyEntityPairDelta(tx: Db, kind: PolicyKind, sideIndex: 0 | 1, entityId: string, policyIds: readonly string[], deltaKind: DeltaKind): Promise<void> {
-  if (policyIds.length === 0) return;
-  const { table, columns, counts } = kind.pairs;
-  const own = kind.sides[sideIndex];
-  const other = kind.sides[sideIndex === 0 ? 1 : 0];
-  const pairs = sql.table(table);
-  const [entityColumn, otherColumn] = sideIndex === 0 ? [columns[0], columns[1]] : [columns[1], columns[0]];
-  const entityKey = sql`(SELECT seq FROM ${sql.table(entityKinds[own.entity].table)} WHERE id = ${entityId})`;
-  // Per member of the policies' other side, how many of the policies grant it through each count column.
-  const grants = sql`SELECT e.seq AS seq, ${sql.join(counts.map((count, index) => sql`${grantCount(kind, index)} AS ${sql.ref(count)}`))}
-    FROM ${sql.table(other.membershipTable)} m JOIN ${sql.table(entityKinds[other.entity].table)} e ON e.id = m.entity_id
-      JOIN ${sql.table(kind.table)} p ON p.id = m.policy_id
-    WHERE m.policy_id IN (${sql.join(policyIds)}) GROUP BY e.seq`;
-  const countRefs = counts.map((count) => sql.ref(count));
-  if (deltaKind === 'added') {
-    const keyColumns = sideIndex === 0 ? sql`${entityKey}, g.seq` : sql`g.seq, ${entityKey}`;
-    await sql`INSERT INTO ${pairs} (${sql.ref(columns[0])}, ${sql.ref(columns[1])}, ${sql.join(countRefs)})
-      SELECT ${keyColumns}, ${sql.join(counts.map((count) => sql.ref(`g.${count}`)))} FROM (${grants}) g WHERE true ORDER BY g.seq
-      ON CONFLICT (${sql.ref(columns[0])}, ${sql.ref(columns[1])})
-      DO UPDATE SET ${sql.join(counts.map((count) => sql`${sql.ref(count)} = ${sql.ref(`${table}.${count}`)} + ${sql.ref(`excluded.${count}`)}`))}`.execute(tx);
-    return;
-  }
-  await sql`UPDATE ${pairs} SET ${sql.join(counts.map((count) => sql`${sql.ref(count)} = ${sql.ref(`${table}.${count}`)} - ${sql.ref(`g.${count}`)}`))}
-    FROM (${grants}) g WHERE ${sql.ref(`${table}.${entityColumn}`)} = ${entityKey} AND ${sql.ref(`${table}.${otherColumn}`)} = g.seq`.execute(tx);
-  // A pair no policy joins any more goes.
-  const members = sql`SELECT g.seq FROM (${grants}) g`;
-  await sql`DELETE FROM ${pairs} WHERE ${sql.ref(entityColumn)} = ${entityKey} AND ${sql.ref(otherColumn)} IN (${members})
-    AND ${sql.join(countRefs.map((count) => sql`${count} = 0`), sql` AND `)}`.execute(tx);
-  if (table === 'identity_services') {
-    const entity = sql`SELECT ${entityKey}`;
-    await dropSessionsWithoutAccess(tx, sideIndex === 0 ? entity : members, sideIndex === 0 ? members : entity);
-  }
-}
-
-/** Counts the policies (aliased `p`) of a group that grant through the count column at `index`. */
-function grantCount(kind: PolicyKind, index: number): RawBuilder<unknown> {
-  const by = kind.pairs.countBy;
-  if (!by) return sql`count(*)`;
-  const isSecond = sql`${sql.ref(`p.${by.column}`)} = ${by.second}`;
-  return index === 1 ? sql`sum(CASE WHEN ${isSecond} THEN 1 ELSE 0 END)` : sql`sum(CASE WHEN ${isSecond} THEN 0 ELSE 1 END)`;
 }
 
 /** A service policy's type changed: every pair it joins moves from one count to the other. */

@@ -44,8 +44,6 @@ export interface PairTable {
   columns: readonly [string, string];
   /** Count column; for service policies it depends on the policy type. */
   countColumn: (policy: { type?: unknown }) => string;
-  /** Set when the count column depends on the policy: the policy table's column, and its value that means `counts[1]` (else `counts[0]`). */
-  countBy?: { column: string; second: number };
   /** Every count column of the table. */
   counts: readonly string[];
   /** Whether pair changes touch the identity's service list (service-updates polling). */
@@ -66,9 +64,6 @@ const side = (policy: string, field: string, entity: EntityKindName, membership:
   return { field, column, roleTable: `${policy}_${column}` as TableName, membershipTable: `${policy}_${membership}` as TableName, entity };
 };
 
-/** A service policy's stored type for Bind. */
-const BIND_TYPE = 2;
-
 export const servicePolicyKind: PolicyKind = {
   name: 'servicePolicy',
   table: 'service_policies',
@@ -81,9 +76,8 @@ export const servicePolicyKind: PolicyKind = {
     table: 'identity_services',
     columns: ['identity_seq', 'service_seq'],
     // Stored type 1 = Dial, 2 = Bind, as upstream.
-    countColumn: (policy) => (policy.type === BIND_TYPE ? 'bind' : 'dial'),
+    countColumn: (policy) => (policy.type === 2 ? 'bind' : 'dial'),
     counts: ['dial', 'bind'],
-    countBy: { column: 'type', second: BIND_TYPE },
     touchesServiceLists: true,
   },
 };
