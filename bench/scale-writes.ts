@@ -128,7 +128,7 @@ export async function storeLinkCounter(home: string): Promise<LinkCounter> {
   const count = () =>
     store.read(async (db) => {
       const { rows } = await sql<{ rows: number; links: number }>`SELECT count(*) AS rows, coalesce(sum(dial + bind), 0) AS links FROM identity_services
-        WHERE service_id IN (SELECT entity_id FROM service_role_attributes WHERE value = ${FIVE_PERCENT.extraAttribute})`.execute(db);
+        WHERE service_seq IN (SELECT s.seq FROM service_role_attributes a JOIN services s ON s.id = a.entity_id WHERE a.value = ${FIVE_PERCENT.extraAttribute})`.execute(db);
       return { rows: Number(rows[0]?.rows ?? 0), links: Number(rows[0]?.links ?? 0) };
     });
   return { count, close: () => store.close() };

@@ -8,6 +8,7 @@ import type { Db, Store } from '../store/store.js';
 import {
   apiSessionByToken,
   deleteIdleApiSessions,
+  hasIdleApiSessions,
   insertApiSession as storeApiSession,
   recordApiSessionActivity,
   type ApiSessionRow,
@@ -105,10 +106,18 @@ export class ApiSessions {
    */
   async resolve(token: string, bearerTokens: readonly string[] = []): Promise<CallerSession | undefined> {
     const { clock } = this.#options;
-    const found = await this.#lookups.get(token, () => this.#lookup(token));
+    let found = await this.#lookups.get(token, () => this.#lookup(token));
     if (!found) return undefined;
     const now = clock();
-    if (this.#expiresAtMs(found.id, found.lastActivityMs) <= now.getTime() || isIdentityDisabled(found.disabled, now)) return undefined;
+    if (this.#expiresAtMs(found.id, found.lastActivityMs) <= now.getTime()) {
+      // Activity flushes are bookkeeping writes that leave caches standing: the session may have been used on
+      // another instance since it was cached, so the stored activity decides before the token is refused.
+      found = await this.#lookup(token);
+      if (!found) return undefined;
+      this.#lookups.delete(token);
+      if (this.#expiresAtMs(found.id, found.lastActivityMs) <= now.getTime()) return undefined;
+    }
+    if (isIdentityDisabled(found.disabled, now)) return undefined;
     this.#activity.set(found.id, now);
     const authQueries = await outstandingAuthQueries(this.#options.externalJwts, found, bearerTokens);
     return {
@@ -168,13 +177,18 @@ export class ApiSessions {
   async flush(sweep = true): Promise<void> {
     const { store, clock } = this.#options;
     const pending = [...this.#activity.entries()];
-    if (pending.length === 0 && !sweep) return;
+    if (pending.length > 0) {
+      // Bookkeeping: caches keep what they hold (resolve() looks at the stored activity before it refuses a token).
+      await store.transaction(async (tx) => {
+        for (const [id, at] of pending) await recordApiSessionActivity(tx, id, formatTimestamp(at));
+      }, { bookkeeping: true });
+      for (const [id, at] of pending) if (this.#activity.get(id) === at) this.#activity.delete(id);
+    }
+    if (!sweep) return;
+    // Deleting sessions is a change every instance must see; looked for first, so a sweep that finds nothing idle
+    // writes nothing.
     const cutoff = formatTimestamp(new Date(clock().getTime() - this.timeoutMs - ACTIVITY_FLUSH_MS));
-    await store.transaction(async (tx) => {
-      for (const [id, at] of pending) await recordApiSessionActivity(tx, id, formatTimestamp(at));
-      if (sweep) await deleteIdleApiSessions(tx, cutoff);
-    });
-    for (const [id, at] of pending) if (this.#activity.get(id) === at) this.#activity.delete(id);
+    if (await store.read((db) => hasIdleApiSessions(db, cutoff))) await store.transaction((tx) => deleteIdleApiSessions(tx, cutoff));
   }
 
   start(): void {

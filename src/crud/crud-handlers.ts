@@ -29,7 +29,7 @@ export function childrenOf(parent: EntityDefinition, column: string): NonNullabl
   };
 }
 
-/** A link table the policy engine maintains: which column holds the parent's id and which the listed entity's. */
+/** A link table the policy engine maintains: which column holds the parent (its id or key) and which the listed entity. */
 export interface LinkTable extends StoredLinkTable {
   /** A count column the link rows must have above 0 for one request (`dial` for `?policyType=dial`); undefined keeps them all. */
   positiveCount?: (context: OperationContext) => string | undefined;

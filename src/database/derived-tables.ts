@@ -3,9 +3,10 @@
 import type { Db } from '../store/store.js';
 import type { EntityDefinition } from '../crud/define-entity.js';
 import { certificateFingerprint } from '../pki/fingerprint.js';
+import { pairRows } from '../store/queries/pair-rows.js';
 import { policyKinds } from '../store/queries/policy-tables.js';
 import { touchServiceLists } from '../store/queries/service-lists.js';
-import type { RowFilter } from '../store/queries/table-rows.js';
+import type { IdRange, RowFilter } from '../store/queries/table-rows.js';
 import type { TableName } from '../store/store.js';
 import type { Row, WalkSource } from './chunks.js';
 import { entityRecord, entitySource, listColumn, type ScanContext } from './scan-context.js';
@@ -32,6 +33,17 @@ export interface DerivedTable {
   expected(sources: Row[], stored: Row[], context: ScanContext): Row[];
   /** Runs after repairs in the same transaction (e.g. the identities whose service list a repair changed are told). */
   afterRepair?(tx: Db, repaired: Row[], at: string): Promise<void>;
+  /** How its rows are read and written when they are not stored as compared (pairs stored by integer keys); else the table as it is. */
+  storage?: DerivedStorage;
+}
+
+/** A derived table's rows as the scan compares them: read by a range of the source's ids, matched by the key columns. */
+export interface DerivedStorage {
+  inRange(db: Db, range: IdRange): Promise<Row[]>;
+  select(db: Db, match: Readonly<Row>): Promise<Row[]>;
+  insert(tx: Db, row: Readonly<Row>): Promise<void>;
+  update(tx: Db, values: Readonly<Row>, match: Readonly<Row>): Promise<number>;
+  delete(tx: Db, match: Readonly<Row>): Promise<number>;
 }
 
 /** Entities whose set fields have side tables (one row per element, for indexed filters). */
@@ -66,14 +78,16 @@ function membershipTables(): DerivedTable[] {
   );
 }
 
-/** How many policies of each kind join each pair, counted from the policies' selections. */
+/** How many policies of each kind join each pair, counted from the policies' selections; pairs named by ids. */
 function pairTables(): DerivedTable[] {
   return policyKinds.map((kind) => {
-    const [first, second] = kind.pairs.columns;
+    const storage = pairRows(kind);
+    const [first, second] = storage.ids;
     const zeros = Object.fromEntries(kind.pairs.counts.map((column) => [column, 0]));
     return {
       table: kind.pairs.table,
       source: entitySource(kind.sides[0].entity),
+      storage,
       key: [first, second],
       values: kind.pairs.counts,
       expected: (sources, _stored, { links }) =>

@@ -5,7 +5,7 @@ import { formatTimestamp } from '../lib/clock.js';
 import { deleteMatching, insertRow as insertStoredRow, rowsInRange, selectMatching, updateMatching } from '../store/queries/table-rows.js';
 import { StoreError, type Db, type Store } from '../store/store.js';
 import { ChunkPacer, walkChunks, type Chunk, type Row } from './chunks.js';
-import { derivedTables, type DerivedTable } from './derived-tables.js';
+import { derivedTables, type DerivedStorage, type DerivedTable } from './derived-tables.js';
 import { loadScanContext } from './scan-context.js';
 
 /** One derived row that differs from what its sources imply: missing (no `stored`), unexpected (no `expected`) or wrong. */
@@ -88,7 +88,20 @@ const columnsOf = (table: DerivedTable) => [...table.key, ...(table.values ?? []
 const keyOf = (table: DerivedTable, row: Row) => JSON.stringify(table.key.map((column) => row[column]));
 
 async function readStored(db: Db, table: DerivedTable, chunk: Chunk): Promise<Row[]> {
-  return rowsInRange(db, table.table, columnsOf(table), table.key[0], chunk, table.storedFilter);
+  return storageOf(table).inRange(db, chunk);
+}
+
+/** The table's own storage, or its rows as they are stored, by the compared columns. */
+function storageOf(table: DerivedTable): DerivedStorage {
+  if (table.storage) return table.storage;
+  const columns = columnsOf(table);
+  return {
+    inRange: (db, range) => rowsInRange(db, table.table, columns, table.key[0], range, table.storedFilter),
+    select: (db, match) => selectMatching(db, table.table, match, columns),
+    insert: (tx, row) => insertStoredRow(tx, table.table, row),
+    update: (tx, values, match) => updateMatching(tx, table.table, values, match),
+    delete: (tx, match) => deleteMatching(tx, table.table, match),
+  };
 }
 
 function compare(table: DerivedTable, expected: Row[], stored: Row[]): Difference[] {
@@ -159,9 +172,10 @@ async function repairBatch(tx: Db, batch: Difference[], clock: Clock): Promise<b
       outcomes.push(false);
       continue;
     }
-    if (!expected) await deleteMatching(tx, table.table, keyOfRow(table, key));
-    else if (!stored) await insertStoredRow(tx, table.table, pick(expected, columnsOf(table)));
-    else await updateMatching(tx, table.table, pick(expected, table.values ?? []), keyOfRow(table, key));
+    const storage = storageOf(table);
+    if (!expected) await storage.delete(tx, keyOfRow(table, key));
+    else if (!stored) await storage.insert(tx, pick(expected, columnsOf(table)));
+    else await storage.update(tx, pick(expected, table.values ?? []), keyOfRow(table, key));
     outcomes.push(true);
     repaired.set(table, [...(repaired.get(table) ?? []), key]);
   }
@@ -176,7 +190,7 @@ const pick = (row: Row, columns: readonly string[]): Row => Object.fromEntries(c
 const keyOfRow = (table: DerivedTable, row: Row): Row => pick(row, table.key);
 
 async function readRow(tx: Db, table: DerivedTable, key: Row): Promise<Row | undefined> {
-  return (await selectMatching(tx, table.table, keyOfRow(table, key), columnsOf(table)))[0];
+  return (await storageOf(table).select(tx, keyOfRow(table, key)))[0];
 }
 
 /** Every difference a check finds, described: for tests and tools that want the whole answer at once. */

@@ -1,14 +1,7 @@
 // Keeps links in step when an entity appears or its role attributes change: only the policies whose roles could
 // mention it are looked at, through the role tables' value index — never a scan of all policies.
 import type { Db } from '../store/store.js';
-import {
-  applyPairDelta,
-  changeMemberships,
-  membershipsOf,
-  policiesSelecting,
-  servicePolicyType,
-  setEntityDelta,
-} from '../store/queries/policy-links.js';
+import { applyPairDelta, changeMemberships, membershipsOf, policiesSelecting, servicePolicyType, setEntityDelta } from '../store/queries/policy-links.js';
 import { policyKinds, type EntityKindName, type PolicyKind, type PolicySide } from '../store/queries/policy-tables.js';
 import { touchServiceLists } from '../store/queries/service-lists.js';
 
@@ -31,8 +24,9 @@ async function syncEntitySide(tx: Db, kind: PolicyKind, side: PolicySide, index:
   if (index <= 1) {
     for (const [deltaKind, policies] of [['added', added], ['removed', removed]] as const) {
       for (const policyId of policies) {
-        // The delta is this one entity; the policy's other side decides which pairs it gains or loses.
-        await setEntityDelta(tx, deltaKind, entityId);
+        // The delta is this one entity; the policy's other side decides which pairs it gains or loses. (One
+        // grouped statement for all the policies measured slower than these small cached ones, and far worse at p99.)
+        await setEntityDelta(tx, side.entity, deltaKind, entityId);
         const type = kind.name === 'servicePolicy' ? await servicePolicyType(tx, policyId) : undefined;
         await applyPairDelta(tx, kind, { id: policyId, type }, index as 0 | 1, deltaKind);
       }

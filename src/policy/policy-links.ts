@@ -42,11 +42,11 @@ export async function unlinkPolicy(tx: Db, kind: PolicyKind, policy: PolicyRoles
 
 async function syncSide(tx: Db, kind: PolicyKind, policy: PolicyRoles, side: PolicySide, index: number, at: string): Promise<void> {
   const changes = await computePolicyDelta(tx, side, policy.id, { ...parseRoles(policy.roles[side.field]), semantic: policy.semantic });
-  if (changes === 0) return;
+  if (changes.added + changes.removed === 0) return;
   if (index <= 1) {
     const granting = index as 0 | 1;
-    await applyPairDelta(tx, kind, policy, granting, 'added');
-    await applyPairDelta(tx, kind, policy, granting, 'removed');
+    if (changes.added > 0) await applyPairDelta(tx, kind, policy, granting, 'added');
+    if (changes.removed > 0) await applyPairDelta(tx, kind, policy, granting, 'removed');
   }
   // A changed identity side touches those identities; any other side touches every identity of the policy.
   if (kind.pairs.touchesServiceLists) await touchDeltaServiceLists(tx, side, policy.id, at);

@@ -23,7 +23,7 @@ export interface ServiceAccessView {
 
 /** Restricts a list of services (aliased `t`) to those the identity may dial or bind. */
 export function servicesOfIdentity(identityId: string): Scope {
-  return linkedTo({ table: 'identity_services', parentColumn: 'identity_id', childColumn: 'service_id' }, identityId);
+  return linkedTo({ table: 'identity_services', parentTable: 'identities', parentColumn: 'identity_seq', childColumn: 'service_seq' }, identityId);
 }
 
 /** Admins see every service; anyone else only the services a policy lets them dial or bind (reference §4.1). */

@@ -12,6 +12,7 @@ export interface Database {
   authenticators: AuthenticatorsTable;
   ca_identity_roles: CaIdentityRolesTable;
   cas: CasTable;
+  cluster_generation: ClusterGenerationTable;
   cluster_secrets: ClusterSecretsTable;
   config_types: ConfigTypesTable;
   configs: ConfigsTable;
@@ -165,6 +166,11 @@ export interface CasTable {
   external_id_claim: string | null;
 }
 
+export interface ClusterGenerationTable {
+  id: string;
+  value: string;
+}
+
 export interface ClusterSecretsTable {
   name: string;
   value: string;
@@ -251,6 +257,7 @@ export interface EdgeRoutersView {
   role_attributes: string | null;
   is_tunneler_enabled: number;
   app_data: string | null;
+  seq: number;
 }
 
 export interface EnrollmentsTable {
@@ -315,11 +322,12 @@ export interface IdentitiesTable {
   disabled_until: string | null;
   env_info: string | null;
   sdk_info: string | null;
+  seq: Generated<number>;
 }
 
 export interface IdentityEdgeRoutersTable {
-  identity_id: string;
-  edge_router_id: string;
+  identity_seq: number;
+  edge_router_seq: number;
   count: Generated<number>;
 }
 
@@ -341,8 +349,8 @@ export interface IdentityServiceUpdatesTable {
 }
 
 export interface IdentityServicesTable {
-  identity_id: string;
-  service_id: string;
+  identity_seq: number;
+  service_seq: number;
   dial: Generated<number>;
   bind: Generated<number>;
 }
@@ -386,6 +394,7 @@ export interface MfasTable {
 export interface PolicyDeltaTable {
   kind: string;
   entity_id: string;
+  entity_seq: number | null;
 }
 
 export interface PostureCheckRoleAttributesTable {
@@ -448,6 +457,7 @@ export interface RoutersTable {
   role_attributes: string | null;
   is_tunneler_enabled: Generated<number>;
   app_data: string | null;
+  seq: Generated<number>;
 }
 
 export interface SchemaMigrationsTable {
@@ -494,8 +504,8 @@ export interface ServiceEdgeRouterPolicyServicesTable {
 }
 
 export interface ServiceEdgeRoutersTable {
-  service_id: string;
-  edge_router_id: string;
+  service_seq: number;
+  edge_router_seq: number;
   count: Generated<number>;
 }
 
@@ -560,6 +570,7 @@ export interface ServicesTable {
   configs: string | null;
   encryption_required: number;
   max_idle_time_millis: Generated<number>;
+  seq: Generated<number>;
 }
 
 export interface SessionPostureRechecksTable {

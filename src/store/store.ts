@@ -12,8 +12,8 @@ export type Db = Kysely<any>;
 
 export interface Store {
   /**
-   * Moves with every committed write transaction, this process's or (once `refresh` has looked) another's on the
-   * same database: a cached read is still valid while this has not moved.
+   * Moves with every committed write transaction but bookkeeping ones (WriteOptions), this process's or (once
+   * `refresh` has looked) another's on the same database: a cached read is still valid while this has not moved.
    */
   readonly generation: number;
   /**
@@ -23,7 +23,7 @@ export interface Store {
    */
   refresh(): Promise<void>;
   /** Runs `work` in one write transaction: everything it wrote commits together or not at all. */
-  transaction<T>(work: (tx: Db) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: Db) => Promise<T>, options?: WriteOptions): Promise<T>;
   /** Runs read-only work; it may share the connection with writers but never sees half a transaction. */
   read<T>(work: (db: Db) => Promise<T>): Promise<T>;
   /**
@@ -43,6 +43,15 @@ export interface Store {
    * itself translates whatever escapes it).
    */
   translateError(error: unknown): StoreError | undefined;
+}
+
+export interface WriteOptions {
+  /**
+   * The write changes nothing any cache holds (an instance heartbeat, session activity): it takes its turn with
+   * every other writer as usual but does not move the generation, here or on other instances, so nobody drops
+   * caches for it. Whoever reads what it wrote reads it from the store, not from a cache.
+   */
+  bookkeeping?: boolean;
 }
 
 /** A constraint the database refused, translated from the driver's error so callers need not know the driver. */
@@ -74,7 +83,7 @@ export function wrapTransactions(store: Store, wrap: <T>(run: () => Promise<T>) 
       return store.generation;
     },
     refresh: () => store.refresh(),
-    transaction: (work) => wrap(() => store.transaction(work)),
+    transaction: (work, options) => wrap(() => store.transaction(work, options)),
     read: (work) => store.read(work),
     readSnapshot: (work) => store.readSnapshot(work),
     backup: store.backup,

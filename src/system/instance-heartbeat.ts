@@ -42,10 +42,14 @@ export class InstanceHeartbeat {
     const { store, clock, instanceId, name, apiBase } = this.#options;
     const now = clock();
     const row: ControllerInstanceRow = { id: instanceId, name, api_base: apiBase, started_at: this.#startedAt, last_seen_at: formatTimestamp(now) };
-    await store.transaction(async (tx) => {
-      await beatControllerInstance(tx, row);
-      await removeControllerInstances(tx, undefined, formatTimestamp(new Date(now.getTime() - FORGET_AFTER_MS)));
-    });
+    // Bookkeeping: nothing cached holds instance rows (`instances()` reads them), so no instance drops its caches.
+    await store.transaction(
+      async (tx) => {
+        await beatControllerInstance(tx, row);
+        await removeControllerInstances(tx, undefined, formatTimestamp(new Date(now.getTime() - FORGET_AFTER_MS)));
+      },
+      { bookkeeping: true },
+    );
   }
 
   /** The instances seen within the last hour, with whether each is still beating. */
@@ -59,6 +63,6 @@ export class InstanceHeartbeat {
   async stop(): Promise<void> {
     clearInterval(this.#timer);
     const { store, clock, instanceId } = this.#options;
-    await store.transaction((tx) => removeControllerInstances(tx, instanceId, formatTimestamp(new Date(clock().getTime() - FORGET_AFTER_MS))));
+    await store.transaction((tx) => removeControllerInstances(tx, instanceId, formatTimestamp(new Date(clock().getTime() - FORGET_AFTER_MS))), { bookkeeping: true });
   }
 }

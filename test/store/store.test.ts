@@ -9,8 +9,10 @@ import type { SymbolTable } from '../../src/store/filter/filter-types.js';
 import { migrations } from '../../src/store/migrations/index.js';
 import { appliedMigrations } from '../../src/store/migrations/migrate.js';
 import { listRows } from '../../src/store/queries/entities.js';
-import { countRows, insertRow, insertRows, selectRows } from '../../src/store/queries/table-rows.js';
-import { StoreError, type Db, type Store } from '../../src/store/store.js';
+import { pairRows } from '../../src/store/queries/pair-rows.js';
+import { edgeRouterPolicyKind, serviceEdgeRouterPolicyKind, servicePolicyKind, type PolicyKind } from '../../src/store/queries/policy-tables.js';
+import { countRows, deleteRows, insertRow, insertRows, selectRows, type Row } from '../../src/store/queries/table-rows.js';
+import { StoreError, type Db, type Store, type TableName } from '../../src/store/store.js';
 import { emptyDatabase, openTestStore, storeUnderTest } from './test-store.js';
 
 const at = '2024-01-01T00:00:00.000Z';
@@ -60,6 +62,47 @@ describe(`store tier on ${storeUnderTest}`, () => {
       }
     });
 
+    it('017 carries every pair of a store populated at 016 over to the integer keys, and numbers new rows after it', async () => {
+      const database = await emptyDatabase();
+      try {
+        const at016 = await database.open(migrations.filter((migration) => migration.version <= 16));
+        const router = (id: string) => ({ ...base(id), name: id, is_edge: 1 });
+        const service = (id: string) => ({ ...base(id), name: id, terminator_strategy: 'smartrouting', encryption_required: 1 });
+        // Pairs as 016 stored them, by text ids (written as rows, since the typed schema is 017's).
+        const pairs016 = {
+          identity_services: [['i1', 's1', 1, 0], ['i1', 's2', 2, 1], ['i2', 's2', 0, 1]].map(([i, sv, dial, bind]) => ({ identity_id: i, service_id: sv, dial, bind })),
+          identity_edge_routers: [['i1', 'r1', 1], ['i2', 'r1', 3], ['i2', 'r2', 1]].map(([i, r, count]) => ({ identity_id: i, edge_router_id: r, count })),
+          service_edge_routers: [['s1', 'r2', 2], ['s2', 'r1', 1]].map(([sv, r, count]) => ({ service_id: sv, edge_router_id: r, count })),
+        };
+        await at016.transaction(async (tx) => {
+          await insertRows(tx, 'identities', [identity('i2'), identity('i1'), identity('i3')]);
+          await insertRows(tx, 'services', [service('s2'), service('s1')]);
+          await insertRows(tx, 'routers', [router('r2'), router('r1')]);
+          for (const [table, rows] of Object.entries(pairs016)) for (const row of rows) await insertRow(tx, table as TableName, row);
+        });
+        await at016.close();
+
+        const latest = await database.open();
+        const read = (kind: PolicyKind) => latest.read((db) => pairRows(kind).select(db, {}));
+        const sorted = (rows: Row[]) => rows.map((row) => JSON.stringify(row)).sort();
+        assert.deepEqual(sorted(await read(servicePolicyKind)), sorted(pairs016.identity_services));
+        assert.deepEqual(sorted(await read(edgeRouterPolicyKind)), sorted(pairs016.identity_edge_routers));
+        assert.deepEqual(sorted(await read(serviceEdgeRouterPolicyKind)), sorted(pairs016.service_edge_routers));
+
+        // A row made after the upgrade gets a key no other row has, and takes its pairs with it when deleted.
+        await latest.transaction((tx) => insertRow(tx, 'identities', identity('i4')));
+        const keys = (await latest.read((db) => selectRows(db, 'identities'))).map((row) => row.seq);
+        assert.equal(new Set(keys).size, 4, `keys ${keys.join(', ')}`);
+        assert.ok(keys.every((key) => key > 0));
+        await latest.transaction((tx) => pairRows(servicePolicyKind).insert(tx, { identity_id: 'i4', service_id: 's1', dial: 1, bind: 0 }));
+        await latest.transaction((tx) => deleteRows(tx, 'identities', { id: ['i4', 'i1'] }));
+        assert.deepEqual(sorted(await read(servicePolicyKind)), sorted(pairs016.identity_services.filter((row) => row.identity_id === 'i2')));
+        await latest.close();
+      } finally {
+        await database.remove();
+      }
+    });
+
     // PostgreSQL's advisory lock; several processes on one SQLite file (workers) are issue 14 part B's.
     if (storeUnderTest === 'postgres') {
       it('two stores opening an empty database at the same moment migrate it once', async () => {
@@ -90,6 +133,29 @@ describe(`store tier on ${storeUnderTest}`, () => {
         await b.transaction((tx) => insertRow(tx, 'identities', identity('r3', 'third')));
         await a.refresh();
         assert.notEqual(a.generation, before, "B's commit (say, a logout) must drop A's caches at A's next request");
+        await a.close();
+        await b.close();
+      } finally {
+        await database.remove();
+      }
+    });
+  });
+
+  describe('bookkeeping writes', () => {
+    it('commit like any write but move no generation, here or at the other store; a model write moves both', async () => {
+      const database = await emptyDatabase();
+      try {
+        const [a, b] = [await database.open(), await database.open()];
+        await b.refresh();
+        const [ownBefore, otherBefore] = [a.generation, b.generation];
+        await a.transaction((tx) => insertRow(tx, 'cluster_secrets', { name: 'beat', value: '1', updated_at: at }), { bookkeeping: true });
+        await b.refresh();
+        assert.deepEqual([a.generation, b.generation], [ownBefore, otherBefore]);
+        assert.equal((await b.read((db) => selectRows(db, 'cluster_secrets', { name: 'beat' }))).length, 1, 'the bookkeeping write committed');
+        await a.transaction((tx) => insertRow(tx, 'identities', identity('model')));
+        await b.refresh();
+        assert.notEqual(a.generation, ownBefore);
+        assert.notEqual(b.generation, otherBefore);
         await a.close();
         await b.close();
       } finally {

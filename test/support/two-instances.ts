@@ -119,11 +119,44 @@ export function describeTwoInstances(label: string, open: () => SharedDatabase |
       assert.deepEqual((shown.body as { data: { os: { type: unknown; version: unknown } } }).data.os.type, 'Linux');
     });
 
+    it("A's heartbeat and session-activity flush leave B's caches standing; a real write on A drops them", async () => {
+      const user = await createUser(a, adminA);
+      const token = await login(a, user.username, user.password);
+      assert.equal((await get(b, `${client}/current-identity`, token)).status, 200);
+      a.clock.advance(60_000);
+      assert.equal((await get(a, `${client}/current-identity`, token)).status, 200, 'A has activity to write');
+      await b.deps.store.refresh();
+      const before = b.deps.store.generation;
+      await a.deps.heartbeat.beat();
+      await a.deps.apiSessions.flush(false);
+      await b.deps.store.refresh();
+      assert.equal(b.deps.store.generation, before, 'bookkeeping commits do not invalidate caches');
+      await createService(a, adminA);
+      await b.deps.store.refresh();
+      assert.notEqual(b.deps.store.generation, before, "a model change must drop B's caches at its next request");
+    });
+
     it('a service created on B is read back on A, and a name taken on A is refused on B', async () => {
       const name = `shared-${a.deps.instanceId}`;
       const id = await createService(b, adminB, { name });
       assert.equal((await get(a, `${management}/services/${id}`, adminA)).status, 200);
       assertError(await b.call({ method: 'POST', url: `${management}/services`, token: adminB, payload: { name, encryptionRequired: true } }), 400, 'COULD_NOT_VALIDATE');
+    });
+
+    // Last: it moves both clocks past the admins' sessions.
+    it('a session used only on A stays valid on B past the activity B has cached, once A has written it', async () => {
+      const user = await createUser(a, adminA);
+      const token = await login(b, user.username, user.password);
+      assert.equal((await get(b, `${client}/current-identity`, token)).status, 200, 'B has cached the session');
+      await b.deps.apiSessions.flush(false);
+      const idle = b.deps.apiSessions.timeoutMs * 0.7;
+      for (const t of [a, b]) t.clock.advance(idle);
+      assert.equal((await get(a, `${client}/current-identity`, token)).status, 200);
+      await a.deps.apiSessions.flush(false);
+      for (const t of [a, b]) t.clock.advance(idle);
+      assert.equal((await get(b, `${client}/current-identity`, token)).status, 200, "B judges expiry from the stored activity, not its cached copy");
+      for (const t of [a, b]) t.clock.advance(2 * idle);
+      assertError(await get(b, `${client}/current-identity`, token), 401, 'UNAUTHORIZED');
     });
   });
 }

@@ -34,7 +34,7 @@ const getCurrentIdentityEdgeRouters: OperationHandler = {
     const query = listQueryFrom(context, edgeRouter.symbols);
     const granted = session.isAdmin
       ? everyRow
-      : linkedRows({ table: 'identity_edge_routers', parentColumn: 'identity_id', childColumn: 'edge_router_id' }, session.identityId);
+      : linkedRows({ table: 'identity_edge_routers', parentTable: 'identities', parentColumn: 'identity_seq', childColumn: 'edge_router_seq' }, session.identityId);
     const { data, totalCount } = await deps.store.read(async (db) => {
       const page = await listEntities(db, edgeRouter, query, allOf(columnIs('is_edge', 1), columnIs('is_verified', 1), granted));
       const routers = await toApiEntities(edgeRouter, page.rows, { db, deps, caller });
@@ -53,10 +53,10 @@ export const edgeRouterLinkOperations: OperationTable = {
     scope: ofEdgeRouter({ table: 'service_edge_router_policy_edge_routers', parentColumn: 'entity_id', childColumn: 'policy_id' }),
   }),
   listEdgeRouterIdentities: list(identity, 'admin', {
-    scope: ofEdgeRouter({ table: 'identity_edge_routers', parentColumn: 'edge_router_id', childColumn: 'identity_id' }),
+    scope: ofEdgeRouter({ table: 'identity_edge_routers', parentTable: 'routers', parentColumn: 'edge_router_seq', childColumn: 'identity_seq' }),
   }),
   listEdgeRouterServices: list(associatedService, 'admin', {
-    scope: ofEdgeRouter({ table: 'service_edge_routers', parentColumn: 'edge_router_id', childColumn: 'service_id' }),
+    scope: ofEdgeRouter({ table: 'service_edge_routers', parentTable: 'routers', parentColumn: 'edge_router_seq', childColumn: 'service_seq' }),
   }),
 };
 

@@ -27,12 +27,13 @@ export const identityLinkOperations: OperationTable = {
   listIdentityServices: list(associatedService, 'admin', {
     scope: linkedTo(identity, {
       table: 'identity_services',
-      parentColumn: 'identity_id',
-      childColumn: 'service_id',
+      parentTable: 'identities',
+      parentColumn: 'identity_seq',
+      childColumn: 'service_seq',
       positiveCount: policyTypeCount,
     }),
   }),
   listIdentityEdgeRouters: list(edgeRouter, 'admin', {
-    scope: linkedTo(identity, { table: 'identity_edge_routers', parentColumn: 'identity_id', childColumn: 'edge_router_id' }),
+    scope: linkedTo(identity, { table: 'identity_edge_routers', parentTable: 'identities', parentColumn: 'identity_seq', childColumn: 'edge_router_seq' }),
   }),
 };

@@ -12,13 +12,14 @@ export const serviceLinkOperations: OperationTable = {
   listServiceIdentities: list(identity, 'admin', {
     scope: linkedTo(service, {
       table: 'identity_services',
-      parentColumn: 'service_id',
-      childColumn: 'identity_id',
+      parentTable: 'services',
+      parentColumn: 'service_seq',
+      childColumn: 'identity_seq',
       positiveCount: policyTypeCount,
     }),
   }),
   listServiceEdgeRouters: list(edgeRouter, 'admin', {
-    scope: linkedTo(service, { table: 'service_edge_routers', parentColumn: 'service_id', childColumn: 'edge_router_id' }),
+    scope: linkedTo(service, { table: 'service_edge_routers', parentTable: 'services', parentColumn: 'service_seq', childColumn: 'edge_router_seq' }),
   }),
   listServiceServicePolicies: list(servicePolicy, 'admin', {
     scope: linkedTo(service, { table: 'service_policy_services', parentColumn: 'entity_id', childColumn: 'policy_id' }),

@@ -15,5 +15,6 @@ import { mfaSignersAndLockout } from './013-mfa-signers-lockout.js';
 import { identityTraces } from './014-identity-traces.js';
 import { uniquenessConstraints } from './015-uniqueness-constraints.js';
 import { clusterSchema } from './016-cluster.js';
+import { integerPairKeys } from './017-integer-pair-keys.js';
 
-export const migrations: readonly Migration[] = [initialSchema, configsAndServices, postureChecks, routersSchema, terminatorsSchema, policiesSchema, identityServiceConfigsSchema, enrollmentSchema, enrollmentLookups, caRolesAndSessionCertificates, sessionsSchema, mfaSignersAndLockout, identityTraces, uniquenessConstraints, clusterSchema];
+export const migrations: readonly Migration[] = [initialSchema, configsAndServices, postureChecks, routersSchema, terminatorsSchema, policiesSchema, identityServiceConfigsSchema, enrollmentSchema, enrollmentLookups, caRolesAndSessionCertificates, sessionsSchema, mfaSignersAndLockout, identityTraces, uniquenessConstraints, clusterSchema, integerPairKeys];

@@ -7,14 +7,20 @@ export interface Migration {
   name: string;
   /**
    * Plain SQL statements, written in the subset SQLite and PostgreSQL share but for the column words the
-   * PostgreSQL store translates (src/store/postgres/translate-migration.ts).
+   * PostgreSQL store translates (src/store/postgres/translate-migration.ts); where the two cannot share one, a
+   * statement per database (none: nothing to do there).
    */
-  statements: readonly string[];
+  statements: readonly MigrationStatement[];
 }
 
-/** `translate` turns each statement into the store's dialect; SQLite runs them as written. */
-export async function migrate(db: Db, migrations: readonly Migration[], translate: (statement: string) => string = (statement) => statement): Promise<number> {
-  await sql.raw(translate('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)')).execute(db);
+export type MigrationStatement = string | { sqlite?: string; postgres?: string };
+
+/** SQLite runs the shared statements as written. */
+const forSqlite = (statement: MigrationStatement): string | undefined => (typeof statement === 'string' ? statement : statement.sqlite);
+
+/** `translate` turns each statement into the store's dialect (undefined: nothing to run there). */
+export async function migrate(db: Db, migrations: readonly Migration[], translate: (statement: MigrationStatement) => string | undefined = forSqlite): Promise<number> {
+  await sql.raw(translate('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)')!).execute(db);
   const applied = await db.selectFrom('schema_migrations').select('version').execute();
   const done = new Set(applied.map((row) => Number(row.version)));
   let current = Math.max(0, ...done);
@@ -24,7 +30,10 @@ export async function migrate(db: Db, migrations: readonly Migration[], translat
       // Another process on the same SQLite file may have applied it since the read above: write transactions are
       // taken one at a time (BEGIN IMMEDIATE), so looking again here decides it. (PostgreSQL migrates under a lock.)
       if (await tx.selectFrom('schema_migrations').select('version').where('version', '=', migration.version).executeTakeFirst()) return;
-      for (const statement of migration.statements) await sql.raw(translate(statement)).execute(tx);
+      for (const statement of migration.statements) {
+        const translated = translate(statement);
+        if (translated !== undefined) await sql.raw(translated).execute(tx);
+      }
       await tx
         .insertInto('schema_migrations')
         .values({ version: migration.version, name: migration.name, applied_at: new Date().toISOString() })
@@ -32,8 +41,20 @@ export async function migrate(db: Db, migrations: readonly Migration[], translat
     });
     current = migration.version;
   }
+  for (const statement of CLUSTER_GENERATION) await sql.raw(translate(statement)!).execute(db);
   return current;
 }
+
+/**
+ * The cluster generation: moved by every write transaction that changes the model, so every process on the database
+ * sees at its next request that its caches are stale (Store.refresh). It is the stores' own machinery, like
+ * schema_migrations, rather than a numbered migration: no store can write without it, whatever migrations it was
+ * asked to apply. Both statements may run again at any start.
+ */
+const CLUSTER_GENERATION = [
+  'CREATE TABLE IF NOT EXISTS cluster_generation (id BIGINT PRIMARY KEY CHECK (id = 1), value BIGINT NOT NULL)',
+  'INSERT INTO cluster_generation (id, value) VALUES (1, 0) ON CONFLICT (id) DO NOTHING',
+];
 
 /** The versions of the migrations applied to the database. */
 export async function appliedMigrations(db: Db): Promise<number[]> {

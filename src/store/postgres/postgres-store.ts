@@ -61,15 +61,17 @@ export async function openPostgresStore({ url, migrations, poolSize = 10 }: Post
         generation++;
       }
     },
-    transaction: (work) => {
+    transaction: (work, options) => {
+      const bookkeeping = options?.bookkeeping === true;
       const run = writes.then(async () => {
         let locked = seen;
         const result = await translateErrors(() =>
           db.transaction().execute(async (tx) => {
-            locked = await takeWriteLock(tx);
+            locked = await takeWriteLock(tx, bookkeeping);
             return work(tx as Db);
           }),
         );
+        if (bookkeeping) return result;
         // Only a committed generation is one this instance has seen: after a rollback another instance may commit
         // the very same number, and taking it as seen would hide that commit from the next refresh.
         seen = locked;
@@ -104,8 +106,12 @@ const SCRATCH_DELTA_TABLE = 'CREATE TEMP TABLE IF NOT EXISTS policy_delta (LIKE 
  *   the lock costs little throughput; reads, the bulk of the traffic, never take it.
  * The same statement moves the generation other instances compare at their next request (refresh).
  */
-async function takeWriteLock(tx: Kysely<Schema>): Promise<number> {
-  const { rows } = await sql<{ value: number }>`UPDATE cluster_generation SET value = value + 1 WHERE id = 1 RETURNING value`.execute(tx);
+async function takeWriteLock(tx: Kysely<Schema>, bookkeeping: boolean): Promise<number> {
+  // A bookkeeping write takes the same row lock without moving the generation: writers still take turns, and no
+  // instance drops its caches for it.
+  const { rows } = bookkeeping
+    ? await sql<{ value: number }>`SELECT value FROM cluster_generation WHERE id = 1 FOR UPDATE`.execute(tx)
+    : await sql<{ value: number }>`UPDATE cluster_generation SET value = value + 1 WHERE id = 1 RETURNING value`.execute(tx);
   return rows[0]!.value;
 }
 
@@ -113,16 +119,6 @@ async function readClusterGeneration(db: Kysely<Schema>): Promise<number> {
   const { rows } = await sql<{ value: number }>`SELECT value FROM cluster_generation WHERE id = 1`.execute(db);
   return rows[0]!.value;
 }
-
-/**
- * The generation row is the store's own machinery, like schema_migrations, rather than a numbered migration: the
- * PostgreSQL store cannot write without it, whatever migrations it was asked to apply. (SQLite has no need of it:
- * its data_version tells a connection about other connections' commits.)
- */
-const CLUSTER_GENERATION = [
-  'CREATE TABLE IF NOT EXISTS cluster_generation (id BIGINT PRIMARY KEY CHECK (id = 1), value BIGINT NOT NULL)',
-  'INSERT INTO cluster_generation (id, value) VALUES (1, 0) ON CONFLICT (id) DO NOTHING',
-];
 
 /** Migrates on a connection of its own, under an advisory lock: instances starting together migrate once. */
 async function migrateUnderLock(url: string, migrations: readonly Migration[]): Promise<void> {
@@ -134,7 +130,6 @@ async function migrateUnderLock(url: string, migrations: readonly Migration[]): 
       await sql`SELECT pg_advisory_lock(${key})`.execute(connection);
       try {
         await translateErrors(() => migrate(connection as Db, migrations, toPostgres));
-        for (const statement of CLUSTER_GENERATION) await sql.raw(statement).execute(connection);
       } finally {
         await sql`SELECT pg_advisory_unlock(${key})`.execute(connection);
       }

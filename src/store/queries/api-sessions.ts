@@ -33,6 +33,11 @@ export async function recordApiSessionActivity(tx: Db, id: string, at: string): 
   await typed(tx).updateTable('api_sessions').set({ last_activity_at: at, updated_at: at }).where('id', '=', id).where('last_activity_at', '<', at).execute();
 }
 
+/** Whether any session has been idle since before `cutoff` (an index lookup). */
+export async function hasIdleApiSessions(db: Db, cutoff: string): Promise<boolean> {
+  return (await typed(db).selectFrom('api_sessions').select('id').where('last_activity_at', '<', cutoff).limit(1).executeTakeFirst()) !== undefined;
+}
+
 /** Ends every session idle since before `cutoff`. */
 export async function deleteIdleApiSessions(tx: Db, cutoff: string): Promise<void> {
   await typed(tx).deleteFrom('api_sessions').where('last_activity_at', '<', cutoff).execute();

@@ -50,24 +50,43 @@ function matchingEntities(kind: EntityKindName, roles: RoleSelection): RawBuilde
 
 /**
  * Fills the delta with the entities `roles` now select that the side's membership lacks ('added') and the members
- * they no longer select ('removed'); returns how many there are.
+ * they no longer select ('removed'); returns how many of each there are.
  */
-export async function computePolicyDelta(tx: Db, side: PolicySide, policyId: string, roles: RoleSelection): Promise<number> {
+export async function computePolicyDelta(tx: Db, side: PolicySide, policyId: string, roles: RoleSelection): Promise<Record<DeltaKind, number>> {
   const membership = sql.table(side.membershipTable);
+  const entity = entityKinds[side.entity];
+  // The added and removed entities' integer keys, for the pair tables (entities without one feed no pairs).
+  const keyOf = (alias: string) =>
+    entity.keyed ? { key: sql`e.seq`, join: sql`JOIN ${sql.table(entity.table)} e ON e.id = ${sql.ref(`${alias}.entity_id`)}` } : { key: sql`NULL`, join: sql`` };
+  const [added, removed] = [keyOf('d'), keyOf('x')];
   await sql`DELETE FROM policy_delta`.execute(tx);
   await sql`INSERT INTO policy_delta (kind, entity_id) SELECT DISTINCT 'new', m.id FROM (${matchingEntities(side.entity, roles)}) m WHERE m.id IS NOT NULL`.execute(tx);
-  await sql`INSERT INTO policy_delta (kind, entity_id) SELECT 'added', d.entity_id FROM policy_delta d
+  await sql`INSERT INTO policy_delta (kind, entity_id, entity_seq) SELECT 'added', d.entity_id, ${added.key} FROM policy_delta d ${added.join}
     WHERE d.kind = 'new' AND NOT EXISTS (SELECT 1 FROM ${membership} x WHERE x.policy_id = ${policyId} AND x.entity_id = d.entity_id)`.execute(tx);
-  await sql`INSERT INTO policy_delta (kind, entity_id) SELECT 'removed', x.entity_id FROM ${membership} x
+  await sql`INSERT INTO policy_delta (kind, entity_id, entity_seq) SELECT 'removed', x.entity_id, ${removed.key} FROM ${membership} x ${removed.join}
     WHERE x.policy_id = ${policyId} AND NOT EXISTS (SELECT 1 FROM policy_delta d WHERE d.kind = 'new' AND d.entity_id = x.entity_id)`.execute(tx);
-  const row = await sql<{ n: number }>`SELECT count(*) AS n FROM policy_delta WHERE kind IN ('added', 'removed')`.execute(tx);
-  return Number(row.rows[0]?.n ?? 0);
+  return { added: await deltaSize(tx, 'added'), removed: await deltaSize(tx, 'removed') };
+}
+
+async function deltaSize(tx: Db, deltaKind: DeltaKind): Promise<number> {
+  const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM policy_delta WHERE kind = ${deltaKind}`.execute(tx);
+  return Number(rows[0]?.n ?? 0);
 }
 
 /** The delta is this one entity, added to or removed from policies (an entity's attributes changed). */
-export async function setEntityDelta(tx: Db, deltaKind: DeltaKind, entityId: string): Promise<void> {
+export async function setEntityDelta(tx: Db, entityKind: EntityKindName, deltaKind: DeltaKind, entityId: string): Promise<void> {
   await sql`DELETE FROM policy_delta`.execute(tx);
-  await sql`INSERT INTO policy_delta (kind, entity_id) VALUES (${deltaKind}, ${entityId})`.execute(tx);
+  await sql`INSERT INTO policy_delta (kind, entity_id, entity_seq) SELECT ${deltaKind}, id, seq FROM ${sql.table(entityKinds[entityKind].table)} WHERE id = ${entityId}`.execute(tx);
+}
+/** A service policy's stored type (1 Dial, 2 Bind). */
+export async function servicePolicyType(tx: Db, policyId: string): Promise<number | undefined> {
+  const row = await typed(tx).selectFrom('service_policies').select('type').where('id', '=', policyId).executeTakeFirst();
+  return row?.type;
+}
+
+/** The integer keys (`seq`) of the side's members: the pair tables' keys. */
+function memberKeys(side: PolicySide, policyId: string): RawBuilder<unknown> {
+  return sql`SELECT e.seq FROM ${sql.table(side.membershipTable)} m JOIN ${sql.table(entityKinds[side.entity].table)} e ON e.id = m.entity_id WHERE m.policy_id = ${policyId}`;
 }
 
 /** Writes the delta into the side's membership: 'added' entities join the policy, 'removed' ones leave it. */
@@ -83,29 +102,27 @@ export async function applyMembershipDelta(tx: Db, side: PolicySide, policyId: s
  * policy_delta[deltaKind] on side `sideIndex`) × (member of the policy's other granting side); a pair no policy
  * joins any more is dropped.
  *
- * The pairs are never listed one by one: they are the cross product of two id sets, one per pair column, each
- * read in its index order. That lets SQLite walk the pair table's primary key once, in order, instead of once per
- * entity of the delta (a 100k-pair change used to sweep the identity-ordered table once per added service).
+ * The pairs are never listed one by one: they are the cross product of two key sets, one per pair column, put in
+ * key order. That lets SQLite walk the pair table's primary key once, in order, instead of once per entity of the
+ * delta (a 100k-pair change used to sweep the identity-ordered table once per added service).
  */
 export async function applyPairDelta(tx: Db, kind: PolicyKind, policy: PolicyState, sideIndex: 0 | 1, deltaKind: DeltaKind): Promise<void> {
   const { table, columns } = kind.pairs;
   const other = kind.sides[sideIndex === 0 ? 1 : 0];
-  // Both sets come out sorted by entity_id: policy_delta's key is (kind, entity_id), a membership's (policy_id, entity_id).
-  const delta = sql`SELECT entity_id FROM policy_delta WHERE kind = ${deltaKind}`;
-  const members = sql`SELECT entity_id FROM ${sql.table(other.membershipTable)} WHERE policy_id = ${policy.id}`;
+  const delta = sql`SELECT entity_seq AS seq FROM policy_delta WHERE kind = ${deltaKind}`;
+  const members = memberKeys(other, policy.id);
   const [first, second] = sideIndex === 0 ? [delta, members] : [members, delta];
   const countColumn = kind.pairs.countColumn(policy);
   const count = sql.ref(countColumn);
   const [c0, c1] = [sql.ref(columns[0]), sql.ref(columns[1])];
 
   if (deltaKind === 'added') {
-    // Rows are produced in the pair table's key order (first column's set outside, second's inside; both sorted,
-    // so SQLite needs no sort step), and each insert or count bump lands next to the previous one.
+    // Rows are produced in the pair table's key order, so each insert or count bump lands next to the previous one.
     // `WHERE true` is required: without it SQLite would read ON CONFLICT as a join constraint of the SELECT. The
     // count is qualified by its table, which PostgreSQL needs to tell it from the proposed row's.
     await sql`INSERT INTO ${sql.table(table)} (${c0}, ${c1}, ${count})
-      SELECT a.entity_id, b.entity_id, 1 FROM (${first}) a CROSS JOIN (${second}) b WHERE true
-      ORDER BY a.entity_id, b.entity_id
+      SELECT a.seq, b.seq, 1 FROM (${first}) a CROSS JOIN (${second}) b WHERE true
+      ORDER BY a.seq, b.seq
       ON CONFLICT (${c0}, ${c1}) DO UPDATE SET ${count} = ${sql.ref(`${table}.${countColumn}`)} + 1`.execute(tx);
     return;
   }
@@ -113,9 +130,14 @@ export async function applyPairDelta(tx: Db, kind: PolicyKind, policy: PolicySta
   const affected = sql`${c0} IN (${first}) AND ${c1} IN (${second})`;
   // Pairs that only this grant of this policy kept alive go first, in one delete, so the update below does
   // not rewrite rows that are about to disappear (on widening and narrowing most pairs are of this kind).
-  await sql`DELETE FROM ${sql.table(table)} WHERE ${affected} AND ${onlyGrant(kind, policy)}`.execute(tx);
+  const deleted = await sql`DELETE FROM ${sql.table(table)} WHERE ${affected} AND ${onlyGrant(kind, policy)}`.execute(tx);
   // What is left of the affected pairs is still joined by something else: it just loses this policy's count.
-  await sql`UPDATE ${sql.table(table)} SET ${count} = ${count} - 1 WHERE ${affected}`.execute(tx);
+  // When the delete took every affected pair, nothing is left, and the update's second walk is spared.
+  const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM (${members}) m`.execute(tx);
+  const affectedPairs = (await deltaSize(tx, deltaKind)) * Number(rows[0]?.n ?? 0);
+  if (Number(deleted.numAffectedRows ?? 0) < affectedPairs) {
+    await sql`UPDATE ${sql.table(table)} SET ${count} = ${count} - 1 WHERE ${affected}`.execute(tx);
+  }
   if (table === 'identity_services') await dropSessionsWithoutAccess(tx, first, second);
 }
 
@@ -123,8 +145,7 @@ export async function applyPairDelta(tx: Db, kind: PolicyKind, policy: PolicySta
 export async function movePairCounts(tx: Db, kind: PolicyKind, before: PolicyState, after: PolicyState): Promise<void> {
   const from = sql.ref(kind.pairs.countColumn(before));
   const to = sql.ref(kind.pairs.countColumn(after));
-  const membersOf = (side: PolicySide) => sql`SELECT entity_id FROM ${sql.table(side.membershipTable)} WHERE policy_id = ${after.id}`;
-  const [first, second] = [membersOf(kind.sides[0]), membersOf(kind.sides[1])];
+  const [first, second] = [memberKeys(kind.sides[0], after.id), memberKeys(kind.sides[1], after.id)];
   const [c0, c1] = kind.pairs.columns;
   // The policy's pairs are (first side's members × second side's members); two IN lists walk the key in order.
   await sql`UPDATE ${sql.table(kind.pairs.table)} SET ${from} = ${from} - 1, ${to} = ${to} + 1
@@ -140,15 +161,17 @@ function onlyGrant(kind: PolicyKind, policy: PolicyState): RawBuilder<unknown> {
 
 /**
  * Sessions follow the access they were created under (reference §6.4): deletes the sessions among (identities ×
- * services) whose type the identity may no longer use. The two sets are those of the pair counts just lowered, so
- * the work follows the change, not the number of sessions. Admins keep theirs, as upstream exempts them
+ * services) whose type the identity may no longer use. The two key sets are those of the pair counts just lowered,
+ * so the work follows the change, not the number of sessions. Admins keep theirs, as upstream exempts them
  * (`model/session_manager.go` via the access-lost event handler).
  */
-async function dropSessionsWithoutAccess(tx: Db, identityIds: RawBuilder<unknown>, serviceIds: RawBuilder<unknown>): Promise<void> {
+async function dropSessionsWithoutAccess(tx: Db, identityKeys: RawBuilder<unknown>, serviceKeys: RawBuilder<unknown>): Promise<void> {
   const { rows } = await sql<{ any: number | boolean }>`SELECT EXISTS (SELECT 1 FROM sessions) AS any`.execute(tx);
   if (!rows[0]?.any) return;
-  await sql`DELETE FROM sessions WHERE identity_id IN (${identityIds}) AND service_id IN (${serviceIds})
-    AND NOT EXISTS (SELECT 1 FROM identity_services p WHERE p.identity_id = sessions.identity_id AND p.service_id = sessions.service_id
+  await sql`DELETE FROM sessions WHERE identity_id IN (SELECT id FROM identities WHERE seq IN (${identityKeys}))
+    AND service_id IN (SELECT id FROM services WHERE seq IN (${serviceKeys}))
+    AND NOT EXISTS (SELECT 1 FROM identity_services p
+      WHERE p.identity_seq = (SELECT seq FROM identities WHERE id = sessions.identity_id) AND p.service_seq = (SELECT seq FROM services WHERE id = sessions.service_id)
       AND (CASE sessions.type WHEN 'Bind' THEN p.bind ELSE p.dial END) > 0)
     AND NOT EXISTS (SELECT 1 FROM identities i WHERE i.id = sessions.identity_id AND (i.is_admin = 1 OR i.is_default_admin = 1))`.execute(tx);
 }
@@ -187,12 +210,6 @@ export async function changeMemberships(tx: Db, side: PolicySide, entityId: stri
   if (left.length > 0) {
     await dynamic(tx).deleteFrom(side.membershipTable).where('entity_id', '=', entityId).where('policy_id', 'in', left).execute();
   }
-}
-
-/** A service policy's stored type (1 Dial, 2 Bind). */
-export async function servicePolicyType(tx: Db, policyId: string): Promise<number | undefined> {
-  const row = await typed(tx).selectFrom('service_policies').select('type').where('id', '=', policyId).executeTakeFirst();
-  return row?.type;
 }
 
 /**

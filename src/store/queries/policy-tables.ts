@@ -11,13 +11,15 @@ export interface EntityKind {
   attributeTable: TableName;
   /** Only rows where this 0/1 column is 1 are of the kind, when it shares its table (edge routers live in `routers`). */
   flag?: string;
+  /** The table has an integer key `seq`, which the pair tables hold (kinds on a granting side of some policy). */
+  keyed: boolean;
 }
 
 export const entityKinds = {
-  identity: { storeName: 'identities', table: 'identities', attributeTable: 'identity_role_attributes' },
-  service: { storeName: 'services', table: 'services', attributeTable: 'service_role_attributes' },
-  edgeRouter: { storeName: 'routers', table: 'routers', attributeTable: 'router_role_attributes', flag: 'is_edge' },
-  postureCheck: { storeName: 'postureChecks', table: 'posture_checks', attributeTable: 'posture_check_role_attributes' },
+  identity: { storeName: 'identities', table: 'identities', attributeTable: 'identity_role_attributes', keyed: true },
+  service: { storeName: 'services', table: 'services', attributeTable: 'service_role_attributes', keyed: true },
+  edgeRouter: { storeName: 'routers', table: 'routers', attributeTable: 'router_role_attributes', flag: 'is_edge', keyed: true },
+  postureCheck: { storeName: 'postureChecks', table: 'posture_checks', attributeTable: 'posture_check_role_attributes', keyed: false },
 } as const satisfies Record<string, EntityKind>;
 
 export type EntityKindName = keyof typeof entityKinds;
@@ -38,7 +40,7 @@ export interface PolicySide {
 /** The reference-counted pair table the two granting sides of a policy feed. */
 export interface PairTable {
   table: TableName;
-  /** Column holding the id from `sides[0]`, and from `sides[1]`. */
+  /** Column holding the integer key (`seq`) of the entity from `sides[0]`, and from `sides[1]`. */
   columns: readonly [string, string];
   /** Count column; for service policies it depends on the policy type. */
   countColumn: (policy: { type?: unknown }) => string;
@@ -72,7 +74,7 @@ export const servicePolicyKind: PolicyKind = {
   ],
   pairs: {
     table: 'identity_services',
-    columns: ['identity_id', 'service_id'],
+    columns: ['identity_seq', 'service_seq'],
     // Stored type 1 = Dial, 2 = Bind, as upstream.
     countColumn: (policy) => (policy.type === 2 ? 'bind' : 'dial'),
     counts: ['dial', 'bind'],
@@ -84,7 +86,7 @@ export const edgeRouterPolicyKind: PolicyKind = {
   name: 'edgeRouterPolicy',
   table: 'edge_router_policies',
   sides: [side('edge_router_policy', 'identityRoles', 'identity', 'identities'), side('edge_router_policy', 'edgeRouterRoles', 'edgeRouter', 'edge_routers')],
-  pairs: { table: 'identity_edge_routers', columns: ['identity_id', 'edge_router_id'], countColumn: () => 'count', counts: ['count'], touchesServiceLists: false },
+  pairs: { table: 'identity_edge_routers', columns: ['identity_seq', 'edge_router_seq'], countColumn: () => 'count', counts: ['count'], touchesServiceLists: false },
 };
 
 export const serviceEdgeRouterPolicyKind: PolicyKind = {
@@ -94,7 +96,7 @@ export const serviceEdgeRouterPolicyKind: PolicyKind = {
     side('service_edge_router_policy', 'serviceRoles', 'service', 'services'),
     side('service_edge_router_policy', 'edgeRouterRoles', 'edgeRouter', 'edge_routers'),
   ],
-  pairs: { table: 'service_edge_routers', columns: ['service_id', 'edge_router_id'], countColumn: () => 'count', counts: ['count'], touchesServiceLists: false },
+  pairs: { table: 'service_edge_routers', columns: ['service_seq', 'edge_router_seq'], countColumn: () => 'count', counts: ['count'], touchesServiceLists: false },
 };
 
 export const policyKinds = [servicePolicyKind, edgeRouterPolicyKind, serviceEdgeRouterPolicyKind] as const;

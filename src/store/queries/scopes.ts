@@ -82,6 +82,11 @@ export interface LinkTable {
   /** The column holding the parent's id, and the one holding the listed entity's. */
   parentColumn: string;
   childColumn: string;
+  /**
+   * Set when the link holds the entities' integer keys (`seq`) rather than their ids, as the policy engine's pair
+   * tables do: the parent's table, where its key is found. The listed rows are then matched by their key too.
+   */
+  parentTable?: TableName;
 }
 
 /** Rows linked to `parentId` through `link`; with `positiveCount`, only link rows where that count is above 0. */
@@ -90,9 +95,10 @@ export function linkedTo(link: LinkTable, parentId: string, positiveCount?: stri
     key: `link(${link.table}.${link.parentColumn}.${link.childColumn}.${positiveCount ?? ''})`,
     values: [parentId],
     render([parent]) {
-      const rows = sql`SELECT ${sql.ref(link.childColumn)} FROM ${sql.table(link.table)} WHERE ${sql.ref(link.parentColumn)} = ${parent}`;
+      const parentKey = link.parentTable ? sql`(SELECT seq FROM ${sql.table(link.parentTable)} WHERE id = ${parent})` : sql`${parent}`;
+      const rows = sql`SELECT ${sql.ref(link.childColumn)} FROM ${sql.table(link.table)} WHERE ${sql.ref(link.parentColumn)} = ${parentKey}`;
       const counted = positiveCount ? sql`${rows} AND ${sql.ref(positiveCount)} > 0` : rows;
-      return sql<SqlBool>`${listed('id')} IN (${counted})`;
+      return sql<SqlBool>`${listed(link.parentTable ? 'seq' : 'id')} IN (${counted})`;
     },
   });
 }

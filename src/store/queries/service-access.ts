@@ -16,8 +16,12 @@ export async function serviceExists(db: Db, serviceId: string): Promise<boolean>
   return (await selectService(db, serviceId)).length > 0;
 }
 
-const selectPair = preparedQuery((q, identityId: string, serviceId: string) =>
-  q.selectFrom('identity_services').select(['dial', 'bind']).where('identity_id', '=', identityId).where('service_id', '=', serviceId),
+// The pair tables hold the entities' integer keys (`seq`): each query finds the keys of the ids it was given by
+// their unique indexes first, then reads the pairs by their primary key.
+const selectPair = preparedQuery(
+  (_q, identityId: string, serviceId: string) => sql<PairCounts>`SELECT p.dial AS dial, p.bind AS bind
+    FROM identities i JOIN services s ON s.id = ${serviceId} JOIN identity_services p ON p.identity_seq = i.seq AND p.service_seq = s.seq
+    WHERE i.id = ${identityId}`,
 );
 
 /** How many policies grant the identity Dial and Bind on the service; undefined when none does. */
@@ -28,7 +32,7 @@ export async function servicePair(db: Db, identityId: string, serviceId: string)
 
 const selectServiceWithPair = preparedQuery(
   (_q, identityId: string, serviceId: string) => sql<{ name: string; dial: number | null; bind: number | null }>`SELECT s.name AS name, p.dial AS dial, p.bind AS bind
-    FROM services s LEFT JOIN identity_services p ON p.service_id = s.id AND p.identity_id = ${identityId}
+    FROM services s LEFT JOIN identity_services p ON p.service_seq = s.seq AND p.identity_seq = (SELECT seq FROM identities WHERE id = ${identityId})
     WHERE s.id = ${serviceId}`,
 );
 
@@ -38,8 +42,10 @@ export async function serviceWithPair(db: Db, identityId: string, serviceId: str
   return row;
 }
 
-const selectPairs = preparedQuery((q, identityId: string, serviceIds: readonly string[]) =>
-  q.selectFrom('identity_services').select(['service_id', 'dial', 'bind']).where('identity_id', '=', identityId).where('service_id', 'in', inTextList(q, serviceIds)),
+const selectPairs = preparedQuery(
+  (q, identityId: string, serviceIds: readonly string[]) => sql<PairCounts & { service_id: string }>`SELECT s.id AS service_id, p.dial AS dial, p.bind AS bind
+    FROM identities i JOIN identity_services p ON p.identity_seq = i.seq JOIN services s ON s.seq = p.service_seq
+    WHERE i.id = ${identityId} AND s.id IN ${inTextList(q, serviceIds)}`,
 );
 
 /** The identity's pair counts for each of these services that some policy grants. */
@@ -61,22 +67,25 @@ export interface SharedRouterRow {
 export const sharedEdgeRouterRows: (db: Db, identityId: string, serviceId: string, limit: number) => Promise<SharedRouterRow[]> = preparedQuery(
   (_q, identityId: string, serviceId: string, limit: number) => sql<SharedRouterRow>`SELECT r.id AS id, r.name AS name, r.cost AS cost, r.no_traversal AS no_traversal, r.disabled AS disabled
     FROM identity_edge_routers i
-    JOIN service_edge_routers s ON s.edge_router_id = i.edge_router_id AND s.service_id = ${serviceId}
-    JOIN routers r ON r.id = i.edge_router_id
-    WHERE i.identity_id = ${identityId} ORDER BY r.id LIMIT ${limitOf(limit)}`,
+    JOIN service_edge_routers s ON s.edge_router_seq = i.edge_router_seq AND s.service_seq = (SELECT seq FROM services WHERE id = ${serviceId})
+    JOIN routers r ON r.seq = i.edge_router_seq
+    WHERE i.identity_seq = (SELECT seq FROM identities WHERE id = ${identityId}) ORDER BY r.id LIMIT ${limitOf(limit)}`,
 );
 
 /** How many edge routers the identity's policies give it, how many the service's give it, and those in both, by name. */
 export async function edgeRouterReach(db: Db, identityId: string, serviceId: string): Promise<{ identityRouters: number; serviceRouters: number; common: { id: string; name: string }[] }> {
-  const identityRouters = await typed(db).selectFrom('identity_edge_routers').select((eb) => eb.fn.countAll<number>().as('n')).where('identity_id', '=', identityId).executeTakeFirst();
-  const serviceRouters = await typed(db).selectFrom('service_edge_routers').select((eb) => eb.fn.countAll<number>().as('n')).where('service_id', '=', serviceId).executeTakeFirst();
-  const common = await typed(db)
+  const q = typed(db);
+  const identityKey = q.selectFrom('identities').select('seq').where('id', '=', identityId);
+  const serviceKey = q.selectFrom('services').select('seq').where('id', '=', serviceId);
+  const identityRouters = await q.selectFrom('identity_edge_routers').select((eb) => eb.fn.countAll<number>().as('n')).where('identity_seq', '=', identityKey).executeTakeFirst();
+  const serviceRouters = await q.selectFrom('service_edge_routers').select((eb) => eb.fn.countAll<number>().as('n')).where('service_seq', '=', serviceKey).executeTakeFirst();
+  const common = await q
     .selectFrom('identity_edge_routers as i')
-    .innerJoin('service_edge_routers as s', 's.edge_router_id', 'i.edge_router_id')
-    .innerJoin('routers as r', 'r.id', 'i.edge_router_id')
+    .innerJoin('service_edge_routers as s', 's.edge_router_seq', 'i.edge_router_seq')
+    .innerJoin('routers as r', 'r.seq', 'i.edge_router_seq')
     .select(['r.id', 'r.name'])
-    .where('i.identity_id', '=', identityId)
-    .where('s.service_id', '=', serviceId)
+    .where('i.identity_seq', '=', identityKey)
+    .where('s.service_seq', '=', serviceKey)
     .orderBy('r.name')
     .execute();
   return { identityRouters: Number(identityRouters?.n ?? 0), serviceRouters: Number(serviceRouters?.n ?? 0), common };

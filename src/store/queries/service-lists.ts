@@ -24,7 +24,8 @@ export function identitiesOfServicePolicies(policyIds: RawBuilder<unknown>): Raw
 }
 
 function identitiesOfServices(serviceIds: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`SELECT DISTINCT identity_id AS id FROM identity_services WHERE service_id IN (${serviceIds})`;
+  return sql`SELECT DISTINCT i.id AS id FROM identity_services p JOIN identities i ON i.seq = p.identity_seq
+    WHERE p.service_seq IN (SELECT seq FROM services WHERE id IN (${serviceIds}))`;
 }
 
 const idList = (ids: readonly string[]) => (ids.length > 0 ? sql.join(ids) : sql`SELECT NULL WHERE 1 = 0`);

@@ -1,6 +1,6 @@
 // The embedded SQLite store: one database file in WAL mode with foreign keys on, behind the Store interface.
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
 import { registerDialect } from '../connection.js';
 import { StoreError, type Db, type Store } from '../store.js';
 import { migrate, type Migration } from '../migrations/migrate.js';
@@ -19,6 +19,12 @@ export interface SqliteStoreOptions {
  * usual path: SQLite's default (1,000 pages) made a large policy change pay a ~200 ms checkpoint inside its commit.
  */
 const WAL_AUTOCHECKPOINT_PAGES = 50_000;
+/**
+ * Pages the connection keeps in memory (negative: KiB), 32 MiB instead of SQLite's 2 MiB: a large policy change
+ * dirties thousands of pair-table pages, which a small cache spills to the WAL and reads back within the one
+ * transaction.
+ */
+const CACHE_KIB = 32 * 1024;
 /** How often the WAL is copied back into the database between requests, when something was committed since. */
 const CHECKPOINT_INTERVAL_MS = 2_000;
 /** Once a checkpoint lets the WAL start over, its file is cut back to this size, so disk use stays bounded too. */
@@ -32,6 +38,7 @@ export function applyConnectionSettings(database: Database.Database): void {
   database.pragma('busy_timeout = 5000');
   database.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
   database.pragma(`journal_size_limit = ${WAL_FILE_LIMIT_BYTES}`);
+  database.pragma(`cache_size = -${CACHE_KIB}`);
 }
 
 export async function openSqliteStore({ file, migrations }: SqliteStoreOptions): Promise<Store> {
@@ -43,12 +50,17 @@ export async function openSqliteStore({ file, migrations }: SqliteStoreOptions):
   await migrate(db as Db, migrations);
 
   let generation = 0;
-  // SQLite's data_version moves when another connection (another process on the same file) commits; our own
-  // commits move `generation` directly.
+  // SQLite's data_version moves when another connection (another process on the same file) commits anything; the
+  // cluster generation row tells whether that commit changed the model or was bookkeeping (heartbeats, activity),
+  // so it is read only when data_version moved. Our own commits move `generation` directly.
   // Prepared once: `database.pragma()` compiles its statement on every call, a tenth of a light request's CPU.
   const readDataVersion = database.prepare('PRAGMA data_version').pluck();
+  const readClusterGeneration = database.prepare('SELECT value FROM cluster_generation WHERE id = 1').pluck();
   let dataVersion = readDataVersion.get() as number;
-  const stopCheckpoints = checkpointPeriodically(database, () => generation);
+  let seen = readClusterGeneration.get() as number;
+  // Commits of any kind, which the periodic checkpoint follows.
+  let commits = 0;
+  const stopCheckpoints = checkpointPeriodically(database, () => commits);
   return {
     get generation() {
       return generation;
@@ -57,13 +69,29 @@ export async function openSqliteStore({ file, migrations }: SqliteStoreOptions):
       const now = readDataVersion.get() as number;
       if (now !== dataVersion) {
         dataVersion = now;
-        generation++;
+        const cluster = readClusterGeneration.get() as number;
+        if (cluster !== seen) {
+          seen = cluster;
+          generation++;
+        }
       }
       return Promise.resolve();
     },
-    transaction: async (work) => {
-      const result = await translateErrors(() => db.transaction().execute((tx) => work(tx as Db)));
-      generation++;
+    transaction: async (work, options) => {
+      const bookkeeping = options?.bookkeeping === true;
+      let moved = seen;
+      const result = await translateErrors(() =>
+        db.transaction().execute(async (tx) => {
+          // BEGIN IMMEDIATE holds the write lock already; moving the row tells the other processes to look.
+          if (!bookkeeping) moved = (await sql<{ value: number }>`UPDATE cluster_generation SET value = value + 1 WHERE id = 1 RETURNING value`.execute(tx)).rows[0]!.value;
+          return work(tx as Db);
+        }),
+      );
+      commits++;
+      if (!bookkeeping) {
+        seen = moved;
+        generation++;
+      }
       return result;
     },
     read: (work) => translateErrors(() => work(db as Db)),

@@ -3,7 +3,9 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { deleteRows, insertRows, selectRows, updateRows } from '../../../src/store/queries/table-rows.js';
+import { pairRows } from '../../../src/store/queries/pair-rows.js';
+import { serviceEdgeRouterPolicyKind, servicePolicyKind } from '../../../src/store/queries/policy-tables.js';
+import { deleteRows, insertRows, updateRows } from '../../../src/store/queries/table-rows.js';
 import type { IntegrityStatus } from '../../../src/database/integrity-checks.js';
 import { describeDifference, integrityDifferences, scanIntegrity } from '../../../src/database/integrity-scan.js';
 import { certificateFingerprint } from '../../../src/pki/fingerprint.js';
@@ -11,6 +13,9 @@ import { assertError } from '../../support/conformance.js';
 import { createEdgeRouter, createEntity, createIdentity, createService } from '../../support/factories.js';
 import { createTestCa } from '../../support/third-party-ca.js';
 import { buildTestApp, testTime, type TestApp } from '../../support/test-app.js';
+
+/** The pair tables are keyed by integers; tests name their rows by ids. */
+const identityServices = pairRows(servicePolicyKind);
 
 const api = '/edge/management/v1';
 
@@ -96,8 +101,8 @@ describe('data integrity', () => {
       await insertRows(tx, 'service_role_attributes', [{ entity_id: s2, value: 'ghost' }]);
       await deleteRows(tx, 'service_policy_identities', { policy_id: dial, entity_id: i2 });
       await insertRows(tx, 'edge_router_policy_edge_routers', [{ policy_id: erp, entity_id: r2 }]);
-      await updateRows(tx, 'identity_services', { dial: 3 }, { identity_id: i1, service_id: s2 });
-      await deleteRows(tx, 'service_edge_routers', { service_id: s1, edge_router_id: r1 });
+      await identityServices.update(tx, { dial: 3 }, { identity_id: i1, service_id: s2 });
+      await pairRows(serviceEdgeRouterPolicyKind).delete(tx, { service_id: s1, edge_router_id: r1 });
       await updateRows(tx, 'identity_service_updates', { changed_at: '2000-01-01T00:00:00.000Z' }, { identity_id: i2 });
       await updateRows(tx, 'identity_service_configs', { config_type_id: otherType }, { identity_id: i1 });
       await updateRows(tx, 'cas', { fingerprint: 'not-the-fingerprint' }, { id: ca });
@@ -121,7 +126,7 @@ describe('data integrity', () => {
     assert.deepEqual(checked.results!.map((r) => r.description).sort(), expected);
     assert.ok(checked.results!.every((r) => !r.fixed));
     const dialCount = async () =>
-      (await app.t.deps.store.read((db) => selectRows(db, 'identity_services', { identity_id: i1, service_id: s2 })))[0]?.dial;
+      (await app.t.deps.store.read((db) => identityServices.select(db, { identity_id: i1, service_id: s2 })))[0]?.dial;
     assert.equal(await dialCount(), 3, 'a check writes nothing');
     assert.deepEqual(snapshotsIn(app.folder), []);
 
@@ -249,14 +254,14 @@ describe('repairs', () => {
     const service = await createService(app.t, app.token, { roleAttributes: ['c'] });
     await createEntity(app.t, app.token, 'service-policies', { name: 'repair-race', type: 'Dial', semantic: 'AllOf', identityRoles: ['#c'], serviceRoles: ['#c'], postureCheckRoles: [] });
     await app.t.deps.store.transaction(async (tx) => {
-      await updateRows(tx, 'identity_services', { dial: 3 }, { identity_id: changed });
+      await identityServices.update(tx, { dial: 3 }, { identity_id: changed });
       await deleteRows(tx, 'identity_role_attributes', { entity_id: deleted });
     });
     const reports = await fix({
       // Between the snapshot and the repair: one row moves on, one repair loses the row it references.
       beforeRepair: () =>
         app.t.deps.store.transaction(async (tx) => {
-          await updateRows(tx, 'identity_services', { dial: 4 }, { identity_id: changed });
+          await identityServices.update(tx, { dial: 4 }, { identity_id: changed });
           await deleteRows(tx, 'identities', { id: deleted });
         }),
     });

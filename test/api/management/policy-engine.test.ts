@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { createEdgeRouter, createEntity, createIdentity, createService } from '../../support/factories.js';
 import { assertLinksConsistent } from '../../support/policy-oracle.js';
-import { selectRows } from '../../../src/store/queries/table-rows.js';
+import { pairRows } from '../../../src/store/queries/pair-rows.js';
+import { edgeRouterPolicyKind, servicePolicyKind } from '../../../src/store/queries/policy-tables.js';
 
 const api = '/edge/management/v1';
 
@@ -24,9 +25,9 @@ describe('the policy engine keeps links equal to a from-scratch evaluation', () 
     assert.equal(result.status, 200, result.text);
   };
   const dialServices = async (identityId: string) =>
-    (await t.deps.store.read((db) => selectRows(db, 'identity_services', { identity_id: identityId })))
-      .filter((r) => r.dial > 0)
-      .map((r) => r.service_id)
+    (await t.deps.store.read((db) => pairRows(servicePolicyKind).select(db, { identity_id: identityId })))
+      .filter((r) => Number(r.dial) > 0)
+      .map((r) => r.service_id as string)
       .sort();
 
   before(async () => {
@@ -100,7 +101,7 @@ describe('the policy engine keeps links equal to a from-scratch evaluation', () 
     const service = await createService(t, token, { roleAttributes: ['twice-svc'] });
     const a = await createEntity(t, token, 'service-policies', { name: 'twice-a', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#twice'], serviceRoles: ['#twice-svc'] });
     await createEntity(t, token, 'service-policies', { name: 'twice-b', type: 'Dial', semantic: 'AnyOf', identityRoles: [`@${identity}`], serviceRoles: [`@${service}`] });
-    const row = await t.deps.store.read(async (db) => (await selectRows(db, 'identity_services', { identity_id: identity }))[0]);
+    const row = await t.deps.store.read(async (db) => (await pairRows(servicePolicyKind).select(db, { identity_id: identity }))[0]);
     assert.equal(row?.dial, 2);
     await remove(`service-policies/${a}`);
     assert.deepEqual(await dialServices(identity), [service]);
@@ -129,7 +130,7 @@ describe('the policy engine keeps links equal to a from-scratch evaluation', () 
 
   it('links a tunneler-enabled router\'s identity through its system policy', async () => {
     const router = await createEdgeRouter(t, token, { isTunnelerEnabled: true, roleAttributes: ['tunnel'] });
-    const linked = await t.deps.store.read(async (db) => (await selectRows(db, 'identity_edge_routers', { identity_id: router, edge_router_id: router }))[0]);
+    const linked = await t.deps.store.read(async (db) => (await pairRows(edgeRouterPolicyKind).select(db, { identity_id: router, edge_router_id: router }))[0]);
     assert.ok(linked && Number(linked.count) >= 1);
     await check('tunneler on');
     await patch(`edge-routers/${router}`, { isTunnelerEnabled: false });
