@@ -6,7 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import { pairRows } from '../../../src/store/queries/pair-rows.js';
 import { serviceEdgeRouterPolicyKind, servicePolicyKind } from '../../../src/store/queries/policy-tables.js';
 import { deleteRows, insertRows, updateRows } from '../../../src/store/queries/table-rows.js';
-import type { IntegrityStatus } from '../../../src/database/integrity-checks.js';
+import { IntegrityChecks, type IntegrityStatus } from '../../../src/database/integrity-checks.js';
+import type { Store } from '../../../src/store/store.js';
 import { describeDifference, integrityDifferences, scanIntegrity } from '../../../src/database/integrity-scan.js';
 import { certificateFingerprint } from '../../../src/pki/fingerprint.js';
 import { assertError } from '../../support/conformance.js';
@@ -160,10 +161,13 @@ describe('one integrity scan at a time', () => {
 
   it('refuses a second scan of either kind while one runs with 429 RATE_LIMITED, and reports it in progress', async () => {
     await integrityResults(t, token);
-    // An in-memory database has one connection: a transaction held open keeps the scan from reading.
+    // The scan's reads wait at a gate the test opens, so it is still running when the next requests come, on either
+    // store (a transaction held open does not block PostgreSQL's snapshot reads).
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const held = t.deps.store.transaction(() => gate);
+    const { store, clock, logger, snapshots } = t.deps;
+    const gated: Store = Object.create(store, { readSnapshot: { value: async (work: Parameters<Store['readSnapshot']>[0]) => gate.then(() => store.readSnapshot(work)) } });
+    t.deps.integrityChecks = new IntegrityChecks({ store: gated, clock, logger, snapshots });
     const started = await t.call({ method: 'POST', url: `${api}/database/check-data-integrity`, token });
     assert.equal(started.status, 202);
     const running = await integrityResults(t, token);
@@ -173,7 +177,6 @@ describe('one integrity scan at a time', () => {
     assertError(await t.call({ method: 'POST', url: `${api}/database/fix-data-integrity`, token }), 429, 'RATE_LIMITED');
     assertError(await t.call({ method: 'POST', url: `${api}/database/check-data-integrity`, token }), 429, 'RATE_LIMITED');
     release();
-    await held;
     await t.deps.integrityChecks.settled();
     const done = await integrityResults(t, token);
     assert.equal(done.data.inProgress, false);
