@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { checkFailure, checkTimeout, checkTimeoutRemaining, isCheckPassing, type PostureCheckRecord, type PostureView } from './check-evaluation.js';
 import {
   FAILED_SERVICE_REQUESTS_KEPT,
+  PROCESS_REPORTS_KEPT,
   addFailedServiceRequest,
   applyResponses,
   emptyPosture,
@@ -225,5 +226,25 @@ describe('reported posture', () => {
     const kept = parsePosture(serializePosture(data)).failedServiceRequests;
     assert.equal(kept.length, FAILED_SERVICE_REQUESTS_KEPT);
     assert.deepEqual([kept[0], kept.at(-1)], [{ n: 5 }, { n: 104 }]);
+  });
+
+  it('keeps the latest process reports only, however many check ids and paths a client makes up', () => {
+    const data = emptyPosture();
+    const reports = Array.from({ length: PROCESS_REPORTS_KEPT + 5 }, (_, n) => ({ typeId: 'PROCESS' as const, id: `check-${n}`, path: `/bin/p${n}`, isRunning: true }));
+    applyResponses(data, 'as', reports, now);
+    const later = new Date(now.getTime() + 1000);
+    // Reported again: a known path moves to the newest end instead of being dropped first.
+    applyResponses(data, 'as', [{ typeId: 'PROCESS', id: 'check-5', path: '/bin/p5', isRunning: true }], later);
+    applyResponses(data, 'as', [{ typeId: 'PROCESS', id: 'check-new', path: '/bin/new', isRunning: true }], later);
+    const stored = parsePosture(serializePosture(data));
+    assert.equal(stored.processes.length, PROCESS_REPORTS_KEPT);
+    assert.equal(stored.processesByPath.size, PROCESS_REPORTS_KEPT);
+    assert.equal(stored.processes.at(-1)?.postureCheckId, 'check-new');
+    const checkIds = new Set(stored.processes.map((report) => report.postureCheckId));
+    assert.equal(checkIds.has('check-5'), true, 'reported again, so kept');
+    assert.equal(checkIds.has('check-6'), false, 'the least recently reported went');
+    assert.equal(stored.processesByPath.has('/bin/p5'), true);
+    assert.equal(stored.processesByPath.has('/bin/p6'), false);
+    assert.deepEqual([...stored.processesByPath.keys()].slice(-2), ['/bin/p5', '/bin/new']);
   });
 });

@@ -65,6 +65,21 @@ export type PostureResponse =
 
 /** Upstream keeps the last 100 refused session requests per identity (`MaxPostureFailures`). */
 export const FAILED_SERVICE_REQUESTS_KEPT = 100;
+/**
+ * Process reports kept per identity, by check id and by path. A client names both freely, and the document is read
+ * and written again on every report and session request, so it is bounded: the least recently reported go first.
+ * (Real clients report one process per process check; upstream keeps them all in memory.)
+ */
+export const PROCESS_REPORTS_KEPT = 256;
+
+/** The index of the report updated longest ago (the first of those, on a tie). */
+function leastRecentlyReported(reports: readonly ProcessReport[]): number {
+  let oldest = 0;
+  reports.forEach((report, index) => {
+    if (report.lastUpdatedAt.getTime() < reports[oldest]!.lastUpdatedAt.getTime()) oldest = index;
+  });
+  return oldest;
+}
 
 /** Lower case with every character that is not a hex digit removed (upstream's CleanHexString). */
 export function cleanHex(text: string): string {
@@ -154,7 +169,13 @@ function applyResponse(data: IdentityPosture, apiSessionId: string, response: Po
       const index = data.processes.findIndex((known) => known.postureCheckId === process.postureCheckId);
       if (index === -1) data.processes.push(process);
       else data.processes[index] = process;
-      if (process.path !== '') data.processesByPath.set(process.path, process);
+      if (data.processes.length > PROCESS_REPORTS_KEPT) data.processes.splice(leastRecentlyReported(data.processes), 1);
+      if (process.path !== '') {
+        // Deleted first, so the map's order stays that of the last report.
+        data.processesByPath.delete(process.path);
+        data.processesByPath.set(process.path, process);
+        if (data.processesByPath.size > PROCESS_REPORTS_KEPT) data.processesByPath.delete(data.processesByPath.keys().next().value!);
+      }
       return;
     }
     case 'ENDPOINT_STATE': {
