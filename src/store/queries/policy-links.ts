@@ -78,6 +78,7 @@ export async function setEntityDelta(tx: Db, entityKind: EntityKindName, deltaKi
   await sql`DELETE FROM policy_delta`.execute(tx);
   await sql`INSERT INTO policy_delta (kind, entity_id, entity_seq) SELECT ${deltaKind}, id, seq FROM ${sql.table(entityKinds[entityKind].table)} WHERE id = ${entityId}`.execute(tx);
 }
+
 /** A service policy's stored type (1 Dial, 2 Bind). */
 export async function servicePolicyType(tx: Db, policyId: string): Promise<number | undefined> {
   const row = await typed(tx).selectFrom('service_policies').select('type').where('id', '=', policyId).executeTakeFirst();
