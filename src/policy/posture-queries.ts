@@ -38,17 +38,20 @@ export interface PolicyPostureQueries {
  * For each service of a page (with the caller's permissions on it): one entry per service policy of either type
  * that links the identity and the service, carrying that policy's checks evaluated for the caller's API session
  * (`view`). When no posture check exists at all, or no policy links the two, upstream answers one passing
- * placeholder per permission instead. Without a view (outside a request) no check passes.
+ * placeholder per permission instead. The view is read only when some check applies; without one (outside a
+ * request) no check passes.
  */
 export async function postureQueriesFor(
   db: Db,
   identityId: string | undefined,
   services: readonly { id: string; permissions: readonly string[] }[],
-  view?: PostureView,
+  readView?: () => Promise<PostureView>,
 ): Promise<Map<string, PolicyPostureQueries[]>> {
   const byService = new Map<string, PolicyPostureQueries[]>(services.map((s) => [s.id, []]));
   if (identityId && services.length > 0) {
     const policies = await policyPostureChecks(db, identityId, services.map((s) => s.id));
+    const hasChecks = [...policies.values()].some((entries) => entries.some((policy) => policy.checks.length > 0));
+    const view = hasChecks && readView ? await readView() : undefined;
     // A check shared by several policies and services is evaluated once per request, as upstream caches it.
     const queries = new Map<string, PostureQuery>();
     const queryOf = (check: PostureCheckRecord) => {

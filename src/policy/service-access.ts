@@ -1,7 +1,6 @@
 // What an identity may do with services and what it sees of them: visibility and permissions read from the
 // policy engine's `identity_services` pairs (an index lookup, never a policy evaluation), with config and posture.
-import { linkedTo, type Scope } from '../store/queries/scopes.js';
-import { serviceExists, servicePair, servicePairs, serviceWithPair } from '../store/queries/service-access.js';
+import { serviceExists, servicePair, servicePairs, serviceWithPair, type PairCounts } from '../store/queries/service-access.js';
 import type { Db } from '../store/store.js';
 import type { ConfigTypeSelection } from '../store/queries/configs.js';
 import { expandConfigs, sessionConfigTypes } from './config-expansion.js';
@@ -19,11 +18,6 @@ export interface ServiceAccessView {
   permissions: string[];
   config: Record<string, unknown>;
   postureQueries: PolicyPostureQueries[];
-}
-
-/** Restricts a list of services (aliased `t`) to those the identity may dial or bind. */
-export function servicesOfIdentity(identityId: string): Scope {
-  return linkedTo({ table: 'identity_services', parentTable: 'identities', parentColumn: 'identity_seq', childColumn: 'service_seq' }, identityId);
 }
 
 /** Admins see every service; anyone else only the services a policy lets them dial or bind (reference §4.1). */
@@ -53,15 +47,15 @@ export async function serviceGrant(db: Db, viewer: ServiceViewer, serviceId: str
  * `Bind` then `Dial`, from the pair counts; `["Invalid"]` when neither (only admins see such services), which
  * upstream sends so SDKs never meet a null list (ziti `model/edge_service_manager.go` ReadForIdentityInTx).
  */
-export async function servicePermissions(db: Db, identityId: string | undefined, serviceIds: readonly string[]): Promise<Map<string, string[]>> {
+export function permissionsOf(pair: PairCounts | undefined): string[] {
+  const permissions = [...(Number(pair?.bind ?? 0) > 0 ? ['Bind'] : []), ...(Number(pair?.dial ?? 0) > 0 ? ['Dial'] : [])];
+  return permissions.length > 0 ? permissions : ['Invalid'];
+}
+
+/** Each service's permissions (permissionsOf), from the identity's pairs. */
+async function servicePermissions(db: Db, identityId: string | undefined, serviceIds: readonly string[]): Promise<Map<string, string[]>> {
   const counts = identityId ? await servicePairs(db, identityId, serviceIds) : new Map<string, never>();
-  return new Map(
-    serviceIds.map((id) => {
-      const pair = counts.get(id);
-      const permissions = [...(Number(pair?.bind ?? 0) > 0 ? ['Bind'] : []), ...(Number(pair?.dial ?? 0) > 0 ? ['Dial'] : [])];
-      return [id, permissions.length > 0 ? permissions : ['Invalid']];
-    }),
-  );
+  return new Map(serviceIds.map((id) => [id, permissionsOf(counts.get(id))]));
 }
 
 /** Upstream's nil permission list, shown as the `["Invalid"]` its service lists send instead of null. */
@@ -69,26 +63,36 @@ function noPermissions(serviceIds: readonly string[]): Map<string, string[]> {
   return new Map(serviceIds.map((id) => [id, ['Invalid']]));
 }
 
+/** How a page of services gets its permissions: from the pairs (read now, or already read with the page), or none. */
+export type PermissionSource = { read: true } | { read: false } | { pairs: ReadonlyMap<string, PairCounts> };
+
+function permissionsFrom(db: Db, identityId: string | undefined, serviceIds: readonly string[], source: PermissionSource): Promise<Map<string, string[]>> | Map<string, string[]> {
+  if ('pairs' in source) return new Map(serviceIds.map((id) => [id, permissionsOf(source.pairs.get(id))]));
+  return source.read ? servicePermissions(db, identityId, serviceIds) : noPermissions(serviceIds);
+}
+
 /**
  * The per-caller fields of a page of services, in a fixed number of queries. `configTypes` overrides the API
  * session's selection (the client list's `?configTypes=`); without a viewer (outside a request) nothing is granted.
- * `posture` is what the viewer's API session reported, against which the posture queries are evaluated. Without
- * `withPermissions` (services listed under another entity, which upstream reads without the caller's permissions)
- * the permissions are the nil list's stand-in.
+ * `posture` gives what the viewer's API session reported, against which the posture queries are evaluated; it is
+ * read only when some posture check applies to the page. Permissions come as `permissions` says: services listed
+ * under another entity, which upstream reads without the caller's permissions, get the nil list's stand-in.
  */
 export async function serviceAccessViews(
   db: Db,
   viewer: ServiceViewer | undefined,
   serviceIds: readonly string[],
   configTypes?: ConfigTypeSelection,
-  posture?: PostureView,
-  withPermissions = true,
+  posture?: () => Promise<PostureView>,
+  permissionSource: PermissionSource = { read: true },
 ): Promise<ServiceAccessView[]> {
+  if (serviceIds.length === 0) return [];
   const identityId = viewer?.identityId;
   const selection = configTypes ?? (viewer ? await sessionConfigTypes(db, viewer.apiSessionId) : { all: false, ids: [] });
-  const permissions = withPermissions ? await servicePermissions(db, identityId, serviceIds) : noPermissions(serviceIds);
+  const permissions = await permissionsFrom(db, identityId, serviceIds, permissionSource);
   const configs = await expandConfigs(db, identityId, serviceIds, selection);
   // Without permissions there is nothing for upstream to put placeholder query sets in for.
+  const withPermissions = !('read' in permissionSource) || permissionSource.read;
   const queries = await postureQueriesFor(db, identityId, serviceIds.map((id) => ({ id, permissions: withPermissions ? permissions.get(id)! : [] })), posture);
   return serviceIds.map((id) => ({ permissions: permissions.get(id)!, config: configs.get(id)!, postureQueries: queries.get(id)! }));
 }

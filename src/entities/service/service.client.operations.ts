@@ -6,16 +6,17 @@ import { ReadCaches } from '../../store/read-cache.js';
 import type { OperationContext, OperationHandler, OperationTable } from '../../http/operation.js';
 import { list } from '../../crud/crud-handlers.js';
 import type { EntityDefinition } from '../../crud/define-entity.js';
-import { entityRef, toApiEntity } from '../../crud/entity-mapping.js';
+import { entityRef, toApiEntities, toApiEntity } from '../../crud/entity-mapping.js';
 import type { EntityValues } from '../../crud/entity-rules.js';
-import { listEntities } from '../../crud/entity-store.js';
+import { listEntities, rowToValues } from '../../crud/entity-store.js';
 import { requireEntity } from '../../crud/entity-writes.js';
 import { listQueryFrom } from '../../crud/list-params.js';
-import { columnIs, everyRow } from '../../store/queries/scopes.js';
+import { columnIs } from '../../store/queries/scopes.js';
+import { grantedServicePage } from '../../store/queries/service-access.js';
 import type { Db } from '../../store/store.js';
 import { resolveConfigTypes, selectionOf } from '../../policy/config-expansion.js';
 import type { ConfigTypeSelection } from '../../store/queries/configs.js';
-import { canSeeService, servicesOfIdentity, type ServiceViewer } from '../../policy/service-access.js';
+import { canSeeService, type PermissionSource, type ServiceViewer } from '../../policy/service-access.js';
 import { serviceListChangedAt } from '../../store/queries/service-lists.js';
 import { sharedEdgeRouters } from '../../policy/session-edge-routers.js';
 import { checkServiceAccessToken } from '../../auth/service-access-token.js';
@@ -36,9 +37,9 @@ function requestedConfigTypes(context: OperationContext): string[] | undefined {
   return values.length > 0 ? values : undefined;
 }
 
-/** The service definition whose computed fields use these config types instead of the API session's. */
-function withConfigTypes(selection: ConfigTypeSelection): EntityDefinition {
-  return { ...service, rules: { ...service.rules, extend: serviceView(selection) } };
+/** The service definition whose computed fields use these config types and permissions instead of the defaults. */
+function withView(selection: ConfigTypeSelection | undefined, permissions?: PermissionSource): EntityDefinition {
+  return { ...service, rules: { ...service.rules, extend: serviceView(selection, permissions) } };
 }
 
 /** A service the caller cannot see is as missing as one that does not exist (ziti `ReadForIdentityInTx`). */
@@ -49,17 +50,30 @@ async function requireVisibleService(db: Db, context: OperationContext): Promise
 }
 
 /**
- * Admins list every service; anyone else the services a policy grants them, found through the identity's
- * `identity_services` rows. `?configTypes=` (names or ids, `all`) replaces the session's types for this request.
+ * Admins list every service; anyone else the services a policy grants them, read from the identity's
+ * `identity_services` pairs with the counts that make their permissions. `?configTypes=` (names or ids, `all`)
+ * replaces the session's types for this request.
  */
 const listServices: OperationHandler = {
   access: 'authenticated',
   async handle(context) {
     const viewer = viewerOf(context);
     const requested = requestedConfigTypes(context);
-    const selection = requested && selectionOf(await context.deps.store.read((db) => resolveConfigTypes(db, requested)));
-    const visible = () => Promise.resolve(viewer.isAdmin ? everyRow : servicesOfIdentity(viewer.identityId));
-    return list(selection ? withConfigTypes(selection) : service, 'authenticated', { scope: visible }).handle(context);
+    const { deps, caller } = context;
+    if (viewer.isAdmin) {
+      const selection = requested && selectionOf(await deps.store.read((db) => resolveConfigTypes(db, requested)));
+      return list(withView(selection), 'authenticated').handle(context);
+    }
+    const query = listQueryFrom(context, service.symbols);
+    const { data, totalCount } = await deps.store.read(async (db) => {
+      const selection = requested && selectionOf(await resolveConfigTypes(db, requested));
+      const page = await grantedServicePage(db, viewer.identityId, query);
+      const pairs = new Map(page.rows.map((row) => [row.id as string, { dial: row.pair_dial, bind: row.pair_bind }]));
+      const services = page.rows.map((row) => rowToValues(service, row));
+      return { data: await toApiEntities(withView(selection, { pairs }), services, { db, deps, caller }), totalCount: page.totalCount };
+    });
+    const pagination = { limit: query.limit, offset: query.offset, totalCount };
+    return { status: 200, json: listEnvelope(data, pagination, service.filterableFields) };
   },
 };
 

@@ -34,4 +34,4 @@ export const service = defineEntity({
  * reads those with its detail lister, which leaves the caller's permissions unset (so no placeholder posture
  * query sets either).
  */
-export const associatedService: EntityDefinition = { ...service, rules: { ...service.rules, extend: serviceView(undefined, false) } };
+export const associatedService: EntityDefinition = { ...service, rules: { ...service.rules, extend: serviceView(undefined, { read: false }) } };

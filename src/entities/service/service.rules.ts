@@ -5,7 +5,7 @@ import { configsWithTypes } from '../../store/queries/configs.js';
 import type { Db } from '../../store/store.js';
 import { withPolicyLinks } from '../shared/policy-links.rules.js';
 import type { ConfigTypeSelection } from '../../store/queries/configs.js';
-import { serviceAccessViews } from '../../policy/service-access.js';
+import { serviceAccessViews, type PermissionSource } from '../../policy/service-access.js';
 import { postureViewFor } from '../../posture/posture-inputs.js';
 
 /** The strategies upstream registers (ziti `controller/xt_*`); there is no `ha` in v1.1.8. */
@@ -63,15 +63,16 @@ export const serviceRules: EntityRules = withPolicyLinks('service', ownRules);
 /**
  * The caller's view of a page of services: `permissions`, `config` (by config type name, for the API session's
  * config types unless `configTypes` overrides them) and `postureQueries`. `configs` (the attached ids) is always a
- * list. Without a caller (outside a request) nothing is granted and no config is expanded.
+ * list. Without a caller (outside a request) nothing is granted and no config is expanded. `permissions` says where
+ * they come from (read from the caller's pairs by default).
  */
-export function serviceView(configTypes?: ConfigTypeSelection, withPermissions = true): NonNullable<EntityRules['extend']> {
+export function serviceView(configTypes?: ConfigTypeSelection, permissions?: PermissionSource): NonNullable<EntityRules['extend']> {
   return async ({ db, deps, caller }, services) => {
     const session = caller?.session;
     const viewer = session && { identityId: session.identityId, apiSessionId: session.apiSessionId, isAdmin: session.isAdmin };
-    const posture = session && (await postureViewFor(db, deps.posture, session.identityId, session.apiSessionId, deps.clock()));
+    const posture = session && (() => postureViewFor(db, deps.posture, session.identityId, session.apiSessionId, deps.clock()));
     const ids = services.map((entity) => entity.id as string);
-    const views = await serviceAccessViews(db, viewer, ids, configTypes, posture, withPermissions);
+    const views = await serviceAccessViews(db, viewer, ids, configTypes, posture, permissions);
     return services.map((entity, index) => ({ configs: entity.configs ?? [], ...views[index] }));
   };
 }

@@ -11,14 +11,15 @@ export async function configTypeSchema(db: Db, id: string): Promise<string | nul
   return row ? row.schema : undefined;
 }
 
+const selectConfigTypesNamed = preparedQuery(
+  (q, idsOrNames: readonly string[]) => sql<{ id: string; name: string }>`SELECT id, name FROM config_types
+    WHERE id IN ${inTextList(q, idsOrNames)} OR name IN ${inTextList(q, idsOrNames)}`,
+);
+
 /** id and name of config types given by id or by name. */
 export async function configTypesNamed(db: Db, idsOrNames: readonly string[]): Promise<{ id: string; name: string }[]> {
   if (idsOrNames.length === 0) return [];
-  return typed(db)
-    .selectFrom('config_types')
-    .select(['id', 'name'])
-    .where((eb) => eb.or([eb('id', 'in', idsOrNames), eb('name', 'in', idsOrNames)]))
-    .execute();
+  return selectConfigTypesNamed(db, idsOrNames);
 }
 
 /** id → name of these config types. */
@@ -68,7 +69,7 @@ export interface ExpandedConfig {
 
 /**
  * The configs of the wanted types for a page of services: the services' own (`own`), and the identity's overrides
- * (`overrides`, empty without an identity). Two queries whatever the page's size.
+ * (`overrides`, empty without an identity). One query whatever the page's size.
  */
 export async function configsForServices(
   db: Db,
@@ -76,32 +77,26 @@ export async function configsForServices(
   serviceIds: readonly string[],
   selection: ConfigTypeSelection,
 ): Promise<{ own: ExpandedConfig[]; overrides: ExpandedConfig[] }> {
-  const queries = selection.all ? everyType : listedTypes;
-  const typeIds = selection.all ? [] : selection.ids;
-  const own = await queries.own(db, serviceIds, typeIds);
-  const overrides = identityId ? await queries.overrides(db, identityId, serviceIds, typeIds) : [];
-  return { own, overrides };
+  const rows = await (selection.all ? ofEveryType : ofListedTypes)(db, serviceIds, selection.all ? [] : selection.ids, identityId ?? null);
+  return { own: rows.filter((row) => !row.isOverride), overrides: rows.filter((row) => row.isOverride) };
 }
 
-/** The two queries of configsForServices, for every config type or for those listed. */
-function configQueries(wantsAll: boolean) {
+/** configsForServices' query, for every config type or for those listed; an override's row says so. */
+function configQuery(wantsAll: boolean) {
   const wantedType = (db: Db, typeIds: readonly string[]) => (wantsAll ? sql`1 = 1` : sql`c.config_type_id IN ${inTextList(db, typeIds)}`);
-  return {
-    own: preparedQuery(
-      (q, serviceIds: readonly string[], typeIds: readonly string[]) => sql<ExpandedConfig>`SELECT sc.entity_id AS "serviceId", ct.name AS "typeName", c.data AS data
-        FROM service_configs sc JOIN configs c ON c.id = sc.value JOIN config_types ct ON ct.id = c.config_type_id
-        WHERE sc.entity_id IN ${inTextList(q, serviceIds)} AND ${wantedType(q, typeIds)}`,
-    ),
-    overrides: preparedQuery(
-      (q, identityId: string, serviceIds: readonly string[], typeIds: readonly string[]) => sql<ExpandedConfig>`SELECT o.service_id AS "serviceId", ct.name AS "typeName", c.data AS data
-        FROM identity_service_configs o JOIN configs c ON c.id = o.config_id JOIN config_types ct ON ct.id = o.config_type_id
-        WHERE o.identity_id = ${identityId} AND o.service_id IN ${inTextList(q, serviceIds)} AND ${wantedType(q, typeIds)}`,
-    ),
-  };
+  return preparedQuery(
+    (q, serviceIds: readonly string[], typeIds: readonly string[], identityId: string | null) => sql<ExpandedConfig & { isOverride: number }>`SELECT sc.entity_id AS "serviceId", ct.name AS "typeName", c.data AS data, 0 AS "isOverride"
+      FROM service_configs sc JOIN configs c ON c.id = sc.value JOIN config_types ct ON ct.id = c.config_type_id
+      WHERE sc.entity_id IN ${inTextList(q, serviceIds)} AND ${wantedType(q, typeIds)}
+      UNION ALL
+      SELECT o.service_id AS "serviceId", ct.name AS "typeName", c.data AS data, 1 AS "isOverride"
+      FROM identity_service_configs o JOIN configs c ON c.id = o.config_id JOIN config_types ct ON ct.id = o.config_type_id
+      WHERE o.identity_id = ${identityId} AND o.service_id IN ${inTextList(q, serviceIds)} AND ${wantedType(q, typeIds)}`,
+  );
 }
 
-const everyType = configQueries(true);
-const listedTypes = configQueries(false);
+const ofEveryType = configQuery(true);
+const ofListedTypes = configQuery(false);
 
 export interface OverrideRow {
   serviceId: string;

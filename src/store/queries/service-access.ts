@@ -1,9 +1,13 @@
 // What an identity may do with services, read from the policy engine's pair tables: one pair, a page's pairs, the
 // edge routers both sides are granted (sessions, policy advice).
 import { sql } from 'kysely';
-import { typed } from '../connection.js';
-import { inTextList, limitOf, preparedQuery } from '../prepared.js';
+import { dialectOf, typed } from '../connection.js';
+import type { ListQuery } from '../filter/filter-types.js';
+import { listQuerySql } from '../filter/list-query.js';
+import { inTextList, limitOf, preparedQuery, ShapeCache } from '../prepared.js';
 import type { Db } from '../store.js';
+import type { Row } from './entities.js';
+import { LISTED } from './scopes.js';
 
 export interface PairCounts {
   dial: number;
@@ -53,6 +57,41 @@ export async function servicePairs(db: Db, identityId: string, serviceIds: reado
   if (serviceIds.length === 0) return new Map();
   const rows = await selectPairs(db, identityId, serviceIds);
   return new Map(rows.map((row) => [row.service_id, { dial: row.dial, bind: row.bind }]));
+}
+
+/** A service row of an identity's list, with the identity's pair counts on it. */
+export interface GrantedServiceRow extends Row {
+  pair_dial: number;
+  pair_bind: number;
+}
+
+/** Page and count shapes of identities' service lists, by filter and sort. */
+const listShapes = new ShapeCache(500);
+
+/** `FROM` and the identity condition of an identity's service list: driven from its pairs (the primary key), never the service table. */
+const grantedServices = (identityId: unknown) => sql`FROM identity_services p JOIN services ${sql.raw(LISTED)} ON ${sql.ref(`${LISTED}.seq`)} = p.service_seq
+  WHERE p.identity_seq = (SELECT seq FROM identities WHERE id = ${identityId})`;
+
+/**
+ * One page of the services some policy grants the identity, filtered and sorted as any entity list (`t` is the
+ * listed table), each with its pair counts, so the page needs no second look at the pairs. Read from the
+ * identity's pairs, which hold only its services, rather than every service tested against them.
+ */
+export async function grantedServicePage(db: Db, identityId: string, query: ListQuery): Promise<{ rows: GrantedServiceRow[]; totalCount: number }> {
+  const limit = query.limit === 'none' ? dialectOf(db).unlimited : query.limit;
+  const rows = await listShapes.run<GrantedServiceRow>(db, `page ${query.shape}`, [identityId, limit, query.offset], (q, [identity, pageLimit, offset]) => {
+    const { where, orderBy } = listQuerySql(query, LISTED, dialectOf(q).filter);
+    return sql<GrantedServiceRow>`SELECT ${sql.ref(LISTED)}.*, p.dial AS pair_dial, p.bind AS pair_bind ${grantedServices(identity)} AND ${where}
+      ORDER BY ${sql.join(orderBy)} LIMIT ${limitOf(pageLimit)} OFFSET ${offset}`;
+  });
+  // As every list: a page that is not full ends the matches, so it tells the count.
+  const isFull = query.limit !== 'none' && rows.length >= query.limit;
+  if (!isFull && (rows.length > 0 || query.offset === 0)) return { rows, totalCount: query.offset + rows.length };
+  const [counted] = await listShapes.run<{ n: number }>(db, `count ${query.shape}`, [identityId], (q, [identity]) => {
+    const { where } = listQuerySql(query, LISTED, dialectOf(q).filter);
+    return sql<{ n: number }>`SELECT count(*) AS n ${grantedServices(identity)} AND ${where}`;
+  });
+  return { rows, totalCount: Number(counted?.n ?? 0) };
 }
 
 export interface SharedRouterRow {
