@@ -45,13 +45,13 @@ export async function postureQueriesFor(
   db: Db,
   identityId: string | undefined,
   services: readonly { id: string; permissions: readonly string[] }[],
-  readView?: () => Promise<PostureView>,
+  readView?: (checks: readonly PostureCheckRecord[]) => Promise<PostureView>,
 ): Promise<Map<string, PolicyPostureQueries[]>> {
   const byService = new Map<string, PolicyPostureQueries[]>(services.map((s) => [s.id, []]));
   if (identityId && services.length > 0) {
     const policies = await policyPostureChecks(db, identityId, services.map((s) => s.id));
-    const hasChecks = [...policies.values()].some((entries) => entries.some((policy) => policy.checks.length > 0));
-    const view = hasChecks && readView ? await readView() : undefined;
+    const checks = [...policies.values()].flatMap((entries) => entries.flatMap((policy) => policy.checks));
+    const view = checks.length > 0 && readView ? await readView(checks) : undefined;
     // A check shared by several policies and services is evaluated once per request, as upstream caches it.
     const queries = new Map<string, PostureQuery>();
     const queryOf = (check: PostureCheckRecord) => {

@@ -5,7 +5,7 @@ import type { Db } from '../store/store.js';
 import type { ConfigTypeSelection } from '../store/queries/configs.js';
 import { expandConfigs, sessionConfigTypes } from './config-expansion.js';
 import { postureQueriesFor, type PolicyPostureQueries } from './posture-queries.js';
-import type { PostureView } from '../posture/check-evaluation.js';
+import type { PostureCheckRecord, PostureView } from '../posture/check-evaluation.js';
 
 /** Who is looking: the identity and its API session (whose config types apply unless a request overrides them). */
 export interface ServiceViewer {
@@ -74,8 +74,8 @@ function permissionsFrom(db: Db, identityId: string | undefined, serviceIds: rea
 /**
  * The per-caller fields of a page of services, in a fixed number of queries. `configTypes` overrides the API
  * session's selection (the client list's `?configTypes=`); without a viewer (outside a request) nothing is granted.
- * `posture` gives what the viewer's API session reported, against which the posture queries are evaluated; it is
- * read only when some posture check applies to the page. Permissions come as `permissions` says: services listed
+ * `posture` reads what the viewer's API session reported for the checks that apply to the page, against which the
+ * posture queries are evaluated (not at all when none applies). Permissions come as `permissions` says: services listed
  * under another entity, which upstream reads without the caller's permissions, get the nil list's stand-in.
  */
 export async function serviceAccessViews(
@@ -83,7 +83,7 @@ export async function serviceAccessViews(
   viewer: ServiceViewer | undefined,
   serviceIds: readonly string[],
   configTypes?: ConfigTypeSelection,
-  posture?: () => Promise<PostureView>,
+  posture?: (checks: readonly PostureCheckRecord[]) => Promise<PostureView>,
   permissionSource: PermissionSource = { read: true },
 ): Promise<ServiceAccessView[]> {
   if (serviceIds.length === 0) return [];

@@ -2,7 +2,7 @@
 // its `postureCheckRoles` select (ziti `model/edge_service_manager.go` GetPolicyPostureChecks), read from the
 // policy engine's membership tables.
 import type { Db } from '../store/store.js';
-import { anyPostureCheck, postureChecksOfIdentity as checkRowsOfIdentity, postureChecksOfPolicies, servicePoliciesLinking, type PostureCheckRow } from '../store/queries/posture.js';
+import { postureChecksOfIdentity as checkRowsOfIdentity, postureChecksOfPolicies, servicePoliciesLinking, type PostureCheckRow } from '../store/queries/posture.js';
 import type { PostureCheckRecord } from './check-evaluation.js';
 
 export type PolicyType = 'Dial' | 'Bind';
@@ -21,12 +21,11 @@ export const policyTypeName = (stored: unknown): PolicyType => (stored === 2 ? '
  * Per service: the service policies of either type that link the identity and the service, ordered by policy id
  * (upstream's order is a Go map's, i.e. none), each with its checks ordered by id (bolt's link order). While no
  * posture check exists at all upstream looks at no policy (`EdgeServiceManager.GetPolicyPostureChecks`), so
- * services show placeholder query sets and sessions name no passing policies.
+ * services show placeholder query sets and sessions name no passing policies (servicePoliciesLinking finds none).
  */
 export async function policyPostureChecks(db: Db, identityId: string, serviceIds: readonly string[]): Promise<Map<string, PolicyPostureChecks[]>> {
   const byService = new Map<string, PolicyPostureChecks[]>(serviceIds.map((id) => [id, []]));
   if (serviceIds.length === 0) return byService;
-  if (!(await anyPostureCheck(db))) return byService;
   const policies = await servicePoliciesLinking(db, identityId, serviceIds);
   const checks = new Map<string, PostureCheckRecord[]>();
   for (const row of await postureChecksOfPolicies(db, [...new Set(policies.map((policy) => policy.policyId))])) {

@@ -3,7 +3,7 @@
 import { readMfaStatus } from '../auth/mfa/mfa-status.js';
 import { identitySdkInfo } from '../store/queries/identities.js';
 import type { Db } from '../store/store.js';
-import type { PostureView } from './check-evaluation.js';
+import type { PostureCheckRecord, PostureView } from './check-evaluation.js';
 import type { MfaInputs } from './mfa-posture.js';
 import { loadPosture } from './reported-posture.js';
 
@@ -39,9 +39,26 @@ export interface PostureSources {
   readMfaState: MfaStateReader;
 }
 
-export async function postureViewFor(db: Db, sources: PostureSources, identityId: string, apiSessionId: string, now: Date): Promise<PostureView> {
+/** The MFA state of a view made for checks that include no MFA check: as if never enrolled, so it could only fail one. */
+const NO_MFA_READ: MfaState = { isEnrolled: false, passedAt: undefined };
+
+/**
+ * What evaluating posture for the API session reads. Given `checks` (the checks to be evaluated), only what they
+ * need is read: nothing for none, the MFA state only for an MFA check. What is not read stands as nothing reported
+ * and no MFA, so a check it was not read for could only fail, never pass.
+ */
+export async function postureViewFor(
+  db: Db,
+  sources: PostureSources,
+  identityId: string,
+  apiSessionId: string,
+  now: Date,
+  checks?: readonly PostureCheckRecord[],
+): Promise<PostureView> {
+  if (checks?.length === 0) return { data: undefined, now, mfa: NO_MFA_READ };
   const data = await loadPosture(db, identityId);
   const state = data?.endpointStates.get(apiSessionId);
-  const mfa = await sources.readMfaState(db, identityId, apiSessionId);
+  const needsMfa = !checks || checks.some((check) => check.typeId === 'MFA');
+  const mfa = needsMfa ? await sources.readMfaState(db, identityId, apiSessionId) : NO_MFA_READ;
   return { data, now, mfa: { ...mfa, wokenAt: state?.wokenAt, unlockedAt: state?.unlockedAt } };
 }

@@ -7,6 +7,7 @@ import { withPolicyLinks } from '../shared/policy-links.rules.js';
 import type { ConfigTypeSelection } from '../../store/queries/configs.js';
 import { serviceAccessViews, type PermissionSource } from '../../policy/service-access.js';
 import { postureViewFor } from '../../posture/posture-inputs.js';
+import type { PostureCheckRecord } from '../../posture/check-evaluation.js';
 
 /** The strategies upstream registers (ziti `controller/xt_*`); there is no `ha` in v1.1.8. */
 const TERMINATOR_STRATEGIES: readonly string[] = ['smartrouting', 'weighted', 'random', 'sticky'];
@@ -70,7 +71,7 @@ export function serviceView(configTypes?: ConfigTypeSelection, permissions?: Per
   return async ({ db, deps, caller }, services) => {
     const session = caller?.session;
     const viewer = session && { identityId: session.identityId, apiSessionId: session.apiSessionId, isAdmin: session.isAdmin };
-    const posture = session && (() => postureViewFor(db, deps.posture, session.identityId, session.apiSessionId, deps.clock()));
+    const posture = session && ((checks: readonly PostureCheckRecord[]) => postureViewFor(db, deps.posture, session.identityId, session.apiSessionId, deps.clock(), checks));
     const ids = services.map((entity) => entity.id as string);
     const views = await serviceAccessViews(db, viewer, ids, configTypes, posture, permissions);
     return services.map((entity, index) => ({ configs: entity.configs ?? [], ...views[index] }));

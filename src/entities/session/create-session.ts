@@ -52,7 +52,8 @@ export const createSession: OperationHandler = {
       if ((type === 'Dial' && !grant.canDial) || (type === 'Bind' && !grant.canBind)) throw ApiError.invalidField('ServiceId', 'service not found', serviceId);
 
       const policies = (await policyPostureChecks(tx, identityId, [serviceId])).get(serviceId) ?? [];
-      const view = await postureViewFor(tx, deps.posture, identityId, apiSessionId, now);
+      const checks = policies.filter((policy) => policy.policyType === type).flatMap((policy) => policy.checks);
+      const view = await postureViewFor(tx, deps.posture, identityId, apiSessionId, now, checks);
       const posture = evaluateSessionPosture(policies, type, view);
       if (!posture.passed) {
         const request = { apiSessionId, serviceId, serviceName: grant.name, sessionType: type };

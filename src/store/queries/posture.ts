@@ -39,11 +39,14 @@ const selectPoliciesLinking = preparedQuery(
     FROM service_policy_identities pi
     JOIN service_policy_services ps ON ps.policy_id = pi.policy_id
     JOIN service_policies p ON p.id = pi.policy_id
-    WHERE pi.entity_id = ${identityId} AND ps.entity_id IN ${inTextList(q, serviceIds)}
+    WHERE pi.entity_id = ${identityId} AND ps.entity_id IN ${inTextList(q, serviceIds)} AND EXISTS (SELECT 1 FROM posture_checks)
     ORDER BY pi.policy_id`,
 );
 
-/** The service policies of either type that link the identity to one of these services, by policy id. */
+/**
+ * The service policies of either type that link the identity to one of these services, by policy id; none while no
+ * posture check exists at all (then no policy has checks to show, and upstream looks at none).
+ */
 export async function servicePoliciesLinking(db: Db, identityId: string, serviceIds: readonly string[]): Promise<PolicyLinkRow[]> {
   return selectPoliciesLinking(db, identityId, [...new Set(serviceIds)]);
 }
