@@ -80,6 +80,17 @@ describe('client services', () => {
       assert.equal(none.data.length, 0);
     });
 
+    it('counts a full page and a page past the end among the visible services only', async () => {
+      const full = await list('?limit=1');
+      assert.deepEqual(full.data.map((s) => s.id), [[both, dialOnly].sort()[0]]);
+      assert.deepEqual(full.meta.pagination, { limit: 1, offset: 0, totalCount: 2 });
+      const past = await list('?limit=5&offset=7');
+      assert.deepEqual(past.data, []);
+      assert.deepEqual(past.meta.pagination, { limit: 5, offset: 7, totalCount: 2 });
+      const bySet = await list(`?limit=1&filter=${encodeURIComponent('anyOf(roleAttributes) = "both"')}`);
+      assert.deepEqual([bySet.data.map((s) => s.id), bySet.meta.pagination.totalCount], [[both], 1]);
+    });
+
     it('shows every service to an admin, Invalid where no policy grants it', async () => {
       const adminClient = await t.loginAsAdmin('client');
       const page = await list('?limit=-1', adminClient);
