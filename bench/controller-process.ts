@@ -10,13 +10,15 @@ export const ADMIN_PASSWORD = 'Bench-Admin-Password-1!';
 export interface ControllerStart {
   /** Further flags, after the defaults (a later `--log-level` wins). */
   args?: string[];
+  /** Node's own flags, before the entry point (`--cpu-prof`). */
+  nodeArgs?: string[];
   /** Where its stdout (the log) goes; by default the harness keeps the last lines. */
   stdoutFile?: string;
 }
 
 export async function startController(home: string, port: number, options: ControllerStart = {}): Promise<ServerProcess> {
   const started = performance.now();
-  const args = ['src/main.ts', '--home', home, '--port', String(port), '--bind', '127.0.0.1'];
+  const args = [...(options.nodeArgs ?? []), 'src/main.ts', '--home', home, '--port', String(port), '--bind', '127.0.0.1'];
   const databaseUrl = await databaseUrlFor(home);
   if (databaseUrl) args.push('--database-url', databaseUrl);
   if (settings.workers > 1) args.push('--workers', String(settings.workers));
