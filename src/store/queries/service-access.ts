@@ -88,6 +88,10 @@ export async function grantedServicePage(db: Db, identityId: string, query: List
   const isFull = query.limit !== 'none' && rows.length >= query.limit;
   if (!isFull && (rows.length > 0 || query.offset === 0)) return { rows, totalCount: query.offset + rows.length };
   const [counted] = await listShapes.run<{ n: number }>(db, `count ${query.shape}`, [identityId], (q, [identity]) => {
+    // Unfiltered, every pair is one service (a service's pairs go with it), so the pairs alone are counted.
+    if (query.predicate.kind === 'constant' && query.predicate.value) {
+      return sql<{ n: number }>`SELECT count(*) AS n FROM identity_services WHERE identity_seq = (SELECT seq FROM identities WHERE id = ${identity})`;
+    }
     const { where } = listQuerySql(query, LISTED, dialectOf(q).filter);
     return sql<{ n: number }>`SELECT count(*) AS n ${grantedServices(identity)} AND ${where}`;
   });
