@@ -50,7 +50,7 @@ export async function expandConfigs(
   for (const row of [...own, ...overrides]) {
     result.get(row.serviceId)![row.typeName] = JSON.parse(row.data) as unknown;
   }
-  for (const [id, config] of result) result.set(id, sortedKeys(config));
+  for (const [id, config] of result) if (Object.keys(config).length > 1) result.set(id, sortedKeys(config));
   return result;
 }
 

@@ -77,8 +77,16 @@ export async function postureQueriesFor(
   return byService;
 }
 
+/** One per permission, shared by every service of a page (never changed once made). */
+const placeholders = new Map<string, PolicyPostureQueries>();
+
 function placeholder(permission: string): PolicyPostureQueries {
-  return { isPassing: true, policyId: `dummy ${permission.toLowerCase()} policy: no posture checks defined`, policyType: permission, postureQueries: [] };
+  let made = placeholders.get(permission);
+  if (!made) {
+    made = Object.freeze({ isPassing: true, policyId: `dummy ${permission.toLowerCase()} policy: no posture checks defined`, policyType: permission, postureQueries: [] });
+    placeholders.set(permission, made);
+  }
+  return made;
 }
 
 function toPostureQuery(check: PostureCheckRecord, view: PostureView | undefined): PostureQuery {

@@ -15,7 +15,7 @@ export interface ServiceViewer {
 }
 
 export interface ServiceAccessView {
-  permissions: string[];
+  permissions: readonly string[];
   config: Record<string, unknown>;
   postureQueries: PolicyPostureQueries[];
 }
@@ -47,26 +47,33 @@ export async function serviceGrant(db: Db, viewer: ServiceViewer, serviceId: str
  * `Bind` then `Dial`, from the pair counts; `["Invalid"]` when neither (only admins see such services), which
  * upstream sends so SDKs never meet a null list (ziti `model/edge_service_manager.go` ReadForIdentityInTx).
  */
-export function permissionsOf(pair: PairCounts | undefined): string[] {
-  const permissions = [...(Number(pair?.bind ?? 0) > 0 ? ['Bind'] : []), ...(Number(pair?.dial ?? 0) > 0 ? ['Dial'] : [])];
-  return permissions.length > 0 ? permissions : ['Invalid'];
+export function permissionsOf(pair: PairCounts | undefined): readonly string[] {
+  const bind = Number(pair?.bind ?? 0) > 0;
+  const dial = Number(pair?.dial ?? 0) > 0;
+  return bind ? (dial ? BIND_DIAL : BIND) : dial ? DIAL : INVALID;
 }
 
+// A page's services share these few lists rather than each making its own.
+const BIND_DIAL: readonly string[] = Object.freeze(['Bind', 'Dial']);
+const BIND: readonly string[] = Object.freeze(['Bind']);
+const DIAL: readonly string[] = Object.freeze(['Dial']);
+const INVALID: readonly string[] = Object.freeze(['Invalid']);
+
 /** Each service's permissions (permissionsOf), from the identity's pairs. */
-async function servicePermissions(db: Db, identityId: string | undefined, serviceIds: readonly string[]): Promise<Map<string, string[]>> {
+async function servicePermissions(db: Db, identityId: string | undefined, serviceIds: readonly string[]): Promise<Map<string, readonly string[]>> {
   const counts = identityId ? await servicePairs(db, identityId, serviceIds) : new Map<string, never>();
   return new Map(serviceIds.map((id) => [id, permissionsOf(counts.get(id))]));
 }
 
 /** Upstream's nil permission list, shown as the `["Invalid"]` its service lists send instead of null. */
-function noPermissions(serviceIds: readonly string[]): Map<string, string[]> {
-  return new Map(serviceIds.map((id) => [id, ['Invalid']]));
+function noPermissions(serviceIds: readonly string[]): Map<string, readonly string[]> {
+  return new Map(serviceIds.map((id) => [id, INVALID]));
 }
 
 /** How a page of services gets its permissions: from the pairs (read now, or already read with the page), or none. */
 export type PermissionSource = { read: true } | { read: false } | { pairs: ReadonlyMap<string, PairCounts> };
 
-function permissionsFrom(db: Db, identityId: string | undefined, serviceIds: readonly string[], source: PermissionSource): Promise<Map<string, string[]>> | Map<string, string[]> {
+function permissionsFrom(db: Db, identityId: string | undefined, serviceIds: readonly string[], source: PermissionSource): Promise<Map<string, readonly string[]>> | Map<string, readonly string[]> {
   if ('pairs' in source) return new Map(serviceIds.map((id) => [id, permissionsOf(source.pairs.get(id))]));
   return source.read ? servicePermissions(db, identityId, serviceIds) : noPermissions(serviceIds);
 }
