@@ -14,7 +14,7 @@ import { listQueryFrom } from '../../crud/list-params.js';
 import { columnIs } from '../../store/queries/scopes.js';
 import { grantedServicePage } from '../../store/queries/service-access.js';
 import type { Db } from '../../store/store.js';
-import { resolveConfigTypes, selectionOf } from '../../policy/config-expansion.js';
+import { resolveConfigTypes, selectionOf, sessionConfigTypes } from '../../policy/config-expansion.js';
 import type { ConfigTypeSelection } from '../../store/queries/configs.js';
 import { canSeeService, type PermissionSource, type ServiceViewer } from '../../policy/service-access.js';
 import { serviceListChangedAt } from '../../store/queries/service-lists.js';
@@ -49,6 +49,9 @@ async function requireVisibleService(db: Db, context: OperationContext): Promise
   return requireEntity(db, service, id);
 }
 
+/** Per controller: each API session's config type selection (made at login), until the next write. */
+const sessionSelections = new ReadCaches<ConfigTypeSelection>();
+
 /**
  * Admins list every service; anyone else the services a policy grants them, read from the identity's
  * `identity_services` pairs with the counts that make their permissions. `?configTypes=` (names or ids, `all`)
@@ -65,8 +68,11 @@ const listServices: OperationHandler = {
       return list(withView(selection), 'authenticated').handle(context);
     }
     const query = listQueryFrom(context, service.symbols);
+    const selections = sessionSelections.of(deps.store);
     const { data, totalCount } = await deps.store.read(async (db) => {
-      const selection = requested && selectionOf(await resolveConfigTypes(db, requested));
+      const selection = requested
+        ? selectionOf(await resolveConfigTypes(db, requested))
+        : await selections.get(viewer.apiSessionId, () => sessionConfigTypes(db, viewer.apiSessionId));
       const page = await grantedServicePage(db, viewer.identityId, query);
       const pairs = new Map(page.rows.map((row) => [row.id as string, { dial: row.pair_dial, bind: row.pair_bind }]));
       const services = page.rows.map((row) => rowToValues(service, row));
