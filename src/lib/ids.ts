@@ -41,7 +41,8 @@ export function newBase62Id(): string {
 /** `c` + 24 lower-case alphanumerics, roughly time-ordered like upstream cuids (API sessions, sessions). */
 export function newCuid(now: Date = new Date()): string {
   const time = now.getTime().toString(36).padStart(8, '0').slice(-8);
-  const random = Array.from(randomBytes(16), (b) => BASE36[b % 36]).join('');
+  let random = '';
+  for (const byte of takeRandom(16)) random += BASE36[byte % 36];
   return `c${time}${random}`;
 }
 
