@@ -16,7 +16,8 @@ interface CpuProfile {
 }
 
 export function printProfile(profileDir: string, loadFromMs: number): void {
-  const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
+  // One profile per thread (`CPU.<date>.<time>.<pid>.<thread>.<n>`): the main thread's, 0, sorts first.
+  const file = readdirSync(profileDir).filter((name) => name.endsWith('.cpuprofile')).sort()[0];
   if (!file) throw new Error(`no profile written in ${profileDir}`);
   const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as CpuProfile;
   const selfMs = new Map<number, number>();
