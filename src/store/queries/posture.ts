@@ -34,13 +34,17 @@ export async function anyPostureCheck(db: Db): Promise<boolean> {
   return (await selectAnyPostureCheck(db)).length > 0;
 }
 
+// Driven from the services (each in a few policies), with the identity tested per policy by the primary key: joined
+// the other way round, SQLite went through each of the identity's policies testing every service of the page
+// (100 policies × 500 services for an identity that sees a thousand).
 const selectPoliciesLinking = preparedQuery(
-  (q, identityId: string, serviceIds: readonly string[]) => sql<PolicyLinkRow>`SELECT pi.policy_id AS "policyId", p.name AS name, ps.entity_id AS "serviceId", p.type AS type
-    FROM service_policy_identities pi
-    JOIN service_policy_services ps ON ps.policy_id = pi.policy_id
-    JOIN service_policies p ON p.id = pi.policy_id
-    WHERE pi.entity_id = ${identityId} AND ps.entity_id IN ${inTextList(q, serviceIds)} AND EXISTS (SELECT 1 FROM posture_checks)
-    ORDER BY pi.policy_id`,
+  (q, identityId: string, serviceIds: readonly string[]) => sql<PolicyLinkRow>`SELECT ps.policy_id AS "policyId", p.name AS name, ps.entity_id AS "serviceId", p.type AS type
+    FROM service_policy_services ps
+    JOIN service_policies p ON p.id = ps.policy_id
+    WHERE ps.entity_id IN ${inTextList(q, serviceIds)}
+      AND EXISTS (SELECT 1 FROM service_policy_identities pi WHERE pi.policy_id = ps.policy_id AND pi.entity_id = ${identityId})
+      AND EXISTS (SELECT 1 FROM posture_checks)
+    ORDER BY ps.policy_id`,
 );
 
 /**
