@@ -44,8 +44,10 @@ try {
     loadFromMs = performance.now() - spawnedAt;
     const url = `${controller.baseUrl}/edge/client/v1/sessions`;
     const headers = { accept: 'application/json', 'content-type': 'application/json' };
+    const cpuBefore = controller.cpuSeconds();
     const load = await runLoad({ url, method: 'POST', headers, variantsFile, connections: 10, durationSeconds: Number(seconds), warmupSeconds: 1 }, ROOT);
-    process.stdout.write(`${load.requestsPerSecond.toFixed(0)} creates/s, non-2xx ${load.non2xx}, repeated ${load.repeated ?? 0}\n`);
+    const cpuMs = ((controller.cpuSeconds() - cpuBefore) * 1000) / Math.max(1, load.totalRequests + load.warmupRequests);
+    process.stdout.write(`${load.requestsPerSecond.toFixed(0)} creates/s (server CPU ${cpuMs.toFixed(3)} ms each, profiler on), non-2xx ${load.non2xx}, repeated ${load.repeated ?? 0}\n`);
   } finally {
     closeModelConnections();
     await controller.stop();
