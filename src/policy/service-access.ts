@@ -82,8 +82,9 @@ function permissionsFrom(db: Db, identityId: string | undefined, serviceIds: rea
  * The per-caller fields of a page of services, in a fixed number of queries. `configTypes` overrides the API
  * session's selection (the client list's `?configTypes=`); without a viewer (outside a request) nothing is granted.
  * `posture` reads what the viewer's API session reported for the checks that apply to the page, against which the
- * posture queries are evaluated (not at all when none applies). Permissions come as `permissions` says: services listed
- * under another entity, which upstream reads without the caller's permissions, get the nil list's stand-in.
+ * posture queries are evaluated (not at all when none applies). Permissions come as `permissionSource` says:
+ * services listed under another entity, which upstream reads without the caller's permissions, get the nil list's
+ * stand-in.
  */
 export async function serviceAccessViews(
   db: Db,

@@ -39,7 +39,7 @@ export interface PostureSources {
   readMfaState: MfaStateReader;
 }
 
-/** The MFA state of a view made for checks that include no MFA check: as if never enrolled, so it could only fail one. */
+/** The MFA state of a view made for checks that include no MFA check: as if never enrolled (it could only fail one). */
 const NO_MFA_READ: MfaState = { isEnrolled: false, passedAt: undefined };
 
 /**
