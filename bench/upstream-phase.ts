@@ -116,6 +116,7 @@ async function runUpstreamSessions(server: ServerProcess, token: string, seedTo:
   } finally {
     closeModelConnections();
     removeDir();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
