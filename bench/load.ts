@@ -6,7 +6,7 @@ export const LOAD_SPEC_VARIABLE = 'BENCH_LOAD_SPEC';
 
 export interface LoadSpec {
   url: string;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   headers: Record<string, string>;
   body?: string;
   /** A body too large for the environment the spec travels in (Linux caps one variable at 128 KiB). */

@@ -3,13 +3,15 @@
 // Usage: BENCH_KEEP_HOME=1 BENCH_PHASES=platform npm run bench, then
 //        node --import tsx bench/profile-requests.ts <home> <path> [seconds] [typical|heavy]
 // The admin logs in, or the scale model's typical or heavy identity (BENCH_PHASES=scale keeps a home with them).
-import { mkdtempSync } from 'node:fs';
+// A write: PROFILE_METHOD=PATCH PROFILE_BODIES='[{…},{…}]' (sent in turn, e.g. two attribute sets), and
+// PROFILE_CONNECTIONS=1 to send one at a time as the bench's role-attribute change does.
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { ADMIN_PASSWORD, ADMIN_USERNAME } from './controller-process.js';
 import { loginAdmin, loginWithPassword } from './https-client.js';
 import { scaleIdentities } from './scale-model.js';
-import { runLoad } from './load.js';
+import { runLoad, type LoadSpec, type RequestVariants } from './load.js';
 import { ROOT } from './scenario-run.js';
 import { freePort, startServer } from './server-process.js';
 import { printProfile } from './cpu-profile.js';
@@ -36,8 +38,14 @@ const controller = await startServer({ name: 'controller', args, port, readyPath
 try {
   const token = await logIn(controller.baseUrl);
   loadFromMs = performance.now() - spawnedAt;
-  const headers = { accept: 'application/json', 'zt-session': token };
-  const load = await runLoad({ url: `${controller.baseUrl}${path}`, method: 'GET', headers, connections: 10, durationSeconds: Number(seconds), warmupSeconds: 1 }, ROOT);
+  const method = (process.env.PROFILE_METHOD ?? 'GET') as LoadSpec['method'];
+  const connections = Number(process.env.PROFILE_CONNECTIONS ?? 10);
+  const bodies = process.env.PROFILE_BODIES ? (JSON.parse(process.env.PROFILE_BODIES) as unknown[]).map((body) => JSON.stringify(body)) : undefined;
+  const headers = { accept: 'application/json', 'zt-session': token, ...(bodies ? { 'content-type': 'application/json' } : {}) };
+  const variantsFile = join(profileDir, 'variants.json');
+  if (bodies) writeFileSync(variantsFile, JSON.stringify({ tokens: [token], bodies } satisfies RequestVariants));
+  const url = `${controller.baseUrl}${path}`;
+  const load = await runLoad({ url, method, headers, connections, durationSeconds: Number(seconds), warmupSeconds: 1, ...(bodies ? { variantsFile } : {}) }, ROOT);
   process.stdout.write(`${load.requestsPerSecond.toFixed(0)} req/s, non-2xx ${load.non2xx}\n`);
 } finally {
   await controller.stop();

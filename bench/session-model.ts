@@ -95,6 +95,8 @@ export async function setUpSessionModel(baseUrl: string, adminToken: string, mod
   return { typical, heavy, osCheckId };
 }
 
+const LOGIN_ATTEMPTS = 20;
+
 /** `count` API sessions of one user (each session create needs an API session, service and type not used yet). */
 export async function loginMany(baseUrl: string, user: BenchUser, count: number): Promise<string[]> {
   const url = `${baseUrl}/edge/client/v1/authenticate?method=password`;
@@ -102,10 +104,14 @@ export async function loginMany(baseUrl: string, user: BenchUser, count: number)
   return inParallel(
     Array.from({ length: count }, (_, index) => index),
     async () => {
-      const reply = await httpsRequest(url, { method: 'POST', agent, timeoutMs: 60_000, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      const token = (reply.body as { data?: { token?: string } }).data?.token;
-      if (reply.status !== 200 || !token) throw new Error(`login of ${user.username} answered ${reply.status}`);
-      return token;
+      for (let attempt = 1; ; attempt++) {
+        const reply = await httpsRequest(url, { method: 'POST', agent, timeoutMs: 60_000, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const token = (reply.body as { data?: { token?: string } }).data?.token;
+        if (reply.status === 200 && token) return token;
+        // Upstream's login rate limiter answers 429 to logins beyond what it admits at once: wait and send again.
+        if (reply.status !== 429 || attempt === LOGIN_ATTEMPTS) throw new Error(`login of ${user.username} answered ${reply.status}`);
+        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      }
     },
   );
 }

@@ -8,11 +8,12 @@ import { onCleanup } from './cleanup.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, startController } from './controller-process.js';
 import { loginAdmin } from './https-client.js';
 import type { RequestVariants } from './load.js';
-import { shareGoal, type BenchRun, type Goal } from './report.js';
+import { shareGoal, type BenchRun, type Goal, type ScenarioResult } from './report.js';
 import type { Scenario } from './scenarios.js';
 import { runScenario } from './scenario-run.js';
 import { seedIdentities } from './seed-identities.js';
 import { closeModelConnections, loginMany, postureReport, reportPosture, sessionModel, setUpSessionModel, type BenchUser } from './session-model.js';
+import type { ServerProcess } from './server-process.js';
 import { say, settings } from './settings.js';
 
 const LARGE_SHARE = 0.8;
@@ -30,12 +31,46 @@ function tokensNeeded(services: number): number {
   return Math.max(1, Math.ceil(requests / services));
 }
 
-function createScenario(home: string, key: string, tokens: string[], services: string[]): Scenario {
+function createScenario(target: Scenario['target'], home: string, key: string, tokens: string[], services: string[]): Scenario {
   const bodies = services.map((serviceId) => JSON.stringify({ serviceId, type: 'Dial' }));
   const variants: RequestVariants = { tokens, bodies };
   const variantsFile = join(home, `${key}.json`);
   writeFileSync(variantsFile, JSON.stringify(variants));
-  return { key, target: 'controller', method: 'POST', path: '/edge/client/v1/sessions', isAuthenticated: true, body: bodies[0]!, variantsFile };
+  return { key, target, method: 'POST', path: '/edge/client/v1/sessions', isAuthenticated: true, body: bodies[0]!, variantsFile };
+}
+
+/**
+ * Makes the sessions model on a running controller (ours or upstream, through its management API), logs its users in
+ * and reports their posture, and returns the five scenarios with the token each is loaded with.
+ */
+export async function prepareSessionScenarios(baseUrl: string, adminToken: string, dir: string, target: Scenario['target']): Promise<Array<[Scenario, string]>> {
+  const started = performance.now();
+  const fixture = await setUpSessionModel(baseUrl, adminToken, sessionModel(settings.sessionHeavyServices), say);
+  const logins = async (user: BenchUser) => {
+    const tokens = await loginMany(baseUrl, user, tokensNeeded(user.plain.length));
+    await reportPosture(baseUrl, tokens[0]!, fixture.osCheckId);
+    return tokens;
+  };
+  const typical = await logins(fixture.typical);
+  const heavy = await logins(fixture.heavy);
+  say(`  ${((performance.now() - started) / 1000).toFixed(1)} s, ${typical.length} + ${heavy.length} API sessions`);
+  return [
+    [createScenario(target, dir, 'session-create-typical', typical, fixture.typical.plain), typical[0]!],
+    [createScenario(target, dir, 'session-create-typical-posture', typical, fixture.typical.postured), typical[0]!],
+    [createScenario(target, dir, 'session-create-heavy', heavy, fixture.heavy.plain), heavy[0]!],
+    [createScenario(target, dir, 'session-create-heavy-posture', heavy, fixture.heavy.postured), heavy[0]!],
+    [{ key: 'posture-response-bulk', target, method: 'POST', path: '/edge/client/v1/posture-response-bulk', isAuthenticated: true, body: postureReport(fixture.osCheckId) }, typical[0]!],
+  ];
+}
+
+export async function loadSessionScenarios(scenarios: Array<[Scenario, string]>, server: ServerProcess, identities: number): Promise<ScenarioResult[]> {
+  const results: ScenarioResult[] = [];
+  for (const [scenario, token] of scenarios) {
+    const result = await runScenario(scenario, server, token, identities);
+    if (result.load.repeated) say(`  ${scenario.key}: ${result.load.repeated} requests repeated a session already made (raise BENCH_SESSION_MAX_RATE)`);
+    results.push(result);
+  }
+  return results;
 }
 
 async function runAtSeed(identities: number, port: number, run: Figures): Promise<void> {
@@ -50,30 +85,9 @@ async function runAtSeed(identities: number, port: number, run: Figures): Promis
     try {
       const admin = await loginAdmin(controller.baseUrl, ADMIN_USERNAME, ADMIN_PASSWORD);
       say(`sessions model at ${identities} identities…`);
-      const started = performance.now();
-      const fixture = await setUpSessionModel(controller.baseUrl, admin, sessionModel(settings.sessionHeavyServices), say);
-      const logins = async (user: BenchUser) => {
-        const tokens = await loginMany(controller.baseUrl, user, tokensNeeded(user.plain.length));
-        await reportPosture(controller.baseUrl, tokens[0]!, fixture.osCheckId);
-        return tokens;
-      };
-      const typical = await logins(fixture.typical);
-      const heavy = await logins(fixture.heavy);
-      say(`  ${((performance.now() - started) / 1000).toFixed(1)} s, ${typical.length} + ${heavy.length} API sessions`);
+      const scenarios = await prepareSessionScenarios(controller.baseUrl, admin, home, 'controller');
       run.controllerRssMb.push({ when: `sessions model, ${identities} identities`, rssMb: controller.rssMb() });
-
-      const scenarios: [Scenario, string][] = [
-        [createScenario(home, 'session-create-typical', typical, fixture.typical.plain), typical[0]!],
-        [createScenario(home, 'session-create-typical-posture', typical, fixture.typical.postured), typical[0]!],
-        [createScenario(home, 'session-create-heavy', heavy, fixture.heavy.plain), heavy[0]!],
-        [createScenario(home, 'session-create-heavy-posture', heavy, fixture.heavy.postured), heavy[0]!],
-        [{ key: 'posture-response-bulk', target: 'controller', method: 'POST', path: '/edge/client/v1/posture-response-bulk', isAuthenticated: true, body: postureReport(fixture.osCheckId) }, typical[0]!],
-      ];
-      for (const [scenario, token] of scenarios) {
-        const result = await runScenario(scenario, controller, token, identities);
-        if (result.load.repeated) say(`  ${scenario.key}: ${result.load.repeated} requests repeated a session already made (raise BENCH_SESSION_MAX_RATE)`);
-        run.scenarios.push(result);
-      }
+      run.scenarios.push(...(await loadSessionScenarios(scenarios, controller, identities)));
     } finally {
       closeModelConnections();
       await controller.stop();

@@ -1,11 +1,17 @@
 // Upstream v1.1.8 on the same scenarios, in the same run, for ours ÷ upstream ratios: one upstream controller (no
-// router), seeded through its management API with the same identities, services and policies ours gets, then loaded
-// by the same autocannon child with the same settings.
+// router), seeded through its management API with the same identities, services, policies and sessions model ours
+// gets, then loaded by the same autocannon child with the same settings.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { onCleanup } from './cleanup.js';
 import { startUpstream, UpstreamUnavailable, type UpstreamController } from '../scripts/upstream.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME } from './controller-process.js';
 import { loginAdmin } from './https-client.js';
 import type { ScenarioResult } from './report.js';
 import { scaleIdentities, scaleModel } from './scale-model.js';
+import { closeModelConnections } from './session-model.js';
+import { loadSessionScenarios, prepareSessionScenarios } from './session-phase.js';
 import { measureAttributeChanges, measurePolicyChanges, type AttributeChanges, type PolicyChanges } from './scale-writes.js';
 import * as scenarios from './scenarios.js';
 import type { Scenario } from './scenarios.js';
@@ -82,12 +88,36 @@ export async function runUpstreamPhase(): Promise<UpstreamRun> {
       await load(lists, settings.largeSeed);
     }
     if (withScale) await runUpstreamScale(server, token, seeder, seedTo, seeded, run);
+    if (settings.phases.includes('sessions')) await runUpstreamSessions(server, token, seedTo, run);
     run.rssMb.peak = server.peakRssMb();
   } finally {
     seeder.close();
     await server.stop();
   }
   return run;
+}
+
+/**
+ * The sessions phase's model and loads, on upstream holding the large seed's identities (and the scale model when
+ * that phase ran), compared with ours at the large seed. Upstream checks that an edge router is shared by policy,
+ * not that one is online, so it creates sessions without a router running.
+ */
+async function runUpstreamSessions(server: ServerProcess, token: string, seedTo: (to: number) => Promise<void>, run: UpstreamRun): Promise<void> {
+  await seedTo(settings.largeSeed);
+  const dir = mkdtempSync(join(tmpdir(), 'ziti-bench-upstream-sessions-'));
+  const removeDir = onCleanup(() => rmSync(dir, { recursive: true, force: true }));
+  try {
+    say(`upstream sessions model at ${settings.largeSeed} identities…`);
+    const scenarios = await prepareSessionScenarios(server.baseUrl, token, dir, 'upstream');
+    for (const result of await loadSessionScenarios(scenarios, server, settings.largeSeed)) {
+      if (result.load.totalRequests > 0) run.scenarios.push(result);
+      else run.unavailable.push({ key: result.key, path: result.path, status: 0, errorCode: `no request completed within the ${settings.durationSeconds} s load` });
+    }
+  } finally {
+    closeModelConnections();
+    removeDir();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 async function runUpstreamScale(

@@ -2,7 +2,7 @@
 // makes, building a query with the query builder and compiling it cost more than running it: a shape is built
 // once with stand-ins for its arguments, compiled, and each run only swaps the arguments into the compiled
 // statement's parameters (whose text the SQLite store's statement cache then finds prepared).
-import { sql, type Compilable, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Compilable, type CompiledQuery, type Kysely, type QueryResult, type RawBuilder } from 'kysely';
 import { LruMap } from '../lib/lru-map.js';
 import { dialectOf, typed } from './connection.js';
 import type { Database } from './schema.js';
@@ -30,13 +30,16 @@ function compileShape(db: Kysely<Database>, query: Buildable<unknown>): Shape {
   return { compiled, slots: compiled.parameters.map((parameter) => (parameter instanceof Argument ? parameter : undefined)) };
 }
 
-async function runShape<R>(db: Db, shape: Shape, args: readonly unknown[]): Promise<R[]> {
+function executeShape<R>(db: Db, shape: Shape, args: readonly unknown[]): Promise<QueryResult<R>> {
   const parameters = shape.compiled.parameters.map((constant, index) => {
     const slot = shape.slots[index];
     return slot ? slot.bind(args[slot.index]) : constant;
   });
-  const result = await typed(db).executeQuery<R>({ ...shape.compiled, parameters });
-  return result.rows;
+  return typed(db).executeQuery<R>({ ...shape.compiled, parameters });
+}
+
+async function runShape<R>(db: Db, shape: Shape, args: readonly unknown[]): Promise<R[]> {
+  return (await executeShape<R>(db, shape, args)).rows;
 }
 
 const isRawBuilder = (query: Buildable<unknown>): query is RawBuilder<unknown> => 'isRawBuilder' in query;
@@ -75,6 +78,15 @@ export class ShapeCache {
   constructor(private readonly capacity: number) {}
 
   run<R>(db: Db, key: string, args: readonly unknown[], build: (db: Kysely<Database>, args: readonly unknown[]) => Buildable<R>): Promise<R[]> {
+    return runShape<R>(db, this.#shape(db, key, args.length, build), args);
+  }
+
+  /** As `run`, with the whole result: a write's `numAffectedRows`. */
+  execute(db: Db, key: string, args: readonly unknown[], build: (db: Kysely<Database>, args: readonly unknown[]) => Buildable<unknown>): Promise<QueryResult<unknown>> {
+    return executeShape(db, this.#shape(db, key, args.length, build), args);
+  }
+
+  #shape(db: Db, key: string, argCount: number, build: (db: Kysely<Database>, args: readonly unknown[]) => Buildable<unknown>): Shape {
     let shapes = this.#stores.get(storeOf(db));
     if (!shapes) {
       shapes = new LruMap(this.capacity);
@@ -82,10 +94,10 @@ export class ShapeCache {
     }
     let shape = shapes.get(key);
     if (!shape) {
-      shape = compileShape(typed(db), build(typed(db), standIns(args.length)));
+      shape = compileShape(typed(db), build(typed(db), standIns(argCount)));
       shapes.set(key, shape);
     }
-    return runShape<R>(db, shape, args);
+    return shape;
   }
 }
 

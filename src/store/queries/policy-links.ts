@@ -3,7 +3,7 @@
 // lost pair takes with it. src/policy/ decides what to re-evaluate; this module does it in SQL.
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../store.js';
-import { dynamic, typed } from '../connection.js';
+import { inTextList, preparedQuery, ShapeCache } from '../prepared.js';
 import { entityKinds, policyKinds, type EntityKindName, type PolicyKind, type PolicySide } from './policy-tables.js';
 import { touchServiceLists } from './service-lists.js';
 
@@ -22,6 +22,20 @@ export interface PolicyState {
 }
 
 export type DeltaKind = 'added' | 'removed';
+
+/**
+ * The statements an entity's attribute change runs (a few per policy that gains or loses it) are built once per
+ * shape (kind, side, delta kind, count column) and run with new arguments: building and compiling them cost more
+ * than running them. A policy's own change runs few, large statements and builds them per change.
+ */
+const shapes = new ShapeCache(500);
+const clearDelta = preparedQuery(() => sql`DELETE FROM policy_delta`);
+const deltaSize = async (tx: Db, deltaKind: DeltaKind): Promise<number> => Number((await selectDeltaSize(tx, deltaKind))[0]?.n ?? 0);
+const selectDeltaSize = preparedQuery((_q, deltaKind: DeltaKind) => sql<{ n: number }>`SELECT count(*) AS n FROM policy_delta WHERE kind = ${deltaKind}`);
+const selectServicePolicyType = preparedQuery((q, policyId: string) => q.selectFrom('service_policies').select('type').where('id', '=', policyId));
+const selectAnySession = preparedQuery(() => sql<{ any: number | boolean }>`SELECT EXISTS (SELECT 1 FROM sessions) AS any`);
+/** A shape's stand-in for a list of text values, typed as the list it stands for. */
+const textList = (arg: unknown) => arg as readonly string[];
 
 /**
  * `SELECT id ...` of every entity of `kind` the roles select. Each part is an index lookup (ids by primary key,
@@ -59,7 +73,7 @@ export async function computePolicyDelta(tx: Db, side: PolicySide, policyId: str
   const keyOf = (alias: string) =>
     entity.keyed ? { key: sql`e.seq`, join: sql`JOIN ${sql.table(entity.table)} e ON e.id = ${sql.ref(`${alias}.entity_id`)}` } : { key: sql`NULL`, join: sql`` };
   const [added, removed] = [keyOf('d'), keyOf('x')];
-  await sql`DELETE FROM policy_delta`.execute(tx);
+  await clearDelta(tx);
   await sql`INSERT INTO policy_delta (kind, entity_id) SELECT DISTINCT 'new', m.id FROM (${matchingEntities(side.entity, roles)}) m WHERE m.id IS NOT NULL`.execute(tx);
   await sql`INSERT INTO policy_delta (kind, entity_id, entity_seq) SELECT 'added', d.entity_id, ${added.key} FROM policy_delta d ${added.join}
     WHERE d.kind = 'new' AND NOT EXISTS (SELECT 1 FROM ${membership} x WHERE x.policy_id = ${policyId} AND x.entity_id = d.entity_id)`.execute(tx);
@@ -68,25 +82,22 @@ export async function computePolicyDelta(tx: Db, side: PolicySide, policyId: str
   return { added: await deltaSize(tx, 'added'), removed: await deltaSize(tx, 'removed') };
 }
 
-async function deltaSize(tx: Db, deltaKind: DeltaKind): Promise<number> {
-  const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM policy_delta WHERE kind = ${deltaKind}`.execute(tx);
-  return Number(rows[0]?.n ?? 0);
-}
-
 /** The delta is this one entity, added to or removed from policies (an entity's attributes changed). */
 export async function setEntityDelta(tx: Db, entityKind: EntityKindName, deltaKind: DeltaKind, entityId: string): Promise<void> {
-  await sql`DELETE FROM policy_delta`.execute(tx);
-  await sql`INSERT INTO policy_delta (kind, entity_id, entity_seq) SELECT ${deltaKind}, id, seq FROM ${sql.table(entityKinds[entityKind].table)} WHERE id = ${entityId}`.execute(tx);
+  await clearDelta(tx);
+  await shapes.run(tx, `entity delta ${entityKind} ${deltaKind}`, [entityId], (_q, [id]) => {
+    return sql`INSERT INTO policy_delta (kind, entity_id, entity_seq) SELECT ${deltaKind}, id, seq FROM ${sql.table(entityKinds[entityKind].table)} WHERE id = ${id}`;
+  });
 }
 
 /** A service policy's stored type (1 Dial, 2 Bind). */
 export async function servicePolicyType(tx: Db, policyId: string): Promise<number | undefined> {
-  const row = await typed(tx).selectFrom('service_policies').select('type').where('id', '=', policyId).executeTakeFirst();
+  const [row] = await selectServicePolicyType(tx, policyId);
   return row?.type;
 }
 
 /** The integer keys (`seq`) of the side's members: the pair tables' keys. */
-function memberKeys(side: PolicySide, policyId: string): RawBuilder<unknown> {
+function memberKeys(side: PolicySide, policyId: unknown): RawBuilder<unknown> {
   return sql`SELECT e.seq FROM ${sql.table(side.membershipTable)} m JOIN ${sql.table(entityKinds[side.entity].table)} e ON e.id = m.entity_id WHERE m.policy_id = ${policyId}`;
 }
 
@@ -110,48 +121,63 @@ export async function applyMembershipDelta(tx: Db, side: PolicySide, policyId: s
 export async function applyPairDelta(tx: Db, kind: PolicyKind, policy: PolicyState, sideIndex: 0 | 1, deltaKind: DeltaKind): Promise<void> {
   const { table, columns } = kind.pairs;
   const other = kind.sides[sideIndex === 0 ? 1 : 0];
-  const delta = sql`SELECT entity_seq AS seq FROM policy_delta WHERE kind = ${deltaKind}`;
-  const members = memberKeys(other, policy.id);
-  const [first, second] = sideIndex === 0 ? [delta, members] : [members, delta];
   const countColumn = kind.pairs.countColumn(policy);
   const count = sql.ref(countColumn);
   const [c0, c1] = [sql.ref(columns[0]), sql.ref(columns[1])];
+  const shape = `pairs ${kind.name} ${sideIndex} ${countColumn} ${deltaKind}`;
+  // The pairs' two key sets, the policy id bound as the shape's one argument.
+  const keySets = (policyId: unknown): [RawBuilder<unknown>, RawBuilder<unknown>] => {
+    const delta = sql`SELECT entity_seq AS seq FROM policy_delta WHERE kind = ${deltaKind}`;
+    const members = memberKeys(other, policyId);
+    return sideIndex === 0 ? [delta, members] : [members, delta];
+  };
 
   if (deltaKind === 'added') {
     // Rows are produced in the pair table's key order, so each insert or count bump lands next to the previous one.
     // `WHERE true` is required: without it SQLite would read ON CONFLICT as a join constraint of the SELECT. The
     // count is qualified by its table, which PostgreSQL needs to tell it from the proposed row's.
-    await sql`INSERT INTO ${sql.table(table)} (${c0}, ${c1}, ${count})
-      SELECT a.seq, b.seq, 1 FROM (${first}) a CROSS JOIN (${second}) b WHERE true
-      ORDER BY a.seq, b.seq
-      ON CONFLICT (${c0}, ${c1}) DO UPDATE SET ${count} = ${sql.ref(`${table}.${countColumn}`)} + 1`.execute(tx);
+    await shapes.run(tx, shape, [policy.id], (_q, [policyId]) => {
+      const [first, second] = keySets(policyId);
+      return sql`INSERT INTO ${sql.table(table)} (${c0}, ${c1}, ${count})
+        SELECT a.seq, b.seq, 1 FROM (${first}) a CROSS JOIN (${second}) b WHERE true
+        ORDER BY a.seq, b.seq
+        ON CONFLICT (${c0}, ${c1}) DO UPDATE SET ${count} = ${sql.ref(`${table}.${countColumn}`)} + 1`;
+    });
     return;
   }
   // Two IN lists on the two key columns: SQLite seeks the primary key for each (first, second) in key order.
-  const affected = sql`${c0} IN (${first}) AND ${c1} IN (${second})`;
+  const affected = (policyId: unknown) => {
+    const [first, second] = keySets(policyId);
+    return sql`${c0} IN (${first}) AND ${c1} IN (${second})`;
+  };
   // Pairs that only this grant of this policy kept alive go first, in one delete, so the update below does
   // not rewrite rows that are about to disappear (on widening and narrowing most pairs are of this kind).
-  const deleted = await sql`DELETE FROM ${sql.table(table)} WHERE ${affected} AND ${onlyGrant(kind, policy)}`.execute(tx);
+  const deleted = await shapes.execute(tx, `${shape} delete`, [policy.id], (_q, [policyId]) => {
+    return sql`DELETE FROM ${sql.table(table)} WHERE ${affected(policyId)} AND ${onlyGrant(kind, policy)}`;
+  });
   // What is left of the affected pairs is still joined by something else: it just loses this policy's count.
   // When the delete took every affected pair, nothing is left, and the update's second walk is spared.
-  const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM (${members}) m`.execute(tx);
-  const affectedPairs = (await deltaSize(tx, deltaKind)) * Number(rows[0]?.n ?? 0);
+  const [members] = await shapes.run<{ n: number }>(tx, `member count ${other.membershipTable}`, [policy.id], (_q, [policyId]) => {
+    return sql<{ n: number }>`SELECT count(*) AS n FROM (${memberKeys(other, policyId)}) m`;
+  });
+  const affectedPairs = (await deltaSize(tx, deltaKind)) * Number(members?.n ?? 0);
   if (Number(deleted.numAffectedRows ?? 0) < affectedPairs) {
-    await sql`UPDATE ${sql.table(table)} SET ${count} = ${count} - 1 WHERE ${affected}`.execute(tx);
+    await shapes.run(tx, `${shape} update`, [policy.id], (_q, [policyId]) => sql`UPDATE ${sql.table(table)} SET ${count} = ${count} - 1 WHERE ${affected(policyId)}`);
   }
-  if (table === 'identity_services') await dropSessionsWithoutAccess(tx, first, second);
+  if (table === 'identity_services') await dropSessionsWithoutAccess(tx, shape, policy.id, keySets);
 }
 
 /** A service policy's type changed: every pair it joins moves from one count to the other. */
 export async function movePairCounts(tx: Db, kind: PolicyKind, before: PolicyState, after: PolicyState): Promise<void> {
   const from = sql.ref(kind.pairs.countColumn(before));
   const to = sql.ref(kind.pairs.countColumn(after));
-  const [first, second] = [memberKeys(kind.sides[0], after.id), memberKeys(kind.sides[1], after.id)];
+  const keySets = (policyId: unknown): [RawBuilder<unknown>, RawBuilder<unknown>] => [memberKeys(kind.sides[0], policyId), memberKeys(kind.sides[1], policyId)];
+  const [first, second] = keySets(after.id);
   const [c0, c1] = kind.pairs.columns;
   // The policy's pairs are (first side's members × second side's members); two IN lists walk the key in order.
   await sql`UPDATE ${sql.table(kind.pairs.table)} SET ${from} = ${from} - 1, ${to} = ${to} + 1
     WHERE ${sql.ref(c0)} IN (${first}) AND ${sql.ref(c1)} IN (${second})`.execute(tx);
-  if (kind.pairs.table === 'identity_services') await dropSessionsWithoutAccess(tx, first, second);
+  if (kind.pairs.table === 'identity_services') await dropSessionsWithoutAccess(tx, `move ${kind.name}`, after.id, keySets);
 }
 
 /** The pair is joined by exactly one grant, the one of `policy`'s count column, and nothing else. */
@@ -162,19 +188,28 @@ function onlyGrant(kind: PolicyKind, policy: PolicyState): RawBuilder<unknown> {
 
 /**
  * Sessions follow the access they were created under (reference §6.4): deletes the sessions among (identities ×
- * services) whose type the identity may no longer use. The two key sets are those of the pair counts just lowered,
- * so the work follows the change, not the number of sessions. Admins keep theirs, as upstream exempts them
- * (`model/session_manager.go` via the access-lost event handler).
+ * services) whose type the identity may no longer use. The two key sets are those of the pair counts just lowered
+ * (`keySets` of the policy id, in a shape named after the caller's), so the work follows the change, not the number
+ * of sessions. Admins keep theirs, as upstream exempts them (`model/session_manager.go` via the access-lost event
+ * handler).
  */
-async function dropSessionsWithoutAccess(tx: Db, identityKeys: RawBuilder<unknown>, serviceKeys: RawBuilder<unknown>): Promise<void> {
-  const { rows } = await sql<{ any: number | boolean }>`SELECT EXISTS (SELECT 1 FROM sessions) AS any`.execute(tx);
-  if (!rows[0]?.any) return;
-  await sql`DELETE FROM sessions WHERE identity_id IN (SELECT id FROM identities WHERE seq IN (${identityKeys}))
+async function dropSessionsWithoutAccess(
+  tx: Db,
+  shape: string,
+  policyId: string,
+  keySets: (policyId: unknown) => [RawBuilder<unknown>, RawBuilder<unknown>],
+): Promise<void> {
+  const [any] = await selectAnySession(tx);
+  if (!any?.any) return;
+  await shapes.run(tx, `${shape} drop sessions`, [policyId], (_q, [bound]) => {
+    const [identityKeys, serviceKeys] = keySets(bound);
+    return sql`DELETE FROM sessions WHERE identity_id IN (SELECT id FROM identities WHERE seq IN (${identityKeys}))
     AND service_id IN (SELECT id FROM services WHERE seq IN (${serviceKeys}))
     AND NOT EXISTS (SELECT 1 FROM identity_services p
       WHERE p.identity_seq = (SELECT seq FROM identities WHERE id = sessions.identity_id) AND p.service_seq = (SELECT seq FROM services WHERE id = sessions.service_id)
       AND (CASE sessions.type WHEN 'Bind' THEN p.bind ELSE p.dial END) > 0)
-    AND NOT EXISTS (SELECT 1 FROM identities i WHERE i.id = sessions.identity_id AND (i.is_admin = 1 OR i.is_default_admin = 1))`.execute(tx);
+    AND NOT EXISTS (SELECT 1 FROM identities i WHERE i.id = sessions.identity_id AND (i.is_admin = 1 OR i.is_default_admin = 1))`;
+  });
 }
 
 /**
@@ -182,34 +217,44 @@ async function dropSessionsWithoutAccess(tx: Db, identityKeys: RawBuilder<unknow
  * its attributes; or AllOf with at least one attribute role and every attribute role among its attributes.
  */
 export async function policiesSelecting(tx: Db, kind: PolicyKind, side: PolicySide, entityId: string, attributes: readonly string[]): Promise<string[]> {
-  const roles = sql.table(side.roleTable);
   const direct = [`@${entityId}`, '#all'];
   const attributeRoles = attributes.map((a) => `#${a}`);
-  const candidates = sql.join([...direct, ...attributeRoles]);
-  const byAttribute = attributeRoles.length
-    ? sql`OR (p.semantic = 'AnyOf' AND EXISTS (SELECT 1 FROM ${roles} r WHERE r.entity_id = p.id AND r.value IN (${sql.join(attributeRoles)})))
-       OR (p.semantic <> 'AnyOf'
-           AND NOT EXISTS (SELECT 1 FROM ${roles} r WHERE r.entity_id = p.id AND substr(r.value, 1, 1) = '#' AND r.value NOT IN (${sql.join(attributeRoles)})))`
-    : sql``;
-  const rows = await sql<{ id: string }>`SELECT p.id FROM ${sql.table(kind.table)} p
-    WHERE p.id IN (SELECT entity_id FROM ${roles} WHERE value IN (${candidates}))
-      AND (EXISTS (SELECT 1 FROM ${roles} r WHERE r.entity_id = p.id AND r.value IN (${sql.join(direct)})) ${byAttribute})`.execute(tx);
-  return rows.rows.map((row) => row.id);
+  const shape = `selecting ${kind.name} ${side.roleTable} ${attributeRoles.length > 0 ? 'attributes' : 'direct'}`;
+  const rows = await shapes.run<{ id: string }>(tx, shape, [direct, [...direct, ...attributeRoles], attributeRoles], (q, [directRoles, candidates, attributeList]) => {
+    const roles = sql.table(side.roleTable);
+    const byAttribute = attributeRoles.length
+      ? sql`OR (p.semantic = 'AnyOf' AND EXISTS (SELECT 1 FROM ${roles} r WHERE r.entity_id = p.id AND r.value IN ${inTextList(q, textList(attributeList))}))
+         OR (p.semantic <> 'AnyOf'
+             AND NOT EXISTS (SELECT 1 FROM ${roles} r WHERE r.entity_id = p.id AND substr(r.value, 1, 1) = '#' AND r.value NOT IN ${inTextList(q, textList(attributeList))}))`
+      : sql``;
+    return sql<{ id: string }>`SELECT p.id FROM ${sql.table(kind.table)} p
+      WHERE p.id IN (SELECT entity_id FROM ${roles} WHERE value IN ${inTextList(q, textList(candidates))})
+        AND (EXISTS (SELECT 1 FROM ${roles} r WHERE r.entity_id = p.id AND r.value IN ${inTextList(q, textList(directRoles))}) ${byAttribute})`;
+  });
+  return rows.map((row) => row.id);
 }
 
 /** The policies whose membership on this side holds the entity now. */
 export async function membershipsOf(tx: Db, side: PolicySide, entityId: string): Promise<string[]> {
-  const { rows } = await sql<{ policy_id: string }>`SELECT policy_id FROM ${sql.table(side.membershipTable)} WHERE entity_id = ${entityId}`.execute(tx);
+  const rows = await shapes.run<{ policy_id: string }>(tx, `memberships ${side.membershipTable}`, [entityId], (_q, [id]) => {
+    return sql<{ policy_id: string }>`SELECT policy_id FROM ${sql.table(side.membershipTable)} WHERE entity_id = ${id}`;
+  });
   return rows.map((row) => row.policy_id);
 }
 
 /** The entity joins these policies' membership on this side and leaves those. */
 export async function changeMemberships(tx: Db, side: PolicySide, entityId: string, joined: readonly string[], left: readonly string[]): Promise<void> {
+  const membership = sql.table(side.membershipTable);
   if (joined.length > 0) {
-    await dynamic(tx).insertInto(side.membershipTable).values(joined.map((id) => ({ policy_id: id, entity_id: entityId }))).execute();
+    // `l.*` is the list's one column, whatever the store names it.
+    await shapes.run(tx, `join ${side.membershipTable}`, [joined, entityId], (q, [policies, id]) => {
+      return sql`INSERT INTO ${membership} (policy_id, entity_id) SELECT l.*, ${id} FROM ${inTextList(q, textList(policies))} l`;
+    });
   }
   if (left.length > 0) {
-    await dynamic(tx).deleteFrom(side.membershipTable).where('entity_id', '=', entityId).where('policy_id', 'in', left).execute();
+    await shapes.run(tx, `leave ${side.membershipTable}`, [entityId, left], (q, [id, policies]) => {
+      return sql`DELETE FROM ${membership} WHERE entity_id = ${id} AND policy_id IN ${inTextList(q, textList(policies))}`;
+    });
   }
 }
 
