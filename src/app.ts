@@ -10,7 +10,7 @@ import { installNotFound, installRequestHooks } from './http/request-hooks.js';
 import { routedUrl } from './http/request-path.js';
 import { clientOperations } from './apis/client.js';
 import { managementOperations } from './apis/management.js';
-import { installRequestObserver } from './http/request-observer.js';
+import { requestObserver } from './http/request-observer.js';
 import { installHealthRoutes } from './system/health-routes.js';
 
 export interface TlsOptions {
@@ -44,9 +44,8 @@ export async function buildApp(deps: AppDeps, tls?: TlsOptions): Promise<Fastify
   installErrorHandler(app);
   installBodyParsers(app);
   installBodyLimits(app, deps.settings);
-  installRequestHooks(app, deps);
+  installRequestHooks(app, deps, { tracker: limits.requests, observe: requestObserver({ accessLog: deps.settings.accessLog, metrics: deps.metrics }) });
   installNotFound(app, () => routes);
-  installRequestObserver(app, { accessLog: deps.settings.accessLog, metrics: deps.metrics });
   routes.push(...bindOperations(app, deps, 'client', clientOperations));
   routes.push(...bindOperations(app, deps, 'management', managementOperations));
   installHealthRoutes(app, deps.health);

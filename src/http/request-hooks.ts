@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error.js';
 import type { AppDeps } from '../app-deps.js';
 import type { BoundRoute } from './bind-operations.js';
+import type { RequestTracker } from './connection-limits.js';
 import { sendError } from './error-response.js';
 import { routedPath, rewritePath } from './request-path.js';
 import { sessionToken, type RequestContext } from './request-context.js';
@@ -15,9 +16,17 @@ declare module 'fastify' {
   }
 }
 
-export function installRequestHooks(app: FastifyInstance, deps: AppDeps): void {
+/** What else runs at a request's start and after its reply, inside the one hook of each kind (Fastify's hook runs cost more than their work). */
+export interface RequestHookParts {
+  tracker: RequestTracker;
+  /** After the reply: access log and metrics (request-observer.ts). */
+  observe: ((request: FastifyRequest, reply: FastifyReply) => void) | undefined;
+}
+
+export function installRequestHooks(app: FastifyInstance, deps: AppDeps, { tracker, observe }: RequestHookParts): void {
   app.decorateRequest('caller', null as unknown as RequestContext);
   app.addHook('onRequest', async (request, reply) => {
+    tracker.started(request);
     allowCors(request, reply);
     // Commits other instances made before this request began invalidate what this one has cached.
     await deps.store.refresh();
@@ -33,6 +42,11 @@ export function installRequestHooks(app: FastifyInstance, deps: AppDeps): void {
     if (session) {
       void reply.header('expiration-seconds', String(session.expirationSeconds)).header('expires-at', goTime(session.expiresAt));
     }
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    tracker.ended(request);
+    observe?.(request, reply);
+    done();
   });
   app.options('*', (_request, reply) =>
     reply
