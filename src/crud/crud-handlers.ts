@@ -1,5 +1,5 @@
 // The generic operations every entity gets from its definition: list, detail, create, update, patch, delete.
-import { createdEnvelope, emptyEnvelope, envelope, listEnvelope } from '../http/envelope.js';
+import { createdEnvelope, emptyEnvelope, envelopeWriter, listEnvelope, type EnvelopeWriter } from '../http/envelope.js';
 import type { Access, OperationContext, OperationHandler } from '../http/operation.js';
 import type { EntityDefinition } from './define-entity.js';
 import type { EntityValues } from './entity-rules.js';
@@ -51,6 +51,15 @@ export function linkedTo(
   };
 }
 
+/** Each definition's envelopes, written once its first list or detail is asked for. */
+const writers = new WeakMap<EntityDefinition, EnvelopeWriter>();
+
+function writerOf(definition: EntityDefinition): EnvelopeWriter {
+  let writer = writers.get(definition);
+  if (!writer) writers.set(definition, (writer = envelopeWriter(definition.filterableFields)));
+  return writer;
+}
+
 export function list(definition: EntityDefinition, access: Access, options: ListOptions = {}): OperationHandler {
   return {
     access,
@@ -64,7 +73,7 @@ export function list(definition: EntityDefinition, access: Access, options: List
         return { data, totalCount: page.totalCount };
       });
       const pagination = { limit: query.limit, offset: query.offset, totalCount };
-      return { status: 200, json: listEnvelope(data, pagination, definition.filterableFields) };
+      return { status: 200, raw: writerOf(definition).list(data, pagination), contentType: 'application/json' };
     },
   };
 }
@@ -77,7 +86,7 @@ export function detail(definition: EntityDefinition, access: Access): OperationH
       const data = await deps.store.read(async (db) =>
         toApiEntity(definition, await requireEntity(db, definition, idParam(context)), { db, deps, caller }),
       );
-      return { status: 200, json: envelope(data) };
+      return { status: 200, raw: writerOf(definition).one(data), contentType: 'application/json' };
     },
   };
 }
