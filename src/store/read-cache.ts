@@ -24,6 +24,12 @@ export class ReadCache<V> {
     return value;
   }
 
+  /** The entry made at the store's current generation, without building one. */
+  peek(key: string): { value: V } | undefined {
+    const cached = this.#entries.get(key);
+    return cached && cached.generation === this.store.generation ? cached : undefined;
+  }
+
   delete(key: string): void {
     this.#entries.delete(key);
   }
