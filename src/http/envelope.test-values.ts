@@ -1,5 +1,5 @@
-// Values serializers must write exactly as JSON.stringify does (imported by the serializer and envelope tests, and
-// by tests of other shapes that adopt a serializer).
+// Values whose JSON text must come out exactly as JSON.stringify writes it: for tests of anything that writes JSON
+// other than through one JSON.stringify of the whole body (envelope.test.ts).
 
 /** Quotes, backslashes, every control character, separators JSON leaves raw, emoji, lone surrogates, markup, long text. */
 export const hostileStrings: readonly string[] = [
