@@ -14,7 +14,7 @@ import {
   type ApiSessionRow,
 } from '../store/queries/api-sessions.js';
 import { ReadCache } from '../store/read-cache.js';
-import { outstandingAuthQueries } from './auth-queries.js';
+import { outstandingAuthQueries, totpQueries, type AuthQuery } from './auth-queries.js';
 import type { ExternalJwtVerifier } from './ext-jwt/ext-jwt-verifier.js';
 import { disabledStateOf, isIdentityDisabled, type DisabledState } from './identity-disable.js';
 
@@ -102,13 +102,28 @@ export class ApiSessions {
   /**
    * The caller behind a token, with the secondary factors still outstanding for this request (`bearerTokens` are
    * the request's `Authorization: Bearer` values); undefined when the token is unknown, the session has lapsed or
-   * its identity is disabled.
+   * its identity is disabled. Answered at once, without a promise, when the session is in memory, current and
+   * needs no external JWT checked (most requests).
    */
-  async resolve(token: string, bearerTokens: readonly string[] = []): Promise<CallerSession | undefined> {
-    const { clock } = this.#options;
+  resolve(token: string, bearerTokens: readonly string[] = []): CallerSession | undefined | Promise<CallerSession | undefined> {
+    const cached = this.#lookups.peek(token);
+    if (cached) {
+      const found = cached.value;
+      if (!found) return undefined;
+      const now = this.#options.clock();
+      if (this.#expiresAtMs(found.id, found.lastActivityMs) > now.getTime() && found.requiredExtJwtSigner === null) {
+        if (isIdentityDisabled(found.disabled, now)) return undefined;
+        this.#activity.set(found.id, now);
+        return this.#callerSession(found, token, now, totpQueries(found));
+      }
+    }
+    return this.#resolveReading(token, bearerTokens);
+  }
+
+  async #resolveReading(token: string, bearerTokens: readonly string[]): Promise<CallerSession | undefined> {
     let found = await this.#lookups.get(token, () => this.#lookup(token));
     if (!found) return undefined;
-    const now = clock();
+    const now = this.#options.clock();
     if (this.#expiresAtMs(found.id, found.lastActivityMs) <= now.getTime()) {
       // Activity flushes are bookkeeping writes that leave caches standing: the session may have been used on
       // another instance since it was cached, so the stored activity decides before the token is refused.
@@ -119,7 +134,11 @@ export class ApiSessions {
     }
     if (isIdentityDisabled(found.disabled, now)) return undefined;
     this.#activity.set(found.id, now);
-    const authQueries = await outstandingAuthQueries(this.#options.externalJwts, found, bearerTokens);
+    return this.#callerSession(found, token, now, await outstandingAuthQueries(this.#options.externalJwts, found, bearerTokens));
+  }
+
+  /** The session as this request sees it. */
+  #callerSession(found: SessionLookup, token: string, now: Date, authQueries: AuthQuery[]): CallerSession {
     return {
       apiSessionId: found.id,
       token,

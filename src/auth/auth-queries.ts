@@ -32,8 +32,7 @@ export interface SecondaryState {
  * (upstream accepts any identity's token from the signer; we do not).
  */
 export async function outstandingAuthQueries(verifier: ExternalJwtVerifier, state: SecondaryState, bearerTokens: readonly string[]): Promise<AuthQuery[]> {
-  const queries: AuthQuery[] = [];
-  if ((state.isMfaRequired || state.requireTotp) && !state.isMfaComplete) queries.push(totpQuery);
+  const queries = totpQueries(state);
   if (state.requiredExtJwtSigner !== null) {
     const verified = await verifier.verify(bearerTokens, { requiredSignerId: state.requiredExtJwtSigner, identityId: state.identityId });
     if (!verified) {
@@ -42,4 +41,9 @@ export async function outstandingAuthQueries(verifier: ExternalJwtVerifier, stat
     }
   }
   return queries;
+}
+
+/** The TOTP factor alone, decided without waiting: all there is when the policy names no external signer. */
+export function totpQueries(state: SecondaryState): AuthQuery[] {
+  return (state.isMfaRequired || state.requireTotp) && !state.isMfaComplete ? [totpQuery] : [];
 }

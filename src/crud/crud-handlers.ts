@@ -1,5 +1,5 @@
 // The generic operations every entity gets from its definition: list, detail, create, update, patch, delete.
-import { createdEnvelope, emptyEnvelope, envelope, listEnvelope } from '../http/envelope.js';
+import { createdEnvelope, emptyEnvelope, envelopeWriter, listEnvelope, type EnvelopeWriter } from '../http/envelope.js';
 import type { Access, OperationContext, OperationHandler } from '../http/operation.js';
 import type { EntityDefinition } from './define-entity.js';
 import type { EntityValues } from './entity-rules.js';
@@ -9,6 +9,7 @@ import { createEntity, modifyEntity, removeEntity, requireEntity } from './entit
 import { listQueryFrom } from './list-params.js';
 import { columnIs, linkedTo as linkedRows, type LinkTable as StoredLinkTable, type Scope } from '../store/queries/scopes.js';
 import type { Db } from '../store/store.js';
+import { ReadCaches } from '../store/read-cache.js';
 
 const idParam = (context: OperationContext) => context.params.id as string;
 
@@ -18,7 +19,18 @@ export interface ListOptions {
    * caller's own rows. It may throw (404 for a missing parent).
    */
   scope?: (context: OperationContext, db: Db) => Promise<Scope>;
+  /**
+   * Keeps answers, as sent, per query string until the next committed write of any instance (the store's
+   * generation), when every entity of the page passes: an entity that shows something time alone changes (a
+   * disable that ends) must not. Only for lists whose answer depends on nothing but the query and the data.
+   */
+  keepAnswer?: (entity: EntityValues) => boolean;
 }
+
+/** Kept list answers: at most this many (per store), each at most this long; past the count the cache starts again. */
+const KEPT_ANSWERS = 256;
+const KEPT_ANSWER_CHARS = 64 * 1024;
+const keptAnswers = new ReadCaches<{ text: string; isKeepable: boolean }>(KEPT_ANSWERS);
 
 /** A scope for sub-lists such as `identities/{id}/authenticators`: 404 when the parent is missing. */
 export function childrenOf(parent: EntityDefinition, column: string): NonNullable<ListOptions['scope']> {
@@ -51,23 +63,44 @@ export function linkedTo(
   };
 }
 
+/** Each definition's envelopes, written once its first list or detail is asked for. */
+const writers = new WeakMap<EntityDefinition, EnvelopeWriter>();
+
+function writerOf(definition: EntityDefinition): EnvelopeWriter {
+  let writer = writers.get(definition);
+  if (!writer) writers.set(definition, (writer = envelopeWriter(definition.filterableFields)));
+  return writer;
+}
+
 export function list(definition: EntityDefinition, access: Access, options: ListOptions = {}): OperationHandler {
+  const { keepAnswer } = options;
+  const answer = async (context: OperationContext) => {
+    const query = listQueryFrom(context, definition.symbols);
+    const { deps, caller } = context;
+    const { data, totalCount, rows } = await deps.store.read(async (db) => {
+      const scope = options.scope ? await options.scope(context, db) : undefined;
+      const page = await listEntities(db, definition, query, scope);
+      const data = await toApiEntities(definition, page.rows, { db, deps, caller });
+      return { data, totalCount: page.totalCount, rows: page.rows };
+    });
+    const text = writerOf(definition).list(data, { limit: query.limit, offset: query.offset, totalCount });
+    return { text, isKeepable: keepAnswer !== undefined && text.length <= KEPT_ANSWER_CHARS && rows.every(keepAnswer) };
+  };
   return {
     access,
     async handle(context) {
-      const query = listQueryFrom(context, definition.symbols);
-      const { deps, caller } = context;
-      const { data, totalCount } = await deps.store.read(async (db) => {
-        const scope = options.scope ? await options.scope(context, db) : undefined;
-        const page = await listEntities(db, definition, query, scope);
-        const data = await toApiEntities(definition, page.rows, { db, deps, caller });
-        return { data, totalCount: page.totalCount };
-      });
-      const pagination = { limit: query.limit, offset: query.offset, totalCount };
-      return { status: 200, json: listEnvelope(data, pagination, definition.filterableFields) };
+      const { text } = keepAnswer
+        ? await keptAnswers.of(context.deps.store).get(`${definition.path}?${queryOf(context.request.url)}`, () => answer(context), (kept) => kept.isKeepable)
+        : await answer(context);
+      return { status: 200, raw: text, contentType: 'application/json' };
     },
   };
 }
+
+const queryOf = (url: string): string => {
+  const at = url.indexOf('?');
+  return at === -1 ? '' : url.slice(at + 1);
+};
 
 export function detail(definition: EntityDefinition, access: Access): OperationHandler {
   return {
@@ -77,7 +110,7 @@ export function detail(definition: EntityDefinition, access: Access): OperationH
       const data = await deps.store.read(async (db) =>
         toApiEntity(definition, await requireEntity(db, definition, idParam(context)), { db, deps, caller }),
       );
-      return { status: 200, json: envelope(data) };
+      return { status: 200, raw: writerOf(definition).one(data), contentType: 'application/json' };
     },
   };
 }

@@ -159,9 +159,11 @@ export function defineEntity(input: EntityDefinitionInput): EntityDefinition {
     symbols,
     filterableFields: Object.keys(symbols),
     links: (entity) => {
-      const extra = input.links?.(entity) ?? {};
-      const all: Record<string, string> = { self: `./${input.path}/${String(entity.id)}`, ...extra };
-      return Object.fromEntries(Object.entries(all).map(([name, href]) => [name, { href }]));
+      const links: Record<string, { href: string }> = { self: { href: `./${input.path}/${String(entity.id)}` } };
+      const extra = input.links?.(entity);
+      // An extra `self` replaces the default in its place, first.
+      if (extra) for (const name of Object.keys(extra)) links[name] = { href: extra[name]! };
+      return links;
     },
     rules: input.rules ?? {},
     duplicateName: input.duplicateName ?? 'checked',

@@ -17,9 +17,24 @@ export async function toApiEntities(
       tags: values.tags ?? {},
       updatedAt: values.updatedAt,
     };
-    for (const [name, spec] of Object.entries(definition.fields)) if (spec.output) setPath(out, name, values[name]);
+    for (const { name, path } of outputFieldsOf(definition)) {
+      if (path) setPath(out, path, values[name]);
+      else out[name] = values[name];
+    }
     return Object.assign(out, extensions[index]);
   });
+}
+
+/** A definition's output fields, in order; `path` only for dotted names (`primary.updb.allowed`). */
+const outputFields = new WeakMap<EntityDefinition, { name: string; path: string | undefined }[]>();
+
+function outputFieldsOf(definition: EntityDefinition): { name: string; path: string | undefined }[] {
+  let fields = outputFields.get(definition);
+  if (!fields) {
+    fields = Object.entries(definition.fields).flatMap(([name, spec]) => (spec.output ? [{ name, path: name.includes('.') ? name : undefined }] : []));
+    outputFields.set(definition, fields);
+  }
+  return fields;
 }
 
 export async function toApiEntity(

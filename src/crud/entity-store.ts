@@ -14,8 +14,17 @@ export function rowToValues(definition: EntityDefinition, row: Row): EntityValue
     tags: parseJson(row.tags) ?? {},
     isSystem: row.is_system === 1,
   };
-  for (const [name, spec] of Object.entries(definition.fields)) values[name] = fromColumn(spec, row[spec.column]);
+  for (const [name, spec] of fieldsOf(definition)) values[name] = fromColumn(spec, row[spec.column]);
   return values;
+}
+
+/** A definition's fields as entries, listed once rather than for every row read. */
+const fieldEntries = new WeakMap<EntityDefinition, [string, FieldSpec][]>();
+
+function fieldsOf(definition: EntityDefinition): [string, FieldSpec][] {
+  let entries = fieldEntries.get(definition);
+  if (!entries) fieldEntries.set(definition, (entries = Object.entries(definition.fields)));
+  return entries;
 }
 
 function fromColumn(spec: FieldSpec, raw: unknown): unknown {

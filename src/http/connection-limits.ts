@@ -1,6 +1,6 @@
 // Connection limits: header, request, keep-alive and idle timeouts and connection caps, so a client that trickles,
 // idles or opens connections by the thousand never holds resources others need.
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyInstance, FastifyRequest, FastifyServerOptions } from 'fastify';
 import type { Server, Socket } from 'node:net';
 import type { Settings } from '../settings/settings.schema.js';
 import { ApiError } from '../errors/api-error.js';
@@ -61,16 +61,23 @@ export function connectionLimits(settings: ConnectionSettings) {
       capConnections(app.server, settings);
       // Node reports a handshake that timed out or failed, but leaves the socket open.
       app.server.on('tlsClientError', (_error: Error, socket: Socket) => socket.destroy());
-      app.addHook('onRequest', (request, _reply, done) => {
-        receiving.set(request.raw.socket, request.id);
-        done();
-      });
-      app.addHook('onResponse', (request, _reply, done) => {
-        receiving.delete(request.raw.socket);
-        done();
-      });
     },
+    /** Called by the request hooks (request-hooks.ts) as a request starts and as its reply has gone. */
+    requests: {
+      started(request: FastifyRequest): void {
+        receiving.set(request.raw.socket, request.id);
+      },
+      ended(request: FastifyRequest): void {
+        receiving.delete(request.raw.socket);
+      },
+    } satisfies RequestTracker,
   };
+}
+
+/** Told of every request's start and end; each hook Fastify runs per request costs more than what these do. */
+export interface RequestTracker {
+  started(request: FastifyRequest): void;
+  ended(request: FastifyRequest): void;
 }
 
 /** The whole server's cap is Node's own; the per-client one counts sockets by remote address. */

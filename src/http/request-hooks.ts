@@ -3,9 +3,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error.js';
 import type { AppDeps } from '../app-deps.js';
 import type { BoundRoute } from './bind-operations.js';
+import type { RequestTracker } from './connection-limits.js';
 import { sendError } from './error-response.js';
 import { routedPath, rewritePath } from './request-path.js';
-import { sessionToken, type RequestContext } from './request-context.js';
+import { sessionToken, type CallerSession, type RequestContext } from './request-context.js';
 import { goTime } from '../lib/go-format.js';
 import { bearerTokensOf } from '../lib/bearer-tokens.js';
 
@@ -15,24 +16,30 @@ declare module 'fastify' {
   }
 }
 
-export function installRequestHooks(app: FastifyInstance, deps: AppDeps): void {
+/** What else runs at a request's start and after its reply, inside the one hook of each kind (Fastify's hook runs cost more than their work). */
+export interface RequestHookParts {
+  tracker: RequestTracker;
+  /** After the reply: access log and metrics (request-observer.ts). */
+  observe: ((request: FastifyRequest, reply: FastifyReply) => void) | undefined;
+}
+
+export function installRequestHooks(app: FastifyInstance, deps: AppDeps, { tracker, observe }: RequestHookParts): void {
   app.decorateRequest('caller', null as unknown as RequestContext);
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style, waiting only when it must (PostgreSQL's refresh, a session not in memory): on SQLite with a
+  // known session the whole hook runs without a promise.
+  app.addHook('onRequest', (request, reply, done) => {
+    tracker.started(request);
     allowCors(request, reply);
     // Commits other instances made before this request began invalidate what this one has cached.
-    await deps.store.refresh();
-    const token = sessionToken(request.headers['zt-session']);
-    const session = token ? await deps.apiSessions.resolve(token, bearerTokensOf(request.raw.rawHeaders)) : undefined;
-    request.caller = {
-      requestId: request.id,
-      ip: request.ip,
-      presentedToken: request.headers['zt-session'] !== undefined,
-      session,
-    };
-    void reply.header('ziti-instance-id', deps.instanceId).header('server', `ziti-controller/${deps.build.version}`);
-    if (session) {
-      void reply.header('expiration-seconds', String(session.expirationSeconds)).header('expires-at', goTime(session.expiresAt));
-    }
+    const refreshing = deps.store.refresh();
+    const identifying = refreshing ? refreshing.then(() => identifyCaller(deps, request, reply)) : identifyCaller(deps, request, reply);
+    if (identifying) identifying.then(() => done(), (error: unknown) => done((error ?? new Error('the request could not be identified')) as Error));
+    else done();
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    tracker.ended(request);
+    observe?.(request, reply);
+    done();
   });
   app.options('*', (_request, reply) =>
     reply
@@ -41,6 +48,28 @@ export function installRequestHooks(app: FastifyInstance, deps: AppDeps): void {
       .header('access-control-allow-headers', 'content-type, accept, authorization, zt-session')
       .send(),
   );
+}
+
+/** `request.caller` and the session's response headers; a promise only when the session had to be read. */
+function identifyCaller(deps: AppDeps, request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
+  const token = sessionToken(request.headers['zt-session']);
+  const session = token ? deps.apiSessions.resolve(token, bearerTokensOf(request.raw.rawHeaders)) : undefined;
+  if (session instanceof Promise) return session.then((resolved) => setCaller(deps, request, reply, resolved));
+  setCaller(deps, request, reply, session);
+  return undefined;
+}
+
+function setCaller(deps: AppDeps, request: FastifyRequest, reply: FastifyReply, session: CallerSession | undefined): void {
+  request.caller = {
+    requestId: request.id,
+    ip: request.ip,
+    presentedToken: request.headers['zt-session'] !== undefined,
+    session,
+  };
+  void reply.header('ziti-instance-id', deps.instanceId).header('server', `ziti-controller/${deps.build.version}`);
+  if (session) {
+    void reply.header('expiration-seconds', String(session.expirationSeconds)).header('expires-at', goTime(session.expiresAt));
+  }
 }
 
 /** Any origin, with credentials, as upstream's gorilla/handlers CORS set-up (ziti controller/api/cors.go). */

@@ -1,6 +1,6 @@
-// One hook after every reply: the access-log line and the request metrics. Only ids, the operation, the status and
+// After every reply: the access-log line and the request metrics. Only ids, the operation, the status and
 // the time are recorded — never headers, query strings or bodies, where tokens, passwords, CSRs and keys travel.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** What the observer records into (system/metrics.ts); kept as an interface so HTTP knows no metrics library. */
 export interface RequestMetrics {
@@ -16,9 +16,10 @@ export interface RequestObserverOptions {
 /** Login methods counted by name; anything else is counted as `other`, so a caller cannot mint label values. */
 const authMethods = new Set(['password', 'cert', 'ext-jwt']);
 
-export function installRequestObserver(app: FastifyInstance, { accessLog, metrics }: RequestObserverOptions): void {
-  if (!accessLog && !metrics) return;
-  app.addHook('onResponse', (request, reply, done) => {
+/** What to do once each reply has gone (request-hooks.ts runs it); undefined when nothing is recorded. */
+export function requestObserver({ accessLog, metrics }: RequestObserverOptions): ((request: FastifyRequest, reply: FastifyReply) => void) | undefined {
+  if (!accessLog && !metrics) return undefined;
+  return (request, reply) => {
     const spec = request.routeOptions.config.operation;
     const operation = spec?.operationId ?? 'none';
     const status = reply.statusCode;
@@ -35,8 +36,7 @@ export function installRequestObserver(app: FastifyInstance, { accessLog, metric
       const login = loginMethod(operation, request);
       if (login) metrics.authentication(login, status === 200);
     }
-    done();
-  });
+  };
 }
 
 function loginMethod(operation: string, request: FastifyRequest): string | undefined {

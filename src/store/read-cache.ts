@@ -11,17 +11,24 @@ export class ReadCache<V> {
     private readonly capacity = 10_000,
   ) {}
 
-  async get(key: string, build: () => Promise<V>): Promise<V> {
+  /** `keep` may refuse to keep a value (one that would go stale with time alone, or is too large to hold). */
+  async get(key: string, build: () => Promise<V>, keep: (value: V) => boolean = () => true): Promise<V> {
     const generation = this.store.generation;
     const cached = this.#entries.get(key);
     if (cached && cached.generation === generation) return cached.value;
     const value = await build();
     // A write that committed while building makes this value possibly stale: keep it only if none did.
-    if (this.store.generation === generation) {
+    if (this.store.generation === generation && keep(value)) {
       if (this.#entries.size >= this.capacity) this.#entries.clear();
       this.#entries.set(key, { generation, value });
     }
     return value;
+  }
+
+  /** The entry made at the store's current generation, without building one. */
+  peek(key: string): { value: V } | undefined {
+    const cached = this.#entries.get(key);
+    return cached && cached.generation === this.store.generation ? cached : undefined;
   }
 
   delete(key: string): void {
@@ -33,9 +40,11 @@ export class ReadCache<V> {
 export class ReadCaches<V> {
   readonly #byStore = new WeakMap<Store, ReadCache<V>>();
 
+  constructor(private readonly capacity?: number) {}
+
   of(store: Store): ReadCache<V> {
     let cache = this.#byStore.get(store);
-    if (!cache) this.#byStore.set(store, (cache = new ReadCache<V>(store)));
+    if (!cache) this.#byStore.set(store, (cache = new ReadCache<V>(store, this.capacity)));
     return cache;
   }
 }

@@ -19,9 +19,10 @@ export interface Store {
   /**
    * Looks for commits other processes made (instances sharing the database, `workers`) and moves `generation` if
    * there were any. Called once at the start of every request, so each request sees every change committed before
-   * it began, whichever instance made it; it costs one primary-key read (SQLite: a shared-memory check).
+   * it began, whichever instance made it; it costs one primary-key read (SQLite: a shared-memory check, done at
+   * once: then it returns undefined rather than a promise, so a request need not wait a turn for it).
    */
-  refresh(): Promise<void>;
+  refresh(): Promise<void> | undefined;
   /** Runs `work` in one write transaction: everything it wrote commits together or not at all. */
   transaction<T>(work: (tx: Db) => Promise<T>, options?: WriteOptions): Promise<T>;
   /** Runs read-only work; it may share the connection with writers but never sees half a transaction. */

@@ -136,6 +136,19 @@ export function describeTwoInstances(label: string, open: () => SharedDatabase |
       assert.notEqual(b.deps.store.generation, before, "a model change must drop B's caches at its next request");
     });
 
+    it("a change on B shows in A's identity list, which A keeps between writes", async () => {
+      const user = await createUser(a, adminA);
+      const url = `${management}/identities?filter=${encodeURIComponent(`id = "${user.id}"`)}`;
+      const shown = async () => (await get(a, url, adminA)).body as { data: Array<{ name: string; hasApiSession: boolean }> };
+      const before = await shown();
+      assert.deepEqual(await shown(), before, 'read again unchanged');
+      assert.equal(before.data[0]!.hasApiSession, false);
+      await login(b, user.username, user.password);
+      assert.equal((await shown()).data[0]!.hasApiSession, true, "a login on B is seen by A's next list");
+      assert.equal((await b.call({ method: 'PATCH', url: `${management}/identities/${user.id}`, token: adminB, payload: { name: `renamed-${user.id}` } })).status, 200);
+      assert.equal((await shown()).data[0]!.name, `renamed-${user.id}`);
+    });
+
     it('a service created on B is read back on A, and a name taken on A is refused on B', async () => {
       const name = `shared-${a.deps.instanceId}`;
       const id = await createService(b, adminB, { name });

@@ -74,7 +74,8 @@ const getCurrentIdentity: OperationHandler = {
 };
 
 export const identityOperations: OperationTable = {
-  listIdentities: list(identity, 'admin', { scope: roleFilterScope(identity) }),
+  // Consoles and scripts poll it; `disabled` is the one field time alone changes, while a disable has an end.
+  listIdentities: list(identity, 'admin', { scope: roleFilterScope(identity), keepAnswer: (entity) => !entity.disabledUntil }),
   detailIdentity: detail(identity, 'admin'),
   createIdentity: create(identity, 'admin'),
   updateIdentity: update(identity, 'admin'),

@@ -84,10 +84,9 @@ const ownRules: EntityRules = {
   async extend({ db, deps }, entities) {
     const ids = entities.map((e) => e.id as string);
     if (ids.length === 0) return [];
-    const [{ authenticators, withApiSession, authPolicyNames, withMfa }, enrollmentsOf] = await Promise.all([
-      identityExtras(db, ids, [...new Set(entities.map((e) => e.authPolicyId as string))]),
-      identityEnrollments(db, ids),
-    ]);
+    const policyIds = [...new Set(entities.map((e) => e.authPolicyId as string))];
+    const { authenticators, withApiSession, authPolicyNames, withMfa, enrollments } = await identityExtras(db, ids, policyIds);
+    const enrollmentsOf = identityEnrollments(enrollments);
     const now = deps.clock();
     return entities.map((entity) => {
       const own = authenticators.filter((a) => a.identityId === entity.id);

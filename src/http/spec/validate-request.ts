@@ -44,12 +44,20 @@ export function validateRequest(op: OperationSpec, parts: RequestParts): Request
   }
 
   const value: CoercedRequest = { params: { ...parts.params }, query: { ...parts.query }, headers: { ...parts.headers }, body: parts.body };
-  const ordered = [...op.parameters].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const parameter of ordered) {
+  for (const parameter of bindingOrder(op)) {
     const failure = parameter.in === 'body' ? checkBody(op, parameter, parts, withBody, mediaType) : bindInto(parameter, parts, value);
     if (failure) return failure;
   }
   return { ok: true, value };
+}
+
+/** Each operation's parameters in the order they are bound, sorted once. */
+const orders = new WeakMap<OperationSpec, readonly ParameterSpec[]>();
+
+function bindingOrder(op: OperationSpec): readonly ParameterSpec[] {
+  let ordered = orders.get(op);
+  if (!ordered) orders.set(op, (ordered = [...op.parameters].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))));
+  return ordered;
 }
 
 function lastValue(header: string | string[] | undefined): string | undefined {

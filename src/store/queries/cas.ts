@@ -1,7 +1,6 @@
 // Third-party CAs: the trust roots certificate logins and enrollments use, their verification, and lookups.
 import type { Selectable } from 'kysely';
 import { typed } from '../connection.js';
-import { inTextList, preparedQuery } from '../prepared.js';
 import type { CasTable } from '../schema.js';
 import type { Db } from '../store.js';
 
@@ -31,16 +30,6 @@ export async function markCaVerified(tx: Db, id: string, at: string): Promise<bo
   const updated = await typed(tx).updateTable('cas').set({ is_verified: 1, updated_at: at }).where('id', '=', id).where('is_verified', '=', 0).executeTakeFirst();
   return Number(updated.numUpdatedRows) === 1;
 }
-
-/** What enrollment views show of the CAs they name. */
-export async function casForEnrollments(db: Db, ids: readonly string[]) {
-  if (ids.length === 0) return [];
-  return selectCasForEnrollments(db, ids);
-}
-
-const selectCasForEnrollments = preparedQuery((q, ids: readonly string[]) =>
-  q.selectFrom('cas').select(['id', 'name', 'is_verified', 'is_auto_ca_enrollment_enabled']).where('id', 'in', inTextList(q, ids)),
-);
 
 export type CaRecord = Selectable<CasTable>;
 

@@ -2,7 +2,6 @@
 // consumed once, refreshed, and shown on identity and router views.
 import type { Selectable } from 'kysely';
 import { typed } from '../connection.js';
-import { inTextList, preparedQuery } from '../prepared.js';
 import type { EnrollmentsTable } from '../schema.js';
 import type { Db } from '../store.js';
 
@@ -86,16 +85,6 @@ export async function isUsernameTaken(db: Db, username: string, now: string): Pr
   ]);
   return authenticator !== undefined || enrollment !== undefined;
 }
-
-/** The enrollments of these identities, oldest first (identity views show them). */
-export async function enrollmentsOfIdentities(db: Db, identityIds: readonly string[]): Promise<EnrollmentRecord[]> {
-  if (identityIds.length === 0) return [];
-  return (await selectEnrollmentsOfIdentities(db, identityIds)).map(toRecord);
-}
-
-const selectEnrollmentsOfIdentities = preparedQuery((q, identityIds: readonly string[]) =>
-  q.selectFrom('enrollments').selectAll().where('identity_id', 'in', inTextList(q, identityIds)).orderBy('created_at'),
-);
 
 /** The enrollments of these routers, oldest first, with when each was made. */
 export async function enrollmentsOfRouters(db: Db, routerIds: readonly string[]): Promise<(EnrollmentRecord & { createdAt: string })[]> {

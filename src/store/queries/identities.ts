@@ -1,5 +1,6 @@
 // Identities beyond the entity kit: lookups by external id, the client info logins record, disabling, the
 // default admin, the identity a tunneler-enabled router brings, traces, and the extras identity views show.
+import { sql } from 'kysely';
 import { typed } from '../connection.js';
 import { inTextList, preparedQuery } from '../prepared.js';
 import type { Db } from '../store.js';
@@ -76,7 +77,18 @@ export async function insertDefaultAdmin(
     .execute();
 }
 
-/** What identity views show beside the row: authenticators, a live API session, the auth policy's name, verified MFA. */
+/** An outstanding enrollment of an identity, with its CA for ottca (identity views show them). */
+export interface IdentityEnrollmentRow {
+  identityId: string;
+  id: string;
+  method: string;
+  token: string;
+  jwt: string;
+  expiresAt: string;
+  ca: { id: string; name: string; isVerified: boolean; isAutoCaEnrollmentEnabled: boolean } | undefined;
+}
+
+/** What identity views show beside the row: authenticators, a live API session, the auth policy's name, verified MFA, enrollments. */
 export interface IdentityExtras {
   authenticators: { id: string; identityId: string; method: string; username: string | null; certFingerprint: string | null }[];
   /** Identities with at least one API session. */
@@ -84,46 +96,81 @@ export interface IdentityExtras {
   authPolicyNames: Map<string, string>;
   /** Identities with verified MFA. */
   withMfa: Set<string>;
+  /** Oldest first. */
+  enrollments: IdentityEnrollmentRow[];
 }
 
+/** One row of the extras statement: `kind` says which of its parts it belongs to and what the other columns hold. */
+interface ExtraRow {
+  kind: 'authenticator' | 'enrollment' | 'mfa' | 'policy' | 'session';
+  /** The identity's id (the auth policy's for `policy`). */
+  owner: string;
+  id: string | null;
+  method: string | null;
+  /** username (authenticator), token (enrollment), name (policy). */
+  text1: string | null;
+  /** cert fingerprint (authenticator), jwt (enrollment). */
+  text2: string | null;
+  expires_at: string | null;
+  ca_id: string | null;
+  ca_name: string | null;
+  ca_is_verified: number | null;
+  ca_is_auto: number | null;
+  at: string | null;
+}
+
+/** The page's extras in one statement (a page used to take six, each a round trip through the driver). */
 export async function identityExtras(db: Db, ids: readonly string[], authPolicyIds: readonly string[]): Promise<IdentityExtras> {
-  const [authenticators, sessions, policies, verifiedMfa] = await Promise.all([
-    selectAuthenticatorsOf(db, ids),
-    selectIdentitiesWithApiSession(db, ids),
-    selectAuthPolicyNames(db, authPolicyIds),
-    selectVerifiedMfaOf(db, ids),
-  ]);
-  return {
-    authenticators,
-    withApiSession: new Set(sessions.map((row) => row.id)),
-    authPolicyNames: new Map(policies.map((row) => [row.id, row.name])),
-    withMfa: new Set(verifiedMfa.map((row) => row.identity_id)),
-  };
+  const extras: IdentityExtras = { authenticators: [], withApiSession: new Set(), authPolicyNames: new Map(), withMfa: new Set(), enrollments: [] };
+  if (ids.length === 0) return extras;
+  for (const row of await selectIdentityExtras(db, ids, authPolicyIds)) {
+    switch (row.kind) {
+      case 'authenticator':
+        extras.authenticators.push({ id: row.id!, identityId: row.owner, method: row.method!, username: row.text1, certFingerprint: row.text2 });
+        break;
+      case 'session':
+        extras.withApiSession.add(row.owner);
+        break;
+      case 'policy':
+        extras.authPolicyNames.set(row.owner, row.text1!);
+        break;
+      case 'mfa':
+        extras.withMfa.add(row.owner);
+        break;
+      case 'enrollment': {
+        const ca = row.ca_id === null || row.ca_name === null ? undefined : { id: row.ca_id, name: row.ca_name, isVerified: Number(row.ca_is_verified) === 1, isAutoCaEnrollmentEnabled: Number(row.ca_is_auto) === 1 };
+        extras.enrollments.push({ identityId: row.owner, id: row.id!, method: row.method!, token: row.text1!, jwt: row.text2!, expiresAt: row.expires_at!, ca });
+        break;
+      }
+    }
+  }
+  return extras;
 }
 
-const selectAuthenticatorsOf = preparedQuery((q, ids: readonly string[]) =>
-  q
-    .selectFrom('authenticators')
-    .select(['id', 'identity_id as identityId', 'method', 'username', 'cert_fingerprint as certFingerprint'])
-    .where('identity_id', 'in', inTextList(q, ids)),
-);
-
-// One index probe per identity, however many sessions it has.
-const selectIdentitiesWithApiSession = preparedQuery((q, ids: readonly string[]) =>
-  q
-    .selectFrom('identities as i')
-    .select('i.id')
-    .where('i.id', 'in', inTextList(q, ids))
-    .where((eb) => eb.exists(eb.selectFrom('api_sessions as s').select('s.id').whereRef('s.identity_id', '=', 'i.id'))),
-);
-
-const selectAuthPolicyNames = preparedQuery((q, ids: readonly string[]) =>
-  q.selectFrom('auth_policies').select(['id', 'name']).where('id', 'in', inTextList(q, ids)),
-);
-
-const selectVerifiedMfaOf = preparedQuery((q, ids: readonly string[]) =>
-  q.selectFrom('mfas').select('identity_id').where('identity_id', 'in', inTextList(q, ids)).where('is_verified', '=', 1),
-);
+// Every part has the same columns, typed alike (PostgreSQL resolves a UNION's column types pair by pair, so a
+// bare NULL would not do); the API session part is one index probe per identity, however many sessions it has.
+const selectIdentityExtras = preparedQuery((q, ids: readonly string[], authPolicyIds: readonly string[]) => {
+  const page = inTextList(q, ids);
+  const noText = sql`CAST(NULL AS TEXT)`;
+  const noInt = sql`CAST(NULL AS INTEGER)`;
+  const none = sql`${noText}, ${noText}, ${noText}, ${noText}, ${noText}, ${noText}, ${noText}, ${noInt}, ${noInt}, ${noText}`;
+  return sql<ExtraRow>`
+    SELECT 'authenticator' AS kind, identity_id AS owner, id, method, username AS text1, cert_fingerprint AS text2,
+      ${noText} AS expires_at, ${noText} AS ca_id, ${noText} AS ca_name, ${noInt} AS ca_is_verified, ${noInt} AS ca_is_auto, ${noText} AS at
+    FROM authenticators WHERE identity_id IN ${page}
+    UNION ALL
+    SELECT 'enrollment', e.identity_id, e.id, e.method, e.token, e.jwt, e.expires_at, c.id, c.name, c.is_verified, c.is_auto_ca_enrollment_enabled, e.created_at
+    FROM enrollments e LEFT JOIN cas c ON c.id = e.ca_id WHERE e.identity_id IN ${page}
+    UNION ALL
+    SELECT 'mfa', identity_id, ${none} FROM mfas WHERE identity_id IN ${page} AND is_verified = 1
+    UNION ALL
+    SELECT 'policy', id, ${noText}, ${noText}, name, ${noText}, ${noText}, ${noText}, ${noText}, ${noInt}, ${noInt}, ${noText}
+    FROM auth_policies WHERE id IN ${inTextList(q, authPolicyIds)}
+    UNION ALL
+    SELECT 'session', i.id, ${none} FROM identities i
+    WHERE i.id IN ${page} AND EXISTS (SELECT 1 FROM api_sessions s WHERE s.identity_id = i.id)
+    ORDER BY kind, at`;
+});
 
 /** A tunneler-enabled router's identity (id = router id, type Router, system) and its system edge router policy. */
 export async function insertRouterIdentity(tx: Db, routerId: string, name: string, policyName: string, roles: readonly string[], at: string): Promise<void> {

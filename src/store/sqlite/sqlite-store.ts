@@ -75,7 +75,7 @@ export async function openSqliteStore({ file, migrations }: SqliteStoreOptions):
           generation++;
         }
       }
-      return Promise.resolve();
+      return undefined;
     },
     transaction: async (work, options) => {
       const bookkeeping = options?.bookkeeping === true;

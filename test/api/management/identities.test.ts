@@ -209,6 +209,16 @@ describe('identities', () => {
       await login(t, user.username, user.password);
     });
 
+    it('a list shows a timed disable lapse with no write in between (such pages are not kept)', async () => {
+      const id = await createIdentity(t, token);
+      assert.equal((await t.call({ method: 'POST', url: `${base}/${id}/disable`, token, payload: { durationMinutes: 1 } })).status, 200);
+      const listed = async () => (await t.call({ method: 'GET', url: `${base}?filter=${encodeURIComponent(`id = "${id}"`)}`, token })).body as { data: { disabled: boolean }[] };
+      assert.equal((await listed()).data[0]!.disabled, true);
+      assert.equal((await listed()).data[0]!.disabled, true);
+      t.clock.advance(61_000);
+      assert.equal((await listed()).data[0]!.disabled, false);
+    });
+
     it('refuses a missing or negative duration, and unknown ids', async () => {
       const id = await createIdentity(t, token);
       assertError(await t.call({ method: 'POST', url: `${base}/${id}/disable`, token, payload: {} }), 400, 'COULD_NOT_VALIDATE', 'durationMinutes');
