@@ -7,12 +7,15 @@ import { LOAD_SPEC_VARIABLE, type LoadFigures, type LoadSpec, type RequestVarian
 const spec = JSON.parse(process.env[LOAD_SPEC_VARIABLE] ?? '') as LoadSpec;
 const variants = spec.variantsFile ? (JSON.parse(readFileSync(spec.variantsFile, 'utf8')) as RequestVariants) : undefined;
 let sent = 0;
-/** The next combination of token and body (see RequestVariants). */
+/** The next combination of token, body and path (see RequestVariants). */
 function nextVariant(request: RequestParams): RequestParams {
-  const { tokens, bodies } = variants!;
-  const index = sent++ % (tokens.length * bodies.length);
-  const headers = { ...request.headers, 'zt-session': tokens[Math.floor(index / bodies.length)]! };
-  return { ...request, headers, body: bodies[index % bodies.length]! };
+  const { tokens, bodies, paths } = variants!;
+  const perToken = bodies?.length ?? 1;
+  const index = sent % ((tokens?.length ?? 1) * perToken);
+  const path = paths?.[sent % paths.length];
+  sent++;
+  const headers = tokens ? { ...request.headers, 'zt-session': tokens[Math.floor(index / perToken)]! } : request.headers;
+  return { ...request, headers, ...(bodies ? { body: bodies[index % perToken]! } : {}), ...(path ? { path } : {}) };
 }
 
 // autocannon keeps connections alive (HTTP/1.1) and, over https, does not verify the server's certificate.
@@ -45,6 +48,6 @@ const figures: LoadFigures = {
   statusCodes,
   durationSeconds: result.duration,
   loadCpuSeconds: (cpu.user + cpu.system) / 1e6,
-  ...(variants ? { repeated: Math.max(0, sent - variants.tokens.length * variants.bodies.length) } : {}),
+  ...(variants?.tokens && variants.bodies ? { repeated: Math.max(0, sent - variants.tokens.length * variants.bodies.length) } : {}),
 };
 process.stdout.write(`${JSON.stringify(figures)}\n`);

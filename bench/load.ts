@@ -24,11 +24,13 @@ export interface LoadSpec {
 
 /**
  * Request i (warm-up included) sends `tokens[⌊i / bodies.length⌋]` as `zt-session` with `bodies[i mod bodies.length]`;
- * after tokens × bodies requests it starts over, and the figures count those as `repeated`.
+ * after tokens × bodies requests it starts over, and the figures count those as `repeated`. Without tokens the
+ * scenario's token goes; without bodies its body. With `paths`, request i asks for `paths[i mod paths.length]`.
  */
 export interface RequestVariants {
-  tokens: string[];
-  bodies: string[];
+  tokens?: string[];
+  bodies?: string[];
+  paths?: string[];
 }
 
 export interface LoadFigures {

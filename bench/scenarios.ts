@@ -1,4 +1,6 @@
 // What the harness loads: each scenario is one request, repeated by autocannon against one of the two servers.
+import { writeFileSync } from 'node:fs';
+import type { RequestVariants } from './load.js';
 import { attributesFor, identityName } from './seed-identities.js';
 
 /** `upstream`: the same scenario against upstream v1.1.8, for the ours ÷ upstream ratios. */
@@ -50,6 +52,19 @@ export const listByName: Scenario = {
   path: listPath(`name = "${QUERIED_NAME}"`),
   isAuthenticated: true,
 };
+
+/** Names a list-by-name-each load goes through: more than the controller keeps answers for (256). */
+const EACH_NAMES = 1_000;
+
+/**
+ * The same one-row list for a different identity each request (the first `EACH_NAMES` seeded, in turn): what a
+ * first read of a query costs, where list-by-name repeats one query (whose answer is kept until the next write).
+ */
+export function listByNameEach(variantsFile: string, seeded: number): Scenario {
+  const names = Array.from({ length: Math.max(1, Math.min(EACH_NAMES, seeded)) }, (_, index) => identityName(index));
+  writeFileSync(variantsFile, JSON.stringify({ paths: names.map((name) => listPath(`name = "${name}"`)) } satisfies RequestVariants));
+  return { key: 'list-by-name-each', target: 'controller', method: 'GET', path: listPath(`name = "${names[0]}"`), isAuthenticated: true, variantsFile };
+}
 
 export const listByAttribute: Scenario = {
   key: 'list-by-attribute',

@@ -62,6 +62,9 @@ export async function runUpstreamPhase(): Promise<UpstreamRun> {
   run.rssMb.idle = server.rssMb();
   const token = await loginAdmin(server.baseUrl, ADMIN_USERNAME, ADMIN_PASSWORD);
   const seeder = apiSeeder(server.baseUrl, token);
+  // Variants files of the loads (list-by-name-each, session creates).
+  const dir = mkdtempSync(join(tmpdir(), 'ziti-bench-upstream-'));
+  const removeDir = onCleanup(() => rmSync(dir, { recursive: true, force: true }));
   try {
     const withScale = settings.phases.includes('scale');
     const seeded = { identities: 0 };
@@ -82,17 +85,20 @@ export async function runUpstreamPhase(): Promise<UpstreamRun> {
     };
     if (settings.phases.includes('platform')) {
       await seedTo(settings.smallSeed);
-      const lists = [scenarios.listByName, scenarios.listByAttribute];
+      const each = scenarios.listByNameEach(join(dir, 'list-by-name-each.json'), settings.smallSeed);
+      const lists = [scenarios.listByName, each, scenarios.listByAttribute];
       await load([...lists, scenarios.currentIdentity, scenarios.passwordLogin(ADMIN_USERNAME, ADMIN_PASSWORD)], settings.smallSeed);
       await seedTo(settings.largeSeed);
       await load(lists, settings.largeSeed);
     }
     if (withScale) await runUpstreamScale(server, token, seeder, seedTo, seeded, run);
-    if (settings.phases.includes('sessions')) await runUpstreamSessions(server, token, seedTo, run);
+    if (settings.phases.includes('sessions')) await runUpstreamSessions(server, token, seedTo, run, dir);
     run.rssMb.peak = server.peakRssMb();
   } finally {
     seeder.close();
     await server.stop();
+    removeDir();
+    rmSync(dir, { recursive: true, force: true });
   }
   return run;
 }
@@ -102,10 +108,8 @@ export async function runUpstreamPhase(): Promise<UpstreamRun> {
  * that phase ran), compared with ours at the large seed. Upstream checks that an edge router is shared by policy,
  * not that one is online, so it creates sessions without a router running.
  */
-async function runUpstreamSessions(server: ServerProcess, token: string, seedTo: (to: number) => Promise<void>, run: UpstreamRun): Promise<void> {
+async function runUpstreamSessions(server: ServerProcess, token: string, seedTo: (to: number) => Promise<void>, run: UpstreamRun, dir: string): Promise<void> {
   await seedTo(settings.largeSeed);
-  const dir = mkdtempSync(join(tmpdir(), 'ziti-bench-upstream-sessions-'));
-  const removeDir = onCleanup(() => rmSync(dir, { recursive: true, force: true }));
   try {
     say(`upstream sessions model at ${settings.largeSeed} identities…`);
     const scenarios = await prepareSessionScenarios(server.baseUrl, token, dir, 'upstream');
@@ -115,8 +119,6 @@ async function runUpstreamSessions(server: ServerProcess, token: string, seedTo:
     }
   } finally {
     closeModelConnections();
-    removeDir();
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 
