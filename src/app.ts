@@ -11,7 +11,6 @@ import { routedUrl } from './http/request-path.js';
 import { clientOperations } from './apis/client.js';
 import { managementOperations } from './apis/management.js';
 import { requestObserver } from './http/request-observer.js';
-import { requestLogger } from './http/request-logger.js';
 import { installHealthRoutes } from './system/health-routes.js';
 
 export interface TlsOptions {
@@ -26,8 +25,6 @@ export async function buildApp(deps: AppDeps, tls?: TlsOptions): Promise<Fastify
     // Fastify's own request logs are off: the request observer writes one line per request, and errors are logged
     // once, by error-response.ts.
     logController: new LogController({ disableRequestLogging: true }),
-    // No pino child per request unless it logs something other than its access-log line (request-logger.ts).
-    childLoggerFactory: requestLogger,
     genReqId: () => deps.ids.shortId(),
     // Routes by the path upstream routes by: its prefix rewrites, then path cleaning (request-path.ts).
     rewriteUrl: (request) => routedUrl(request.url ?? '/'),
