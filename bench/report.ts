@@ -79,7 +79,9 @@ export function evaluatePlatformGoals(scenarios: ScenarioResult[], hashRate: Has
     note: login ? failureNote(login) : 'not run',
   });
 
-  for (const key of ['list-by-name', 'list-by-attribute']) {
+  // First reads (another query each request): repeated queries are answered from the kept answer, whose cost
+  // does not depend on the table.
+  for (const key of ['list-by-name-each', 'list-by-attribute-each']) {
     goals.push(
       shareGoal(
         `${key} at ${largeSeed} ≥ ${LARGE_LIST_SHARE * 100}% of its rate at ${smallSeed}`,
@@ -111,7 +113,7 @@ function failureNote(result: ScenarioResult): string | undefined {
 }
 
 const TABLE_ORDER = [
-  ...['ceiling', 'current-identity', 'password-login', 'list-by-name', 'list-by-attribute'],
+  ...['ceiling', 'current-identity', 'password-login', 'list-by-name', 'list-by-name-each', 'list-by-attribute', 'list-by-attribute-each'],
   ...['client-services-typical', 'client-services-heavy', 'service-updates'],
   ...['current-identity-plain', 'current-identity-observed'],
   ...['session-create-typical', 'session-create-typical-posture', 'session-create-heavy', 'session-create-heavy-posture', 'posture-response-bulk'],

@@ -81,7 +81,7 @@ async function runPlatformPhase(home: string, port: number, run: RunFigures): Pr
   say(`  ${hashRate.hashesPerSecond.toFixed(0)} hashes/s`);
 
   await seed(home, 0, smallSeed, run.seeding);
-  const lists = [scenarios.listByName, scenarios.listByNameEach(join(home, 'list-by-name-each.json'), smallSeed), scenarios.listByAttribute];
+  const lists = [scenarios.listByName, scenarios.listByNameEach(home, smallSeed), scenarios.listByAttribute, scenarios.listByAttributeEach(home, smallSeed)];
   const others = [scenarios.ceiling, scenarios.currentIdentity, scenarios.passwordLogin(ADMIN_USERNAME, ADMIN_PASSWORD)];
   await runLoads({ home, port, identities: smallSeed, scenarios: [...lists, ...others], withHello: true }, run);
   await seed(home, smallSeed, largeSeed, run.seeding);

@@ -1,5 +1,6 @@
 // What the harness loads: each scenario is one request, repeated by autocannon against one of the two servers.
 import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { RequestVariants } from './load.js';
 import { attributesFor, identityName } from './seed-identities.js';
 
@@ -53,18 +54,25 @@ export const listByName: Scenario = {
   isAuthenticated: true,
 };
 
-/** Names a list-by-name-each load goes through: more than the controller keeps answers for (256). */
-const EACH_NAMES = 1_000;
+/** Identities whose name or first attribute an `-each` load asks for in turn: more queries than the controller keeps answers for (256). */
+const EACH_IDENTITIES = 1_000;
 
 /**
- * The same one-row list for a different identity each request (the first `EACH_NAMES` seeded, in turn): what a
- * first read of a query costs, where list-by-name repeats one query (whose answer is kept until the next write).
+ * A list filtered on one of the first `EACH_IDENTITIES` seeded identities' values, another each request: what a
+ * first read of a query costs, where list-by-name and list-by-attribute repeat one query (whose answer is kept
+ * until the next write). The variants go to `dir`.
  */
-export function listByNameEach(variantsFile: string, seeded: number): Scenario {
-  const names = Array.from({ length: Math.max(1, Math.min(EACH_NAMES, seeded)) }, (_, index) => identityName(index));
-  writeFileSync(variantsFile, JSON.stringify({ paths: names.map((name) => listPath(`name = "${name}"`)) } satisfies RequestVariants));
-  return { key: 'list-by-name-each', target: 'controller', method: 'GET', path: listPath(`name = "${names[0]}"`), isAuthenticated: true, variantsFile };
+function listEach(dir: string, key: string, seeded: number, filterOf: (index: number) => string): Scenario {
+  const paths = Array.from({ length: Math.max(1, Math.min(EACH_IDENTITIES, seeded)) }, (_, index) => listPath(filterOf(index)));
+  const variantsFile = join(dir, `${key}.json`);
+  writeFileSync(variantsFile, JSON.stringify({ paths } satisfies RequestVariants));
+  return { key, target: 'controller', method: 'GET', path: paths[0]!, isAuthenticated: true, variantsFile };
 }
+
+export const listByNameEach = (dir: string, seeded: number): Scenario => listEach(dir, 'list-by-name-each', seeded, (index) => `name = "${identityName(index)}"`);
+
+export const listByAttributeEach = (dir: string, seeded: number): Scenario =>
+  listEach(dir, 'list-by-attribute-each', seeded, (index) => `anyOf(roleAttributes) = "${attributesFor(index)[0]!}"`);
 
 export const listByAttribute: Scenario = {
   key: 'list-by-attribute',

@@ -85,8 +85,8 @@ export async function runUpstreamPhase(): Promise<UpstreamRun> {
     };
     if (settings.phases.includes('platform')) {
       await seedTo(settings.smallSeed);
-      const each = scenarios.listByNameEach(join(dir, 'list-by-name-each.json'), settings.smallSeed);
-      const lists = [scenarios.listByName, each, scenarios.listByAttribute];
+      const { smallSeed } = settings;
+      const lists = [scenarios.listByName, scenarios.listByNameEach(dir, smallSeed), scenarios.listByAttribute, scenarios.listByAttributeEach(dir, smallSeed)];
       await load([...lists, scenarios.currentIdentity, scenarios.passwordLogin(ADMIN_USERNAME, ADMIN_PASSWORD)], settings.smallSeed);
       await seedTo(settings.largeSeed);
       await load(lists, settings.largeSeed);
