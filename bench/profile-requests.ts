@@ -4,7 +4,8 @@
 //        node --import tsx bench/profile-requests.ts <home> <path> [seconds] [typical|heavy]
 // The admin logs in, or the scale model's typical or heavy identity (BENCH_PHASES=scale keeps a home with them).
 // A write: PROFILE_METHOD=PATCH PROFILE_BODIES='[{…},{…}]' (sent in turn, e.g. two attribute sets), and
-// PROFILE_CONNECTIONS=1 to send one at a time as the bench's role-attribute change does.
+// PROFILE_CONNECTIONS=1 to send one at a time as the bench's role-attribute change does. PROFILE_PATHS='["…","…"]'
+// asks for those paths in turn instead (first reads of different queries rather than one repeated).
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
@@ -42,10 +43,12 @@ try {
   const connections = Number(process.env.PROFILE_CONNECTIONS ?? 10);
   const bodies = process.env.PROFILE_BODIES ? (JSON.parse(process.env.PROFILE_BODIES) as unknown[]).map((body) => JSON.stringify(body)) : undefined;
   const headers = { accept: 'application/json', 'zt-session': token, ...(bodies ? { 'content-type': 'application/json' } : {}) };
+  const paths = process.env.PROFILE_PATHS ? (JSON.parse(process.env.PROFILE_PATHS) as string[]) : undefined;
   const variantsFile = join(profileDir, 'variants.json');
-  if (bodies) writeFileSync(variantsFile, JSON.stringify({ tokens: [token], bodies } satisfies RequestVariants));
+  const varied = bodies || paths;
+  if (varied) writeFileSync(variantsFile, JSON.stringify({ ...(bodies ? { tokens: [token], bodies } : {}), ...(paths ? { paths } : {}) } satisfies RequestVariants));
   const url = `${controller.baseUrl}${path}`;
-  const load = await runLoad({ url, method, headers, connections, durationSeconds: Number(seconds), warmupSeconds: 1, ...(bodies ? { variantsFile } : {}) }, ROOT);
+  const load = await runLoad({ url, method, headers, connections, durationSeconds: Number(seconds), warmupSeconds: 1, ...(varied ? { variantsFile } : {}) }, ROOT);
   process.stdout.write(`${load.requestsPerSecond.toFixed(0)} req/s, non-2xx ${load.non2xx}\n`);
 } finally {
   await controller.stop();

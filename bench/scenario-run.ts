@@ -25,13 +25,12 @@ export async function probeScenario(scenario: Scenario, server: ServerProcess, t
   const url = `${server.baseUrl}${scenario.path}`;
   // Generous: the server may still be working off the previous scenario's queue. No answer at all is a result
   // (upstream's filtered lists at 100k identities), recorded as status 0 rather than ending the run.
+  // A broken connection is a result too (upstream once ended its posture-response-bulk probe with a bad record MAC).
   const probe = await httpsRequest(url, { method: scenario.method, headers: requestHeaders(scenario, token), timeoutMs: PROBE_TIMEOUT_MS, ...body }).catch(
-    (error: unknown) => {
-      if (error instanceof Error && error.message.startsWith('timeout:')) return undefined;
-      throw error;
-    },
+    (error: unknown) => (error instanceof Error && error.message.startsWith('timeout:') ? undefined : { failed: error instanceof Error ? error.message : String(error) }),
   );
   if (!probe) return { status: 0, errorCode: `no answer within ${PROBE_TIMEOUT_MS / 1000} s` };
+  if ('failed' in probe) return { status: 0, errorCode: `no answer: ${probe.failed.slice(0, 120)}` };
   const code = errorCode(probe.body);
   const matches = totalCount(probe.body);
   return { status: probe.status, ...(code ? { errorCode: code } : {}), ...(matches === undefined ? {} : { totalCount: matches }) };
