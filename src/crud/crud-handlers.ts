@@ -7,6 +7,7 @@ import { toApiEntities, toApiEntity } from './entity-mapping.js';
 import { listEntities, listSetValues } from './entity-store.js';
 import { createEntity, modifyEntity, removeEntity, requireEntity } from './entity-writes.js';
 import { listQueryFrom } from './list-params.js';
+import type { ListQuery } from '../store/filter/filter-types.js';
 import { columnIs, linkedTo as linkedRows, type LinkTable as StoredLinkTable, type Scope } from '../store/queries/scopes.js';
 import type { Db } from '../store/store.js';
 import { ReadCaches } from '../store/read-cache.js';
@@ -25,6 +26,18 @@ export interface ListOptions {
    * disable that ends) must not. Only for lists whose answer depends on nothing but the query and the data.
    */
   keepAnswer?: (entity: EntityValues) => boolean;
+  /**
+   * Reads the page instead of the definition's rows under `scope` (a list whose rows and computed fields come
+   * together from elsewhere, e.g. a client's services with its pair counts); the rows are what `keepAnswer` tests.
+   */
+  read?: (context: OperationContext, db: Db, query: ListQuery) => Promise<ListedPage>;
+}
+
+/** A read page: its entities as stored and as the API shows them, and the count of all matches. */
+export interface ListedPage {
+  rows: EntityValues[];
+  data: unknown[];
+  totalCount: number;
 }
 
 /** Kept list answers: at most this many (per store), each at most this long; past the count the cache starts again. */
@@ -74,15 +87,17 @@ function writerOf(definition: EntityDefinition): EnvelopeWriter {
 
 export function list(definition: EntityDefinition, access: Access, options: ListOptions = {}): OperationHandler {
   const { keepAnswer } = options;
-  const answer = async (context: OperationContext) => {
-    const query = listQueryFrom(context, definition.symbols);
-    const { deps, caller } = context;
-    const { data, totalCount, rows } = await deps.store.read(async (db) => {
+  const read =
+    options.read ??
+    (async (context: OperationContext, db: Db, query: ListQuery): Promise<ListedPage> => {
       const scope = options.scope ? await options.scope(context, db) : undefined;
       const page = await listEntities(db, definition, query, scope);
-      const data = await toApiEntities(definition, page.rows, { db, deps, caller });
-      return { data, totalCount: page.totalCount, rows: page.rows };
+      const { deps, caller } = context;
+      return { rows: page.rows, data: await toApiEntities(definition, page.rows, { db, deps, caller }), totalCount: page.totalCount };
     });
+  const answer = async (context: OperationContext) => {
+    const query = listQueryFrom(context, definition.symbols);
+    const { data, totalCount, rows } = await context.deps.store.read((db) => read(context, db, query));
     const text = writerOf(definition).list(data, { limit: query.limit, offset: query.offset, totalCount });
     return { text, isKeepable: keepAnswer !== undefined && text.length <= KEPT_ANSWER_CHARS && rows.every(keepAnswer) };
   };

@@ -60,28 +60,27 @@ const sessionSelections = new ReadCaches<ConfigTypeSelection>();
 const listServices: OperationHandler = {
   access: 'authenticated',
   async handle(context) {
-    const viewer = viewerOf(context);
+    if (!viewerOf(context).isAdmin) return listGrantedServices.handle(context);
     const requested = requestedConfigTypes(context);
-    const { deps, caller } = context;
-    if (viewer.isAdmin) {
-      const selection = requested && selectionOf(await deps.store.read((db) => resolveConfigTypes(db, requested)));
-      return list(withView(selection), 'authenticated').handle(context);
-    }
-    const query = listQueryFrom(context, service.symbols);
-    const selections = sessionSelections.of(deps.store);
-    const { data, totalCount } = await deps.store.read(async (db) => {
-      const selection = requested
-        ? selectionOf(await resolveConfigTypes(db, requested))
-        : await selections.get(viewer.apiSessionId, () => sessionConfigTypes(db, viewer.apiSessionId));
-      const page = await grantedServicePage(db, viewer.identityId, query);
-      const pairs = new Map(page.rows.map((row) => [row.id as string, { dial: row.pair_dial, bind: row.pair_bind }]));
-      const services = page.rows.map((row) => rowToValues(service, row));
-      return { data: await toApiEntities(withView(selection, { pairs }), services, { db, deps, caller }), totalCount: page.totalCount };
-    });
-    const pagination = { limit: query.limit, offset: query.offset, totalCount };
-    return { status: 200, json: listEnvelope(data, pagination, service.filterableFields) };
+    const selection = requested && selectionOf(await context.deps.store.read((db) => resolveConfigTypes(db, requested)));
+    return list(withView(selection), 'authenticated').handle(context);
   },
 };
+
+const listGrantedServices = list(service, 'authenticated', {
+  async read(context, db, query) {
+    const viewer = viewerOf(context);
+    const requested = requestedConfigTypes(context);
+    const selection = requested
+      ? selectionOf(await resolveConfigTypes(db, requested))
+      : await sessionSelections.of(context.deps.store).get(viewer.apiSessionId, () => sessionConfigTypes(db, viewer.apiSessionId));
+    const page = await grantedServicePage(db, viewer.identityId, query);
+    const pairs = new Map(page.rows.map((row) => [row.id as string, { dial: row.pair_dial, bind: row.pair_bind }]));
+    const rows = page.rows.map((row) => rowToValues(service, row));
+    const { deps, caller } = context;
+    return { rows, data: await toApiEntities(withView(selection, { pairs }), rows, { db, deps, caller }), totalCount: page.totalCount };
+  },
+});
 
 /** Always the API session's config types: upstream's detail reads no `configTypes` parameter. */
 const detailService: OperationHandler = {
