@@ -104,8 +104,8 @@ async function touchRepairedIdentities(tx: Db, repaired: Row[], at: string): Pro
 
 /**
  * An identity's service list changed no earlier than anything it shows changed: its services, their configs and the
- * posture checks of its service policies that grant services (each of those writes marks the list). A time before that would let an
- * SDK polling service-updates miss the change, so the repair moves it up to that bound.
+ * posture checks of its service policies that grant services (each of those writes marks the list). A time before
+ * that would let an SDK polling service-updates miss the change, so the repair moves it up to that bound.
  */
 const serviceListChangeTimes: DerivedTable = {
   table: 'identity_service_updates',
