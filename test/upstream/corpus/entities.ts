@@ -172,6 +172,9 @@ export const entities = [
     more: async (s, id) => {
       await s.get(`/cas/${id}/jwt`, { headers: { accept: '*/*' } });
       await s.post(`/cas/${id}/verify`, { body: 'not a certificate', contentType: 'text/plain' });
+      // Every route also consumes application/json (go-openapi adds the API default): the JSON body is decoded.
+      await s.post(`/cas/${id}/verify`, { body: { certificate: 'not a certificate' } });
+      await s.post(`/cas/${id}/verify`, { body: 'certificate=x', contentType: 'application/x-www-form-urlencoded' });
     },
   }),
   crud({
