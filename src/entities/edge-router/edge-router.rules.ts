@@ -43,6 +43,9 @@ const ownRules: EntityRules = {
       ...edgeRouterLiveState(router.id as string),
       versionInfo: unknownVersion,
       appData: router.appData ?? {},
+      // Upstream maps `stringz.OrEmpty(Fingerprint)` into a non-pointer `omitempty` field: an edge router that has
+      // not enrolled has no fingerprint key at all (routers and transit routers show null).
+      ...(router.fingerprint ? {} : { fingerprint: undefined }),
       ...(enrollments.get(router.id as string) ?? noEnrollment),
     }));
   },
