@@ -65,7 +65,7 @@ async function runOperation(
       ? ApiError.withMessage('COULD_NOT_PARSE_BODY', validated.cause.reason)
       : new ApiError('COULD_NOT_VALIDATE', validated.cause);
   }
-  checkAccess(handler.access, request.caller);
+  checkAccess(handler.access, request.caller, api);
   const result = await handler.handle({
     deps,
     caller: request.caller,

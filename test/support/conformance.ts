@@ -25,11 +25,12 @@ export interface CallResult {
   operation: OperationSpec | undefined;
 }
 
-const operations = [...loadContract('client').operations.map((op) => ({ op, base: '/edge/client/v1' })),
-  ...loadContract('management').operations.map((op) => ({ op, base: '/edge/management/v1' }))].map(({ op, base }) => ({
-  op,
-  pattern: new RegExp(`^${cleanPath(`${base}${op.routePath}`).replace(/:[^/]+/g, '[^/]+').replace(/\./g, '\\.')}$`),
-}));
+const operations = (['client', 'management', 'fabric'] as const)
+  .flatMap((api) => loadContract(api).operations.map((op) => ({ op, base: loadContract(api).basePath })))
+  .map(({ op, base }) => ({
+    op,
+    pattern: new RegExp(`^${cleanPath(`${base}${op.routePath}`).replace(/:[^/]+/g, '[^/]+').replace(/\./g, '\\.')}$`),
+  }));
 
 /** The operation a URL lands on, after the same rewrites and path cleaning the server applies. */
 export function operationFor(method: string, url: string): OperationSpec | undefined {
