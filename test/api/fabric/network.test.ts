@@ -134,6 +134,21 @@ describe('fabric API: links and circuits', () => {
       assert.deepEqual((await list('circuits', '?filter=createdAt >= datetime(2026-01-01T00:03:00Z)&sort=id')).data.map((c) => c.id), ['c-local', 'c-orphan']);
     });
 
+    it('filters and pages more circuits than one SQL compound statement may hold', async () => {
+      const many: CircuitSummary[] = Array.from({ length: 1200 }, (_, i) => ({
+        id: `bulk-${String(i).padStart(4, '0')}`, clientId: `client-${i % 3}`, serviceId, terminatorId: 't', createdAt: new Date(Date.UTC(2026, 1, 1, 0, 0, i)),
+        updatedAt: new Date(Date.UTC(2026, 1, 1)), tags: {}, path: { routerIds: [], linkIds: [] },
+      }));
+      t.deps.network = fakeNetwork([], many);
+      try {
+        const page = await list('circuits', '?filter=clientId = "client-2"&sort=createdAt desc&limit=2&offset=1');
+        assert.deepEqual(page.data.map((c) => c.id), ['bulk-1196', 'bulk-1193']);
+        assert.deepEqual(page.meta.pagination, { limit: 2, offset: 1, totalCount: 400 });
+      } finally {
+        t.deps.network = network;
+      }
+    });
+
     it('deletes a circuit through the network, passing immediate, and 404 once it is gone', async () => {
       const result = await t.call({ method: 'DELETE', url: `${base}/circuits/c-local`, token, payload: { immediate: true } });
       assert.equal(result.text, '{"data":{},"meta":{}}\n');
