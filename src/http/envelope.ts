@@ -5,6 +5,16 @@ import type { ApiName } from './spec/contract-types.js';
 export const versionMeta = { apiEnrollmentVersion: '0.0.1', apiVersion: '0.0.1' } as const;
 
 /**
+ * What go-openapi itself refuses on the fabric API (no route, wrong method, a request outside the contract) is
+ * written by the fabric's own error mapper (`api_impl/responder.go` fabricResponseMapper, ApiVersion "1.0.0"); its
+ * handlers' errors go through the edge request context and carry `versionMeta`.
+ */
+export const fabricFrameworkErrorMeta = { apiEnrollmentVersion: '1.0.0', apiVersion: '1.0.0' } as const;
+
+/** True for paths the fabric API serves (`/fabric/v1/...`). */
+export const isFabricPath = (path: string): boolean => path === '/fabric/v1' || path.startsWith('/fabric/v1/');
+
+/**
  * The fabric API has no seed documents, so its success envelopes are upstream's: `meta` without the version fields
  * (`{}` on a detail, `{filterableFields, pagination}` on a list).
  */

@@ -145,6 +145,34 @@ describe('fabric API: routers, services, terminators', () => {
     });
   });
 
+  describe('the error envelope', () => {
+    const meta = (result: { body: unknown }) => (result.body as { meta: unknown }).meta;
+    const edge = { apiEnrollmentVersion: '0.0.1', apiVersion: '0.0.1' };
+    const fabric = { apiEnrollmentVersion: '1.0.0', apiVersion: '1.0.0' };
+
+    it('carries the edge versions for what a handler refuses (access, not found, filter)', async () => {
+      for (const result of [
+        await t.call({ method: 'GET', url: `${base}/routers` }),
+        await t.call({ method: 'GET', url: `${base}/routers/missing`, token }),
+        await t.call({ method: 'GET', url: `${base}/links?filter=(`, token }),
+      ]) {
+        assert.deepEqual(meta(result), edge, result.text);
+      }
+    });
+
+    it('carries the fabric versions for what the framework refuses (no route, wrong method, invalid request)', async () => {
+      const unknown = await t.call({ method: 'GET', url: `${base}/version`, token });
+      assertError(unknown, 404, 'NOT_FOUND');
+      const wrongMethod = await t.call({ method: 'PUT', url: `${base}/circuits/x`, token, payload: {} });
+      assertError(wrongMethod, 405, 'METHOD_NOT_ALLOWED');
+      const invalid = await t.call({ method: 'GET', url: `${base}/terminators?offset=x`, token });
+      assertError(invalid, 400, 'COULD_NOT_VALIDATE');
+      const malformed = await t.call({ method: 'DELETE', url: `${base}/circuits/x`, token, headers: { 'content-type': 'application/json' }, payload: '{"immediate":' });
+      assertError(malformed, 400, 'COULD_NOT_PARSE_BODY');
+      for (const result of [unknown, wrongMethod, invalid, malformed]) assert.deepEqual(meta(result), fabric, result.text);
+    });
+  });
+
   describe('operations not built yet', () => {
     it('answers 501 NOT_IMPLEMENTED in the envelope once the request is valid and the caller an admin', async () => {
       const result = await t.call({ method: 'POST', url: `${base}/routers`, token, payload: { id: 'r1', name: 'r', fingerprint: 'f', cost: 1, noTraversal: false, disabled: false } });
