@@ -3,6 +3,7 @@
 import { boolean, defineEntity, integer, text } from '../../crud/define-entity.js';
 import type { EntityRules } from '../../crud/entity-rules.js';
 import { edgeRouterLiveState, type EdgeRouterLiveState } from '../../policy/session-edge-routers.js';
+import { edgeRouter } from '../edge-router/edge-router.definition.js';
 
 /**
  * What the fabric view reads of a router's live state beyond `isOnline`: the version it reported in its hello and
@@ -45,5 +46,8 @@ export const fabricRouter = defineEntity({
     disabled: boolean(),
   },
   links: (entity) => ({ terminators: `./routers/${String(entity.id)}/terminators` }),
+  // The fabric router store's live-state symbol (v1.1.8 lists it among the filterable fields), read as the edge
+  // routers' `connected` is, so both change together when the control plane stores presence.
+  symbols: { connected: edgeRouter.symbols.connected! },
   rules: fabricRouterRules,
 });

@@ -76,7 +76,10 @@ describe('fabric API: routers, services, terminators', () => {
       const { meta } = await list('routers', '?limit=1&offset=1');
       assert.deepEqual(Object.keys(meta), ['filterableFields', 'pagination']);
       assert.deepEqual(meta.pagination, { limit: 1, offset: 1, totalCount: 2 });
-      assert.deepEqual([...(meta.filterableFields as string[])].sort(), ['cost', 'createdAt', 'disabled', 'fingerprint', 'id', 'isSystem', 'name', 'noTraversal', 'tags', 'updatedAt']);
+      // As v1.1.8 lists them (`connected` included, unlike the edge API's /routers).
+      assert.deepEqual([...(meta.filterableFields as string[])].sort(), ['connected', 'cost', 'createdAt', 'disabled', 'fingerprint', 'id', 'isSystem', 'name', 'noTraversal', 'tags', 'updatedAt']);
+      assert.deepEqual((await list('routers', '?filter=connected = false and name = "fabric-er"')).data.map((r) => r.id), [edgeRouterId]);
+      assert.deepEqual((await list('routers', '?filter=connected = true')).data, []);
       const one = await detail(`routers/${transitRouterId}`);
       assert.deepEqual(one.meta, {});
       assert.equal(one.data.name, 'fabric-tr');
