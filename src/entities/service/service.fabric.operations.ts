@@ -1,7 +1,8 @@
 // `/fabric/v1/services`: every service with its fabric fields; deleting one is the edge APIs' delete (upstream's
 // fabric and edge service stores are one store).
 import type { OperationTable } from '../../http/operation.js';
-import { childrenOf, detail, list, remove } from '../../crud/crud-handlers.js';
+import { detail, list, remove } from '../../crud/crud-handlers.js';
+import { columnIs } from '../../store/queries/scopes.js';
 import { fabricTerminator } from '../terminator/terminator.fabric.js';
 import { fabricService } from './service.fabric.js';
 import { service } from './service.definition.js';
@@ -10,5 +11,6 @@ export const fabricServiceOperations: OperationTable = {
   listServices: list(fabricService, 'admin'),
   detailService: detail(fabricService, 'admin'),
   deleteService: remove(service, 'admin'),
-  listServiceTerminators: list(fabricTerminator, 'admin', { scope: childrenOf(fabricService, 'service_id') }),
+  // Upstream lists a missing service's terminators as an empty list, not 404 (ListAssociationWithHandler).
+  listServiceTerminators: list(fabricTerminator, 'admin', { scope: (context) => Promise.resolve(columnIs('service_id', context.params.id as string)) }),
 };
