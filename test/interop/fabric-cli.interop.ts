@@ -35,7 +35,7 @@ describe('ziti fabric (v1.1.8 CLI) against upstream v1.1.8 and ours', () => {
     const peers = await Promise.allSettled([startUpstreamPeer(), startOurPeer()]);
     for (const started of peers) if (started.status === 'fulfilled') sides.push(side(started.value));
     const failed = peers.find((started) => started.status === 'rejected');
-    if (failed) throw (failed as PromiseRejectedResult).reason;
+    if (failed) throw failed.reason;
     await Promise.all(sides.map(prepare));
   });
 
