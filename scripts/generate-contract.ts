@@ -98,8 +98,8 @@ function applyAdditions(doc: JsonObject, api: ApiName, additions: Additions): vo
 }
 
 interface Correction {
-  /** `both` names the two edge APIs. */
-  api: ApiName | 'both';
+  /** `both` names the two edge APIs; a list names each API it applies to. */
+  api: ApiName | 'both' | ApiName[];
   /** An operationId, a list of them, `METHOD /path`, `*` (every operation) or `definitions`. */
   op: string | string[];
   target: string;
@@ -230,7 +230,8 @@ export function buildContractDocuments(sourceDir = upstreamDir, editsDir = specD
     inlineSharedRefs(doc);
     applyAdditions(doc, api, additions);
     for (const correction of corrections) {
-      if (correction.api === api || (correction.api === 'both' && api !== 'fabric')) applyCorrection(doc, correction);
+      const applies = Array.isArray(correction.api) ? correction.api.includes(api) : correction.api === api || (correction.api === 'both' && api !== 'fabric');
+      if (applies) applyCorrection(doc, correction);
     }
     checkDocument(doc, api);
     out[api] = `${JSON.stringify(doc, null, 1)}\n`;

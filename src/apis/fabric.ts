@@ -5,6 +5,7 @@ import { fabricServiceOperations } from '../entities/service/service.fabric.oper
 import { fabricTerminatorOperations } from '../entities/terminator/terminator.fabric.operations.js';
 import { linkOperations } from '../entities/link/link.operations.js';
 import { circuitOperations } from '../entities/circuit/circuit.operations.js';
+import { databaseOperations } from '../database/database.operations.js';
 
 export const fabricOperations: OperationTable = {
   ...fabricRouterOperations,
@@ -12,4 +13,5 @@ export const fabricOperations: OperationTable = {
   ...fabricTerminatorOperations,
   ...linkOperations,
   ...circuitOperations,
+  ...databaseOperations,
 };

@@ -48,8 +48,13 @@ export function listEnvelope(data: unknown[], pagination: Pagination, filterable
   return envelope(data, meta);
 }
 
+/** `envelope` as one API writes it: the fabric's success meta has no version fields. */
+export function envelopeOf(api: ApiName, data: unknown, meta: Record<string, unknown> = {}): Envelope {
+  return isVersionedMeta(api) ? envelope(data, meta) : { data, meta };
+}
+
 /** `{"data":{},"meta":…}`: upstream's empty OK, as updates and deletes answer. */
-export const emptyEnvelope = (api: ApiName = 'management'): Envelope => (isVersionedMeta(api) ? envelope({}) : { data: {}, meta: {} });
+export const emptyEnvelope = (api: ApiName = 'management'): Envelope => envelopeOf(api, {});
 
 export function createdEnvelope(path: string, id: string): Envelope {
   return envelope({ _links: { self: { href: `./${path}/${id}` } }, id });

@@ -178,6 +178,28 @@ describe('fabric API: routers, services, terminators', () => {
     });
   });
 
+  describe('database', () => {
+    it('runs the controller\'s integrity scan and shows its results with the fabric meta', async () => {
+      const started = await t.call({ method: 'POST', url: `${base}/database/check-data-integrity`, token });
+      assert.equal(started.status, 202, started.text);
+      assert.equal(started.text, '{"data":{},"meta":{}}\n');
+      let results = await t.call({ method: 'GET', url: `${base}/database/data-integrity-results`, token });
+      for (let tries = 0; (results.body as { data: { inProgress: boolean } }).data.inProgress && tries < 100; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        results = await t.call({ method: 'GET', url: `${base}/database/data-integrity-results`, token });
+      }
+      const body = results.body as { data: { inProgress: boolean; results: unknown }; meta: unknown };
+      assert.deepEqual([body.data.inProgress, body.data.results, body.meta], [false, null, { pagination: { limit: -1, offset: 0, totalCount: 0 } }]);
+    });
+
+    it('takes a snapshot at POST /database, under the same once-a-minute rule as the edge API\'s /database/snapshot', async () => {
+      const fabric = await t.call({ method: 'POST', url: `${base}/database`, token });
+      assert.equal(fabric.text, '{"data":{},"meta":{}}\n');
+      assertError(await t.call({ method: 'POST', url: '/edge/management/v1/database/snapshot', token }), 429, 'RATE_LIMITED');
+      assertError(await t.call({ method: 'POST', url: `${base}/database`, token }), 429, 'RATE_LIMITED');
+    });
+  });
+
   describe('operations not built yet', () => {
     it('answers 501 NOT_IMPLEMENTED in the envelope once the request is valid and the caller an admin', async () => {
       const result = await t.call({ method: 'POST', url: `${base}/routers`, token, payload: { id: 'r1', name: 'r', fingerprint: 'f', cost: 1, noTraversal: false, disabled: false } });
