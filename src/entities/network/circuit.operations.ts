@@ -8,7 +8,7 @@ import { pageOfInlineItems } from '../../crud/inline-list.js';
 import type { SymbolTable } from '../../store/filter/filter-types.js';
 import { namesOf } from '../../store/queries/references.js';
 import { emptyNetwork, type CircuitSummary } from '../../fabric/network-views.js';
-import { networkRefs, type NetworkRefs } from '../link/network-refs.js';
+import { networkRefs, type NetworkRefs } from './network-refs.js';
 
 /** Upstream's circuit store symbols (`model/circuit.go` NewCircuitController); `updatedAt` reads createdAt there. */
 const circuitSymbols: SymbolTable = {
