@@ -1,4 +1,4 @@
-// `/fabric/v1/links`: the router-to-router links the network holds (deps.network), listed with the filter language
+// `/fabric/v1/links`: the routers' links the network holds (deps.network), listed with the filter language
 // of every other list, shown as upstream's `api_impl/link_api_model.go` MapLinkToRestModel shows them.
 import type { OperationContext, OperationHandler, OperationTable } from '../../http/operation.js';
 import { envelopeWriter } from '../../http/envelope.js';
