@@ -1,7 +1,7 @@
 // `/fabric/v1` routers, services and terminators: the fabric views of the edge tables, their access and envelopes.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { buildTestApp, type TestApp } from '../../support/test-app.js';
+import { buildTestApp, testDatabaseUrl, type TestApp } from '../../support/test-app.js';
 import { assertError } from '../../support/conformance.js';
 import { createEdgeRouter, createEntity, createService, createTransitRouter, createUser, login } from '../../support/factories.js';
 
@@ -194,8 +194,15 @@ describe('fabric API: routers, services, terminators', () => {
 
     it('takes a snapshot at POST /database, under the same once-a-minute rule as the edge API\'s /database/snapshot', async () => {
       const fabric = await t.call({ method: 'POST', url: `${base}/database`, token });
+      const edge = await t.call({ method: 'POST', url: '/edge/management/v1/database/snapshot', token });
+      if (testDatabaseUrl) {
+        // PostgreSQL is backed up with its own tools; both APIs say so alike.
+        assertError(fabric, 501, 'NOT_IMPLEMENTED');
+        assertError(edge, 501, 'NOT_IMPLEMENTED');
+        return;
+      }
       assert.equal(fabric.text, '{"data":{},"meta":{}}\n');
-      assertError(await t.call({ method: 'POST', url: '/edge/management/v1/database/snapshot', token }), 429, 'RATE_LIMITED');
+      assertError(edge, 429, 'RATE_LIMITED');
       assertError(await t.call({ method: 'POST', url: `${base}/database`, token }), 429, 'RATE_LIMITED');
     });
   });
