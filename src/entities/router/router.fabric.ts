@@ -9,26 +9,27 @@ import { edgeRouter } from '../edge-router/edge-router.definition.js';
  * What the fabric view reads of a router's live state beyond `isOnline`: the version it reported in its hello and
  * its link listeners (hello header 10), once the control plane stores them under these names.
  */
-type FabricLiveState = EdgeRouterLiveState & {
+export type FabricLiveState = EdgeRouterLiveState & {
   versionInfo?: { version: string; revision: string; buildDate: string; os: string; arch: string };
   listenerAddresses?: { address: string; protocol: string }[];
 };
 
+/**
+ * The fabric fields of a router's live state. One that is not connected has no listeners (a nil slice upstream,
+ * written null) and no versionInfo (omitempty).
+ */
+export function fabricLiveFields(state: FabricLiveState): Record<string, unknown> {
+  const connected = state.isOnline;
+  return {
+    connected,
+    listenerAddresses: connected && state.listenerAddresses ? state.listenerAddresses.map(({ address, protocol }) => ({ address, protocol })) : null,
+    ...(connected && state.versionInfo ? { versionInfo: state.versionInfo } : {}),
+  };
+}
+
 const fabricRouterRules: EntityRules = {
   extend(_context, routers) {
-    return Promise.resolve(
-      routers.map((row) => {
-        const state: FabricLiveState = edgeRouterLiveState(row.id as string);
-        const connected = state.isOnline;
-        // A router that is not connected has no listeners (a nil slice upstream, written null) and no versionInfo
-        // (omitempty).
-        return {
-          connected,
-          listenerAddresses: connected && state.listenerAddresses ? state.listenerAddresses.map(({ address, protocol }) => ({ address, protocol })) : null,
-          ...(connected && state.versionInfo ? { versionInfo: state.versionInfo } : {}),
-        };
-      }),
-    );
+    return Promise.resolve(routers.map((row) => fabricLiveFields(edgeRouterLiveState(row.id as string))));
   },
 };
 
