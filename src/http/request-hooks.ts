@@ -4,6 +4,7 @@ import { ApiError } from '../errors/api-error.js';
 import type { AppDeps } from '../app-deps.js';
 import type { BoundRoute } from './bind-operations.js';
 import type { RequestTracker } from './connection-limits.js';
+import { fabricFrameworkErrorMeta, isFabricPath, versionMeta } from './envelope.js';
 import { sendError } from './error-response.js';
 import { routedPath, rewritePath } from './request-path.js';
 import { sessionToken, type CallerSession, type RequestContext } from './request-context.js';
@@ -86,11 +87,12 @@ export function installNotFound(app: FastifyInstance, routes: () => readonly Bou
     const path = routedPath(rawPath);
     const methods = [...new Set(routes().filter((r) => r.pattern.test(path)).map((r) => r.method))];
     const requestId = request.caller?.requestId ?? request.id;
+    const meta = isFabricPath(path) ? fabricFrameworkErrorMeta : versionMeta;
     if (methods.length > 0) {
       const message = `method ${request.method} is not allowed, but [${methods.join(',')}] are`;
-      return sendError(reply, ApiError.withMessage('METHOD_NOT_ALLOWED', message), requestId);
+      return sendError(reply, ApiError.withMessage('METHOD_NOT_ALLOWED', message), requestId, meta);
     }
     // Upstream names the path as its handler rewrote it, before the router cleaned it.
-    return sendError(reply, ApiError.withMessage('NOT_FOUND', `path ${rewritePath(rawPath)} was not found`), requestId);
+    return sendError(reply, ApiError.withMessage('NOT_FOUND', `path ${rewritePath(rawPath)} was not found`), requestId, meta);
   });
 }
