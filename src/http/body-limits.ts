@@ -43,8 +43,9 @@ export function installBodyLimits(app: FastifyInstance, settings: BodyLimitSetti
       // Fastify compares what the stream says it received with Content-Length.
       return done(null, Object.assign(Readable.from([]), { receivedEncodedLength: Number(declared ?? 0) }));
     }
-    // Fastify reads no body for such a request either: most requests are GETs without one, and need no counting stream.
-    if (!hasBody) return done(null, payload);
+    // A GET or HEAD without a body is most requests, and needs no counting stream. (inject() streams a body without
+    // either header, so other methods still count what comes.)
+    if (!hasBody && bodyless.has(request.method)) return done(null, payload);
     const limit = bodyLimitFor(op, request, settings);
     if (declared !== undefined) {
       // Node reads exactly Content-Length bytes as the body, so a body within it cannot grow past it.
@@ -57,6 +58,8 @@ export function installBodyLimits(app: FastifyInstance, settings: BodyLimitSetti
     done(null, payload.pipe(capped));
   });
 }
+
+const bodyless = new Set(['GET', 'HEAD']);
 
 function tooLarge(reply: FastifyReply, limit: number): ApiError {
   void reply.header('connection', 'close');
