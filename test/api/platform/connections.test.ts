@@ -202,3 +202,23 @@ describe('CORS preflights on a kept-alive connection', () => {
     assert.match(first!.head, /\r\nconnection: close/i);
   });
 });
+
+describe('requests that wait for a turn of the event loop (src/http/loop-turns.ts)', () => {
+  it('answers every request of many busy connections, each connection in order', OPTIONS, async () => {
+    const t = await buildTlsTestApp();
+    const probes = await Promise.all(Array.from({ length: 40 }, () => connect(t.port)));
+    try {
+      // Ten pipelined requests on each of 40 connections, all at once: far more work than one turn's budget.
+      const request = (i: number) => `GET /edge/client/v1/version?n=${i} HTTP/1.1\r\nHost: localhost\r\n\r\n`;
+      for (const probe of probes) probe.socket.write(Array.from({ length: 10 }, (_, i) => request(i)).join(''));
+      const answeredAll = await Promise.all(probes.map((probe) => answered(probe, 10)));
+      for (const answers of answeredAll) {
+        assert.equal(answers.length, 10);
+        for (const answer of answers) assert.match(answer.head, /^HTTP\/1\.1 200 /);
+      }
+    } finally {
+      for (const probe of probes) probe.socket.destroy();
+      await t.close();
+    }
+  });
+});
