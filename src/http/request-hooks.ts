@@ -9,6 +9,7 @@ import { sendError } from './error-response.js';
 import { routedPath, rewritePath } from './request-path.js';
 import { sessionToken, type CallerSession, type RequestContext } from './request-context.js';
 import { goTime } from '../lib/go-format.js';
+import { LoopTurns } from './loop-turns.js';
 import { bearerTokensOf } from '../lib/bearer-tokens.js';
 
 declare module 'fastify' {
@@ -28,14 +29,21 @@ export function installRequestHooks(app: FastifyInstance, deps: AppDeps, { track
   app.decorateRequest('caller', null as unknown as RequestContext);
   // Callback-style, waiting only when it must (PostgreSQL's refresh, a session not in memory): on SQLite with a
   // known session the whole hook runs without a promise.
-  app.addHook('onRequest', (request, reply, done) => {
-    tracker.started(request);
+  const turns = new LoopTurns();
+  const start = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void => {
     allowCors(request, reply);
     // Commits other instances made before this request began invalidate what this one has cached.
     const refreshing = deps.store.refresh();
     const identifying = refreshing ? refreshing.then(() => identifyCaller(deps, request, reply)) : identifyCaller(deps, request, reply);
     if (identifying) identifying.then(() => done(), (error: unknown) => done((error ?? new Error('the request could not be identified')) as Error));
     else done();
+  };
+  app.addHook('onRequest', (request, reply, done) => {
+    tracker.started(request);
+    // Under load a request may wait for a later turn of the event loop (loop-turns.ts).
+    const turn = turns.enter();
+    if (turn) void turn.then(() => start(request, reply, done));
+    else start(request, reply, done);
   });
   app.addHook('onResponse', (request, reply, done) => {
     tracker.ended(request);
