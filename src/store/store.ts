@@ -53,7 +53,30 @@ export interface WriteOptions {
    * caches for it. Whoever reads what it wrote reads it from the store, not from a cache.
    */
   bookkeeping?: boolean;
+  /**
+   * The write areas (writeAreas below) this write changes and bases its decisions on. A write that names them runs
+   * beside writes of other areas (on PostgreSQL: across instances too) and takes turns only with writes of the same
+   * area and with strict writes; a write that names none is strict and runs alone, as every write did before
+   * (issue 26). So a new write is correct by default, and naming areas is a claim: nothing it reads for a decision
+   * is changed by another area's write (policies, roles, services and the link tables are changed only by strict
+   * writes). SQLite, which has one writer anyway, ignores it.
+   */
+  touches?: readonly string[];
 }
+
+/**
+ * The areas writes name in `touches`. An identity's area covers what belongs to it alone: its API sessions and
+ * their sessions, its posture data, its client info and its own failure counts.
+ */
+export const writeAreas = {
+  identity: (identityId: string) => `identity:${identityId}`,
+  /** One login-throttle key's counters (an account, an address). */
+  loginThrottle: (key: string) => `login-throttle:${key}`,
+  /** The controller instances' rows (heartbeats). */
+  controllerInstances: 'controller-instances',
+  /** Rows each written by one statement that locks only them (API-session activity): no area lock at all. */
+  rowsOnly: [] as readonly string[],
+};
 
 /** A constraint the database refused, translated from the driver's error so callers need not know the driver. */
 export class StoreError extends Error {
