@@ -70,8 +70,6 @@ export interface WriteOptions {
  */
 export const writeAreas = {
   identity: (identityId: string) => `identity:${identityId}`,
-  /** One login-throttle key's counters (an account, an address). */
-  loginThrottle: (key: string) => `login-throttle:${key}`,
   /** The controller instances' rows (heartbeats). */
   controllerInstances: 'controller-instances',
   /** Rows each written by one statement that locks only them (API-session activity): no area lock at all. */

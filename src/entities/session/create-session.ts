@@ -7,7 +7,7 @@ import type { OperationHandler } from '../../http/operation.js';
 import type { EntityValues } from '../../crud/entity-rules.js';
 import { findEntity, insertEntity } from '../../crud/entity-store.js';
 import { reusableSessionId } from '../../store/queries/sessions.js';
-import type { Db } from '../../store/store.js';
+import { writeAreas, type Db } from '../../store/store.js';
 import { serviceGrant } from '../../policy/service-access.js';
 import { sharedEdgeRouters } from '../../policy/session-edge-routers.js';
 import { policyPostureChecks } from '../../posture/policy-checks.js';
@@ -44,6 +44,8 @@ export const createSession: OperationHandler = {
 
     // A refused request is kept for admins, written after the refusing transaction has rolled back.
     let refused: FailedServiceRequest | undefined;
+    // In the identity's write area: its sessions (reuse is decided and made in one turn), posture and API sessions;
+    // the grants, policies and edge routers it reads are changed only by strict writes.
     const creating = deps.store.transaction(async (tx) => {
       const reusable = requested && (await findReusable(tx, apiSessionId, serviceId, type));
       const grant = await serviceGrant(tx, caller, serviceId);
@@ -85,7 +87,7 @@ export const createSession: OperationHandler = {
       await insertEntity(tx, session, values);
       deps.posture.recheckAt(identityId, posture.failsAt);
       return sessionDetail(values, grant.name, edgeRouters, context.caller);
-    });
+    }, { touches: [writeAreas.identity(identityId)] });
     const detail = await creating.catch(async (error: unknown) => {
       if (refused) await deps.posture.recordFailedServiceRequest(identityId, refused);
       throw error;
