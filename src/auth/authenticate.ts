@@ -41,8 +41,10 @@ export const authenticate: OperationHandler = {
     const body = (context.body ?? {}) as AuthenticateBody;
     const credential = await check(context, body);
     const { deps } = context;
-    // In the identity's write area: its client info, its new API session, its authenticator's certificate; the
-    // policies, config types and MFA state it reads are changed only by strict writes.
+    // Reading the identity's write area (its state, decided on here, is changed by logouts and posture reports
+    // exclusively); what it writes is its own new API session and rows a single statement locks (client info, the
+    // authenticator's certificate), so one identity's logins run at once. The policies, config types and MFA state
+    // it reads change only in strict writes.
     const { row, policy } = await deps.store.transaction(async (tx) => {
       const now = deps.clock();
       const policy = await requireLoginAllowed(tx, credential.identityId, method, now, credential.signerId);
@@ -58,7 +60,7 @@ export const authenticate: OperationHandler = {
       });
       await credential.record?.(tx, row.id);
       return { row, policy };
-    }, { touches: [writeAreas.identity(credential.identityId)] });
+    }, { touches: [], reads: [writeAreas.identity(credential.identityId)] });
     // Unlike upstream's password module (quirk Q4), every method answers with the factors still outstanding.
     const authQueries = await outstandingAuthQueries(
       deps.externalJwts,

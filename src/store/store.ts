@@ -62,14 +62,22 @@ export interface WriteOptions {
    * writes). SQLite, which has one writer anyway, ignores it.
    */
   touches?: readonly string[];
+  /**
+   * Areas the write bases decisions on without changing them (only with `touches`): it runs beside other writes
+   * that read them, and takes turns with writes that change them.
+   */
+  reads?: readonly string[];
 }
 
 /**
- * The areas writes name in `touches`. An identity's area covers what belongs to it alone: its API sessions and
- * their sessions, its posture data, its client info and its own failure counts.
+ * The areas writes name in `touches` and `reads`. An identity's area covers what belongs to it alone: its API
+ * sessions, its posture data, its client info; whoever changes those holds it exclusively, whoever only decides on
+ * them (a session create, a login) holds it shared.
  */
 export const writeAreas = {
   identity: (identityId: string) => `identity:${identityId}`,
+  /** One API session's own sessions (reuse is decided and made in one turn). */
+  apiSession: (apiSessionId: string) => `api-session:${apiSessionId}`,
   /** The controller instances' rows (heartbeats). */
   controllerInstances: 'controller-instances',
   /** Rows each written by one statement that locks only them (API-session activity): no area lock at all. */

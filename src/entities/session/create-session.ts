@@ -44,8 +44,9 @@ export const createSession: OperationHandler = {
 
     // A refused request is kept for admins, written after the refusing transaction has rolled back.
     let refused: FailedServiceRequest | undefined;
-    // In the identity's write area: its sessions (reuse is decided and made in one turn), posture and API sessions;
-    // the grants, policies and edge routers it reads are changed only by strict writes.
+    // In the API session's write area (reuse is decided and made in one turn), reading the identity's (its posture,
+    // its API session): creates of one identity's several API sessions run at once, a posture report or logout of
+    // the identity waits for them. The grants, policies and edge routers it reads change only in strict writes.
     const creating = deps.store.transaction(async (tx) => {
       const reusable = requested && (await findReusable(tx, apiSessionId, serviceId, type));
       const grant = await serviceGrant(tx, caller, serviceId);
@@ -87,7 +88,7 @@ export const createSession: OperationHandler = {
       await insertEntity(tx, session, values);
       deps.posture.recheckAt(identityId, posture.failsAt);
       return sessionDetail(values, grant.name, edgeRouters, context.caller);
-    }, { touches: [writeAreas.identity(identityId)] });
+    }, { touches: [writeAreas.apiSession(apiSessionId)], reads: [writeAreas.identity(identityId)] });
     const detail = await creating.catch(async (error: unknown) => {
       if (refused) await deps.posture.recordFailedServiceRequest(identityId, refused);
       throw error;

@@ -8,7 +8,6 @@
 //
 // Round trips: the locks are taken in the statement that begins the transaction, and the generation move (when the
 // write is not bookkeeping) is sent together with COMMIT, so its row lock is held only while the commit completes.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { Kysely, PostgresDialect, type KyselyPlugin } from 'kysely';
@@ -27,21 +26,19 @@ function lockKey(schema: string, name: string): number {
 }
 
 /** The statement that begins a write transaction and takes its locks (only integers are spliced into it). */
-export function beginStatement(schema: string, touches: readonly string[] | undefined): string {
+export function beginStatement(schema: string, options: Pick<WriteOptions, 'touches' | 'reads'> | undefined): string {
   const turn = lockKey(schema, '');
-  if (touches === undefined) return `BEGIN; SELECT pg_advisory_xact_lock(${WRITE_TURN}, ${turn})`;
-  // Area locks in one order everywhere, so two writes that share two areas cannot deadlock on them.
-  const areas = [...new Set(touches.map((area) => lockKey(schema, area)))].sort((x, y) => x - y);
-  const locks = [`pg_advisory_xact_lock_shared(${WRITE_TURN}, ${turn})`, ...areas.map((key) => `pg_advisory_xact_lock(${WRITE_AREA}, ${key})`)];
-  return `BEGIN; SELECT ${locks.join(', ')}`;
+  if (options?.touches === undefined) return `BEGIN; SELECT pg_advisory_xact_lock(${WRITE_TURN}, ${turn})`;
+  // Each area once, exclusive if the write changes it, and all in one order everywhere, so two writes that share
+  // two areas cannot deadlock on them.
+  const areas = new Map<number, boolean>();
+  for (const area of options.reads ?? []) areas.set(lockKey(schema, area), false);
+  for (const area of options.touches) areas.set(lockKey(schema, area), true);
+  const locks = [...areas].sort(([x], [y]) => x - y).map(([key, exclusive]) => `pg_advisory_xact_lock${exclusive ? '' : '_shared'}(${WRITE_AREA}, ${key})`);
+  return `BEGIN; SELECT ${[`pg_advisory_xact_lock_shared(${WRITE_TURN}, ${turn})`, ...locks].join(', ')}`;
 }
 
 const MOVE_GENERATION = 'UPDATE cluster_generation SET value = value + 1 WHERE id = 1 RETURNING value; COMMIT';
-
-interface OpenTransaction {
-  client: pg.PoolClient;
-  open: boolean;
-}
 
 export interface WriteTransactions {
   /** Runs `work` in one write transaction; resolves with its result and the generation it committed (bookkeeping: none). */
@@ -49,35 +46,27 @@ export interface WriteTransactions {
 }
 
 /**
- * The write transactions of one pool. The work's handle is one Kysely instance for every transaction: its "pool"
- * hands out the connection of the transaction the calling code runs in (AsyncLocalStorage), so the transaction's
- * statements need no Kysely instance of their own and BEGIN can carry the locks.
+ * The write transactions of one pool. Each gets a query builder of its own whose "pool" is the transaction's one
+ * connection, so BEGIN can carry the locks while the work uses the builder as usual (a builder costs less than
+ * tracking the transaction through AsyncLocalStorage, which would slow every promise of the process).
  */
 export function writeTransactions(pool: pg.Pool, schema: string, plugins: KyselyPlugin[]): WriteTransactions {
-  const current = new AsyncLocalStorage<OpenTransaction>();
-  const handles = new WeakMap<pg.PoolClient, { query: pg.PoolClient['query']; release: () => void }>();
-  const transactionPool = {
-    connect: () => {
-      const open = current.getStore();
-      // A handle kept past its transaction must not write outside it (or into another transaction).
-      if (!open?.open) return Promise.reject(new Error('a transaction handle used outside its transaction'));
-      let handle = handles.get(open.client);
-      if (!handle) handles.set(open.client, (handle = { query: open.client.query.bind(open.client), release: () => undefined }));
-      return Promise.resolve(handle);
-    },
-    end: () => Promise.resolve(),
-  };
-  // The driver needs only connect() and end() of its pool, and query() and release() of a client.
-  const tx = new Kysely<Schema>({ dialect: new PostgresDialect({ pool: transactionPool }), plugins });
-  registerDialect(tx, postgresDialect);
-
   return {
     async run(work, options) {
       const client = await pool.connect();
-      const state: OpenTransaction = { client, open: true };
+      let open = true;
+      const handle = { query: client.query.bind(client), release: () => undefined };
+      const connection = {
+        // A handle kept past its transaction must not write outside it (or into another transaction).
+        connect: () => (open ? Promise.resolve(handle) : Promise.reject(new Error('a transaction handle used outside its transaction'))),
+        end: () => Promise.resolve(),
+      };
+      // The driver needs only connect() and end() of its pool, and query() and release() of a client.
+      const tx = new Kysely<Schema>({ dialect: new PostgresDialect({ pool: connection }), plugins });
+      registerDialect(tx, postgresDialect);
       try {
-        await client.query(beginStatement(schema, options?.touches));
-        const result = await current.run(state, () => work(tx as Db));
+        await client.query(beginStatement(schema, options));
+        const result = await work(tx as Db);
         const committed = await commit(client, options?.bookkeeping === true);
         return { result, committed };
       } catch (error) {
@@ -85,7 +74,7 @@ export function writeTransactions(pool: pg.Pool, schema: string, plugins: Kysely
         await client.query('ROLLBACK').catch(() => undefined);
         throw error;
       } finally {
-        state.open = false;
+        open = false;
         client.release();
       }
     },
