@@ -47,7 +47,7 @@ export async function openPostgresStore({ url, migrations, poolSize = 10 }: Post
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }), plugins: [new LongValueListsPlugin()] });
   registerDialect(db, postgresDialect);
 
-  const writer = writeTransactions(pool, await currentSchema(db), [new LongValueListsPlugin()]);
+  const writer = writeTransactions(pool, await currentSchema(db), db, [new LongValueListsPlugin()]);
   let generation = 0;
   let seen = await readClusterGeneration(db);
   // Strict writes run one at a time in this process (a waiting one holds no pooled connection); area writes run at

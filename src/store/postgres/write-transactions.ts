@@ -11,10 +11,8 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { Kysely, PostgresDialect, type KyselyPlugin } from 'kysely';
-import { registerDialect } from '../connection.js';
 import type { Database as Schema } from '../schema.js';
 import type { Db, WriteOptions } from '../store.js';
-import { postgresDialect } from './postgres-dialect.js';
 
 /** The advisory lock spaces (the first of the two keys): the write turn, and the write areas. */
 const WRITE_TURN = 0x5a495451;
@@ -48,9 +46,17 @@ export interface WriteTransactions {
 /**
  * The write transactions of one pool. Each gets a query builder of its own whose "pool" is the transaction's one
  * connection, so BEGIN can carry the locks while the work uses the builder as usual (a builder costs less than
- * tracking the transaction through AsyncLocalStorage, which would slow every promise of the process).
+ * tracking the transaction through AsyncLocalStorage, which would slow every promise of the process). It shares
+ * the store's adapter, as Kysely's own transactions do: the store's compiled query shapes (prepared.ts) and its
+ * dialect are found by the adapter.
  */
-export function writeTransactions(pool: pg.Pool, schema: string, plugins: KyselyPlugin[]): WriteTransactions {
+export function writeTransactions(pool: pg.Pool, schema: string, store: Kysely<Schema>, plugins: KyselyPlugin[]): WriteTransactions {
+  const adapter = store.getExecutor().adapter;
+  class TransactionDialect extends PostgresDialect {
+    override createAdapter() {
+      return adapter;
+    }
+  }
   return {
     async run(work, options) {
       const client = await pool.connect();
@@ -62,8 +68,7 @@ export function writeTransactions(pool: pg.Pool, schema: string, plugins: Kysely
         end: () => Promise.resolve(),
       };
       // The driver needs only connect() and end() of its pool, and query() and release() of a client.
-      const tx = new Kysely<Schema>({ dialect: new PostgresDialect({ pool: connection }), plugins });
-      registerDialect(tx, postgresDialect);
+      const tx = new Kysely<Schema>({ dialect: new TransactionDialect({ pool: connection }), plugins });
       try {
         await client.query(beginStatement(schema, options));
         const result = await work(tx as Db);
