@@ -115,8 +115,9 @@ async function currentSchema(db: Kysely<Schema>): Promise<string> {
   return rows[0]!.schema;
 }
 
+/** The sum of the generation's shards (migrate.ts): it moves with every commit that moves any of them. */
 async function readClusterGeneration(db: Kysely<Schema>): Promise<number> {
-  const { rows } = await sql<{ value: number }>`SELECT value FROM cluster_generation WHERE id = 1`.execute(db);
+  const { rows } = await sql<{ value: number }>`SELECT sum(value) AS value FROM cluster_generation_shards`.execute(db);
   return rows[0]!.value;
 }
 

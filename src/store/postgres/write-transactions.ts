@@ -7,11 +7,13 @@
 // behind an earlier conflicting waiter, so a strict write is not starved by a stream of area writes.
 //
 // Round trips: the locks are taken in the statement that begins the transaction, and the generation move (when the
-// write is not bookkeeping) is sent together with COMMIT, so its row lock is held only while the commit completes.
+// write is not bookkeeping) is sent together with COMMIT, so its row lock is held only while the commit completes;
+// writes running at once move different rows of it (shards), so their commits can share a WAL flush.
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { Kysely, PostgresDialect, type KyselyPlugin } from 'kysely';
 import type { Database as Schema } from '../schema.js';
+import { GENERATION_SHARDS } from '../migrations/migrate.js';
 import type { Db, WriteOptions } from '../store.js';
 
 /** The advisory lock spaces (the first of the two keys): the write turn, and the write areas. */
@@ -36,7 +38,13 @@ export function beginStatement(schema: string, options: Pick<WriteOptions, 'touc
   return `BEGIN; SELECT ${[`pg_advisory_xact_lock_shared(${WRITE_TURN}, ${turn})`, ...locks].join(', ')}`;
 }
 
-const MOVE_GENERATION = 'UPDATE cluster_generation SET value = value + 1 WHERE id = 1 RETURNING value; COMMIT';
+/**
+ * Moves one shard of the generation (GENERATION_SHARDS) and commits. It returns the sum as the statement's snapshot
+ * saw it, plus this move: never more than the sum once this commits, so taken as seen it can only make a later
+ * refresh move the generation once more, never hide a commit.
+ */
+const moveGeneration = (shard: number) =>
+  `UPDATE cluster_generation_shards SET value = value + 1 WHERE id = ${shard} RETURNING (SELECT sum(value) FROM cluster_generation_shards) + 1 AS value; COMMIT`;
 
 export interface WriteTransactions {
   /** Runs `work` in one write transaction; resolves with its result and the generation it committed (bookkeeping: none). */
@@ -72,7 +80,9 @@ export function writeTransactions(pool: pg.Pool, schema: string, store: Kysely<S
       try {
         await client.query(beginStatement(schema, options));
         const result = await work(tx as Db);
-        const committed = await commit(client, options?.bookkeeping === true);
+        // Writes that may run at once move a shard at random, a strict one (which runs alone) any.
+        const shard = options?.touches === undefined ? 0 : Math.floor(Math.random() * GENERATION_SHARDS);
+        const committed = await commit(client, options?.bookkeeping === true ? undefined : shard);
         return { result, committed };
       } catch (error) {
         // After a failed COMMIT the transaction is over already; ROLLBACK then only warns.
@@ -91,8 +101,9 @@ export function writeTransactions(pool: pg.Pool, schema: string, store: Kysely<S
  * aborted answers COMMIT with ROLLBACK rather than an error: work that caught a statement's error and went on must
  * not pass for committed.
  */
-async function commit(client: pg.PoolClient, bookkeeping: boolean): Promise<number | undefined> {
-  const answers = (await client.query(bookkeeping ? 'COMMIT' : MOVE_GENERATION)) as unknown as pg.QueryResult | pg.QueryResult[];
+async function commit(client: pg.PoolClient, shard: number | undefined): Promise<number | undefined> {
+  const bookkeeping = shard === undefined;
+  const answers = (await client.query(bookkeeping ? 'COMMIT' : moveGeneration(shard))) as unknown as pg.QueryResult | pg.QueryResult[];
   const results = Array.isArray(answers) ? answers : [answers];
   if (results.at(-1)?.command !== 'COMMIT') throw new Error('the write transaction was rolled back (a statement in it had failed)');
   return bookkeeping ? undefined : Number((results[0]!.rows[0] as { value: number }).value);
