@@ -64,7 +64,8 @@ export class PostureMonitor implements PostureSources {
       const before = await this.#outcomes(tx, checks, identityId, apiSessionId, now);
       await updatePosture(tx, identityId, now, (data) => applyResponses(data, apiSessionId, responses, now));
       return before !== (await this.#outcomes(tx, checks, identityId, apiSessionId, now));
-    }, { touches: [writeAreas.identity(identityId)] });
+      // Bookkeeping: no kept answer reads reported posture; a change of outcome moves the generation below.
+    }, { bookkeeping: true, touches: [writeAreas.identity(identityId)] });
     if (changed) await this.postureChanged(identityId);
   }
 
@@ -72,6 +73,7 @@ export class PostureMonitor implements PostureSources {
   async recordFailedServiceRequest(identityId: string, failure: FailedServiceRequest): Promise<void> {
     const now = this.#options.clock();
     await this.#options.store.transaction((tx) => updatePosture(tx, identityId, now, (data) => addFailedServiceRequest(data, failure)), {
+      bookkeeping: true,
       touches: [writeAreas.identity(identityId)],
     });
   }

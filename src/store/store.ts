@@ -48,9 +48,9 @@ export interface Store {
 
 export interface WriteOptions {
   /**
-   * The write changes nothing any cache holds (an instance heartbeat, session activity): it takes its turn with
-   * every other writer as usual but does not move the generation, here or on other instances, so nobody drops
-   * caches for it. Whoever reads what it wrote reads it from the store, not from a cache.
+   * The write changes nothing any cache holds (an instance heartbeat, session activity, a session create, a posture
+   * report): it does not move the generation, here or on other instances, so nobody drops caches for it. Whoever
+   * reads what it wrote reads it from the store, not from a cache (no kept answer reads sessions or reported posture).
    */
   bookkeeping?: boolean;
   /**

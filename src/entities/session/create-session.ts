@@ -47,6 +47,7 @@ export const createSession: OperationHandler = {
     // In the API session's write area (reuse is decided and made in one turn), reading the identity's (its posture,
     // its API session): creates of one identity's several API sessions run at once, a posture report or logout of
     // the identity waits for them. The grants, policies and edge routers it reads change only in strict writes.
+    // Bookkeeping: no kept answer reads sessions, so a create drops no instance's caches.
     const creating = deps.store.transaction(async (tx) => {
       const reusable = requested && (await findReusable(tx, apiSessionId, serviceId, type));
       const grant = await serviceGrant(tx, caller, serviceId);
@@ -88,7 +89,7 @@ export const createSession: OperationHandler = {
       await insertEntity(tx, session, values);
       deps.posture.recheckAt(identityId, posture.failsAt);
       return sessionDetail(values, grant.name, edgeRouters, context.caller);
-    }, { touches: [writeAreas.apiSession(apiSessionId)], reads: [writeAreas.identity(identityId)] });
+    }, { bookkeeping: true, touches: [writeAreas.apiSession(apiSessionId)], reads: [writeAreas.identity(identityId)] });
     const detail = await creating.catch(async (error: unknown) => {
       if (refused) await deps.posture.recordFailedServiceRequest(identityId, refused);
       throw error;
