@@ -69,6 +69,8 @@ export function writeTransactions(pool: pg.Pool, schema: string, store: Kysely<S
     async run(work, options) {
       const client = await pool.connect();
       let open = true;
+      // A connection whose ROLLBACK failed may still be inside the transaction: the pool must not hand it out again.
+      let broken: Error | undefined;
       const handle = { query: client.query.bind(client), release: () => undefined };
       const connection = {
         // A handle kept past its transaction must not write outside it (or into another transaction).
@@ -86,11 +88,13 @@ export function writeTransactions(pool: pg.Pool, schema: string, store: Kysely<S
         return { result, committed };
       } catch (error) {
         // After a failed COMMIT the transaction is over already; ROLLBACK then only warns.
-        await client.query('ROLLBACK').catch(() => undefined);
+        await client.query('ROLLBACK').catch((failure: unknown) => {
+          broken = failure instanceof Error ? failure : new Error(String(failure));
+        });
         throw error;
       } finally {
         open = false;
-        client.release();
+        client.release(broken);
       }
     },
   };
