@@ -4,7 +4,7 @@
 import { formatTimestamp, type Clock } from '../lib/clock.js';
 import type { IdGenerators } from '../lib/ids.js';
 import type { CallerSession } from '../http/request-context.js';
-import type { Db, Store } from '../store/store.js';
+import { writeAreas, type Db, type Store } from '../store/store.js';
 import {
   apiSessionByToken,
   deleteIdleApiSessions,
@@ -195,12 +195,14 @@ export class ApiSessions {
    */
   async flush(sweep = true): Promise<void> {
     const { store, clock } = this.#options;
-    const pending = [...this.#activity.entries()];
+    // In id order: another instance flushing the same sessions locks their rows in the same order, never the reverse.
+    const pending = [...this.#activity.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
     if (pending.length > 0) {
       // Bookkeeping: caches keep what they hold (resolve() looks at the stored activity before it refuses a token).
+      // Each row is written by one statement and decides nothing, so it takes turns with no other write but strict ones.
       await store.transaction(async (tx) => {
         for (const [id, at] of pending) await recordApiSessionActivity(tx, id, formatTimestamp(at));
-      }, { bookkeeping: true });
+      }, { bookkeeping: true, touches: writeAreas.rowsOnly });
       for (const [id, at] of pending) if (this.#activity.get(id) === at) this.#activity.delete(id);
     }
     if (!sweep) return;

@@ -6,7 +6,7 @@ import { formatTimestamp } from '../lib/clock.js';
 import { envelope } from '../http/envelope.js';
 import type { OperationContext, OperationHandler } from '../http/operation.js';
 import { recordClientInfo as storeClientInfo } from '../store/queries/identities.js';
-import type { Db } from '../store/store.js';
+import { writeAreas, type Db } from '../store/store.js';
 import { resolveConfigTypes } from '../policy/config-expansion.js';
 import { apiSessionDetail } from './api-session-detail.js';
 import { insertApiSession } from './api-sessions.js';
@@ -41,6 +41,10 @@ export const authenticate: OperationHandler = {
     const body = (context.body ?? {}) as AuthenticateBody;
     const credential = await check(context, body);
     const { deps } = context;
+    // Reading the identity's write area (its state, decided on here, is changed by logouts and posture reports
+    // exclusively); what it writes is its own new API session and rows a single statement locks (client info, the
+    // authenticator's certificate), so one identity's logins run at once. The policies, config types and MFA state
+    // it reads change only in strict writes.
     const { row, policy } = await deps.store.transaction(async (tx) => {
       const now = deps.clock();
       const policy = await requireLoginAllowed(tx, credential.identityId, method, now, credential.signerId);
@@ -56,7 +60,7 @@ export const authenticate: OperationHandler = {
       });
       await credential.record?.(tx, row.id);
       return { row, policy };
-    });
+    }, { touches: [], reads: [writeAreas.identity(credential.identityId)] });
     // Unlike upstream's password module (quirk Q4), every method answers with the factors still outstanding.
     const authQueries = await outstandingAuthQueries(
       deps.externalJwts,

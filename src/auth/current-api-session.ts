@@ -4,6 +4,7 @@ import { envelope, emptyEnvelope } from '../http/envelope.js';
 import type { OperationContext, OperationHandler } from '../http/operation.js';
 import { apiSessionDetail } from './api-session-detail.js';
 import { apiSessionById, deleteApiSession } from '../store/queries/api-sessions.js';
+import { writeAreas } from '../store/store.js';
 
 const apiSessionId = (context: OperationContext) => context.caller.session!.apiSessionId;
 
@@ -25,7 +26,8 @@ export const deleteCurrentApiSession: OperationHandler = {
   access: 'partial',
   async handle(context) {
     const id = apiSessionId(context);
-    await context.deps.store.transaction((tx) => deleteApiSession(tx, id));
+    const identityId = context.caller.session!.identityId;
+    await context.deps.store.transaction((tx) => deleteApiSession(tx, id), { touches: [writeAreas.identity(identityId)] });
     context.deps.apiSessions.forget(id);
     return { status: 200, json: emptyEnvelope() };
   },

@@ -2,7 +2,7 @@
 // passing. Work follows what changed: the identity that reported, the identities queued by policy changes
 // (session_posture_rechecks), and those whose MFA runs out — never a sweep over every session.
 import { formatTimestamp, type Clock } from '../lib/clock.js';
-import type { Db, Store } from '../store/store.js';
+import { writeAreas, type Db, type Store } from '../store/store.js';
 import { apiSessionIdsOf } from '../store/queries/api-sessions.js';
 import {
   dequeuePostureRechecks,
@@ -64,14 +64,18 @@ export class PostureMonitor implements PostureSources {
       const before = await this.#outcomes(tx, checks, identityId, apiSessionId, now);
       await updatePosture(tx, identityId, now, (data) => applyResponses(data, apiSessionId, responses, now));
       return before !== (await this.#outcomes(tx, checks, identityId, apiSessionId, now));
-    });
+      // Bookkeeping: no kept answer reads reported posture; a change of outcome moves the generation below.
+    }, { bookkeeping: true, touches: [writeAreas.identity(identityId)] });
     if (changed) await this.postureChanged(identityId);
   }
 
   /** Keeps a refused session request for admins (`GET /identities/{id}/failed-service-requests`). */
   async recordFailedServiceRequest(identityId: string, failure: FailedServiceRequest): Promise<void> {
     const now = this.#options.clock();
-    await this.#options.store.transaction((tx) => updatePosture(tx, identityId, now, (data) => addFailedServiceRequest(data, failure)));
+    await this.#options.store.transaction((tx) => updatePosture(tx, identityId, now, (data) => addFailedServiceRequest(data, failure)), {
+      bookkeeping: true,
+      touches: [writeAreas.identity(identityId)],
+    });
   }
 
   /**
@@ -83,7 +87,7 @@ export class PostureMonitor implements PostureSources {
     await this.#options.store.transaction(async (tx) => {
       await markServiceListChanged(tx, identityId, formatTimestamp(now));
       await this.#recheck(tx, [identityId], now);
-    });
+    }, { touches: [writeAreas.identity(identityId)] });
   }
 
   /** A session created now passes posture until `at` at the latest (MFA): look at it again then. */

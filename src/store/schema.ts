@@ -13,6 +13,7 @@ export interface Database {
   ca_identity_roles: CaIdentityRolesTable;
   cas: CasTable;
   cluster_generation: ClusterGenerationTable;
+  cluster_generation_shards: ClusterGenerationShardsTable;
   cluster_secrets: ClusterSecretsTable;
   config_types: ConfigTypesTable;
   configs: ConfigsTable;
@@ -167,6 +168,11 @@ export interface CasTable {
 }
 
 export interface ClusterGenerationTable {
+  id: string;
+  value: string;
+}
+
+export interface ClusterGenerationShardsTable {
   id: string;
   value: string;
 }

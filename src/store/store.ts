@@ -48,12 +48,41 @@ export interface Store {
 
 export interface WriteOptions {
   /**
-   * The write changes nothing any cache holds (an instance heartbeat, session activity): it takes its turn with
-   * every other writer as usual but does not move the generation, here or on other instances, so nobody drops
-   * caches for it. Whoever reads what it wrote reads it from the store, not from a cache.
+   * The write changes nothing any cache holds (an instance heartbeat, session activity, a session create, a posture
+   * report): it does not move the generation, here or on other instances, so nobody drops caches for it. Whoever
+   * reads what it wrote reads it from the store, not from a cache (no kept answer reads sessions or reported posture).
    */
   bookkeeping?: boolean;
+  /**
+   * The write areas (writeAreas below) this write changes and bases its decisions on. A write that names them runs
+   * beside writes of other areas (on PostgreSQL: across instances too) and takes turns only with writes of the same
+   * area and with strict writes; a write that names none is strict and runs alone, as every write did before
+   * (issue 26). So a new write is correct by default, and naming areas is a claim: nothing it reads for a decision
+   * is changed by another area's write (policies, roles, services and the link tables are changed only by strict
+   * writes). SQLite, which has one writer anyway, ignores it.
+   */
+  touches?: readonly string[];
+  /**
+   * Areas the write bases decisions on without changing them (only with `touches`): it runs beside other writes
+   * that read them, and takes turns with writes that change them.
+   */
+  reads?: readonly string[];
 }
+
+/**
+ * The areas writes name in `touches` and `reads`. An identity's area covers what belongs to it alone: its API
+ * sessions, its posture data, its client info; whoever changes those holds it exclusively, whoever only decides on
+ * them (a session create, a login) holds it shared.
+ */
+export const writeAreas = {
+  identity: (identityId: string) => `identity:${identityId}`,
+  /** One API session's own sessions (reuse is decided and made in one turn). */
+  apiSession: (apiSessionId: string) => `api-session:${apiSessionId}`,
+  /** The controller instances' rows (heartbeats). */
+  controllerInstances: 'controller-instances',
+  /** Rows each written by one statement that locks only them (API-session activity): no area lock at all. */
+  rowsOnly: [] as readonly string[],
+};
 
 /** A constraint the database refused, translated from the driver's error so callers need not know the driver. */
 export class StoreError extends Error {

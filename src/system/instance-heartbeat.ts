@@ -3,7 +3,7 @@
 // row; one that died stops beating, shows offline, and is forgotten after an hour.
 import { formatTimestamp, type Clock } from '../lib/clock.js';
 import { beatControllerInstance, liveControllerInstances, removeControllerInstances, type ControllerInstanceRow } from '../store/queries/cluster.js';
-import type { Store } from '../store/store.js';
+import { writeAreas, type Store } from '../store/store.js';
 
 const BEAT_MS = 10_000;
 /** An instance that missed three beats is offline. */
@@ -48,7 +48,7 @@ export class InstanceHeartbeat {
         await beatControllerInstance(tx, row);
         await removeControllerInstances(tx, undefined, formatTimestamp(new Date(now.getTime() - FORGET_AFTER_MS)));
       },
-      { bookkeeping: true },
+      { bookkeeping: true, touches: [writeAreas.controllerInstances] },
     );
   }
 
@@ -63,6 +63,9 @@ export class InstanceHeartbeat {
   async stop(): Promise<void> {
     clearInterval(this.#timer);
     const { store, clock, instanceId } = this.#options;
-    await store.transaction((tx) => removeControllerInstances(tx, instanceId, formatTimestamp(new Date(clock().getTime() - FORGET_AFTER_MS))), { bookkeeping: true });
+    await store.transaction((tx) => removeControllerInstances(tx, instanceId, formatTimestamp(new Date(clock().getTime() - FORGET_AFTER_MS))), {
+      bookkeeping: true,
+      touches: [writeAreas.controllerInstances],
+    });
   }
 }

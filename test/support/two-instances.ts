@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { createScratchSchema } from '../../src/store/postgres/scratch-schema.js';
 import { assertError } from './conformance.js';
 import { createAuthPolicy, createService, createUser, login } from './factories.js';
-import { grantService } from './sessions.js';
+import { grantService, openEdgeRouter, requestSession } from './sessions.js';
 import { buildTestApp, type TestApp, type TestAppOptions } from './test-app.js';
 
 const client = '/edge/client/v1';
@@ -134,6 +134,23 @@ export function describeTwoInstances(label: string, open: () => SharedDatabase |
       await createService(a, adminA);
       await b.deps.store.refresh();
       assert.notEqual(b.deps.store.generation, before, "a model change must drop B's caches at its next request");
+    });
+
+    it("a session create and a posture report on A drop no instance's caches; B reads the session at once", async () => {
+      await openEdgeRouter(a, adminA);
+      const user = await createUser(a, adminA);
+      const token = await login(a, user.username, user.password);
+      const { serviceId } = await grantService(a, adminA, user.id, ['Dial']);
+      for (const t of [a, b]) await t.deps.store.refresh();
+      const before = [a.deps.store.generation, b.deps.store.generation];
+      const created = await requestSession(a, token, serviceId, 'Dial');
+      assert.equal(created.status, 201, created.text);
+      const report = { id: 'os-check', typeId: 'OS', type: 'Linux', version: '6.1.0', build: '42' };
+      assert.equal((await a.call({ method: 'POST', url: `${client}/posture-response`, token, payload: report })).status, 201);
+      for (const t of [a, b]) await t.deps.store.refresh();
+      assert.deepEqual([a.deps.store.generation, b.deps.store.generation], before);
+      const id = (created.body as { data: { id: string } }).data.id;
+      assert.equal((await get(b, `${management}/sessions/${id}`, adminB)).status, 200);
     });
 
     it("a change on B shows in A's identity list, which A keeps between writes", async () => {

@@ -7,7 +7,7 @@ import type { OperationHandler } from '../../http/operation.js';
 import type { EntityValues } from '../../crud/entity-rules.js';
 import { findEntity, insertEntity } from '../../crud/entity-store.js';
 import { reusableSessionId } from '../../store/queries/sessions.js';
-import type { Db } from '../../store/store.js';
+import { writeAreas, type Db } from '../../store/store.js';
 import { serviceGrant } from '../../policy/service-access.js';
 import { sharedEdgeRouters } from '../../policy/session-edge-routers.js';
 import { policyPostureChecks } from '../../posture/policy-checks.js';
@@ -44,6 +44,10 @@ export const createSession: OperationHandler = {
 
     // A refused request is kept for admins, written after the refusing transaction has rolled back.
     let refused: FailedServiceRequest | undefined;
+    // In the API session's write area (reuse is decided and made in one turn), reading the identity's (its posture,
+    // its API session): creates of one identity's several API sessions run at once, a posture report or logout of
+    // the identity waits for them. The grants, policies and edge routers it reads change only in strict writes.
+    // Bookkeeping: no kept answer reads sessions, so a create drops no instance's caches.
     const creating = deps.store.transaction(async (tx) => {
       const reusable = requested && (await findReusable(tx, apiSessionId, serviceId, type));
       const grant = await serviceGrant(tx, caller, serviceId);
@@ -85,7 +89,7 @@ export const createSession: OperationHandler = {
       await insertEntity(tx, session, values);
       deps.posture.recheckAt(identityId, posture.failsAt);
       return sessionDetail(values, grant.name, edgeRouters, context.caller);
-    });
+    }, { bookkeeping: true, touches: [writeAreas.apiSession(apiSessionId)], reads: [writeAreas.identity(identityId)] });
     const detail = await creating.catch(async (error: unknown) => {
       if (refused) await deps.posture.recordFailedServiceRequest(identityId, refused);
       throw error;

@@ -49,11 +49,17 @@ export async function migrate(db: Db, migrations: readonly Migration[], translat
  * The cluster generation: moved by every write transaction that changes the model, so every process on the database
  * sees at its next request that its caches are stale (Store.refresh). It is the stores' own machinery, like
  * schema_migrations, rather than a numbered migration: no store can write without it, whatever migrations it was
- * asked to apply. Both statements may run again at any start.
+ * asked to apply. Every statement may run again at any start.
+ *
+ * On PostgreSQL the generation is the sum of GENERATION_SHARDS rows instead (issue 26): writes that run at once move
+ * different rows, so their commits do not queue for one row lock (SQLite, with one writer, keeps the one row).
  */
+export const GENERATION_SHARDS = 16;
 const CLUSTER_GENERATION = [
   'CREATE TABLE IF NOT EXISTS cluster_generation (id BIGINT PRIMARY KEY CHECK (id = 1), value BIGINT NOT NULL)',
   'INSERT INTO cluster_generation (id, value) VALUES (1, 0) ON CONFLICT (id) DO NOTHING',
+  'CREATE TABLE IF NOT EXISTS cluster_generation_shards (id BIGINT PRIMARY KEY, value BIGINT NOT NULL)',
+  `INSERT INTO cluster_generation_shards (id, value) VALUES ${Array.from({ length: GENERATION_SHARDS }, (_, id) => `(${id}, 0)`).join(', ')} ON CONFLICT (id) DO NOTHING`,
 ];
 
 /** The versions of the migrations applied to the database. */

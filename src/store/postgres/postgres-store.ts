@@ -10,6 +10,7 @@ import { StoreError, type Db, type Store } from '../store.js';
 import { LongValueListsPlugin } from './long-value-lists.js';
 import { postgresDialect } from './postgres-dialect.js';
 import { toPostgres } from './translate-migration.js';
+import { writeTransactions } from './write-transactions.js';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database` (libpq's parameters, e.g. `?sslmode=require`, `options=-c search_path=s`). */
@@ -41,15 +42,18 @@ export async function openPostgresStore({ url, migrations, poolSize = 10 }: Post
   // The policy engine's delta (policy-links.ts) lives in a temporary table of each connection, emptied at every
   // commit, which shadows the schema's table of the same name (pg_temp comes first in every search path): one
   // transaction's scratch rows are never another's, and they cost no WAL. Queued before the connection's first query.
-  // Should it fail, the schema's table still serves, correct under the write lock below.
+  // Should it fail, the schema's table still serves, correct as the policy engine's writes are strict (run alone).
   pool.on('connect', (client) => void client.query(SCRATCH_DELTA_TABLE).catch(() => undefined));
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }), plugins: [new LongValueListsPlugin()] });
   registerDialect(db, postgresDialect);
 
+  const writer = writeTransactions(pool, await currentSchema(db), db, [new LongValueListsPlugin()]);
   let generation = 0;
   let seen = await readClusterGeneration(db);
-  // One write transaction at a time in this process (a waiting request holds no pooled connection)...
-  let writes: Promise<unknown> = Promise.resolve();
+  // Strict writes run one at a time in this process (a waiting one holds no pooled connection); area writes run at
+  // once up to a bound that leaves connections to the reads (a write's work may read beside its transaction).
+  let strictWrites: Promise<unknown> = Promise.resolve();
+  const areaWrites = limiter(Math.max(1, poolSize - 3));
   return {
     get generation() {
       return generation;
@@ -61,25 +65,21 @@ export async function openPostgresStore({ url, migrations, poolSize = 10 }: Post
         generation++;
       }
     },
-    transaction: (work, options) => {
-      const bookkeeping = options?.bookkeeping === true;
-      const run = writes.then(async () => {
-        let locked = seen;
-        const result = await translateErrors(() =>
-          db.transaction().execute(async (tx) => {
-            locked = await takeWriteLock(tx, bookkeeping);
-            return work(tx as Db);
-          }),
-        );
-        if (bookkeeping) return result;
-        // Only a committed generation is one this instance has seen: after a rollback another instance may commit
-        // the very same number, and taking it as seen would hide that commit from the next refresh.
-        seen = locked;
+    transaction: async (work, options) => {
+      const write = () => translateErrors(() => writer.run(work, options));
+      let done: ReturnType<typeof write>;
+      if (options?.touches === undefined) {
+        done = strictWrites.then(write);
+        strictWrites = done.catch(() => undefined);
+      } else done = areaWrites(write);
+      const { result, committed } = await done;
+      // Only a committed generation is one this instance has seen (after a rollback another instance may commit the
+      // very same number). Writes commit concurrently, so the highest one counts: every lower number committed first.
+      if (committed !== undefined) {
+        seen = Math.max(seen, committed);
         generation++;
-        return result;
-      });
-      writes = run.catch(() => undefined);
-      return run;
+      }
+      return result;
     },
     read: (work) => translateErrors(() => work(db as Db)),
     // One connection in one REPEATABLE READ transaction sees the data as of its first query, writers unhindered.
@@ -93,30 +93,31 @@ export async function openPostgresStore({ url, migrations, poolSize = 10 }: Post
 
 const SCRATCH_DELTA_TABLE = 'CREATE TEMP TABLE IF NOT EXISTS policy_delta (LIKE policy_delta INCLUDING ALL) ON COMMIT DELETE ROWS';
 
-/**
- * ...and one at a time across every instance on the database: each write transaction starts by moving the cluster
- * generation, whose row lock it then holds until it commits. This is the concurrency policy for writers (issue 14):
- * a transaction-long lock, like pg_advisory_xact_lock, rather than SERIALIZABLE with retries, because
- * - the check-then-write rules (one authenticator per method, one outstanding enrollment, unique names checked
- *   before insert for upstream's error codes) and the incremental policy-link maintenance then see exactly what a
- *   single process would, with READ COMMITTED's fresh view after the lock;
- * - nothing needs retrying: a retried transaction would re-run request work that is not idempotent (argon2
- *   hashing, ids, certificates) or needs care to be;
- * - writes are short and the model-change queue (write-queue.ts) already runs them one at a time per instance, so
- *   the lock costs little throughput; reads, the bulk of the traffic, never take it.
- * The same statement moves the generation other instances compare at their next request (refresh).
- */
-async function takeWriteLock(tx: Kysely<Schema>, bookkeeping: boolean): Promise<number> {
-  // A bookkeeping write takes the same row lock without moving the generation: writers still take turns, and no
-  // instance drops its caches for it.
-  const { rows } = bookkeeping
-    ? await sql<{ value: number }>`SELECT value FROM cluster_generation WHERE id = 1 FOR UPDATE`.execute(tx)
-    : await sql<{ value: number }>`UPDATE cluster_generation SET value = value + 1 WHERE id = 1 RETURNING value`.execute(tx);
-  return rows[0]!.value;
+/** At most `max` of the calls run at once; the others wait their turn in order. */
+function limiter(max: number): <T>(run: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  return async (run) => {
+    if (running >= max) await new Promise<void>((resolve) => waiting.push(resolve));
+    else running++;
+    try {
+      return await run();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
+  };
 }
 
+async function currentSchema(db: Kysely<Schema>): Promise<string> {
+  const { rows } = await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(db);
+  return rows[0]!.schema;
+}
+
+/** The sum of the generation's shards (migrate.ts): it moves with every commit that moves any of them. */
 async function readClusterGeneration(db: Kysely<Schema>): Promise<number> {
-  const { rows } = await sql<{ value: number }>`SELECT value FROM cluster_generation WHERE id = 1`.execute(db);
+  const { rows } = await sql<{ value: number }>`SELECT sum(value) AS value FROM cluster_generation_shards`.execute(db);
   return rows[0]!.value;
 }
 
