@@ -156,8 +156,10 @@ export class ControlPlane {
   /** Stops listening, closes every channel and marks this instance's routers offline. */
   async close(): Promise<void> {
     const server = this.#server;
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    // The server's close waits for its connections to end, so the channels are closed after it stops accepting.
+    const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
     for (const connection of [...this.#registry.all()]) connection.channel.close('controller stopping');
+    await closed;
     await this.#presence.stop();
   }
 }
