@@ -75,6 +75,11 @@ export class ControlPlane {
     this.#presence.start();
   }
 
+  /** Marks offline the routers held by instances that stopped beating (runs every 10 s by itself). */
+  sweepDeadInstances(): Promise<void> {
+    return this.#presence.sweep();
+  }
+
   /** Listens on the control port: TLS with client certificates requested, verified in code (router-auth.ts). */
   async listen(host: string, port: number): Promise<{ host: string; port: number }> {
     const { pki } = this.#options;
