@@ -33,11 +33,12 @@ describe('router control plane: heartbeats and hostile peers', () => {
   const isOnline = async (id: string) => ((await t.call({ method: 'GET', url: `${MANAGEMENT}/edge-routers/${id}`, token })).body as { data: { isOnline: boolean } }).data.isOnline;
 
   it('sends its heartbeat, echoes the router\'s, and keeps a responsive router connected', async () => {
-    const router = await connect(routerA);
+    // The router stamps only its first message itself, so the stamp written below is the one to be echoed.
+    const router = await TestRouter.connect({ port, router: routerA, ca: t.deps.pki.caBundlePem, heartbeat: { sendIntervalMs: 60_000, checkIntervalMs: 20 } });
     try {
       await router.waitFor((message) => message.headers.has(Header.heartbeat));
       const stamp = 1_732_000_000_123_456_789n;
-      router.channel.send({ contentType: ContentType.heartbeat, headers: new Map([[Header.heartbeat, encodeU64(stamp)]]), body: new Uint8Array(0) });
+      router.socket.write(encodeMessage({ contentType: ContentType.heartbeat, sequence: 1000, headers: new Map([[Header.heartbeat, encodeU64(stamp)]]), body: new Uint8Array(0) }));
       await router.waitFor((message) => message.headers.has(Header.heartbeatResponse) && decodeU64(message.headers.get(Header.heartbeatResponse)!) === stamp);
       // Several times the unresponsive limit, answering every heartbeat.
       await new Promise((resolve) => setTimeout(resolve, 1500));
