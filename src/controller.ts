@@ -100,6 +100,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     clock,
     windowMs: settings.loginThrottleWindowMs,
     usernameFailures: settings.loginThrottleUsernameFailures,
+    usernameFailuresAllAddresses: settings.loginThrottleUsernameFailuresAllAddresses,
     addressFailures: settings.loginThrottleAddressFailures,
   });
   // An in-memory database (tests) has no file to be beside: its snapshots go to the home folder.
