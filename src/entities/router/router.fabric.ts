@@ -2,14 +2,14 @@
 // the control channel (upstream `api_impl/router_api_model.go` RouterModelMapper) instead of enrollment fields.
 import { boolean, defineEntity, integer, text } from '../../crud/define-entity.js';
 import type { EntityRules } from '../../crud/entity-rules.js';
-import { edgeRouterLiveState, type EdgeRouterLiveState } from '../../policy/session-edge-routers.js';
+import { edgeRouterLiveStates, type EdgeRouterLiveState } from '../../policy/session-edge-routers.js';
 import { edgeRouter } from '../edge-router/edge-router.definition.js';
 
 /**
  * What the fabric view reads of a router's live state beyond `isOnline`: the version it reported in its hello and
- * its link listeners (hello header 10), once the control plane stores them under these names.
+ * its link listeners (hello header 10), as the control plane stores them (router presence, migration 018).
  */
-export type FabricLiveState = EdgeRouterLiveState & {
+export type FabricLiveState = Omit<EdgeRouterLiveState, 'versionInfo'> & {
   versionInfo?: { version: string; revision: string; buildDate: string; os: string; arch: string };
   listenerAddresses?: { address: string; protocol: string }[];
 };
@@ -28,8 +28,9 @@ export function fabricLiveFields(state: FabricLiveState): Record<string, unknown
 }
 
 const fabricRouterRules: EntityRules = {
-  extend(_context, routers) {
-    return Promise.resolve(routers.map((row) => fabricLiveFields(edgeRouterLiveState(row.id as string))));
+  async extend({ db }, routers) {
+    const states = await edgeRouterLiveStates(db, routers.map((row) => row.id as string));
+    return routers.map((row) => fabricLiveFields(states.get(row.id as string)!));
   },
 };
 
