@@ -41,6 +41,7 @@ export interface Database {
   posture_checks: PostureChecksTable;
   reported_posture: ReportedPostureTable;
   router_role_attributes: RouterRoleAttributesTable;
+  router_sync_feed: RouterSyncFeedTable;
   routers: RoutersTable;
   schema_migrations: SchemaMigrationsTable;
   service_configs: ServiceConfigsTable;
@@ -436,6 +437,13 @@ export interface ReportedPostureTable {
 export interface RouterRoleAttributesTable {
   entity_id: string;
   value: string;
+}
+
+export interface RouterSyncFeedTable {
+  seq: number;
+  kind: string;
+  entity_id: string;
+  token: string;
 }
 
 export interface RoutersTable {
