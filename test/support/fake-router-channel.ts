@@ -35,9 +35,9 @@ export class FakeRouterChannel {
     this.sent.push(message);
   }
 
-  request(message: OutgoingMessage): Promise<{ body: Uint8Array }> {
+  request(message: OutgoingMessage): Promise<{ contentType: number; body: Uint8Array }> {
     this.sent.push(message);
-    return new Promise((resolve) => resolve({ body: this.answerHello() }));
+    return new Promise((resolve) => resolve({ contentType: ContentType.ClientHelloType, body: this.answerHello() }));
   }
 
   handle(contentType: number, handler: (message: { body: Uint8Array }) => void | Promise<void>): void {

@@ -7,12 +7,13 @@ import type { Clock } from '../../lib/clock.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
 import { recordRouterSync, routerApiSessions, type RouterSyncState } from '../../store/queries/router-sync.js';
+import { ContentType } from '../messages/gen/edge_ctrl_pb.js';
 import { apiSessionAdded, newSyncId, readClientHello, serverHello, type OutgoingMessage, type RouterEdgeHello } from './edge-messages.js';
 
 /** What the sync needs of a router's channel (src/fabric/channel/channel.ts provides it). */
 export interface SyncChannel {
   send(message: OutgoingMessage): void;
-  request(message: OutgoingMessage, timeoutMs: number): Promise<{ body: Uint8Array }>;
+  request(message: OutgoingMessage, timeoutMs: number): Promise<{ contentType: number; body: Uint8Array }>;
   handle(contentType: number, handler: (message: { body: Uint8Array }) => void | Promise<void>): void;
   readonly closed: Promise<void>;
 }
@@ -81,20 +82,26 @@ export class RouterSync {
     });
   }
 
-  /** Sends the ServerHello until the router answers (upstream queues it again after a timeout) or goes. */
+  /**
+   * Sends the ServerHello until the router answers (upstream queues it again after a timeout) or goes. An answer
+   * that is not a ClientHello, or does not parse, fails the sync (SYNC_ERROR) rather than being asked for again.
+   */
   async #exchangeHellos(): Promise<boolean> {
     const { version, helloTimeoutMs, logger } = this.#context;
     while (!this.#isClosed) {
+      let reply: { contentType: number; body: Uint8Array };
       try {
-        const reply = await this.connection.channel.request(serverHello(version), helloTimeoutMs);
-        this.#hello = readClientHello(reply.body);
-        logger.info({ routerId: this.connection.routerId, ...this.#hello }, 'edge router sent its hello');
-        return true;
+        reply = await this.connection.channel.request(serverHello(version), helloTimeoutMs);
       } catch (error) {
         if (this.#isClosed) return false;
         logger.warn({ err: error, routerId: this.connection.routerId }, 'edge router did not answer the hello, sending it again');
         await this.#record({ syncStatus: 'SYNC_HELLO_TIMEOUT' });
+        continue;
       }
+      if (reply.contentType !== (ContentType.ClientHelloType as number)) throw new Error(`edge router answered the hello with content type ${reply.contentType}`);
+      this.#hello = readClientHello(reply.body);
+      logger.info({ routerId: this.connection.routerId, ...this.#hello }, 'edge router sent its hello');
+      return true;
     }
     return false;
   }
