@@ -32,7 +32,6 @@ export interface SyncConnections {
 export interface EdgeSyncOptions {
   store: Store;
   clock: Clock;
-  instanceId: string;
   version: string;
   connections: SyncConnections;
   /** Where routers' heartbeats record their clients' activity (ApiSessions.recordActivity). */
@@ -89,11 +88,10 @@ export class EdgeSync {
   #connected(connection: SyncConnection): void {
     // Transit routers have no edge: upstream's broker syncs only routers that are edge routers.
     if (!connection.isEdge) return;
-    const { store, clock, instanceId, version, logger } = this.#options;
+    const { store, clock, version, logger } = this.#options;
     const sync = new RouterSync(connection, {
       store,
       clock,
-      instanceId,
       version,
       logger,
       helloTimeoutMs: this.#options.helloTimeoutMs ?? 30_000,

@@ -31,7 +31,6 @@ export const FULL_STATE_CHUNK = 100;
 export interface RouterSyncContext {
   store: Store;
   clock: Clock;
-  instanceId: string;
   /** The controller version the ServerHello names. */
   version: string;
   logger: Logger;
@@ -130,10 +129,10 @@ export class RouterSync {
   /** Writes the status (with what the hello said) when it differs from what was written last. */
   async #record(state: Pick<RouterSyncState, 'syncStatus'>): Promise<void> {
     if (this.#written === state.syncStatus || this.#isClosed) return;
-    const { store, instanceId } = this.#context;
+    const { store } = this.#context;
     const full: RouterSyncState = { ...state, ...(this.#hello ? { hostname: this.#hello.hostname, supportedProtocols: this.#hello.supportedProtocols } : {}) };
     // Bookkeeping: the REST side reads presence from the store on each request, never from a cache.
-    await store.transaction((tx) => recordRouterSync(tx, this.connection.routerId, instanceId, full), { bookkeeping: true });
+    await store.transaction((tx) => recordRouterSync(tx, this.connection.routerId, full), { bookkeeping: true });
     this.#written = state.syncStatus;
   }
 }

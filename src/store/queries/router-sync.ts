@@ -116,18 +116,22 @@ export interface RouterSyncState {
 }
 
 /**
- * Records a router's sync state on its presence row, if this instance still holds the router's channel (a router
- * that reconnected elsewhere is that instance's to describe).
+ * Records a router's sync state on its presence row, creating the row if the control plane has not written it yet
+ * (its connect writes are batched, and may land after this): the caller holds the router's open channel, so the state
+ * is the router's current one whichever instance the row names. Online-ness (instance_id) is not touched.
  */
-export async function recordRouterSync(tx: Db, routerId: string, instanceId: string, state: RouterSyncState): Promise<void> {
+export async function recordRouterSync(tx: Db, routerId: string, state: RouterSyncState): Promise<void> {
+  const values = {
+    sync_status: state.syncStatus,
+    ...(state.hostname === undefined ? {} : { hostname: state.hostname }),
+    ...(state.supportedProtocols === undefined ? {} : { supported_protocols: JSON.stringify(state.supportedProtocols) }),
+  };
+  const columns = Object.keys(values) as Array<keyof typeof values>;
+  // Inserted only while the router exists (it may have been deleted meanwhile).
   await dynamic(tx)
-    .updateTable('router_presence')
-    .set({
-      sync_status: state.syncStatus,
-      ...(state.hostname === undefined ? {} : { hostname: state.hostname }),
-      ...(state.supportedProtocols === undefined ? {} : { supported_protocols: JSON.stringify(state.supportedProtocols) }),
-    })
-    .where('router_id', '=', routerId)
-    .where('instance_id', '=', instanceId)
+    .insertInto('router_presence')
+    .columns(['router_id', ...columns])
+    .expression((eb) => eb.selectFrom('routers').select([eb.val(routerId).as('router_id'), ...columns.map((column) => eb.val(values[column]).as(column))]).where('id', '=', routerId))
+    .onConflict((conflict) => conflict.column('router_id').doUpdateSet(values))
     .execute();
 }

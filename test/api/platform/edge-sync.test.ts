@@ -20,7 +20,6 @@ function syncOf(t: TestApp, connections: FakeConnections): EdgeSync {
   return new EdgeSync({
     store: t.deps.store,
     clock: t.clock,
-    instanceId: t.deps.instanceId,
     version: 'v1.1.8',
     connections,
     recordActivity: (ids) => t.deps.apiSessions.recordActivity(ids),
