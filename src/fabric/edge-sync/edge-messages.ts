@@ -17,6 +17,7 @@ import {
   RequestClientReSyncSchema,
   ServerHelloSchema,
   SessionRemovedSchema,
+  ValidateSessionsRequestSchema,
 } from '../messages/gen/edge_ctrl_pb.js';
 
 /** A message to send, as the channel takes it. */
@@ -133,6 +134,17 @@ export function sessionRemoved(ended: readonly Ended[]): OutgoingMessage {
 export function unknownApiSessions(tokens: readonly string[]): OutgoingMessage {
   const body = toBinary(ApiSessionRemovedSchema, create(ApiSessionRemovedSchema, { tokens: [...tokens] }));
   return { contentType: ContentType.ApiSessionRemovedType, headers: new Map(), body };
+}
+
+/** A SessionRemoved for tokens a router asked about that no longer exist (upstream sends tokens only). */
+export function unknownSessions(tokens: readonly string[]): OutgoingMessage {
+  const body = toBinary(SessionRemovedSchema, create(SessionRemovedSchema, { tokens: [...tokens] }));
+  return { contentType: ContentType.SessionRemovedType, headers: new Map(), body };
+}
+
+/** The session tokens a reconnecting router asks about (ValidateSessionsRequest). */
+export function readValidateSessions(body: Uint8Array): string[] {
+  return fromBinary(ValidateSessionsRequestSchema, body).sessionTokens;
 }
 
 /** The API-session tokens a router's heartbeat names (its SDK clients' sessions). */

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../lib/clock.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
-import { apiSessionIdsByToken, routerApiSessions, type FeedEntry } from '../../store/queries/router-sync.js';
+import { apiSessionIdsByToken, existingSessionTokens, routerApiSessions, type FeedEntry } from '../../store/queries/router-sync.js';
 import { ContentType } from '../messages/gen/edge_ctrl_pb.js';
 import { ChangeFeed } from './change-feed.js';
 import {
@@ -17,8 +17,10 @@ import {
   newSyncId,
   readHeartbeat,
   readResyncReason,
+  readValidateSessions,
   sessionRemoved,
   unknownApiSessions,
+  unknownSessions,
   type OutgoingMessage,
 } from './edge-messages.js';
 import { FULL_STATE_CHUNK, RouterSync, type SyncConnection } from './router-sync.js';
@@ -105,7 +107,18 @@ export class EdgeSync {
       // Before its hello was answered the router gets the full state anyway.
       if (sync.isSynchronising) void sync.enqueue(() => sync.sendFullState());
     });
+    connection.channel.handle(ContentType.ValidateSessionsRequestType, (message) =>
+      this.#validateSessions(sync, message.body).catch((error: unknown) => logger.error({ err: error, routerId: connection.routerId }, 'could not validate an edge router’s sessions')),
+    );
     void sync.start();
+  }
+
+  /** Sessions a reconnecting router's clients hold that ended meanwhile are removed (handler_edge_ctrl/validate_sessions.go). */
+  async #validateSessions(sync: RouterSync, body: Uint8Array): Promise<void> {
+    const tokens = readValidateSessions(body);
+    const existing = await this.#options.store.read((db) => existingSessionTokens(db, tokens));
+    const ended = tokens.filter((token) => !existing.has(token));
+    if (ended.length > 0) void sync.enqueue(() => sync.send(unknownSessions(ended)));
   }
 
   /**

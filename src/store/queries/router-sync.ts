@@ -80,6 +80,13 @@ export async function apiSessionIdsByToken(db: Db, tokens: readonly string[]): P
   return new Map(rows.map((row) => [row.token, row.id]));
 }
 
+/** Which of these session tokens still exist (a reconnecting router validates the sessions its clients hold). */
+export async function existingSessionTokens(db: Db, tokens: readonly string[]): Promise<Set<string>> {
+  if (tokens.length === 0) return new Set();
+  const rows = await typed(db).selectFrom('sessions').select('token').where('token', 'in', inTextList(db, tokens)).execute();
+  return new Set(rows.map((row) => row.token));
+}
+
 /** The newest entry's sequence (0 when the feed is empty). */
 export async function routerSyncFeedHead(db: Db): Promise<number> {
   const { rows } = await sql<{ head: number | string | null }>`SELECT max(seq) AS head FROM router_sync_feed`.execute(db);

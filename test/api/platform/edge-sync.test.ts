@@ -8,8 +8,9 @@ import pino from 'pino';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { insertApiSession } from '../../../src/auth/api-sessions.js';
 import { EdgeSync } from '../../../src/fabric/edge-sync/edge-sync.js';
-import { ApiSessionHeartbeatSchema, ContentType, RequestClientReSyncSchema } from '../../../src/fabric/messages/gen/edge_ctrl_pb.js';
+import { ApiSessionHeartbeatSchema, ContentType, RequestClientReSyncSchema, ValidateSessionsRequestSchema } from '../../../src/fabric/messages/gen/edge_ctrl_pb.js';
 import { createUser, login } from '../../support/factories.js';
+import { createSession, grantService, openEdgeRouter } from '../../support/sessions.js';
 import { FakeConnections, type DecodedMessage } from '../../support/fake-router-channel.js';
 import { buildTestApp, testDatabaseUrl, type TestApp } from '../../support/test-app.js';
 import { postgresSchema, sqliteFile, type SharedDatabase } from '../../support/two-instances.js';
@@ -136,6 +137,21 @@ describe('edge sync', () => {
     await t.deps.apiSessions.flush(true);
     assert.equal(await apiSessionId(t, token), id);
     admin = await t.loginAsAdmin();
+  });
+
+  it('answers a reconnecting router’s session check with the sessions that ended', async () => {
+    await openEdgeRouter(t, admin);
+    const user = await createUser(t, admin);
+    const { serviceId } = await grantService(t, admin, user.id, ['Dial']);
+    const session = await createSession(t, await login(t, user.username, user.password), serviceId);
+    await sync.poll();
+    const { channel } = connections.connect('router-validate');
+    await sync.idle();
+    channel.take();
+    const request = toBinary(ValidateSessionsRequestSchema, create(ValidateSessionsRequestSchema, { sessionTokens: [session.token, 'ended-token'] }));
+    await channel.receive(ContentType.ValidateSessionsRequestType, request);
+    await sync.idle();
+    assert.deepEqual(channel.take(), [{ type: 'sessionRemoved', tokens: ['ended-token'], ids: [] }]);
   });
 
   it('sends the full state again, under a later sync id, when a router asks', async () => {
