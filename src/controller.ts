@@ -24,6 +24,7 @@ import { countApiSessions } from './store/queries/api-sessions.js';
 import { queueWrites } from './store/write-queue.js';
 import { readBuildInfo, versionHeader } from './system/build-info.js';
 import { ControlPlane, CTRL_ALPN } from './fabric/ctrl/control-plane.js';
+import { EdgeSync } from './fabric/edge-sync/edge-sync.js';
 import { Health } from './system/health.js';
 import { InstanceHeartbeat, OFFLINE_AFTER_MS } from './system/instance-heartbeat.js';
 import { Metrics } from './system/metrics.js';
@@ -133,6 +134,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     versionHeader: versionHeader(build),
     instanceOfflineAfterMs: OFFLINE_AFTER_MS,
   });
+  const edgeSync = new EdgeSync({ store, clock, version: build.wireVersion, connections: controlPlane.routers, recordActivity: (ids) => apiSessions.recordActivity(ids), logger });
   const deps: AppDeps = {
     settings,
     store: requestStore,
@@ -160,6 +162,7 @@ export async function openController(settings: Settings, options: ControllerOpti
   apiSessions.start();
   await heartbeat.start();
   await posture.start();
+  await edgeSync.start();
   controlPlane.start();
 
   let closing: Promise<void> | undefined;
@@ -167,6 +170,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     health.markStopping();
     // Router channels first: the API port's server would wait for the ones it handed over.
     await controlPlane.close();
+    await edgeSync.stop();
     await closeGracefully(server, settings.shutdownTimeoutMs, logger);
     await integrityChecks.stop();
     await posture.stop();

@@ -28,8 +28,8 @@ export class FakeRouterChannel {
   readonly #handlers = new Map<number, (message: { body: Uint8Array }) => void | Promise<void>>();
   #close!: () => void;
   readonly closed = new Promise<void>((resolve) => (this.#close = resolve));
-  /** How the router answers hellos: a ClientHello body, or an error (it never answered). */
-  answerHello: () => Uint8Array = () => clientHelloBody();
+  /** How the router answers hellos: a ClientHello body, or an error (it never answered, as a timeout reports). */
+  answerHello: () => Uint8Array | Promise<Uint8Array> = () => clientHelloBody();
 
   send(message: OutgoingMessage): void {
     this.sent.push(message);
@@ -37,7 +37,9 @@ export class FakeRouterChannel {
 
   request(message: OutgoingMessage): Promise<{ contentType: number; body: Uint8Array }> {
     this.sent.push(message);
-    return new Promise((resolve) => resolve({ contentType: ContentType.ClientHelloType, body: this.answerHello() }));
+    return Promise.resolve()
+      .then(() => this.answerHello())
+      .then((body) => ({ contentType: ContentType.ClientHelloType, body }));
   }
 
   handle(contentType: number, handler: (message: { body: Uint8Array }) => void | Promise<void>): void {
@@ -116,8 +118,10 @@ export class FakeConnections {
     this.#disconnected.push(listener);
   }
 
-  connect(routerId: string, isEdge = true): { connection: SyncConnection; channel: FakeRouterChannel } {
+  /** `prepare` sets the fake up (how it answers hellos) before the controller hears of it. */
+  connect(routerId: string, isEdge = true, prepare?: (channel: FakeRouterChannel) => void): { connection: SyncConnection; channel: FakeRouterChannel } {
     const channel = new FakeRouterChannel();
+    prepare?.(channel);
     const connection = { routerId, isEdge, channel };
     for (const listener of this.#connected) listener(connection);
     return { connection, channel };

@@ -2,7 +2,7 @@
 // certificate fingerprints its SDK clients may present, the change feed (migration 019) each process delivers
 // from, and what a router's edge hello and sync reached (the router_presence columns of migration 018).
 import { sql } from 'kysely';
-import { dynamic, typed } from '../connection.js';
+import { typed } from '../connection.js';
 import { inTextList } from '../prepared.js';
 import type { Db } from '../store.js';
 
@@ -135,7 +135,7 @@ export async function recordRouterSync(tx: Db, routerId: string, state: RouterSy
   };
   const columns = Object.keys(values) as Array<keyof typeof values>;
   // Inserted only while the router exists (it may have been deleted meanwhile).
-  await dynamic(tx)
+  await typed(tx)
     .insertInto('router_presence')
     .columns(['router_id', ...columns])
     .expression((eb) => eb.selectFrom('routers').select([eb.val(routerId).as('router_id'), ...columns.map((column) => eb.val(values[column]).as(column))]).where('id', '=', routerId))

@@ -9,9 +9,9 @@ import { create, toBinary } from '@bufbuild/protobuf';
 import { insertApiSession } from '../../../src/auth/api-sessions.js';
 import { EdgeSync } from '../../../src/fabric/edge-sync/edge-sync.js';
 import { ApiSessionHeartbeatSchema, ContentType, RequestClientReSyncSchema, ValidateSessionsRequestSchema } from '../../../src/fabric/messages/gen/edge_ctrl_pb.js';
-import { createUser, login } from '../../support/factories.js';
+import { createEdgeRouter, createUser, login, readEntity } from '../../support/factories.js';
 import { createSession, grantService, openEdgeRouter } from '../../support/sessions.js';
-import { FakeConnections, type DecodedMessage } from '../../support/fake-router-channel.js';
+import { clientHelloBody, FakeConnections, type DecodedMessage } from '../../support/fake-router-channel.js';
 import { buildTestApp, testDatabaseUrl, type TestApp } from '../../support/test-app.js';
 import { postgresSchema, sqliteFile, type SharedDatabase } from '../../support/two-instances.js';
 
@@ -86,6 +86,27 @@ describe('edge sync', () => {
     assert.ok(tokens.slice(1).every((token) => told.has(token)));
     assert.ok(told.has(admin) && told.has(otherAdmin));
     connections.disconnect(connection as typeof connection & { channel: typeof channel });
+  });
+
+  it('records SYNC_HELLO_TIMEOUT while a router does not answer the hello, then its hostname, URLs and SYNC_DONE', async () => {
+    const routerId = await createEdgeRouter(t, admin);
+    const status = async () => (await readEntity(other, otherAdmin, 'edge-routers', routerId)) as { syncStatus: string; hostname: string; supportedProtocols: object };
+    assert.equal((await status()).syncStatus, 'SYNC_UNKNOWN');
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    let hellos = 0;
+    const { channel } = connections.connect(routerId, true, (fake) => {
+      fake.answerHello = async () => {
+        if (++hellos === 1) throw new Error('no reply to content type 20000 within 30000 ms');
+        await answered;
+        return clientHelloBody('router.example', 4433);
+      };
+    });
+    await waitFor(async () => (await status()).syncStatus === 'SYNC_HELLO_TIMEOUT');
+    answer();
+    await sync.idle();
+    assert.deepEqual(await status(), { ...(await status()), syncStatus: 'SYNC_DONE', hostname: 'router.example', supportedProtocols: { tls: 'tls://router.example:4433' } });
+    assert.equal(channel.take().filter((message) => message.type === 'serverHello').length, 2);
   });
 
   it('sends nothing to transit routers', async () => {
@@ -168,3 +189,11 @@ describe('edge sync', () => {
     assert.deepEqual(new Set(again.flatMap((message) => message.tokens)), new Set(first.flatMap((message) => message.tokens)));
   });
 });
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
