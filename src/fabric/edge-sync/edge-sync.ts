@@ -105,7 +105,7 @@ export class EdgeSync {
     connection.channel.handle(ContentType.RequestClientReSyncType, (message) => {
       logger.info({ routerId: connection.routerId, reason: readResyncReason(message.body) }, 'edge router asked for the API sessions again');
       // Before its hello was answered the router gets the full state anyway.
-      if (sync.isSynchronising) void sync.enqueue(() => sync.sendFullState());
+      if (sync.isSynchronising) sync.resync();
     });
     connection.channel.handle(ContentType.ValidateSessionsRequestType, (message) =>
       this.#validateSessions(sync, message.body).catch((error: unknown) => logger.error({ err: error, routerId: connection.routerId }, 'could not validate an edge router’s sessions')),

@@ -43,6 +43,7 @@ export class RouterSync {
   #queue: Promise<void> = Promise.resolve();
   #isClosed = false;
   #isSynchronising = false;
+  #isResyncQueued = false;
   #hello: RouterEdgeHello | undefined;
   /** The status last written, so an unchanged one is not written again. */
   #written: string | undefined;
@@ -124,6 +125,19 @@ export class RouterSync {
       chunk = next;
     }
     if (!this.#isClosed) await this.#record({ syncStatus: 'SYNC_DONE' });
+  }
+
+  /**
+   * The full state again, after what is queued (the router asked: RequestClientReSync). Requests made while one is
+   * still waiting its turn share it, so a router asking over and over costs one state at a time.
+   */
+  resync(): void {
+    if (this.#isResyncQueued) return;
+    this.#isResyncQueued = true;
+    void this.enqueue(() => {
+      this.#isResyncQueued = false;
+      return this.sendFullState();
+    });
   }
 
   /** Writes the status (with what the hello said) when it differs from what was written last. */

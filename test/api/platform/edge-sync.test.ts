@@ -180,9 +180,11 @@ describe('edge sync', () => {
     await sync.idle();
     const first = channel.take().filter((message) => message.type === 'added');
     const resync = toBinary(RequestClientReSyncSchema, create(RequestClientReSyncSchema, { reason: 'error during api session sync: timeout' }));
-    await channel.receive(ContentType.RequestClientReSyncType, resync);
+    // Asked three times at once: one state.
+    await Promise.all([1, 2, 3].map(() => channel.receive(ContentType.RequestClientReSyncType, resync)));
     await sync.idle();
     const again = channel.take() as Array<Extract<DecodedMessage, { type: 'added' }>>;
+    assert.equal(new Set(again.map((message) => (message.state as { id: string }).id)).size, 1);
     assert.ok(again.length > 0 && again.every((message) => message.type === 'added' && message.isFullState));
     const idOf = (message: { state: unknown }) => (message.state as { id: string }).id;
     assert.ok(idOf(again[0]!) > idOf(first[0]!), 'the router abandons an unfinished sync only for a later id');
