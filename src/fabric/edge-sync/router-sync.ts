@@ -145,8 +145,9 @@ export class RouterSync {
     if (this.#written === state.syncStatus || this.#isClosed) return;
     const { store } = this.#context;
     const full: RouterSyncState = { ...state, ...(this.#hello ? { hostname: this.#hello.hostname, supportedProtocols: this.#hello.supportedProtocols } : {}) };
-    // Bookkeeping: the REST side reads presence from the store on each request, never from a cache.
-    await store.transaction((tx) => recordRouterSync(tx, this.connection.routerId, full), { bookkeeping: true });
+    // Not bookkeeping: views that cache (a session's routers and their URLs) must see it, as they see the control
+    // plane's own presence writes.
+    await store.transaction((tx) => recordRouterSync(tx, this.connection.routerId, full));
     this.#written = state.syncStatus;
   }
 }
