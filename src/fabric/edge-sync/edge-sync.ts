@@ -24,6 +24,7 @@ import {
   type OutgoingMessage,
 } from './edge-messages.js';
 import { FULL_STATE_CHUNK, RouterSync, type SyncConnection } from './router-sync.js';
+import { SyncStateWriter } from './sync-state-writer.js';
 
 /** What the sync needs of the process's router connections (src/fabric/ctrl/router-connections.ts). */
 export interface SyncConnections {
@@ -52,11 +53,13 @@ const REMOVALS_PER_MESSAGE = 1000;
 export class EdgeSync {
   readonly #options: EdgeSyncOptions;
   readonly #feed: ChangeFeed;
+  readonly #states: SyncStateWriter;
   /** The edge routers this process holds. Those that answered the hello receive every change, after their state. */
   readonly #routers = new Map<SyncConnection, RouterSync>();
 
   constructor(options: EdgeSyncOptions) {
     this.#options = options;
+    this.#states = new SyncStateWriter(options.store);
     this.#feed = new ChangeFeed({
       store: options.store,
       deliver: (entries) => this.#deliver(entries),
@@ -97,6 +100,7 @@ export class EdgeSync {
       version,
       logger,
       helloTimeoutMs: this.#options.helloTimeoutMs ?? 30_000,
+      writeState: (routerId, state) => this.#states.write(routerId, state),
     });
     this.#routers.set(connection, sync);
     connection.channel.handle(ContentType.ApiSessionHeartbeatType, (message) =>

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../lib/clock.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
-import { recordRouterSync, routerApiSessions, type RouterSyncState } from '../../store/queries/router-sync.js';
+import { routerApiSessions, type RouterSyncState } from '../../store/queries/router-sync.js';
 import { ContentType } from '../messages/gen/edge_ctrl_pb.js';
 import { apiSessionAdded, newSyncId, readClientHello, serverHello, type OutgoingMessage, type RouterEdgeHello } from './edge-messages.js';
 
@@ -35,6 +35,8 @@ export interface RouterSyncContext {
   version: string;
   logger: Logger;
   helloTimeoutMs: number;
+  /** Stores what the hello and sync reached (batched with other routers'). */
+  writeState: (routerId: string, state: RouterSyncState) => Promise<void>;
 }
 
 export class RouterSync {
@@ -143,11 +145,8 @@ export class RouterSync {
   /** Writes the status (with what the hello said) when it differs from what was written last. */
   async #record(state: Pick<RouterSyncState, 'syncStatus'>): Promise<void> {
     if (this.#written === state.syncStatus || this.#isClosed) return;
-    const { store } = this.#context;
     const full: RouterSyncState = { ...state, ...(this.#hello ? { hostname: this.#hello.hostname, supportedProtocols: this.#hello.supportedProtocols } : {}) };
-    // Not bookkeeping: views that cache (a session's routers and their URLs) must see it, as they see the control
-    // plane's own presence writes.
-    await store.transaction((tx) => recordRouterSync(tx, this.connection.routerId, full));
+    await this.#context.writeState(this.connection.routerId, full);
     this.#written = state.syncStatus;
   }
 }

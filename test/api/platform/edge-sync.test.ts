@@ -8,6 +8,8 @@ import pino from 'pino';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { insertApiSession } from '../../../src/auth/api-sessions.js';
 import { EdgeSync } from '../../../src/fabric/edge-sync/edge-sync.js';
+import { SyncStateWriter } from '../../../src/fabric/edge-sync/sync-state-writer.js';
+import { wrapTransactions } from '../../../src/store/store.js';
 import { ApiSessionHeartbeatSchema, ContentType, RequestClientReSyncSchema, ValidateSessionsRequestSchema } from '../../../src/fabric/messages/gen/edge_ctrl_pb.js';
 import { createEdgeRouter, createUser, login, readEntity } from '../../support/factories.js';
 import { createSession, grantService, openEdgeRouter } from '../../support/sessions.js';
@@ -107,6 +109,20 @@ describe('edge sync', () => {
     await sync.idle();
     assert.deepEqual(await status(), { ...(await status()), syncStatus: 'SYNC_DONE', hostname: 'router.example', supportedProtocols: { tls: 'tls://router.example:4433' } });
     assert.equal(channel.take().filter((message) => message.type === 'serverHello').length, 2);
+  });
+
+  it('writes the sync states of routers connecting together in few transactions, and leaves none behind', async () => {
+    const routers = await Promise.all([1, 2, 3, 4].map(() => createEdgeRouter(t, admin)));
+    let transactions = 0;
+    const writer = new SyncStateWriter(wrapTransactions(t.deps.store, (run) => (transactions++, run())));
+    await Promise.all(routers.map((id, index) => writer.write(id, { syncStatus: 'SYNC_DONE', hostname: `r${index}` })));
+    assert.ok(transactions <= 2, `${transactions} transactions`);
+    // One asked for as the previous drain ends is written too.
+    await writer.write(routers[0]!, { syncStatus: 'SYNC_ERROR' });
+    for (const [index, id] of routers.entries()) {
+      const detail = await readEntity(t, admin, 'edge-routers', id);
+      assert.deepEqual([detail.syncStatus, detail.hostname], [index === 0 ? 'SYNC_ERROR' : 'SYNC_DONE', `r${index}`]);
+    }
   });
 
   it('sends nothing to transit routers', async () => {
