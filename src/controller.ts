@@ -24,6 +24,7 @@ import { countApiSessions } from './store/queries/api-sessions.js';
 import { queueWrites } from './store/write-queue.js';
 import { readBuildInfo, versionHeader } from './system/build-info.js';
 import { ControlPlane, CTRL_ALPN } from './fabric/ctrl/control-plane.js';
+import { EdgeSync } from './fabric/edge-sync/edge-sync.js';
 import { Health } from './system/health.js';
 import { InstanceHeartbeat, OFFLINE_AFTER_MS } from './system/instance-heartbeat.js';
 import { Metrics } from './system/metrics.js';
@@ -134,6 +135,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     versionHeader: versionHeader(build),
     instanceOfflineAfterMs: OFFLINE_AFTER_MS,
   });
+  const edgeSync = new EdgeSync({ store, clock, version: build.wireVersion, connections: controlPlane.routers, recordActivity: (ids) => apiSessions.recordActivity(ids), logger });
   const deps: AppDeps = {
     settings,
     store: requestStore,
@@ -161,6 +163,7 @@ export async function openController(settings: Settings, options: ControllerOpti
   apiSessions.start();
   await heartbeat.start();
   await posture.start();
+  await edgeSync.start();
   controlPlane.start();
 
   let closing: Promise<void> | undefined;
@@ -171,6 +174,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     const routersReleased = controlPlane.close();
     await closeGracefully(server, settings.shutdownTimeoutMs, logger);
     await routersReleased;
+    await edgeSync.stop();
     await integrityChecks.stop();
     await posture.stop();
     await apiSessions.stop();

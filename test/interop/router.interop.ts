@@ -1,11 +1,13 @@
 // `npm run test:interop:router`: a real upstream v1.1.8 router against our controller. It enrolls with our JWT
 // (`ziti router enroll`), runs (`ziti router run`, ctrl.endpoint = our control port, an edge listener, HA off), and
-// must show online; after a controller restart it reconnects; disabled it is dropped; deleted it is refused. The
-// times (run → online, restart → online again) are printed and written to test/interop/results/router-times.json.
+// must show online, reach SYNC_DONE with its hostname and URL, and hear of a login and a logout within a second;
+// after a controller restart it reconnects; disabled it is dropped; deleted it is refused. The times (run → online,
+// → SYNC_DONE, login/logout → router, restart → online again) are printed and written to
+// test/interop/results/router-times.json.
 // Finds the `ziti` binary as the upstream harness does (ZITI_UPSTREAM_BIN, else the cache); skips without one.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,8 +45,16 @@ describe('a real v1.1.8 router against our controller', { skip: binary === undef
   let routerLog = '';
   let token: string;
   let routerId: string;
-  let edgePort: number;
   const times: Record<string, number> = {};
+  let edgePort: number;
+  /** The router writes its log as it goes: wait for a line. */
+  const untilRouterLogged = async (pattern: RegExp, timeoutMs = 10_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!pattern.test(routerLog)) {
+      if (Date.now() > deadline) throw new Error(`the router did not log ${String(pattern)} within ${timeoutMs} ms\n${routerLog.slice(-3000)}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  };
 
   const api = async (method: string, path: string, body?: unknown) => {
     const reply = await httpsRequest(`https://127.0.0.1:${apiPort}${MANAGEMENT}${path}`, {
@@ -115,7 +125,8 @@ describe('a real v1.1.8 router against our controller', { skip: binary === undef
   });
 
   it('runs (ziti router run) and shows online', async () => {
-    router = spawn(binary!, ['router', 'run', join(work, 'router.yml')], { cwd: work, env: zitiEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    // -v: the router logs each API session it is told of (debug), which the sync tests below read.
+    router = spawn(binary!, ['router', 'run', '-v', join(work, 'router.yml')], { cwd: work, env: zitiEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     router.stdout!.on('data', (chunk: Buffer) => (routerLog += chunk.toString()));
     router.stderr!.on('data', (chunk: Buffer) => (routerLog += chunk.toString()));
     times.runToOnlineMs = await untilOnline(true);
@@ -124,18 +135,35 @@ describe('a real v1.1.8 router against our controller', { skip: binary === undef
     await untilLogged(/"msg":"router connected"/);
   });
 
-  // The edge hello and API-session sync are the edge sync's (src/fabric/edge-sync/, branch issue-22-sync).
-  const hasEdgeSync = existsSync(join(ROOT, 'src/fabric/edge-sync'));
-  it('completes the edge sync: SYNC_DONE, hostname and supportedProtocols', { skip: hasEdgeSync ? false : 'no edge sync in this tree' }, async () => {
+  it('completes the edge hello and API-session sync: SYNC_DONE with its hostname and supportedProtocols', async () => {
     const started = Date.now();
     while ((await routerState()).syncStatus !== 'SYNC_DONE') {
-      if (Date.now() - started > 30_000) throw new Error(`no SYNC_DONE: ${JSON.stringify(await routerState())}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      if (Date.now() - started > 30_000) throw new Error(`no SYNC_DONE\n${routerLog.slice(-3000)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    times.onlineToSyncDoneMs = Date.now() - started;
+    times.runToSyncDoneMs = times.runToOnlineMs! + (Date.now() - started);
     const state = await routerState();
     assert.equal(state.hostname, '127.0.0.1');
     assert.deepEqual(state.supportedProtocols, { tls: `tls://127.0.0.1:${edgePort}` });
+    // The router applies the full state (our admin's session) once it holds its last chunk.
+    await untilRouterLogged(/finished synchronizing api sessions \[count: 1,/);
+  });
+
+  it('hears of a login and a logout within a second', async () => {
+    const login = await httpsRequest(`https://127.0.0.1:${apiPort}${MANAGEMENT}/authenticate?method=password`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: ADMIN_USERNAME, password: ADMIN_PASSWORD }),
+      timeoutMs: 10_000,
+    });
+    const session = (login.body as { data: { id: string; token: string } }).data;
+    const added = Date.now();
+    await untilRouterLogged(new RegExp(`"apiSessionToken":"${session.token}".*"msg":"adding apiSession"`), 1000);
+    times.loginToRouterMs = Date.now() - added;
+    await httpsRequest(`https://127.0.0.1:${apiPort}/edge/client/v1/current-api-session`, { method: 'DELETE', headers: { 'zt-session': session.token }, timeoutMs: 10_000 });
+    const removed = Date.now();
+    await untilRouterLogged(new RegExp(`removing api session \\[token: ${session.token}\\] \\[id: ${session.id}\\]`), 1000);
+    times.logoutToRouterMs = Date.now() - removed;
   });
 
   it('reconnects after a controller restart', async () => {

@@ -17,5 +17,6 @@ import { uniquenessConstraints } from './015-uniqueness-constraints.js';
 import { clusterSchema } from './016-cluster.js';
 import { integerPairKeys } from './017-integer-pair-keys.js';
 import { routerPresence } from './018-router-presence.js';
+import { routerSyncFeed } from './019-router-sync-feed.js';
 
-export const migrations: readonly Migration[] = [initialSchema, configsAndServices, postureChecks, routersSchema, terminatorsSchema, policiesSchema, identityServiceConfigsSchema, enrollmentSchema, enrollmentLookups, caRolesAndSessionCertificates, sessionsSchema, mfaSignersAndLockout, identityTraces, uniquenessConstraints, clusterSchema, integerPairKeys, routerPresence];
+export const migrations: readonly Migration[] = [initialSchema, configsAndServices, postureChecks, routersSchema, terminatorsSchema, policiesSchema, identityServiceConfigsSchema, enrollmentSchema, enrollmentLookups, caRolesAndSessionCertificates, sessionsSchema, mfaSignersAndLockout, identityTraces, uniquenessConstraints, clusterSchema, integerPairKeys, routerPresence, routerSyncFeed];
