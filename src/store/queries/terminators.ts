@@ -48,3 +48,11 @@ export async function countTerminators(db: Db): Promise<number> {
   const row = await typed(db).selectFrom('terminators').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
   return Number(row?.n ?? 0);
 }
+
+/** Deletes those of `ids` that the router holds; answers the rows deleted. */
+export async function deleteTerminatorsOfRouter(tx: Db, routerId: string, ids: readonly string[]): Promise<TerminatorRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await typed(tx).selectFrom('terminators').selectAll().where('router_id', '=', routerId).where('id', 'in', inTextList(tx, ids)).execute();
+  if (rows.length > 0) await typed(tx).deleteFrom('terminators').where('id', 'in', inTextList(tx, rows.map((row) => row.id))).execute();
+  return rows;
+}
