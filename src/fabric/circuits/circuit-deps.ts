@@ -29,11 +29,14 @@ export interface FabricLogger {
   debug(fields: object, message: string): void;
 }
 
+/** Why a circuit ended, as counted (a bounded set of metric labels; the log line says more). */
+export type CircuitEnd = 'dialling side closed' | 'hosting side closed' | 'idle' | 'service deleted' | 'router gone' | 'no public key';
+
 /** What operators see counted (system/metrics.ts implements it). */
 export interface FabricMetrics {
   circuitCreated(setupSeconds: number): void;
   circuitFailed(cause: string): void;
-  circuitEnded(reason: string): void;
+  circuitEnded(end: CircuitEnd): void;
   terminatorsCreated(count: number): void;
   terminatorsRemoved(count: number): void;
 }
@@ -53,5 +56,5 @@ export interface CircuitDeps {
   /** Ids of circuits whose routes are being set up now. */
   routing: Set<string>;
   /** Ends a circuit: unroutes it at its router, forgets it, tells its strategy (Circuits.remove). */
-  remove(circuitId: string, now: boolean, reason: string): void;
+  remove(circuitId: string, now: boolean, end: CircuitEnd, detail?: string): void;
 }

@@ -12,7 +12,7 @@ import { ContentType as EdgeType } from '../messages/gen/edge_ctrl_pb.js';
 import { ControlContentType } from '../messages/headers.js';
 import { decodeCreateCircuitRequest, decodeRouteResult, unrouteMessage } from './circuit-messages.js';
 import { CircuitRegistry, type Circuit } from './circuit-registry.js';
-import type { CircuitDeps, ControlChannel, FabricLogger, FabricMetrics, RouterMessenger } from './circuit-deps.js';
+import type { CircuitDeps, CircuitEnd, ControlChannel, FabricLogger, FabricMetrics, RouterMessenger } from './circuit-deps.js';
 import { createCircuit } from './create-circuit.js';
 import { Strategies } from './strategies.js';
 
@@ -55,7 +55,7 @@ export class Circuits {
       retries: options.retries ?? 2,
       metrics: options.metrics,
       routing: this.#routing,
-      remove: (circuitId, now, reason) => void this.remove(circuitId, now, reason),
+      remove: (circuitId, now, end, detail) => void this.remove(circuitId, now, end, detail),
     };
   }
 
@@ -71,7 +71,7 @@ export class Circuits {
 
   tick(): void {
     this.strategies.creditOverTime();
-    for (const circuit of this.registry.expire(this.deps.clock().getTime(), this.#detachedGraceMs)) this.#ended(circuit, 'its router did not reconnect');
+    for (const circuit of this.registry.expire(this.deps.clock().getTime(), this.#detachedGraceMs)) this.#ended(circuit, 'router gone', `its router did not reconnect within ${this.#detachedGraceMs} ms`);
   }
 
   /** Serves a router's circuit messages on its channel. */
@@ -98,21 +98,21 @@ export class Circuits {
   }
 
   /** Ends a circuit (network.RemoveCircuit): Unroute to its router, forget it, tell its strategy. */
-  remove(circuitId: string, now: boolean, reason: string): Circuit | undefined {
+  remove(circuitId: string, now: boolean, end: CircuitEnd, detail?: string): Circuit | undefined {
     const circuit = this.registry.get(circuitId);
     if (!circuit) return undefined;
     this.deps.routers.channelOf(circuit.routerId)?.send(unrouteMessage(circuitId, now));
     this.registry.remove(circuitId);
-    this.#ended(circuit, reason);
+    this.#ended(circuit, end, detail);
     return circuit;
   }
 
-  #ended(circuit: Circuit, reason: string): void {
+  #ended(circuit: Circuit, end: CircuitEnd, detail?: string): void {
     this.strategies.get(circuit.strategy)?.notify('circuitRemoved', circuit.terminatorId);
-    this.deps.metrics?.circuitEnded(reason);
+    this.deps.metrics?.circuitEnded(end);
     const durationMs = this.deps.clock().getTime() - circuit.createdAt;
     this.deps.logger.info(
-      { circuitId: circuit.id, service: circuit.serviceName, serviceId: circuit.serviceId, clientId: circuit.clientId, hostId: circuit.hostId, routerId: circuit.routerId, durationMs, reason },
+      { circuitId: circuit.id, service: circuit.serviceName, serviceId: circuit.serviceId, clientId: circuit.clientId, hostId: circuit.hostId, routerId: circuit.routerId, durationMs, reason: detail ?? end },
       'circuit ended',
     );
   }
@@ -120,8 +120,8 @@ export class Circuits {
   #fault(routerId: string, channel: ControlChannel, message: Message): void {
     const fault = fromBinary(FaultSchema, message.body);
     if (fault.subject === FaultSubject.IngressFault || fault.subject === FaultSubject.EgressFault) {
-      const side = fault.subject === FaultSubject.IngressFault ? 'dialling' : 'hosting';
-      if (!this.remove(fault.id, false, `the ${side} side closed`)) this.deps.logger.debug({ routerId, circuitId: fault.id }, 'fault for an unknown circuit');
+      const end = fault.subject === FaultSubject.IngressFault ? 'dialling side closed' : 'hosting side closed';
+      if (!this.remove(fault.id, false, end)) this.deps.logger.debug({ routerId, circuitId: fault.id }, 'fault for an unknown circuit');
     } else if (fault.subject === FaultSubject.ForwardFault || fault.subject === FaultSubject.UnknownOwnerForwardFault) {
       // Upstream reroutes known circuits over other links; with none, a known circuit stays as it is. An unknown
       // one is unrouted, unless its owner is unknown (it may be another controller's).
@@ -145,9 +145,9 @@ export class Circuits {
       }
       const idleNanos = confirmation.idleTimes[circuitId];
       const service = await this.deps.store.read((db) => edgeServiceById(db, circuit.serviceId));
-      if (!service) this.remove(circuitId, true, 'its service was deleted');
+      if (!service) this.remove(circuitId, true, 'service deleted');
       else if (idleNanos !== undefined && service.maxIdleTimeMillis > 0 && idleNanos >= BigInt(service.maxIdleTimeMillis) * 1_000_000n) {
-        this.remove(circuitId, true, `idle for ${idleNanos / 1_000_000n} ms, past the service's maximum of ${service.maxIdleTimeMillis} ms`);
+        this.remove(circuitId, true, 'idle', `idle for ${idleNanos / 1_000_000n} ms, past the service's maximum of ${service.maxIdleTimeMillis} ms`);
       }
     }
   }

@@ -141,7 +141,7 @@ async function attemptRoutes(
       deps.registry.add(circuit);
       const answered = new Map([...decodePeerData(terminator.row.peer_data), ...peerData]);
       if (service.encryptionRequired && !answered.has(PUBLIC_KEY_HEADER)) {
-        deps.remove(circuitId, true, 'the hosting side sent no public key');
+        deps.remove(circuitId, true, 'no public key', 'encryption required and the hosting side sent no public key');
         throw new EdgeRequestError('encryption required on service, terminator did not send public header', EdgeErrorCode.encryptionDataMissing);
       }
       deps.metrics?.circuitCreated((circuit.createdAt - started) / 1000);
