@@ -6,7 +6,8 @@ import pino from 'pino';
 import { Terminators } from '../../src/fabric/terminators/terminators.js';
 import { Strategies } from '../../src/fabric/circuits/strategies.js';
 import { ContentType as EdgeType, CreateTerminatorResult, CreateTerminatorV2RequestSchema, CreateTerminatorV2ResponseSchema } from '../../src/fabric/messages/gen/edge_ctrl_pb.js';
-import { ContentType as CtrlType, RemoveTerminatorsRequestSchema } from '../../src/fabric/messages/gen/ctrl_pb.js';
+import { ContentType as CtrlType, RemoveTerminatorsRequestSchema, ValidateTerminatorsV2RequestSchema, ValidateTerminatorsV2ResponseSchema } from '../../src/fabric/messages/gen/ctrl_pb.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeBool, decodeString } from '../../src/fabric/channel/header-codecs.js';
 import { buildTestApp, type TestApp } from '../support/test-app.js';
 import { createEntity } from '../support/factories.js';
@@ -80,5 +81,24 @@ describe('terminator messages of a router', () => {
     assert.equal((await t.call({ method: 'DELETE', url: `/edge/management/v1/edge-routers/${gone}`, token: admin })).status, 200);
     assert.equal(await bindMessage('hosted-4', channelOfGone), undefined);
     assert.equal(channelOfGone.closedWith, 'router not found');
+  });
+
+  it('asks a reconnecting router about its terminators older than 5 s and deletes those it no longer hosts', async () => {
+    await bindMessage('kept');
+    await bindMessage('lost');
+    t.clock.advance(3_000);
+    await bindMessage('young');
+    t.clock.advance(3_000);
+    const reconnected = new FakeChannel();
+    new Terminators({ store: t.deps.store, clock: t.clock, logger: pino({ level: 'silent' }), strategies }).attach(routerId, reconnected);
+    for (let i = 0; i < 100 && reconnected.sent.length === 0; i++) await sleep(5);
+    const request = fromBinary(ValidateTerminatorsV2RequestSchema, reconnected.sent[0]!.body);
+    assert.equal(reconnected.sent[0]!.contentType, CtrlType.ValidateTerminatorsV2RequestType);
+    assert.equal(request.fixInvalid, true);
+    assert.deepEqual(request.terminators.map((row) => row.id).sort(), ['hosted-1', 'kept', 'lost']);
+    assert.deepEqual(request.terminators.map((row) => row.binding), ['edge', 'edge', 'edge']);
+    const states = { kept: { valid: true }, lost: { valid: false, reason: 1 }, 'hosted-1': { valid: true } };
+    await reconnected.deliver({ contentType: CtrlType.ValidateTerminatorsV2ResponseType, headers: new Map(), body: toBinary(ValidateTerminatorsV2ResponseSchema, create(ValidateTerminatorsV2ResponseSchema, { states })) });
+    assert.deepEqual(await terminatorIds(), ['hosted-1', 'kept', 'young']);
   });
 });

@@ -12,6 +12,7 @@ import { ContentType as EdgeType, CreateTerminatorResult, CreateTerminatorV2Requ
 import type { ControlChannel, FabricLogger, FabricMetrics } from '../circuits/circuit-deps.js';
 import type { Strategies } from '../circuits/strategies.js';
 import { createEdgeTerminator } from './create-terminator.js';
+import { removeInvalidTerminators, validateRouterTerminators } from './validate-terminators.js';
 
 export interface TerminatorsOptions {
   store: Store;
@@ -34,6 +35,8 @@ export class Terminators {
   attach(routerId: string, channel: ControlChannel & { close(reason: string): void }): void {
     channel.handle(EdgeType.CreateTerminatorV2RequestType, (message) => this.#create(routerId, channel, message));
     channel.handle(CtrlType.RemoveTerminatorsRequestType, (message) => this.#remove(routerId, channel, message));
+    channel.handle(CtrlType.ValidateTerminatorsV2ResponseType, async (message) => void (await removeInvalidTerminators(this.options, routerId, message)));
+    validateRouterTerminators(this.options, routerId, channel).catch((error: unknown) => this.options.logger.error({ routerId, err: error }, 'could not ask router to validate its terminators'));
   }
 
   async #create(routerId: string, channel: ControlChannel & { close(reason: string): void }, message: Message): Promise<void> {

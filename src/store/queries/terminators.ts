@@ -56,3 +56,8 @@ export async function deleteTerminatorsOfRouter(tx: Db, routerId: string, ids: r
   if (rows.length > 0) await typed(tx).deleteFrom('terminators').where('id', 'in', inTextList(tx, rows.map((row) => row.id))).execute();
   return rows;
 }
+
+/** The router's terminators created before `before`. */
+export async function terminatorsOfRouterBefore(db: Db, routerId: string, before: string): Promise<TerminatorRow[]> {
+  return typed(db).selectFrom('terminators').selectAll().where('router_id', '=', routerId).where('created_at', '<', before).execute();
+}
