@@ -49,7 +49,8 @@ export interface CheckedSession {
   service: EdgeService;
 }
 
-export async function checkSessionRequest(db: Db, request: SessionRequest): Promise<CheckedSession> {
+/** The first three checks, alone (UpdateTerminator and health events stop there). */
+export async function checkSession(db: Db, request: Omit<SessionRequest, 'routerId'>): Promise<EdgeSession> {
   const session = await edgeSessionByToken(db, request.sessionToken);
   if (!session) throw new EdgeRequestError('invalid session', EdgeErrorCode.invalidSession);
   if (session.type !== request.type) throw new EdgeRequestError('incorrect session type', EdgeErrorCode.wrongSessionType);
@@ -57,6 +58,11 @@ export async function checkSessionRequest(db: Db, request: SessionRequest): Prom
   if (!request.fingerprints.some((fingerprint) => known.includes(fingerprint))) {
     throw new EdgeRequestError('invalid api session', EdgeErrorCode.invalidApiSession);
   }
+  return session;
+}
+
+export async function checkSessionRequest(db: Db, request: SessionRequest): Promise<CheckedSession> {
+  const session = await checkSession(db, request);
   if (!(await mayUseEdgeRouter(db, session.identityId, session.serviceId, request.routerId))) {
     throw new EdgeRequestError('invalid edge router for session', EdgeErrorCode.invalidEdgeRouterForSession);
   }

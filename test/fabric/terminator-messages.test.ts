@@ -5,12 +5,12 @@ import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import pino from 'pino';
 import { Terminators } from '../../src/fabric/terminators/terminators.js';
 import { Strategies } from '../../src/fabric/circuits/strategies.js';
-import { ContentType as EdgeType, CreateTerminatorResult, CreateTerminatorV2RequestSchema, CreateTerminatorV2ResponseSchema } from '../../src/fabric/messages/gen/edge_ctrl_pb.js';
+import { ContentType as EdgeType, CreateTerminatorResult, CreateTerminatorV2RequestSchema, CreateTerminatorV2ResponseSchema, TerminatorPrecedence, UpdateTerminatorRequestSchema } from '../../src/fabric/messages/gen/edge_ctrl_pb.js';
 import { ContentType as CtrlType, RemoveTerminatorsRequestSchema, ValidateTerminatorsV2RequestSchema, ValidateTerminatorsV2ResponseSchema } from '../../src/fabric/messages/gen/ctrl_pb.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { decodeBool, decodeString } from '../../src/fabric/channel/header-codecs.js';
+import { decodeBool, decodeString, decodeU32 } from '../../src/fabric/channel/header-codecs.js';
 import { buildTestApp, type TestApp } from '../support/test-app.js';
-import { createEntity } from '../support/factories.js';
+import { createEntity, readEntity } from '../support/factories.js';
 import { createSession, grantService, openEdgeRouter } from '../support/sessions.js';
 import { sdkClient, type SdkClient } from '../support/edge-clients.js';
 import { FakeChannel } from '../support/fake-channel.js';
@@ -100,5 +100,27 @@ describe('terminator messages of a router', () => {
     const states = { kept: { valid: true }, lost: { valid: false, reason: 1 }, 'hosted-1': { valid: true } };
     await reconnected.deliver({ contentType: CtrlType.ValidateTerminatorsV2ResponseType, headers: new Map(), body: toBinary(ValidateTerminatorsV2ResponseSchema, create(ValidateTerminatorsV2ResponseSchema, { states })) });
     assert.deepEqual(await terminatorIds(), ['hosted-1', 'kept', 'young']);
+  });
+
+  it('updates a terminator’s cost and precedence for its host, and refuses another router, a bad cost and an unknown id', async () => {
+    await bindMessage('to-update');
+    const update = (fields: { terminatorId: string; cost?: number; updateCost?: boolean; precedence?: TerminatorPrecedence; updatePrecedence?: boolean }, via = channel) =>
+      via.deliver({
+        contentType: EdgeType.UpdateTerminatorRequestType,
+        headers: new Map(),
+        body: toBinary(UpdateTerminatorRequestSchema, create(UpdateTerminatorRequestSchema, { sessionToken: bind, fingerprints: [host.fingerprint], ...fields })),
+      });
+    const ok = await update({ terminatorId: 'to-update', cost: 9, updateCost: true, precedence: TerminatorPrecedence.Required, updatePrecedence: true });
+    assert.equal(ok?.contentType, EdgeType.UpdateTerminatorResponseType);
+    const shown = await readEntity(t, admin, 'terminators', 'to-update');
+    assert.deepEqual([shown.cost, shown.precedence], [9, 'required']);
+    const refusal = (reply: Awaited<ReturnType<typeof update>>) => [reply?.contentType, decodeU32(reply!.headers.get(1014)!), decodeString(reply!.body)];
+    assert.deepEqual(refusal(await update({ terminatorId: 'to-update', cost: 70000, updateCost: true })), [EdgeType.ErrorType, 10, 'invalid cost 70000. cost must be between 0 and 65535 inclusive']);
+    assert.deepEqual(refusal(await update({ terminatorId: 'nope' })), [EdgeType.ErrorType, 8, 'invalid terminator: not found']);
+    assert.deepEqual(refusal(await update({ terminatorId: 'to-update' }, other)), [
+      EdgeType.ErrorType,
+      8,
+      `update.terminator request for terminator to-update on router ${routerId} came from router ${otherRouterId}`,
+    ]);
   });
 });

@@ -8,7 +8,17 @@ import { routerNameById } from '../../store/queries/edge-sessions.js';
 import { ContentType as ChannelType, Header, type Message } from '../channel/message.js';
 import { encodeBool, encodeString } from '../channel/header-codecs.js';
 import { ContentType as CtrlType, RemoveTerminatorsRequestSchema } from '../messages/gen/ctrl_pb.js';
-import { ContentType as EdgeType, CreateTerminatorResult, CreateTerminatorV2RequestSchema, CreateTerminatorV2ResponseSchema } from '../messages/gen/edge_ctrl_pb.js';
+import {
+  ContentType as EdgeType,
+  CreateTerminatorResult,
+  CreateTerminatorV2RequestSchema,
+  CreateTerminatorV2ResponseSchema,
+  HealthEventRequestSchema,
+  UpdateTerminatorRequestSchema,
+} from '../messages/gen/edge_ctrl_pb.js';
+import { EdgeRequestError } from '../edge-requests.js';
+import { edgeErrorMessage } from '../circuits/circuit-messages.js';
+import { checkHealthEvent, updateEdgeTerminator } from './update-terminator.js';
 import type { ControlChannel, FabricLogger, FabricMetrics } from '../circuits/circuit-deps.js';
 import type { Strategies } from '../circuits/strategies.js';
 import { createEdgeTerminator } from './create-terminator.js';
@@ -35,6 +45,8 @@ export class Terminators {
   attach(routerId: string, channel: ControlChannel & { close(reason: string): void }): void {
     channel.handle(EdgeType.CreateTerminatorV2RequestType, (message) => this.#create(routerId, channel, message));
     channel.handle(CtrlType.RemoveTerminatorsRequestType, (message) => this.#remove(routerId, channel, message));
+    channel.handle(EdgeType.UpdateTerminatorRequestType, (message) => this.#update(routerId, channel, message));
+    channel.handle(EdgeType.HealthEventType, (message) => this.#health(routerId, message));
     channel.handle(CtrlType.ValidateTerminatorsV2ResponseType, async (message) => void (await removeInvalidTerminators(this.options, routerId, message)));
     validateRouterTerminators(this.options, routerId, channel).catch((error: unknown) => this.options.logger.error({ routerId, err: error }, 'could not ask router to validate its terminators'));
   }
@@ -59,6 +71,32 @@ export class Terminators {
       logger.info(fields, 'created terminator');
     } else {
       logger.info(fields, 'terminator already exists');
+    }
+  }
+
+  async #update(routerId: string, channel: ControlChannel, message: Message): Promise<void> {
+    const { store, clock, logger } = this.options;
+    const request = fromBinary(UpdateTerminatorRequestSchema, message.body);
+    const fields = { routerId, terminatorId: request.terminatorId, cost: request.updateCost ? request.cost : undefined, precedence: request.updatePrecedence ? request.precedence : undefined };
+    try {
+      const serviceId = await updateEdgeTerminator(store, routerId, request, clock());
+      channel.reply(message, { contentType: EdgeType.UpdateTerminatorResponseType, headers: new Map(), body: new Uint8Array(0) });
+      logger.info({ ...fields, serviceId }, 'updated terminator');
+    } catch (error) {
+      if (!(error instanceof EdgeRequestError)) throw error;
+      channel.reply(message, edgeErrorMessage(error.message, error.code));
+      logger.warn({ ...fields, reason: error.message }, 'terminator not updated: the request was refused');
+    }
+  }
+
+  async #health(routerId: string, message: Message): Promise<void> {
+    const request = fromBinary(HealthEventRequestSchema, message.body);
+    try {
+      const serviceId = await checkHealthEvent(this.options.store, request, this.options.clock());
+      this.options.logger.debug({ routerId, serviceId, checkPassed: request.checkPassed }, 'terminator health check reported');
+    } catch (error) {
+      if (!(error instanceof EdgeRequestError)) throw error;
+      this.options.logger.warn({ routerId, reason: error.message }, 'health event refused');
     }
   }
 
