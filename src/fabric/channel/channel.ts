@@ -34,6 +34,8 @@ export interface ChannelOptions {
   maxWriteBufferBytes: number;
   /** Unix time in ns for heartbeat headers; tests may fix it. */
   nowNanos?: () => bigint;
+  /** Sees every message received, before it is handled (tests, tracing). */
+  onReceive?: (message: Message) => void;
 }
 
 type Outgoing = Omit<Message, 'sequence'>;
@@ -175,6 +177,7 @@ export class Channel {
   }
 
   #dispatch(message: Message): void {
+    this.#options.onReceive?.(message);
     try {
       this.#readHeartbeats(message);
       const replyFor = message.headers.get(Header.replyFor);
