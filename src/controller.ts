@@ -24,6 +24,8 @@ import { countApiSessions } from './store/queries/api-sessions.js';
 import { queueWrites } from './store/write-queue.js';
 import { readBuildInfo, versionHeader } from './system/build-info.js';
 import { ControlPlane, CTRL_ALPN } from './fabric/ctrl/control-plane.js';
+import { TrafficFlows } from './fabric/traffic.js';
+import { countTerminators } from './store/queries/terminators.js';
 import { Health } from './system/health.js';
 import { InstanceHeartbeat, OFFLINE_AFTER_MS } from './system/instance-heartbeat.js';
 import { Metrics } from './system/metrics.js';
@@ -49,6 +51,8 @@ export interface Controller {
   admin: DefaultAdminResult;
   /** The router control plane: main.ts listens on its port; the edge sync starts from `controlPlane.routers`. */
   controlPlane: ControlPlane;
+  /** Terminators and circuits of the routers this process holds (issue 23). */
+  traffic: TrafficFlows;
   /** The metrics listener, when `metrics.address` is set. */
   metricsListener: MetricsListener | undefined;
   /**
@@ -77,11 +81,13 @@ export async function openController(settings: Settings, options: ControllerOpti
   const { pki, clusterId } = shared;
 
   // The listener exists once the app is built; until then there is nothing to count.
-  const listener: { app?: FastifyInstance } = {};
+  const listener: { app?: FastifyInstance; traffic?: TrafficFlows } = {};
   const metrics = settings.metricsAddress
     ? new Metrics({
         openConnections: () => new Promise((resolve) => (listener.app ? listener.app.server.getConnections((_error, count) => resolve(count ?? 0)) : resolve(0))),
         apiSessions: () => opened.read(countApiSessions),
+        circuits: () => listener.traffic?.circuits.registry.size ?? 0,
+        terminators: () => opened.read(countTerminators),
       })
     : undefined;
   // Background work (activity flushes, scans) uses `store`; requests write through the bounded queue.
@@ -133,6 +139,8 @@ export async function openController(settings: Settings, options: ControllerOpti
     versionHeader: versionHeader(build),
     instanceOfflineAfterMs: OFFLINE_AFTER_MS,
   });
+  const traffic = new TrafficFlows({ routers: controlPlane.routers, store, clock, logger, ...(metrics ? { metrics } : {}) });
+  listener.traffic = traffic;
   const deps: AppDeps = {
     settings,
     store: requestStore,
@@ -161,12 +169,14 @@ export async function openController(settings: Settings, options: ControllerOpti
   await heartbeat.start();
   await posture.start();
   controlPlane.start();
+  traffic.start();
 
   let closing: Promise<void> | undefined;
   const stop = async (server: FastifyInstance) => {
     health.markStopping();
     // Router channels first: the API port's server would wait for the ones it handed over.
     await controlPlane.close();
+    traffic.stop();
     await closeGracefully(server, settings.shutdownTimeoutMs, logger);
     await integrityChecks.stop();
     await posture.stop();
@@ -175,7 +185,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     await metricsListener?.close();
     await opened.close();
   };
-  return { app, deps, admin, controlPlane, metricsListener, close: () => (closing ??= stop(app)) };
+  return { app, deps, admin, controlPlane, traffic, metricsListener, close: () => (closing ??= stop(app)) };
 }
 
 /**
