@@ -20,7 +20,7 @@ function testsUnder(folder) {
     .sort();
 }
 
-const files = [...testsUnder('test/store'), ...testsUnder('src/store'), ...testsUnder('test/api')];
+const files = [...testsUnder('test/store'), ...testsUnder('src/store'), ...testsUnder('test/api'), ...testsUnder('test/fabric')];
 const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], { stdio: 'inherit' });
 // Then the instance tests (test/cluster/*.postgres.ts: several controllers on one database, real processes among
 // them), one file at a time: they start and kill controllers of their own.

@@ -26,6 +26,7 @@ import { readBuildInfo, versionHeader } from './system/build-info.js';
 import { ControlPlane, CTRL_ALPN } from './fabric/ctrl/control-plane.js';
 import { TrafficFlows } from './fabric/traffic.js';
 import { countTerminators } from './store/queries/terminators.js';
+import { EdgeSync } from './fabric/edge-sync/edge-sync.js';
 import { Health } from './system/health.js';
 import { InstanceHeartbeat, OFFLINE_AFTER_MS } from './system/instance-heartbeat.js';
 import { Metrics } from './system/metrics.js';
@@ -141,6 +142,7 @@ export async function openController(settings: Settings, options: ControllerOpti
   });
   const traffic = new TrafficFlows({ routers: controlPlane.routers, store, clock, logger, ...(metrics ? { metrics } : {}) });
   listener.traffic = traffic;
+  const edgeSync = new EdgeSync({ store, clock, version: build.wireVersion, connections: controlPlane.routers, recordActivity: (ids) => apiSessions.recordActivity(ids), logger });
   const deps: AppDeps = {
     settings,
     store: requestStore,
@@ -168,6 +170,7 @@ export async function openController(settings: Settings, options: ControllerOpti
   apiSessions.start();
   await heartbeat.start();
   await posture.start();
+  await edgeSync.start();
   controlPlane.start();
   traffic.start();
 
@@ -177,6 +180,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     // Router channels first: the API port's server would wait for the ones it handed over.
     await controlPlane.close();
     traffic.stop();
+    await edgeSync.stop();
     await closeGracefully(server, settings.shutdownTimeoutMs, logger);
     await integrityChecks.stop();
     await posture.stop();

@@ -184,6 +184,15 @@ export class ApiSessions {
     return cached && cached.getTime() > Date.parse(storedLastActivity) ? formatTimestamp(cached) : storedLastActivity;
   }
 
+  /**
+   * Edge routers' heartbeats: their clients' sessions are in use now, though those clients send no requests here.
+   * Kept in memory and written with the next flush, like a request's activity.
+   */
+  recordActivity(apiSessionIds: Iterable<string>): void {
+    const now = this.#options.clock();
+    for (const id of apiSessionIds) this.#activity.set(id, now);
+  }
+
   forget(apiSessionId: string): void {
     this.#activity.delete(apiSessionId);
   }

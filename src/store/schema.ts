@@ -42,6 +42,7 @@ export interface Database {
   reported_posture: ReportedPostureTable;
   router_presence: RouterPresenceTable;
   router_role_attributes: RouterRoleAttributesTable;
+  router_sync_feed: RouterSyncFeedTable;
   routers: RoutersTable;
   schema_migrations: SchemaMigrationsTable;
   service_configs: ServiceConfigsTable;
@@ -447,6 +448,13 @@ export interface RouterPresenceTable {
 export interface RouterRoleAttributesTable {
   entity_id: string;
   value: string;
+}
+
+export interface RouterSyncFeedTable {
+  seq: number;
+  kind: string;
+  entity_id: string;
+  token: string;
 }
 
 export interface RoutersTable {

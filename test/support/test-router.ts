@@ -12,6 +12,7 @@ import { ContentType as CtrlContentType, ControlHeaders } from '../../src/fabric
 import { createEdgeRouter } from './factories.js';
 import type { TlsTestApp } from './tls-client.js';
 import { newCsr, newKeyPair } from './test-keys.js';
+import { TestRouterEdge, type EdgeListener } from './test-router-edge.js';
 
 /** The hello headers `ziti router run` v1.1.8 sent to a probe listener (reference/router-control-plane.md). */
 export const V118_HELLO = {
@@ -53,6 +54,8 @@ export interface TestRouterOptions {
   alpn?: string[];
   /** Replaces or removes (undefined value) hello headers. */
   helloHeaders?: Map<number, Uint8Array | undefined>;
+  /** Its edge listener, announced in its ClientHello (default tls://127.0.0.1:3022); null: it never answers the ServerHello. */
+  edgeListener?: EdgeListener | null;
   /** The router's heartbeats (default: upstream's 10 s, never closing: a router does not close for this). */
   heartbeat?: Partial<HeartbeatOptions>;
 }
@@ -65,6 +68,8 @@ export class TestRouter {
     readonly result: Message,
     /** Every message the controller sent since the hello, heartbeats included. */
     readonly received: Message[],
+    /** Its edge side: the API sessions it was told of, heartbeats, resync requests. */
+    readonly edge: TestRouterEdge,
   ) {}
 
   /** Connects, exchanges hellos, sends RouterLinks as a real router does; rejects if the controller refuses. */
@@ -89,7 +94,9 @@ export class TestRouter {
     const heartbeat = { sendIntervalMs: 10_000, checkIntervalMs: 1000, closeUnresponsiveMs: 24 * 3600_000, ...options.heartbeat };
     const received: Message[] = [];
     const channel = new Channel(socket, reader, { label: `test-router ${options.router.id}`, logger: pino({ level: 'silent' }), heartbeat, maxWriteBufferBytes: 64 << 20, onReceive: (message) => received.push(message) });
-    const router = new TestRouter(socket, channel, result, received);
+    // The edge handlers are in place before the first message is read: the ServerHello may come with the result.
+    const edge = new TestRouterEdge(channel, options.edgeListener === undefined ? { hostname: '127.0.0.1', port: 3022 } : options.edgeListener);
+    const router = new TestRouter(socket, channel, result, received, edge);
     channel.start(following);
     channel.send({ contentType: CtrlContentType.RouterLinksType, headers: new Map(), body: new Uint8Array(0) });
     return router;

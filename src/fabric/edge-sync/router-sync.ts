@@ -1,0 +1,138 @@
+// One edge router's API-session sync, as upstream's instant strategy runs it (controller/sync_strats/
+// sync_instant.go): the edge hello, then the full state in chunks, then the changes as they come, all in order on
+// one queue so a change never overtakes the state it changes. What the hello and sync reached is written to the
+// router's presence row only when it changes (a handful of writes per connection, none while it stays connected).
+import type { Logger } from 'pino';
+import type { Clock } from '../../lib/clock.js';
+import { formatTimestamp } from '../../lib/clock.js';
+import type { Store } from '../../store/store.js';
+import { recordRouterSync, routerApiSessions, type RouterSyncState } from '../../store/queries/router-sync.js';
+import { ContentType } from '../messages/gen/edge_ctrl_pb.js';
+import { apiSessionAdded, newSyncId, readClientHello, serverHello, type OutgoingMessage, type RouterEdgeHello } from './edge-messages.js';
+
+/** What the sync needs of a router's channel (src/fabric/channel/channel.ts provides it). */
+export interface SyncChannel {
+  send(message: OutgoingMessage): void;
+  request(message: OutgoingMessage, timeoutMs: number): Promise<{ contentType: number; body: Uint8Array }>;
+  handle(contentType: number, handler: (message: { body: Uint8Array }) => void | Promise<void>): void;
+  readonly closed: Promise<void>;
+}
+
+/** A connected router as the sync sees it (src/fabric/ctrl/router-connections.ts provides it). */
+export interface SyncConnection {
+  routerId: string;
+  isEdge: boolean;
+  channel: SyncChannel;
+}
+
+/** Upstream's chunk size for the full state (sync_instant.go synchronize). */
+export const FULL_STATE_CHUNK = 100;
+
+export interface RouterSyncContext {
+  store: Store;
+  clock: Clock;
+  /** The controller version the ServerHello names. */
+  version: string;
+  logger: Logger;
+  helloTimeoutMs: number;
+}
+
+export class RouterSync {
+  readonly connection: SyncConnection;
+  readonly #context: RouterSyncContext;
+  #queue: Promise<void> = Promise.resolve();
+  #isClosed = false;
+  #isSynchronising = false;
+  #hello: RouterEdgeHello | undefined;
+  /** The status last written, so an unchanged one is not written again. */
+  #written: string | undefined;
+
+  constructor(connection: SyncConnection, context: RouterSyncContext) {
+    this.connection = connection;
+    this.#context = context;
+    void connection.channel.closed.then(() => (this.#isClosed = true));
+  }
+
+  /** The router answered the hello: from then on it receives every change, queued after its full state. */
+  get isSynchronising(): boolean {
+    return this.#isSynchronising && !this.#isClosed;
+  }
+
+  /** Runs `task` after everything queued before it. */
+  enqueue(task: () => Promise<void> | void): Promise<void> {
+    this.#queue = this.#queue.then(task).catch((error: unknown) => {
+      this.#context.logger.error({ err: error, routerId: this.connection.routerId }, 'edge router sync failed');
+      return this.#record({ syncStatus: 'SYNC_ERROR' }).catch(() => undefined);
+    });
+    return this.#queue;
+  }
+
+  /** Sends, unless the channel has closed meanwhile (what it would have said no longer matters). */
+  send(message: OutgoingMessage): void {
+    if (!this.#isClosed) this.connection.channel.send(message);
+  }
+
+  /** The edge hello, then the full state. */
+  start(): Promise<void> {
+    return this.enqueue(async () => {
+      if (!(await this.#exchangeHellos())) return;
+      this.#isSynchronising = true;
+      await this.sendFullState();
+    });
+  }
+
+  /**
+   * Sends the ServerHello until the router answers (upstream queues it again after a timeout) or goes. An answer
+   * that is not a ClientHello, or does not parse, fails the sync (SYNC_ERROR) rather than being asked for again.
+   */
+  async #exchangeHellos(): Promise<boolean> {
+    const { version, helloTimeoutMs, logger } = this.#context;
+    while (!this.#isClosed) {
+      let reply: { contentType: number; body: Uint8Array };
+      try {
+        reply = await this.connection.channel.request(serverHello(version), helloTimeoutMs);
+      } catch (error) {
+        if (this.#isClosed) return false;
+        logger.warn({ err: error, routerId: this.connection.routerId }, 'edge router did not answer the hello, sending it again');
+        await this.#record({ syncStatus: 'SYNC_HELLO_TIMEOUT' });
+        continue;
+      }
+      if (reply.contentType !== (ContentType.ClientHelloType as number)) throw new Error(`edge router answered the hello with content type ${reply.contentType}`);
+      this.#hello = readClientHello(reply.body);
+      logger.info({ routerId: this.connection.routerId, ...this.#hello }, 'edge router sent its hello');
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Every API session a router may know, in chunks of 100 with one sync id and increasing sequences, the last
+   * marked isLast: the router applies the state (and drops sessions it knew that are not in it) only once it holds
+   * every chunk up to the last. An empty state is one empty last chunk, so a reconnecting router still drops what it
+   * knew (upstream sends nothing then, and the router keeps stale sessions).
+   */
+  async sendFullState(): Promise<void> {
+    const { store, clock } = this.#context;
+    const id = newSyncId(clock());
+    const at = formatTimestamp(clock());
+    const page = (afterId: string) => store.read((db) => routerApiSessions(db, at, { afterId, limit: FULL_STATE_CHUNK }));
+    let chunk = await page('');
+    for (let sequence = 0; !this.#isClosed; sequence++) {
+      const next = chunk.length === FULL_STATE_CHUNK ? await page(chunk.at(-1)!.id) : [];
+      this.send(apiSessionAdded(chunk, true, { id, isLast: next.length === 0, sequence }));
+      if (next.length === 0) break;
+      chunk = next;
+    }
+    if (!this.#isClosed) await this.#record({ syncStatus: 'SYNC_DONE' });
+  }
+
+  /** Writes the status (with what the hello said) when it differs from what was written last. */
+  async #record(state: Pick<RouterSyncState, 'syncStatus'>): Promise<void> {
+    if (this.#written === state.syncStatus || this.#isClosed) return;
+    const { store } = this.#context;
+    const full: RouterSyncState = { ...state, ...(this.#hello ? { hostname: this.#hello.hostname, supportedProtocols: this.#hello.supportedProtocols } : {}) };
+    // Bookkeeping: the REST side reads presence from the store on each request, never from a cache.
+    await store.transaction((tx) => recordRouterSync(tx, this.connection.routerId, full), { bookkeeping: true });
+    this.#written = state.syncStatus;
+  }
+}

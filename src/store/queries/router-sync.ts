@@ -1,0 +1,144 @@
+// What edge routers are told and what they tell us (issue 22): the API sessions a router may know with the
+// certificate fingerprints its SDK clients may present, the change feed (migration 019) each process delivers
+// from, and what a router's edge hello and sync reached (the router_presence columns of migration 018).
+import { sql } from 'kysely';
+import { typed } from '../connection.js';
+import { inTextList } from '../prepared.js';
+import type { Db } from '../store.js';
+
+/** An API session as routers receive it (edge_ctrl_pb.ApiSession). */
+export interface RouterApiSession {
+  id: string;
+  token: string;
+  certFingerprints: string[];
+}
+
+export type FeedKind = 'apiSessionAdded' | 'apiSessionUpdated' | 'apiSessionRemoved' | 'sessionRemoved';
+
+export interface FeedEntry {
+  seq: number;
+  kind: FeedKind;
+  entityId: string;
+  token: string;
+}
+
+/**
+ * Up to `limit` API sessions with ids after `afterId` (all of them, in id order, a page at a time: the full state),
+ * or those of `ids`: only fully authenticated ones (no MFA outstanding), as upstream announces them
+ * (EventFullyAuthenticated, controller/db/api_session_store.go). `at` decides which session certificates are valid.
+ */
+export async function routerApiSessions(db: Db, at: string, page: { afterId: string; limit: number } | { ids: readonly string[] }): Promise<RouterApiSession[]> {
+  let query = typed(db)
+    .selectFrom('api_sessions')
+    .select(['id', 'token', 'identity_id'])
+    .where((eb) => eb.or([eb('is_mfa_required', '=', 0), eb('is_mfa_complete', '=', 1)]))
+    .orderBy('id');
+  if ('ids' in page) {
+    if (page.ids.length === 0) return [];
+    query = query.where('id', 'in', inTextList(db, page.ids));
+  } else {
+    query = query.where('id', '>', page.afterId).limit(page.limit);
+  }
+  const sessions = await query.execute();
+  if (sessions.length === 0) return [];
+  // The fingerprints of the identity's certificate authenticators, then of the session's own valid certificates
+  // (upstream's ApiSessionManager.VisitFingerprintsForApiSession).
+  const identityIds = [...new Set(sessions.map((session) => session.identity_id))];
+  const authenticators = await typed(db)
+    .selectFrom('authenticators')
+    .select(['identity_id', 'cert_fingerprint'])
+    .where('identity_id', 'in', inTextList(db, identityIds))
+    .where('method', '=', 'cert')
+    .where('cert_fingerprint', 'is not', null)
+    .execute();
+  const certificates = await typed(db)
+    .selectFrom('api_session_certificates')
+    .select(['api_session_id', 'fingerprint'])
+    .where('api_session_id', 'in', inTextList(db, sessions.map((session) => session.id)))
+    .where('valid_from', '<=', at)
+    .where('valid_to', '>', at)
+    .execute();
+  const byIdentity = groupBy(authenticators.map((row) => [row.identity_id, row.cert_fingerprint!]));
+  const bySession = groupBy(certificates.map((row) => [row.api_session_id, row.fingerprint]));
+  return sessions.map((session) => ({
+    id: session.id,
+    token: session.token,
+    certFingerprints: [...new Set([...(byIdentity.get(session.identity_id) ?? []), ...(bySession.get(session.id) ?? [])])],
+  }));
+}
+
+function groupBy(pairs: Array<[string, string]>): Map<string, string[]> {
+  const groups = new Map<string, string[]>();
+  for (const [key, value] of pairs) groups.set(key, [...(groups.get(key) ?? []), value]);
+  return groups;
+}
+
+/** The ids of the API sessions behind these tokens (a router's heartbeat); unknown tokens are left out. */
+export async function apiSessionIdsByToken(db: Db, tokens: readonly string[]): Promise<Map<string, string>> {
+  if (tokens.length === 0) return new Map();
+  const rows = await typed(db).selectFrom('api_sessions').select(['id', 'token']).where('token', 'in', inTextList(db, tokens)).execute();
+  return new Map(rows.map((row) => [row.token, row.id]));
+}
+
+/** Which of these session tokens still exist (a reconnecting router validates the sessions its clients hold). */
+export async function existingSessionTokens(db: Db, tokens: readonly string[]): Promise<Set<string>> {
+  if (tokens.length === 0) return new Set();
+  const rows = await typed(db).selectFrom('sessions').select('token').where('token', 'in', inTextList(db, tokens)).execute();
+  return new Set(rows.map((row) => row.token));
+}
+
+/** The newest entry's sequence (0 when the feed is empty). */
+export async function routerSyncFeedHead(db: Db): Promise<number> {
+  const { rows } = await sql<{ head: number | string | null }>`SELECT max(seq) AS head FROM router_sync_feed`.execute(db);
+  return Number(rows[0]?.head ?? 0);
+}
+
+/** Up to `limit` entries after `afterSeq`, oldest first. */
+export async function routerSyncFeedAfter(db: Db, afterSeq: number, limit: number): Promise<FeedEntry[]> {
+  const rows = await typed(db)
+    .selectFrom('router_sync_feed')
+    .select(['seq', 'kind', 'entity_id', 'token'])
+    .where('seq', '>', afterSeq)
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ seq: Number(row.seq), kind: row.kind as FeedKind, entityId: row.entity_id, token: row.token }));
+}
+
+/** Whether any entry up to `throughSeq` is left (pruning looks before it writes). */
+export async function hasRouterSyncFeedThrough(db: Db, throughSeq: number): Promise<boolean> {
+  return (await typed(db).selectFrom('router_sync_feed').select('seq').where('seq', '<=', throughSeq).limit(1).executeTakeFirst()) !== undefined;
+}
+
+export async function pruneRouterSyncFeed(tx: Db, throughSeq: number): Promise<void> {
+  await typed(tx).deleteFrom('router_sync_feed').where('seq', '<=', throughSeq).execute();
+}
+
+/** What a router's edge hello and API-session sync reached; absent fields stay as stored. */
+export interface RouterSyncState {
+  hostname?: string;
+  /** protocol → `<protocol>://<host>:<port>` */
+  supportedProtocols?: Record<string, string>;
+  syncStatus: string;
+}
+
+/**
+ * Records a router's sync state on its presence row, creating the row if the control plane has not written it yet
+ * (its connect writes are batched, and may land after this): the caller holds the router's open channel, so the state
+ * is the router's current one whichever instance the row names. Online-ness (instance_id) is not touched.
+ */
+export async function recordRouterSync(tx: Db, routerId: string, state: RouterSyncState): Promise<void> {
+  const values = {
+    sync_status: state.syncStatus,
+    ...(state.hostname === undefined ? {} : { hostname: state.hostname }),
+    ...(state.supportedProtocols === undefined ? {} : { supported_protocols: JSON.stringify(state.supportedProtocols) }),
+  };
+  const columns = Object.keys(values) as Array<keyof typeof values>;
+  // Inserted only while the router exists (it may have been deleted meanwhile).
+  await typed(tx)
+    .insertInto('router_presence')
+    .columns(['router_id', ...columns])
+    .expression((eb) => eb.selectFrom('routers').select([eb.val(routerId).as('router_id'), ...columns.map((column) => eb.val(values[column]).as(column))]).where('id', '=', routerId))
+    .onConflict((conflict) => conflict.column('router_id').doUpdateSet(values))
+    .execute();
+}
