@@ -212,4 +212,21 @@ describe('circuits through one router', () => {
     assert.equal(circuits.registry.size, 0);
     assert.ok((await readEntity(t, admin, 'edge-routers', routerId)).id);
   });
+
+  it('answers a dial even when the store fails, with an internal error, and refuses past its circuit capacity', async () => {
+    const { dial } = await service();
+    const failing = new Circuits({
+      store: { ...t.deps.store, read: () => Promise.reject(new Error('database is gone')) },
+      clock: t.clock,
+      logger: pino({ level: 'silent' }),
+      routers: { channelOf: () => channel, isOnline: () => true },
+    });
+    const elsewhere = new FakeChannel();
+    failing.attach(routerId, elsewhere);
+    assert.deepEqual(errorOf(await elsewhere.deliver(dialMessage(dial))), { code: 1, message: 'database is gone' });
+    const full = new Circuits({ store: t.deps.store, clock: t.clock, logger: pino({ level: 'silent' }), routers: { channelOf: () => channel, isOnline: () => true }, capacity: 0 });
+    const third = new FakeChannel(succeed());
+    full.attach(routerId, third);
+    assert.deepEqual(errorOf(await third.deliver(dialMessage(dial))), { code: 1, message: 'this controller holds its maximum of 0 circuits' });
+  });
 });

@@ -8,7 +8,7 @@ import { deleteTerminators, setTerminatorCostAndPrecedence, terminatorsOfService
 import { RouteResultErrorCode, PathHeader } from '../messages/headers.js';
 import { checkSessionRequest, EdgeErrorCode, EdgeRequestError, type CheckedSession } from '../edge-requests.js';
 import { decodePeerData, EDGE_BINDING } from '../terminators/create-terminator.js';
-import { createCircuitResponse, decodeRouteResult, edgeErrorMessage, routeMessage, type CreateCircuitRequest, type Outgoing, type PeerData, type RouteResult } from './circuit-messages.js';
+import { createCircuitResponse, decodeRouteResult, edgeErrorMessage, routeMessage, unrouteMessage, type CreateCircuitRequest, type Outgoing, type PeerData, type RouteResult } from './circuit-messages.js';
 import type { Circuit } from './circuit-registry.js';
 import type { CircuitDeps } from './circuit-deps.js';
 import { SelectFailure, selectTerminator, type SelectableTerminator } from './select-terminator.js';
@@ -52,8 +52,10 @@ export async function createCircuit(deps: CircuitDeps, sourceRouterId: string, r
     }
     const { circuit, peerData } = await routeCircuit(deps, sourceRouterId, request, checked, started);
     return createCircuitResponse({ circuitId: circuit.id, address: circuit.ingressId, peerData, tags: circuit.tags });
-  } catch (error) {
-    if (!(error instanceof EdgeRequestError) && !(error instanceof DialFailure)) throw error;
+  } catch (caught) {
+    // Anything unforeseen (the store failing) is still answered, as upstream's internal error, so the SDK is told.
+    const error = caught instanceof EdgeRequestError || caught instanceof DialFailure ? caught : new DialFailure('INTERNAL', caught instanceof Error ? caught.message : String(caught));
+    if (error instanceof DialFailure && error.reason === 'INTERNAL') deps.logger.error({ routerId: sourceRouterId, err: caught }, 'circuit not created: internal error');
     const cause = error instanceof DialFailure ? error.reason : 'SESSION_REFUSED';
     deps.metrics?.circuitFailed(cause);
     deps.logger.warn(
@@ -138,7 +140,10 @@ async function attemptRoutes(
         tags,
         createdAt: deps.clock().getTime(),
       };
-      deps.registry.add(circuit);
+      if (!deps.registry.add(circuit)) {
+        deps.routers.channelOf(circuit.routerId)?.send(unrouteMessage(circuitId, true));
+        throw new DialFailure('CAPACITY', `this controller holds its maximum of ${deps.registry.capacity} circuits`);
+      }
       const answered = new Map([...decodePeerData(terminator.row.peer_data), ...peerData]);
       if (service.encryptionRequired && !answered.has(PUBLIC_KEY_HEADER)) {
         deps.remove(circuitId, true, 'no public key', 'encryption required and the hosting side sent no public key');
