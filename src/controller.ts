@@ -24,6 +24,8 @@ import { countApiSessions } from './store/queries/api-sessions.js';
 import { queueWrites } from './store/write-queue.js';
 import { readBuildInfo, versionHeader } from './system/build-info.js';
 import { ControlPlane, CTRL_ALPN } from './fabric/ctrl/control-plane.js';
+import { TrafficFlows } from './fabric/traffic.js';
+import { countTerminators } from './store/queries/terminators.js';
 import { EdgeSync } from './fabric/edge-sync/edge-sync.js';
 import { Health } from './system/health.js';
 import { InstanceHeartbeat, OFFLINE_AFTER_MS } from './system/instance-heartbeat.js';
@@ -50,6 +52,8 @@ export interface Controller {
   admin: DefaultAdminResult;
   /** The router control plane: main.ts listens on its port; the edge sync starts from `controlPlane.routers`. */
   controlPlane: ControlPlane;
+  /** Terminators and circuits of the routers this process holds (issue 23). */
+  traffic: TrafficFlows;
   /** The metrics listener, when `metrics.address` is set. */
   metricsListener: MetricsListener | undefined;
   /**
@@ -78,11 +82,13 @@ export async function openController(settings: Settings, options: ControllerOpti
   const { pki, clusterId } = shared;
 
   // The listener exists once the app is built; until then there is nothing to count.
-  const listener: { app?: FastifyInstance } = {};
+  const listener: { app?: FastifyInstance; traffic?: TrafficFlows } = {};
   const metrics = settings.metricsAddress
     ? new Metrics({
         openConnections: () => new Promise((resolve) => (listener.app ? listener.app.server.getConnections((_error, count) => resolve(count ?? 0)) : resolve(0))),
         apiSessions: () => opened.read(countApiSessions),
+        circuits: () => listener.traffic?.circuits.registry.size ?? 0,
+        terminators: () => opened.read(countTerminators),
       })
     : undefined;
   // Background work (activity flushes, scans) uses `store`; requests write through the bounded queue.
@@ -135,6 +141,8 @@ export async function openController(settings: Settings, options: ControllerOpti
     versionHeader: versionHeader(build),
     instanceOfflineAfterMs: OFFLINE_AFTER_MS,
   });
+  const traffic = new TrafficFlows({ routers: controlPlane.routers, store, clock, logger, ...(metrics ? { metrics } : {}) });
+  listener.traffic = traffic;
   const edgeSync = new EdgeSync({ store, clock, version: build.wireVersion, connections: controlPlane.routers, recordActivity: (ids) => apiSessions.recordActivity(ids), logger });
   const deps: AppDeps = {
     settings,
@@ -165,6 +173,7 @@ export async function openController(settings: Settings, options: ControllerOpti
   await posture.start();
   await edgeSync.start();
   controlPlane.start();
+  traffic.start();
 
   let closing: Promise<void> | undefined;
   const stop = async (server: FastifyInstance) => {
@@ -174,6 +183,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     const routersReleased = controlPlane.close();
     await closeGracefully(server, settings.shutdownTimeoutMs, logger);
     await routersReleased;
+    traffic.stop();
     await edgeSync.stop();
     await integrityChecks.stop();
     await posture.stop();
@@ -182,7 +192,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     await metricsListener?.close();
     await opened.close();
   };
-  return { app, deps, admin, controlPlane, metricsListener, close: () => (closing ??= stop(app)) };
+  return { app, deps, admin, controlPlane, traffic, metricsListener, close: () => (closing ??= stop(app)) };
 }
 
 /**

@@ -80,3 +80,9 @@ export async function sharedEdgeRouters(db: Db, identityId: string, serviceId: s
     };
   });
 }
+
+/**
+ * Whether the identity may reach the service through this edge router (ziti IsAccessToEdgeRouterAllowed): the rule
+ * that lists a session's `edgeRouters` above, asked of one router when a router asks to bind or dial for the session.
+ */
+export { isEdgeRouterShared as mayUseEdgeRouter } from '../store/queries/service-access.js';

@@ -632,6 +632,7 @@ export interface TerminatorsTable {
   cost: Generated<number>;
   precedence: Generated<string>;
   host_id: string | null;
+  peer_data: string | null;
 }
 
 export interface TransitRouterIdsView {

@@ -4,6 +4,7 @@
 // labelling a prom-client metric on every request costs more than the rest of a cached read's work.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 import { wrapTransactions, type Store } from '../store/store.js';
+import type { CircuitEnd, FabricMetrics } from '../fabric/circuits/circuit-deps.js';
 
 /** Seconds; requests here take from tens of microseconds (cached reads) to seconds (large policy changes). */
 const latencyBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -12,7 +13,14 @@ const latencyBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.
 export interface MetricSources {
   openConnections(): Promise<number>;
   apiSessions(): Promise<number>;
+  /** Circuits this process holds (in memory, as upstream's). */
+  circuits?: () => number;
+  /** Terminators in the store. */
+  terminators?: () => Promise<number>;
 }
+
+/** Circuit setup takes a route round trip to the router: milliseconds to the route timeout (10 s). */
+const circuitSetupBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** One route's requests (API, operation, method): counts per status and a latency histogram. */
 class RouteStats {
@@ -34,7 +42,7 @@ class RouteStats {
   }
 }
 
-export class Metrics {
+export class Metrics implements FabricMetrics {
   readonly registry = new Registry();
   readonly #routes = new Map<string, RouteStats>();
   readonly #authentications = new Counter({
@@ -50,8 +58,49 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly #circuitSetupSeconds = new Histogram({
+    name: 'ziti_circuit_setup_duration_seconds',
+    help: 'Time from a router asking for a circuit to the circuit routed, for circuits created',
+    buckets: circuitSetupBuckets,
+    registers: [this.registry],
+  });
+  readonly #circuitFailures = new Counter({
+    name: 'ziti_circuit_failures_total',
+    help: 'Dials refused or not routed, by cause (SESSION_REFUSED, NO_TERMINATORS, ROUTER_RESPONSE_TIMEOUT, ROUTER_ERR_*, ...)',
+    labelNames: ['cause'] as const,
+    registers: [this.registry],
+  });
+  readonly #circuitsEnded = new Counter({
+    name: 'ziti_circuits_ended_total',
+    help: 'Circuits ended, by why (dialling or hosting side closed, idle, service deleted, router gone, no public key)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+  readonly #terminatorChanges = new Counter({
+    name: 'ziti_router_terminator_changes_total',
+    help: 'Terminators routers created and removed (CreateTerminatorV2, RemoveTerminators, invalid on dial)',
+    labelNames: ['change'] as const,
+    registers: [this.registry],
+  });
+
   constructor(sources: MetricSources) {
     collectDefaultMetrics({ register: this.registry, prefix: 'ziti_' });
+    new Gauge({
+      name: 'ziti_circuits',
+      help: 'Circuits this controller process routed and holds',
+      registers: [this.registry],
+      collect() {
+        this.set(sources.circuits?.() ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'ziti_terminators',
+      help: 'Terminators in the store',
+      registers: [this.registry],
+      async collect() {
+        this.set((await sources.terminators?.()) ?? 0);
+      },
+    });
     const routes = this.#routes;
     new Counter({
       name: 'ziti_http_requests_total',
@@ -104,6 +153,26 @@ export class Metrics {
 
   authentication(method: string, isSuccess: boolean): void {
     this.#authentications.labels(method, isSuccess ? 'success' : 'failure').inc();
+  }
+
+  circuitCreated(setupSeconds: number): void {
+    this.#circuitSetupSeconds.observe(setupSeconds);
+  }
+
+  circuitFailed(cause: string): void {
+    this.#circuitFailures.labels(cause).inc();
+  }
+
+  circuitEnded(end: CircuitEnd): void {
+    this.#circuitsEnded.labels(end).inc();
+  }
+
+  terminatorsCreated(count: number): void {
+    this.#terminatorChanges.labels('created').inc(count);
+  }
+
+  terminatorsRemoved(count: number): void {
+    this.#terminatorChanges.labels('removed').inc(count);
   }
 
   /** The store with every transaction timed. */

@@ -18,5 +18,6 @@ import { clusterSchema } from './016-cluster.js';
 import { integerPairKeys } from './017-integer-pair-keys.js';
 import { routerPresence } from './018-router-presence.js';
 import { routerSyncFeed } from './019-router-sync-feed.js';
+import { terminatorPeerData } from './020-terminator-peer-data.js';
 
-export const migrations: readonly Migration[] = [initialSchema, configsAndServices, postureChecks, routersSchema, terminatorsSchema, policiesSchema, identityServiceConfigsSchema, enrollmentSchema, enrollmentLookups, caRolesAndSessionCertificates, sessionsSchema, mfaSignersAndLockout, identityTraces, uniquenessConstraints, clusterSchema, integerPairKeys, routerPresence, routerSyncFeed];
+export const migrations: readonly Migration[] = [initialSchema, configsAndServices, postureChecks, routersSchema, terminatorsSchema, policiesSchema, identityServiceConfigsSchema, enrollmentSchema, enrollmentLookups, caRolesAndSessionCertificates, sessionsSchema, mfaSignersAndLockout, identityTraces, uniquenessConstraints, clusterSchema, integerPairKeys, routerPresence, routerSyncFeed, terminatorPeerData];

@@ -134,3 +134,16 @@ export async function edgeRouterReach(db: Db, identityId: string, serviceId: str
     .execute();
   return { identityRouters: Number(identityRouters?.n ?? 0), serviceRouters: Number(serviceRouters?.n ?? 0), common };
 }
+
+const selectSharedRouter = preparedQuery(
+  (_q, identityId: string, serviceId: string, routerId: string) => sql<{ id: string }>`SELECT r.id AS id
+    FROM routers r
+    JOIN identity_edge_routers i ON i.edge_router_seq = r.seq AND i.identity_seq = (SELECT seq FROM identities WHERE id = ${identityId})
+    JOIN service_edge_routers s ON s.edge_router_seq = r.seq AND s.service_seq = (SELECT seq FROM services WHERE id = ${serviceId})
+    WHERE r.id = ${routerId}`,
+);
+
+/** Whether both the identity's edge router policies and the service's service edge router policies grant the router. */
+export async function isEdgeRouterShared(db: Db, identityId: string, serviceId: string, routerId: string): Promise<boolean> {
+  return (await selectSharedRouter(db, identityId, serviceId, routerId)).length > 0;
+}

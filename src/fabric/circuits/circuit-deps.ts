@@ -1,0 +1,60 @@
+// What circuit work needs from the process: the store, time, logs, the strategies' costs, this process's circuits,
+// and the routers it can reach. `RouterMessenger` is the seam for several processes (issue 24): today it answers
+// with the channels this process holds; a router held by another process would be reached through the store.
+import type { Clock } from '../../lib/clock.js';
+import type { Store } from '../../store/store.js';
+import type { Message } from '../channel/message.js';
+import type { CircuitRegistry } from './circuit-registry.js';
+import type { Strategies } from './strategies.js';
+
+/** The part of a channel (fabric/channel/channel.ts) circuits use, so tests may stand in for it. */
+export interface ControlChannel {
+  send(message: Omit<Message, 'sequence'>): void;
+  request(message: Omit<Message, 'sequence'>, timeoutMs: number): Promise<Message>;
+  reply(to: Message, message: Omit<Message, 'sequence'>): void;
+  handle(contentType: number, handler: (message: Message) => void | Promise<void>): void;
+}
+
+export interface RouterMessenger {
+  /** The router's channel when this process holds it. */
+  channelOf(routerId: string): ControlChannel | undefined;
+  /** Whether the router is connected to any process (its terminators may be chosen). */
+  isOnline(routerId: string): boolean;
+}
+
+export interface FabricLogger {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+  debug(fields: object, message: string): void;
+}
+
+/** Why a circuit ended, as counted (a bounded set of metric labels; the log line says more). */
+export type CircuitEnd = 'dialling side closed' | 'hosting side closed' | 'idle' | 'service deleted' | 'router gone' | 'no public key';
+
+/** What operators see counted (system/metrics.ts implements it). */
+export interface FabricMetrics {
+  circuitCreated(setupSeconds: number): void;
+  circuitFailed(cause: string): void;
+  circuitEnded(end: CircuitEnd): void;
+  terminatorsCreated(count: number): void;
+  terminatorsRemoved(count: number): void;
+}
+
+export interface CircuitDeps {
+  store: Store;
+  clock: Clock;
+  logger: FabricLogger;
+  strategies: Strategies;
+  registry: CircuitRegistry;
+  routers: RouterMessenger;
+  /** How long one route attempt waits for its result (upstream RouteTimeout, 10 s). */
+  routeTimeoutMs: number;
+  /** Attempts in all (upstream CreateCircuitRetries, 2). */
+  retries: number;
+  metrics: FabricMetrics | undefined;
+  /** Ids of circuits whose routes are being set up now. */
+  routing: Set<string>;
+  /** Ends a circuit: unroutes it at its router, forgets it, tells its strategy (Circuits.remove). */
+  remove(circuitId: string, now: boolean, end: CircuitEnd, detail?: string): void;
+}

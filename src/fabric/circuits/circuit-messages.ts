@@ -1,0 +1,135 @@
+// The wire forms of a circuit's messages (ziti common/ctrl_msg/messages.go, controller/network/network_path.go in
+// v1.1.8): Route and Unroute (protobuf), RouteResult and CreateCircuitV2 (headers only), and the edge error reply.
+import { create, toBinary } from '@bufbuild/protobuf';
+import type { Message } from '../channel/message.js';
+import {
+  decodeString,
+  decodeStringSlice,
+  decodeU32,
+  decodeU32ToBytesMap,
+  encodeString,
+  encodeStringToStringMap,
+  encodeU32,
+  encodeU32ToBytesMap,
+} from '../channel/header-codecs.js';
+import { ContentType as CtrlType, DestType, RouteSchema, UnrouteSchema, type Route } from '../messages/gen/ctrl_pb.js';
+import { ContentType as EdgeType } from '../messages/gen/edge_ctrl_pb.js';
+import { CreateCircuitV2Header, RouteResultHeader } from '../messages/headers.js';
+import { EDGE_ERROR_CODE_HEADER } from '../edge-requests.js';
+
+export type Outgoing = Omit<Message, 'sequence'>;
+export type PeerData = Map<number, Uint8Array>;
+
+const NO_BODY = new Uint8Array(0);
+
+export interface RouteSpec {
+  circuitId: string;
+  attempt: number;
+  ingressId: string;
+  egressId: string;
+  terminator: { binding: string; address: string };
+  dialPeerData: PeerData;
+  tags: Record<string, string>;
+  /** What is left of the circuit's deadline, in ms (sent in ns). */
+  remainingMs: number;
+}
+
+/** The one Route of a circuit through one router: ingress → egress and back, egress dialling the terminator. */
+export function routeMessage(spec: RouteSpec): Outgoing {
+  const route: Route = create(RouteSchema, {
+    circuitId: spec.circuitId,
+    attempt: spec.attempt,
+    forwards: [
+      { srcAddress: spec.ingressId, dstAddress: spec.egressId, dstType: DestType.End },
+      { srcAddress: spec.egressId, dstAddress: spec.ingressId, dstType: DestType.Start },
+    ],
+    egress: { binding: spec.terminator.binding, address: spec.egressId, destination: spec.terminator.address, peerData: Object.fromEntries(spec.dialPeerData) },
+    context: { fields: {}, channelMask: 0 },
+    timeout: BigInt(Math.max(0, Math.round(spec.remainingMs))) * 1_000_000n,
+    tags: spec.tags,
+  });
+  return { contentType: CtrlType.RouteType, headers: new Map(), body: toBinary(RouteSchema, route) };
+}
+
+export function unrouteMessage(circuitId: string, now: boolean): Outgoing {
+  return { contentType: CtrlType.UnrouteType, headers: new Map(), body: toBinary(UnrouteSchema, create(UnrouteSchema, { circuitId, now })) };
+}
+
+export interface RouteResult {
+  circuitId: string;
+  attempt: number;
+  success: boolean;
+  error: string;
+  /** RouteResultErrorCode; undefined when the router sent none. */
+  errorCode: number | undefined;
+  peerData: PeerData;
+}
+
+/** A RouteResult as upstream's routeResultHandler reads it; undefined without an attempt header. */
+export function decodeRouteResult(message: Message): RouteResult | undefined {
+  const attempt = message.headers.get(RouteResultHeader.attempt);
+  if (!attempt || attempt.length !== 4) return undefined;
+  const peerData: PeerData = new Map();
+  // Every other header above 0 outside 1102-1104 is the terminator's peer data (the attempt 1101 included, as upstream).
+  for (const [key, value] of message.headers) if (key > 0 && (key < RouteResultHeader.success || key > RouteResultHeader.errorCode)) peerData.set(key, value);
+  const errorCode = message.headers.get(RouteResultHeader.errorCode);
+  const error = message.headers.get(RouteResultHeader.error);
+  return {
+    circuitId: decodeString(message.body),
+    attempt: decodeU32(attempt),
+    success: message.headers.has(RouteResultHeader.success),
+    error: error ? decodeString(error) : '',
+    errorCode: errorCode && errorCode.length > 0 ? errorCode[0] : undefined,
+    peerData,
+  };
+}
+
+export interface CreateCircuitRequest {
+  sessionToken: string;
+  apiSessionToken: string;
+  fingerprints: string[];
+  terminatorInstanceId: string;
+  peerData: PeerData;
+}
+
+/** ctrl_msg.DecodeCreateCircuitRequest: every header optional (absent is empty). Throws FrameError on malformed ones. */
+export function decodeCreateCircuitRequest(message: Message): CreateCircuitRequest {
+  const text = (key: number) => {
+    const value = message.headers.get(key);
+    return value ? decodeString(value) : '';
+  };
+  const fingerprints = message.headers.get(CreateCircuitV2Header.requestFingerprints);
+  const peerData = message.headers.get(CreateCircuitV2Header.peerData);
+  return {
+    sessionToken: text(CreateCircuitV2Header.requestSessionToken),
+    apiSessionToken: text(CreateCircuitV2Header.requestApiSessionToken),
+    fingerprints: fingerprints ? decodeStringSlice(fingerprints) : [],
+    terminatorInstanceId: text(CreateCircuitV2Header.requestTerminatorInstanceId),
+    peerData: peerData ? decodeU32ToBytesMap(peerData) : new Map<number, Uint8Array>(),
+  };
+}
+
+export interface CreateCircuitResponse {
+  circuitId: string;
+  address: string;
+  peerData: PeerData;
+  tags: Record<string, string>;
+}
+
+export function createCircuitResponse(response: CreateCircuitResponse): Outgoing {
+  return {
+    contentType: EdgeType.CreateCircuitV2ResponseType,
+    headers: new Map([
+      [CreateCircuitV2Header.responseCircuitId, encodeString(response.circuitId)],
+      [CreateCircuitV2Header.responseAddress, encodeString(response.address)],
+      [CreateCircuitV2Header.peerData, encodeU32ToBytesMap(response.peerData)],
+      [CreateCircuitV2Header.responseTags, encodeStringToStringMap(response.tags)],
+    ]),
+    body: NO_BODY,
+  };
+}
+
+/** The edge error reply (ErrorType 20002): the message as the body, its code in header 1014. */
+export function edgeErrorMessage(message: string, code: number): Outgoing {
+  return { contentType: EdgeType.ErrorType, headers: new Map([[EDGE_ERROR_CODE_HEADER, encodeU32(code)]]), body: encodeString(message) };
+}

@@ -1,0 +1,169 @@
+// A process's circuits over their life (ziti controller/handler_ctrl fault.go, circuit_confirmation.go,
+// route_result.go and network.RemoveCircuit in v1.1.8): created on a router's CreateCircuitV2, ended by a Fault
+// from either side, by an idle check, or by their router staying away; a router asking about a circuit this
+// process does not know (a restart forgot it) is told to unroute it.
+import { fromBinary } from '@bufbuild/protobuf';
+import type { Clock } from '../../lib/clock.js';
+import type { Store } from '../../store/store.js';
+import { edgeServiceById } from '../../store/queries/edge-sessions.js';
+import type { Message } from '../channel/message.js';
+import { CircuitConfirmationSchema, ContentType as CtrlType, FaultSchema, FaultSubject } from '../messages/gen/ctrl_pb.js';
+import { ContentType as EdgeType } from '../messages/gen/edge_ctrl_pb.js';
+import { ControlContentType } from '../messages/headers.js';
+import { decodeCreateCircuitRequest, decodeRouteResult, unrouteMessage } from './circuit-messages.js';
+import { CircuitRegistry, type Circuit } from './circuit-registry.js';
+import type { CircuitDeps, CircuitEnd, ControlChannel, FabricLogger, FabricMetrics, RouterMessenger } from './circuit-deps.js';
+import { createCircuit } from './create-circuit.js';
+import { Strategies } from './strategies.js';
+
+export interface CircuitsOptions {
+  store: Store;
+  clock: Clock;
+  logger: FabricLogger;
+  routers: RouterMessenger;
+  metrics?: FabricMetrics;
+  routeTimeoutMs?: number;
+  retries?: number;
+  /** Circuits held at most; past it dials are refused. */
+  capacity?: number;
+  /** How long a disconnected router's circuits are kept for its return. */
+  detachedGraceMs?: number;
+  random?: () => number;
+}
+
+export class Circuits {
+  readonly strategies: Strategies;
+  readonly registry: CircuitRegistry;
+  readonly deps: CircuitDeps;
+  /** Circuits whose routes are being set up: a result for them that nobody waits for is a stale attempt's. */
+  readonly #routing = new Set<string>();
+  readonly #detachedGraceMs: number;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(options: CircuitsOptions) {
+    this.strategies = new Strategies(options.random);
+    this.registry = new CircuitRegistry(options.capacity);
+    this.#detachedGraceMs = options.detachedGraceMs ?? 60_000;
+    this.deps = {
+      store: options.store,
+      clock: options.clock,
+      logger: options.logger,
+      strategies: this.strategies,
+      registry: this.registry,
+      routers: options.routers,
+      routeTimeoutMs: options.routeTimeoutMs ?? 10_000,
+      retries: options.retries ?? 2,
+      metrics: options.metrics,
+      routing: this.#routing,
+      remove: (circuitId, now, end, detail) => void this.remove(circuitId, now, end, detail),
+    };
+  }
+
+  /** Once a minute: failures are credited back (upstream's CreditOverTime) and routers that stayed away lose their circuits. */
+  start(intervalMs = 60_000): void {
+    this.#timer ??= setInterval(() => this.tick(), intervalMs).unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  tick(): void {
+    this.strategies.creditOverTime();
+    for (const circuit of this.registry.expire(this.deps.clock().getTime(), this.#detachedGraceMs)) this.#ended(circuit, 'router gone', `its router did not reconnect within ${this.#detachedGraceMs} ms`);
+  }
+
+  /** Serves a router's circuit messages on its channel. */
+  attach(routerId: string, channel: ControlChannel): void {
+    this.registry.reattach(routerId);
+    channel.handle(EdgeType.CreateCircuitV2RequestType, async (message) => {
+      let request;
+      try {
+        request = decodeCreateCircuitRequest(message);
+      } catch (error) {
+        this.deps.logger.error({ routerId, err: error }, 'could not decode CreateCircuitV2 request: not answered');
+        return;
+      }
+      channel.reply(message, await createCircuit(this.deps, routerId, request));
+    });
+    channel.handle(CtrlType.FaultType, (message) => this.#fault(routerId, channel, message));
+    channel.handle(CtrlType.CircuitConfirmationType, (message) => this.#confirm(routerId, channel, message));
+    channel.handle(ControlContentType.routeResult, (message) => this.#lateRouteResult(routerId, channel, message));
+  }
+
+  /** The router's channel closed: its circuits wait for it (the router keeps forwarding) for the grace. */
+  detach(routerId: string): void {
+    this.registry.detach(routerId, this.deps.clock().getTime());
+  }
+
+  /** Ends a circuit (network.RemoveCircuit): Unroute to its router, forget it, tell its strategy. */
+  remove(circuitId: string, now: boolean, end: CircuitEnd, detail?: string): Circuit | undefined {
+    const circuit = this.registry.get(circuitId);
+    if (!circuit) return undefined;
+    this.deps.routers.channelOf(circuit.routerId)?.send(unrouteMessage(circuitId, now));
+    this.registry.remove(circuitId);
+    this.#ended(circuit, end, detail);
+    return circuit;
+  }
+
+  #ended(circuit: Circuit, end: CircuitEnd, detail?: string): void {
+    this.strategies.get(circuit.strategy)?.notify('circuitRemoved', circuit.terminatorId);
+    this.deps.metrics?.circuitEnded(end);
+    const durationMs = this.deps.clock().getTime() - circuit.createdAt;
+    this.deps.logger.info(
+      { circuitId: circuit.id, service: circuit.serviceName, serviceId: circuit.serviceId, clientId: circuit.clientId, hostId: circuit.hostId, routerId: circuit.routerId, durationMs, reason: detail ?? end },
+      'circuit ended',
+    );
+  }
+
+  #fault(routerId: string, channel: ControlChannel, message: Message): void {
+    const fault = fromBinary(FaultSchema, message.body);
+    if (fault.subject === FaultSubject.IngressFault || fault.subject === FaultSubject.EgressFault) {
+      const end = fault.subject === FaultSubject.IngressFault ? 'dialling side closed' : 'hosting side closed';
+      if (!this.remove(fault.id, false, end)) this.deps.logger.debug({ routerId, circuitId: fault.id }, 'fault for an unknown circuit');
+    } else if (fault.subject === FaultSubject.ForwardFault || fault.subject === FaultSubject.UnknownOwnerForwardFault) {
+      // Upstream reroutes known circuits over other links; with none, a known circuit stays as it is. An unknown
+      // one is unrouted, unless its owner is unknown (it may be another controller's).
+      for (const circuitId of fault.id.split(' ')) {
+        if (!this.registry.get(circuitId) && fault.subject === FaultSubject.ForwardFault) channel.send(unrouteMessage(circuitId, true));
+      }
+    } else {
+      this.deps.logger.debug({ routerId, subject: fault.subject, id: fault.id }, 'link fault ignored: this controller makes no links');
+    }
+  }
+
+  async #confirm(routerId: string, channel: ControlChannel, message: Message): Promise<void> {
+    const confirmation = fromBinary(CircuitConfirmationSchema, message.body);
+    this.deps.logger.info({ routerId, circuitCount: confirmation.circuitIds.length }, 'received circuit confirmation request');
+    for (const circuitId of confirmation.circuitIds) {
+      const circuit = this.registry.get(circuitId);
+      if (!circuit || circuit.routerId !== routerId) {
+        channel.send(unrouteMessage(circuitId, true));
+        this.deps.logger.info({ routerId, circuitId }, 'sent unroute to router for circuit');
+        continue;
+      }
+      const idleNanos = confirmation.idleTimes[circuitId];
+      const service = await this.deps.store.read((db) => edgeServiceById(db, circuit.serviceId));
+      if (!service) this.remove(circuitId, true, 'service deleted');
+      else if (idleNanos !== undefined && service.maxIdleTimeMillis > 0 && idleNanos >= BigInt(service.maxIdleTimeMillis) * 1_000_000n) {
+        this.remove(circuitId, true, 'idle', `idle for ${idleNanos / 1_000_000n} ms, past the service's maximum of ${service.maxIdleTimeMillis} ms`);
+      }
+    }
+  }
+
+  /**
+   * A RouteResult no request waited for (it came after its attempt timed out). Upstream unroutes any circuit it is
+   * not routing at that moment, live ones included; a circuit set up by a later attempt is left alone here, as
+   * the router's forwarding table already holds that attempt's route.
+   */
+  #lateRouteResult(routerId: string, channel: ControlChannel, message: Message): void {
+    const result = decodeRouteResult(message);
+    if (!result) {
+      this.deps.logger.error({ routerId }, 'missing attempt header in route result');
+    } else if (!this.#routing.has(result.circuitId) && !this.registry.get(result.circuitId)) {
+      this.deps.logger.warn({ routerId, circuitId: result.circuitId }, 'route result for a circuit not being routed: sending unroute');
+      channel.send(unrouteMessage(result.circuitId, true));
+    }
+  }
+}

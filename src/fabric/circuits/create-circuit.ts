@@ -1,0 +1,212 @@
+// CreateCircuitV2 (20218 → 20219) as upstream v1.1.8 answers it (controller/handler_edge_ctrl/create_circuit.go,
+// common.go createCircuit, network/network.go CreateCircuit, routesender.go): check the Dial session, pick a
+// terminator by the service's strategy, route the circuit through the router and wait for its RouteResult, retry
+// a failed attempt up to `retries` attempts in all, then answer with the circuit or upstream's error.
+import { formatTimestamp } from '../../lib/clock.js';
+import { newShortId } from '../../lib/ids.js';
+import { deleteTerminators, setTerminatorCostAndPrecedence, terminatorsOfService, type TerminatorRow } from '../../store/queries/terminators.js';
+import { RouteResultErrorCode, PathHeader } from '../messages/headers.js';
+import { checkSessionRequest, EdgeErrorCode, EdgeRequestError, type CheckedSession } from '../edge-requests.js';
+import { decodePeerData, EDGE_BINDING } from '../terminators/create-terminator.js';
+import { createCircuitResponse, decodeRouteResult, edgeErrorMessage, routeMessage, unrouteMessage, type CreateCircuitRequest, type Outgoing, type PeerData, type RouteResult } from './circuit-messages.js';
+import type { Circuit } from './circuit-registry.js';
+import type { CircuitDeps } from './circuit-deps.js';
+import { SelectFailure, selectTerminator, type SelectableTerminator } from './select-terminator.js';
+
+/** Peer-data key of an SDK's public key (sdk-golang edge.PublicKeyHeader). */
+export const PUBLIC_KEY_HEADER = 1003;
+
+type DialTerminator = SelectableTerminator & { row: TerminatorRow };
+
+/** A dial that failed for a reason with a name (upstream's CircuitFailureCause) and upstream's words. */
+class DialFailure extends Error {
+  constructor(
+    readonly reason: string,
+    message: string,
+    readonly code: number = EdgeErrorCode.internal,
+  ) {
+    super(message);
+  }
+}
+
+const toCandidate = (row: TerminatorRow): DialTerminator => ({ id: row.id, cost: row.cost, precedence: row.precedence, routerId: row.router_id, instanceId: row.instance_id ?? '', row });
+
+/** upstream's idgen NextAlphaNumericPrefixedId: a shortid that does not start with '-' or '.'. */
+export function newCircuitId(): string {
+  for (;;) {
+    const id = newShortId();
+    if (id[0] !== '-' && id[0] !== '.') return id;
+  }
+}
+
+/** Answers the router's request: the 20219 response or an edge error (20002). */
+export async function createCircuit(deps: CircuitDeps, sourceRouterId: string, request: CreateCircuitRequest): Promise<Outgoing> {
+  const started = deps.clock().getTime();
+  let checked: CheckedSession | undefined;
+  try {
+    checked = await deps.store.read((db) =>
+      checkSessionRequest(db, { routerId: sourceRouterId, sessionToken: request.sessionToken, fingerprints: request.fingerprints, type: 'Dial', at: formatTimestamp(deps.clock()) }),
+    );
+    if (checked.service.encryptionRequired && !request.peerData.has(PUBLIC_KEY_HEADER)) {
+      throw new EdgeRequestError('encryption required on service, initiator did not send public header', EdgeErrorCode.encryptionDataMissing);
+    }
+    const { circuit, peerData } = await routeCircuit(deps, sourceRouterId, request, checked, started);
+    return createCircuitResponse({ circuitId: circuit.id, address: circuit.ingressId, peerData, tags: circuit.tags });
+  } catch (caught) {
+    // Anything unforeseen (the store failing) is still answered, as upstream's internal error, so the SDK is told.
+    const error = caught instanceof EdgeRequestError || caught instanceof DialFailure ? caught : new DialFailure('INTERNAL', caught instanceof Error ? caught.message : String(caught));
+    if (error instanceof DialFailure && error.reason === 'INTERNAL') deps.logger.error({ routerId: sourceRouterId, err: caught }, 'circuit not created: internal error');
+    const cause = error instanceof DialFailure ? error.reason : 'SESSION_REFUSED';
+    deps.metrics?.circuitFailed(cause);
+    deps.logger.warn(
+      { routerId: sourceRouterId, service: checked?.service.name, serviceId: checked?.service.id, clientId: checked?.session.identityId, cause, reason: error.message },
+      'circuit not created: the dial was refused',
+    );
+    return edgeErrorMessage(error.message, error.code);
+  }
+}
+
+async function routeCircuit(deps: CircuitDeps, sourceRouterId: string, request: CreateCircuitRequest, checked: CheckedSession, started: number): Promise<{ circuit: Circuit; peerData: PeerData }> {
+  if (deps.registry.isFull) throw new DialFailure('CAPACITY', `this controller holds its maximum of ${deps.registry.capacity} circuits`);
+  const circuitId = newCircuitId();
+  deps.routing.add(circuitId);
+  try {
+    return await attemptRoutes(deps, sourceRouterId, request, checked, started, circuitId);
+  } finally {
+    deps.routing.delete(circuitId);
+  }
+}
+
+async function attemptRoutes(
+  deps: CircuitDeps,
+  sourceRouterId: string,
+  request: CreateCircuitRequest,
+  { session, service }: CheckedSession,
+  started: number,
+  circuitId: string,
+): Promise<{ circuit: Circuit; peerData: PeerData }> {
+  const deadline = started + deps.routeTimeoutMs;
+  // Tags name the service as asked (`instance@service` for an addressed dial), as upstream's circuit params do.
+  const taggedService = request.terminatorInstanceId ? `${request.terminatorInstanceId}@${service.id}` : service.id;
+  let lastFailure: DialFailure | undefined;
+  for (let attempt = 0; attempt < deps.retries; attempt++) {
+    const rows = await deps.store.read((db) => terminatorsOfService(db, service.id));
+    let selected;
+    try {
+      selected = selectTerminator(deps.strategies, {
+        serviceId: service.id,
+        terminatorStrategy: service.terminatorStrategy,
+        instanceId: request.terminatorInstanceId,
+        terminators: rows.map(toCandidate),
+        sourceRouterId,
+        isRouterOnline: (routerId) => deps.routers.isOnline(routerId),
+        dialPeerData: request.peerData,
+      });
+    } catch (error) {
+      if (error instanceof SelectFailure) throw new DialFailure(error.reason, error.message);
+      throw error;
+    }
+    const { terminator, strategy } = selected;
+    const tags = { serviceId: taggedService, clientId: session.identityId, hostId: terminator.row.host_id ?? '' };
+    const ingressId = newShortId();
+    const egressId = newShortId();
+    const route = routeMessage({
+      circuitId,
+      attempt,
+      ingressId,
+      egressId,
+      terminator: { binding: terminator.row.binding, address: terminator.row.address },
+      dialPeerData: request.peerData,
+      tags,
+      remainingMs: deadline - deps.clock().getTime(),
+    });
+    const outcome = await sendRoute(deps, terminator, route, attempt, circuitId);
+    if (outcome.success) {
+      strategy.notify('dialSucceeded', terminator.id);
+      const peerData = new Map(outcome.peerData);
+      for (const key of Object.values(PathHeader)) peerData.delete(key);
+      for (const [key, value] of selected.peerData) peerData.set(key, value);
+      const circuit: Circuit = {
+        id: circuitId,
+        serviceId: service.id,
+        serviceName: service.name,
+        clientId: session.identityId,
+        hostId: terminator.row.host_id ?? '',
+        terminatorId: terminator.id,
+        strategy: strategy.name,
+        routerId: terminator.routerId,
+        ingressId,
+        egressId,
+        tags,
+        createdAt: deps.clock().getTime(),
+      };
+      if (!deps.registry.add(circuit)) {
+        deps.routers.channelOf(circuit.routerId)?.send(unrouteMessage(circuitId, true));
+        throw new DialFailure('CAPACITY', `this controller holds its maximum of ${deps.registry.capacity} circuits`);
+      }
+      const answered = new Map([...decodePeerData(terminator.row.peer_data), ...peerData]);
+      if (service.encryptionRequired && !answered.has(PUBLIC_KEY_HEADER)) {
+        deps.remove(circuitId, true, 'no public key', 'encryption required and the hosting side sent no public key');
+        throw new EdgeRequestError('encryption required on service, terminator did not send public header', EdgeErrorCode.encryptionDataMissing);
+      }
+      deps.metrics?.circuitCreated((circuit.createdAt - started) / 1000);
+      deps.logger.info(
+        { circuitId, service: service.name, serviceId: service.id, clientId: circuit.clientId, hostId: circuit.hostId, routerId: circuit.routerId, terminatorId: terminator.id, attempts: attempt + 1, setupMs: circuit.createdAt - started },
+        'circuit created',
+      );
+      return { circuit, peerData: answered };
+    }
+    strategy.notify('dialFailed', terminator.id);
+    lastFailure = outcome.failure;
+    deps.logger.warn({ circuitId, service: service.name, routerId: terminator.routerId, terminatorId: terminator.id, attempt: attempt + 1, cause: outcome.failure.reason, reason: outcome.failure.message }, 'route attempt for circuit failed');
+    await dropFailedTerminator(deps, outcome.result, terminator);
+  }
+  throw new DialFailure(lastFailure!.reason, `exceeded maximum [${deps.retries}] retries creating circuit [c/${circuitId}]: ${lastFailure!.message}`);
+}
+
+type RouteOutcome = { success: true; peerData: PeerData } | { success: false; failure: DialFailure; result?: RouteResult };
+
+/** One Route and its RouteResult (matched by the channel as a reply), within the route timeout. */
+async function sendRoute(deps: CircuitDeps, terminator: DialTerminator, route: Outgoing, attempt: number, circuitId: string): Promise<RouteOutcome> {
+  const { routerId, row: { binding } } = terminator;
+  const channel = deps.routers.channelOf(routerId);
+  const timedOut = (): RouteOutcome => ({ success: false, failure: new DialFailure('ROUTER_RESPONSE_TIMEOUT', `timeout creating routes for [s/${circuitId}]`) });
+  if (!channel) return timedOut();
+  let reply;
+  try {
+    reply = await channel.request(route, deps.routeTimeoutMs);
+  } catch {
+    return timedOut();
+  }
+  const result = decodeRouteResult(reply);
+  if (!result) return { success: false, failure: new DialFailure('ROUTER_ERR_GENERIC', `error creating route for [s/${circuitId}] on [r/${routerId}] (missing attempt header in route result)`) };
+  if (result.success && result.attempt === attempt) return { success: true, peerData: result.peerData };
+  const causes: Record<number, string> = {
+    [RouteResultErrorCode.invalidTerminator]: 'ROUTER_ERR_INVALID_TERMINATOR',
+    [RouteResultErrorCode.dialTimedOut]: 'ROUTER_ERR_DIAL_TIMED_OUT',
+    [RouteResultErrorCode.connectionRefused]: 'ROUTER_ERR_CONN_REFUSED',
+  };
+  // As upstream's switch: an invalid terminator of another binding counts as misconfigured; code 2 has no case.
+  let cause = causes[result.errorCode ?? RouteResultErrorCode.generic] ?? 'ROUTER_ERR_GENERIC';
+  if (result.errorCode === RouteResultErrorCode.invalidTerminator && !isHostedBinding(binding)) cause = 'ROUTER_ERR_MISCONFIGURED_TERMINATOR';
+  return { success: false, failure: new DialFailure(cause, `error creating route for [s/${circuitId}] on [r/${routerId}] (${result.error})`), result };
+}
+
+/** Terminators an SDK or tunneler hosts: one the router no longer knows is gone, not misconfigured. */
+const isHostedBinding = (binding: string) => binding === EDGE_BINDING || binding === 'tunnel';
+
+/**
+ * What a router's refusal says about the terminator (routesender.go handleRouteSend): an invalid edge terminator (the router
+ * no longer has it) is deleted; an invalid terminator of another binding drops to the failed precedence.
+ */
+async function dropFailedTerminator(deps: CircuitDeps, result: RouteResult | undefined, terminator: DialTerminator): Promise<void> {
+  if (result?.errorCode !== RouteResultErrorCode.invalidTerminator) return;
+  if (isHostedBinding(terminator.row.binding)) {
+    await deps.store.transaction((tx) => deleteTerminators(tx, [terminator.id]));
+    deps.strategies.forget(terminator.id);
+    deps.metrics?.terminatorsRemoved(1);
+    deps.logger.info({ terminatorId: terminator.id, routerId: terminator.routerId }, 'terminator deleted: its router no longer has it');
+  } else {
+    await deps.store.transaction((tx) => setTerminatorCostAndPrecedence(tx, terminator.id, terminator.cost, 'failed', formatTimestamp(deps.clock())));
+  }
+}

@@ -1,0 +1,74 @@
+// Which terminator a dial goes to (ziti controller/network/network.go selectPath in v1.1.8): the service's
+// terminators of the asked instance whose router is online and reachable from the dialling router, ranked and
+// handed to the service's strategy. Without links between routers (issue 24) only the dialling router itself is
+// reachable: a terminator on another online router fails as upstream's path search fails with no link.
+import { rankTerminators, type CandidateTerminator, type Strategies, type Strategy } from './strategies.js';
+import type { PeerData } from './circuit-messages.js';
+
+/** Why no terminator was chosen (upstream's CircuitFailureCause names, for metrics and logs). */
+export type SelectFailureCause = 'NO_TERMINATORS' | 'NO_ONLINE_TERMINATORS' | 'NO_PATH' | 'INVALID_STRATEGY';
+
+export class SelectFailure extends Error {
+  constructor(
+    readonly reason: SelectFailureCause,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SelectFailure';
+  }
+}
+
+export interface SelectableTerminator extends CandidateTerminator {
+  routerId: string;
+  instanceId: string;
+}
+
+export interface SelectRequest<T extends SelectableTerminator> {
+  serviceId: string;
+  terminatorStrategy: string;
+  instanceId: string;
+  terminators: readonly T[];
+  sourceRouterId: string;
+  isRouterOnline: (routerId: string) => boolean;
+  dialPeerData: PeerData;
+}
+
+export interface SelectedTerminator<T> {
+  terminator: T;
+  strategy: Strategy;
+  peerData: PeerData;
+}
+
+/** errorz.MultipleErrors' text: one error alone, else numbered. */
+function multipleErrors(errors: string[]): string {
+  return errors.length === 1 ? errors[0]! : `multiple errors occurred${errors.map((error, index) => ` ${index}: ${error}`).join('')}`;
+}
+
+export function selectTerminator<T extends SelectableTerminator>(strategies: Strategies, request: SelectRequest<T>): SelectedTerminator<T> {
+  const candidates: T[] = [];
+  const errors: string[] = [];
+  let hasOfflineRouters = false;
+  let pathError = false;
+  for (const terminator of request.terminators) {
+    if (terminator.instanceId !== request.instanceId) continue;
+    if (!request.isRouterOnline(terminator.routerId)) {
+      errors.push(`router with id=${terminator.routerId} on terminator with id=${terminator.id} for service name=${request.serviceId} is not online`);
+      hasOfflineRouters = true;
+    } else if (terminator.routerId !== request.sourceRouterId) {
+      errors.push(`can't route from ${request.sourceRouterId} -> ${terminator.routerId}`);
+      pathError = true;
+    } else {
+      candidates.push(terminator);
+    }
+  }
+  if (request.terminators.length === 0) throw new SelectFailure('NO_TERMINATORS', `service ${request.serviceId} has no terminators`);
+  if (candidates.length === 0) {
+    if (pathError) throw new SelectFailure('NO_PATH', multipleErrors(errors));
+    if (hasOfflineRouters) throw new SelectFailure('NO_ONLINE_TERMINATORS', `service ${request.serviceId} has no online terminators for instanceId ${request.instanceId}`);
+    throw new SelectFailure('NO_TERMINATORS', `service ${request.serviceId} has no terminators for instanceId ${request.instanceId}`);
+  }
+  const strategy = strategies.get(request.terminatorStrategy);
+  if (!strategy) throw new SelectFailure('INVALID_STRATEGY', `terminatorStrategy with name ${request.terminatorStrategy} not found`);
+  const { chosen, peerData } = strategy.select(rankTerminators(candidates, strategies.dynamic), request.dialPeerData);
+  return { terminator: chosen, strategy, peerData };
+}

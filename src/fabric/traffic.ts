@@ -1,0 +1,66 @@
+// SDK traffic through routers (issue 23): terminators and circuits served on every router channel this process
+// holds. Started from the controller's composition with its router connections; `stop` ends the timers only (the
+// circuits live in memory and go with the process, as upstream's).
+import type { Clock } from '../lib/clock.js';
+import type { Store } from '../store/store.js';
+import { countTerminators } from '../store/queries/terminators.js';
+import { Circuits } from './circuits/circuits.js';
+import type { ControlChannel, FabricLogger, FabricMetrics } from './circuits/circuit-deps.js';
+import { Terminators } from './terminators/terminators.js';
+
+/** What this needs of fabric/ctrl's RouterConnections (fabric-seam.md). */
+export interface HeldRouters {
+  get(routerId: string): { channel: ControlChannel } | undefined;
+  onConnected(listener: (connection: { routerId: string; channel: ControlChannel & { close(reason: string): void } }) => void): void;
+  onDisconnected(listener: (connection: { routerId: string }) => void): void;
+}
+
+export interface TrafficOptions {
+  routers: HeldRouters;
+  store: Store;
+  clock: Clock;
+  logger: FabricLogger;
+  metrics?: FabricMetrics;
+  routeTimeoutMs?: number;
+  retries?: number;
+  maxCircuits?: number;
+}
+
+export class TrafficFlows {
+  readonly circuits: Circuits;
+  readonly terminators: Terminators;
+
+  constructor(options: TrafficOptions) {
+    const { routers, store, clock, logger, metrics } = options;
+    this.circuits = new Circuits({
+      store,
+      clock,
+      logger,
+      ...(metrics ? { metrics } : {}),
+      // One process holds each router's channel; a router held by another process is not reachable from here
+      // until issue 24 routes across processes through the store, so it counts as not online for this dial.
+      routers: { channelOf: (routerId) => routers.get(routerId)?.channel, isOnline: (routerId) => routers.get(routerId) !== undefined },
+      ...(options.routeTimeoutMs !== undefined ? { routeTimeoutMs: options.routeTimeoutMs } : {}),
+      ...(options.retries !== undefined ? { retries: options.retries } : {}),
+      ...(options.maxCircuits !== undefined ? { capacity: options.maxCircuits } : {}),
+    });
+    this.terminators = new Terminators({ store, clock, logger, strategies: this.circuits.strategies, ...(metrics ? { metrics } : {}) });
+    routers.onConnected((connection) => {
+      this.terminators.attach(connection.routerId, connection.channel);
+      this.circuits.attach(connection.routerId, connection.channel);
+    });
+    routers.onDisconnected((connection) => this.circuits.detach(connection.routerId));
+  }
+
+  start(): void {
+    this.circuits.start();
+  }
+
+  stop(): void {
+    this.circuits.stop();
+  }
+
+  /** For the metrics: circuits held here, terminators in the store. */
+  readonly circuitCount = (): number => this.circuits.registry.size;
+  readonly terminatorCount = (store: Store): Promise<number> => store.read(countTerminators);
+}

@@ -1,0 +1,73 @@
+// What a router's CreateTerminatorV2 and CreateCircuitV2 requests are checked against: the service session behind a
+// token, the certificate fingerprints its API session may present, the router and the service.
+import { typed } from '../connection.js';
+import type { Db } from '../store.js';
+
+export interface EdgeSession {
+  id: string;
+  type: string;
+  apiSessionId: string;
+  identityId: string;
+  identityName: string;
+  serviceId: string;
+}
+
+export async function edgeSessionByToken(db: Db, token: string): Promise<EdgeSession | undefined> {
+  return typed(db)
+    .selectFrom('sessions as s')
+    .innerJoin('identities as i', 'i.id', 's.identity_id')
+    .select(['s.id', 's.type', 's.api_session_id as apiSessionId', 's.identity_id as identityId', 'i.name as identityName', 's.service_id as serviceId'])
+    .where('s.token', '=', token)
+    .executeTakeFirst();
+}
+
+/**
+ * The fingerprints an API session's client may present (upstream's VisitFingerprintsForApiSession): the identity's
+ * certificate authenticators, then the session's own certificates valid at `at`.
+ */
+export async function apiSessionFingerprints(db: Db, apiSessionId: string, identityId: string, at: string): Promise<string[]> {
+  const authenticators = await typed(db)
+    .selectFrom('authenticators')
+    .select('cert_fingerprint as fingerprint')
+    .where('identity_id', '=', identityId)
+    .where('method', '=', 'cert')
+    .where('cert_fingerprint', 'is not', null)
+    .execute();
+  const certificates = await typed(db)
+    .selectFrom('api_session_certificates')
+    .select('fingerprint')
+    .where('api_session_id', '=', apiSessionId)
+    .where('valid_from', '<', at)
+    .where('valid_to', '>', at)
+    .execute();
+  return [...authenticators.map((row) => row.fingerprint!), ...certificates.map((row) => row.fingerprint)];
+}
+
+export interface EdgeService {
+  id: string;
+  name: string;
+  terminatorStrategy: string;
+  encryptionRequired: boolean;
+  maxIdleTimeMillis: number;
+}
+
+export async function edgeServiceById(db: Db, id: string): Promise<EdgeService | undefined> {
+  const row = await typed(db)
+    .selectFrom('services')
+    .select(['id', 'name', 'terminator_strategy', 'encryption_required', 'max_idle_time_millis'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return (
+    row && {
+      id: row.id,
+      name: row.name,
+      terminatorStrategy: row.terminator_strategy,
+      encryptionRequired: row.encryption_required === 1,
+      maxIdleTimeMillis: Number(row.max_idle_time_millis),
+    }
+  );
+}
+
+export async function routerNameById(db: Db, id: string): Promise<string | undefined> {
+  return (await typed(db).selectFrom('routers').select('name').where('id', '=', id).executeTakeFirst())?.name;
+}

@@ -1,0 +1,63 @@
+// Terminators as routers make and remove them (issue 23): the rows of edge terminators, a service's terminators
+// for a dial, and their removal by id. The REST side reads and writes the same rows through the entity kit.
+import type { Selectable } from 'kysely';
+import { typed } from '../connection.js';
+import { inTextList } from '../prepared.js';
+import type { TerminatorsTable } from '../schema.js';
+import type { Db } from '../store.js';
+
+export type TerminatorRow = Selectable<TerminatorsTable>;
+
+export async function terminatorById(db: Db, id: string): Promise<TerminatorRow | undefined> {
+  return typed(db).selectFrom('terminators').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The service's terminators, oldest first (a stable order for strategies that break ties by position). */
+export async function terminatorsOfService(db: Db, serviceId: string): Promise<TerminatorRow[]> {
+  return typed(db).selectFrom('terminators').selectAll().where('service_id', '=', serviceId).orderBy('created_at').orderBy('id').execute();
+}
+
+/** The service's other terminators sharing an instance id (upstream's identity group). */
+export async function terminatorsWithInstance(db: Db, serviceId: string, instanceId: string, exceptId: string): Promise<TerminatorRow[]> {
+  return typed(db)
+    .selectFrom('terminators')
+    .selectAll()
+    .where('service_id', '=', serviceId)
+    .where('instance_id', '=', instanceId)
+    .where('id', '!=', exceptId)
+    .execute();
+}
+
+export async function insertTerminator(tx: Db, row: TerminatorRow): Promise<void> {
+  await typed(tx).insertInto('terminators').values(row).execute();
+}
+
+export async function setTerminatorCostAndPrecedence(tx: Db, id: string, cost: number, precedence: string, at: string): Promise<void> {
+  await typed(tx).updateTable('terminators').set({ cost, precedence, updated_at: at }).where('id', '=', id).execute();
+}
+
+/** Deletes those of `ids` that exist; answers the rows deleted. */
+export async function deleteTerminators(tx: Db, ids: readonly string[]): Promise<TerminatorRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await typed(tx).selectFrom('terminators').selectAll().where('id', 'in', inTextList(tx, ids)).execute();
+  if (rows.length > 0) await typed(tx).deleteFrom('terminators').where('id', 'in', inTextList(tx, rows.map((row) => row.id))).execute();
+  return rows;
+}
+
+export async function countTerminators(db: Db): Promise<number> {
+  const row = await typed(db).selectFrom('terminators').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** Deletes those of `ids` that the router holds; answers the rows deleted. */
+export async function deleteTerminatorsOfRouter(tx: Db, routerId: string, ids: readonly string[]): Promise<TerminatorRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await typed(tx).selectFrom('terminators').selectAll().where('router_id', '=', routerId).where('id', 'in', inTextList(tx, ids)).execute();
+  if (rows.length > 0) await typed(tx).deleteFrom('terminators').where('id', 'in', inTextList(tx, rows.map((row) => row.id))).execute();
+  return rows;
+}
+
+/** The router's terminators created before `before`. */
+export async function terminatorsOfRouterBefore(db: Db, routerId: string, before: string): Promise<TerminatorRow[]> {
+  return typed(db).selectFrom('terminators').selectAll().where('router_id', '=', routerId).where('created_at', '<', before).execute();
+}
