@@ -17,7 +17,13 @@ import type { Settings } from './settings/settings.schema.js';
 import type { Store } from './store/store.js';
 
 export interface BuildInfo {
+  /** This controller's own version (banner, logs, the `server` header). */
   version: string;
+  /**
+   * The version routers and SDKs read (`GET /version`, the control hello): upstream's, since clients gate behaviour
+   * on it (a v1.1.8 router treats a controller below 0.30.0 as legacy: router/link/link_registry.go).
+   */
+  wireVersion: string;
   revision: string;
   /** `YYYY-MM-DD hh:mm:ss`, as upstream's version document writes it. */
   buildDate: string;

@@ -12,10 +12,15 @@ import { clientOperations } from './apis/client.js';
 import { managementOperations } from './apis/management.js';
 import { requestObserver } from './http/request-observer.js';
 import { installHealthRoutes } from './system/health-routes.js';
+import { alpnProtocols, handOffAlpn } from './http/alpn-handoff.js';
+import type { Server } from 'node:https';
+import type { TLSSocket } from 'node:tls';
 
 export interface TlsOptions {
   key: string;
   cert: string;
+  /** Takes connections that negotiate ALPN `ziti-ctrl` (the router control plane on the API port). */
+  controlPlane?: { protocol: string; accept: (socket: TLSSocket) => void };
 }
 
 export async function buildApp(deps: AppDeps, tls?: TlsOptions): Promise<FastifyInstance> {
@@ -36,8 +41,9 @@ export async function buildApp(deps: AppDeps, tls?: TlsOptions): Promise<Fastify
     ...limits.fastifyOptions,
     // Client certificates are requested but verified per request against our CAs, never at the TLS layer:
     // a `ca` list would make Go clients withhold certificates from other issuers.
-    ...(tls ? { https: { ...tls, ...limits.tlsServerOptions, requestCert: true, rejectUnauthorized: false } } : {}),
+    ...(tls ? { https: { key: tls.key, cert: tls.cert, ...limits.tlsServerOptions, requestCert: true, rejectUnauthorized: false, ...(tls.controlPlane ? { ALPNProtocols: alpnProtocols(tls.controlPlane.protocol) } : {}) } } : {}),
   }) as unknown as FastifyInstance;
+  if (tls?.controlPlane) handOffAlpn(app.server as Server, tls.controlPlane.protocol, tls.controlPlane.accept);
   limits.install(app);
 
   const routes: BoundRoute[] = [];

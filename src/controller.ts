@@ -1,6 +1,7 @@
 // Assembles a controller from settings: home folder, PKI, store, default admin, app, metrics; and stops it cleanly.
 // main.ts and tests share it.
 import { mkdirSync } from 'node:fs';
+import type { TLSSocket } from 'node:tls';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
@@ -21,9 +22,10 @@ import type { Settings } from './settings/settings.schema.js';
 import { openStore } from './store/open-store.js';
 import { countApiSessions } from './store/queries/api-sessions.js';
 import { queueWrites } from './store/write-queue.js';
-import { readBuildInfo } from './system/build-info.js';
+import { readBuildInfo, versionHeader } from './system/build-info.js';
+import { ControlPlane, CTRL_ALPN } from './fabric/ctrl/control-plane.js';
 import { Health } from './system/health.js';
-import { InstanceHeartbeat } from './system/instance-heartbeat.js';
+import { InstanceHeartbeat, OFFLINE_AFTER_MS } from './system/instance-heartbeat.js';
 import { Metrics } from './system/metrics.js';
 import { listenForMetrics, type MetricsListener } from './system/metrics-listener.js';
 
@@ -45,6 +47,8 @@ export interface Controller {
   app: FastifyInstance;
   deps: AppDeps;
   admin: DefaultAdminResult;
+  /** The router control plane: main.ts listens on its port; the edge sync starts from `controlPlane.routers`. */
+  controlPlane: ControlPlane;
   /** The metrics listener, when `metrics.address` is set. */
   metricsListener: MetricsListener | undefined;
   /**
@@ -117,6 +121,18 @@ export async function openController(settings: Settings, options: ControllerOpti
     apiBase: `https://${settings.advertisedHost}:${settings.advertisedPort}`,
     onError: (error) => logger.error({ err: error }, 'could not record this instance as alive'),
   });
+  const build = readBuildInfo();
+  const controlPlane = new ControlPlane({
+    store,
+    pki,
+    settings,
+    clock,
+    logger,
+    instanceId,
+    controllerId: clusterId,
+    versionHeader: versionHeader(build),
+    instanceOfflineAfterMs: OFFLINE_AFTER_MS,
+  });
   const deps: AppDeps = {
     settings,
     store: requestStore,
@@ -124,7 +140,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     ids,
     pki,
     logger,
-    build: readBuildInfo(),
+    build,
     instanceId,
     clusterId,
     apiSessions,
@@ -137,16 +153,20 @@ export async function openController(settings: Settings, options: ControllerOpti
     externalJwts,
     posture,
   };
-  const app = await buildApp(deps, options.tls ? { key: pki.serverKeyPem, cert: pki.serverChainPem } : undefined);
+  const tls = { key: pki.serverKeyPem, cert: pki.serverChainPem, controlPlane: { protocol: CTRL_ALPN, accept: (socket: TLSSocket) => controlPlane.accept(socket) } };
+  const app = await buildApp(deps, options.tls ? tls : undefined);
   listener.app = app;
   const metricsListener = metrics && settings.metricsAddress ? await listenForMetrics(settings.metricsAddress, metrics, health) : undefined;
   apiSessions.start();
   await heartbeat.start();
   await posture.start();
+  controlPlane.start();
 
   let closing: Promise<void> | undefined;
   const stop = async (server: FastifyInstance) => {
     health.markStopping();
+    // Router channels first: the API port's server would wait for the ones it handed over.
+    await controlPlane.close();
     await closeGracefully(server, settings.shutdownTimeoutMs, logger);
     await integrityChecks.stop();
     await posture.stop();
@@ -155,7 +175,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     await metricsListener?.close();
     await opened.close();
   };
-  return { app, deps, admin, metricsListener, close: () => (closing ??= stop(app)) };
+  return { app, deps, admin, controlPlane, metricsListener, close: () => (closing ??= stop(app)) };
 }
 
 /**

@@ -1,6 +1,8 @@
 // The edge routers a session may use: those both the identity's edge router policies and the service's service
 // edge router policies grant (ziti `model/edge_router_manager.go` ListForIdentityAndService), with the live state
-// every client-facing router view shares, so a router's URLs read the same wherever an SDK meets them.
+// every router view shares, read from the store (router presence, migration 018) so any worker or instance answers
+// alike and a router's URLs read the same wherever an SDK meets them.
+import { routerPresence, type RouterPresenceRow } from '../store/queries/router-presence.js';
 import { sharedEdgeRouterRows } from '../store/queries/service-access.js';
 import type { Db } from '../store/store.js';
 
@@ -10,14 +12,45 @@ export interface EdgeRouterLiveState {
   /** Protocol → URL (`tls` → `tls://host:port`) as the router reports its listeners when it connects. */
   supportedProtocols: Record<string, string>;
   syncStatus: string;
+  versionInfo: { arch: string; buildDate: string; os: string; revision: string; version: string };
 }
 
-/**
- * What a router reports over its control channel, which this controller never has (see README): every router
- * reads as upstream shows one that never connected.
- */
-export function edgeRouterLiveState(_routerId: string): EdgeRouterLiveState {
-  return { hostname: '', isOnline: false, supportedProtocols: {}, syncStatus: 'SYNC_UNKNOWN' };
+/** What upstream shows of a router that never connected (env/sync.go NewRouterStatusValues). */
+const neverConnected: EdgeRouterLiveState = {
+  hostname: '',
+  isOnline: false,
+  supportedProtocols: {},
+  syncStatus: 'SYNC_UNKNOWN',
+  versionInfo: { arch: '', buildDate: '', os: '', revision: '', version: '' },
+};
+
+function parsedObject<T>(text: string | null, fallback: T): T {
+  if (text === null) return fallback;
+  try {
+    const value = JSON.parse(text) as unknown;
+    return value !== null && typeof value === 'object' ? (value as T) : fallback;
+  } catch {
+    // Written by this controller only; a row that does not parse reads as nothing stored.
+    return fallback;
+  }
+}
+
+/** A stored row as the API shows it: online while an instance holds the channel; the rest as last reported. */
+function liveState(row: RouterPresenceRow | undefined): EdgeRouterLiveState {
+  if (!row) return neverConnected;
+  return {
+    hostname: row.hostname ?? neverConnected.hostname,
+    isOnline: row.instance_id !== null,
+    supportedProtocols: parsedObject(row.supported_protocols, neverConnected.supportedProtocols),
+    syncStatus: row.sync_status ?? neverConnected.syncStatus,
+    versionInfo: { ...neverConnected.versionInfo, ...parsedObject(row.version_info, neverConnected.versionInfo) },
+  };
+}
+
+/** Live state of these routers, one read for all. */
+export async function edgeRouterLiveStates(db: Db, routerIds: readonly string[]): Promise<Map<string, EdgeRouterLiveState>> {
+  const rows = await routerPresence(db, routerIds);
+  return new Map(routerIds.map((id) => [id, liveState(rows.get(id))]));
 }
 
 /** Upstream hands out at most this many routers per session, connected ones first. */
@@ -26,14 +59,12 @@ const SESSION_EDGE_ROUTERS = 25;
 /** `sessionEdgeRouter` without `urls`: the shape of `GET /services/{id}/edge-routers`. */
 export type CommonEdgeRouter = Record<string, unknown>;
 
-/**
- * Up to 25 routers in both sets, ordered as upstream's `SORT BY connected DESC` leaves them when none is
- * connected: by id. Online state is not a condition (nor is it upstream's).
- */
+/** Up to 25 routers in both sets, connected ones first, then by id (upstream's `SORT BY connected DESC`). */
 export async function sharedEdgeRouters(db: Db, identityId: string, serviceId: string): Promise<CommonEdgeRouter[]> {
   const rows = await sharedEdgeRouterRows(db, identityId, serviceId, SESSION_EDGE_ROUTERS);
+  const states = await edgeRouterLiveStates(db, rows.map((row) => row.id));
   return rows.map((row) => {
-    const state = edgeRouterLiveState(row.id);
+    const state = states.get(row.id)!;
     return {
       cost: row.cost ?? 0,
       disabled: row.disabled === 1,

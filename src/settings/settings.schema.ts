@@ -37,6 +37,17 @@ export interface Settings {
   commandRateLimiterMaxQueued: number;
   /** How long SIGTERM waits for requests in flight before closing their connections. */
   shutdownTimeoutMs: number;
+  /** The router control plane's address routers are given (`ctrl.endpoint`); undefined: the API's advertised host. */
+  ctrlAdvertisedHost: string | undefined;
+  /** Its port, also the port it listens on (upstream's default 6262). */
+  ctrlAdvertisedPort: number;
+  ctrlBindAddress: string;
+  /** How often the controller stamps a heartbeat on a router's channel. */
+  ctrlHeartbeatIntervalMs: number;
+  /** A router's channel whose heartbeats go unanswered this long is closed. */
+  ctrlCloseUnresponsiveMs: number;
+  /** A control connection must complete its hello within this (upstream's connectTimeout, 5 s). */
+  ctrlConnectTimeoutMs: number;
   /** Largest request body, in bytes, from a caller without a session or to an operation that needs none. */
   unauthenticatedBodyLimit: number;
   /** Largest request body, in bytes, from an authenticated caller to an operation that needs a session. */
@@ -180,6 +191,13 @@ export const settingSpecs: readonly SettingSpec[] = [
   { key: 'advertisedHost', yamlPath: 'edge.api.advertisedHost', env: 'ZITI_CTRL_EDGE_ADVERTISED_ADDRESS', flag: 'address', parse: host, default: 'localhost' },
   { key: 'advertisedPort', yamlPath: 'edge.api.advertisedPort', env: 'ZITI_CTRL_EDGE_ADVERTISED_PORT', flag: 'port', parse: port, default: 1280 },
   { key: 'bindAddress', yamlPath: 'edge.api.bindAddress', env: 'ZITI_CTRL_EDGE_BIND_ADDRESS', flag: 'bind', parse: host, default: '0.0.0.0' },
+  // The router control plane (issue 22), with upstream quickstart's environment names.
+  { key: 'ctrlAdvertisedHost', yamlPath: 'ctrl.advertisedAddress', env: 'ZITI_CTRL_ADVERTISED_ADDRESS', flag: 'ctrl-address', parse: host },
+  { key: 'ctrlAdvertisedPort', yamlPath: 'ctrl.advertisedPort', env: 'ZITI_CTRL_ADVERTISED_PORT', flag: 'ctrl-port', parse: port, default: 6262 },
+  { key: 'ctrlBindAddress', yamlPath: 'ctrl.bindAddress', env: 'ZITI_CTRL_BIND_ADDRESS', flag: 'ctrl-bind', parse: host, default: '0.0.0.0' },
+  { key: 'ctrlHeartbeatIntervalMs', yamlPath: 'ctrl.heartbeats.sendInterval', env: 'ZITI_CTRL_HEARTBEAT_INTERVAL', parse: duration(1000), default: 10_000 },
+  { key: 'ctrlConnectTimeoutMs', yamlPath: 'ctrl.options.connectTimeout', env: 'ZITI_CTRL_CONNECT_TIMEOUT', parse: duration(100, 60_000), default: 5000 },
+  { key: 'ctrlCloseUnresponsiveMs', yamlPath: 'ctrl.heartbeats.closeUnresponsiveTimeout', env: 'ZITI_CTRL_CLOSE_UNRESPONSIVE_TIMEOUT', parse: duration(1000), default: 30_000 },
   { key: 'sessionTimeoutMs', yamlPath: 'edge.api.sessionTimeout', env: 'ZITI_SESSION_TIMEOUT', flag: 'session-timeout', parse: duration(60_000), default: 30 * 60_000 },
   { key: 'adminUsername', yamlPath: 'admin.username', env: 'ZITI_USER', flag: 'username', parse: text(4, 100), default: 'admin' },
   { key: 'adminPassword', yamlPath: 'admin.password', env: 'ZITI_PWD', flag: 'password', parse: text(5, 100) },

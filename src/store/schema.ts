@@ -40,6 +40,7 @@ export interface Database {
   posture_check_types: PostureCheckTypesTable;
   posture_checks: PostureChecksTable;
   reported_posture: ReportedPostureTable;
+  router_presence: RouterPresenceTable;
   router_role_attributes: RouterRoleAttributesTable;
   routers: RoutersTable;
   schema_migrations: SchemaMigrationsTable;
@@ -431,6 +432,16 @@ export interface ReportedPostureTable {
   identity_id: string;
   data: string;
   updated_at: string;
+}
+
+export interface RouterPresenceTable {
+  router_id: string;
+  instance_id: string | null;
+  connected_at: string | null;
+  version_info: string | null;
+  hostname: string | null;
+  supported_protocols: string | null;
+  sync_status: string | null;
 }
 
 export interface RouterRoleAttributesTable {

@@ -9,13 +9,25 @@ const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import
   build?: { revision: string; date: string };
 };
 
+/** The upstream release whose wire behaviour this controller reproduces. */
+export const WIRE_VERSION = 'v1.1.8';
+
+/** Go's GOOS / GOARCH names for this platform, as upstream's version info writes them. */
+export const goOs = (): string => (process.platform === 'win32' ? 'windows' : process.platform);
+export const goArch = (): string => ({ x64: 'amd64', ia32: '386' })[process.arch as string] ?? process.arch;
+
+/** The control hello's version header: `version|revision|buildDate|os|arch` (foundation versions.StdVersionEncDec). */
+export function versionHeader(build: BuildInfo): string {
+  return [build.wireVersion, build.revision, build.buildDate, goOs(), goArch()].join('|');
+}
+
 /**
  * Revision and date come from the build when running compiled, from git when running from a checkout, and
  * otherwise from the start time.
  */
 export function readBuildInfo(now: Date = new Date()): BuildInfo {
   const format = (date: Date) => date.toISOString().slice(0, 19).replace('T', ' ');
-  if (packageJson.build) return { version: `v${packageJson.version}`, revision: packageJson.build.revision, buildDate: format(new Date(packageJson.build.date)) };
+  if (packageJson.build) return { version: `v${packageJson.version}`, wireVersion: WIRE_VERSION, revision: packageJson.build.revision, buildDate: format(new Date(packageJson.build.date)) };
   const git = (...args: string[]) => {
     try {
       return execFileSync('git', args, { cwd: new URL('../..', import.meta.url), stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
@@ -26,5 +38,5 @@ export function readBuildInfo(now: Date = new Date()): BuildInfo {
   const revision = git('rev-parse', '--short=12', 'HEAD') ?? 'local';
   const committed = git('log', '-1', '--format=%cI');
   const date = committed ? new Date(committed) : now;
-  return { version: `v${packageJson.version}`, revision, buildDate: format(date) };
+  return { version: `v${packageJson.version}`, wireVersion: WIRE_VERSION, revision, buildDate: format(date) };
 }

@@ -25,7 +25,8 @@ function versionDocument(deps: AppDeps): unknown {
     capabilities,
     revision: deps.build.revision,
     runtimeVersion: process.version,
-    version: deps.build.version,
+    // Upstream's version, which clients compare against; ours is in the `server` header and the banner.
+    version: deps.build.wireVersion,
   };
 }
 

@@ -29,10 +29,10 @@ export const edgeRouter = defineEntity({
     isEdge: boolean({ filter: false, output: false, writable: 'never' }),
   },
   links: (entity) => ({ 'edge-router-policies': `./edge-routers/${String(entity.id)}/edge-router-policies` }),
-  // Upstream's live-state symbols: no router ever connects to this controller, so both are false for every router.
+  // Upstream's live-state symbols: both are whether an instance holds the router's control channel (migration 018).
   symbols: {
-    connected: { kind: 'column', type: 'bool', column: 'connected', via: { value: 0 } },
-    online: { kind: 'column', type: 'bool', column: 'online', via: { value: 0 } },
+    connected: { kind: 'column', type: 'bool', column: 'instance_id', via: { existsIn: 'router_presence', ownerColumn: 'router_id' } },
+    online: { kind: 'column', type: 'bool', column: 'instance_id', via: { existsIn: 'router_presence', ownerColumn: 'router_id' } },
   },
   rules: edgeRouterRules,
 });

@@ -6,16 +6,13 @@ import type { EntityRules, EntityValues } from '../../crud/entity-rules.js';
 import { createRouterEnrollment, noEnrollment, routerEnrollments } from '../router/router-enrollment.js';
 import { removeTunnelerEntities, syncTunnelerEntities } from '../router/tunneler-entities.js';
 import { withPolicyLinks } from '../shared/policy-links.rules.js';
-import { edgeRouterLiveState } from '../../policy/session-edge-routers.js';
+import { edgeRouterLiveStates } from '../../policy/session-edge-routers.js';
 
 /** A transit router shares the table but is no edge router: upstream's edge router store does not find it. */
 export function requireEdgeRouter(values: EntityValues): EntityValues {
   if (values.isEdge !== true) throw ApiError.notFound('router', values.id as string);
   return values;
 }
-
-/** The versions a router reports when it connects, which this controller never sees (see README). */
-const unknownVersion = { arch: '', buildDate: '', os: '', revision: '', version: '' };
 
 const ownRules: EntityRules = {
   validate(_context, change) {
@@ -39,9 +36,9 @@ const ownRules: EntityRules = {
 
   async extend({ db }, routers) {
     const enrollments = await routerEnrollments(db, routers.filter((r) => r.isVerified !== true).map((r) => r.id as string));
+    const states = await edgeRouterLiveStates(db, routers.map((router) => router.id as string));
     return routers.map((router) => ({
-      ...edgeRouterLiveState(router.id as string),
-      versionInfo: unknownVersion,
+      ...states.get(router.id as string),
       appData: router.appData ?? {},
       ...(enrollments.get(router.id as string) ?? noEnrollment),
     }));

@@ -4,14 +4,14 @@ import type { OperationHandler, OperationTable } from '../../http/operation.js';
 import { entityRef } from '../../crud/entity-mapping.js';
 import { requireEntity } from '../../crud/entity-writes.js';
 import { analyzeServiceReachability } from '../../policy/policy-advice.js';
+import { edgeRouterLiveStates } from '../../policy/session-edge-routers.js';
 import { edgeRouter } from '../edge-router/edge-router.definition.js';
 import { service } from '../service/service.definition.js';
 import { identity } from './identity.definition.js';
 
 /**
  * Upstream's `policyAdvice` model marks every field omitempty, so a false flag, a zero count and an empty router
- * list are left out of the JSON rather than sent; we send what upstream sends. No router reports in over a
- * control channel here, so none is online.
+ * list are left out of the JSON rather than sent; we send what upstream sends.
  */
 const getIdentityPolicyAdvice: OperationHandler = {
   access: 'admin',
@@ -20,7 +20,8 @@ const getIdentityPolicyAdvice: OperationHandler = {
       const who = await requireEntity(db, identity, params.id as string);
       const what = await requireEntity(db, service, params.serviceId as string);
       const advice = await analyzeServiceReachability(db, who.id as string, what.id as string);
-      const commonRouters = advice.commonRouters.map((router) => ({ ...entityRef(edgeRouter, router), isOnline: false }));
+      const states = await edgeRouterLiveStates(db, advice.commonRouters.map((router) => router.id));
+      const commonRouters = advice.commonRouters.map((router) => ({ ...entityRef(edgeRouter, router), isOnline: states.get(router.id)!.isOnline }));
       return {
         identityId: who.id,
         identity: entityRef(identity, who),

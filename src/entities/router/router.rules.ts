@@ -6,6 +6,7 @@ import type { EntityRules } from '../../crud/entity-rules.js';
 import { createRouterEnrollment, noEnrollment, routerEnrollments } from './router-enrollment.js';
 import { removeTunnelerEntities } from './tunneler-entities.js';
 import { withPolicyLinks } from '../shared/policy-links.rules.js';
+import { edgeRouterLiveStates } from '../../policy/session-edge-routers.js';
 
 const ownRules: EntityRules = {
   /** An edge router has no transit data, so upstream refuses to update it here (`TransitRouterManager.Update`, IsBase). */
@@ -24,14 +25,15 @@ const ownRules: EntityRules = {
   },
 
   /**
-   * No control channel here, so no router is ever online. A router without transit data (an edge router) is
-   * reported verified, as upstream's transit router store reports base routers.
+   * Online while an instance holds the router's control channel. A router without transit data (an edge router)
+   * is reported verified, as upstream's transit router store reports base routers.
    */
   async extend({ db }, routers) {
     const pending = routers.filter((r) => r.isEdge !== true && r.isVerified !== true).map((r) => r.id as string);
     const enrollments = await routerEnrollments(db, pending);
+    const states = await edgeRouterLiveStates(db, routers.map((router) => router.id as string));
     return routers.map((router) => ({
-      isOnline: false,
+      isOnline: states.get(router.id as string)!.isOnline,
       isVerified: router.isEdge === true || router.isVerified === true,
       ...(enrollments.get(router.id as string) ?? noEnrollment),
     }));

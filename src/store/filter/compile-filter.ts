@@ -194,6 +194,10 @@ export function columnExpression(alias: string, column: string, via?: Lookup): F
   // Bound, not written out: a bare integer in ORDER BY would name a result column. Cast, as PostgreSQL gives a bare
   // parameter no type to compare or sort by.
   if ('value' in via) return sql`CAST(${via.value} AS INTEGER)`;
+  if ('existsIn' in via) {
+    const row = `${alias}__${via.existsIn}`;
+    return sql`(CASE WHEN EXISTS (SELECT 1 FROM ${sql.table(via.existsIn)} AS ${sql.raw(row)} WHERE ${sql.ref(`${row}.${via.ownerColumn}`)} = ${sql.ref(`${alias}.id`)} AND ${sql.ref(`${row}.${column}`)} IS NOT NULL) THEN 1 ELSE 0 END)`;
+  }
   const lookup = `${alias}__${via.foreignKey}`;
   return sql`(SELECT ${sql.ref(`${lookup}.${column}`)} FROM ${sql.table(via.table)} AS ${sql.raw(lookup)} WHERE ${sql.ref(`${lookup}.id`)} = ${sql.ref(`${alias}.${via.foreignKey}`)})`;
 }

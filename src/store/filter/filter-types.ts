@@ -18,9 +18,10 @@ export type FilterSymbol =
  * Where a column symbol's value comes from when it is not the listed table's column: a column of another table
  * reached through a foreign key of the listed row, e.g. a terminator's `service.name`
  * (`(SELECT <table>.<column> FROM <table> WHERE <table>.id = <alias>.<foreignKey>)`), or a value every row has and
- * none stores, e.g. an edge router's `connected` (routers never connect to this controller).
+ * none stores; or, as a 0/1 boolean, whether a row of `existsIn` owned by the listed row (`ownerColumn` = its id)
+ * has the symbol's column set, e.g. an edge router's `connected` (its presence row names the instance holding it).
  */
-export type Lookup = { table: string; foreignKey: string } | { value: number };
+export type Lookup = { table: string; foreignKey: string } | { value: number } | { existsIn: string; ownerColumn: string };
 
 /** The public symbols of one entity type; any other name is an unknown symbol. */
 export type SymbolTable = Readonly<Record<string, FilterSymbol>>;

@@ -16,5 +16,6 @@ import { identityTraces } from './014-identity-traces.js';
 import { uniquenessConstraints } from './015-uniqueness-constraints.js';
 import { clusterSchema } from './016-cluster.js';
 import { integerPairKeys } from './017-integer-pair-keys.js';
+import { routerPresence } from './018-router-presence.js';
 
-export const migrations: readonly Migration[] = [initialSchema, configsAndServices, postureChecks, routersSchema, terminatorsSchema, policiesSchema, identityServiceConfigsSchema, enrollmentSchema, enrollmentLookups, caRolesAndSessionCertificates, sessionsSchema, mfaSignersAndLockout, identityTraces, uniquenessConstraints, clusterSchema, integerPairKeys];
+export const migrations: readonly Migration[] = [initialSchema, configsAndServices, postureChecks, routersSchema, terminatorsSchema, policiesSchema, identityServiceConfigsSchema, enrollmentSchema, enrollmentLookups, caRolesAndSessionCertificates, sessionsSchema, mfaSignersAndLockout, identityTraces, uniquenessConstraints, clusterSchema, integerPairKeys, routerPresence];

@@ -1,0 +1,134 @@
+// Router presence in the store (migration 018): the only writes liveness makes. Heartbeats stay in memory; the store
+// hears of a router only when it connects or disconnects, and those writes are batched (everything queued while one
+// transaction runs goes in the next), so 500 routers connecting at once cost a handful of transactions. Two
+// background checks keep the store honest: routers held by an instance that stopped beating go offline, and this
+// process drops channels of routers deleted, disabled or re-enrolled since (through any instance).
+import { formatTimestamp, type Clock } from '../../lib/clock.js';
+import {
+  hasRoutersOfDeadInstances,
+  markRoutersConnected,
+  markRoutersDisconnected,
+  releaseInstanceRouters,
+  releaseRoutersOfDeadInstances,
+  routersForConnection,
+} from '../../store/queries/router-presence.js';
+import type { Store } from '../../store/store.js';
+import type { RouterConnection, RouterRegistry } from './router-connections.js';
+
+export interface RouterPresenceOptions {
+  store: Store;
+  clock: Clock;
+  instanceId: string;
+  registry: RouterRegistry;
+  /** An instance whose heartbeat is older than this is dead (system/instance-heartbeat.ts OFFLINE_AFTER_MS). */
+  instanceOfflineAfterMs: number;
+  onError: (error: unknown) => void;
+  /** How often this process re-checks the routers it holds, when the store changed (default 1 s). */
+  watchIntervalMs?: number;
+  /** How often dead instances' routers are released (default 10 s, the instance heartbeat). */
+  sweepIntervalMs?: number;
+}
+
+type Change = { kind: 'connected'; connection: RouterConnection } | { kind: 'disconnected'; routerId: string };
+
+export class RouterPresence {
+  readonly #options: RouterPresenceOptions;
+  readonly #fingerprints = new Map<string, string>();
+  #queue: Change[] = [];
+  #draining: Promise<void> | undefined;
+  #timers: NodeJS.Timeout[] = [];
+  #watchedGeneration = -1;
+  #watching = false;
+
+  constructor(options: RouterPresenceOptions) {
+    this.#options = options;
+  }
+
+  start(): void {
+    const { watchIntervalMs = 1000, sweepIntervalMs = 10_000 } = this.#options;
+    this.#timers = [setInterval(() => void this.watch(), watchIntervalMs).unref(), setInterval(() => void this.sweep(), sweepIntervalMs).unref()];
+  }
+
+  /** `fingerprint`: the one it authenticated with, so a re-enrollment elsewhere drops the channel. */
+  connected(connection: RouterConnection, fingerprint: string): void {
+    this.#fingerprints.set(connection.routerId, fingerprint);
+    this.#enqueue({ kind: 'connected', connection });
+  }
+
+  disconnected(connection: RouterConnection): void {
+    this.#fingerprints.delete(connection.routerId);
+    this.#enqueue({ kind: 'disconnected', routerId: connection.routerId });
+  }
+
+  /** Resolves once every change queued so far is in the store. */
+  async flushed(): Promise<void> {
+    while (this.#draining) await this.#draining;
+  }
+
+  /** Stops the checks and marks every router this instance holds offline. */
+  async stop(): Promise<void> {
+    this.#timers.forEach(clearInterval);
+    await this.flushed();
+    await this.#options.store.transaction((tx) => releaseInstanceRouters(tx, this.#options.instanceId));
+  }
+
+  #enqueue(change: Change): void {
+    this.#queue.push(change);
+    this.#draining ??= this.#drain().finally(() => (this.#draining = undefined));
+  }
+
+  async #drain(): Promise<void> {
+    const { store, instanceId, onError } = this.#options;
+    while (this.#queue.length > 0) {
+      const batch = this.#queue;
+      this.#queue = [];
+      try {
+        await store.transaction(async (tx) => {
+          for (const change of batch) {
+            if (change.kind === 'disconnected') await markRoutersDisconnected(tx, instanceId, [change.routerId]);
+            else {
+              const { routerId, connectedAt, versionInfo } = change.connection;
+              await markRoutersConnected(tx, [{ routerId, instanceId, connectedAt: formatTimestamp(new Date(connectedAt)), versionInfo: JSON.stringify(versionInfo) }]);
+            }
+          }
+        });
+      } catch (error) {
+        onError(error);
+      }
+    }
+  }
+
+  /** Drops channels of routers that were deleted, disabled or re-enrolled, once the store has moved. */
+  async watch(): Promise<void> {
+    const { store, registry, onError } = this.#options;
+    if (this.#watching || registry.size === 0) return;
+    this.#watching = true;
+    try {
+      await store.refresh();
+      if (store.generation === this.#watchedGeneration) return;
+      this.#watchedGeneration = store.generation;
+      const held = [...registry.all()];
+      const routers = new Map((await store.read((db) => routersForConnection(db, held.map((connection) => connection.routerId)))).map((router) => [router.id, router]));
+      for (const connection of held) {
+        const router = routers.get(connection.routerId);
+        const reason = !router ? 'router deleted' : router.disabled ? 'router disabled' : router.fingerprint !== this.#fingerprints.get(connection.routerId) ? 'router certificate changed' : undefined;
+        if (reason) connection.channel.close(reason);
+      }
+    } catch (error) {
+      onError(error);
+    } finally {
+      this.#watching = false;
+    }
+  }
+
+  /** Releases routers held by instances that stopped beating (killed, or cut off from the database). */
+  async sweep(): Promise<void> {
+    const { store, clock, instanceOfflineAfterMs, onError } = this.#options;
+    const since = formatTimestamp(new Date(clock().getTime() - instanceOfflineAfterMs));
+    try {
+      if (await store.read((db) => hasRoutersOfDeadInstances(db, since))) await store.transaction((tx) => releaseRoutersOfDeadInstances(tx, since));
+    } catch (error) {
+      onError(error);
+    }
+  }
+}
