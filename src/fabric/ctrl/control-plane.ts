@@ -8,7 +8,8 @@ import { receiveHello, writeHelloResult } from '../channel/hello.js';
 import { Header } from '../channel/message.js';
 import { decodeString, encodeBitmask, encodeString } from '../channel/header-codecs.js';
 import { ControllerCapability } from '../messages/headers.js';
-import { ControlHeaders } from '../messages/gen/ctrl_pb.js';
+import { ControlHeaders, ListenersSchema, type Listener } from '../messages/gen/ctrl_pb.js';
+import { fromBinary } from '@bufbuild/protobuf';
 import type { Clock } from '../../lib/clock.js';
 import type { Pki } from '../../pki/ensure-pki.js';
 import type { Settings } from '../../settings/settings.schema.js';
@@ -119,7 +120,8 @@ export class ControlPlane {
         heartbeat: { sendIntervalMs: ctrlHeartbeatIntervalMs, checkIntervalMs: Math.min(1000, ctrlHeartbeatIntervalMs), closeUnresponsiveMs: ctrlCloseUnresponsiveMs },
         maxWriteBufferBytes: MAX_WRITE_BUFFER_BYTES,
       });
-      const connection: RouterConnection = { routerId, isEdge: router.isEdge, channel, connectedAt: clock().getTime(), versionInfo };
+      const linkListeners = parseLinkListeners(hello.headers.get(ControlHeaders.ListenersHeader), (reason) => logger.warn({ routerId, reason }, 'router link listeners unreadable'));
+      const connection: RouterConnection = { routerId, isEdge: router.isEdge, channel, connectedAt: clock().getTime(), versionInfo, linkListeners };
       this.#registry.add(connection);
       this.#presence.connected(connection, router.fingerprint!);
       logger.info({ routerId, routerName: router.name, peer, version: versionInfo.version }, 'router connected');
@@ -169,4 +171,15 @@ function parseVersionInfo(header: Uint8Array | undefined): VersionInfo {
   if (fields.length !== 5) throw new RouterRefused(`could not parse version info: expected 5 values, got ${fields.length}`);
   const [version, revision, buildDate, os, arch] = fields as [string, string, string, string, string];
   return { version, revision, buildDate, os, arch };
+}
+
+/** Header 10; upstream logs an unreadable one and goes on without listeners (handler_ctrl/accept.go). */
+function parseLinkListeners(header: Uint8Array | undefined, unreadable: (reason: string) => void): Listener[] {
+  if (!header) return [];
+  try {
+    return fromBinary(ListenersSchema, header).listeners;
+  } catch (error) {
+    unreadable(error instanceof Error ? error.message : String(error));
+    return [];
+  }
 }

@@ -46,7 +46,7 @@ function cheapestLinks(snapshot: NetworkSnapshot): Map<string, Map<string, PathL
   const byRouter = new Map<string, Map<string, PathLink>>();
   const put = (from: string, to: string, link: PathLink) => {
     let neighbours = byRouter.get(from);
-    if (!neighbours) byRouter.set(from, (neighbours = new Map()));
+    if (!neighbours) byRouter.set(from, (neighbours = new Map<string, PathLink>()));
     const current = neighbours.get(to);
     // Equal costs: the smaller id, so a choice is the same on every instance (upstream takes map order).
     if (!current || link.cost < current.cost || (link.cost === current.cost && link.id < current.id)) neighbours.set(to, link);

@@ -4,7 +4,7 @@
 // A re-route (upstream SmartRerouteAttempt) sends no egress: the last router keeps the xgress it already has.
 import { create, toBinary } from '@bufbuild/protobuf';
 import type { Message } from '../channel/message.js';
-import { ContentType, DestType, RouteSchema, type Route_Forward } from '../messages/gen/ctrl_pb.js';
+import { ContentType, DestType, RouteSchema } from '../messages/gen/ctrl_pb.js';
 import type { Path } from './paths.js';
 
 /** upstream network.SmartRerouteAttempt: the attempt number of routes re-sent to move a circuit to another path. */
@@ -29,10 +29,15 @@ export interface RouterRoute {
   message: Omit<Message, 'sequence'>;
 }
 
-const forward = (srcAddress: string, dstAddress: string, dstType: DestType): Route_Forward =>
-  ({ srcAddress, dstAddress, dstType }) as Route_Forward;
+interface Forward {
+  srcAddress: string;
+  dstAddress: string;
+  dstType: DestType;
+}
 
-function forwardsOf(spec: RoutePlanSpec, index: number): Route_Forward[] {
+const forward = (srcAddress: string, dstAddress: string, dstType: DestType): Forward => ({ srcAddress, dstAddress, dstType });
+
+function forwardsOf(spec: RoutePlanSpec, index: number): Forward[] {
   const { ingressId: ingress, egressId: egress, path } = spec;
   const last = path.routerIds.length - 1;
   if (last === 0) return [forward(ingress, egress, DestType.End), forward(egress, ingress, DestType.Start)];
