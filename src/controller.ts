@@ -24,6 +24,8 @@ import { countApiSessions } from './store/queries/api-sessions.js';
 import { queueWrites } from './store/write-queue.js';
 import { readBuildInfo, versionHeader } from './system/build-info.js';
 import { ControlPlane, CTRL_ALPN } from './fabric/ctrl/control-plane.js';
+import { startLinks } from './fabric/links/network-links.js';
+import type { Links } from './fabric/links/links.js';
 import { Health } from './system/health.js';
 import { InstanceHeartbeat, OFFLINE_AFTER_MS } from './system/instance-heartbeat.js';
 import { Metrics } from './system/metrics.js';
@@ -49,6 +51,8 @@ export interface Controller {
   admin: DefaultAdminResult;
   /** The router control plane: main.ts listens on its port; the edge sync starts from `controlPlane.routers`. */
   controlPlane: ControlPlane;
+  /** Routers' links and paths over them (issue 24). */
+  links: Links;
   /** The metrics listener, when `metrics.address` is set. */
   metricsListener: MetricsListener | undefined;
   /**
@@ -133,6 +137,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     versionHeader: versionHeader(build),
     instanceOfflineAfterMs: OFFLINE_AFTER_MS,
   });
+  const links = startLinks(controlPlane.routers, store, logger);
   const deps: AppDeps = {
     settings,
     store: requestStore,
@@ -175,7 +180,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     await metricsListener?.close();
     await opened.close();
   };
-  return { app, deps, admin, controlPlane, metricsListener, close: () => (closing ??= stop(app)) };
+  return { app, deps, admin, controlPlane, links, metricsListener, close: () => (closing ??= stop(app)) };
 }
 
 /**
