@@ -3,6 +3,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import type { Message } from '../channel/message.js';
 import {
   ContentType,
@@ -17,7 +18,8 @@ import {
   UnrouteSchema,
 } from '../messages/gen/ctrl_pb.js';
 import { Links, type LinkRouter, type LinkRouters } from './links.js';
-import type { Link } from './link-model.js';
+import { linkCost, type Link } from './link-model.js';
+import { linkLatencies } from './link-latency.js';
 import { localMessenger } from './messenger.js';
 import { rerouteCircuits, type RoutedCircuit } from './reroute.js';
 import { REROUTE_ATTEMPT } from './route-plan.js';
@@ -238,5 +240,33 @@ describe('links over simulated topologies', () => {
     assert.equal(links.remove('ab'), true);
     assert.deepEqual(replacement.sent.filter((m) => m.contentType === (ContentType.FaultType as number)).map((m) => fromBinary(FaultSchema, m.body).id), ['ab']);
     assert.equal(links.remove('ab'), false);
+  });
+});
+
+describe('link latencies from router metrics (1007)', () => {
+  // metrics_pb.MetricsMessage{sourceId, histograms{name: Histogram{count, mean}}} written by hand on the wire.
+  const writer = () => new BinaryWriter();
+  const histogram = (name: string, mean: number) =>
+    writer().tag(1, WireType.LengthDelimited).string(name).tag(2, WireType.LengthDelimited).bytes(writer().tag(1, WireType.Varint).int64(3).tag(3, WireType.Bit64).double(mean).finish()).finish();
+  const metrics = (...entries: Array<[string, number]>) => {
+    const w = writer().tag(2, WireType.LengthDelimited).string('ignored-source');
+    for (const [name, mean] of entries) w.tag(8, WireType.LengthDelimited).bytes(histogram(name, mean));
+    return w.tag(12, WireType.Varint).bool(false).finish();
+  };
+
+  it('sets each end latency of its links to latency + queue_time means, and the cost follows', () => {
+    const { routers, links } = network();
+    const a = routers.connect(new FakeRouter('a'));
+    const b = routers.connect(new FakeRouter('b'));
+    a.reportLinks({ id: 'ab', dest: 'b' });
+    assert.deepEqual([...linkLatencies(metrics(['link.ab.latency', 2_500_000.7], ['link.ab.queue_time', 500_000], ['link.ab.tx.msgsize', 9]))], [['ab', 3_000_000.7]]);
+    a.deliver(ContentType.MetricsType, metrics(['link.ab.latency', 2_000_000], ['link.ab.queue_time', 1_000_000], ['link.zz.latency', 5]));
+    b.deliver(ContentType.MetricsType, metrics(['link.ab.latency', 4_000_000.9]));
+    const link = links.table.get('ab')!;
+    assert.deepEqual([link.srcLatency, link.dstLatency, linkCost(link)], [3_000_000, 4_000_000, 1 + 3 + 4]);
+    routers.connect(new FakeRouter('c')).deliver(ContentType.MetricsType, metrics(['link.ab.latency', 1]));
+    assert.equal(links.table.get('ab')!.srcLatency, 3_000_000, 'a router not at either end changes nothing');
+    a.deliver(ContentType.MetricsType, Uint8Array.of(0x42, 0xff));
+    assert.equal(links.table.get('ab')!.srcLatency, 3_000_000, 'a malformed message changes nothing');
   });
 });

@@ -7,6 +7,7 @@ import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import type { Message } from '../channel/message.js';
 import { ContentType, FaultSchema, FaultSubject, RouterLinksSchema, type Fault, type Listener } from '../messages/gen/ctrl_pb.js';
 import type { LinksView } from '../network-views.js';
+import { linkLatencies } from './link-latency.js';
 import { isUsable, linkCost, linkSummary, LinkTable, type Link } from './link-model.js';
 import { shortestPath, type NetworkSnapshot, type Path, type PathRouter } from './paths.js';
 import { gone, healthy, peerStateChanges, supportsLinkManagement, type Peer } from './peer-states.js';
@@ -137,6 +138,7 @@ export class Links {
 
   #connected(router: LinkRouter): void {
     router.channel.handle(ContentType.RouterLinksType, (message) => this.#routerLinks(router, message));
+    router.channel.handle(ContentType.MetricsType, (message) => this.#metrics(router, message));
     // upstream routerChangedEvent: the new router hears of every other one, every other one hears of it.
     const others = [...this.#options.routers.all()].filter((other) => other.routerId !== router.routerId);
     if (others.length === 0) return;
@@ -175,6 +177,18 @@ export class Links {
       }
       this.#options.logger.info({ routerId: router.routerId, linkId: reported.id, destRouterId: reported.destRouterId, iteration: reported.iteration }, result.created ? 'router reported link added' : 'router reported link already known');
     }
+  }
+
+  /** Each end's measured latency of its links (upstream AcceptMetricsMsg), truncated to whole ns as upstream's int64. */
+  #metrics(router: LinkRouter, message: Message): void {
+    let latencies;
+    try {
+      latencies = linkLatencies(message.body);
+    } catch (error) {
+      this.#warn(router.routerId, error);
+      return;
+    }
+    for (const [linkId, latency] of latencies) this.table.setLatency(router.routerId, linkId, latency);
   }
 
   #notifyLost(links: readonly Link[]): void {
