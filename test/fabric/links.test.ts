@@ -1,6 +1,9 @@
 // Links between real-TLS test routers on one controller: what each is told of the other (the hello's listeners),
 // the links they report, faults relayed, a router leaving.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { ContentType, FaultSchema, FaultSubject, PeerState, PeerStateChangesSchema, RouterLinksSchema } from '../../src/fabric/messages/gen/ctrl_pb.js';
@@ -63,6 +66,62 @@ describe('links between routers (real TLS)', () => {
     } finally {
       await routerA.close();
       await routerB.close();
+    }
+  });
+});
+
+describe('a router reconnecting to another instance (two instances, one SQLite file)', () => {
+  let folder: string;
+  let one: TlsTestApp;
+  let two: TlsTestApp;
+  let routers: EnrolledRouter[];
+  const ports: number[] = [];
+
+  before(async () => {
+    folder = mkdtempSync(join(tmpdir(), 'ziti-links-'));
+    one = await buildTlsTestApp({ databaseFile: join(folder, 'ctrl.db') });
+    two = await buildTlsTestApp({ databaseFile: join(folder, 'ctrl.db') });
+    const token = await one.loginAsAdmin();
+    for (const t of [one, two]) ports.push((await t.controlPlane.listen('127.0.0.1', 0)).port);
+    routers = [];
+    for (const name of ['move-a', 'move-b', 'move-c']) routers.push(await enrollEdgeRouter(one, token, { name }));
+  });
+  after(async () => {
+    await one.close();
+    await two.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  const connect = (router: EnrolledRouter, instance: number) => TestRouter.connect({ port: ports[instance]!, router, ca: one.deps.pki.caBundlePem });
+  const reportLink = (router: TestRouter, id: string, dest: string) =>
+    router.channel.send({ contentType: ContentType.RouterLinksType, headers: new Map(), body: toBinary(RouterLinksSchema, create(RouterLinksSchema, { links: [{ id, destRouterId: dest, linkProtocol: 'tls', dialAddress: 'tls:x', iteration: 1 }] })) });
+  const until = async (test: () => Promise<boolean>) => {
+    for (let i = 0; i < 500 && !(await test()); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.ok(await test());
+  };
+  const states = (router: TestRouter) => router.received.filter(isType(ContentType.PeerStateChangeRequestType)).flatMap((m) => fromBinary(PeerStateChangesSchema, m.body).changes.map((c) => [c.id, c.state]));
+
+  it('the instance it leaves forgets its links and tells its routers; the one it joins hears its links and tells it of its routers', async () => {
+    const [a, b, c] = [routers[0]!, routers[1]!, routers[2]!];
+    const routerA = await connect(a, 0);
+    const routerC = await connect(c, 1);
+    let routerB = await connect(b, 0);
+    try {
+      reportLink(routerB, 'link-ba', a.id);
+      await until(async () => (await one.links.view.list()).length === 1);
+      await routerB.close();
+      await until(() => Promise.resolve(states(routerA).some(([id, state]) => id === b.id && state === PeerState.Unhealthy)));
+      assert.deepEqual(await one.links.view.list(), [], 'its dialled link went with it');
+      await one.controlPlane.presenceFlushed();
+
+      routerB = await connect(b, 1);
+      reportLink(routerB, 'link-bc', c.id);
+      await until(async () => (await two.links.view.list()).length === 1);
+      assert.deepEqual(states(routerB), [[c.id, PeerState.Healthy]]);
+      assert.deepEqual(states(routerC), [[b.id, PeerState.Healthy]]);
+      assert.deepEqual((await two.links.path(b.id, c.id))?.linkIds, ['link-bc']);
+    } finally {
+      await Promise.all([routerA.close(), routerB.close(), routerC.close()]);
     }
   });
 });
