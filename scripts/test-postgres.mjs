@@ -1,4 +1,5 @@
-// `npm run test:postgres`: the store tier (test/store/, the store's own tests), the whole API suite and the
+// `npm run test:postgres`: the store tier (test/store/, the store's own tests), the whole API suite, the router
+// control plane (test/fabric/) and the
 // instance tests (test/cluster/) against PostgreSQL. ZITI_TEST_DATABASE_URL names a database the role may create schemas in; every test app and fixture
 // works in a fresh schema it drops when done. Without the URL this fails: a PostgreSQL run that quietly ran on
 // SQLite, or ran nothing, would look green. An unreachable server fails the first test that connects.
@@ -20,7 +21,7 @@ function testsUnder(folder) {
     .sort();
 }
 
-const files = [...testsUnder('test/store'), ...testsUnder('src/store'), ...testsUnder('test/api')];
+const files = [...testsUnder('test/store'), ...testsUnder('src/store'), ...testsUnder('test/api'), ...testsUnder('test/fabric')];
 const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], { stdio: 'inherit' });
 // Then the instance tests (test/cluster/*.postgres.ts: several controllers on one database, real processes among
 // them), one file at a time: they start and kill controllers of their own.

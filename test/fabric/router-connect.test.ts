@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { Header } from '../../src/fabric/channel/message.js';
 import { decodeBool, decodeI32, decodeString } from '../../src/fabric/channel/header-codecs.js';
 import { buildTlsTestApp, type TlsTestApp } from '../support/tls-client.js';
-import { enrollEdgeRouter, TestRouter, type EnrolledRouter } from '../support/test-router.js';
+import { enrollEdgeRouter, TestRouter, waitUntil, type EnrolledRouter } from '../support/test-router.js';
 
 const MANAGEMENT = '/edge/management/v1';
 
@@ -99,13 +99,6 @@ describe('router control plane: connect, online, offline', () => {
   });
 });
 
-async function waitUntil(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 function httpsGet(port: number, ca: string, alpn: string[] | undefined): Promise<{ status: number; alpn: string | false }> {
   return new Promise((resolve, reject) => {

@@ -111,3 +111,12 @@ export class TestRouter {
     return this.channel.closed;
   }
 }
+
+/** Polls `check` until it holds (REST state that follows a connection's events). */
+export async function waitUntil(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -76,6 +76,11 @@ export class ControlPlane {
     this.#presence.start();
   }
 
+  /** Marks offline the routers held by instances that stopped beating (runs every 10 s by itself). */
+  sweepDeadInstances(): Promise<void> {
+    return this.#presence.sweep();
+  }
+
   /** Listens on the control port: TLS with client certificates requested, verified in code (router-auth.ts). */
   async listen(host: string, port: number): Promise<{ host: string; port: number }> {
     const { pki } = this.#options;
@@ -158,8 +163,10 @@ export class ControlPlane {
   /** Stops listening, closes every channel and marks this instance's routers offline. */
   async close(): Promise<void> {
     const server = this.#server;
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    // The server's close waits for its connections to end, so the channels are closed after it stops accepting.
+    const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
     for (const connection of [...this.#registry.all()]) connection.channel.close('controller stopping');
+    await closed;
     await this.#presence.stop();
   }
 }

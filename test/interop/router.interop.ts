@@ -1,0 +1,200 @@
+// `npm run test:interop:router`: a real upstream v1.1.8 router against our controller. It enrolls with our JWT
+// (`ziti router enroll`), runs (`ziti router run`, ctrl.endpoint = our control port, an edge listener, HA off), and
+// must show online; after a controller restart it reconnects; disabled it is dropped; deleted it is refused. The
+// times (run → online, restart → online again) are printed and written to test/interop/results/router-times.json.
+// Finds the `ziti` binary as the upstream harness does (ZITI_UPSTREAM_BIN, else the cache); skips without one.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { freePort, startServer, type ServerProcess } from '../../bench/server-process.js';
+import { ROOT } from '../../bench/scenario-run.js';
+import { UpstreamUnavailable, upstreamBinary, zitiEnv } from '../../scripts/upstream.js';
+import { ADMIN_PASSWORD, ADMIN_USERNAME } from '../upstream/peers.js';
+import { httpsRequest } from '../../bench/https-client.js';
+
+const RESULTS = join(dirname(fileURLToPath(import.meta.url)), 'results');
+const MANAGEMENT = '/edge/management/v1';
+
+function findBinary(): string | undefined {
+  try {
+    return upstreamBinary();
+  } catch (error) {
+    if (error instanceof UpstreamUnavailable) {
+      process.stderr.write(`skipping the router interop run: ${error.message}\n`);
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+const binary = findBinary();
+
+describe('a real v1.1.8 router against our controller', { skip: binary === undefined ? 'no ziti v1.1.8 binary (set ZITI_UPSTREAM_BIN)' : false }, () => {
+  let home: string;
+  let work: string;
+  let apiPort: number;
+  let ctrlPort: number;
+  let controller: ServerProcess | undefined;
+  let router: ChildProcess | undefined;
+  let routerLog = '';
+  let token: string;
+  let routerId: string;
+  const times: Record<string, number> = {};
+
+  const api = async (method: string, path: string, body?: unknown) => {
+    const reply = await httpsRequest(`https://127.0.0.1:${apiPort}${MANAGEMENT}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...(token ? { 'zt-session': token } : {}) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      timeoutMs: 10_000,
+    });
+    return { status: reply.status, json: reply.body as { data: Record<string, unknown> } | undefined };
+  };
+  const startOurs = async () => {
+    const args = ['src/main.ts', '--home', home, '--port', String(apiPort), '--bind', '127.0.0.1', '--address', '127.0.0.1'];
+    args.push('--ctrl-port', String(ctrlPort), '--ctrl-bind', '127.0.0.1', '--username', ADMIN_USERNAME, '--password', ADMIN_PASSWORD, '--log-level', 'info');
+    controller = await startServer({ name: 'our controller', args, port: apiPort, readyPath: '/edge/management/v1/version', cwd: ROOT, stdoutFile: join(work, 'controller.log') });
+    const login = await api('POST', '/authenticate?method=password', { username: ADMIN_USERNAME, password: ADMIN_PASSWORD });
+    token = String(login.json!.data.token);
+  };
+  const routerState = async () => (await api('GET', `/edge-routers/${routerId}`)).json!.data;
+  /** Milliseconds until the router reads as `online` in GET /edge-routers/{id}. */
+  const untilOnline = async (online: boolean, timeoutMs = 60_000) => {
+    const started = Date.now();
+    while ((await routerState()).isOnline !== online) {
+      if (Date.now() - started > timeoutMs) throw new Error(`router not ${online ? 'online' : 'offline'} after ${timeoutMs} ms\n${routerLog.slice(-3000)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return Date.now() - started;
+  };
+  const controllerLog = () => readFileSync(join(work, 'controller.log'), 'utf8');
+  /** The controller writes its log a second at a time: wait for a line. */
+  const untilLogged = async (pattern: RegExp, timeoutMs = 30_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!pattern.test(controllerLog())) {
+      if (Date.now() > deadline) throw new Error(`not logged: ${String(pattern)}\n${controllerLog().slice(-3000)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+
+  before(async () => {
+    home = mkdtempSync(join(tmpdir(), 'ziti-ours-router-'));
+    work = mkdtempSync(join(tmpdir(), 'ziti-router-interop-'));
+    [apiPort, ctrlPort] = [await freePort(), await freePort()];
+    await startOurs();
+  });
+
+  after(async () => {
+    router?.kill('SIGKILL');
+    await controller?.stop();
+    mkdirSync(RESULTS, { recursive: true });
+    writeFileSync(join(RESULTS, 'router-times.json'), `${JSON.stringify(times, null, 2)}\n`);
+    process.stdout.write(`router interop times (ms): ${JSON.stringify(times)}\n`);
+    // ZITI_INTEROP_KEEP=1 keeps the controller's home and the router's folder (logs, config, certificates).
+    if (process.env.ZITI_INTEROP_KEEP) process.stdout.write(`kept: ${home} ${work}\n`);
+    else for (const folder of [home, work]) rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('enrolls with our JWT (ziti router enroll)', async () => {
+    const created = await api('POST', '/edge-routers', { name: 'interop-router', isTunnelerEnabled: false });
+    assert.equal(created.status, 201);
+    routerId = String(created.json!.data.id);
+    writeFileSync(join(work, 'router.jwt'), String((await routerState()).enrollmentJwt));
+    const edgePort = await freePort();
+    writeFileSync(join(work, 'router.yml'), routerConfig(work, ctrlPort, edgePort));
+    const enroll = await run(binary!, ['router', 'enroll', join(work, 'router.yml'), '--jwt', join(work, 'router.jwt')], work);
+    assert.equal(enroll.code, 0, enroll.output);
+    const state = await routerState();
+    assert.equal(state.isVerified, true);
+    assert.match(String(state.fingerprint), /^[0-9a-f]{40}$/);
+  });
+
+  it('runs (ziti router run) and shows online', async () => {
+    router = spawn(binary!, ['router', 'run', join(work, 'router.yml')], { cwd: work, env: zitiEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    router.stdout!.on('data', (chunk: Buffer) => (routerLog += chunk.toString()));
+    router.stderr!.on('data', (chunk: Buffer) => (routerLog += chunk.toString()));
+    times.runToOnlineMs = await untilOnline(true);
+    const state = await routerState();
+    assert.equal((state.versionInfo as { version: string }).version, 'v1.1.8');
+    await untilLogged(/"msg":"router connected"/);
+  });
+
+  it('reconnects after a controller restart', async () => {
+    const connections = () => controllerLog().split('\n').filter((line) => line.includes('"msg":"router connected"')).length;
+    const before = connections();
+    await controller!.stop();
+    // A graceful stop marks the routers it held offline.
+    await untilLogged(/"reason":"controller stopping","msg":"router disconnected"/);
+    const stopped = Date.now();
+    await startOurs();
+    const started = Date.now();
+    assert.equal((await routerState()).isOnline, false);
+    while (connections() === before) {
+      if (Date.now() - started > 60_000) throw new Error(`no reconnection\n${routerLog.slice(-3000)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await untilOnline(true);
+    times.restartToOnlineMs = Date.now() - started;
+    times.downtimeToOnlineMs = Date.now() - stopped;
+  });
+
+  it('drops the router when it is disabled, and takes it back when enabled', async () => {
+    assert.equal((await api('PATCH', `/edge-routers/${routerId}`, { disabled: true })).status, 200);
+    times.disableToOfflineMs = await untilOnline(false, 15_000);
+    await untilLogged(/"reason":"router disabled"/);
+    assert.equal((await api('PATCH', `/edge-routers/${routerId}`, { disabled: false })).status, 200);
+    times.enableToOnlineMs = await untilOnline(true);
+  });
+
+  it('refuses the router once it is deleted', async () => {
+    assert.equal((await api('DELETE', `/edge-routers/${routerId}`)).status, 200);
+    await untilLogged(/"reason":"unknown\/unenrolled router","msg":"router connection refused"/);
+  });
+});
+
+function routerConfig(dir: string, ctrlPort: number, edgePort: number): string {
+  return `v: 3
+identity:
+  cert: ${join(dir, 'router.cert')}
+  server_cert: ${join(dir, 'router.server.cert')}
+  key: ${join(dir, 'router.key')}
+  ca: ${join(dir, 'router.cas')}
+ctrl:
+  endpoint: tls:127.0.0.1:${ctrlPort}
+link:
+  dialers:
+    - binding: transport
+listeners:
+  - binding: edge
+    address: tls:127.0.0.1:${edgePort}
+    options:
+      advertise: 127.0.0.1:${edgePort}
+edge:
+  csr:
+    country: US
+    province: NC
+    locality: Charlotte
+    organization: NetFoundry
+    organizationalUnit: Ziti
+    sans:
+      dns:
+        - localhost
+      ip:
+        - "127.0.0.1"
+`;
+}
+
+function run(binary: string, args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, args, { cwd, env: zitiEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, output }));
+  });
+}
