@@ -270,3 +270,23 @@ describe('link latencies from router metrics (1007)', () => {
     assert.equal(links.table.get('ab')!.srcLatency, 3_000_000, 'a malformed message changes nothing');
   });
 });
+
+describe('a router back before its absence was told', () => {
+  it('sends its peers no stale Unhealthy after they heard it is healthy again', async () => {
+    const routers = new FakeRouters();
+    let release: () => void = () => undefined;
+    new Links({
+      routers,
+      routerAttributes: () => Promise.resolve(new Map()),
+      routerExists: () => new Promise<boolean>((resolve) => (release = () => resolve(true))),
+      logger: quiet,
+    });
+    const a = routers.connect(new FakeRouter('a'));
+    routers.connect(new FakeRouter('b'));
+    routers.disconnect('b');
+    routers.connect(new FakeRouter('b'));
+    release();
+    await tick();
+    assert.deepEqual(a.peerStates(), [['b', PeerState.Healthy, 1, 'v1.1.8'], ['b', PeerState.Healthy, 1, 'v1.1.8']]);
+  });
+});

@@ -155,8 +155,11 @@ export class Links {
     if (touching.length > 0) this.#notifyLost(touching);
     const others = [...this.#options.routers.all()].filter((other) => other.routerId !== routerId && supportsLinkManagement(other.versionInfo.version));
     if (others.length === 0) return;
-    const change = peerStateChanges([gone(routerId, !(await this.#options.routerExists(routerId)))]);
-    for (const other of others) other.channel.send(change);
+    const deleted = !(await this.#options.routerExists(routerId));
+    // Back already (a quick reconnect told its peers it is healthy meanwhile): an Unhealthy now would be stale.
+    if (this.#options.routers.get(routerId)) return;
+    const change = peerStateChanges([gone(routerId, deleted)]);
+    for (const other of others) if (this.#options.routers.get(other.routerId) === other) other.channel.send(change);
   }
 
   #routerLinks(router: LinkRouter, message: Message): void {
