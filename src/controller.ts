@@ -170,9 +170,11 @@ export async function openController(settings: Settings, options: ControllerOpti
   let closing: Promise<void> | undefined;
   const stop = async (server: FastifyInstance) => {
     health.markStopping();
-    // Router channels first: the API port's server would wait for the ones it handed over.
-    await controlPlane.close();
+    // Router channels are closed at once (the API port's server would wait for those it handed over); marking them
+    // offline is a write, which may wait for requests in flight, so it finishes alongside them.
+    const routersReleased = controlPlane.close();
     await closeGracefully(server, settings.shutdownTimeoutMs, logger);
+    await routersReleased;
     await integrityChecks.stop();
     await posture.stop();
     await apiSessions.stop();

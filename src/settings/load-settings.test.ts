@@ -33,6 +33,10 @@ describe('loadSettings', () => {
     assert.equal(settings.maxConnections, 4096);
     assert.equal(settings.maxConnectionsPerClient, 256);
     assert.deepEqual([settings.loginThrottleWindowMs, settings.loginThrottleUsernameFailures, settings.loginThrottleAddressFailures], [5 * 60_000, 10, 100]);
+    assert.deepEqual(
+      [settings.ctrlAdvertisedHost, settings.ctrlAdvertisedPort, settings.ctrlBindAddress, settings.ctrlHeartbeatIntervalMs, settings.ctrlCloseUnresponsiveMs, settings.ctrlConnectTimeoutMs],
+      [undefined, 6262, '0.0.0.0', 10_000, 30_000, 5000],
+    );
   });
 
   it('reads the TOTP issuer and the login throttle from YAML', () => {
@@ -165,5 +169,16 @@ describe('loadSettings', () => {
     for (const [argv, env, pattern] of cases) {
       assert.throws(() => loadSettings({ argv, env, cwd }), (error: unknown) => error instanceof SettingsError && pattern.test(error.message), String(pattern));
     }
+  });
+
+  it("reads the router control plane's settings under upstream quickstart's names, flags and YAML", () => {
+    const env = { ZITI_CTRL_ADVERTISED_ADDRESS: 'ctrl.example.com', ZITI_CTRL_ADVERTISED_PORT: '7000', ZITI_CTRL_CLOSE_UNRESPONSIVE_TIMEOUT: '45s' };
+    const fromEnv = loadSettings({ argv: ['--ctrl-bind', '127.0.0.1'], env, cwd });
+    assert.deepEqual([fromEnv.ctrlAdvertisedHost, fromEnv.ctrlAdvertisedPort, fromEnv.ctrlBindAddress, fromEnv.ctrlCloseUnresponsiveMs], ['ctrl.example.com', 7000, '127.0.0.1', 45_000]);
+    const file = join(cwd, 'ctrl-settings.yml');
+    writeFileSync(file, 'ctrl:\n  advertisedPort: 6363\n  heartbeats:\n    sendInterval: 5s\n  options:\n    connectTimeout: 2s\n');
+    const fromYaml = loadSettings({ argv: ['--config', file], env: {}, cwd });
+    assert.deepEqual([fromYaml.ctrlAdvertisedPort, fromYaml.ctrlHeartbeatIntervalMs, fromYaml.ctrlConnectTimeoutMs], [6363, 5000, 2000]);
+    assert.throws(() => loadSettings({ argv: ['--ctrl-port', '0'], env: {}, cwd }), /\[ctrl\.advertisedPort\] \(from --ctrl-port\) must be a port/);
   });
 });

@@ -5,7 +5,7 @@
 // Finds the `ziti` binary as the upstream harness does (ZITI_UPSTREAM_BIN, else the cache); skips without one.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,6 +43,7 @@ describe('a real v1.1.8 router against our controller', { skip: binary === undef
   let routerLog = '';
   let token: string;
   let routerId: string;
+  let edgePort: number;
   const times: Record<string, number> = {};
 
   const api = async (method: string, path: string, body?: unknown) => {
@@ -104,7 +105,7 @@ describe('a real v1.1.8 router against our controller', { skip: binary === undef
     assert.equal(created.status, 201);
     routerId = String(created.json!.data.id);
     writeFileSync(join(work, 'router.jwt'), String((await routerState()).enrollmentJwt));
-    const edgePort = await freePort();
+    edgePort = await freePort();
     writeFileSync(join(work, 'router.yml'), routerConfig(work, ctrlPort, edgePort));
     const enroll = await run(binary!, ['router', 'enroll', join(work, 'router.yml'), '--jwt', join(work, 'router.jwt')], work);
     assert.equal(enroll.code, 0, enroll.output);
@@ -121,6 +122,20 @@ describe('a real v1.1.8 router against our controller', { skip: binary === undef
     const state = await routerState();
     assert.equal((state.versionInfo as { version: string }).version, 'v1.1.8');
     await untilLogged(/"msg":"router connected"/);
+  });
+
+  // The edge hello and API-session sync are the edge sync's (src/fabric/edge-sync/, branch issue-22-sync).
+  const hasEdgeSync = existsSync(join(ROOT, 'src/fabric/edge-sync'));
+  it('completes the edge sync: SYNC_DONE, hostname and supportedProtocols', { skip: hasEdgeSync ? false : 'no edge sync in this tree' }, async () => {
+    const started = Date.now();
+    while ((await routerState()).syncStatus !== 'SYNC_DONE') {
+      if (Date.now() - started > 30_000) throw new Error(`no SYNC_DONE: ${JSON.stringify(await routerState())}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    times.onlineToSyncDoneMs = Date.now() - started;
+    const state = await routerState();
+    assert.equal(state.hostname, '127.0.0.1');
+    assert.deepEqual(state.supportedProtocols, { tls: `tls://127.0.0.1:${edgePort}` });
   });
 
   it('reconnects after a controller restart', async () => {

@@ -26,6 +26,8 @@ const CHURN_LIMIT_MS = 60_000;
 /** After the hello. Routers' largest messages are metrics and circuit lists; ours, the full API-session state. */
 const CHANNEL_LIMITS = { maxHeaderBytes: 64 * 1024, maxBodyBytes: 4 * 1024 * 1024 };
 const MAX_WRITE_BUFFER_BYTES = 64 * 1024 * 1024;
+/** Connections still in their hello at once (upstream bounds its accept pool likewise); more are closed at once. */
+const MAX_PENDING_HELLOS = 2000;
 
 export interface ControlPlaneOptions {
   store: Store;
@@ -48,6 +50,7 @@ export class ControlPlane {
   readonly #resultHeaders: Map<number, Uint8Array>;
   #server: Server | undefined;
   #connectionCount = 0;
+  #pendingHellos = 0;
 
   constructor(options: ControlPlaneOptions) {
     this.#options = options;
@@ -98,7 +101,12 @@ export class ControlPlane {
 
   /** Takes a TLS connection whose handshake is done (from our listener, or the API port by ALPN). */
   accept(socket: TLSSocket): void {
-    void this.#accept(socket);
+    if (this.#pendingHellos >= MAX_PENDING_HELLOS) {
+      socket.destroy();
+      return;
+    }
+    this.#pendingHellos++;
+    void this.#accept(socket).finally(() => this.#pendingHellos--);
   }
 
   async #accept(socket: TLSSocket): Promise<void> {

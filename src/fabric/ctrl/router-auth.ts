@@ -4,7 +4,7 @@
 // be disabled.
 import { X509Certificate } from 'node:crypto';
 import type { DetailedPeerCertificate, TLSSocket } from 'node:tls';
-import { anchorsFromPem, verifyPath } from '../../auth/trust.js';
+import { anchorsFromPem, verifyPath, type TrustAnchor } from '../../auth/trust.js';
 import { certificateFingerprint } from '../../pki/fingerprint.js';
 import type { Pki } from '../../pki/ensure-pki.js';
 import { routersForConnection, type RouterForConnection } from '../../store/queries/router-presence.js';
@@ -31,9 +31,13 @@ export function peerCertificates(socket: TLSSocket): X509Certificate[] {
   return chain;
 }
 
+/** The signing CA as a trust anchor, parsed once per PKI. */
+const signingAnchors = new WeakMap<Pki, TrustAnchor[]>();
+
 /** SHA-1 fingerprints of the presented leaves that chain to the signing CA (any key usage, as upstream). */
 export function validFingerprints(certificates: readonly X509Certificate[], pki: Pki, now: Date): string[] {
-  const anchors = anchorsFromPem(pki.signingCertPem);
+  let anchors = signingAnchors.get(pki);
+  if (!anchors) signingAnchors.set(pki, (anchors = anchorsFromPem(pki.signingCertPem)));
   const intermediates = certificates.filter((certificate) => certificate.ca);
   return certificates
     .filter((certificate) => !certificate.ca)
