@@ -27,6 +27,8 @@ import { ControlPlane, CTRL_ALPN } from './fabric/ctrl/control-plane.js';
 import { TrafficFlows } from './fabric/traffic.js';
 import { countTerminators } from './store/queries/terminators.js';
 import { EdgeSync } from './fabric/edge-sync/edge-sync.js';
+import { startLinks } from './fabric/links/network-links.js';
+import type { Links } from './fabric/links/links.js';
 import { Health } from './system/health.js';
 import { InstanceHeartbeat, OFFLINE_AFTER_MS } from './system/instance-heartbeat.js';
 import { Metrics } from './system/metrics.js';
@@ -54,6 +56,8 @@ export interface Controller {
   controlPlane: ControlPlane;
   /** Terminators and circuits of the routers this process holds (issue 23). */
   traffic: TrafficFlows;
+  /** Routers' links and paths over them (issue 24). */
+  links: Links;
   /** The metrics listener, when `metrics.address` is set. */
   metricsListener: MetricsListener | undefined;
   /**
@@ -144,6 +148,7 @@ export async function openController(settings: Settings, options: ControllerOpti
   const traffic = new TrafficFlows({ routers: controlPlane.routers, store, clock, logger, ...(metrics ? { metrics } : {}) });
   listener.traffic = traffic;
   const edgeSync = new EdgeSync({ store, clock, version: build.wireVersion, connections: controlPlane.routers, recordActivity: (ids) => apiSessions.recordActivity(ids), logger });
+  const links = startLinks(controlPlane.routers, store, logger);
   const deps: AppDeps = {
     settings,
     store: requestStore,
@@ -192,7 +197,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     await metricsListener?.close();
     await opened.close();
   };
-  return { app, deps, admin, controlPlane, traffic, metricsListener, close: () => (closing ??= stop(app)) };
+  return { app, deps, admin, controlPlane, traffic, links, metricsListener, close: () => (closing ??= stop(app)) };
 }
 
 /**

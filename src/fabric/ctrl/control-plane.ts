@@ -8,7 +8,7 @@ import { receiveHello, writeHelloResult } from '../channel/hello.js';
 import { Header } from '../channel/message.js';
 import { decodeString, encodeBitmask, encodeString } from '../channel/header-codecs.js';
 import { ControllerCapability } from '../messages/headers.js';
-import { ControlHeaders, ListenersSchema } from '../messages/gen/ctrl_pb.js';
+import { ControlHeaders, ListenersSchema, type Listener } from '../messages/gen/ctrl_pb.js';
 import { fromBinary } from '@bufbuild/protobuf';
 import type { Clock } from '../../lib/clock.js';
 import type { Pki } from '../../pki/ensure-pki.js';
@@ -133,7 +133,7 @@ export class ControlPlane {
         heartbeat: { sendIntervalMs: ctrlHeartbeatIntervalMs, checkIntervalMs: Math.min(1000, ctrlHeartbeatIntervalMs), closeUnresponsiveMs: ctrlCloseUnresponsiveMs },
         maxWriteBufferBytes: MAX_WRITE_BUFFER_BYTES,
       });
-      const linkListeners = parseLinkListeners(hello.headers.get(ControlHeaders.ListenersHeader));
+      const linkListeners = parseLinkListeners(hello.headers.get(ControlHeaders.ListenersHeader), (reason) => logger.warn({ routerId, reason }, 'router link listeners unreadable'));
       const connection: RouterConnection = { routerId, isEdge: router.isEdge, channel, connectedAt: clock().getTime(), versionInfo, linkListeners };
       this.#registry.add(connection);
       this.#presence.connected(connection, router.fingerprint!);
@@ -188,12 +188,13 @@ function parseVersionInfo(header: Uint8Array | undefined): VersionInfo {
   return { version, revision, buildDate, os, arch };
 }
 
-/** The hello's link listeners (header 10); upstream logs and ignores ones it cannot read (handler_ctrl/accept.go). */
-function parseLinkListeners(header: Uint8Array | undefined): Array<{ address: string; protocol: string }> {
+/** Header 10; upstream logs an unreadable one and goes on without listeners (handler_ctrl/accept.go). */
+function parseLinkListeners(header: Uint8Array | undefined, unreadable: (reason: string) => void): Listener[] {
   if (!header) return [];
   try {
-    return fromBinary(ListenersSchema, header).listeners.map(({ address, protocol }) => ({ address, protocol }));
-  } catch {
+    return fromBinary(ListenersSchema, header).listeners;
+  } catch (error) {
+    unreadable(error instanceof Error ? error.message : String(error));
     return [];
   }
 }

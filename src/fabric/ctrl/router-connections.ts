@@ -1,6 +1,7 @@
 // The router control channels this process holds (the seam the edge sync builds on: fabric-seam.md). Presence in the
 // store says which instance holds which router; this registry is only this process's own share.
 import type { Channel } from '../channel/channel.js';
+import type { Listener } from '../messages/gen/ctrl_pb.js';
 
 export interface RouterConnection {
   routerId: string;
@@ -11,8 +12,8 @@ export interface RouterConnection {
   connectedAt: number;
   /** The router's `version|revision|buildDate|os|arch` hello header, parsed. */
   versionInfo: VersionInfo;
-  /** Its link listeners (hello header 10); empty when it has none or sent them unreadable. */
-  linkListeners: Array<{ address: string; protocol: string }>;
+  /** The hello's link listeners (header 10, ctrl_pb.Listeners), told to the other routers so they dial links. */
+  linkListeners: Listener[];
 }
 
 export interface VersionInfo {

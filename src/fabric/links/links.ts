@@ -1,0 +1,216 @@
+// The network of links (issue 24) on the router channels this process holds, as upstream v1.1.8's controller/network:
+// routers are told about each other (PeerStateChanges), report the links they dial (RouterLinks 1035), fault them
+// (Fault 1004, LinkFault/LinkDuplicate, relayed to the link's other router), and paths are chosen over them.
+// Links live in memory as upstream's: a controller restart forgets them and each router reports its links again when
+// it reconnects (link_registry.go NotifyOfReconnect).
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import type { Message } from '../channel/message.js';
+import { ContentType, FaultSchema, FaultSubject, RouterLinksSchema, type Fault, type Listener } from '../messages/gen/ctrl_pb.js';
+import type { LinksView } from '../network-views.js';
+import { linkLatencies } from './link-latency.js';
+import { isUsable, linkCost, linkSummary, LinkTable, type Link } from './link-model.js';
+import { shortestPath, type NetworkSnapshot, type Path, type PathRouter } from './paths.js';
+import { gone, healthy, peerStateChanges, supportsLinkManagement, type Peer } from './peer-states.js';
+
+/** The part of a router channel links use (fabric/channel/channel.ts satisfies it). */
+export interface LinkChannel {
+  send(message: Omit<Message, 'sequence'>): void;
+  handle(contentType: number, handler: (message: Message) => void | Promise<void>): void;
+}
+
+/** The part of fabric/ctrl's RouterConnection links use. */
+export interface LinkRouter {
+  routerId: string;
+  channel: LinkChannel;
+  versionInfo: { version: string };
+  linkListeners: Listener[];
+}
+
+export interface LinkRouters {
+  get(routerId: string): LinkRouter | undefined;
+  all(): Iterable<LinkRouter>;
+  onConnected(listener: (router: LinkRouter) => void): void;
+  onDisconnected(listener: (router: LinkRouter) => void): void;
+}
+
+export interface LinksLogger {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+}
+
+export interface LinksOptions {
+  routers: LinkRouters;
+  /** Routers' cost and noTraversal (store/queries/router-costs.ts), for the ids asked. */
+  routerAttributes(ids: readonly string[]): Promise<Map<string, { cost: number; noTraversal: boolean }>>;
+  /** Whether the router still exists: a gone one is Removed for its peers, else Unhealthy. */
+  routerExists(routerId: string): Promise<boolean>;
+  logger: LinksLogger;
+  maxLinks?: number;
+}
+
+/** Links that stopped carrying traffic (faulted, or a router at one end gone): circuits over them must move. */
+export type LinksLostListener = (links: readonly Link[]) => void;
+
+export class Links {
+  readonly table: LinkTable;
+  readonly #options: LinksOptions;
+  readonly #lost: LinksLostListener[] = [];
+
+  constructor(options: LinksOptions) {
+    this.#options = options;
+    this.table = new LinkTable(options.maxLinks);
+    options.routers.onConnected((router) => this.#connected(router));
+    options.routers.onDisconnected((router) => void this.#disconnected(router).catch((error: unknown) => this.#warn(router.routerId, error)));
+  }
+
+  onLinksLost(listener: LinksLostListener): void {
+    this.#lost.push(listener);
+  }
+
+  /**
+   * The Fault (1004) subjects about links (LinkFault, LinkDuplicate), as upstream's faultHandler.handleFaultedLink;
+   * false for the circuit subjects, which the circuits' fault handler keeps (fabric-seam.md).
+   */
+  handleFault(routerId: string, fault: Fault): boolean {
+    if (fault.subject !== FaultSubject.LinkFault && fault.subject !== FaultSubject.LinkDuplicate) return false;
+    const current = this.table.get(fault.id);
+    const wasUsable = current !== undefined && isUsable(current);
+    const link = this.table.faulted(fault.id, fault.iteration, fault.subject === FaultSubject.LinkDuplicate);
+    if (!link) {
+      this.#options.logger.info({ routerId, linkId: fault.id, iteration: fault.iteration }, current ? 'link fault for an older iteration ignored' : 'link fault for an unknown link');
+      return true;
+    }
+    this.#options.logger.info({ routerId, linkId: link.id, iteration: fault.iteration, duplicate: fault.subject === FaultSubject.LinkDuplicate }, 'link fault');
+    if (!wasUsable) return true;
+    const otherId = link.srcRouterId === routerId ? link.dstRouterId : link.srcRouterId;
+    this.#options.routers.get(otherId)?.channel.send(faultMessage(link.id, fault.iteration));
+    this.#notifyLost([link]);
+    return true;
+  }
+
+  /** The Fault (1004) message handler for a router's channel when nothing else handles faults on it. */
+  readonly faultMessageHandler = (routerId: string) => (message: Message) => {
+    let fault;
+    try {
+      fault = fromBinary(FaultSchema, message.body);
+    } catch (error) {
+      this.#warn(routerId, error);
+      return;
+    }
+    this.handleFault(routerId, fault);
+  };
+
+  /** An operator's delete (upstream Network.RemoveLink): both routers told of a fault, circuits moved. */
+  remove(linkId: string): boolean {
+    const link = this.table.remove(linkId);
+    if (!link) return false;
+    for (const routerId of [link.srcRouterId, link.dstRouterId]) this.#options.routers.get(routerId)?.channel.send(faultMessage(link.id, link.iteration));
+    this.#notifyLost([link]);
+    return true;
+  }
+
+  /** The connected routers and links of this process's network, with the routers' costs from the store. */
+  async snapshot(): Promise<NetworkSnapshot> {
+    const connected = [...this.#options.routers.all()].map((r) => r.routerId);
+    const attributes = await this.#options.routerAttributes(connected);
+    const routers = new Map<string, PathRouter>();
+    for (const id of connected) {
+      const found = attributes.get(id);
+      if (found) routers.set(id, { id, ...found });
+    }
+    const links = [...this.table.all()].map((link) => ({ id: link.id, srcRouterId: link.srcRouterId, dstRouterId: link.dstRouterId, cost: linkCost(link), usable: isUsable(link) }));
+    return { routers, links };
+  }
+
+  /** The cheapest path between two connected routers (upstream shortestPath), undefined when there is none. */
+  async path(sourceRouterId: string, destRouterId: string): Promise<Path | undefined> {
+    return shortestPath(await this.snapshot(), sourceRouterId, destRouterId);
+  }
+
+  /** What GET /fabric/v1/links shows. */
+  readonly view: LinksView = {
+    list: () => Promise.resolve([...this.table.all()].map(linkSummary)),
+    get: (id) => {
+      const link = this.table.get(id);
+      return Promise.resolve(link ? linkSummary(link) : undefined);
+    },
+  };
+
+  #connected(router: LinkRouter): void {
+    router.channel.handle(ContentType.RouterLinksType, (message) => this.#routerLinks(router, message));
+    router.channel.handle(ContentType.MetricsType, (message) => this.#metrics(router, message));
+    // upstream routerChangedEvent: the new router hears of every other one, every other one hears of it.
+    const others = [...this.#options.routers.all()].filter((other) => other.routerId !== router.routerId);
+    if (others.length === 0) return;
+    if (supportsLinkManagement(router.versionInfo.version)) router.channel.send(peerStateChanges(others.map((other) => healthy(peerOf(other)))));
+    const change = peerStateChanges([healthy(peerOf(router))]);
+    for (const other of others) if (supportsLinkManagement(other.versionInfo.version)) other.channel.send(change);
+  }
+
+  async #disconnected(router: LinkRouter): Promise<void> {
+    const { routerId } = router;
+    // upstream DisconnectRouter: links it dialled go; those towards it stay but carry nothing while it is away.
+    const touching = this.table.linksOf(routerId).filter(isUsable);
+    this.table.sourceGone(routerId);
+    if (touching.length > 0) this.#notifyLost(touching);
+    const others = [...this.#options.routers.all()].filter((other) => other.routerId !== routerId && supportsLinkManagement(other.versionInfo.version));
+    if (others.length === 0) return;
+    const deleted = !(await this.#options.routerExists(routerId));
+    // Back already (a quick reconnect told its peers it is healthy meanwhile): an Unhealthy now would be stale.
+    if (this.#options.routers.get(routerId)) return;
+    const change = peerStateChanges([gone(routerId, deleted)]);
+    for (const other of others) if (this.#options.routers.get(other.routerId) === other) other.channel.send(change);
+  }
+
+  #routerLinks(router: LinkRouter, message: Message): void {
+    // A links message read after its connection was replaced is from the old connection (upstream NotifyExistingLink).
+    if (this.#options.routers.get(router.routerId) !== router) return;
+    let links;
+    try {
+      ({ links } = fromBinary(RouterLinksSchema, message.body));
+    } catch (error) {
+      this.#warn(router.routerId, error);
+      return;
+    }
+    for (const reported of links) {
+      const result = this.table.reported(router.routerId, reported);
+      if (!result) {
+        this.#options.logger.warn({ routerId: router.routerId, linkId: reported.id, max: this.table.maxLinks }, 'router reported link refused: the link table is full');
+        continue;
+      }
+      this.#options.logger.info({ routerId: router.routerId, linkId: reported.id, destRouterId: reported.destRouterId, iteration: reported.iteration }, result.created ? 'router reported link added' : 'router reported link already known');
+    }
+  }
+
+  /** Each end's measured latency of its links (upstream AcceptMetricsMsg), truncated to whole ns as upstream's int64. */
+  #metrics(router: LinkRouter, message: Message): void {
+    let latencies;
+    try {
+      latencies = linkLatencies(message.body);
+    } catch (error) {
+      this.#warn(router.routerId, error);
+      return;
+    }
+    for (const [linkId, latency] of latencies) this.table.setLatency(router.routerId, linkId, latency);
+  }
+
+  #notifyLost(links: readonly Link[]): void {
+    for (const listener of this.#lost) {
+      try {
+        listener(links);
+      } catch (error) {
+        this.#warn(undefined, error);
+      }
+    }
+  }
+
+  #warn(routerId: string | undefined, error: unknown): void {
+    this.#options.logger.warn({ routerId, reason: error instanceof Error ? error.message : String(error) }, 'links: unexpected failure');
+  }
+}
+
+const peerOf = (router: LinkRouter): Peer => ({ routerId: router.routerId, version: router.versionInfo.version, linkListeners: router.linkListeners });
+
+function faultMessage(linkId: string, iteration: number): Omit<Message, 'sequence'> {
+  return { contentType: ContentType.FaultType, headers: new Map(), body: toBinary(FaultSchema, create(FaultSchema, { subject: FaultSubject.LinkFault, id: linkId, iteration })) };
+}

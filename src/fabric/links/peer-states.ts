@@ -1,0 +1,37 @@
+// What routers are told about each other (upstream v1.1.8 controller/network/router_messaging.go): PeerStateChanges
+// (1050). A router that connects hears of every other connected router (Healthy, its version and link listeners) and
+// they hear of it; when it goes, they hear it is Unhealthy (Removed when it was deleted). The routers dial links to
+// peers whose listener groups match their dialers' (router/link/link_events.go); the controller never dials.
+import { create, toBinary } from '@bufbuild/protobuf';
+import type { Message } from '../channel/message.js';
+import { ContentType, PeerState, PeerStateChangeSchema, PeerStateChangesSchema, type Listener, type PeerStateChange } from '../messages/gen/ctrl_pb.js';
+
+export interface Peer {
+  routerId: string;
+  version: string;
+  linkListeners: readonly Listener[];
+}
+
+export const healthy = (peer: Peer): PeerStateChange =>
+  create(PeerStateChangeSchema, { id: peer.routerId, version: peer.version, state: PeerState.Healthy, listeners: [...peer.linkListeners] });
+
+export const gone = (routerId: string, deleted: boolean): PeerStateChange =>
+  create(PeerStateChangeSchema, { id: routerId, state: deleted ? PeerState.Removed : PeerState.Unhealthy });
+
+export function peerStateChanges(changes: PeerStateChange[]): Omit<Message, 'sequence'> {
+  return { contentType: ContentType.PeerStateChangeRequestType, headers: new Map(), body: toBinary(PeerStateChangesSchema, create(PeerStateChangesSchema, { changes })) };
+}
+
+/**
+ * upstream Router.SupportsRouterLinkMgmt: routers from 0.32.1 on dial their own links and take peer states; older ones
+ * (which would need the legacy Dial 1002) are not told. An unparseable version counts as supporting, and so does the
+ * development build v0.0.0, as upstream's VersionInfo.HasMinimumVersion.
+ */
+export function supportsLinkManagement(version: string): boolean {
+  const match = /^v?(\d+)\.(\d+)\.(\d+)/.exec(version);
+  if (!match) return true;
+  const [major, minor, patch] = match.slice(1).map(Number) as [number, number, number];
+  if (major !== 0) return true;
+  if (minor === 0 && patch === 0) return true;
+  return minor > 32 || (minor === 32 && patch >= 1);
+}

@@ -1,0 +1,84 @@
+// Moving circuits off a link that went away, as upstream v1.1.8 Network.rerouteLink / rerouteCircuit: each circuit
+// over the link gets a new shortest path between its same first and last routers, and every router of the new path a
+// Route with the re-route attempt (no egress: the last router keeps its xgress), one after another, errors only
+// logged. A circuit with no path left (its first or last router gone, no other links) is torn down: Unroute (now) to
+// every router of its old path.
+import { create, toBinary } from '@bufbuild/protobuf';
+import type { Message } from '../channel/message.js';
+import { ContentType, UnrouteSchema } from '../messages/gen/ctrl_pb.js';
+import type { Link } from './link-model.js';
+import type { Path } from './paths.js';
+import { REROUTE_ATTEMPT, routePlan } from './route-plan.js';
+
+export interface RoutedCircuit {
+  id: string;
+  ingressId: string;
+  egressId: string;
+  path: Pick<Path, 'routerIds' | 'linkIds'>;
+  terminator: { binding: string; address: string };
+  tags: Record<string, string>;
+}
+
+/**
+ * Reaches a router's channel wherever it is held (this process, or another one: see README "several instances").
+ * `request` resolves with the reply, rejects on timeout or when the router is not connected anywhere.
+ */
+export interface RouteMessenger {
+  request(routerId: string, message: Omit<Message, 'sequence'>, timeoutMs: number): Promise<Message>;
+  send(routerId: string, message: Omit<Message, 'sequence'>): Promise<void>;
+}
+
+export interface RerouteDeps {
+  path(sourceRouterId: string, destRouterId: string): Promise<Path | undefined>;
+  messenger: RouteMessenger;
+  routeTimeoutMs: number;
+  logger: { info(fields: object, message: string): void; warn(fields: object, message: string): void };
+}
+
+export type RerouteOutcome = { circuitId: string; rerouted: true; path: Path } | { circuitId: string; rerouted: false };
+
+export const usesAnyLink = (circuit: RoutedCircuit, links: readonly Link[]): boolean => links.some((link) => circuit.path.linkIds.includes(link.id));
+
+export const unrouteMessage = (circuitId: string, now: boolean): Omit<Message, 'sequence'> => ({
+  contentType: ContentType.UnrouteType,
+  headers: new Map(),
+  body: toBinary(UnrouteSchema, create(UnrouteSchema, { circuitId, now })),
+});
+
+/** One circuit onto a new path, or torn down when there is none. The caller records the new path or forgets it. */
+export async function rerouteCircuit(deps: RerouteDeps, circuit: RoutedCircuit): Promise<RerouteOutcome> {
+  const { routerIds } = circuit.path;
+  const path = await deps.path(routerIds[0]!, routerIds[routerIds.length - 1]!);
+  if (!path) {
+    deps.logger.warn({ circuitId: circuit.id, oldPath: routerIds }, 'circuit has no path left: removing it');
+    await Promise.all(routerIds.map((routerId) => deps.messenger.send(routerId, unrouteMessage(circuit.id, true)).catch(() => undefined)));
+    return { circuitId: circuit.id, rerouted: false };
+  }
+  const plan = routePlan({
+    circuitId: circuit.id,
+    attempt: REROUTE_ATTEMPT,
+    ingressId: circuit.ingressId,
+    egressId: circuit.egressId,
+    path,
+    terminator: circuit.terminator,
+    dialPeerData: new Map(),
+    tags: circuit.tags,
+    remainingMs: deps.routeTimeoutMs,
+  });
+  for (const { routerId, message } of plan) {
+    try {
+      await deps.messenger.request(routerId, message, deps.routeTimeoutMs);
+    } catch (error) {
+      deps.logger.warn({ circuitId: circuit.id, routerId, reason: error instanceof Error ? error.message : String(error) }, 'error sending re-route to router');
+    }
+  }
+  deps.logger.info({ circuitId: circuit.id, path: path.routerIds }, 'rerouted circuit');
+  return { circuitId: circuit.id, rerouted: true, path };
+}
+
+/** Every circuit over any of the lost links, moved one after another (upstream rerouteLink). */
+export async function rerouteCircuits(deps: RerouteDeps, circuits: Iterable<RoutedCircuit>, lost: readonly Link[]): Promise<RerouteOutcome[]> {
+  const outcomes: RerouteOutcome[] = [];
+  for (const circuit of circuits) if (usesAnyLink(circuit, lost)) outcomes.push(await rerouteCircuit(deps, circuit));
+  return outcomes;
+}
