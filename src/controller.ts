@@ -145,10 +145,10 @@ export async function openController(settings: Settings, options: ControllerOpti
     versionHeader: versionHeader(build),
     instanceOfflineAfterMs: OFFLINE_AFTER_MS,
   });
-  const traffic = new TrafficFlows({ routers: controlPlane.routers, store, clock, logger, ...(metrics ? { metrics } : {}) });
+  const links = startLinks(controlPlane.routers, store, logger);
+  const traffic = new TrafficFlows({ routers: controlPlane.routers, store, clock, logger, linkFault: (routerId, fault) => links.handleFault(routerId, fault), ...(metrics ? { metrics } : {}) });
   listener.traffic = traffic;
   const edgeSync = new EdgeSync({ store, clock, version: build.wireVersion, connections: controlPlane.routers, recordActivity: (ids) => apiSessions.recordActivity(ids), logger });
-  const links = startLinks(controlPlane.routers, store, logger);
   const deps: AppDeps = {
     settings,
     store: requestStore,
@@ -168,6 +168,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     loginThrottle,
     externalJwts,
     posture,
+    network: { circuits: traffic.circuits.view, links: links.view },
   };
   const tls = { key: pki.serverKeyPem, cert: pki.serverChainPem, controlPlane: { protocol: CTRL_ALPN, accept: (socket: TLSSocket) => controlPlane.accept(socket) } };
   const app = await buildApp(deps, options.tls ? tls : undefined);

@@ -7,6 +7,7 @@ import { countTerminators } from '../store/queries/terminators.js';
 import { Circuits } from './circuits/circuits.js';
 import type { ControlChannel, FabricLogger, FabricMetrics } from './circuits/circuit-deps.js';
 import { Terminators } from './terminators/terminators.js';
+import type { Fault } from './messages/gen/ctrl_pb.js';
 
 /** What this needs of fabric/ctrl's RouterConnections (fabric-seam.md). */
 export interface HeldRouters {
@@ -24,6 +25,8 @@ export interface TrafficOptions {
   routeTimeoutMs?: number;
   retries?: number;
   maxCircuits?: number;
+  /** The links' share of Fault messages (see CircuitsOptions.linkFault). */
+  linkFault?: (routerId: string, fault: Fault) => boolean;
 }
 
 export class TrafficFlows {
@@ -43,6 +46,7 @@ export class TrafficFlows {
       ...(options.routeTimeoutMs !== undefined ? { routeTimeoutMs: options.routeTimeoutMs } : {}),
       ...(options.retries !== undefined ? { retries: options.retries } : {}),
       ...(options.maxCircuits !== undefined ? { capacity: options.maxCircuits } : {}),
+      ...(options.linkFault ? { linkFault: options.linkFault } : {}),
     });
     this.terminators = new Terminators({ store, clock, logger, strategies: this.circuits.strategies, ...(metrics ? { metrics } : {}) });
     routers.onConnected((connection) => {

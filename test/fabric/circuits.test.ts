@@ -124,6 +124,40 @@ describe('circuits through one router', () => {
     assert.deepEqual([channel.sent.at(-1)!.contentType, unroute.circuitId, unroute.now], [CtrlType.UnrouteType, circuitId, false]);
   });
 
+  it('shows its circuits to the fabric API, and an operator’s delete unroutes at once', async () => {
+    const { serviceId, terminatorIds, dial } = await service();
+    channel.responder = succeed();
+    const reply = await channel.deliver(dialMessage(dial));
+    const circuitId = decodeString(reply!.headers.get(CreateCircuitV2Header.responseCircuitId)!);
+    const shown = await circuits.view.get(circuitId);
+    assert.deepEqual(
+      shown && { serviceId: shown.serviceId, terminatorId: shown.terminatorId, clientId: shown.clientId, path: shown.path },
+      { serviceId, terminatorId: terminatorIds[0], clientId: dialer.identityId, path: { routerIds: [routerId], linkIds: [] } },
+    );
+    assert.ok((await circuits.view.list()).some((circuit) => circuit.id === circuitId));
+    assert.equal(await circuits.view.remove(circuitId, true), true);
+    assert.deepEqual(fromBinary(UnrouteSchema, channel.sent.at(-1)!.body), create(UnrouteSchema, { circuitId, now: true }));
+    assert.equal(await circuits.view.get(circuitId), undefined);
+    assert.equal(await circuits.view.remove(circuitId, true), false);
+  });
+
+  it('hands a link’s faults to the links first, and keeps circuit faults for itself', async () => {
+    const linkFaults: string[] = [];
+    const withLinks = new Circuits({
+      store: t.deps.store,
+      clock: t.clock,
+      logger: pino({ level: 'silent' }),
+      routers: { channelOf: () => channel, isOnline: (id) => id === routerId },
+      linkFault: (_router, fault) => fault.subject === FaultSubject.LinkFault && linkFaults.push(fault.id) > 0,
+    });
+    const linkChannel = new FakeChannel();
+    withLinks.attach(routerId, linkChannel);
+    await linkChannel.deliver({ contentType: CtrlType.FaultType, headers: new Map(), body: toBinary(FaultSchema, create(FaultSchema, { subject: FaultSubject.LinkFault, id: 'link-1', iteration: 1 })) });
+    await linkChannel.deliver({ contentType: CtrlType.FaultType, headers: new Map(), body: toBinary(FaultSchema, create(FaultSchema, { subject: FaultSubject.ForwardFault, id: 'unknown-circuit' })) });
+    assert.deepEqual(linkFaults, ['link-1']);
+    assert.deepEqual(linkChannel.sent.map((message) => fromBinary(UnrouteSchema, message.body).circuitId), ['unknown-circuit']);
+  });
+
   it('retries a failed route, and the second attempt carries attempt 1', async () => {
     const { dial } = await service();
     let calls = 0;

@@ -46,6 +46,10 @@ export class CircuitRegistry {
     return true;
   }
 
+  all(): IterableIterator<Circuit> {
+    return this.#circuits.values();
+  }
+
   get(id: string): Circuit | undefined {
     return this.#circuits.get(id);
   }

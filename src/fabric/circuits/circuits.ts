@@ -7,7 +7,8 @@ import type { Clock } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
 import { edgeServiceById } from '../../store/queries/edge-sessions.js';
 import type { Message } from '../channel/message.js';
-import { CircuitConfirmationSchema, ContentType as CtrlType, FaultSchema, FaultSubject } from '../messages/gen/ctrl_pb.js';
+import { CircuitConfirmationSchema, ContentType as CtrlType, FaultSchema, FaultSubject, type Fault } from '../messages/gen/ctrl_pb.js';
+import type { CircuitSummary, CircuitsView } from '../network-views.js';
 import { ContentType as EdgeType } from '../messages/gen/edge_ctrl_pb.js';
 import { ControlContentType } from '../messages/headers.js';
 import { decodeCreateCircuitRequest, decodeRouteResult, unrouteMessage } from './circuit-messages.js';
@@ -29,6 +30,11 @@ export interface CircuitsOptions {
   /** How long a disconnected router's circuits are kept for its return. */
   detachedGraceMs?: number;
   random?: () => number;
+  /**
+   * Faults (1004) carry link and circuit subjects on one content type, and a channel keeps one handler per type:
+   * the links take theirs first (true when the fault was about a link).
+   */
+  linkFault?: (routerId: string, fault: Fault) => boolean;
 }
 
 export class Circuits {
@@ -38,12 +44,14 @@ export class Circuits {
   /** Circuits whose routes are being set up: a result for them that nobody waits for is a stale attempt's. */
   readonly #routing = new Set<string>();
   readonly #detachedGraceMs: number;
+  readonly #linkFault: ((routerId: string, fault: Fault) => boolean) | undefined;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(options: CircuitsOptions) {
     this.strategies = new Strategies(options.random);
     this.registry = new CircuitRegistry(options.capacity);
     this.#detachedGraceMs = options.detachedGraceMs ?? 60_000;
+    this.#linkFault = options.linkFault;
     this.deps = {
       store: options.store,
       clock: options.clock,
@@ -92,6 +100,16 @@ export class Circuits {
     channel.handle(ControlContentType.routeResult, (message) => this.#lateRouteResult(routerId, channel, message));
   }
 
+  /** What `/fabric/v1/circuits` shows: the circuits this process routed (one router each until circuits use links). */
+  readonly view: CircuitsView = {
+    list: () => Promise.resolve([...this.registry.all()].map(circuitSummary)),
+    get: (id) => {
+      const circuit = this.registry.get(id);
+      return Promise.resolve(circuit && circuitSummary(circuit));
+    },
+    remove: (id, immediate) => Promise.resolve(this.remove(id, immediate, 'removed by an operator') !== undefined),
+  };
+
   /** The router's channel closed: its circuits wait for it (the router keeps forwarding) for the grace. */
   detach(routerId: string): void {
     this.registry.detach(routerId, this.deps.clock().getTime());
@@ -119,6 +137,7 @@ export class Circuits {
 
   #fault(routerId: string, channel: ControlChannel, message: Message): void {
     const fault = fromBinary(FaultSchema, message.body);
+    if (this.#linkFault?.(routerId, fault)) return;
     if (fault.subject === FaultSubject.IngressFault || fault.subject === FaultSubject.EgressFault) {
       const end = fault.subject === FaultSubject.IngressFault ? 'dialling side closed' : 'hosting side closed';
       if (!this.remove(fault.id, false, end)) this.deps.logger.debug({ routerId, circuitId: fault.id }, 'fault for an unknown circuit');
@@ -166,4 +185,18 @@ export class Circuits {
       channel.send(unrouteMessage(result.circuitId, true));
     }
   }
+}
+
+function circuitSummary(circuit: Circuit): CircuitSummary {
+  const createdAt = new Date(circuit.createdAt);
+  return {
+    id: circuit.id,
+    clientId: circuit.clientId,
+    serviceId: circuit.serviceId,
+    terminatorId: circuit.terminatorId,
+    createdAt,
+    updatedAt: createdAt,
+    tags: circuit.tags,
+    path: { routerIds: [circuit.routerId], linkIds: [] },
+  };
 }

@@ -1,7 +1,6 @@
 // The links of the routers this process holds, started from the controller's composition on its RouterConnections.
 import type { Store } from '../../store/store.js';
 import { routerPathAttributes } from '../../store/queries/router-costs.js';
-import { ContentType } from '../messages/gen/ctrl_pb.js';
 import { Links, type LinkRouters, type LinksLogger } from './links.js';
 
 export function startLinks(routers: LinkRouters, store: Store, logger: LinksLogger): Links {
@@ -11,8 +10,7 @@ export function startLinks(routers: LinkRouters, store: Store, logger: LinksLogg
     routerExists: async (id) => (await store.read((db) => routerPathAttributes(db, [id]))).has(id),
     logger,
   });
-  // Faults (1004) carry link and circuit subjects on one content type: until the circuits take the channel's fault
-  // handler (and call links.handleFault first, fabric-seam.md), links handle them alone.
-  routers.onConnected((router) => router.channel.handle(ContentType.FaultType, links.faultMessageHandler(router.routerId)));
+  // Faults (1004) about links reach `links.handleFault` through the circuits, which hold the channel's one Fault
+  // handler (src/fabric/traffic.ts).
   return links;
 }
