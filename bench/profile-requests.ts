@@ -33,7 +33,7 @@ const profileDir = mkdtempSync(join(tmpdir(), 'ziti-profile-'));
 const port = await freePort();
 const spawnedAt = performance.now();
 let loadFromMs = 0;
-const args = [`--cpu-prof`, `--cpu-prof-dir=${profileDir}`, 'src/main.ts', '--home', home, '--port', String(port), '--bind', '127.0.0.1'];
+const args = [`--cpu-prof`, `--cpu-prof-dir=${profileDir}`, 'src/main.ts', '--home', home, '--port', String(port), '--bind', '127.0.0.1', '--ctrl-port', String(port)];
 args.push('--password', ADMIN_PASSWORD, '--log-level', 'warn');
 const controller = await startServer({ name: 'controller', args, port, readyPath: '/edge/client/v1/version', cwd: ROOT });
 try {

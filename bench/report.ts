@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { formatBodyFlood, type BodyFloodResult } from './body-flood.js';
 import type { HashRate } from './hash-rate.js';
 import type { LoadFigures } from './load.js';
+import { formatMixed, type MixedResult } from './mixed-phase.js';
 import type { ObservabilityResult } from './observability-phase.js';
 import type { ScaleResult } from './scale-phase.js';
 import { formatScale } from './scale-report.js';
@@ -53,6 +54,7 @@ export interface BenchRun {
   scale?: ScaleResult;
   observability?: ObservabilityResult;
   bodyFlood?: BodyFloodResult;
+  mixed?: MixedResult;
   /** Upstream v1.1.8 on the same scenarios (its results are in `scenarios` with target `upstream`). */
   upstream?: UpstreamRun;
   goals: Goal[];
@@ -157,6 +159,7 @@ export function formatReport(run: BenchRun): string {
     ...(run.seeding.length ? [`seeding: ${run.seeding.map((s) => `${s.to - s.from} identities in ${(s.ms / 1000).toFixed(1)} s`).join(', ')}`] : []),
     ...(run.scale ? formatScale(run.scale) : []),
     ...(run.bodyFlood ? formatBodyFlood(run.bodyFlood) : []),
+    ...(run.mixed ? formatMixed(run.mixed) : []),
     ...formatUpstream(run.upstream),
     '',
     ...table(HEADER, scenarioRows(run.scenarios)),

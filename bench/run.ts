@@ -1,8 +1,8 @@
 // `npm run bench`: starts the controller and a bare hello server in child processes, loads each with autocannon
 // from another child, and reports rates against the ceiling and the goals. Five phases, chosen with BENCH_PHASES:
 // `platform` (identity lists at 1k and 100k, login, current identity), `flood` (bench/body-flood.ts), `scale`
-// (bench/scale-phase.ts), `observability` (the access log's and metrics' cost, bench/observability-phase.ts) and
-// `sessions` (bench/session-phase.ts). Then the platform and scale phases against upstream v1.1.8
+// (bench/scale-phase.ts), `observability` (the access log's and metrics' cost, bench/observability-phase.ts),
+// `sessions` (bench/session-phase.ts) and `mixed` (new TLS handshakes under SDKs' and admins' load, bench/mixed-phase.ts). Then the platform and scale phases against upstream v1.1.8
 // (bench/upstream-phase.ts; BENCH_UPSTREAM=0 skips it) for ours ÷ upstream.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
@@ -11,6 +11,7 @@ import { installSignalCleanup, isInterrupted, onCleanup, runCleanup } from './cl
 import { evaluateBodyFloodGoals, runBodyFloodPhase } from './body-flood.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, startController } from './controller-process.js';
 import { measureHashRate } from './hash-rate.js';
+import { evaluateMixedGoal, runMixedPhase } from './mixed-phase.js';
 import { evaluateObservabilityGoal, runObservabilityPhase } from './observability-phase.js';
 import { loginAdmin } from './https-client.js';
 import { evaluatePlatformGoals, formatReport, writeResults, type BenchRun } from './report.js';
@@ -26,7 +27,7 @@ import { runSessionPhase } from './session-phase.js';
 import { freePort, startServer, type ServerProcess } from './server-process.js';
 import { say, settings } from './settings.js';
 
-type RunFigures = Pick<BenchRun, 'hashRate' | 'seeding' | 'controllerRssMb' | 'scenarios' | 'scale' | 'observability' | 'bodyFlood' | 'upstream' | 'goals'>;
+type RunFigures = Pick<BenchRun, 'hashRate' | 'seeding' | 'controllerRssMb' | 'scenarios' | 'scale' | 'observability' | 'bodyFlood' | 'mixed' | 'upstream' | 'goals'>;
 
 function machineFacts(): BenchRun['machine'] {
   const totalMemoryMb = Math.round(totalmem() / 2 ** 20);
@@ -119,6 +120,10 @@ async function main(): Promise<void> {
   }
   // In homes of its own: its model and sessions would change what the other phases measure.
   if (settings.phases.includes('sessions')) run.goals.push(...(await runSessionPhase(port, run)));
+  if (settings.phases.includes('mixed')) {
+    run.mixed = await runMixedPhase();
+    run.goals.push(evaluateMixedGoal(run.mixed));
+  }
   // Upstream after ours, on a machine ours no longer loads; its scenarios join the same table.
   run.upstream = await runUpstreamPhase();
   run.scenarios.push(...run.upstream.scenarios);

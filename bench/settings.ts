@@ -1,10 +1,10 @@
 // The harness's settings, read once from the environment, and its progress log on stderr (stdout is the report).
 
-export const PHASES = ['platform', 'flood', 'scale', 'observability', 'sessions'] as const;
+export const PHASES = ['platform', 'flood', 'scale', 'observability', 'sessions', 'mixed'] as const;
 export type PhaseName = (typeof PHASES)[number];
 
 export const settings = {
-  /** BENCH_PHASES=platform,flood,scale,observability,sessions (the default runs all, in that order). */
+  /** BENCH_PHASES=platform,flood,scale,observability,sessions,mixed (the default runs all, in that order). */
   phases: phasesFromEnv('BENCH_PHASES'),
   durationSeconds: numberFromEnv('BENCH_DURATION', 10),
   warmupSeconds: numberFromEnv('BENCH_WARMUP', 2),
@@ -26,6 +26,10 @@ export const settings = {
   sessionMaxRate: numberFromEnv('BENCH_SESSION_MAX_RATE', 3_000),
   /** Services in each of the heavy identity's two sets (with and without a posture check). */
   sessionHeavyServices: numberFromEnv('BENCH_SESSION_HEAVY_SERVICES', 500),
+  /** The mixed phase's clients (SDKs and admins together; bench/mixed-phase.ts), of which admins, and its length. */
+  mixedClients: numberFromEnv('BENCH_MIXED_CLIENTS', 200),
+  mixedAdmins: numberFromEnv('BENCH_MIXED_ADMINS', 10),
+  mixedSeconds: numberFromEnv('BENCH_MIXED_SECONDS', 30),
   /** BENCH_STORE=postgres: every bench home's data in a fresh schema of BENCH_DATABASE_URL's database (else SQLite). */
   store: storeFromEnv('BENCH_STORE'),
   /** BENCH_WORKERS=2: the controller runs with `--workers 2` (processes sharing the port and database). */

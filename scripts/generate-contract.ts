@@ -1,5 +1,5 @@
 // Builds the project's own copy of the API contract: the upstream Swagger documents without prose, plus the 0.26.23
-// additions and the reviewed corrections, written to src/http/spec/edge-{client,management}.json.
+// additions and the reviewed corrections, written to src/http/spec/edge-{client,management}.json and fabric.json.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -7,9 +7,9 @@ import { parse as parseYaml } from 'yaml';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
-type ApiName = 'client' | 'management';
+type ApiName = 'client' | 'management' | 'fabric';
 
-const apis: ApiName[] = ['client', 'management'];
+const apis: ApiName[] = ['client', 'management', 'fabric'];
 const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'];
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const specDir = path.join(repoRoot, 'src/http/spec');
@@ -79,6 +79,7 @@ interface Additions {
 }
 
 function applyAdditions(doc: JsonObject, api: ApiName, additions: Additions): void {
+  if (api === 'fabric') return;
   (doc.info as JsonObject).version = additions.version;
   if (api !== 'management') return;
   const paths = doc.paths as JsonObject;
@@ -97,7 +98,8 @@ function applyAdditions(doc: JsonObject, api: ApiName, additions: Additions): vo
 }
 
 interface Correction {
-  api: ApiName | 'both';
+  /** `both` names the two edge APIs; a list names each API it applies to. */
+  api: ApiName | 'both' | ApiName[];
   /** An operationId, a list of them, `METHOD /path`, `*` (every operation) or `definitions`. */
   op: string | string[];
   target: string;
@@ -189,6 +191,31 @@ function checkDocument(doc: JsonObject, api: ApiName): void {
   for (const [name, schema] of Object.entries(definitions)) walk(schema, name, undefined);
 }
 
+/**
+ * The fabric document shares parameters and responses through `#/parameters/…` and `#/responses/…`; the edge
+ * documents spell every one out. Inlining them gives the server one shape to read.
+ */
+function inlineSharedRefs(doc: JsonObject): void {
+  const shared = { '#/parameters/': doc.parameters, '#/responses/': doc.responses };
+  const resolve = (value: Json): Json => {
+    if (Array.isArray(value)) return value.map(resolve);
+    if (!isObject(value)) return value;
+    const ref = value.$ref;
+    if (typeof ref === 'string') {
+      for (const [prefix, table] of Object.entries(shared)) {
+        if (!ref.startsWith(prefix)) continue;
+        const target = isObject(table) ? table[ref.slice(prefix.length)] : undefined;
+        if (target === undefined) throw new Error(`unresolved ${ref}`);
+        return resolve(structuredClone(target));
+      }
+    }
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v)]));
+  };
+  doc.paths = resolve(doc.paths ?? {});
+  delete doc.parameters;
+  delete doc.responses;
+}
+
 function readYaml(file: string): Json {
   return parseYaml(readFileSync(file, 'utf8')) as Json;
 }
@@ -200,9 +227,11 @@ export function buildContractDocuments(sourceDir = upstreamDir, editsDir = specD
   const out = {} as Record<ApiName, string>;
   for (const api of apis) {
     const doc = stripDocument(readYaml(path.join(sourceDir, `${api}.yml`)));
+    inlineSharedRefs(doc);
     applyAdditions(doc, api, additions);
     for (const correction of corrections) {
-      if (correction.api === api || correction.api === 'both') applyCorrection(doc, correction);
+      const applies = Array.isArray(correction.api) ? correction.api.includes(api) : correction.api === api || (correction.api === 'both' && api !== 'fabric');
+      if (applies) applyCorrection(doc, correction);
     }
     checkDocument(doc, api);
     out[api] = `${JSON.stringify(doc, null, 1)}\n`;
@@ -210,7 +239,7 @@ export function buildContractDocuments(sourceDir = upstreamDir, editsDir = specD
   return out;
 }
 
-export const outputFiles: Record<ApiName, string> = { client: 'edge-client.json', management: 'edge-management.json' };
+export const outputFiles: Record<ApiName, string> = { client: 'edge-client.json', management: 'edge-management.json', fabric: 'fabric.json' };
 
 function main(): void {
   const documents = buildContractDocuments();

@@ -46,7 +46,8 @@ export function upstreamCacheDir(): string {
 }
 
 /**
- * The `ziti` binary of v1.1.8: `ZITI_UPSTREAM_BIN` if set, else the cached one, else `go install` into the cache.
+ * The `ziti` binary of v1.1.8: `ZITI_UPSTREAM_BIN` if set, else the cached one, else `go install` into the cache; it must
+ * report v1.1.8 (requireRelease).
  * Never builds from fetched sources: when the module proxy refuses the module the error says so and how to supply a
  * binary instead.
  */
@@ -54,14 +55,37 @@ export function upstreamBinary(): string {
   const given = process.env.ZITI_UPSTREAM_BIN;
   if (given !== undefined && given !== '') {
     if (!isExecutable(given)) throw new UpstreamUnavailable(`ZITI_UPSTREAM_BIN=${given} is not an executable file`);
-    return given;
+    return requireRelease(given);
   }
   const binDir = join(upstreamCacheDir(), UPSTREAM_VERSION, 'bin');
   const cached = join(binDir, 'ziti');
-  if (isExecutable(cached)) return cached;
+  if (isExecutable(cached)) return requireRelease(cached);
   installWithGo(binDir);
   if (!isExecutable(cached)) throw new UpstreamUnavailable(`go install reported success but ${cached} is missing`);
-  return cached;
+  return requireRelease(cached);
+}
+
+/** Binaries whose `ziti version` already read v1.1.8. */
+const releases = new Set<string>();
+
+/**
+ * Refuses a binary that does not report v1.1.8. A build without the release's version strings reports v0.0.0 and
+ * does not behave like the release: its stand-alone controller round-trips every command through protobuf
+ * (controller/controller.go, GetCommandDispatcher), which hides bugs the release shows (a PUT of a posture check
+ * keeping its old type fields, explained-differences.yaml), and its routers announce v0.0.0.
+ */
+function requireRelease(binary: string): string {
+  if (releases.has(binary)) return binary;
+  const run = spawnSync(binary, ['version'], { env: zitiEnv(), encoding: 'utf8', timeout: 60_000 });
+  const reported = run.status === 0 ? run.stdout.trim() : `no version (${run.error?.message ?? lastLine(`${run.stdout}\n${run.stderr}`)})`;
+  if (reported !== UPSTREAM_VERSION) {
+    throw new UpstreamUnavailable(
+      `${binary} reports ${reported}, not ${UPSTREAM_VERSION}: a build without the release's version strings behaves differently. ` +
+        `Provide a binary whose \`ziti version\` prints ${UPSTREAM_VERSION}.`,
+    );
+  }
+  releases.add(binary);
+  return binary;
 }
 
 function installWithGo(binDir: string): void {

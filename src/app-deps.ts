@@ -6,6 +6,7 @@ import type { ExternalJwtVerifier } from './auth/ext-jwt/ext-jwt-verifier.js';
 import type { LoginThrottle } from './auth/login-throttle.js';
 import type { IntegrityChecks } from './database/integrity-checks.js';
 import type { Snapshots } from './database/snapshots.js';
+import type { NetworkViews } from './fabric/network-views.js';
 import type { Health } from './system/health.js';
 import type { InstanceHeartbeat } from './system/instance-heartbeat.js';
 import type { Metrics } from './system/metrics.js';
@@ -58,4 +59,6 @@ export interface AppDeps {
   metrics: Metrics | undefined;
   /** Clients' posture reports (in memory) and the upkeep that drops sessions whose posture stops passing. */
   posture: PostureMonitor;
+  /** The routers' links and the circuits over them, as the fabric API shows them; absent: none (emptyNetwork). */
+  network?: NetworkViews;
 }

@@ -1,4 +1,4 @@
-// buildApp(deps): the Fastify instance serving both APIs. It never listens; main.ts and tests decide that.
+// buildApp(deps): the Fastify instance serving the two edge APIs and the fabric API. It never listens; main.ts and tests decide that.
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { AppDeps } from './app-deps.js';
 import { bindOperations, type BoundRoute } from './http/bind-operations.js';
@@ -10,6 +10,7 @@ import { installNotFound, installRequestHooks } from './http/request-hooks.js';
 import { routedUrl } from './http/request-path.js';
 import { clientOperations } from './apis/client.js';
 import { managementOperations } from './apis/management.js';
+import { fabricOperations } from './apis/fabric.js';
 import { requestObserver } from './http/request-observer.js';
 import { installHealthRoutes } from './system/health-routes.js';
 import { alpnProtocols, handOffAlpn } from './http/alpn-handoff.js';
@@ -54,6 +55,7 @@ export async function buildApp(deps: AppDeps, tls?: TlsOptions): Promise<Fastify
   installNotFound(app, () => routes);
   routes.push(...bindOperations(app, deps, 'client', clientOperations));
   routes.push(...bindOperations(app, deps, 'management', managementOperations));
+  routes.push(...bindOperations(app, deps, 'fabric', fabricOperations));
   installHealthRoutes(app, deps.health);
   await app.ready();
   return app;

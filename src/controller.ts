@@ -101,6 +101,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     clock,
     windowMs: settings.loginThrottleWindowMs,
     usernameFailures: settings.loginThrottleUsernameFailures,
+    usernameFailuresAllAddresses: settings.loginThrottleUsernameFailuresAllAddresses,
     addressFailures: settings.loginThrottleAddressFailures,
   });
   // An in-memory database (tests) has no file to be beside: its snapshots go to the home folder.
@@ -168,10 +169,13 @@ export async function openController(settings: Settings, options: ControllerOpti
   let closing: Promise<void> | undefined;
   const stop = async (server: FastifyInstance) => {
     health.markStopping();
-    // Router channels first: the API port's server would wait for the ones it handed over.
-    await controlPlane.close();
-    await edgeSync.stop();
+    // Router channels are closed at once (the API port's server would wait for those it handed over); marking them
+    // offline is a write, which may wait for requests in flight, so it finishes alongside them.
+    const routersReleased = controlPlane.close();
     await closeGracefully(server, settings.shutdownTimeoutMs, logger);
+    await routersReleased;
+    // After the requests: a feed read in progress may wait for a request's write to finish.
+    await edgeSync.stop();
     await integrityChecks.stop();
     await posture.stop();
     await apiSessions.stop();

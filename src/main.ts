@@ -35,8 +35,9 @@ async function main(): Promise<void> {
     process.stdout.write(`Default admin "${settings.adminUsername}" created with password: ${admin.generatedPassword}\n(also in ${file})\n`);
   }
   await app.listen({ host: settings.bindAddress, port: settings.advertisedPort });
-  // With `workers` > 1 every worker listens here too: node:cluster shares the port, as it does the API's.
-  await controller.controlPlane.listen(settings.ctrlBindAddress, settings.ctrlAdvertisedPort);
+  // With `workers` > 1 every worker listens here too: node:cluster shares the port, as it does the API's. A control
+  // port equal to the API port means the API port alone serves routers (by ALPN), as upstream's quickstart does.
+  if (!servesControlOnApiPort(settings)) await controller.controlPlane.listen(settings.ctrlBindAddress, settings.ctrlAdvertisedPort);
   if (worker === undefined || worker === 1) process.stdout.write(banner(settings, controller));
   logger.info({ address: `https://${settings.advertisedHost}:${settings.advertisedPort}`, bind: settings.bindAddress, home: settings.home }, 'controller ready');
 
@@ -71,6 +72,8 @@ async function main(): Promise<void> {
   else followPrimary(stop);
 }
 
+const servesControlOnApiPort = (settings: Settings) => settings.ctrlAdvertisedPort === settings.advertisedPort;
+
 /** What an operator needs on start: where it listens, its home, and how to log in. */
 function banner(settings: Settings, { deps, metricsListener }: Controller): string {
   const advertised = `https://${settings.advertisedHost}:${settings.advertisedPort}`;
@@ -80,7 +83,7 @@ function banner(settings: Settings, { deps, metricsListener }: Controller): stri
     `ziti-ts-controller ${deps.build.version} (${deps.build.revision}) listening on ${settings.bindAddress}:${settings.advertisedPort}`,
     `  client API:     ${advertised}/edge/client/v1`,
     `  management API: ${advertised}/edge/management/v1`,
-    `  routers:        ctrl.endpoint tls:${settings.ctrlAdvertisedHost ?? settings.advertisedHost}:${settings.ctrlAdvertisedPort} (or the API port, by ALPN ziti-ctrl)`,
+    `  routers:        ctrl.endpoint tls:${settings.ctrlAdvertisedHost ?? settings.advertisedHost}:${settings.ctrlAdvertisedPort}${servesControlOnApiPort(settings) ? ' (the API port, by ALPN ziti-ctrl)' : ' (or the API port, by ALPN ziti-ctrl)'}`,
     `  home:           ${settings.home} (database ${settings.databaseUrl ? 'PostgreSQL' : 'ctrl.db'}, PKI in pki/)`,
     ...(settings.workers > 1 ? [`  workers:        ${settings.workers} processes`] : []),
     ...(metricsListener ? [`  metrics:        http://${metricsListener.address.address}:${metricsListener.address.port}/metrics`] : []),

@@ -65,19 +65,18 @@ export async function checkPasswordLogin(context: OperationContext, username: un
   const { deps } = context;
   const throttle = deps.loginThrottle;
   const keys = throttle.passwordKeys(username, context.caller.ip);
-  return throttle.oneAtATime(keys[0]!.key, async () => {
-    const counted = await throttle.check(keys, context.reply);
-    const candidate = await findCandidate(context, username);
-    const matches = await verifyPassword(password, candidate ?? (await decoy));
-    if (!candidate || !matches || candidate.refused) {
-      await throttle.recordFailure(keys);
-      if (candidate && !candidate.refused) await countFailure(context, candidate);
-      throw invalidAuth();
-    }
-    if (counted.has(keys[0]!.key)) await throttle.clear(keys[0]!.key);
-    if (candidate.failedAttempts > 0) {
-      await deps.store.transaction((tx) => clearPasswordFailures(tx, candidate.authenticatorId));
-    }
-    return { identityId: candidate.identityId, authenticatorId: candidate.authenticatorId };
-  });
+  // Decided before and after the hash (login-throttle.ts), so logins of one account hash side by side.
+  await throttle.admit(keys, context.reply);
+  const candidate = await findCandidate(context, username);
+  const matches = await verifyPassword(password, candidate ?? (await decoy));
+  if (!candidate || !matches || candidate.refused) {
+    await throttle.failed(keys, context.reply);
+    if (candidate && !candidate.refused) await countFailure(context, candidate);
+    throw invalidAuth();
+  }
+  await throttle.succeeded(keys, context.reply);
+  if (candidate.failedAttempts > 0) {
+    await deps.store.transaction((tx) => clearPasswordFailures(tx, candidate.authenticatorId));
+  }
+  return { identityId: candidate.identityId, authenticatorId: candidate.authenticatorId };
 }

@@ -1,5 +1,5 @@
 // The generic operations every entity gets from its definition: list, detail, create, update, patch, delete.
-import { createdEnvelope, emptyEnvelope, envelopeWriter, listEnvelope, type EnvelopeWriter } from '../http/envelope.js';
+import { createdEnvelope, emptyEnvelope, envelopeWriter, isVersionedMeta, listEnvelope, type EnvelopeWriter } from '../http/envelope.js';
 import type { Access, OperationContext, OperationHandler } from '../http/operation.js';
 import type { EntityDefinition } from './define-entity.js';
 import type { EntityValues } from './entity-rules.js';
@@ -76,12 +76,12 @@ export function linkedTo(
   };
 }
 
-/** Each definition's envelopes, written once its first list or detail is asked for. */
+/** Each definition's envelopes, written once its first list or detail is asked for (a definition serves one API). */
 const writers = new WeakMap<EntityDefinition, EnvelopeWriter>();
 
-function writerOf(definition: EntityDefinition): EnvelopeWriter {
+function writerOf(definition: EntityDefinition, api: OperationContext['api']): EnvelopeWriter {
   let writer = writers.get(definition);
-  if (!writer) writers.set(definition, (writer = envelopeWriter(definition.filterableFields)));
+  if (!writer) writers.set(definition, (writer = envelopeWriter(definition.filterableFields, isVersionedMeta(api))));
   return writer;
 }
 
@@ -98,7 +98,7 @@ export function list(definition: EntityDefinition, access: Access, options: List
   const answer = async (context: OperationContext) => {
     const query = listQueryFrom(context, definition.symbols);
     const { data, totalCount, rows } = await context.deps.store.read((db) => read(context, db, query));
-    const text = writerOf(definition).list(data, { limit: query.limit, offset: query.offset, totalCount });
+    const text = writerOf(definition, context.api).list(data, { limit: query.limit, offset: query.offset, totalCount });
     return { text, isKeepable: keepAnswer !== undefined && text.length <= KEPT_ANSWER_CHARS && rows.every(keepAnswer) };
   };
   return {
@@ -125,7 +125,7 @@ export function detail(definition: EntityDefinition, access: Access): OperationH
       const data = await deps.store.read(async (db) =>
         toApiEntity(definition, await requireEntity(db, definition, idParam(context)), { db, deps, caller }),
       );
-      return { status: 200, raw: writerOf(definition).one(data), contentType: 'application/json' };
+      return { status: 200, raw: writerOf(definition, context.api).one(data), contentType: 'application/json' };
     },
   };
 }
@@ -163,7 +163,7 @@ export function remove(definition: EntityDefinition, access: Access): OperationH
     access,
     async handle(context) {
       await removeEntity(context.deps, definition, idParam(context));
-      return { status: 200, json: emptyEnvelope() };
+      return { status: 200, json: emptyEnvelope(context.api) };
     },
   };
 }

@@ -1,35 +1,40 @@
 // Database operations: integrity check and fix (202, one scan at a time), their results, and snapshots.
 import { ApiError } from '../errors/api-error.js';
-import { emptyEnvelope, envelope } from '../http/envelope.js';
+import { emptyEnvelope, envelopeOf } from '../http/envelope.js';
 import type { OperationHandler, OperationTable } from '../http/operation.js';
 
 /** 202 and the scan runs on; a second scan while one runs is refused as upstream does (429 RATE_LIMITED). */
 const startScan = (fix: boolean): OperationHandler => ({
   access: 'admin',
-  handle({ deps }) {
+  handle({ deps, api }) {
     if (!deps.integrityChecks.start(fix)) return Promise.reject(new ApiError('RATE_LIMITED'));
-    return Promise.resolve({ status: 202, json: emptyEnvelope() });
+    return Promise.resolve({ status: 202, json: emptyEnvelope(api) });
   },
 });
 
 const dataIntegrityResults: OperationHandler = {
   access: 'admin',
-  handle({ deps }) {
+  handle({ deps, api }) {
     const status = deps.integrityChecks.status;
     // Upstream's fixed pagination for this one list: everything, no filterable fields.
     const pagination = { limit: -1, offset: 0, totalCount: status.results?.length ?? 0 };
-    return Promise.resolve({ status: 200, json: envelope(status, { pagination }) });
+    return Promise.resolve({ status: 200, json: envelopeOf(api, status, { pagination }) });
   },
 };
 
 const createDatabaseSnapshot: OperationHandler = {
   access: 'admin',
-  async handle({ deps }) {
+  async handle({ deps, api }) {
     await deps.snapshots.create();
-    return { status: 200, json: emptyEnvelope() };
+    return { status: 200, json: emptyEnvelope(api) };
   },
 };
 
+/**
+ * The same four on both APIs (`/edge/management/v1/database/…` and `/fabric/v1/database/…`): one scan state and one
+ * snapshot rule per controller. The fabric's `database/snapshot`, which writes to a path the caller names on the
+ * controller's disk, is left out (501).
+ */
 export const databaseOperations: OperationTable = {
   checkDataIntegrity: startScan(false),
   fixDataIntegrity: startScan(true),

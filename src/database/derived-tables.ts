@@ -104,8 +104,8 @@ async function touchRepairedIdentities(tx: Db, repaired: Row[], at: string): Pro
 
 /**
  * An identity's service list changed no earlier than anything it shows changed: its services, their configs and the
- * posture checks of its service policies (each of those writes marks the list). A time before that would let an
- * SDK polling service-updates miss the change, so the repair moves it up to that bound.
+ * posture checks of its service policies that grant services (each of those writes marks the list). A time before
+ * that would let an SDK polling service-updates miss the change, so the repair moves it up to that bound.
  */
 const serviceListChangeTimes: DerivedTable = {
   table: 'identity_service_updates',
@@ -132,6 +132,8 @@ function serviceListBound(entity: ReturnType<typeof entityRecord>, { links, serv
     times.push(found.updatedAt, ...found.configs.flatMap((id) => configs.get(id)?.updatedAt ?? []));
   }
   for (const policy of links.policiesSelecting(servicePolicies, 'identityRoles', entity)) {
+    // A policy that grants no service shows its posture checks to nobody.
+    if (links.members(policy.id, 'serviceRoles').length === 0) continue;
     times.push(...links.members(policy.id, 'postureCheckRoles').flatMap((id) => postureChecks.get(id) ?? []));
   }
   return times.length > 0 ? times.reduce((latest, time) => (time > latest ? time : latest)) : undefined;

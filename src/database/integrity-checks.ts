@@ -52,11 +52,15 @@ export class IntegrityChecks {
     if (this.#running) return false;
     const { clock, logger } = this.#options;
     this.#status = { inProgress: true, fixingErrors: fix, tooManyErrors: false, startTime: formatTimestamp(clock()), endTime: null, error: null, results: null };
-    this.#abort = new AbortController();
+    const abort = (this.#abort = new AbortController());
     logger.info({ fix }, 'data integrity scan started');
-    this.#running = this.#run(fix, this.#abort.signal).finally(() => {
-      this.#running = undefined;
-    });
+    // The scan begins once the 202 is on its way, as upstream's goroutine does: started within the request, a small
+    // database's scan finished before the answer left, so no client could ever see it running (and be refused).
+    this.#running = new Promise((resolve) => setImmediate(resolve))
+      .then(() => this.#run(fix, abort.signal))
+      .finally(() => {
+        this.#running = undefined;
+      });
     return true;
   }
 

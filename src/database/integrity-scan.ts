@@ -80,6 +80,8 @@ async function scanPass(
     );
     options.progress?.(table.table, found, performance.now() - started);
     if (stoppedAfter !== undefined) return { index, after: stoppedAfter };
+    // Requests run between tables too (a small table is one chunk): one arriving while the scan runs sees it running.
+    await pacer.pause();
   }
   return undefined;
 }

@@ -4,6 +4,7 @@ import { ApiError } from '../errors/api-error.js';
 import { checkAccess, defaultAccess } from './access.js';
 import type { AppDeps } from '../app-deps.js';
 import { serializeJson } from './envelope.js';
+import { reachedHandler } from './error-response.js';
 import { cleanPath } from './request-path.js';
 import type { OperationHandler, OperationResult, OperationTable } from './operation.js';
 import { loadContract, validateRequest, type ApiName, type OperationSpec } from './spec/load-spec.js';
@@ -65,7 +66,8 @@ async function runOperation(
       ? ApiError.withMessage('COULD_NOT_PARSE_BODY', validated.cause.reason)
       : new ApiError('COULD_NOT_VALIDATE', validated.cause);
   }
-  checkAccess(handler.access, request.caller);
+  reachedHandler.add(request);
+  checkAccess(handler.access, request.caller, api);
   const result = await handler.handle({
     deps,
     caller: request.caller,

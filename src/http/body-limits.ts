@@ -34,14 +34,18 @@ export function installBodyLimits(app: FastifyInstance, settings: BodyLimitSetti
   app.addHook('preParsing', (request, reply, payload, done) => {
     const op = request.routeOptions.config.operation;
     const declared = request.headers['content-length'];
+    // Without Content-Length and Transfer-Encoding a request has no body (RFC 9112 §6.3): how browsers send a CORS
+    // preflight, which must not cost the console a new connection.
+    const hasBody = declared === undefined ? request.headers['transfer-encoding'] !== undefined : declared !== '0';
     if (!op) {
-      if (declared !== '0') void reply.header('connection', 'close');
+      // The body is left unread: the connection cannot serve another request after it.
+      if (hasBody) void reply.header('connection', 'close');
       // Fastify compares what the stream says it received with Content-Length.
       return done(null, Object.assign(Readable.from([]), { receivedEncodedLength: Number(declared ?? 0) }));
     }
-    // A GET or HEAD without Content-Length or Transfer-Encoding has no body, and Fastify reads none for it: most
-    // requests are such, and need no counting stream.
-    if (declared === undefined && bodyless.has(request.method) && request.headers['transfer-encoding'] === undefined) return done(null, payload);
+    // A GET or HEAD without a body is most requests, and needs no counting stream. (inject() streams a body without
+    // either header, so other methods still count what comes.)
+    if (!hasBody && bodyless.has(request.method)) return done(null, payload);
     const limit = bodyLimitFor(op, request, settings);
     if (declared !== undefined) {
       // Node reads exactly Content-Length bytes as the body, so a body within it cannot grow past it.

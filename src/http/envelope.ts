@@ -1,7 +1,26 @@
 // The success envelope `{data, meta}` and its serialisation (Go-like: compact, HTML not escaped, trailing newline).
+import type { ApiName } from './spec/contract-types.js';
 
-/** Every JSON envelope carries these, as the seed documents require. */
+/** Every JSON envelope of the edge APIs carries these, as the seed documents require. */
 export const versionMeta = { apiEnrollmentVersion: '0.0.1', apiVersion: '0.0.1' } as const;
+
+/**
+ * What go-openapi itself refuses on the fabric API (no route, wrong method, a request outside the contract) is
+ * written by the fabric's own error mapper (`api_impl/responder.go` fabricResponseMapper, ApiVersion "1.0.0"); its
+ * handlers' errors go through the edge request context and carry `versionMeta`.
+ */
+export const fabricFrameworkErrorMeta = { apiEnrollmentVersion: '1.0.0', apiVersion: '1.0.0' } as const;
+
+/** True for paths the fabric API serves (`/fabric/v1/...`). */
+export const isFabricPath = (path: string): boolean => path === '/fabric/v1' || path.startsWith('/fabric/v1/');
+
+/**
+ * The fabric API has no seed documents, so its success envelopes are upstream's: `meta` without the version fields
+ * (`{}` on a detail, `{filterableFields, pagination}` on a list).
+ */
+export function isVersionedMeta(api: ApiName): boolean {
+  return api !== 'fabric';
+}
 
 /** Upstream's unlimited page size (Go's int64 max), which a JS number cannot hold. */
 const INT64_MAX = '9223372036854775807';
@@ -29,7 +48,13 @@ export function listEnvelope(data: unknown[], pagination: Pagination, filterable
   return envelope(data, meta);
 }
 
-export const emptyEnvelope = (): Envelope => envelope({});
+/** `envelope` as one API writes it: the fabric's success meta has no version fields. */
+export function envelopeOf(api: ApiName, data: unknown, meta: Record<string, unknown> = {}): Envelope {
+  return isVersionedMeta(api) ? envelope(data, meta) : { data, meta };
+}
+
+/** `{"data":{},"meta":…}`: upstream's empty OK, as updates and deletes answer. */
+export const emptyEnvelope = (api: ApiName = 'management'): Envelope => envelopeOf(api, {});
 
 export function createdEnvelope(path: string, id: string): Envelope {
   return envelope({ _links: { self: { href: `./${path}/${id}` } }, id });
@@ -65,10 +90,10 @@ const integerText = (value: number): string => (Number.isFinite(value) ? String(
  * JavaScript (generated, or fast-json-stringify's) measured 1.3–1.6× slower than V8's own on identity and service
  * pages.
  */
-export function envelopeWriter(filterableFields?: readonly string[]): EnvelopeWriter {
-  const version = JSON.stringify(versionMeta).slice(1, -1);
-  const fields = filterableFields && filterableFields.length > 0 ? `,"filterableFields":${JSON.stringify(filterableFields)}` : '';
-  const listMeta = `,"meta":{${version}${fields},"pagination":{"limit":`;
+export function envelopeWriter(filterableFields?: readonly string[], isVersioned = true): EnvelopeWriter {
+  const version = isVersioned ? JSON.stringify(versionMeta).slice(1, -1) : '';
+  const fields = filterableFields && filterableFields.length > 0 ? `"filterableFields":${JSON.stringify(filterableFields)}` : '';
+  const listMeta = `,"meta":{${[version, fields, '"pagination":{"limit":'].filter(Boolean).join(',')}`;
   return {
     one: (value) => `{"data":${JSON.stringify(value)},"meta":{${version}}}\n`,
     list: (items, { limit, offset, totalCount }) =>

@@ -1,20 +1,26 @@
 // The only catch-all: renders any failure as the upstream error envelope and logs it once.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error.js';
-import { versionMeta } from './envelope.js';
+import { fabricFrameworkErrorMeta, versionMeta } from './envelope.js';
+import type { OperationSpec } from './spec/load-spec.js';
 
-export function errorBody(error: ApiError, requestId: string): string {
+export type ErrorMeta = typeof versionMeta | typeof fabricFrameworkErrorMeta;
+
+/** Requests whose operation passed request validation, so that what they fail with is their handler's answer. */
+export const reachedHandler = new WeakSet<FastifyRequest>();
+
+export function errorBody(error: ApiError, requestId: string, meta: ErrorMeta = versionMeta): string {
   const body: Record<string, unknown> = {};
   if (error.cause) body.cause = error.cause;
   body.code = error.code;
   body.message = error.message;
   body.requestId = requestId;
-  return `${JSON.stringify({ error: body, meta: versionMeta })}\n`;
+  return `${JSON.stringify({ error: body, meta })}\n`;
 }
 
-export function sendError(reply: FastifyReply, error: ApiError, requestId: string): FastifyReply {
+export function sendError(reply: FastifyReply, error: ApiError, requestId: string, meta?: ErrorMeta): FastifyReply {
   // Bytes, not text: see sendJsonText in bind-operations.ts.
-  return reply.status(error.status).header('content-type', 'application/json').send(Buffer.from(errorBody(error, requestId)));
+  return reply.status(error.status).header('content-type', 'application/json').send(Buffer.from(errorBody(error, requestId, meta)));
 }
 
 /** Translates framework errors (body limits, malformed JSON, unexpected throws) into catalogue errors. */
@@ -35,11 +41,14 @@ export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const apiError = toApiError(error);
     const requestId = request.caller?.requestId ?? request.id;
+    // A fabric request refused before its handler ran (its body or parameters) was refused by go-openapi upstream.
+    const operation = (request.routeOptions.config as { operation?: OperationSpec } | undefined)?.operation;
+    const meta = operation?.api === 'fabric' && !reachedHandler.has(request) ? fabricFrameworkErrorMeta : versionMeta;
     // Only a real server failure is an error with its stack; an unbuilt operation (501) or a refused request is
     // what the controller is meant to answer, so it is a debug line that names the code.
     if (apiError.status >= 500 && apiError.code !== 'NOT_IMPLEMENTED') request.log.error({ err: error, requestId }, 'request failed');
     else request.log.debug({ code: apiError.code, status: apiError.status, requestId }, 'request refused');
-    return sendError(reply, apiError, requestId);
+    return sendError(reply, apiError, requestId, meta);
   });
 }
 

@@ -2,6 +2,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../app-deps.js';
 import type { RequestContext } from './request-context.js';
+import type { ApiName } from './spec/contract-types.js';
 
 /**
  * Who may call an operation (checked after request validation, as upstream does):
@@ -15,7 +16,7 @@ export type Access = 'public' | 'partial' | 'authenticated' | 'admin';
 export interface OperationContext {
   deps: AppDeps;
   caller: RequestContext;
-  api: 'client' | 'management';
+  api: ApiName;
   params: Record<string, unknown>;
   query: Record<string, unknown>;
   /** The raw query string values, for parameters the contract does not declare (filter on sub-lists, sort). */

@@ -4,10 +4,12 @@ import { ApiError } from '../errors/api-error.js';
 import type { AppDeps } from '../app-deps.js';
 import type { BoundRoute } from './bind-operations.js';
 import type { RequestTracker } from './connection-limits.js';
+import { fabricFrameworkErrorMeta, isFabricPath, versionMeta } from './envelope.js';
 import { sendError } from './error-response.js';
 import { routedPath, rewritePath } from './request-path.js';
 import { sessionToken, type CallerSession, type RequestContext } from './request-context.js';
 import { goTime } from '../lib/go-format.js';
+import { LoopTurns } from './loop-turns.js';
 import { bearerTokensOf } from '../lib/bearer-tokens.js';
 
 declare module 'fastify' {
@@ -27,14 +29,21 @@ export function installRequestHooks(app: FastifyInstance, deps: AppDeps, { track
   app.decorateRequest('caller', null as unknown as RequestContext);
   // Callback-style, waiting only when it must (PostgreSQL's refresh, a session not in memory): on SQLite with a
   // known session the whole hook runs without a promise.
-  app.addHook('onRequest', (request, reply, done) => {
-    tracker.started(request);
+  const turns = new LoopTurns();
+  const start = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void => {
     allowCors(request, reply);
     // Commits other instances made before this request began invalidate what this one has cached.
     const refreshing = deps.store.refresh();
     const identifying = refreshing ? refreshing.then(() => identifyCaller(deps, request, reply)) : identifyCaller(deps, request, reply);
     if (identifying) identifying.then(() => done(), (error: unknown) => done((error ?? new Error('the request could not be identified')) as Error));
     else done();
+  };
+  app.addHook('onRequest', (request, reply, done) => {
+    tracker.started(request);
+    // Under load a request may wait for a later turn of the event loop (loop-turns.ts).
+    const turn = turns.enter();
+    if (turn) void turn.then(() => start(request, reply, done));
+    else start(request, reply, done);
   });
   app.addHook('onResponse', (request, reply, done) => {
     tracker.ended(request);
@@ -86,11 +95,12 @@ export function installNotFound(app: FastifyInstance, routes: () => readonly Bou
     const path = routedPath(rawPath);
     const methods = [...new Set(routes().filter((r) => r.pattern.test(path)).map((r) => r.method))];
     const requestId = request.caller?.requestId ?? request.id;
+    const meta = isFabricPath(path) ? fabricFrameworkErrorMeta : versionMeta;
     if (methods.length > 0) {
       const message = `method ${request.method} is not allowed, but [${methods.join(',')}] are`;
-      return sendError(reply, ApiError.withMessage('METHOD_NOT_ALLOWED', message), requestId);
+      return sendError(reply, ApiError.withMessage('METHOD_NOT_ALLOWED', message), requestId, meta);
     }
     // Upstream names the path as its handler rewrote it, before the router cleaned it.
-    return sendError(reply, ApiError.withMessage('NOT_FOUND', `path ${rewritePath(rawPath)} was not found`), requestId);
+    return sendError(reply, ApiError.withMessage('NOT_FOUND', `path ${rewritePath(rawPath)} was not found`), requestId, meta);
   });
 }

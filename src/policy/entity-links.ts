@@ -3,7 +3,7 @@
 import type { Db } from '../store/store.js';
 import { applyPairDelta, changeMemberships, membershipsOf, policiesSelecting, servicePolicyType, setEntityDelta } from '../store/queries/policy-links.js';
 import { policyKinds, type EntityKindName, type PolicyKind, type PolicySide } from '../store/queries/policy-tables.js';
-import { touchServiceLists } from '../store/queries/service-lists.js';
+import { touchPolicyChange } from '../store/queries/service-list-changes.js';
 
 /** Re-evaluates every policy side of `entityKind` for one entity with its current attributes. */
 export async function syncEntity(tx: Db, entityKind: EntityKindName, entityId: string, attributes: readonly string[] | null, at: string): Promise<void> {
@@ -28,12 +28,13 @@ async function syncEntitySide(tx: Db, kind: PolicyKind, side: PolicySide, index:
         // grouped statement for all the policies measured slower than these small cached ones, and far worse at p99.)
         await setEntityDelta(tx, side.entity, deltaKind, entityId);
         const type = kind.name === 'servicePolicy' ? await servicePolicyType(tx, policyId) : undefined;
-        await applyPairDelta(tx, kind, { id: policyId, type }, index as 0 | 1, deltaKind);
+        await applyPairDelta(tx, kind, { id: policyId, type }, index as 0 | 1, deltaKind, at);
       }
     }
   }
   if (kind.pairs.touchesServiceLists) {
-    await touchServiceLists(tx, side.entity === 'identity' ? { identities: [entityId] } : { servicePolicies: [...added, ...removed] }, at);
+    const policies = [...added, ...removed];
+    await touchPolicyChange(tx, side.entity, policies, side.entity === 'identity' ? { identities: [entityId] } : { servicePolicies: policies }, at);
   }
   await changeMemberships(tx, side, entityId, added, removed);
 }

@@ -1,16 +1,9 @@
 // Keeps a policy's links in step with its roles: each changed side is re-evaluated into a delta against its
 // membership, and only the delta (× the other side) touches the pair counts (the SQL: src/store/queries/policy-links.ts).
 import type { Db } from '../store/store.js';
-import {
-  applyMembershipDelta,
-  applyPairDelta,
-  computePolicyDelta,
-  movePairCounts,
-  touchDeltaServiceLists,
-  type PolicyState,
-} from '../store/queries/policy-links.js';
+import { applyMembershipDelta, applyPairDelta, computePolicyDelta, movePairCounts, type PolicyState } from '../store/queries/policy-links.js';
 import type { PolicyKind, PolicySide } from '../store/queries/policy-tables.js';
-import { touchServiceLists } from '../store/queries/service-lists.js';
+import { touchPolicyChange } from '../store/queries/service-list-changes.js';
 import { parseRoles } from './roles.js';
 
 /** A policy as the engine sees it: its semantic, type (service policies) and one role list per side field. */
@@ -25,8 +18,8 @@ export interface PolicyRoles extends PolicyState {
  */
 export async function syncPolicy(tx: Db, kind: PolicyKind, after: PolicyRoles, before: PolicyRoles | undefined, at: string): Promise<void> {
   if (before && kind.name === 'servicePolicy' && before.type !== after.type) {
-    await movePairCounts(tx, kind, before, after);
-    if (kind.pairs.touchesServiceLists) await touchServiceLists(tx, { servicePolicies: [after.id] }, at);
+    await movePairCounts(tx, kind, before, after, at);
+    if (kind.pairs.touchesServiceLists) await touchPolicyChange(tx, undefined, [after.id], { servicePolicies: [after.id] }, at);
   }
   for (const [index, side] of kind.sides.entries()) {
     const changed = !before || before.semantic !== after.semantic || !sameRoles(before.roles[side.field], after.roles[side.field]);
@@ -45,11 +38,13 @@ async function syncSide(tx: Db, kind: PolicyKind, policy: PolicyRoles, side: Pol
   if (changes.added + changes.removed === 0) return;
   if (index <= 1) {
     const granting = index as 0 | 1;
-    if (changes.added > 0) await applyPairDelta(tx, kind, policy, granting, 'added');
-    if (changes.removed > 0) await applyPairDelta(tx, kind, policy, granting, 'removed');
+    if (changes.added > 0) await applyPairDelta(tx, kind, policy, granting, 'added', at);
+    if (changes.removed > 0) await applyPairDelta(tx, kind, policy, granting, 'removed', at);
   }
-  // A changed identity side touches those identities; any other side touches every identity of the policy.
-  if (kind.pairs.touchesServiceLists) await touchDeltaServiceLists(tx, side, policy.id, at);
+  // The identities concerned: those of the delta on an identity side, every identity of the policy on any other.
+  if (kind.pairs.touchesServiceLists) {
+    await touchPolicyChange(tx, side.entity, [policy.id], side.entity === 'identity' ? { policyDelta: true } : { servicePolicies: [policy.id] }, at);
+  }
   await applyMembershipDelta(tx, side, policy.id);
 }
 

@@ -13,6 +13,8 @@ export interface EdgeRouterLiveState {
   supportedProtocols: Record<string, string>;
   syncStatus: string;
   versionInfo: { arch: string; buildDate: string; os: string; revision: string; version: string };
+  /** The link listeners of its last hello (the fabric API's `listenerAddresses`), when it has connected. */
+  listenerAddresses?: Array<{ address: string; protocol: string }>;
 }
 
 /** What upstream shows of a router that never connected (env/sync.go NewRouterStatusValues). */
@@ -44,6 +46,7 @@ function liveState(row: RouterPresenceRow | undefined): EdgeRouterLiveState {
     supportedProtocols: parsedObject(row.supported_protocols, neverConnected.supportedProtocols),
     syncStatus: row.sync_status ?? neverConnected.syncStatus,
     versionInfo: { ...neverConnected.versionInfo, ...parsedObject(row.version_info, neverConnected.versionInfo) },
+    ...(row.link_listeners === null ? {} : { listenerAddresses: parsedObject(row.link_listeners, []) }),
   };
 }
 

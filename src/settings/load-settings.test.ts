@@ -32,7 +32,10 @@ describe('loadSettings', () => {
     assert.equal(settings.idleTimeoutMs, 60_000);
     assert.equal(settings.maxConnections, 4096);
     assert.equal(settings.maxConnectionsPerClient, 256);
-    assert.deepEqual([settings.loginThrottleWindowMs, settings.loginThrottleUsernameFailures, settings.loginThrottleAddressFailures], [5 * 60_000, 10, 100]);
+    assert.deepEqual(
+      [settings.loginThrottleWindowMs, settings.loginThrottleUsernameFailures, settings.loginThrottleUsernameFailuresAllAddresses, settings.loginThrottleAddressFailures],
+      [5 * 60_000, 10, 100, 100],
+    );
     assert.deepEqual(
       [settings.ctrlAdvertisedHost, settings.ctrlAdvertisedPort, settings.ctrlBindAddress, settings.ctrlHeartbeatIntervalMs, settings.ctrlCloseUnresponsiveMs, settings.ctrlConnectTimeoutMs],
       [undefined, 6262, '0.0.0.0', 10_000, 30_000, 5000],
@@ -40,10 +43,13 @@ describe('loadSettings', () => {
   });
 
   it('reads the TOTP issuer and the login throttle from YAML', () => {
-    writeFileSync(join(cwd, 'ctrl.yml'), 'edge:\n  totp:\n    hostname: ziti.example.com\n  api:\n    loginThrottle:\n      window: 2m\n      usernameFailures: 4\n      addressFailures: 40\n');
+    writeFileSync(join(cwd, 'ctrl.yml'), 'edge:\n  totp:\n    hostname: ziti.example.com\n  api:\n    loginThrottle:\n      window: 2m\n      usernameFailures: 4\n      usernameFailuresAllAddresses: 20\n      addressFailures: 40\n');
     const settings = loadSettings({ argv: ['--home', cwd], env: {}, cwd });
     assert.equal(settings.totpIssuer, 'ziti.example.com');
-    assert.deepEqual([settings.loginThrottleWindowMs, settings.loginThrottleUsernameFailures, settings.loginThrottleAddressFailures], [2 * 60_000, 4, 40]);
+    assert.deepEqual(
+      [settings.loginThrottleWindowMs, settings.loginThrottleUsernameFailures, settings.loginThrottleUsernameFailuresAllAddresses, settings.loginThrottleAddressFailures],
+      [2 * 60_000, 4, 20, 40],
+    );
   });
 
   it('reads HTTP limits and timeouts from every source', () => {

@@ -20,8 +20,10 @@ export interface Settings {
   totpIssuer: string;
   /** Failed logins are counted per username and per source address within windows of this length. */
   loginThrottleWindowMs: number;
-  /** Failed password logins (or MFA codes) for one username (or identity) per window before 429. */
+  /** Failed password logins for one username from one source address (or MFA codes for one identity) per window before 429. */
   loginThrottleUsernameFailures: number;
+  /** Failed password logins for one username from every address per window; past it, only addresses without a failure on it may try. */
+  loginThrottleUsernameFailuresAllAddresses: number;
   /** Failed logins from one source address per window before 429. */
   loginThrottleAddressFailures: number;
   /** One info line per request (request id, method, operation, status, duration, caller identity). */
@@ -204,6 +206,7 @@ export const settingSpecs: readonly SettingSpec[] = [
   { key: 'totpIssuer', yamlPath: 'edge.totp.hostname', env: 'ZITI_TOTP_HOSTNAME', flag: 'totp-hostname', parse: text(1, 253), default: 'openziti.io' },
   { key: 'loginThrottleWindowMs', yamlPath: 'edge.api.loginThrottle.window', env: 'ZITI_LOGIN_THROTTLE_WINDOW', flag: 'login-throttle-window', parse: duration(1000), default: 5 * 60_000 },
   { key: 'loginThrottleUsernameFailures', yamlPath: 'edge.api.loginThrottle.usernameFailures', env: 'ZITI_LOGIN_THROTTLE_USERNAME_FAILURES', flag: 'login-throttle-username-failures', parse: integer(1, 1_000_000), default: 10 },
+  { key: 'loginThrottleUsernameFailuresAllAddresses', yamlPath: 'edge.api.loginThrottle.usernameFailuresAllAddresses', env: 'ZITI_LOGIN_THROTTLE_USERNAME_FAILURES_ALL_ADDRESSES', flag: 'login-throttle-username-failures-all-addresses', parse: integer(1, 1_000_000), default: 100 },
   { key: 'loginThrottleAddressFailures', yamlPath: 'edge.api.loginThrottle.addressFailures', env: 'ZITI_LOGIN_THROTTLE_ADDRESS_FAILURES', flag: 'login-throttle-address-failures', parse: integer(1, 1_000_000), default: 100 },
   // The smallest body cap still takes the largest legitimate unauthenticated body: an enrollment with two RSA-4096
   // CSRs (~2 KiB each in PEM) and the SDKs' envInfo/sdkInfo.

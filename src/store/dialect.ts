@@ -6,6 +6,12 @@ import type { FilterSqlDialect } from './filter/sql-dialect.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
+/** A column of inline rows: its name and whether its values are numbers (whole ones: `integer`). */
+export interface InlineColumn {
+  name: string;
+  kind: 'integer' | 'real' | 'text';
+}
+
 export interface SqlDialect {
   name: DialectName;
   /** The filter compiler's pieces (substring tests, JSON values, bools). */
@@ -13,10 +19,11 @@ export interface SqlDialect {
   /** The LIMIT that means "no limit": SQLite takes -1 (and needs a LIMIT before any OFFSET), PostgreSQL NULL. */
   unlimited: number | null;
   /**
-   * A bound value as a column of a table of rows made in the query (`SELECT ? AS x`): SQLite types it by value;
-   * PostgreSQL leaves a bare parameter untyped (text), so it is cast as the stored column would be.
+   * Rows held in memory as a table in the query (`FROM (<this>) AS t`), bound as one JSON parameter whatever their
+   * number (a UNION of one SELECT per row stops at SQLite's 500 compound terms and the parameter limits). Columns
+   * are typed as stored ones compare: numbers as numbers, everything else as text (PostgreSQL: COLLATE "C").
    */
-  rowValue(value: unknown): RawBuilder<unknown>;
+  inlineRows(columns: readonly InlineColumn[], rows: readonly Record<string, unknown>[]): RawBuilder<unknown>;
   /**
    * A list of text values bound as one parameter, as the right side of `IN`: the statement text is the same
    * whatever the list's length, so one compiled shape serves every list.

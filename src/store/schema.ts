@@ -440,6 +440,7 @@ export interface RouterPresenceTable {
   instance_id: string | null;
   connected_at: string | null;
   version_info: string | null;
+  link_listeners: string | null;
   hostname: string | null;
   supported_protocols: string | null;
   sync_status: string | null;

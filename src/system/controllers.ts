@@ -4,7 +4,7 @@
 // rows are a query of their own, so filters, sorting and paging work as on any list.
 import type { AppDeps } from '../app-deps.js';
 import { listEnvelope } from '../http/envelope.js';
-import type { OperationHandler } from '../http/operation.js';
+import type { OperationContext, OperationHandler } from '../http/operation.js';
 import { listQueryFrom } from '../crud/list-params.js';
 import type { SymbolTable } from '../store/filter/filter-types.js';
 import { listInlineRows } from '../store/queries/entities.js';
@@ -65,7 +65,7 @@ async function instanceRows(deps: AppDeps): Promise<ControllerRow[]> {
 }
 
 /** The client API leaves out the control channel address and every API but its own (ziti MapControllerToClientRestModel). */
-function toApi(row: ControllerRow, api: 'client' | 'management'): Record<string, unknown> {
+function toApi(row: ControllerRow, api: OperationContext['api']): Record<string, unknown> {
   const addresses = JSON.parse(row.api_addresses) as Record<string, unknown>;
   const apiAddresses = api === 'management' ? addresses : Object.fromEntries(Object.entries(addresses).filter(([key]) => key === 'edge-client' || key === 'edge-oidc'));
   return {

@@ -7,7 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { buildContractDocuments, outputFiles, specDir, upstreamDir } from '../../scripts/generate-contract.js';
 import { loadContract, type ApiName } from '../../src/http/spec/load-spec.js';
 
-const apis: ApiName[] = ['client', 'management'];
+const apis: ApiName[] = ['client', 'management', 'fabric'];
 const upstreamPresent = existsSync(path.join(upstreamDir, 'management.yml'));
 
 describe('contract drift', () => {
@@ -19,23 +19,24 @@ describe('contract drift', () => {
     }
   });
 
-  it('starts from 240 upstream operations, one of them unnamed', { skip: upstreamPresent ? false : 'no upstream documents' }, () => {
+  it('starts from 240 edge operations, one of them unnamed, and 37 fabric ones', { skip: upstreamPresent ? false : 'no upstream documents' }, () => {
     const counts = apis.map((api) => {
       const document = parseYaml(readFileSync(path.join(upstreamDir, `${api}.yml`), 'utf8')) as { paths: Record<string, Record<string, { operationId?: string }>> };
       const operations = Object.values(document.paths).flatMap((item) => Object.entries(item).filter(([key]) => key !== 'parameters').map(([, op]) => op));
       return { total: operations.length, named: operations.filter((op) => op.operationId).length };
     });
-    assert.deepEqual(counts, [{ total: 56, named: 55 }, { total: 184, named: 183 }]);
+    assert.deepEqual(counts, [{ total: 56, named: 55 }, { total: 184, named: 183 }, { total: 37, named: 37 }]);
   });
 });
 
 describe('contract operations', () => {
   const all = apis.flatMap((api) => loadContract(api).operations);
 
-  it('holds the 240 upstream operations plus the two 0.26.23 additions', () => {
+  it('holds the 240 edge operations plus the two 0.26.23 additions, and the 37 fabric ones', () => {
     assert.equal(loadContract('client').operations.length, 56);
     assert.equal(loadContract('management').operations.length, 186);
-    assert.equal(all.length, 242);
+    assert.equal(loadContract('fabric').operations.length, 37);
+    assert.equal(all.length, 279);
     const ids = new Set(loadContract('management').operations.map((op) => op.operationId));
     assert.ok(ids.has('listConfigServices') && ids.has('listPostureCheckRoleAttributes'));
   });
@@ -66,6 +67,19 @@ describe('contract operations', () => {
     assert.equal(loadContract('client').version, '0.26.23', 'edge-api keeps both documents at one version');
     assert.equal(loadContract('management').basePath, '/edge/management/v1');
     assert.equal(loadContract('client').basePath, '/edge/client/v1');
+    assert.equal(loadContract('fabric').version, '0.16.54', 'v1.1.8 embeds the fabric document of controller/specs/swagger.yml');
+    assert.equal(loadContract('fabric').basePath, '/fabric/v1');
+  });
+
+  it('inlines the fabric document\'s shared parameters and responses, and makes every fabric operation need a session', () => {
+    const fabric = loadContract('fabric');
+    const text = JSON.stringify(fabric.document);
+    assert.ok(!text.includes('#/parameters/') && !text.includes('#/responses/'));
+    const list = fabric.operations.find((op) => op.operationId === 'listCircuits');
+    assert.deepEqual(list?.parameters.map((p) => [p.name, p.in]), [['limit', 'query'], ['offset', 'query'], ['filter', 'query']]);
+    assert.deepEqual(fabric.operations.filter((op) => op.isPublic), []);
+    const detail = fabric.operations.find((op) => op.operationId === 'detailCircuit');
+    assert.deepEqual(detail?.parameters.map((p) => [p.name, p.in, p.required]), [['id', 'path', true]]);
   });
 
   it('exposes routes, access and media types', () => {

@@ -262,7 +262,16 @@ describe('content types', () => {
     const verifyCa = operation('management', 'verifyCa');
     const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
     assert.equal(validateRequest(verifyCa, jsonRequest(pem, { params: { id: 'ca1' }, contentType: 'text/plain' })).ok, true);
-    assert.equal(causeOf(verifyCa, jsonRequest({ pem }, { params: { id: 'ca1' } }))?.field, 'Content-Type');
+    // go-openapi's router adds the API's default, application/json, to every route's consumes: a JSON body reaches
+    // the generated binder, which decodes it into the string parameter.
+    assert.equal(validateRequest(verifyCa, jsonRequest(pem, { params: { id: 'ca1' } })).ok, true);
+    assert.equal(causeOf(verifyCa, jsonRequest({ pem }, { params: { id: 'ca1' } }))?.reason, 'parsing certificate body from "" failed, because json: cannot unmarshal object into Go value of type string');
+    assert.deepEqual(causeOf(verifyCa, jsonRequest('pem=x', { params: { id: 'ca1' }, contentType: 'application/x-www-form-urlencoded' })), {
+      field: 'Content-Type',
+      reason: 'unsupported media type "application/x-www-form-urlencoded", only [text/plain application/json] are allowed',
+      value: 'application/x-www-form-urlencoded',
+      kind: 'validation',
+    });
     const enroll = operation('client', 'enroll');
     for (const contentType of ['application/x-pem-file', 'text/plain', 'application/pkcs10', 'application/json']) {
       assert.equal(validateRequest(enroll, jsonRequest('csr', { contentType, query: { method: 'ott' } })).ok, true, contentType);
@@ -281,5 +290,15 @@ describe('content types', () => {
       assert.equal(validateRequest(list, noBody({ headers: { accept } })).ok, true, accept);
     }
     assert.equal(validateRequest(createIdentity, jsonRequest(identity, { headers: { accept: 'text/html' } })).ok, true);
+  });
+
+  it('offers application/json on every operation, as go-openapi adds the API default to each route (est/cacerts)', () => {
+    const cacerts = operation('client', 'listWellKnownCas');
+    for (const accept of ['application/json', 'application/pkcs7-mime', '*/*']) {
+      assert.equal(validateRequest(cacerts, noBody({ headers: { accept } })).ok, true, accept);
+    }
+    assert.equal(causeOf(cacerts, noBody({ headers: { accept: 'text/html' } }))?.reason, 'unsupported media type requested, only [application/pkcs7-mime application/json] are available');
+    const caJwt = operation('management', 'getCaJwt');
+    assert.equal(validateRequest(caJwt, noBody({ params: { id: 'ca1' }, headers: { accept: 'application/json' } })).ok, true);
   });
 });

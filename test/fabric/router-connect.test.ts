@@ -56,9 +56,16 @@ describe('router control plane: connect, online, offline', () => {
     assert.deepEqual((filtered.body as { data: Array<{ id: string }> }).data.map((r) => r.id), [router.id]);
     const transit = await t.call({ method: 'GET', url: `${MANAGEMENT}/routers/${router.id}`, token });
     assert.equal((transit.body as { data: { isOnline: boolean } }).data.isOnline, true);
+    // The fabric API shows the link listeners and version of its hello.
+    const fabric = ((await t.call({ method: 'GET', url: `/fabric/v1/routers/${router.id}`, token })).body as { data: Record<string, unknown> }).data;
+    assert.equal(fabric.connected, true);
+    assert.deepEqual(fabric.listenerAddresses, [{ address: 'tls:127.0.0.1:10080', protocol: 'tls' }]);
+    assert.equal((fabric.versionInfo as { version: string }).version, 'v1.1.8');
 
     await connected.close();
     await waitUntil(async () => (await edgeRouter(router.id)).data.isOnline === false);
+    const fabricOffline = ((await t.call({ method: 'GET', url: `/fabric/v1/routers/${router.id}`, token })).body as { data: Record<string, unknown> }).data;
+    assert.deepEqual([fabricOffline.connected, fabricOffline.listenerAddresses, 'versionInfo' in fabricOffline], [false, null, false]);
     const offline = await t.call({ method: 'GET', url: `${MANAGEMENT}/edge-routers?filter=${encodeURIComponent('connected = true')}`, token });
     assert.deepEqual((offline.body as { data: unknown[] }).data, []);
   });

@@ -34,7 +34,8 @@ export interface StartOptions {
 }
 
 export function startController(home: string, port: number, { env = {}, entry = sourceEntry, args = [] }: StartOptions = {}): Running {
-  const child = spawn(process.execPath, [...entry, '--home', home, '--port', String(port), '--bind', '127.0.0.1', ...args], {
+  // The control plane on the API port (by ALPN), so processes started side by side need one free port each.
+  const child = spawn(process.execPath, [...entry, '--home', home, '--port', String(port), '--bind', '127.0.0.1', '--ctrl-port', String(port), ...args], {
     cwd: projectRoot,
     env: { ...process.env, ZITI_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -156,6 +156,18 @@ export function describeTwoInstances(label: string, open: () => SharedDatabase |
       assertError(await b.call({ method: 'POST', url: `${management}/services`, token: adminB, payload: { name, encryptionRequired: true } }), 400, 'COULD_NOT_VALIDATE');
     });
 
+    it('count failed logins together: racing guesses from one address on both get exactly the limit answered, the owner elsewhere logs in', async () => {
+      const user = await createUser(a, adminA);
+      const attempt = (t: TestApp, password: string, remoteAddress: string) =>
+        t.call({ method: 'POST', url: `${client}/authenticate?method=password`, payload: { username: user.username, password }, remoteAddress });
+      const guesses = await Promise.all(Array.from({ length: 24 }, (_, i) => attempt(i % 2 ? a : b, `wrong-password-${i}`, '198.51.100.7')));
+      const statuses = guesses.map((guess) => guess.status).sort();
+      // usernameFailures is 10 by default.
+      assert.deepEqual(statuses, [...Array<number>(10).fill(401), ...Array<number>(14).fill(429)]);
+      assertError(await attempt(a, user.password, '198.51.100.7'), 429, 'RATE_LIMITED');
+      assert.equal((await attempt(b, user.password, '198.51.100.8')).status, 200);
+    });
+
     // Last: it moves both clocks past the admins' sessions.
     it('a session used only on A stays valid on B past the activity B has cached, once A has written it', async () => {
       const user = await createUser(a, adminA);

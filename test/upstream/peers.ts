@@ -36,7 +36,7 @@ export async function startOurPeer(): Promise<Peer> {
   const home = mkdtempSync(join(tmpdir(), 'ziti-ours-'));
   const port = await freePort();
   // Advertised as 127.0.0.1 like the upstream instance, so links and enrollment JWTs name the same kind of host.
-  const args = ['src/main.ts', '--home', home, '--port', String(port), '--bind', '127.0.0.1', '--address', '127.0.0.1'];
+  const args = ['src/main.ts', '--home', home, '--port', String(port), '--bind', '127.0.0.1', '--address', '127.0.0.1', '--ctrl-port', String(port)];
   args.push('--username', ADMIN_USERNAME, '--password', ADMIN_PASSWORD, '--log-level', 'warn');
   const server = await startServer({ name: 'our controller', args, port, readyPath: '/edge/management/v1/version', cwd: ROOT });
   return {

@@ -11,9 +11,9 @@ export interface Sequence {
 
 export const sequence = (name: string, run: (s: Steps) => Promise<void>): Sequence => ({ name, run });
 
-export type Api = 'management' | 'client' | 'root';
+export type Api = 'management' | 'client' | 'fabric' | 'root';
 
-const prefixes: Record<Api, string> = { management: '/edge/management/v1', client: '/edge/client/v1', root: '' };
+const prefixes: Record<Api, string> = { management: '/edge/management/v1', client: '/edge/client/v1', fabric: '/fabric/v1', root: '' };
 
 export interface Exchange {
   sequence: string;
@@ -87,6 +87,11 @@ export class Steps {
   /** The same steps against the management API. */
   get management(): Steps {
     return new Steps(this.state, this.sequenceName, 'management', this.caller);
+  }
+
+  /** The same steps against the fabric API (`/fabric/v1`, with the same session). */
+  get fabric(): Steps {
+    return new Steps(this.state, this.sequenceName, 'fabric', this.caller);
   }
 
   /** Paths from the host on (`/version`, `/.well-known/est/cacerts`, `/edge/v1/…`). */

@@ -38,27 +38,26 @@ async function provisioningUrlOf(db: Db, context: OperationContext, record: MfaR
 
 /**
  * Checks a code against the caller's MFA and, in the same transaction, does what it unlocks. Failures count against
- * the identity and the source address like failed logins (429 past the limit), and codes for one identity are checked
- * one at a time, so a six-digit code cannot be guessed by brute force or by racing.
+ * the identity and the source address like failed logins (429 past the limit). The limits are read and the failure
+ * counted in that write transaction, which writers on every instance take in turn, so racing attempts cannot guess
+ * past them; the check is cheap, so nothing waits on another attempt's expensive work.
  */
 async function proveCode(context: OperationContext, code: string, kind: CodeKind, unlock: (tx: Db, record: MfaRecord) => Promise<void>): Promise<void> {
   const { deps } = context;
   const throttle = deps.loginThrottle;
   const keys = throttle.mfaKeys(identityOf(context), context.caller.ip);
-  await throttle.oneAtATime(keys[0]!.key, async () => {
-    const counted = await throttle.check(keys, context.reply);
-    const proven = await deps.store.transaction(async (tx) => {
-      const record = await findMfa(tx, identityOf(context));
-      if (!record || !(await useMfaCode(tx, deps, record, code, kind))) return false;
-      await unlock(tx, record);
-      return true;
-    });
-    if (!proven) {
-      await throttle.recordFailure(keys);
-      throw new ApiError('MFA_INVALID_TOKEN');
+  const proven = await deps.store.transaction(async (tx) => {
+    await throttle.admit(keys, context.reply, tx);
+    const record = await findMfa(tx, identityOf(context));
+    if (!record || !(await useMfaCode(tx, deps, record, code, kind))) {
+      await throttle.count(tx, keys);
+      return false;
     }
-    if (counted.has(keys[0]!.key)) await throttle.clear(keys[0]!.key);
+    await unlock(tx, record);
+    await throttle.clear(tx, keys[0]!.key);
+    return true;
   });
+  if (!proven) throw new ApiError('MFA_INVALID_TOKEN');
 }
 
 const codeOf = (context: OperationContext): string => (context.body as { code?: string } | undefined)?.code ?? '';

@@ -13,6 +13,7 @@ import type { Db } from '../../store/store.js';
 import { verifyPassword } from '../../auth/password.js';
 import { createEnrollment, futureInstant, makeRoomForEnrollment, type NewEnrollment } from '../../enrollment/create-enrollment.js';
 import { authenticator } from './authenticator.definition.js';
+import { endSessionsOf } from './authenticator.rules.js';
 
 const callerId = (context: OperationContext) => context.caller.session!.identityId;
 
@@ -62,7 +63,8 @@ function modifyOwn(mode: 'update' | 'patch'): OperationHandler {
 /**
  * Turns an authenticator back into an enrollment of its kind (reference §10.3): cert → ottca when its certificate
  * came from a third-party CA, else ott; updb → updb with the same username. Upstream creates the enrollment and
- * then deletes the authenticator in two steps; here both happen in one transaction. 201 names the enrollment.
+ * then deletes the authenticator (ending the sessions it opened) in two steps; here all happens in one transaction.
+ * 201 names the enrollment.
  */
 const reEnrollAuthenticator: OperationHandler = {
   access: 'admin',
@@ -82,6 +84,7 @@ const reEnrollAuthenticator: OperationHandler = {
           : { method: caId ? 'ottca' : 'ott', identityId, expiresAt, id: enrollmentId, ...(caId ? { caId } : {}) };
       await makeRoomForEnrollment(tx, identityId, input.method, now);
       await deleteEntity(tx, authenticator, id);
+      await endSessionsOf(tx, found);
       await createEnrollment(tx, deps, input);
     });
     return { status: 201, json: createdEnvelope('enrollments', enrollmentId) };

@@ -6,6 +6,7 @@ import { X509Certificate } from 'node:crypto';
 import { ApiError } from '../../errors/api-error.js';
 import type { EntityChange, EntityRules, EntityValues, RuleContext } from '../../crud/entity-rules.js';
 import { hasAuthenticatorMethod, setAuthenticatorCa } from '../../store/queries/authenticators.js';
+import { deleteApiSessionsOfAuthenticator } from '../../store/queries/api-sessions.js';
 import { verifiedCas } from '../../store/queries/cas.js';
 import { identityExists } from '../../store/queries/identities.js';
 import type { Db } from '../../store/store.js';
@@ -85,6 +86,14 @@ async function applySecrets({ tx, deps }: RuleContext, change: EntityChange): Pr
   }
 }
 
+/**
+ * An authenticator that goes (deleted, or turned back into an enrollment by re-enroll) takes the API sessions it
+ * opened with it, at once rather than when the new enrollment completes: upstream's authenticator store DeleteById.
+ */
+export async function endSessionsOf(tx: Db, authenticator: EntityValues): Promise<void> {
+  await deleteApiSessionsOfAuthenticator(tx, authenticator.identityId as string, authenticator.id as string);
+}
+
 export const authenticatorRules: EntityRules = {
   // Migration 015's unique (identity_id, method): a concurrent writer added the method after requireFreeMethod looked.
   uniqueError: (columns) => (columns.includes('method') ? new ApiError('MAX_AUTHENTICATOR_METHODS_REACHED') : undefined),
@@ -102,6 +111,7 @@ export const authenticatorRules: EntityRules = {
   },
 
   async afterWrite({ tx }, change) {
+    if (change.op === 'delete') return endSessionsOf(tx, change.before!);
     if (!issuingCa.has(change)) return;
     // `ca_id` is storage only (the API never shows it): it ties the authenticator to its CA, which deletes it.
     await setAuthenticatorCa(tx, change.id, issuingCa.get(change) ?? null);

@@ -40,6 +40,9 @@ const ownRules: EntityRules = {
     return routers.map((router) => ({
       ...states.get(router.id as string),
       appData: router.appData ?? {},
+      // Upstream maps `stringz.OrEmpty(Fingerprint)` into a non-pointer `omitempty` field: an edge router that has
+      // not enrolled has no fingerprint key at all (routers and transit routers show null).
+      ...(router.fingerprint ? {} : { fingerprint: undefined }),
       ...(enrollments.get(router.id as string) ?? noEnrollment),
     }));
   },

@@ -50,7 +50,11 @@ const deleteSession: OperationHandler = {
   },
 };
 
-/** The routers a session's circuits take; circuits live in routers, which never connect here: always empty. */
+/**
+ * The routers a session's circuits take; circuits live in routers, which never connect here: always empty. An
+ * unknown id is 200 with an empty path too: upstream's `SessionRouter.DetailRoutePath` only scans the circuits for
+ * the id and never looks the session up.
+ */
 const detailSessionRoutePath: OperationHandler = {
   access: 'admin',
   handle: () => Promise.resolve({ status: 200, json: envelope({ routePath: [] }) }),

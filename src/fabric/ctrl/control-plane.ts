@@ -8,7 +8,8 @@ import { receiveHello, writeHelloResult } from '../channel/hello.js';
 import { Header } from '../channel/message.js';
 import { decodeString, encodeBitmask, encodeString } from '../channel/header-codecs.js';
 import { ControllerCapability } from '../messages/headers.js';
-import { ControlHeaders } from '../messages/gen/ctrl_pb.js';
+import { ControlHeaders, ListenersSchema } from '../messages/gen/ctrl_pb.js';
+import { fromBinary } from '@bufbuild/protobuf';
 import type { Clock } from '../../lib/clock.js';
 import type { Pki } from '../../pki/ensure-pki.js';
 import type { Settings } from '../../settings/settings.schema.js';
@@ -25,6 +26,8 @@ const CHURN_LIMIT_MS = 60_000;
 /** After the hello. Routers' largest messages are metrics and circuit lists; ours, the full API-session state. */
 const CHANNEL_LIMITS = { maxHeaderBytes: 64 * 1024, maxBodyBytes: 4 * 1024 * 1024 };
 const MAX_WRITE_BUFFER_BYTES = 64 * 1024 * 1024;
+/** Connections still in their hello at once (upstream bounds its accept pool likewise); more are closed at once. */
+const MAX_PENDING_HELLOS = 2000;
 
 export interface ControlPlaneOptions {
   store: Store;
@@ -47,6 +50,7 @@ export class ControlPlane {
   readonly #resultHeaders: Map<number, Uint8Array>;
   #server: Server | undefined;
   #connectionCount = 0;
+  #pendingHellos = 0;
 
   constructor(options: ControlPlaneOptions) {
     this.#options = options;
@@ -97,7 +101,12 @@ export class ControlPlane {
 
   /** Takes a TLS connection whose handshake is done (from our listener, or the API port by ALPN). */
   accept(socket: TLSSocket): void {
-    void this.#accept(socket);
+    if (this.#pendingHellos >= MAX_PENDING_HELLOS) {
+      socket.destroy();
+      return;
+    }
+    this.#pendingHellos++;
+    void this.#accept(socket).finally(() => this.#pendingHellos--);
   }
 
   async #accept(socket: TLSSocket): Promise<void> {
@@ -124,7 +133,8 @@ export class ControlPlane {
         heartbeat: { sendIntervalMs: ctrlHeartbeatIntervalMs, checkIntervalMs: Math.min(1000, ctrlHeartbeatIntervalMs), closeUnresponsiveMs: ctrlCloseUnresponsiveMs },
         maxWriteBufferBytes: MAX_WRITE_BUFFER_BYTES,
       });
-      const connection: RouterConnection = { routerId, isEdge: router.isEdge, channel, connectedAt: clock().getTime(), versionInfo };
+      const linkListeners = parseLinkListeners(hello.headers.get(ControlHeaders.ListenersHeader));
+      const connection: RouterConnection = { routerId, isEdge: router.isEdge, channel, connectedAt: clock().getTime(), versionInfo, linkListeners };
       this.#registry.add(connection);
       this.#presence.connected(connection, router.fingerprint!);
       logger.info({ routerId, routerName: router.name, peer, version: versionInfo.version }, 'router connected');
@@ -176,4 +186,14 @@ function parseVersionInfo(header: Uint8Array | undefined): VersionInfo {
   if (fields.length !== 5) throw new RouterRefused(`could not parse version info: expected 5 values, got ${fields.length}`);
   const [version, revision, buildDate, os, arch] = fields as [string, string, string, string, string];
   return { version, revision, buildDate, os, arch };
+}
+
+/** The hello's link listeners (header 10); upstream logs and ignores ones it cannot read (handler_ctrl/accept.go). */
+function parseLinkListeners(header: Uint8Array | undefined): Array<{ address: string; protocol: string }> {
+  if (!header) return [];
+  try {
+    return fromBinary(ListenersSchema, header).listeners.map(({ address, protocol }) => ({ address, protocol }));
+  } catch {
+    return [];
+  }
 }

@@ -11,6 +11,8 @@ export interface RouterConnection {
   connectedAt: number;
   /** The router's `version|revision|buildDate|os|arch` hello header, parsed. */
   versionInfo: VersionInfo;
+  /** Its link listeners (hello header 10); empty when it has none or sent them unreadable. */
+  linkListeners: Array<{ address: string; protocol: string }>;
 }
 
 export interface VersionInfo {

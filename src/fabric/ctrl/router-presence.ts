@@ -87,8 +87,9 @@ export class RouterPresence {
           for (const change of batch) {
             if (change.kind === 'disconnected') await markRoutersDisconnected(tx, instanceId, [change.routerId]);
             else {
-              const { routerId, connectedAt, versionInfo } = change.connection;
-              await markRoutersConnected(tx, [{ routerId, instanceId, connectedAt: formatTimestamp(new Date(connectedAt)), versionInfo: JSON.stringify(versionInfo) }]);
+              const { routerId, connectedAt, versionInfo, linkListeners } = change.connection;
+              const row = { routerId, instanceId, connectedAt: formatTimestamp(new Date(connectedAt)), versionInfo: JSON.stringify(versionInfo), linkListeners: JSON.stringify(linkListeners) };
+              await markRoutersConnected(tx, [row]);
             }
           }
         });

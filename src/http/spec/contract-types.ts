@@ -1,6 +1,7 @@
 // The shapes the rest of the server sees of the API contract: operations, parameters and validation results.
 
-export type ApiName = 'client' | 'management';
+/** The two edge APIs and the fabric management API (`/fabric/v1`). */
+export type ApiName = 'client' | 'management' | 'fabric';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface ParameterSpec {

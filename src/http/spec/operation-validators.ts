@@ -15,12 +15,14 @@ import {
 } from './convert-schema.js';
 import { isRecord, operationKeys, readContractDocument, type SwaggerDocument } from './read-contract.js';
 
+const documentNames: Record<ApiName, string> = { client: 'edge-client', management: 'edge-management', fabric: 'fabric' };
+
 export function requestSchemaId(api: ApiName): string {
-  return `edge-${api}-request`;
+  return `${documentNames[api]}-request`;
 }
 
 function responseSchemaId(api: ApiName): string {
-  return `edge-${api}-response`;
+  return `${documentNames[api]}-response`;
 }
 
 const instances = new Map<string, Ajv>();

@@ -33,14 +33,16 @@ export function validateRequest(op: OperationSpec, parts: RequestParts): Request
       return { ok: false, cause: { field: 'Content-Type', reason, value: header }, kind: 'parse' };
     }
     mediaType = parsed.mediaType;
-    if (!isAllowedContentType(op.consumes, mediaType)) {
-      const reason = `unsupported media type ${goQuote(mediaType)}, only ${goList(op.consumes)} are allowed`;
+    const consumes = routeMediaTypes(op.consumes);
+    if (!isAllowedContentType(consumes, mediaType)) {
+      const reason = `unsupported media type ${goQuote(mediaType)}, only ${goList(consumes)} are allowed`;
       return invalid({ field: 'Content-Type', reason, value: mediaType });
     }
   }
   const accept = lastValue(parts.headers.accept);
-  if (negotiateContentType(accept, op.produces, mediaType) === '') {
-    return invalid({ field: 'Accept', reason: `unsupported media type requested, only ${goList(op.produces)} are available`, value: accept ?? '' });
+  const produces = routeMediaTypes(op.produces);
+  if (negotiateContentType(accept, produces, mediaType) === '') {
+    return invalid({ field: 'Accept', reason: `unsupported media type requested, only ${goList(produces)} are available`, value: accept ?? '' });
   }
 
   const value: CoercedRequest = { params: { ...parts.params }, query: { ...parts.query }, headers: { ...parts.headers }, body: parts.body };
@@ -50,6 +52,23 @@ export function validateRequest(op: OperationSpec, parts: RequestParts): Request
   }
   return { ok: true, value };
 }
+
+/**
+ * An operation's media types as upstream's router holds them: go-openapi's route builder appends the API's default
+ * (`application/json`, go-swagger's defaultConsumes/defaultProduces) to every route's list unless already there
+ * (runtime v0.28 `defaultRouteBuilder.AddRoute`), so `Accept: application/json` — which upstream's own Go client
+ * sends on every request — passes even on `/.well-known/est/cacerts`. Remembered per list.
+ */
+function routeMediaTypes(declared: readonly string[]): readonly string[] {
+  let route = routeLists.get(declared);
+  if (!route) {
+    const hasJson = declared.some((type) => type.toLowerCase() === 'application/json');
+    routeLists.set(declared, (route = hasJson ? declared : [...declared, 'application/json']));
+  }
+  return route;
+}
+
+const routeLists = new WeakMap<readonly string[], readonly string[]>();
 
 /** Each operation's parameters in the order they are bound, sorted once. */
 const orders = new WeakMap<OperationSpec, readonly ParameterSpec[]>();

@@ -12,9 +12,13 @@ const jsonAt = (column: RawBuilder<unknown>, keys: readonly string[]) => sql`(CA
 export const postgresDialect: SqlDialect = {
   name: 'postgres',
   unlimited: null,
-  rowValue(value) {
-    if (typeof value === 'number') return sql`CAST(${value} AS ${sql.raw(Number.isInteger(value) ? 'BIGINT' : 'DOUBLE PRECISION')})`;
-    return sql`CAST(${value} AS TEXT) COLLATE "C"`;
+  inlineRows(columns, rows) {
+    const types = { integer: 'BIGINT', real: 'DOUBLE PRECISION', text: 'TEXT' } as const;
+    const column = ({ name, kind }: (typeof columns)[number]) =>
+      kind === 'text'
+        ? sql`(inline_row ->> ${name}) COLLATE "C" AS ${sql.ref(name)}`
+        : sql`CAST(inline_row ->> ${name} AS ${sql.raw(types[kind])}) AS ${sql.ref(name)}`;
+    return sql`SELECT ${sql.join(columns.map(column))} FROM jsonb_array_elements(CAST(${JSON.stringify(rows)} AS jsonb)) AS inline_row`;
   },
   textList: {
     sql: (parameter) => sql`(SELECT unnest(CAST(${parameter} AS text[])))`,

@@ -47,6 +47,14 @@ export async function deleteApiSession(tx: Db, id: string): Promise<void> {
   await typed(tx).deleteFrom('api_sessions').where('id', '=', id).execute();
 }
 
+/**
+ * Ends the sessions an authenticator opened, when it goes (deleted or re-enrolled), as upstream's authenticator
+ * store DeleteById does (`DeleteWhere authenticator="<id>"`). Its sessions are its identity's, which the index finds.
+ */
+export async function deleteApiSessionsOfAuthenticator(tx: Db, identityId: string, authenticatorId: string): Promise<void> {
+  await typed(tx).deleteFrom('api_sessions').where('identity_id', '=', identityId).where('authenticator_id', '=', authenticatorId).execute();
+}
+
 /** The API sessions of these identities, by id. */
 export async function apiSessionIdsOf(db: Db, identityIds: readonly string[]): Promise<string[]> {
   if (identityIds.length === 0) return [];

@@ -6,6 +6,7 @@ import type { ListQuery } from '../filter/filter-types.js';
 import { listQuerySql } from '../filter/list-query.js';
 import type { Database } from '../schema.js';
 import type { Db, TableName } from '../store.js';
+import type { InlineColumn } from '../dialect.js';
 import { limitOf, ShapeCache } from '../prepared.js';
 import { everyRow, LISTED, scopeKey, scopeSql, scopeValues, type Scope } from './scopes.js';
 
@@ -128,8 +129,11 @@ export async function listInlineRows(db: Db, rows: readonly Row[], query: ListQu
   if (rows.length === 0) return { rows: [], totalCount: 0 };
   const dialect = dialectOf(db);
   const { where, orderBy } = listQuerySql(query, LISTED, dialect.filter);
-  const selects = rows.map((row) => sql`SELECT ${sql.join(Object.entries(row).map(([column, value]) => sql`${dialect.rowValue(value)} AS ${sql.ref(column)}`))}`);
-  const from = dynamic(db).selectFrom(sql`(${sql.join(selects, sql` UNION ALL `)})`.as(LISTED)).where(where);
+  const columns = Object.keys(rows[0]!).map((name): InlineColumn => {
+    const numbers = rows.map((row) => row[name]).filter((value) => typeof value === 'number');
+    return { name, kind: numbers.length === 0 ? 'text' : numbers.every(Number.isInteger) ? 'integer' : 'real' };
+  });
+  const from = dynamic(db).selectFrom(sql`(${dialect.inlineRows(columns, rows)})`.as(LISTED)).where(where);
   const counted = await from.select(sql<number>`count(*)`.as('n')).executeTakeFirst();
   let select = from.selectAll(LISTED);
   for (const order of orderBy) select = select.orderBy(order);

@@ -1,11 +1,17 @@
-// Failed logins counted per key (`username:…`, `address:…`, `mfa:…`) within a window, shared by every controller
+// Failed logins counted per key (`username:…`, `username-from:…`, `address:…`, `mfa:…`) within a window, shared by every controller
 // on the database and kept across restarts.
 import { sql } from 'kysely';
 import { typed } from '../connection.js';
 import type { Db } from '../store.js';
 
+export interface FailureWindow {
+  key: string;
+  failures: number;
+  windowEndsAt: string;
+}
+
 /** The keys among these with a window still open after `now`, and their counts. */
-export async function openFailureWindows(db: Db, keys: readonly string[], now: string): Promise<{ key: string; failures: number; windowEndsAt: string }[]> {
+export async function openFailureWindows(db: Db, keys: readonly string[], now: string): Promise<FailureWindow[]> {
   if (keys.length === 0) return [];
   return typed(db)
     .selectFrom('login_failures')

@@ -5,7 +5,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../store.js';
 import { inTextList, preparedQuery, ShapeCache } from '../prepared.js';
 import { entityKinds, policyKinds, type EntityKindName, type PolicyKind, type PolicySide } from './policy-tables.js';
-import { touchServiceLists } from './service-lists.js';
+import { markAccessCrossings } from './service-list-changes.js';
 
 /** What a role list selects (reference §1.3): `@id`s, `#all`, and attributes all-of or any-of. */
 export interface RoleSelection {
@@ -112,13 +112,13 @@ export async function applyMembershipDelta(tx: Db, side: PolicySide, policyId: s
 /**
  * Adds one ('added') or takes one ('removed') from the policy's count of every pair (entity in
  * policy_delta[deltaKind] on side `sideIndex`) × (member of the policy's other granting side); a pair no policy
- * joins any more is dropped.
+ * joins any more is dropped. Identities whose Dial or Bind on a service appears or goes have their lists marked at `at`.
  *
  * The pairs are never listed one by one: they are the cross product of two key sets, one per pair column, put in
  * key order. That lets SQLite walk the pair table's primary key once, in order, instead of once per entity of the
  * delta (a 100k-pair change used to sweep the identity-ordered table once per added service).
  */
-export async function applyPairDelta(tx: Db, kind: PolicyKind, policy: PolicyState, sideIndex: 0 | 1, deltaKind: DeltaKind): Promise<void> {
+export async function applyPairDelta(tx: Db, kind: PolicyKind, policy: PolicyState, sideIndex: 0 | 1, deltaKind: DeltaKind, at: string): Promise<void> {
   const { table, columns } = kind.pairs;
   const other = kind.sides[sideIndex === 0 ? 1 : 0];
   const countColumn = kind.pairs.countColumn(policy);
@@ -131,6 +131,9 @@ export async function applyPairDelta(tx: Db, kind: PolicyKind, policy: PolicySta
     const members = memberKeys(other, policyId);
     return sideIndex === 0 ? [delta, members] : [members, delta];
   };
+  if (kind.pairs.touchesServiceLists) {
+    await markAccessCrossings(tx, shape, policy.id, keySets, deltaKind === 'added' ? { add: countColumn } : { remove: countColumn }, at);
+  }
 
   if (deltaKind === 'added') {
     // Rows are produced in the pair table's key order, so each insert or count bump lands next to the previous one.
@@ -167,11 +170,12 @@ export async function applyPairDelta(tx: Db, kind: PolicyKind, policy: PolicySta
   if (table === 'identity_services') await dropSessionsWithoutAccess(tx, shape, policy.id, keySets);
 }
 
-/** A service policy's type changed: every pair it joins moves from one count to the other. */
-export async function movePairCounts(tx: Db, kind: PolicyKind, before: PolicyState, after: PolicyState): Promise<void> {
-  const from = sql.ref(kind.pairs.countColumn(before));
-  const to = sql.ref(kind.pairs.countColumn(after));
+/** A service policy's type changed: every pair it joins moves from one count to the other (lists marked as in applyPairDelta). */
+export async function movePairCounts(tx: Db, kind: PolicyKind, before: PolicyState, after: PolicyState, at: string): Promise<void> {
+  const [fromColumn, toColumn] = [kind.pairs.countColumn(before), kind.pairs.countColumn(after)];
+  const [from, to] = [sql.ref(fromColumn), sql.ref(toColumn)];
   const keySets = (policyId: unknown): [RawBuilder<unknown>, RawBuilder<unknown>] => [memberKeys(kind.sides[0], policyId), memberKeys(kind.sides[1], policyId)];
+  if (kind.pairs.touchesServiceLists) await markAccessCrossings(tx, `move ${kind.name} ${fromColumn}`, after.id, keySets, { move: [fromColumn, toColumn] }, at);
   const [first, second] = keySets(after.id);
   const [c0, c1] = kind.pairs.columns;
   // The policy's pairs are (first side's members × second side's members); two IN lists walk the key in order.
@@ -278,9 +282,4 @@ export async function stripEntityReferences(tx: Db, entityKind: EntityKindName, 
       await sql`DELETE FROM ${roleTable} WHERE value = ${role}`.execute(tx);
     }
   }
-}
-
-/** Tells the identities whose service lists a policy delta changed (the identities of the delta on an identity side). */
-export async function touchDeltaServiceLists(tx: Db, side: PolicySide, policyId: string, at: string): Promise<void> {
-  await touchServiceLists(tx, side.entity === 'identity' ? { policyDelta: true } : { servicePolicies: [policyId] }, at);
 }

@@ -30,15 +30,15 @@ export async function routerPresence(db: Db, ids: readonly string[]): Promise<Ma
 }
 
 /** A router is now held by `instanceId`. The sync columns are the edge sync's to write (it may already have). */
-export async function markRoutersConnected(tx: Db, rows: ReadonlyArray<{ routerId: string; instanceId: string; connectedAt: string; versionInfo: string }>): Promise<void> {
+export async function markRoutersConnected(tx: Db, rows: ReadonlyArray<{ routerId: string; instanceId: string; connectedAt: string; versionInfo: string; linkListeners: string }>): Promise<void> {
   for (const row of rows) {
-    const values = { instance_id: row.instanceId, connected_at: row.connectedAt, version_info: row.versionInfo };
+    const values = { instance_id: row.instanceId, connected_at: row.connectedAt, version_info: row.versionInfo, link_listeners: row.linkListeners };
     // The router may have been deleted meanwhile: insert only while it exists.
     await typed(tx)
       .insertInto('router_presence')
-      .columns(['router_id', 'instance_id', 'connected_at', 'version_info'])
+      .columns(['router_id', 'instance_id', 'connected_at', 'version_info', 'link_listeners'])
       .expression((eb) =>
-        eb.selectFrom('routers').select([eb.val(row.routerId).as('router_id'), eb.val(row.instanceId).as('instance_id'), eb.val(row.connectedAt).as('connected_at'), eb.val(row.versionInfo).as('version_info')]).where('id', '=', row.routerId),
+        eb.selectFrom('routers').select([eb.val(row.routerId).as('router_id'), eb.val(row.instanceId).as('instance_id'), eb.val(row.connectedAt).as('connected_at'), eb.val(row.versionInfo).as('version_info'), eb.val(row.linkListeners).as('link_listeners')]).where('id', '=', row.routerId),
       )
       .onConflict((conflict) => conflict.column('router_id').doUpdateSet(values))
       .execute();

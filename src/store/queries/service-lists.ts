@@ -9,7 +9,7 @@ export type ServiceListHolders =
   | { identities: readonly string[] }
   /** Every identity these service policies select. */
   | { servicePolicies: readonly string[] }
-  /** Every identity a service policy requiring this posture check selects. */
+  /** Every identity a service policy requiring this posture check grants a service to (it answers the check). */
   | { servicePoliciesOfPostureCheck: string }
   /** Every identity that can dial or bind one of these services. */
   | { services: readonly string[] }
@@ -35,7 +35,9 @@ function holderIds(holders: ServiceListHolders): RawBuilder<unknown> {
   if ('identities' in holders) return holders.identities.length > 0 ? sql`SELECT id FROM identities WHERE id IN (${sql.join(holders.identities)})` : sql`SELECT NULL AS id WHERE 1 = 0`;
   if ('servicePolicies' in holders) return identitiesOfServicePolicies(idList(holders.servicePolicies));
   if ('servicePoliciesOfPostureCheck' in holders) {
-    return identitiesOfServicePolicies(sql`SELECT policy_id FROM service_policy_posture_checks WHERE entity_id = ${holders.servicePoliciesOfPostureCheck}`);
+    // A policy that grants no service shows its checks to nobody.
+    return identitiesOfServicePolicies(sql`SELECT c.policy_id FROM service_policy_posture_checks c WHERE c.entity_id = ${holders.servicePoliciesOfPostureCheck}
+      AND EXISTS (SELECT 1 FROM service_policy_services s WHERE s.policy_id = c.policy_id)`);
   }
   if ('services' in holders) return identitiesOfServices(idList(holders.services));
   if ('usersOfConfig' in holders) {
@@ -53,7 +55,12 @@ function holderIds(holders: ServiceListHolders): RawBuilder<unknown> {
 export async function touchServiceLists(tx: Db, holders: ServiceListHolders, at: string): Promise<void> {
   const ids = holderIds(holders);
   await markChanged(tx, ids, at);
-  await queuePostureRechecks(tx, ids);
+  await queueRechecks(tx, ids);
+}
+
+/** Only the change time of the holders' lists. */
+export async function markServiceLists(tx: Db, holders: ServiceListHolders, at: string): Promise<void> {
+  await markChanged(tx, holderIds(holders), at);
 }
 
 /** Only the change time of one identity's list: for changes that cannot alter posture outcomes (the posture monitor's own). */
@@ -61,17 +68,30 @@ export async function markServiceListChanged(tx: Db, identityId: string, at: str
   await markChanged(tx, sql`SELECT ${identityId} AS id`, at);
 }
 
-async function markChanged(tx: Db, identityIds: RawBuilder<unknown>, at: string): Promise<void> {
-  await sql`INSERT INTO identity_service_updates (identity_id, changed_at)
+/**
+ * Only the posture recheck of the holders' sessions: for policy changes that may leave an identity's access to a
+ * service resting on other policies (and their posture checks) without changing what its list shows.
+ */
+export async function queuePostureRechecks(tx: Db, holders: ServiceListHolders): Promise<void> {
+  await queueRechecks(tx, holderIds(holders));
+}
+
+/** The statement marking the identities of a SELECT of distinct ids (a column `id`) as changed at `at`. */
+export function markChangedStatement(identityIds: RawBuilder<unknown>, at: unknown): RawBuilder<unknown> {
+  return sql`INSERT INTO identity_service_updates (identity_id, changed_at)
     SELECT ids.id, ${at} FROM (${identityIds}) ids WHERE ids.id IS NOT NULL
-    ON CONFLICT (identity_id) DO UPDATE SET changed_at = excluded.changed_at`.execute(tx);
+    ON CONFLICT (identity_id) DO UPDATE SET changed_at = excluded.changed_at`;
+}
+
+async function markChanged(tx: Db, identityIds: RawBuilder<unknown>, at: string): Promise<void> {
+  await markChangedStatement(identityIds, at).execute(tx);
 }
 
 /**
  * Queues those of the identities that hold sessions. Without any posture check every posture passes and without
  * sessions there is nothing to drop, so then nothing is queued (the common case costs one lookup).
  */
-async function queuePostureRechecks(tx: Db, identityIds: RawBuilder<unknown>): Promise<void> {
+async function queueRechecks(tx: Db, identityIds: RawBuilder<unknown>): Promise<void> {
   const { rows } = await sql<{ needed: number | boolean }>`SELECT (EXISTS (SELECT 1 FROM sessions) AND EXISTS (SELECT 1 FROM posture_checks)) AS needed`.execute(tx);
   if (!rows[0]?.needed) return;
   await sql`INSERT INTO session_posture_rechecks (identity_id)

@@ -16,7 +16,9 @@ const JSON_TYPES: Readonly<Record<Exclude<MapValueKind, 'any' | 'bool'>, string[
 export const sqliteDialect: SqlDialect = {
   name: 'sqlite',
   unlimited: -1,
-  rowValue: (value) => sql.val(value),
+  // json_extract gives numbers back as INTEGER or REAL and strings as TEXT, as SQLite stores them.
+  inlineRows: (columns, rows) =>
+    sql`SELECT ${sql.join(columns.map(({ name }) => sql`json_extract(value, ${`$."${name}"`}) AS ${sql.ref(name)}`))} FROM json_each(${JSON.stringify(rows)})`,
   textList: {
     sql: (parameter) => sql`(SELECT value FROM json_each(${parameter}))`,
     bind: (values) => JSON.stringify(values),

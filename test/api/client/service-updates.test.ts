@@ -3,6 +3,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { assertError } from '../../support/conformance.js';
 import { createEdgeRouter, createEntity, createService, createUser, login, type UserFixture } from '../../support/factories.js';
+import { assertLinksConsistent } from '../../support/policy-oracle.js';
 
 const client = '/edge/client/v1';
 const management = '/edge/management/v1';
@@ -66,6 +67,58 @@ describe('listServiceUpdates', () => {
     await send('DELETE', `service-policies/${policy}`);
     await moved('deleting the policy');
     assert.ok(service);
+  });
+
+  // Upstream moves an identity's time on its service events: dial or bind access to a service gained or lost (a
+  // pair count going 0 ↔ 1), or a service it may use updated (db/policy_common.go, edge_service_store.go).
+  describe('only when the identity gains or loses a service', () => {
+    let role: string;
+    let counter = 0;
+    const named = (what: string) => `only-${what}-${++counter}`;
+    before(() => {
+      role = named('role');
+    });
+
+    it('ignores a policy that selects the identity but no service, or a service role no service has', async () => {
+      await send('POST', 'service-policies', { name: named('no-services'), type: 'Dial', semantic: 'AnyOf', identityRoles: [`@${user.id}`], serviceRoles: [] });
+      await unmoved('a policy without services');
+      const emptyRole = await send('POST', 'service-policies', { name: named('empty-role'), type: 'Bind', semantic: 'AnyOf', identityRoles: ['#updates'], serviceRoles: [`#${role}`] });
+      await unmoved('a policy naming a service role no service has');
+      await send('POST', 'services', { name: named('svc-without-role'), encryptionRequired: true, roleAttributes: ['not-the-role'] });
+      await unmoved('a service without the policy\'s role');
+      await send('PATCH', `identities/${user.id}`, { roleAttributes: ['updates', named('attr')] });
+      await unmoved('an attribute change that grants nothing new');
+      const check = await send('POST', 'posture-checks', { name: named('pc'), typeId: 'DOMAIN', domains: ['example.com'], roleAttributes: [role] });
+      await send('PATCH', `service-policies/${emptyRole}`, { postureCheckRoles: [`#${role}`] });
+      await unmoved('a posture check joining a policy without services');
+      await send('PATCH', `posture-checks/${check}`, { typeId: 'DOMAIN', domains: ['example.org'] });
+      await unmoved('changing a posture check of a policy without services');
+      await send('POST', 'services', { name: named('svc-with-role'), encryptionRequired: true, roleAttributes: [role] });
+      await moved('a service with the policy\'s role (bind gained)');
+      await send('PATCH', `posture-checks/${check}`, { typeId: 'DOMAIN', domains: ['example.net'] });
+      await moved('changing a posture check of a policy that grants a service');
+      // The integrity scan's bound on the change time agrees: nothing to repair.
+      await assertLinksConsistent(t.deps.store);
+    });
+
+    it('ignores a second grant of a permission the identity holds, but not a new permission', async () => {
+      const service = await createService(t, admin);
+      const first = await send('POST', 'service-policies', { name: named('first'), type: 'Dial', semantic: 'AnyOf', identityRoles: [`@${user.id}`], serviceRoles: [`@${service}`] });
+      await moved('the first dial grant');
+      const second = await send('POST', 'service-policies', { name: named('second'), type: 'Dial', semantic: 'AnyOf', identityRoles: ['#updates'], serviceRoles: [`@${service}`] });
+      await unmoved('a second dial grant');
+      const check = await send('POST', 'posture-checks', { name: named('pc'), typeId: 'DOMAIN', domains: ['example.com'], roleAttributes: [named('pc-role')] });
+      await unmoved('a posture check no policy requires');
+      await send('PATCH', `service-policies/${second}`, { postureCheckRoles: [`@${check}`] });
+      await moved('the second grant requiring a posture check (a posture query the identity now answers)');
+      await send('DELETE', `service-policies/${first}`);
+      await unmoved('losing one of two dial grants');
+      await send('POST', 'service-policies', { name: named('bind'), type: 'Bind', semantic: 'AnyOf', identityRoles: [`@${user.id}`], serviceRoles: [`@${service}`] });
+      await moved('a bind grant beside the dial one');
+      await send('PATCH', `service-policies/${second}`, { serviceRoles: [] });
+      await moved('losing the last dial grant');
+      await assertLinksConsistent(t.deps.store);
+    });
   });
 
   describe('with access to a service', () => {

@@ -272,6 +272,18 @@ describe('posture checks', () => {
       assertError(bad, 400, 'COULD_NOT_VALIDATE', 'operatingSystems[{Linux [5]}][0]');
     });
 
+    // A release build of upstream v1.1.8 answers 200 here but keeps the old type fields (its PUT mapping leaves the
+    // type empty for every type but PROCESS_MULTI); ours applies them as the contract promises (explained-differences.yaml).
+    it('replaces the operating systems of an OS check and the domains of a DOMAIN check', async () => {
+      const os = await create({ typeId: 'OS', operatingSystems: [{ type: 'Windows', versions: ['>=10.0.19041'] }] });
+      const putOs = await modify('PUT', os, { name: 'os-replaced', typeId: 'OS', operatingSystems: [{ type: 'Linux', versions: [] }] });
+      assert.equal(putOs.status, 200, putOs.text);
+      assert.deepEqual(typeFields(await detailOf(os)), { operatingSystems: [{ type: 'Linux', versions: [] }] });
+      const domain = await create({ typeId: 'DOMAIN', domains: ['a.example'] });
+      assert.equal((await modify('PUT', domain, { name: 'domain-replaced', typeId: 'DOMAIN', domains: ['b.example'] })).status, 200);
+      assert.deepEqual(typeFields(await detailOf(domain)), { domains: ['b.example'] });
+    });
+
     it('refuses another type, a missing type or missing type fields', async () => {
       const id = await create({ typeId: 'DOMAIN', domains: ['a.example'] });
       const other = await modify('PUT', id, { name: 'changed', typeId: 'MAC', macAddresses: ['aa'] });

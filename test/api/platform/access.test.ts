@@ -9,9 +9,11 @@ import { sampleRequest } from '../../support/sample-request.js';
  * Who may call what, written here independently of the handlers' own declarations (design part 0,
  * reference/http-conventions.md §3.4): the contract's unsecured operations are public; on the management API
  * everything else is admin-only except the caller's own identity, session and MFA, and the controllers list;
- * on the client API every secured operation needs a session, and changing services needs an admin.
+ * on the client API every secured operation needs a session, and changing services needs an admin; the fabric API
+ * is admin-only throughout (v1.1.8 `controller/server/fabric-api.go`), whatever its document declares.
  */
 function expectedAccess(op: OperationSpec): 'public' | 'session' | 'admin' {
+  if (op.api === 'fabric') return 'admin';
   if (op.isPublic) return 'public';
   if (op.api === 'management') {
     return /^\/(current-identity|current-api-session|authenticate\/mfa|controllers)(\/|$)/.test(op.path) ? 'session' : 'admin';
@@ -30,7 +32,7 @@ const needsClientCertificate = new Set(['extendCurrentIdentityAuthenticator', 'e
 describe('access rules for every bound operation', () => {
   let t: TestApp;
   const tokens: Record<Caller, string | undefined> = { anonymous: undefined, ordinary: undefined, admin: undefined };
-  const operations = [...loadContract('client').operations, ...loadContract('management').operations];
+  const operations = [...loadContract('client').operations, ...loadContract('management').operations, ...loadContract('fabric').operations];
 
   before(async () => {
     t = await buildTestApp();
@@ -40,8 +42,8 @@ describe('access rules for every bound operation', () => {
   });
   after(() => t.close());
 
-  it('walks all 242 operations as anonymous, an ordinary identity and an admin', async () => {
-    assert.equal(operations.length, 242);
+  it('walks all 279 operations (242 edge, 37 fabric) as anonymous, an ordinary identity and an admin', async () => {
+    assert.equal(operations.length, 279);
     const problems: string[] = [];
     const unreachable: string[] = [];
     for (const op of operations) {

@@ -141,3 +141,84 @@ describe('connection caps', () => {
     }
   });
 });
+
+/** The answers complete so far on a connection, split by their Content-Length. */
+function answers(text: string): { head: string; body: string }[] {
+  const found: { head: string; body: string }[] = [];
+  let rest = text;
+  for (;;) {
+    const end = rest.indexOf('\r\n\r\n');
+    if (end < 0) return found;
+    const head = rest.slice(0, end);
+    const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? 0);
+    if (rest.length < end + 4 + length) return found;
+    found.push({ head, body: rest.slice(end + 4, end + 4 + length) });
+    rest = rest.slice(end + 4 + length);
+  }
+}
+
+async function answered(probe: Probe, count: number): Promise<{ head: string; body: string }[]> {
+  while (answers(probe.received()).length < count && !probe.socket.destroyed) await new Promise((resolve) => setTimeout(resolve, 5));
+  return answers(probe.received());
+}
+
+describe('CORS preflights on a kept-alive connection', () => {
+  let t: TlsTestApp;
+  before(async () => {
+    t = await buildTlsTestApp();
+  });
+  after(() => t.close());
+
+  // What a browser sends before the console's requests: OPTIONS with no Content-Length and no Transfer-Encoding,
+  // which has no body (RFC 9112 §6.3), so nothing is left unread and the connection serves what follows.
+  const preflight =
+    'OPTIONS /edge/management/v1/identities HTTP/1.1\r\nHost: localhost\r\nOrigin: https://console.example\r\n' +
+    'Access-Control-Request-Method: GET\r\nAccess-Control-Request-Headers: zt-session\r\n';
+
+  it('keeps the connection after a bodyless preflight: the same socket serves the GET that follows', OPTIONS, async () => {
+    const probe = await connect(t.port);
+    try {
+      probe.socket.write(`${preflight}\r\n`);
+      const [first] = await answered(probe, 1);
+      assert.match(first!.head, /^HTTP\/1\.1 200 /);
+      assert.match(first!.head, /\r\naccess-control-allow-origin: https:\/\/console\.example/i);
+      assert.doesNotMatch(first!.head, /\r\nconnection: close/i);
+      probe.socket.write('GET /edge/client/v1/version HTTP/1.1\r\nHost: localhost\r\nOrigin: https://console.example\r\n\r\n');
+      const [, second] = await answered(probe, 2);
+      assert.match(second!.head, /^HTTP\/1\.1 200 /);
+      assert.equal((JSON.parse(second!.body) as { data: { apiVersions: unknown } }).data.apiVersions !== undefined, true);
+      assert.equal(probe.socket.destroyed, false);
+    } finally {
+      probe.socket.destroy();
+    }
+  });
+
+  it('still closes after a preflight that carries a body it leaves unread', OPTIONS, async () => {
+    const probe = await connect(t.port);
+    probe.socket.write(`${preflight}Content-Length: 5\r\n\r\nhello`);
+    await probe.closed;
+    const [first] = answers(probe.received());
+    assert.match(first!.head, /^HTTP\/1\.1 200 /);
+    assert.match(first!.head, /\r\nconnection: close/i);
+  });
+});
+
+describe('requests that wait for a turn of the event loop (src/http/loop-turns.ts)', () => {
+  it('answers every request of many busy connections, each connection in order', OPTIONS, async () => {
+    const t = await buildTlsTestApp();
+    const probes = await Promise.all(Array.from({ length: 40 }, () => connect(t.port)));
+    try {
+      // Ten pipelined requests on each of 40 connections, all at once: far more work than one turn's budget.
+      const request = (i: number) => `GET /edge/client/v1/version?n=${i} HTTP/1.1\r\nHost: localhost\r\n\r\n`;
+      for (const probe of probes) probe.socket.write(Array.from({ length: 10 }, (_, i) => request(i)).join(''));
+      const answeredAll = await Promise.all(probes.map((probe) => answered(probe, 10)));
+      for (const answers of answeredAll) {
+        assert.equal(answers.length, 10);
+        for (const answer of answers) assert.match(answer.head, /^HTTP\/1\.1 200 /);
+      }
+    } finally {
+      for (const probe of probes) probe.socket.destroy();
+      await t.close();
+    }
+  });
+});

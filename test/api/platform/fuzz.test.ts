@@ -1,4 +1,4 @@
-// Every operation of both APIs, as admin, as an ordinary identity and anonymously, with generated hostile input
+// Every operation of the three APIs, as admin, as an ordinary identity and anonymously, with generated hostile input
 // (seeded, so every run sends the same requests): never a 5xx other than a declared 501, always the error
 // envelope, and the controller still answers /version afterwards.
 import assert from 'node:assert/strict';
@@ -10,11 +10,11 @@ import { hostileRequests, seededRandom, type HostileRequest } from '../../suppor
 import { isEmptyPemReply } from '../../support/conformance.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 9_09_2024);
-/** Requests per operation and caller: 242 operations × 3 callers × this. FUZZ_SEED and FUZZ_REQUESTS explore further. */
+/** Requests per operation and caller: 279 operations (242 edge, 37 fabric) × 3 callers × this. FUZZ_SEED and FUZZ_REQUESTS explore further. */
 const REQUESTS_PER_OPERATION = Number(process.env.FUZZ_REQUESTS ?? 6);
 
 /** Deletes last, so the known entities stay for the other operations as long as possible. */
-const operations = [...loadContract('client').operations, ...loadContract('management').operations].sort(
+const operations = [...loadContract('client').operations, ...loadContract('management').operations, ...loadContract('fabric').operations].sort(
   (a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE'),
 );
 

@@ -96,6 +96,16 @@ describe('informational endpoints', () => {
         assert.equal(certs.length, 2);
       }
     });
+
+    it('answers the bundle to a client that accepts only JSON, as upstream does (its Go client sends that on everything)', async () => {
+      const urls = ['/.well-known/est/cacerts', '/edge/client/v1/.well-known/est/cacerts', '/edge/management/v1/.well-known/est/cacerts'];
+      for (const url of urls) {
+        const result = await t.call({ method: 'GET', url, headers: { accept: 'application/json' } });
+        assert.equal(result.status, 200, `${url}: ${result.text}`);
+        assert.equal(result.headers['content-type'], 'application/pkcs7-mime');
+        assert.equal(new X509Certificates(Buffer.from(result.text.replace(/\n/g, ''), 'base64')).length, 2);
+      }
+    });
   });
 
   describe('listControllers', () => {

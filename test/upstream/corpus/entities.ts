@@ -154,6 +154,11 @@ export const entities = [
     more: async (s, id) => {
       await s.post(`/authenticators/${id}/re-enroll`);
       await s.get(`/identities/${(await s.get(`/authenticators/${id}`)).data?.identityId ?? 'unknown'}/authenticators`);
+      // A session the authenticator opened ends when it is re-enrolled, at once (upstream's authenticator DeleteById).
+      await s.client.login('auth-user', 'auth-user-3', 'Auth-Password-2');
+      await s.as('auth-user').client.get('/current-identity');
+      await s.post(`/authenticators/${id}/re-enroll`, { body: { expiresAt: new Date(Date.now() + 3_600_000).toISOString() } });
+      await s.as('auth-user').client.get('/current-identity');
     },
   }),
   crud({
@@ -167,6 +172,9 @@ export const entities = [
     more: async (s, id) => {
       await s.get(`/cas/${id}/jwt`, { headers: { accept: '*/*' } });
       await s.post(`/cas/${id}/verify`, { body: 'not a certificate', contentType: 'text/plain' });
+      // Every route also consumes application/json (go-openapi adds the API default): the JSON body is decoded.
+      await s.post(`/cas/${id}/verify`, { body: { certificate: 'not a certificate' } });
+      await s.post(`/cas/${id}/verify`, { body: 'certificate=x', contentType: 'application/x-www-form-urlencoded' });
     },
   }),
   crud({

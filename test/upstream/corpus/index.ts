@@ -6,6 +6,7 @@ import { client } from './client.js';
 import { enrollment } from './enrollment.js';
 import { entities, inUse } from './entities.js';
 import { extJwt } from './ext-jwt.js';
+import { fabric } from './fabric.js';
 import { identities } from './identities.js';
 import { informational } from './informational.js';
 import { mfa } from './mfa.js';
@@ -14,4 +15,4 @@ import { platform } from './platform.js';
 import { posture } from './posture.js';
 import { sessions } from './sessions.js';
 
-export const corpus: Sequence[] = [...platform, ...informational, ...entities, ...inUse, ...identities, ...auth, ...enrollment, ...client, ...sessions, ...posture, ...mfa, ...authPolicies, ...extJwt, ...operations];
+export const corpus: Sequence[] = [...platform, ...informational, ...entities, ...inUse, ...identities, ...auth, ...enrollment, ...client, ...sessions, ...posture, ...mfa, ...authPolicies, ...extJwt, ...operations, ...fabric];

@@ -1,0 +1,94 @@
+// `/fabric/v1/circuits`: the circuits the network holds (deps.network), listed with the filter language of every
+// other list, shown as upstream's `api_impl/circuit_api_model.go` MapCircuitToRestModel shows them.
+import type { OperationContext, OperationHandler, OperationTable } from '../../http/operation.js';
+import { emptyEnvelope, envelopeWriter } from '../../http/envelope.js';
+import { ApiError } from '../../errors/api-error.js';
+import { formatTimestamp } from '../../lib/clock.js';
+import { pageOfInlineItems } from '../../crud/inline-list.js';
+import type { SymbolTable } from '../../store/filter/filter-types.js';
+import { namesOf } from '../../store/queries/references.js';
+import { emptyNetwork, type CircuitSummary } from '../../fabric/network-views.js';
+import { networkRefs, type NetworkRefs } from './network-refs.js';
+
+/** Upstream's circuit store symbols (`model/circuit.go` NewCircuitController); `updatedAt` reads createdAt there. */
+const circuitSymbols: SymbolTable = {
+  id: { kind: 'column', type: 'string', column: 'id' },
+  clientId: { kind: 'column', type: 'string', column: 'client_id' },
+  service: { kind: 'column', type: 'string', column: 'service' },
+  terminator: { kind: 'column', type: 'string', column: 'terminator' },
+  createdAt: { kind: 'column', type: 'datetime', column: 'created_at' },
+  updatedAt: { kind: 'column', type: 'datetime', column: 'created_at' },
+};
+
+/** No filterable fields in the meta (upstream passes none for circuits), and no version fields (fabric). */
+const writer = envelopeWriter(undefined, false);
+
+const circuitsOf = (context: OperationContext) => (context.deps.network ?? emptyNetwork).circuits;
+
+function toApi(circuit: CircuitSummary, refs: NetworkRefs, serviceNames: Map<string, string>): Record<string, unknown> {
+  const self = `./circuits/${circuit.id}`;
+  const serviceName = serviceNames.get(circuit.serviceId);
+  return {
+    _links: { self: { href: self }, service: { href: `${self}/service` }, terminator: { href: `${self}/terminator` } },
+    createdAt: formatTimestamp(circuit.createdAt),
+    id: circuit.id,
+    tags: { ...circuit.tags },
+    updatedAt: formatTimestamp(circuit.updatedAt),
+    ...(circuit.clientId ? { clientId: circuit.clientId } : {}),
+    // Nil slices upstream when empty, written null.
+    path: {
+      links: circuit.path.linkIds.length > 0 ? circuit.path.linkIds.map((id) => refs.link(id)) : null,
+      nodes: circuit.path.routerIds.length > 0 ? circuit.path.routerIds.map((id) => refs.router(id)) : null,
+    },
+    // A circuit outlives its service's deletion; upstream names it `<deleted>` then.
+    service: refs.service(circuit.serviceId, serviceName ?? '<deleted>'),
+    terminator: refs.terminator(circuit.terminatorId),
+  };
+}
+
+async function render(context: OperationContext, circuits: readonly CircuitSummary[]): Promise<Record<string, unknown>[]> {
+  const serviceIds = [...new Set(circuits.map((c) => c.serviceId))];
+  const routerIds = [...new Set(circuits.flatMap((c) => c.path.routerIds))];
+  const [serviceNames, refs] = await context.deps.store.read(async (db) => [await namesOf(db, 'services', serviceIds), await networkRefs(db, routerIds)] as const);
+  return circuits.map((circuit) => toApi(circuit, refs, serviceNames));
+}
+
+const listCircuits: OperationHandler = {
+  access: 'admin',
+  async handle(context) {
+    const page = await pageOfInlineItems(context, circuitSymbols, await circuitsOf(context).list(), (c) => ({
+      id: c.id,
+      client_id: c.clientId,
+      service: c.serviceId,
+      terminator: c.terminatorId,
+      created_at: formatTimestamp(c.createdAt),
+    }));
+    const data = await render(context, page.items);
+    const { limit, offset } = page.query;
+    return { status: 200, raw: writer.list(data, { limit, offset, totalCount: page.totalCount }), contentType: 'application/json' };
+  },
+};
+
+const detailCircuit: OperationHandler = {
+  access: 'admin',
+  async handle(context) {
+    const id = context.params.id as string;
+    const circuit = await circuitsOf(context).get(id);
+    if (!circuit) throw ApiError.notFound('circuit', id);
+    const [data] = await render(context, [circuit]);
+    return { status: 200, raw: writer.one(data!), contentType: 'application/json' };
+  },
+};
+
+/** `ziti fabric delete circuit` sends `{"immediate": bool}`; upstream's body is optional. */
+const deleteCircuit: OperationHandler = {
+  access: 'admin',
+  async handle(context) {
+    const id = context.params.id as string;
+    const immediate = (context.body as { immediate?: boolean } | undefined)?.immediate === true;
+    if (!(await circuitsOf(context).remove(id, immediate))) throw ApiError.notFound('circuit', id);
+    return { status: 200, json: emptyEnvelope(context.api) };
+  },
+};
+
+export const circuitOperations: OperationTable = { listCircuits, detailCircuit, deleteCircuit };
