@@ -202,8 +202,8 @@ export async function startEchoServer(binary: string, controller: NetworkControl
 }
 
 /** One `ziti demo zcat` dial: writes `input`, closes its side, and gathers what comes back until the echo server closes. */
-export function zcat(binary: string, identityFile: string, service: string, input: Buffer, cwd: string, timeoutMs = 60_000) {
-  return pipeThrough(binary, ['demo', 'zcat', '-i', identityFile, `ziti:${service}`], input, cwd, timeoutMs);
+export function zcat(binary: string, identityFile: string, service: string, input: Buffer, cwd: string, timeoutMs = 60_000, flags: string[] = []) {
+  return pipeThrough(binary, ['demo', 'zcat', ...flags, '-i', identityFile, `ziti:${service}`], input, cwd, timeoutMs);
 }
 
 /** Runs a program with `input` on its stdin (then closed) and gathers its stdout until it exits. */
