@@ -207,10 +207,10 @@ export function zcat(binary: string, identityFile: string, service: string, inpu
 }
 
 /** Runs a program with `input` on its stdin (then closed) and gathers its stdout until it exits. */
-export function pipeThrough(command: string, args: string[], input: Buffer, cwd: string, timeoutMs = 60_000): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: Buffer; log: string; ms: number }> {
+export function pipeThrough(command: string, args: string[], input: Buffer, cwd: string, timeoutMs = 60_000, env: Record<string, string> = {}): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: Buffer; log: string; ms: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(command, args, { cwd, env: zitiEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd, env: zitiEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
     const chunks: Buffer[] = [];
     let log = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);

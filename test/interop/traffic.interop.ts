@@ -2,7 +2,8 @@
 // item 6). `ziti demo echo-server` binds an echo service (encryptionRequired), `ziti demo zcat` dials it: a line comes
 // back, 1 MiB comes back intact, ZITI_INTEROP_CIRCUITS (default 100) concurrent dials all echo, the hosting SDK
 // restarted replaces its terminator, the router restarted is dialled again. Figures go to
-// test/interop/results/traffic.json. Skips without the `ziti` binary.
+// test/interop/results/traffic.json. Skips without the `ziti` binary. ZITI_INTEROP_CONTROLLER=upstream runs the same
+// against an upstream v1.1.8 controller.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -38,7 +39,7 @@ describe('Go SDK traffic through a real v1.1.8 router controlled by ours', { ski
 
   before(async () => {
     work = tempDir('ziti-traffic-interop-');
-    ({ controller } = await startController('ours', work).then(async (started) => {
+    ({ controller } = await startController(process.env.ZITI_INTEROP_CONTROLLER === 'upstream' ? 'upstream' : 'ours', work).then(async (started) => {
       router = await startRouter(ziti, started.controller, started.ctrlEndpoint, work);
       return started;
     }));
