@@ -146,7 +146,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     instanceOfflineAfterMs: OFFLINE_AFTER_MS,
   });
   const links = startLinks(controlPlane.routers, store, logger);
-  const traffic = new TrafficFlows({ routers: controlPlane.routers, store, clock, logger, linkFault: (routerId, fault) => links.handleFault(routerId, fault), ...(metrics ? { metrics } : {}) });
+  const traffic = new TrafficFlows({ routers: controlPlane.routers, store, clock, logger, linkFault: (routerId, fault) => links.handleFault(routerId, fault), links, ...(metrics ? { metrics } : {}) });
   listener.traffic = traffic;
   const edgeSync = new EdgeSync({ store, clock, version: build.wireVersion, connections: controlPlane.routers, recordActivity: (ids) => apiSessions.recordActivity(ids), logger });
   const deps: AppDeps = {
