@@ -191,6 +191,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     await closeGracefully(server, settings.shutdownTimeoutMs, logger);
     await routersReleased;
     traffic.stop();
+    // After the requests: a feed read in progress may wait for a request's write to finish.
     await edgeSync.stop();
     await integrityChecks.stop();
     await posture.stop();

@@ -45,8 +45,8 @@ describe('a real v1.1.8 router against our controller', { skip: binary === undef
   let routerLog = '';
   let token: string;
   let routerId: string;
-  const times: Record<string, number> = {};
   let edgePort: number;
+  const times: Record<string, number> = {};
   /** The router writes its log as it goes: wait for a line. */
   const untilRouterLogged = async (pattern: RegExp, timeoutMs = 10_000) => {
     const deadline = Date.now() + timeoutMs;

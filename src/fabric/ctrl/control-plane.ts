@@ -16,7 +16,8 @@ import type { Settings } from '../../settings/settings.schema.js';
 import { heldRouters } from '../../store/queries/router-presence.js';
 import type { Store } from '../../store/store.js';
 import { formatTimestamp } from '../../lib/clock.js';
-import { authenticateRouter, peerCertificates, RouterRefused } from './router-auth.js';
+import { authenticateRouter, RouterRefused } from './router-auth.js';
+import { peerCertificates } from '../../lib/peer-certificates.js';
 import { RouterRegistry, type RouterConnection, type RouterConnections, type VersionInfo } from './router-connections.js';
 import { RouterPresence } from './router-presence.js';
 

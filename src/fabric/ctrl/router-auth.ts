@@ -2,8 +2,7 @@
 // leaf certificates that chain to our edge signing CA give their SHA-1 fingerprints; the router named by the hello
 // (its id, also the certificate's CN) must exist, have finished enrollment, hold one of those fingerprints, and not
 // be disabled.
-import { X509Certificate } from 'node:crypto';
-import type { DetailedPeerCertificate, TLSSocket } from 'node:tls';
+import type { X509Certificate } from 'node:crypto';
 import { anchorsFromPem, verifyPath, type TrustAnchor } from '../../auth/trust.js';
 import { certificateFingerprint } from '../../pki/fingerprint.js';
 import type { Pki } from '../../pki/ensure-pki.js';
@@ -16,19 +15,6 @@ export class RouterRefused extends Error {
     super(reason);
     this.name = 'RouterRefused';
   }
-}
-
-/** The certificates the peer presented in the handshake, leaf first. */
-export function peerCertificates(socket: TLSSocket): X509Certificate[] {
-  const chain: X509Certificate[] = [];
-  const seen = new Set<string>();
-  let current: DetailedPeerCertificate | undefined = socket.getPeerCertificate(true);
-  while (current?.raw && !seen.has(current.fingerprint256)) {
-    seen.add(current.fingerprint256);
-    chain.push(new X509Certificate(current.raw));
-    current = current.issuerCertificate;
-  }
-  return chain;
 }
 
 /** The signing CA as a trust anchor, parsed once per PKI. */

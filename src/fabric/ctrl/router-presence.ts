@@ -74,28 +74,34 @@ export class RouterPresence {
 
   #enqueue(change: Change): void {
     this.#queue.push(change);
-    this.#draining ??= this.#drain().finally(() => (this.#draining = undefined));
+    this.#draining ??= this.#drain();
   }
 
   async #drain(): Promise<void> {
     const { store, instanceId, onError } = this.#options;
-    while (this.#queue.length > 0) {
-      const batch = this.#queue;
-      this.#queue = [];
-      try {
-        await store.transaction(async (tx) => {
-          for (const change of batch) {
-            if (change.kind === 'disconnected') await markRoutersDisconnected(tx, instanceId, [change.routerId]);
-            else {
-              const { routerId, connectedAt, versionInfo, linkListeners } = change.connection;
-              const row = { routerId, instanceId, connectedAt: formatTimestamp(new Date(connectedAt)), versionInfo: JSON.stringify(versionInfo), linkListeners: JSON.stringify(linkListeners) };
-              await markRoutersConnected(tx, [row]);
+    // The drain clears its own mark in the very turn it finds the queue empty: cleared a turn later (a `.finally`),
+    // a change queued in between would find the mark still set and wait for the next connect or disconnect.
+    try {
+      while (this.#queue.length > 0) {
+        const batch = this.#queue;
+        this.#queue = [];
+        try {
+          await store.transaction(async (tx) => {
+            for (const change of batch) {
+              if (change.kind === 'disconnected') await markRoutersDisconnected(tx, instanceId, [change.routerId]);
+              else {
+                const { routerId, connectedAt, versionInfo, linkListeners } = change.connection;
+                const row = { routerId, instanceId, connectedAt: formatTimestamp(new Date(connectedAt)), versionInfo: JSON.stringify(versionInfo), linkListeners: JSON.stringify(linkListeners) };
+                await markRoutersConnected(tx, [row]);
+              }
             }
-          }
-        });
-      } catch (error) {
-        onError(error);
+          });
+        } catch (error) {
+          onError(error);
+        }
       }
+    } finally {
+      this.#draining = undefined;
     }
   }
 

@@ -1,0 +1,262 @@
+// A small overlay network of real upstream programs for the traffic interop run and the circuit benchmark: a controller
+// (ours, or upstream v1.1.8 for comparison), one upstream v1.1.8 edge router enrolled and running against it, identities
+// enrolled with `ziti edge enroll`, an echo service with its policies, `ziti demo echo-server` hosting it and
+// `ziti demo zcat` dialling it. Everything goes through the management REST API, so the same code drives both controllers.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, startServer, type ServerProcess } from '../../bench/server-process.js';
+import { ROOT } from '../../bench/scenario-run.js';
+import { httpsRequest } from '../../bench/https-client.js';
+import { startUpstream, UpstreamUnavailable, upstreamBinary, zitiEnv, type UpstreamController } from '../../scripts/upstream.js';
+import { ADMIN_PASSWORD, ADMIN_USERNAME } from '../upstream/peers.js';
+
+export type ControllerKind = 'ours' | 'upstream';
+
+/** The `ziti` v1.1.8 binary, or undefined (with the reason on stderr) so callers skip. */
+export function findZiti(): string | undefined {
+  try {
+    return upstreamBinary();
+  } catch (error) {
+    if (!(error instanceof UpstreamUnavailable)) throw error;
+    process.stderr.write(`skipping: ${error.message}\n`);
+    return undefined;
+  }
+}
+
+export interface NetworkController {
+  kind: ControllerKind;
+  pid: () => number;
+  logFile: string;
+  api(method: string, path: string, body?: unknown): Promise<{ status: number; data: Record<string, unknown> }>;
+  /** Stops and starts it again on the same home and ports. */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface Started {
+  controller: NetworkController;
+  ctrlEndpoint: string;
+}
+
+export async function startController(kind: ControllerKind, work: string): Promise<Started> {
+  if (kind === 'upstream') {
+    const upstream: UpstreamController = await startUpstream({ username: ADMIN_USERNAME, password: ADMIN_PASSWORD });
+    const port = upstream.port;
+    return {
+      controller: managed(kind, () => upstream.pid, upstream.logFile, `https://127.0.0.1:${port}`, {
+        stop: () => upstream.stop(),
+        restart: () => Promise.reject(new Error('restarting the upstream controller is not supported here')),
+      }),
+      ctrlEndpoint: `tls:127.0.0.1:${port}`,
+    };
+  }
+  const home = mkdtempSync(join(tmpdir(), 'ziti-ours-net-'));
+  const [apiPort, ctrlPort] = [await freePort(), await freePort()];
+  const logFile = join(work, 'controller.log');
+  const args = ['src/main.ts', '--home', home, '--port', String(apiPort), '--bind', '127.0.0.1', '--address', '127.0.0.1'];
+  args.push('--ctrl-port', String(ctrlPort), '--ctrl-bind', '127.0.0.1', '--username', ADMIN_USERNAME, '--password', ADMIN_PASSWORD, '--log-level', 'info');
+  const start = () => startServer({ name: 'our controller', args, port: apiPort, readyPath: '/edge/management/v1/version', cwd: ROOT, stdoutFile: logFile });
+  let server: ServerProcess = await start();
+  const controller = managed(kind, () => server.pid, logFile, `https://127.0.0.1:${apiPort}`, {
+    stop: async () => {
+      await server.stop();
+      rmSync(home, { recursive: true, force: true });
+    },
+    restart: async () => {
+      await server.stop();
+      server = await start();
+    },
+  });
+  return { controller, ctrlEndpoint: `tls:127.0.0.1:${ctrlPort}` };
+}
+
+function managed(kind: ControllerKind, pid: () => number, logFile: string, base: string, life: { stop(): Promise<void>; restart(): Promise<void> }): NetworkController {
+  let token = '';
+  const call = async (method: string, path: string, body?: unknown) => {
+    const reply = await httpsRequest(`${base}/edge/management/v1${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...(token ? { 'zt-session': token } : {}) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      timeoutMs: 30_000,
+    });
+    return { status: reply.status, data: (reply.body as { data?: Record<string, unknown> } | undefined)?.data ?? {} };
+  };
+  const api = async (method: string, path: string, body?: unknown) => {
+    if (!token) token = String((await call('POST', '/authenticate?method=password', { username: ADMIN_USERNAME, password: ADMIN_PASSWORD })).data.token);
+    let reply = await call(method, path, body);
+    if (reply.status === 401) {
+      token = '';
+      token = String((await call('POST', '/authenticate?method=password', { username: ADMIN_USERNAME, password: ADMIN_PASSWORD })).data.token);
+      reply = await call(method, path, body);
+    }
+    return reply;
+  };
+  return { kind, pid, logFile, api, stop: () => life.stop(), restart: async () => { await life.restart(); token = ''; } };
+}
+
+/** Creates an entity and returns its id, or throws with the controller's answer. */
+export async function create(controller: NetworkController, path: string, body: unknown): Promise<string> {
+  const reply = await controller.api('POST', path, body);
+  if (reply.status !== 201) throw new Error(`POST ${path} answered ${reply.status}: ${JSON.stringify(reply.data).slice(0, 400)}`);
+  return String(reply.data.id);
+}
+
+/** Polls `probe` until it gives a value; `what` (a function for text read at the time out) names it in the error. */
+export async function until<T>(what: string | (() => string), probe: () => Promise<T | undefined | false>, timeoutMs = 60_000, everyMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+export function runZiti(binary: string, args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, args, { cwd, env: zitiEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, output }));
+  });
+}
+
+/** A long-running upstream program whose output is kept (for waiting on a line, and for failure messages). */
+export class Program {
+  readonly child: ChildProcess;
+  log = '';
+  constructor(binary: string, args: string[], cwd: string) {
+    this.child = spawn(binary, args, { cwd, env: zitiEnv(), stdio: ['pipe', 'pipe', 'pipe'] }); // stdin open: sample-host exits at its end
+    this.child.stdout!.on('data', (chunk: Buffer) => (this.log += chunk.toString()));
+    this.child.stderr!.on('data', (chunk: Buffer) => (this.log += chunk.toString()));
+  }
+  stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve();
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 5000);
+    return exited.finally(() => clearTimeout(timer));
+  }
+}
+
+/** Creates, enrolls and runs an edge router; resolves once the controller shows it online. */
+export async function startRouter(binary: string, controller: NetworkController, ctrlEndpoint: string, work: string, name = 'interop-router') {
+  const routerId = await create(controller, '/edge-routers', { name, isTunnelerEnabled: false });
+  const details = await controller.api('GET', `/edge-routers/${routerId}`);
+  writeFileSync(join(work, 'router.jwt'), String(details.data.enrollmentJwt));
+  const edgePort = await freePort();
+  writeFileSync(join(work, 'router.yml'), routerConfig(work, ctrlEndpoint, edgePort));
+  const enroll = await runZiti(binary, ['router', 'enroll', join(work, 'router.yml'), '--jwt', join(work, 'router.jwt')], work);
+  if (enroll.code !== 0) throw new Error(`router enroll failed: ${enroll.output}`);
+  const run = () => new Program(binary, ['router', 'run', join(work, 'router.yml')], work);
+  const router = { routerId, program: run(), restart: async () => { await router.program.stop(); router.program = run(); } };
+  await until('the router online', async () => (await controller.api('GET', `/edge-routers/${routerId}`)).data.isOnline === true);
+  return router;
+}
+
+/** Creates a device identity and enrolls it (`ziti edge enroll`): the path of its identity file. */
+export async function enrolledIdentity(binary: string, controller: NetworkController, name: string, work: string): Promise<{ id: string; file: string }> {
+  const id = await create(controller, '/identities', { name, type: 'Device', isAdmin: false, enrollment: { ott: true } });
+  const details = await controller.api('GET', `/identities/${id}`);
+  const jwt = (details.data.enrollment as { ott?: { jwt?: string } }).ott?.jwt;
+  if (!jwt) throw new Error(`no enrollment JWT for ${name}: ${JSON.stringify(details.data).slice(0, 300)}`);
+  const jwtFile = join(work, `${name}.jwt`);
+  const file = join(work, `${name}.json`);
+  writeFileSync(jwtFile, jwt);
+  const enroll = await runZiti(binary, ['edge', 'enroll', '--jwt', jwtFile, '--out', file], work);
+  if (enroll.code !== 0) throw new Error(`edge enroll of ${name} failed: ${enroll.output}`);
+  return { id, file };
+}
+
+/** A service with Bind for `host`, Dial for `client`, and every identity and service allowed on every router. */
+export async function echoService(controller: NetworkController, name: string, hostId: string, clientId: string, encryptionRequired = true): Promise<string> {
+  const serviceId = await create(controller, '/services', { name, encryptionRequired });
+  await create(controller, '/service-policies', { name: `${name}-bind`, type: 'Bind', semantic: 'AnyOf', identityRoles: [`@${hostId}`], serviceRoles: [`@${serviceId}`] });
+  await create(controller, '/service-policies', { name: `${name}-dial`, type: 'Dial', semantic: 'AnyOf', identityRoles: [`@${clientId}`], serviceRoles: [`@${serviceId}`] });
+  return serviceId;
+}
+
+export async function openPolicies(controller: NetworkController): Promise<void> {
+  await create(controller, '/edge-router-policies', { name: 'all-routers', semantic: 'AnyOf', identityRoles: ['#all'], edgeRouterRoles: ['#all'] });
+  await create(controller, '/service-edge-router-policies', { name: 'all-services', semantic: 'AnyOf', serviceRoles: ['#all'], edgeRouterRoles: ['#all'] });
+}
+
+/** The terminators of a service that the controller lists. */
+export async function terminators(controller: NetworkController, serviceId: string): Promise<Record<string, unknown>[]> {
+  const reply = await controller.api('GET', `/terminators?filter=${encodeURIComponent(`service="${serviceId}"`)}`);
+  return (reply.data as unknown as Record<string, unknown>[]) ?? [];
+}
+
+/** `ziti demo echo-server` binding `service`; resolves once the service has a terminator other than `previous`. */
+export async function startEchoServer(binary: string, controller: NetworkController, identityFile: string, service: string, serviceId: string, work: string, previous: string[] = []) {
+  const program = new Program(binary, ['demo', 'echo-server', '-i', identityFile, '-s', service, '--cli-agent=false'], work);
+  const terminator = await until(`a terminator of ${service}\n${program.log.slice(-2000)}`, async () => {
+    const list = await terminators(controller, serviceId);
+    return list.find((entry) => !previous.includes(String(entry.id)));
+  }, 30_000);
+  return { program, terminatorId: String(terminator.id) };
+}
+
+/** One `ziti demo zcat` dial: writes `input`, closes its side, and gathers what comes back until the echo server closes. */
+export function zcat(binary: string, identityFile: string, service: string, input: Buffer, cwd: string, timeoutMs = 60_000, flags: string[] = []) {
+  return pipeThrough(binary, ['demo', 'zcat', ...flags, '-i', identityFile, `ziti:${service}`], input, cwd, timeoutMs);
+}
+
+/** Runs a program with `input` on its stdin (then closed) and gathers its stdout until it exits. */
+export function pipeThrough(command: string, args: string[], input: Buffer, cwd: string, timeoutMs = 60_000, env: Record<string, string> = {}): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: Buffer; log: string; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(command, args, { cwd, env: zitiEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const chunks: Buffer[] = [];
+    let log = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, output: Buffer.concat(chunks), log, ms: performance.now() - started });
+    });
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(input);
+  });
+}
+
+export const tempDir = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
+export const readLog = (file: string) => readFileSync(file, 'utf8');
+
+function routerConfig(dir: string, ctrlEndpoint: string, edgePort: number): string {
+  return `v: 3
+identity:
+  cert: ${join(dir, 'router.cert')}
+  server_cert: ${join(dir, 'router.server.cert')}
+  key: ${join(dir, 'router.key')}
+  ca: ${join(dir, 'router.cas')}
+ctrl:
+  endpoint: ${ctrlEndpoint}
+link:
+  dialers:
+    - binding: transport
+listeners:
+  - binding: edge
+    address: tls:127.0.0.1:${edgePort}
+    options:
+      advertise: 127.0.0.1:${edgePort}
+edge:
+  csr:
+    country: US
+    province: NC
+    locality: Charlotte
+    organization: NetFoundry
+    organizationalUnit: Ziti
+    sans:
+      dns:
+        - localhost
+      ip:
+        - "127.0.0.1"
+`;
+}
