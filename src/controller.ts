@@ -27,7 +27,7 @@ import { ControlPlane, CTRL_ALPN } from './fabric/ctrl/control-plane.js';
 import { TrafficFlows } from './fabric/traffic.js';
 import { countTerminators } from './store/queries/terminators.js';
 import { EdgeSync } from './fabric/edge-sync/edge-sync.js';
-import { startLinks } from './fabric/links/network-links.js';
+import { startLinks, startRouterVerification } from './fabric/links/network-links.js';
 import type { Links } from './fabric/links/links.js';
 import { Health } from './system/health.js';
 import { InstanceHeartbeat, OFFLINE_AFTER_MS } from './system/instance-heartbeat.js';
@@ -146,7 +146,8 @@ export async function openController(settings: Settings, options: ControllerOpti
     instanceOfflineAfterMs: OFFLINE_AFTER_MS,
   });
   const links = startLinks(controlPlane.routers, store, logger);
-  const traffic = new TrafficFlows({ routers: controlPlane.routers, store, clock, logger, linkFault: (routerId, fault) => links.handleFault(routerId, fault), ...(metrics ? { metrics } : {}) });
+  startRouterVerification(controlPlane.routers, store, logger);
+  const traffic = new TrafficFlows({ routers: controlPlane.routers, store, clock, logger, linkFault: (routerId, fault) => links.handleFault(routerId, fault), links, ...(metrics ? { metrics } : {}) });
   listener.traffic = traffic;
   const edgeSync = new EdgeSync({ store, clock, version: build.wireVersion, connections: controlPlane.routers, recordActivity: (ids) => apiSessions.recordActivity(ids), logger });
   const deps: AppDeps = {

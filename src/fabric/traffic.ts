@@ -4,7 +4,7 @@
 import type { Clock } from '../lib/clock.js';
 import type { Store } from '../store/store.js';
 import { countTerminators } from '../store/queries/terminators.js';
-import { Circuits } from './circuits/circuits.js';
+import { Circuits, type CircuitLinks } from './circuits/circuits.js';
 import type { ControlChannel, FabricLogger, FabricMetrics } from './circuits/circuit-deps.js';
 import { Terminators } from './terminators/terminators.js';
 import type { Fault } from './messages/gen/ctrl_pb.js';
@@ -27,6 +27,8 @@ export interface TrafficOptions {
   maxCircuits?: number;
   /** The links' share of Fault messages (see CircuitsOptions.linkFault). */
   linkFault?: (routerId: string, fault: Fault) => boolean;
+  /** The routers' links, for circuits over several routers (see CircuitsOptions.links). */
+  links?: CircuitLinks;
 }
 
 export class TrafficFlows {
@@ -47,6 +49,7 @@ export class TrafficFlows {
       ...(options.retries !== undefined ? { retries: options.retries } : {}),
       ...(options.maxCircuits !== undefined ? { capacity: options.maxCircuits } : {}),
       ...(options.linkFault ? { linkFault: options.linkFault } : {}),
+      ...(options.links ? { links: options.links } : {}),
     });
     this.terminators = new Terminators({ store, clock, logger, strategies: this.circuits.strategies, ...(metrics ? { metrics } : {}) });
     routers.onConnected((connection) => {

@@ -4,6 +4,8 @@
 import type { Clock } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
 import type { Message } from '../channel/message.js';
+import type { Path } from '../links/paths.js';
+import type { RouteMessenger } from '../links/reroute.js';
 import type { CircuitRegistry } from './circuit-registry.js';
 import type { Strategies } from './strategies.js';
 
@@ -30,7 +32,7 @@ export interface FabricLogger {
 }
 
 /** Why a circuit ended, as counted (a bounded set of metric labels; the log line says more). */
-export type CircuitEnd = 'dialling side closed' | 'hosting side closed' | 'idle' | 'service deleted' | 'router gone' | 'no public key' | 'removed by an operator';
+export type CircuitEnd = 'dialling side closed' | 'hosting side closed' | 'idle' | 'service deleted' | 'router gone' | 'no public key' | 'removed by an operator' | 'no path left';
 
 /** What operators see counted (system/metrics.ts implements it). */
 export interface FabricMetrics {
@@ -48,6 +50,10 @@ export interface CircuitDeps {
   strategies: Strategies;
   registry: CircuitRegistry;
   routers: RouterMessenger;
+  /** Route and Unroute messages to any router of a path (the routers' channels; the seam for other processes). */
+  messenger: RouteMessenger;
+  /** The paths from a dialling router, one network snapshot per dial attempt (links.snapshot + shortestPath). */
+  pathsFrom(sourceRouterId: string): Promise<(destRouterId: string) => Path | undefined>;
   /** How long one route attempt waits for its result (upstream RouteTimeout, 10 s). */
   routeTimeoutMs: number;
   /** Attempts in all (upstream CreateCircuitRetries, 2). */

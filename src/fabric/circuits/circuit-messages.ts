@@ -1,5 +1,5 @@
 // The wire forms of a circuit's messages (ziti common/ctrl_msg/messages.go, controller/network/network_path.go in
-// v1.1.8): Route and Unroute (protobuf), RouteResult and CreateCircuitV2 (headers only), and the edge error reply.
+// v1.1.8): Unroute (protobuf; the Routes are links/route-plan.ts's), RouteResult and CreateCircuitV2 (headers only), and the edge error reply.
 import { create, toBinary } from '@bufbuild/protobuf';
 import type { Message } from '../channel/message.js';
 import {
@@ -12,7 +12,7 @@ import {
   encodeU32,
   encodeU32ToBytesMap,
 } from '../channel/header-codecs.js';
-import { ContentType as CtrlType, DestType, RouteSchema, UnrouteSchema, type Route } from '../messages/gen/ctrl_pb.js';
+import { ContentType as CtrlType, UnrouteSchema } from '../messages/gen/ctrl_pb.js';
 import { ContentType as EdgeType } from '../messages/gen/edge_ctrl_pb.js';
 import { CreateCircuitV2Header, RouteResultHeader } from '../messages/headers.js';
 import { EDGE_ERROR_CODE_HEADER } from '../edge-requests.js';
@@ -21,35 +21,6 @@ export type Outgoing = Omit<Message, 'sequence'>;
 export type PeerData = Map<number, Uint8Array>;
 
 const NO_BODY = new Uint8Array(0);
-
-export interface RouteSpec {
-  circuitId: string;
-  attempt: number;
-  ingressId: string;
-  egressId: string;
-  terminator: { binding: string; address: string };
-  dialPeerData: PeerData;
-  tags: Record<string, string>;
-  /** What is left of the circuit's deadline, in ms (sent in ns). */
-  remainingMs: number;
-}
-
-/** The one Route of a circuit through one router: ingress → egress and back, egress dialling the terminator. */
-export function routeMessage(spec: RouteSpec): Outgoing {
-  const route: Route = create(RouteSchema, {
-    circuitId: spec.circuitId,
-    attempt: spec.attempt,
-    forwards: [
-      { srcAddress: spec.ingressId, dstAddress: spec.egressId, dstType: DestType.End },
-      { srcAddress: spec.egressId, dstAddress: spec.ingressId, dstType: DestType.Start },
-    ],
-    egress: { binding: spec.terminator.binding, address: spec.egressId, destination: spec.terminator.address, peerData: Object.fromEntries(spec.dialPeerData) },
-    context: { fields: {}, channelMask: 0 },
-    timeout: BigInt(Math.max(0, Math.round(spec.remainingMs))) * 1_000_000n,
-    tags: spec.tags,
-  });
-  return { contentType: CtrlType.RouteType, headers: new Map(), body: toBinary(RouteSchema, route) };
-}
 
 export function unrouteMessage(circuitId: string, now: boolean): Outgoing {
   return { contentType: CtrlType.UnrouteType, headers: new Map(), body: toBinary(UnrouteSchema, create(UnrouteSchema, { circuitId, now })) };

@@ -2,7 +2,8 @@
 // a controller restart forgets them, the routers keep forwarding, and a router asking about a forgotten circuit
 // (CircuitConfirmation) is told to unroute it. Bounded: past `capacity` a new circuit is refused, never an old one
 // dropped. A router whose channel closes keeps its circuits for a grace (the router keeps forwarding without us);
-// if it does not come back to this process within it, they are forgotten.
+// if it does not come back to this process within it, they are forgotten. A circuit is indexed under every router
+// of its path.
 
 export interface Circuit {
   id: string;
@@ -13,12 +14,18 @@ export interface Circuit {
   hostId: string;
   terminatorId: string;
   strategy: string;
-  /** Ingress and egress router; the same router while there are no links. */
+  /** The terminator's (egress) router, the last of the path. */
   routerId: string;
+  /** The routers from the dialling one to the terminator's, and the links between them (one router: no links). */
+  path: { routerIds: string[]; linkIds: string[] };
+  /** What the egress dials: kept to re-send the routes when the circuit moves to another path. */
+  terminator: { binding: string; address: string };
   ingressId: string;
   egressId: string;
   tags: Record<string, string>;
   createdAt: number;
+  /** When its path last changed (created, or re-routed). */
+  updatedAt: number;
   /** When its router's channel closed; undefined while connected. */
   detachedAt?: number;
 }
@@ -40,10 +47,34 @@ export class CircuitRegistry {
   add(circuit: Circuit): boolean {
     if (this.isFull) return false;
     this.#circuits.set(circuit.id, circuit);
-    let ids = this.#byRouter.get(circuit.routerId);
-    if (!ids) this.#byRouter.set(circuit.routerId, (ids = new Set()));
-    ids.add(circuit.id);
+    this.#index(circuit);
     return true;
+  }
+
+  /** The circuit moved to another path (a re-route). */
+  setPath(id: string, path: Circuit['path'], now: number): void {
+    const circuit = this.#circuits.get(id);
+    if (!circuit) return;
+    this.#unindex(circuit);
+    circuit.path = { routerIds: [...path.routerIds], linkIds: [...path.linkIds] };
+    circuit.updatedAt = now;
+    this.#index(circuit);
+  }
+
+  #index(circuit: Circuit): void {
+    for (const routerId of circuit.path.routerIds) {
+      let ids = this.#byRouter.get(routerId);
+      if (!ids) this.#byRouter.set(routerId, (ids = new Set()));
+      ids.add(circuit.id);
+    }
+  }
+
+  #unindex(circuit: Circuit): void {
+    for (const routerId of circuit.path.routerIds) {
+      const ids = this.#byRouter.get(routerId);
+      ids?.delete(circuit.id);
+      if (ids?.size === 0) this.#byRouter.delete(routerId);
+    }
   }
 
   all(): IterableIterator<Circuit> {
@@ -58,9 +89,7 @@ export class CircuitRegistry {
     const circuit = this.#circuits.get(id);
     if (!circuit) return undefined;
     this.#circuits.delete(id);
-    const ids = this.#byRouter.get(circuit.routerId);
-    ids?.delete(id);
-    if (ids?.size === 0) this.#byRouter.delete(circuit.routerId);
+    this.#unindex(circuit);
     return circuit;
   }
 

@@ -1,7 +1,8 @@
 // A process's circuits over their life (ziti controller/handler_ctrl fault.go, circuit_confirmation.go,
 // route_result.go and network.RemoveCircuit in v1.1.8): created on a router's CreateCircuitV2, ended by a Fault
 // from either side, by an idle check, or by their router staying away; a router asking about a circuit this
-// process does not know (a restart forgot it) is told to unroute it.
+// process does not know (a restart forgot it) is told to unroute it. A circuit over a link that goes away is moved to
+// another path, or ended when there is none (issue 24).
 import { fromBinary } from '@bufbuild/protobuf';
 import type { Clock } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
@@ -16,6 +17,15 @@ import { CircuitRegistry, type Circuit } from './circuit-registry.js';
 import type { CircuitDeps, CircuitEnd, ControlChannel, FabricLogger, FabricMetrics, RouterMessenger } from './circuit-deps.js';
 import { createCircuit } from './create-circuit.js';
 import { Strategies } from './strategies.js';
+import type { Link } from '../links/link-model.js';
+import { shortestPath, type NetworkSnapshot, type Path } from '../links/paths.js';
+import { rerouteCircuits, type RouteMessenger } from '../links/reroute.js';
+
+/** What circuits need of the links (fabric/links/links.ts `Links`). */
+export interface CircuitLinks {
+  snapshot(): Promise<NetworkSnapshot>;
+  onLinksLost(listener: (links: readonly Link[]) => void): void;
+}
 
 export interface CircuitsOptions {
   store: Store;
@@ -35,7 +45,25 @@ export interface CircuitsOptions {
    * the links take theirs first (true when the fault was about a link).
    */
   linkFault?: (routerId: string, fault: Fault) => boolean;
+  /** The routers' links: paths over them, and circuits moved when one is lost. Without: one-router circuits only. */
+  links?: CircuitLinks;
 }
+
+/** A router's channel reached through `channelOf`, as the route messenger of reroute.ts. */
+function channelMessenger(routers: RouterMessenger): RouteMessenger {
+  const notHeld = (routerId: string) => new Error(`router ${routerId} is not connected to this controller process`);
+  return {
+    request: (routerId, message, timeoutMs) => routers.channelOf(routerId)?.request(message, timeoutMs) ?? Promise.reject(notHeld(routerId)),
+    send: (routerId, message) => {
+      const channel = routers.channelOf(routerId);
+      if (!channel) return Promise.reject(notHeld(routerId));
+      channel.send(message);
+      return Promise.resolve();
+    },
+  };
+}
+
+const onlyItself = (sourceRouterId: string) => (destRouterId: string): Path | undefined => (destRouterId === sourceRouterId ? { routerIds: [sourceRouterId], linkIds: [], cost: 0 } : undefined);
 
 export class Circuits {
   readonly strategies: Strategies;
@@ -52,6 +80,7 @@ export class Circuits {
     this.registry = new CircuitRegistry(options.capacity);
     this.#detachedGraceMs = options.detachedGraceMs ?? 60_000;
     this.#linkFault = options.linkFault;
+    const { links } = options;
     this.deps = {
       store: options.store,
       clock: options.clock,
@@ -59,12 +88,45 @@ export class Circuits {
       strategies: this.strategies,
       registry: this.registry,
       routers: options.routers,
+      messenger: channelMessenger(options.routers),
+      pathsFrom: links
+        ? async (sourceRouterId) => {
+            const snapshot = await links.snapshot();
+            return (destRouterId) => shortestPath(snapshot, sourceRouterId, destRouterId);
+          }
+        : (sourceRouterId) => Promise.resolve(onlyItself(sourceRouterId)),
       routeTimeoutMs: options.routeTimeoutMs ?? 10_000,
       retries: options.retries ?? 2,
       metrics: options.metrics,
       routing: this.#routing,
       remove: (circuitId, now, end, detail) => void this.remove(circuitId, now, end, detail),
     };
+    links?.onLinksLost((lost) => void this.reroute(lost, links));
+  }
+
+  /**
+   * Moves this process's circuits off links that went away (upstream rerouteLink): a new path is recorded, a circuit
+   * with none left was unrouted on its old path and is forgotten.
+   */
+  async reroute(lost: readonly Link[], links: CircuitLinks): Promise<void> {
+    const deps = {
+      path: async (source: string, dest: string) => shortestPath(await links.snapshot(), source, dest),
+      messenger: this.deps.messenger,
+      routeTimeoutMs: this.deps.routeTimeoutMs,
+      logger: this.deps.logger,
+    };
+    try {
+      for (const outcome of await rerouteCircuits(deps, [...this.registry.all()], lost)) {
+        if (outcome.rerouted) {
+          this.registry.setPath(outcome.circuitId, outcome.path, this.deps.clock().getTime());
+        } else {
+          const circuit = this.registry.remove(outcome.circuitId);
+          if (circuit) this.#ended(circuit, 'no path left', `no path left after links ${lost.map((link) => link.id).join(', ')} went away`);
+        }
+      }
+    } catch (error) {
+      this.deps.logger.error({ err: error }, 'could not re-route circuits off lost links');
+    }
   }
 
   /** Once a minute: failures are credited back (upstream's CreditOverTime) and routers that stayed away lose their circuits. */
@@ -100,7 +162,7 @@ export class Circuits {
     channel.handle(ControlContentType.routeResult, (message) => this.#lateRouteResult(routerId, channel, message));
   }
 
-  /** What `/fabric/v1/circuits` shows: the circuits this process routed (one router each until circuits use links). */
+  /** What `/fabric/v1/circuits` shows: the circuits this process routed, with their paths. */
   readonly view: CircuitsView = {
     list: () => Promise.resolve([...this.registry.all()].map(circuitSummary)),
     get: (id) => {
@@ -115,11 +177,11 @@ export class Circuits {
     this.registry.detach(routerId, this.deps.clock().getTime());
   }
 
-  /** Ends a circuit (network.RemoveCircuit): Unroute to its router, forget it, tell its strategy. */
+  /** Ends a circuit (network.RemoveCircuit): Unroute to every router of its path, forget it, tell its strategy. */
   remove(circuitId: string, now: boolean, end: CircuitEnd, detail?: string): Circuit | undefined {
     const circuit = this.registry.get(circuitId);
     if (!circuit) return undefined;
-    this.deps.routers.channelOf(circuit.routerId)?.send(unrouteMessage(circuitId, now));
+    for (const routerId of circuit.path.routerIds) void this.deps.messenger.send(routerId, unrouteMessage(circuitId, now)).catch(() => undefined);
     this.registry.remove(circuitId);
     this.#ended(circuit, end, detail);
     return circuit;
@@ -157,7 +219,7 @@ export class Circuits {
     this.deps.logger.info({ routerId, circuitCount: confirmation.circuitIds.length }, 'received circuit confirmation request');
     for (const circuitId of confirmation.circuitIds) {
       const circuit = this.registry.get(circuitId);
-      if (!circuit || circuit.routerId !== routerId) {
+      if (!circuit || !circuit.path.routerIds.includes(routerId)) {
         channel.send(unrouteMessage(circuitId, true));
         this.deps.logger.info({ routerId, circuitId }, 'sent unroute to router for circuit');
         continue;
@@ -188,15 +250,14 @@ export class Circuits {
 }
 
 function circuitSummary(circuit: Circuit): CircuitSummary {
-  const createdAt = new Date(circuit.createdAt);
   return {
     id: circuit.id,
     clientId: circuit.clientId,
     serviceId: circuit.serviceId,
     terminatorId: circuit.terminatorId,
-    createdAt,
-    updatedAt: createdAt,
+    createdAt: new Date(circuit.createdAt),
+    updatedAt: new Date(circuit.updatedAt),
     tags: circuit.tags,
-    path: { routerIds: [circuit.routerId], linkIds: [] },
+    path: { routerIds: [...circuit.path.routerIds], linkIds: [...circuit.path.linkIds] },
   };
 }

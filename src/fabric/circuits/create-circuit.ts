@@ -1,14 +1,16 @@
 // CreateCircuitV2 (20218 → 20219) as upstream v1.1.8 answers it (controller/handler_edge_ctrl/create_circuit.go,
 // common.go createCircuit, network/network.go CreateCircuit, routesender.go): check the Dial session, pick a
-// terminator by the service's strategy, route the circuit through the router and wait for its RouteResult, retry
-// a failed attempt up to `retries` attempts in all, then answer with the circuit or upstream's error.
+// terminator by the service's strategy and the cost of the path to its router, send a Route to every router of the
+// path and wait for their RouteResults, retry a failed attempt up to `retries` attempts in all, then answer with the
+// circuit or upstream's error.
 import { formatTimestamp } from '../../lib/clock.js';
 import { newShortId } from '../../lib/ids.js';
 import { deleteTerminators, setTerminatorCostAndPrecedence, terminatorsOfService, type TerminatorRow } from '../../store/queries/terminators.js';
 import { RouteResultErrorCode, PathHeader } from '../messages/headers.js';
 import { checkSessionRequest, EdgeErrorCode, EdgeRequestError, type CheckedSession } from '../edge-requests.js';
 import { decodePeerData, EDGE_BINDING } from '../terminators/create-terminator.js';
-import { createCircuitResponse, decodeRouteResult, edgeErrorMessage, routeMessage, unrouteMessage, type CreateCircuitRequest, type Outgoing, type PeerData, type RouteResult } from './circuit-messages.js';
+import { routePlan, type RouterRoute } from '../links/route-plan.js';
+import { createCircuitResponse, decodeRouteResult, edgeErrorMessage, unrouteMessage, type CreateCircuitRequest, type Outgoing, type PeerData, type RouteResult } from './circuit-messages.js';
 import type { Circuit } from './circuit-registry.js';
 import type { CircuitDeps } from './circuit-deps.js';
 import { SelectFailure, selectTerminator, type SelectableTerminator } from './select-terminator.js';
@@ -81,9 +83,28 @@ async function attemptRoutes(
   deps: CircuitDeps,
   sourceRouterId: string,
   request: CreateCircuitRequest,
+  checked: CheckedSession,
+  started: number,
+  circuitId: string,
+): Promise<{ circuit: Circuit; peerData: PeerData }> {
+  // Routers that took a route of this circuit in some attempt (upstream's allCleanups): unrouted when the dial fails,
+  // and those off the final path when it succeeds.
+  const routed = new Set<string>();
+  try {
+    return await attemptEach(deps, sourceRouterId, request, checked, started, circuitId, routed);
+  } finally {
+    for (const routerId of routed) void deps.messenger.send(routerId, unrouteMessage(circuitId, true)).catch(() => undefined);
+  }
+}
+
+async function attemptEach(
+  deps: CircuitDeps,
+  sourceRouterId: string,
+  request: CreateCircuitRequest,
   { session, service }: CheckedSession,
   started: number,
   circuitId: string,
+  routed: Set<string>,
 ): Promise<{ circuit: Circuit; peerData: PeerData }> {
   const deadline = started + deps.routeTimeoutMs;
   // Tags name the service as asked (`instance@service` for an addressed dial), as upstream's circuit params do.
@@ -91,6 +112,7 @@ async function attemptRoutes(
   let lastFailure: DialFailure | undefined;
   for (let attempt = 0; attempt < deps.retries; attempt++) {
     const rows = await deps.store.read((db) => terminatorsOfService(db, service.id));
+    const pathTo = await deps.pathsFrom(sourceRouterId);
     let selected;
     try {
       selected = selectTerminator(deps.strategies, {
@@ -100,32 +122,28 @@ async function attemptRoutes(
         terminators: rows.map(toCandidate),
         sourceRouterId,
         isRouterOnline: (routerId) => deps.routers.isOnline(routerId),
+        pathTo,
         dialPeerData: request.peerData,
       });
     } catch (error) {
       if (error instanceof SelectFailure) throw new DialFailure(error.reason, error.message);
       throw error;
     }
-    const { terminator, strategy } = selected;
+    const { terminator, strategy, path } = selected;
     const tags = { serviceId: taggedService, clientId: session.identityId, hostId: terminator.row.host_id ?? '' };
     const ingressId = newShortId();
     const egressId = newShortId();
-    const route = routeMessage({
-      circuitId,
-      attempt,
-      ingressId,
-      egressId,
-      terminator: { binding: terminator.row.binding, address: terminator.row.address },
-      dialPeerData: request.peerData,
-      tags,
-      remainingMs: deadline - deps.clock().getTime(),
-    });
-    const outcome = await sendRoute(deps, terminator, route, attempt, circuitId);
+    const target = { binding: terminator.row.binding, address: terminator.row.address };
+    const plan = routePlan({ circuitId, attempt, ingressId, egressId, path, terminator: target, dialPeerData: request.peerData, tags, remainingMs: deadline - deps.clock().getTime() });
+    const outcome = await sendRoutes(deps, terminator, plan, attempt, circuitId, routed);
     if (outcome.success) {
+      // The routers of the final path keep their routes; the finally above unroutes those of earlier attempts only.
+      for (const routerId of path.routerIds) routed.delete(routerId);
       strategy.notify('dialSucceeded', terminator.id);
       const peerData = new Map(outcome.peerData);
       for (const key of Object.values(PathHeader)) peerData.delete(key);
       for (const [key, value] of selected.peerData) peerData.set(key, value);
+      const now = deps.clock().getTime();
       const circuit: Circuit = {
         id: circuitId,
         serviceId: service.id,
@@ -135,13 +153,16 @@ async function attemptRoutes(
         terminatorId: terminator.id,
         strategy: strategy.name,
         routerId: terminator.routerId,
+        path: { routerIds: path.routerIds, linkIds: path.linkIds },
+        terminator: target,
         ingressId,
         egressId,
         tags,
-        createdAt: deps.clock().getTime(),
+        createdAt: now,
+        updatedAt: now,
       };
       if (!deps.registry.add(circuit)) {
-        deps.routers.channelOf(circuit.routerId)?.send(unrouteMessage(circuitId, true));
+        for (const routerId of path.routerIds) routed.add(routerId);
         throw new DialFailure('CAPACITY', `this controller holds its maximum of ${deps.registry.capacity} circuits`);
       }
       const answered = new Map([...decodePeerData(terminator.row.peer_data), ...peerData]);
@@ -151,14 +172,28 @@ async function attemptRoutes(
       }
       deps.metrics?.circuitCreated((circuit.createdAt - started) / 1000);
       deps.logger.info(
-        { circuitId, service: service.name, serviceId: service.id, clientId: circuit.clientId, hostId: circuit.hostId, routerId: circuit.routerId, terminatorId: terminator.id, attempts: attempt + 1, setupMs: circuit.createdAt - started },
+        {
+          circuitId,
+          service: service.name,
+          serviceId: service.id,
+          clientId: circuit.clientId,
+          hostId: circuit.hostId,
+          routerId: circuit.routerId,
+          path: path.routerIds,
+          terminatorId: terminator.id,
+          attempts: attempt + 1,
+          setupMs: circuit.createdAt - started,
+        },
         'circuit created',
       );
       return { circuit, peerData: answered };
     }
     strategy.notify('dialFailed', terminator.id);
     lastFailure = outcome.failure;
-    deps.logger.warn({ circuitId, service: service.name, routerId: terminator.routerId, terminatorId: terminator.id, attempt: attempt + 1, cause: outcome.failure.reason, reason: outcome.failure.message }, 'route attempt for circuit failed');
+    deps.logger.warn(
+      { circuitId, service: service.name, routerId: terminator.routerId, path: path.routerIds, terminatorId: terminator.id, attempt: attempt + 1, cause: outcome.failure.reason, reason: outcome.failure.message },
+      'route attempt for circuit failed',
+    );
     await dropFailedTerminator(deps, outcome.result, terminator);
   }
   throw new DialFailure(lastFailure!.reason, `exceeded maximum [${deps.retries}] retries creating circuit [c/${circuitId}]: ${lastFailure!.message}`);
@@ -166,17 +201,34 @@ async function attemptRoutes(
 
 type RouteOutcome = { success: true; peerData: PeerData } | { success: false; failure: DialFailure; result?: RouteResult };
 
+/**
+ * The attempt's Routes sent to every router of the path at once (upstream routeSender.route): the first failure
+ * ends the attempt; it succeeds when every router has answered success, with the terminator's router's peer data.
+ * Each router that succeeded is added to `routed`, even after the attempt was decided.
+ */
+function sendRoutes(deps: CircuitDeps, terminator: DialTerminator, plan: RouterRoute[], attempt: number, circuitId: string, routed: Set<string>): Promise<RouteOutcome> {
+  return new Promise((resolve) => {
+    let pending = plan.length;
+    let peerData: PeerData = new Map();
+    plan.forEach(({ routerId, message }, index) => {
+      void routeAt(deps, terminator, routerId, message, attempt, circuitId).then((outcome) => {
+        if (!outcome.success) return resolve(outcome);
+        routed.add(routerId);
+        if (index === plan.length - 1) peerData = outcome.peerData;
+        if (--pending === 0) resolve({ success: true, peerData });
+      });
+    });
+  });
+}
+
 /** One Route and its RouteResult (matched by the channel as a reply), within the route timeout. */
-async function sendRoute(deps: CircuitDeps, terminator: DialTerminator, route: Outgoing, attempt: number, circuitId: string): Promise<RouteOutcome> {
-  const { routerId, row: { binding } } = terminator;
-  const channel = deps.routers.channelOf(routerId);
-  const timedOut = (): RouteOutcome => ({ success: false, failure: new DialFailure('ROUTER_RESPONSE_TIMEOUT', `timeout creating routes for [s/${circuitId}]`) });
-  if (!channel) return timedOut();
+async function routeAt(deps: CircuitDeps, terminator: DialTerminator, routerId: string, route: Outgoing, attempt: number, circuitId: string): Promise<RouteOutcome> {
   let reply;
   try {
-    reply = await channel.request(route, deps.routeTimeoutMs);
+    reply = await deps.messenger.request(routerId, route, deps.routeTimeoutMs);
   } catch {
-    return timedOut();
+    // Timed out, or no process holds the router.
+    return { success: false, failure: new DialFailure('ROUTER_RESPONSE_TIMEOUT', `timeout creating routes for [s/${circuitId}]`) };
   }
   const result = decodeRouteResult(reply);
   if (!result) return { success: false, failure: new DialFailure('ROUTER_ERR_GENERIC', `error creating route for [s/${circuitId}] on [r/${routerId}] (missing attempt header in route result)`) };
@@ -188,7 +240,7 @@ async function sendRoute(deps: CircuitDeps, terminator: DialTerminator, route: O
   };
   // As upstream's switch: an invalid terminator of another binding counts as misconfigured; code 2 has no case.
   let cause = causes[result.errorCode ?? RouteResultErrorCode.generic] ?? 'ROUTER_ERR_GENERIC';
-  if (result.errorCode === RouteResultErrorCode.invalidTerminator && !isHostedBinding(binding)) cause = 'ROUTER_ERR_MISCONFIGURED_TERMINATOR';
+  if (result.errorCode === RouteResultErrorCode.invalidTerminator && !isHostedBinding(terminator.row.binding)) cause = 'ROUTER_ERR_MISCONFIGURED_TERMINATOR';
   return { success: false, failure: new DialFailure(cause, `error creating route for [s/${circuitId}] on [r/${routerId}] (${result.error})`), result };
 }
 

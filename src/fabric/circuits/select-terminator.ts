@@ -1,7 +1,8 @@
 // Which terminator a dial goes to (ziti controller/network/network.go selectPath in v1.1.8): the service's
-// terminators of the asked instance whose router is online and reachable from the dialling router, ranked and
-// handed to the service's strategy. Without links between routers (issue 24) only the dialling router itself is
-// reachable: a terminator on another online router fails as upstream's path search fails with no link.
+// terminators of the asked instance whose router is online and reachable from the dialling router over links (issue
+// 24), ranked with the cost of the path to their router added and handed to the service's strategy. A terminator
+// whose router has no path from the dialling one is skipped, as upstream's path search failing.
+import { pathCostForTerminator, type Path } from '../links/paths.js';
 import { rankTerminators, type CandidateTerminator, type Strategies, type Strategy } from './strategies.js';
 import type { PeerData } from './circuit-messages.js';
 
@@ -30,6 +31,8 @@ export interface SelectRequest<T extends SelectableTerminator> {
   terminators: readonly T[];
   sourceRouterId: string;
   isRouterOnline: (routerId: string) => boolean;
+  /** The cheapest path from the dialling router to this router, undefined when there is none. */
+  pathTo: (routerId: string) => Path | undefined;
   dialPeerData: PeerData;
 }
 
@@ -37,6 +40,8 @@ export interface SelectedTerminator<T> {
   terminator: T;
   strategy: Strategy;
   peerData: PeerData;
+  /** From the dialling router to the terminator's. */
+  path: Path;
 }
 
 /** errorz.MultipleErrors' text: one error alone, else numbered. */
@@ -46,6 +51,7 @@ function multipleErrors(errors: string[]): string {
 
 export function selectTerminator<T extends SelectableTerminator>(strategies: Strategies, request: SelectRequest<T>): SelectedTerminator<T> {
   const candidates: T[] = [];
+  const paths = new Map<T, Path>();
   const errors: string[] = [];
   let hasOfflineRouters = false;
   let pathError = false;
@@ -54,11 +60,15 @@ export function selectTerminator<T extends SelectableTerminator>(strategies: Str
     if (!request.isRouterOnline(terminator.routerId)) {
       errors.push(`router with id=${terminator.routerId} on terminator with id=${terminator.id} for service name=${request.serviceId} is not online`);
       hasOfflineRouters = true;
-    } else if (terminator.routerId !== request.sourceRouterId) {
+      continue;
+    }
+    const path = request.pathTo(terminator.routerId);
+    if (!path) {
       errors.push(`can't route from ${request.sourceRouterId} -> ${terminator.routerId}`);
       pathError = true;
     } else {
       candidates.push(terminator);
+      paths.set(terminator, path);
     }
   }
   if (request.terminators.length === 0) throw new SelectFailure('NO_TERMINATORS', `service ${request.serviceId} has no terminators`);
@@ -69,6 +79,9 @@ export function selectTerminator<T extends SelectableTerminator>(strategies: Str
   }
   const strategy = strategies.get(request.terminatorStrategy);
   if (!strategy) throw new SelectFailure('INVALID_STRATEGY', `terminatorStrategy with name ${request.terminatorStrategy} not found`);
-  const { chosen, peerData } = strategy.select(rankTerminators(candidates, strategies.dynamic), request.dialPeerData);
-  return { terminator: chosen, strategy, peerData };
+  const { chosen, peerData } = strategy.select(
+    rankTerminators(candidates, strategies.dynamic, (terminator) => pathCostForTerminator(paths.get(terminator)!)),
+    request.dialPeerData,
+  );
+  return { terminator: chosen, strategy, peerData, path: paths.get(chosen)! };
 }

@@ -35,14 +35,15 @@ export interface Strategy {
 }
 
 /**
- * Ranks terminators as upstream's selectPath: static cost + dynamic cost + path cost (0 through one router), put in
- * the precedence's band, sorted lowest first. Array.sort is stable, so equal costs keep the given order.
+ * Ranks terminators as upstream's selectPath: static cost + dynamic cost + the cost of the path to the terminator's
+ * router (0 through one router), put in the precedence's band, sorted lowest first. Array.sort is stable, so equal
+ * costs keep the given order.
  */
-export function rankTerminators<T extends CandidateTerminator>(terminators: readonly T[], dynamic: DynamicCosts, pathCost = 0): CostedTerminator<T>[] {
+export function rankTerminators<T extends CandidateTerminator>(terminators: readonly T[], dynamic: DynamicCosts, pathCost: (terminator: T) => number = () => 0): CostedTerminator<T>[] {
   return terminators
     .map((terminator) => {
       const precedence = precedenceOf(terminator.precedence);
-      return { terminator, precedence, routeCost: biasedCost(precedence, terminator.cost + dynamic.get(terminator.id) + pathCost) };
+      return { terminator, precedence, routeCost: biasedCost(precedence, terminator.cost + dynamic.get(terminator.id) + pathCost(terminator)) };
     })
     .sort((a, b) => a.routeCost - b.routeCost);
 }
