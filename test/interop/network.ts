@@ -229,7 +229,8 @@ export function pipeThrough(command: string, args: string[], input: Buffer, cwd:
 export const tempDir = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
 export const readLog = (file: string) => readFileSync(file, 'utf8');
 
-function routerConfig(dir: string, ctrlEndpoint: string, edgePort: number): string {
+/** A v1.1.8 router's config: its identity files in `dir`, the controller at `ctrlEndpoint`, an edge listener. */
+export function routerConfig(dir: string, ctrlEndpoint: string, edgePort: number): string {
   return `v: 3
 identity:
   cert: ${join(dir, 'router.cert')}

@@ -17,6 +17,7 @@ import { ROOT } from '../../bench/scenario-run.js';
 import { UpstreamUnavailable, upstreamBinary, zitiEnv } from '../../scripts/upstream.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME } from '../upstream/peers.js';
 import { httpsRequest } from '../../bench/https-client.js';
+import { routerConfig } from './network.js';
 
 const RESULTS = join(dirname(fileURLToPath(import.meta.url)), 'results');
 const MANAGEMENT = '/edge/management/v1';
@@ -116,7 +117,7 @@ describe('a real v1.1.8 router against our controller', { skip: binary === undef
     routerId = String(created.json!.data.id);
     writeFileSync(join(work, 'router.jwt'), String((await routerState()).enrollmentJwt));
     edgePort = await freePort();
-    writeFileSync(join(work, 'router.yml'), routerConfig(work, ctrlPort, edgePort));
+    writeFileSync(join(work, 'router.yml'), routerConfig(work, `tls:127.0.0.1:${ctrlPort}`, edgePort));
     const enroll = await run(binary!, ['router', 'enroll', join(work, 'router.yml'), '--jwt', join(work, 'router.jwt')], work);
     assert.equal(enroll.code, 0, enroll.output);
     const state = await routerState();
@@ -198,38 +199,6 @@ describe('a real v1.1.8 router against our controller', { skip: binary === undef
     await untilLogged(/"reason":"unknown\/unenrolled router","msg":"router connection refused"/);
   });
 });
-
-function routerConfig(dir: string, ctrlPort: number, edgePort: number): string {
-  return `v: 3
-identity:
-  cert: ${join(dir, 'router.cert')}
-  server_cert: ${join(dir, 'router.server.cert')}
-  key: ${join(dir, 'router.key')}
-  ca: ${join(dir, 'router.cas')}
-ctrl:
-  endpoint: tls:127.0.0.1:${ctrlPort}
-link:
-  dialers:
-    - binding: transport
-listeners:
-  - binding: edge
-    address: tls:127.0.0.1:${edgePort}
-    options:
-      advertise: 127.0.0.1:${edgePort}
-edge:
-  csr:
-    country: US
-    province: NC
-    locality: Charlotte
-    organization: NetFoundry
-    organizationalUnit: Ziti
-    sans:
-      dns:
-        - localhost
-      ip:
-        - "127.0.0.1"
-`;
-}
 
 function run(binary: string, args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
