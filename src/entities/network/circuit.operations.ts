@@ -1,14 +1,14 @@
 // `/fabric/v1/circuits`: the circuits the network holds (deps.network), listed with the filter language of every
 // other list, shown as upstream's `api_impl/circuit_api_model.go` MapCircuitToRestModel shows them.
 import type { OperationContext, OperationHandler, OperationTable } from '../../http/operation.js';
-import { emptyEnvelope, envelopeWriter } from '../../http/envelope.js';
+import { emptyEnvelope } from '../../http/envelope.js';
 import { ApiError } from '../../errors/api-error.js';
 import { formatTimestamp } from '../../lib/clock.js';
-import { pageOfInlineItems } from '../../crud/inline-list.js';
 import type { SymbolTable } from '../../store/filter/filter-types.js';
 import { namesOf } from '../../store/queries/references.js';
 import { emptyNetwork, type CircuitSummary } from '../../fabric/network-views.js';
 import { networkRefs, type NetworkRefs } from './network-refs.js';
+import { networkListAndDetail } from './network-operations.js';
 
 /** Upstream's circuit store symbols (`model/circuit.go` NewCircuitController); `updatedAt` reads createdAt there. */
 const circuitSymbols: SymbolTable = {
@@ -19,9 +19,6 @@ const circuitSymbols: SymbolTable = {
   createdAt: { kind: 'column', type: 'datetime', column: 'created_at' },
   updatedAt: { kind: 'column', type: 'datetime', column: 'created_at' },
 };
-
-/** No filterable fields in the meta (upstream passes none for circuits), and no version fields (fabric). */
-const writer = envelopeWriter(undefined, false);
 
 const circuitsOf = (context: OperationContext) => (context.deps.network ?? emptyNetwork).circuits;
 
@@ -53,32 +50,13 @@ async function render(context: OperationContext, circuits: readonly CircuitSumma
   return circuits.map((circuit) => toApi(circuit, refs, serviceNames));
 }
 
-const listCircuits: OperationHandler = {
-  access: 'admin',
-  async handle(context) {
-    const page = await pageOfInlineItems(context, circuitSymbols, await circuitsOf(context).list(), (c) => ({
-      id: c.id,
-      client_id: c.clientId,
-      service: c.serviceId,
-      terminator: c.terminatorId,
-      created_at: formatTimestamp(c.createdAt),
-    }));
-    const data = await render(context, page.items);
-    const { limit, offset } = page.query;
-    return { status: 200, raw: writer.list(data, { limit, offset, totalCount: page.totalCount }), contentType: 'application/json' };
-  },
-};
-
-const detailCircuit: OperationHandler = {
-  access: 'admin',
-  async handle(context) {
-    const id = context.params.id as string;
-    const circuit = await circuitsOf(context).get(id);
-    if (!circuit) throw ApiError.notFound('circuit', id);
-    const [data] = await render(context, [circuit]);
-    return { status: 200, raw: writer.one(data!), contentType: 'application/json' };
-  },
-};
+const { list: listCircuits, detail: detailCircuit } = networkListAndDetail<CircuitSummary>({
+  type: 'circuit',
+  symbols: circuitSymbols,
+  view: circuitsOf,
+  row: (c) => ({ id: c.id, client_id: c.clientId, service: c.serviceId, terminator: c.terminatorId, created_at: formatTimestamp(c.createdAt) }),
+  render,
+});
 
 /** `ziti fabric delete circuit` sends `{"immediate": bool}`; upstream's body is optional. */
 const deleteCircuit: OperationHandler = {

@@ -1,12 +1,10 @@
 // `/fabric/v1/links`: the routers' links the network holds (deps.network), listed with the filter language
 // of every other list, shown as upstream's `api_impl/link_api_model.go` MapLinkToRestModel shows them.
-import type { OperationContext, OperationHandler, OperationTable } from '../../http/operation.js';
-import { envelopeWriter } from '../../http/envelope.js';
-import { ApiError } from '../../errors/api-error.js';
-import { pageOfInlineItems } from '../../crud/inline-list.js';
+import type { OperationContext, OperationTable } from '../../http/operation.js';
 import type { SymbolTable } from '../../store/filter/filter-types.js';
 import { emptyNetwork, type LinkSummary } from '../../fabric/network-views.js';
 import { networkRefs } from './network-refs.js';
+import { networkListAndDetail } from './network-operations.js';
 
 /** Upstream's link store symbols (`model/link_manager.go` NewLinkManager). */
 const linkSymbols: SymbolTable = {
@@ -22,9 +20,6 @@ const linkSymbols: SymbolTable = {
   state: { kind: 'column', type: 'string', column: 'state' },
   iteration: { kind: 'column', type: 'number', column: 'iteration' },
 };
-
-/** No filterable fields in the meta (upstream passes none for links), and no version fields (fabric). */
-const writer = envelopeWriter(undefined, false);
 
 const linksOf = (context: OperationContext) => (context.deps.network ?? emptyNetwork).links;
 
@@ -47,37 +42,24 @@ async function render(context: OperationContext, links: readonly LinkSummary[]):
   }));
 }
 
-const listLinks: OperationHandler = {
-  access: 'admin',
-  async handle(context) {
-    const page = await pageOfInlineItems(context, linkSymbols, await linksOf(context).list(), (link) => ({
-      id: link.id,
-      protocol: link.protocol,
-      dial_address: link.dialAddress,
-      source_router: link.sourceRouterId,
-      dest_router: link.destRouterId,
-      cost: link.cost,
-      static_cost: link.staticCost,
-      dest_latency: link.destLatency,
-      source_latency: link.sourceLatency,
-      state: link.state,
-      iteration: link.iteration,
-    }));
-    const data = await render(context, page.items);
-    const { limit, offset } = page.query;
-    return { status: 200, raw: writer.list(data, { limit, offset, totalCount: page.totalCount }), contentType: 'application/json' };
-  },
-};
-
-const detailLink: OperationHandler = {
-  access: 'admin',
-  async handle(context) {
-    const id = context.params.id as string;
-    const link = await linksOf(context).get(id);
-    if (!link) throw ApiError.notFound('link', id);
-    const [data] = await render(context, [link]);
-    return { status: 200, raw: writer.one(data!), contentType: 'application/json' };
-  },
-};
+const { list: listLinks, detail: detailLink } = networkListAndDetail<LinkSummary>({
+  type: 'link',
+  symbols: linkSymbols,
+  view: linksOf,
+  row: (link) => ({
+    id: link.id,
+    protocol: link.protocol,
+    dial_address: link.dialAddress,
+    source_router: link.sourceRouterId,
+    dest_router: link.destRouterId,
+    cost: link.cost,
+    static_cost: link.staticCost,
+    dest_latency: link.destLatency,
+    source_latency: link.sourceLatency,
+    state: link.state,
+    iteration: link.iteration,
+  }),
+  render,
+});
 
 export const linkOperations: OperationTable = { listLinks, detailLink };
