@@ -54,11 +54,18 @@ export interface LoadFigures {
   repeated?: number;
 }
 
-export async function runLoad(spec: LoadSpec, cwd: string): Promise<LoadFigures> {
-  // Through the environment rather than argv, so the session token does not show in `ps`.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/load-child.ts'], {
+export function runLoad(spec: LoadSpec, cwd: string): Promise<LoadFigures> {
+  return runBenchChild<LoadFigures>('bench/load-child.ts', LOAD_SPEC_VARIABLE, spec, cwd, 'load child');
+}
+
+/**
+ * Runs a bench script in a process of its own, its spec in the environment rather than argv (so a session token
+ * does not show in `ps`), and reads its figures from the last line it prints.
+ */
+export async function runBenchChild<T>(script: string, specVariable: string, spec: unknown, cwd: string, what: string): Promise<T> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
     cwd,
-    env: { ...process.env, [LOAD_SPEC_VARIABLE]: JSON.stringify(spec) },
+    env: { ...process.env, [specVariable]: JSON.stringify(spec) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const removeCleanup = onCleanup(
@@ -75,6 +82,6 @@ export async function runLoad(spec: LoadSpec, cwd: string): Promise<LoadFigures>
   });
   removeCleanup();
   const line = stdout.trim().split('\n').at(-1);
-  if (code !== 0 || !line) throw new Error(`load child exited with ${code}: ${stderr.slice(-2000)}`);
-  return JSON.parse(line) as LoadFigures;
+  if (code !== 0 || !line) throw new Error(`${what} exited with ${code}: ${stderr.slice(-2000)}`);
+  return JSON.parse(line) as T;
 }

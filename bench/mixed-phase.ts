@@ -1,12 +1,11 @@
 // The mixed phase (BENCH_PHASES=mixed): ~200 clients doing what SDKs and admins do at once (bench/mixed-load.ts)
 // while a probe opens a fresh TLS connection every PROBE_INTERVAL_MS and times its handshake. Issue 21 saw a new
 // client wait 30–60 s for its handshake under such a load; the goal is 1 s at p99.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
-import { onCleanup } from './cleanup.js';
+import { runBenchChild } from './load.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, startController } from './controller-process.js';
 import { httpsRequest, loginAdmin } from './https-client.js';
 import type { Goal } from './report.js';
@@ -107,28 +106,7 @@ async function seed(baseUrl: string, token: string): Promise<string[]> {
 }
 
 function runClients(spec: MixedLoadSpec): Promise<MixedLoadFigures> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/mixed-load.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, [MIXED_SPEC_VARIABLE]: JSON.stringify(spec) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const removeCleanup = onCleanup(
-    () => void child.kill('SIGTERM'),
-    () => child.kill('SIGKILL'),
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      removeCleanup();
-      const line = stdout.trim().split('\n').at(-1);
-      if (code !== 0 || !line) reject(new Error(`mixed load exited with ${code}: ${stderr.slice(-2000)}`));
-      else resolve(JSON.parse(line) as MixedLoadFigures);
-    });
-  });
+  return runBenchChild<MixedLoadFigures>('bench/mixed-load.ts', MIXED_SPEC_VARIABLE, spec, ROOT, 'mixed load');
 }
 
 /** In a home of its own: its users, services and logins would change what other phases measure. */
