@@ -9,7 +9,8 @@ declare module 'autocannon' {
   }
 
   export interface Options {
-    url: string;
+    /** Several: connections are spread evenly over them. */
+    url: string | string[];
     method?: string;
     headers?: Record<string, string>;
     body?: string;

@@ -1,14 +1,26 @@
 // The store the bench seeds and reads beside the controller (which must be stopped while seeding): the same
 // store the controller opens from its home, through the store's own query modules. With BENCH_STORE=postgres each
-// home's data is a fresh schema in BENCH_DATABASE_URL's database, dropped when the run ends.
+// home's data is a fresh schema in a database of its own the run creates on BENCH_DATABASE_URL's server (its role
+// needs CREATEDB), dropped when the run ends.
 import { join } from 'node:path';
 import { openStore } from '../src/store/open-store.js';
-import { createScratchSchema, type ScratchSchema } from '../src/store/postgres/scratch-schema.js';
+import { createScratchDatabase, createScratchSchema, type ScratchSchema } from '../src/store/postgres/scratch-schema.js';
 import type { Store } from '../src/store/store.js';
 import { onCleanup } from './cleanup.js';
 import { settings } from './settings.js';
 
 const schemas = new Map<string, Promise<ScratchSchema>>();
+let runDatabase: Promise<ScratchSchema> | undefined;
+
+/** The run's own database, made on first use: nothing else on the server shares its tables, locks or statistics. */
+function databaseOfRun(url: string): Promise<ScratchSchema> {
+  if (!runDatabase) {
+    const database = createScratchDatabase(url, 'ziti_bench');
+    runDatabase = database;
+    onCleanup(async () => (await database).drop());
+  }
+  return runDatabase;
+}
 
 /** The database URL a controller on `home` is started with; undefined: the SQLite file in the home. */
 export async function databaseUrlFor(home: string): Promise<string | undefined> {
@@ -18,11 +30,18 @@ export async function databaseUrlFor(home: string): Promise<string | undefined> 
   if (!url) throw new Error('BENCH_STORE=postgres needs BENCH_DATABASE_URL (or ZITI_TEST_DATABASE_URL)');
   let schema = schemas.get(home);
   if (!schema) {
-    schema = createScratchSchema(url, 'ziti_bench');
-    schemas.set(home, schema);
-    onCleanup(async () => (await schema!).drop());
+    const created = databaseOfRun(url).then((database) => createScratchSchema(database.url, 'ziti_bench'));
+    schemas.set(home, created);
+    onCleanup(async () => (await created).drop());
+    schema = created;
   }
   return (await schema).url;
+}
+
+/** Makes `home` use the data of `shared` (a second instance on the same database). */
+export function shareStore(home: string, shared: string): void {
+  const schema = schemas.get(shared);
+  if (schema) schemas.set(home, schema);
 }
 
 /** Opens the home's store, runs `work`, and closes it again. */

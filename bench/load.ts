@@ -5,7 +5,8 @@ import { onCleanup } from './cleanup.js';
 export const LOAD_SPEC_VARIABLE = 'BENCH_LOAD_SPEC';
 
 export interface LoadSpec {
-  url: string;
+  /** Several: the connections are spread evenly over them (instances of one controller on one database). */
+  url: string | string[];
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   headers: Record<string, string>;
   body?: string;

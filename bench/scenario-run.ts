@@ -38,7 +38,7 @@ export async function probeScenario(scenario: Scenario, server: ServerProcess, t
 
 /** `token` is sent as `zt-session` when the scenario is authenticated; `identities` labels the result. */
 export async function runScenario(scenario: Scenario, server: ServerProcess, token: string, identities: number, probe?: Probe): Promise<ScenarioResult> {
-  const url = `${server.baseUrl}${scenario.path}`;
+  const url = server.baseUrls ? server.baseUrls.map((base) => `${base}${scenario.path}`) : `${server.baseUrl}${scenario.path}`;
   const headers = requestHeaders(scenario, token);
   const body = scenario.body === undefined ? {} : { body: scenario.body };
   const probed = probe ?? (await probeScenario(scenario, server, token));

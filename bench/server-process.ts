@@ -9,6 +9,8 @@ export interface ServerProcess {
   name: string;
   pid: number;
   baseUrl: string;
+  /** Instances of one controller the load is spread over (baseUrl is the first); absent: baseUrl alone. */
+  baseUrls?: string[];
   /** Resident set size in MB, from /proc/<pid>/status (VmRSS). */
   rssMb: () => number;
   /** Peak resident set size so far in MB (VmHWM). */

@@ -27,3 +27,15 @@ export async function createScratchSchema(url: string, prefix = 'ziti_scratch'):
   scoped.searchParams.set('options', `-c search_path=${name}`);
   return { url: scoped.toString(), name, drop: () => run(url, `DROP SCHEMA IF EXISTS ${name} CASCADE`) };
 }
+
+/**
+ * A fresh database on the server `url` names (its role needs CREATEDB), for a run that must not share one with
+ * anything else (the stores bench); dropped with FORCE, so connections left open do not keep it.
+ */
+export async function createScratchDatabase(url: string, prefix = 'ziti_scratch'): Promise<ScratchSchema> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  await run(url, `CREATE DATABASE ${name}`);
+  const scoped = new URL(url);
+  scoped.pathname = `/${name}`;
+  return { url: scoped.toString(), name, drop: () => run(url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
