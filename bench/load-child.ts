@@ -9,13 +9,15 @@ const variants = spec.variantsFile ? (JSON.parse(readFileSync(spec.variantsFile,
 let sent = 0;
 /** The next combination of token, body and path (see RequestVariants). */
 function nextVariant(request: RequestParams): RequestParams {
-  const { tokens, bodies, paths } = variants!;
+  const { tokens, bodies, paths, tokensInTurn } = variants!;
   const perToken = bodies?.length ?? 1;
   const index = sent % ((tokens?.length ?? 1) * perToken);
   const path = paths?.[sent % paths.length];
   sent++;
-  const headers = tokens ? { ...request.headers, 'zt-session': tokens[Math.floor(index / perToken)]! } : request.headers;
-  return { ...request, headers, ...(bodies ? { body: bodies[index % perToken]! } : {}), ...(path ? { path } : {}) };
+  // Either way every (token, body) combination comes once before any repeats.
+  const [token, body] = tokensInTurn && tokens ? [index % tokens.length, Math.floor(index / tokens.length)] : [Math.floor(index / perToken), index % perToken];
+  const headers = tokens ? { ...request.headers, 'zt-session': tokens[token]! } : request.headers;
+  return { ...request, headers, ...(bodies ? { body: bodies[body]! } : {}), ...(path ? { path } : {}) };
 }
 
 // autocannon keeps connections alive (HTTP/1.1) and, over https, does not verify the server's certificate.

@@ -32,6 +32,11 @@ export interface RequestVariants {
   tokens?: string[];
   bodies?: string[];
   paths?: string[];
+  /**
+   * Request i sends `tokens[i mod tokens.length]` with `bodies[⌊i / tokens.length⌋ mod bodies.length]` instead: the
+   * requests in flight at once are of different API sessions, as those of a network of SDKs dialling at once are.
+   */
+  tokensInTurn?: boolean;
 }
 
 export interface LoadFigures {

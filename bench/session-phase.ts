@@ -31,9 +31,9 @@ function tokensNeeded(services: number): number {
   return Math.max(1, Math.ceil(requests / services));
 }
 
-function createScenario(target: Scenario['target'], home: string, key: string, tokens: string[], services: string[]): Scenario {
+function createScenario(target: Scenario['target'], home: string, key: string, tokens: string[], services: string[], tokensInTurn: boolean): Scenario {
   const bodies = services.map((serviceId) => JSON.stringify({ serviceId, type: 'Dial' }));
-  const variants: RequestVariants = { tokens, bodies };
+  const variants: RequestVariants = { tokens, bodies, tokensInTurn };
   const variantsFile = join(home, `${key}.json`);
   writeFileSync(variantsFile, JSON.stringify(variants));
   return { key, target, method: 'POST', path: '/edge/client/v1/sessions', isAuthenticated: true, body: bodies[0]!, variantsFile };
@@ -41,9 +41,16 @@ function createScenario(target: Scenario['target'], home: string, key: string, t
 
 /**
  * Makes the sessions model on a running controller (ours or upstream, through its management API), logs its users in
- * and reports their posture, and returns the five scenarios with the token each is loaded with.
+ * and reports their posture, and returns the five scenarios with the token each is loaded with. `tokensInTurn`: the
+ * creates running at once are of different API sessions (RequestVariants), else of one API session at a time.
  */
-export async function prepareSessionScenarios(baseUrl: string, adminToken: string, dir: string, target: Scenario['target']): Promise<Array<[Scenario, string]>> {
+export async function prepareSessionScenarios(
+  baseUrl: string,
+  adminToken: string,
+  dir: string,
+  target: Scenario['target'],
+  tokensInTurn = false,
+): Promise<Array<[Scenario, string]>> {
   const started = performance.now();
   const fixture = await setUpSessionModel(baseUrl, adminToken, sessionModel(settings.sessionHeavyServices), say);
   const logins = async (user: BenchUser) => {
@@ -55,10 +62,10 @@ export async function prepareSessionScenarios(baseUrl: string, adminToken: strin
   const heavy = await logins(fixture.heavy);
   say(`  ${((performance.now() - started) / 1000).toFixed(1)} s, ${typical.length} + ${heavy.length} API sessions`);
   return [
-    [createScenario(target, dir, 'session-create-typical', typical, fixture.typical.plain), typical[0]!],
-    [createScenario(target, dir, 'session-create-typical-posture', typical, fixture.typical.postured), typical[0]!],
-    [createScenario(target, dir, 'session-create-heavy', heavy, fixture.heavy.plain), heavy[0]!],
-    [createScenario(target, dir, 'session-create-heavy-posture', heavy, fixture.heavy.postured), heavy[0]!],
+    [createScenario(target, dir, 'session-create-typical', typical, fixture.typical.plain, tokensInTurn), typical[0]!],
+    [createScenario(target, dir, 'session-create-typical-posture', typical, fixture.typical.postured, tokensInTurn), typical[0]!],
+    [createScenario(target, dir, 'session-create-heavy', heavy, fixture.heavy.plain, tokensInTurn), heavy[0]!],
+    [createScenario(target, dir, 'session-create-heavy-posture', heavy, fixture.heavy.postured, tokensInTurn), heavy[0]!],
     [{ key: 'posture-response-bulk', target, method: 'POST', path: '/edge/client/v1/posture-response-bulk', isAuthenticated: true, body: postureReport(fixture.osCheckId) }, typical[0]!],
   ];
 }

@@ -73,6 +73,7 @@ export function storesGoals(run: StoresRun): Goal[] {
 
 function cell(result: ScenarioResult | undefined): string {
   if (!result) return '—';
+  if (result.load.totalRequests === 0) return `none completed (probe ${result.probe.status}${result.probe.errorCode ? `: ${result.probe.errorCode.slice(0, 60)}` : ''})`;
   const failed = result.load.non2xx + result.load.errors + result.load.timeouts;
   const shown = `${result.load.requestsPerSecond.toFixed(0)}/s, p99 ${result.load.latencyP99Ms} ms`;
   return failed > 0 ? `${shown} (${failed} failed)` : shown;
