@@ -40,7 +40,9 @@ try {
     const tokens = await loginMany(controller.baseUrl, user, Math.ceil((CREATES_PER_SECOND * (Number(seconds) + 1)) / services.length));
     await reportPosture(controller.baseUrl, tokens[0]!, fixture.osCheckId);
     const variantsFile = join(home, 'variants.json');
-    writeFileSync(variantsFile, JSON.stringify({ tokens, bodies: services.map((serviceId) => JSON.stringify({ serviceId, type: 'Dial' })) }));
+    // The next API session each request, as the stores bench sends them (PROFILE_ONE_SESSION=1: one API session's at a time).
+    const tokensInTurn = process.env.PROFILE_ONE_SESSION !== '1';
+    writeFileSync(variantsFile, JSON.stringify({ tokens, bodies: services.map((serviceId) => JSON.stringify({ serviceId, type: 'Dial' })), tokensInTurn }));
     loadFromMs = performance.now() - spawnedAt;
     const url = `${controller.baseUrl}/edge/client/v1/sessions`;
     const headers = { accept: 'application/json', 'content-type': 'application/json' };

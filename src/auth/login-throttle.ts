@@ -6,7 +6,8 @@
 // a guesser spread over many addresses to one guess per address, while an address that never failed still logs in.
 //
 // Nothing is serialised: the counts are read before the expensive check (argon2id) and decided again after it. A
-// failure is counted in one transaction that also reads the counts back, so it knows which failures came before it;
+// failure is counted in one transaction that also reads the counts back (under its rows' locks, not a write turn),
+// so it knows which failures came before it;
 // one that was over the limit then is answered 429 like any refused attempt, and a success is refused when failures
 // that finished during its check used up a limit. So no more failures are ever answered than the limits allow, on
 // any number of processes, and concurrent logins of one account run side by side.
@@ -15,7 +16,7 @@ import { isIPv6 } from 'node:net';
 import { ApiError } from '../errors/api-error.js';
 import { formatTimestamp, type Clock } from '../lib/clock.js';
 import { clearFailures, countFailures, openFailureWindows, type FailureWindow } from '../store/queries/login-failures.js';
-import type { Db, Store } from '../store/store.js';
+import { writeAreas, type Db, type Store, type WriteOptions } from '../store/store.js';
 
 export interface ThrottleKey {
   /** `address:<ip>`, `username:<name>`, `username-from:<ip> <name>`, `mfa:<identityId>`. */
@@ -34,6 +35,9 @@ export interface LoginThrottleOptions {
   usernameFailuresAllAddresses: number;
   addressFailures: number;
 }
+
+/** The throttle's own writes: one statement per row, which locks only that row. */
+const ROW_LOCKED: WriteOptions = { bookkeeping: true, touches: writeAreas.rowsOnly };
 
 export class LoginThrottle {
   readonly #options: LoginThrottleOptions;
@@ -75,10 +79,13 @@ export class LoginThrottle {
    * used up a limit, so the caller learns nothing from it. Otherwise returns, and the caller answers its refusal.
    */
   async failed(keys: readonly ThrottleKey[], reply?: FastifyReply): Promise<void> {
+    // No write turn (issue 26): the count's upserts lock its keys' rows, all in one order (the caller's own key,
+    // the username's, the address's), so counts of a shared key take turns on its row and each reads back the
+    // failures before it, while failures of different callers run at once. Bookkeeping: no kept answer reads them.
     const windows = await this.#options.store.transaction(async (tx) => {
       await this.count(tx, keys);
       return this.#windows(tx, keys);
-    });
+    }, ROW_LOCKED);
     this.#refuseIfUsedUp(keys, windows, 1, reply);
   }
 
@@ -96,7 +103,7 @@ export class LoginThrottle {
     const windows = await this.#options.store.read((db) => this.#windows(db, keys));
     this.#refuseIfUsedUp(keys, windows, 0, reply);
     const own = keys[0]!.key;
-    if (windows.has(own)) await this.#options.store.transaction((tx) => this.clear(tx, own));
+    if (windows.has(own)) await this.#options.store.transaction((tx) => this.clear(tx, own), ROW_LOCKED);
   }
 
   /** A success ends the count of the caller's own key. */

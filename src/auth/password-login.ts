@@ -3,6 +3,7 @@
 import { ApiError } from '../errors/api-error.js';
 import { clearPasswordFailures, countPasswordFailure, passwordCandidate } from '../store/queries/authenticators.js';
 import type { OperationContext } from '../http/operation.js';
+import { writeAreas } from '../store/store.js';
 import { disableIdentityIn, disabledStateOf, isIdentityDisabled } from './identity-disable.js';
 import { invalidAuth } from './login-policy.js';
 import { hashPassword, verifyPassword } from './password.js';
@@ -50,11 +51,14 @@ async function findCandidate(context: OperationContext, username: string): Promi
 async function countFailure(context: OperationContext, candidate: Candidate): Promise<void> {
   const { deps } = context;
   if (candidate.maxAttempts <= 0) return;
+  // In the identity's write area, not the strict turn (issue 26): the count and the lockout are the identity's own
+  // (its authenticator, its disabled state and API sessions), so a password guesser at one account holds back no
+  // other identity's login, session create or posture report, and nothing strict.
   const ended = await deps.store.transaction(async (tx) => {
     if ((await countPasswordFailure(tx, candidate.authenticatorId)) < candidate.maxAttempts) return [];
     await clearPasswordFailures(tx, candidate.authenticatorId);
     return disableIdentityIn(tx, deps, candidate.identityId, candidate.lockoutMinutes);
-  });
+  }, { touches: [writeAreas.identity(candidate.identityId)] });
   for (const id of ended) deps.apiSessions.forget(id);
 }
 
@@ -76,7 +80,7 @@ export async function checkPasswordLogin(context: OperationContext, username: un
   }
   await throttle.succeeded(keys, context.reply);
   if (candidate.failedAttempts > 0) {
-    await deps.store.transaction((tx) => clearPasswordFailures(tx, candidate.authenticatorId));
+    await deps.store.transaction((tx) => clearPasswordFailures(tx, candidate.authenticatorId), { touches: [writeAreas.identity(candidate.identityId)] });
   }
   return { identityId: candidate.identityId, authenticatorId: candidate.authenticatorId };
 }

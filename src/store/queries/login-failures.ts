@@ -1,7 +1,7 @@
 // Failed logins counted per key (`username:…`, `username-from:…`, `address:…`, `mfa:…`) within a window, shared by every controller
 // on the database and kept across restarts.
 import { sql } from 'kysely';
-import { typed } from '../connection.js';
+import { dialectOf, typed } from '../connection.js';
 import type { Db } from '../store.js';
 
 export interface FailureWindow {
@@ -35,8 +35,15 @@ export async function countFailures(tx: Db, keys: readonly string[], now: string
       )
       .execute();
   }
-  // Ended windows are dropped as new failures arrive, so the table holds only the current windows' keys.
-  await typed(tx).deleteFrom('login_failures').where('window_ends_at', '<=', now).execute();
+  // Ended windows are dropped as new failures arrive, so the table holds only the current windows' keys. Failures
+  // of different callers are counted at once on PostgreSQL (row locks, not a write turn): rows another count holds
+  // are skipped, not waited for, as two counts each waiting for the other's restarted window would deadlock; a
+  // later failure drops them.
+  const ended = typed(tx).selectFrom('login_failures').select('key').where('window_ends_at', '<=', now);
+  await typed(tx)
+    .deleteFrom('login_failures')
+    .where('key', 'in', dialectOf(tx).name === 'postgres' ? ended.forUpdate().skipLocked() : ended)
+    .execute();
 }
 
 export async function clearFailures(tx: Db, key: string): Promise<void> {
