@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
+import { runCleanup } from './cleanup.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, startController } from './controller-process.js';
 import { printProfile } from './cpu-profile.js';
 import { loginAdmin } from './https-client.js';
@@ -57,4 +58,6 @@ try {
   printProfile(profileDir, loadFromMs);
 } finally {
   rmSync(home, { recursive: true, force: true });
+  // BENCH_STORE=postgres: the run's database goes too.
+  await runCleanup();
 }
