@@ -1,7 +1,7 @@
 // The servers under load (the controller, the hello server), each in its own child process: start, wait until
 // it answers over HTTPS, read its memory and CPU time from /proc, stop it with SIGTERM.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { onCleanup } from './cleanup.js';
 import { httpsRequest } from './https-client.js';
 
@@ -157,3 +157,26 @@ export function readMachineBusySeconds(): number {
 }
 
 export { freePort } from '../scripts/free-port.js';
+
+/**
+ * CPU time so far of the PostgreSQL server processes serving `database` (their titles read `postgres: <cluster>:
+ * <user> <database> <client> <state>`), for what a request costs the database server too. Monotonic: a backend
+ * that has exited keeps the time last read of it (what it used after that read is not counted).
+ */
+export function databaseBackendsCpu(database: string): () => number {
+  const seen = new Map<number, number>();
+  const marker = ` ${database} `;
+  return () => {
+    for (const entry of readdirSync('/proc')) {
+      const pid = Number(entry);
+      if (!Number.isInteger(pid)) continue;
+      try {
+        const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        if (title.startsWith('postgres: ') && title.includes(marker)) seen.set(pid, readOneCpuSeconds(pid));
+      } catch {
+        // Gone between the listing and the read.
+      }
+    }
+    return [...seen.values()].reduce((sum, seconds) => sum + seconds, 0);
+  };
+}

@@ -102,6 +102,11 @@ export function formatStoresReport(run: StoresRun): string {
     ];
     lines.push(`| ${cells.join(' | ')} |`);
   }
+  lines.push('', `CPU per request, ms (on PostgreSQL the controller's and its database backends' together):`, '', `| scenario | ${measured.map((store) => LABELS[store]).join(' | ')} |`, `|---|${measured.map(() => '---').join('|')}|`);
+  for (const row of ROWS) {
+    const seed = row.seed === 'small' ? run.settings.smallSeed : run.settings.largeSeed;
+    lines.push(`| ${row.label}, ${seed} | ${measured.map((store) => find(run, store, row)?.cpuMsPerRequest.toFixed(2) ?? '—').join(' | ')} |`);
+  }
   const busy = measured.map((store) => {
     const results = run.stores[store] ?? [];
     const mean = results.reduce((sum, result) => sum + result.otherCores, 0) / Math.max(1, results.length);

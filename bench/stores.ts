@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startUpstream, UpstreamUnavailable } from '../scripts/upstream.js';
-import { shareStore } from './bench-store.js';
+import { databaseUrlFor, shareStore } from './bench-store.js';
 import { installSignalCleanup, isInterrupted, onCleanup, runCleanup } from './cleanup.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, startController } from './controller-process.js';
 import { loginAdmin } from './https-client.js';
@@ -19,7 +19,7 @@ import { runScenario, ROOT } from './scenario-run.js';
 import * as scenarios from './scenarios.js';
 import type { Scenario } from './scenarios.js';
 import { seedIdentities } from './seed-identities.js';
-import { freePort, readCpuSeconds, readRssMb, type ServerProcess } from './server-process.js';
+import { databaseBackendsCpu, freePort, readCpuSeconds, readRssMb, type ServerProcess } from './server-process.js';
 import { closeModelConnections } from './session-model.js';
 import { loadSessionScenarios, prepareSessionScenarios } from './session-phase.js';
 import { say, settings } from './settings.js';
@@ -53,6 +53,10 @@ function asOne(instances: ServerProcess[]): ServerProcess {
     cpuSeconds: sum((one) => one.cpuSeconds()),
     stop: async () => void (await Promise.all(instances.map((one) => one.stop()))),
   };
+}
+
+function withDatabaseCpu(server: ServerProcess, databaseCpu: (() => number) | undefined): ServerProcess {
+  return databaseCpu ? { ...server, cpuSeconds: () => server.cpuSeconds() + databaseCpu() } : server;
 }
 
 type Load = (server: ServerProcess, token: string) => Promise<ScenarioResult[]>;
@@ -92,11 +96,14 @@ async function measureOurs(store: 'sqlite' | 'postgres', instances: number): Pro
   await (await startController(home, ports[0] ?? 0)).stop();
   for (const other of others) shareStore(other, home);
   const loads = platformLoads(home, 'controller');
+  // On PostgreSQL a request's CPU is the controller's and its database backends' together (SQLite's is in-process).
+  const url = await databaseUrlFor(home);
+  const databaseCpu = url === undefined ? undefined : databaseBackendsCpu(new URL(url).pathname.slice(1));
   const within = async (load: Load) => {
     const started: ServerProcess[] = [];
     try {
       for (const [index, one] of homes.entries()) started.push(await startController(one, ports[index] ?? 0));
-      const server = asOne(started);
+      const server = withDatabaseCpu(asOne(started), databaseCpu);
       return await load(server, await loginAdmin(server.baseUrl, ADMIN_USERNAME, ADMIN_PASSWORD));
     } finally {
       await Promise.all(started.map((one) => one.stop()));
