@@ -73,11 +73,14 @@ export function storesGoals(run: StoresRun): Goal[] {
 
 function cell(result: ScenarioResult | undefined): string {
   if (!result) return '—';
-  if (result.load.totalRequests === 0) return `none completed (probe ${result.probe.status}${result.probe.errorCode ? `: ${result.probe.errorCode.slice(0, 60)}` : ''})`;
+  if (result.load.totalRequests === 0) return `none completed (probe ${result.probe.status}${result.probe.errorCode ? `: ${result.probe.errorCode.slice(0, 40)}` : ''})`;
   const failed = result.load.non2xx + result.load.errors + result.load.timeouts;
   const shown = `${result.load.requestsPerSecond.toFixed(0)}/s, p99 ${result.load.latencyP99Ms} ms`;
   return failed > 0 ? `${shown} (${failed} failed)` : shown;
 }
+
+/** Nothing completed: the CPU spent was spent on no request. */
+const cpuCell = (result: ScenarioResult | undefined) => (result && result.load.totalRequests > 0 ? result.cpuMsPerRequest.toFixed(2) : '—');
 
 const shownRatio = (value: number | undefined) => (value === undefined ? '—' : value.toFixed(2));
 
@@ -105,7 +108,7 @@ export function formatStoresReport(run: StoresRun): string {
   lines.push('', `CPU per request, ms (on PostgreSQL the controller's and its database backends' together):`, '', `| scenario | ${measured.map((store) => LABELS[store]).join(' | ')} |`, `|---|${measured.map(() => '---').join('|')}|`);
   for (const row of ROWS) {
     const seed = row.seed === 'small' ? run.settings.smallSeed : run.settings.largeSeed;
-    lines.push(`| ${row.label}, ${seed} | ${measured.map((store) => find(run, store, row)?.cpuMsPerRequest.toFixed(2) ?? '—').join(' | ')} |`);
+    lines.push(`| ${row.label}, ${seed} | ${measured.map((store) => cpuCell(find(run, store, row))).join(' | ')} |`);
   }
   const busy = measured.map((store) => {
     const results = run.stores[store] ?? [];
