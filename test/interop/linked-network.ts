@@ -1,0 +1,103 @@
+// A network of several upstream v1.1.8 routers linked to each other, driven through the management API so the same code
+// builds it on our controller and on upstream's (issue 24): routers with or without edge and link listeners (link
+// groups decide who dials whom), one dialling identity allowed only on its router, and per echo service a hosting
+// identity allowed only on the router named for it (edge-router policies), `ziti demo echo-server` hosting it.
+// Used by `npm run test:interop:links` and `npm run bench:paths`.
+import { join } from 'node:path';
+import { ADMIN_PASSWORD, ADMIN_USERNAME } from '../upstream/peers.js';
+import { zitiCli, type ZitiCli } from './ziti-cli.js';
+import {
+  create, echoService, enrolledIdentity, startController, startEchoServer, startRouter, until,
+  type ControllerKind, type NetworkController, type Program, type Router, type RouterOptions,
+} from './network.js';
+
+export interface Topology {
+  /** Started in this order; a router's links appear once both it and the router it dials run. */
+  routers: Array<RouterOptions & { name: string }>;
+  /** The router the dialling identity (`client`) may use. */
+  clientRouter: string;
+  /** Echo service name → the router its hosting identity may use. */
+  services: Record<string, string>;
+  /** How many links the network settles on (each dialer–listener pair whose groups meet). */
+  links: number;
+}
+
+export interface LinkedNetwork {
+  kind: ControllerKind;
+  controller: NetworkController;
+  routers: Map<string, Router>;
+  client: { id: string; file: string };
+  hosts: Map<string, { id: string; file: string; serviceId: string; echo: { program: Program; terminatorId: string } }>;
+  /** Upstream's `ziti` CLI logged in to this controller (its own config folder). */
+  cli: ZitiCli;
+  work: string;
+  /** Router id → name, for reading what the fabric API and the CLI show without either controller's ids. */
+  names: Map<string, string>;
+  stop(): Promise<void>;
+}
+
+export interface FabricLink {
+  id: string;
+  state: string;
+  down: boolean;
+  cost: number;
+  staticCost: number;
+  iteration: number;
+  protocol: string;
+  sourceRouter: { id: string; name: string };
+  destRouter: { id: string; name: string };
+}
+
+/** The links the fabric API lists. */
+export async function fabricLinks(controller: NetworkController): Promise<FabricLink[]> {
+  const reply = await controller.fabric('GET', '/links');
+  if (reply.status !== 200) throw new Error(`GET /fabric/v1/links answered ${reply.status}`);
+  return reply.data as unknown as FabricLink[]; // the list envelope's data: an array of linkDetail
+}
+
+/** Resolves once `count` links are Connected (and not down), returning them. */
+export async function connectedLinks(network: LinkedNetwork, count: number, timeoutMs = 60_000): Promise<FabricLink[]> {
+  let seen: FabricLink[] = [];
+  return until(() => `${count} connected links on ${network.kind}; seen ${JSON.stringify(seen)}`, async () => {
+    seen = (await fabricLinks(network.controller)).filter((link) => link.state === 'Connected' && !link.down);
+    return seen.length >= count ? seen : undefined;
+  }, timeoutMs, 200);
+}
+
+export async function startLinkedNetwork(ziti: string, kind: ControllerKind, work: string, topology: Topology): Promise<LinkedNetwork> {
+  const { controller, ctrlEndpoint } = await startController(kind, work);
+  const routers = new Map<string, Router>();
+  const hosts: LinkedNetwork['hosts'] = new Map();
+  const stop = async () => {
+    await Promise.all([...hosts.values()].map((host) => host.echo.program.stop()));
+    await Promise.all([...routers.values()].map((router) => router.program.stop()));
+    await controller.stop();
+  };
+  try {
+    for (const options of topology.routers) routers.set(options.name, await startRouter(ziti, controller, ctrlEndpoint, work, options));
+    const routerId = (name: string) => {
+      const router = routers.get(name);
+      if (!router) throw new Error(`the topology names no router ${name}`);
+      return router.routerId;
+    };
+    await create(controller, '/service-edge-router-policies', { name: 'all-services', semantic: 'AnyOf', serviceRoles: ['#all'], edgeRouterRoles: ['#all'] });
+    const client = await enrolledIdentity(ziti, controller, 'client', work);
+    await create(controller, '/edge-router-policies', { name: 'client-router', semantic: 'AnyOf', identityRoles: [`@${client.id}`], edgeRouterRoles: [`@${routerId(topology.clientRouter)}`] });
+    for (const [service, router] of Object.entries(topology.services)) {
+      const host = await enrolledIdentity(ziti, controller, `${service}-host`, work);
+      await create(controller, '/edge-router-policies', { name: `${service}-host-router`, semantic: 'AnyOf', identityRoles: [`@${host.id}`], edgeRouterRoles: [`@${routerId(router)}`] });
+      const serviceId = await echoService(controller, service, host.id, client.id, true);
+      const echo = await startEchoServer(ziti, controller, host.file, service, serviceId, work);
+      hosts.set(service, { ...host, serviceId, echo });
+    }
+    const cli = zitiCli(join(work, 'cli'));
+    await cli.ok(['edge', 'login', controller.baseUrl, '-u', ADMIN_USERNAME, '-p', ADMIN_PASSWORD, '--ca', controller.caFile]);
+    const names = new Map([...routers.values()].map((router) => [router.routerId, router.name]));
+    const network: LinkedNetwork = { kind, controller, routers, client, hosts, cli, work, names, stop };
+    await connectedLinks(network, topology.links);
+    return network;
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
