@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { ADMIN_PASSWORD, ADMIN_USERNAME } from '../upstream/peers.js';
 import { zitiCli, type ZitiCli } from './ziti-cli.js';
 import {
-  create, echoService, enrolledIdentity, startController, startEchoServer, startRouter, until,
-  type ControllerKind, type NetworkController, type Program, type Router, type RouterOptions,
+  create, echoService, enrolledIdentity, Program, startController, startEchoServer, startRouter, until,
+  type ControllerKind, type NetworkController, type Router, type RouterOptions,
 } from './network.js';
 
 export interface Topology {
@@ -62,6 +62,32 @@ export async function connectedLinks(network: LinkedNetwork, count: number, time
     seen = (await fabricLinks(network.controller)).filter((link) => link.state === 'Connected' && !link.down);
     return seen.length >= count ? seen : undefined;
   }, timeoutMs, 200);
+}
+
+export interface FabricCircuit {
+  id: string;
+  service: { name: string };
+  path: { nodes: Array<{ name: string }>; links: Array<{ id: string }> };
+}
+
+/**
+ * One `ziti demo zcat` dial of `service` held open (its line echoed, stdin left open) and its circuit as the fabric
+ * API shows it; stop the program to end it.
+ */
+export async function holdCircuit(ziti: string, network: LinkedNetwork, service: string) {
+  const line = `held ${service}`;
+  const program = new Program(ziti, ['demo', 'zcat', '-i', network.client.file, `ziti:${service}`], network.work);
+  program.child.stdin?.write(`${line}\n`);
+  try {
+    await until(() => `the held circuit's echo on ${network.kind}\n${program.log}`, () => Promise.resolve(program.log.includes(line)), 30_000);
+    const circuits = (await network.controller.fabric('GET', '/circuits')).data as unknown as FabricCircuit[]; // the list envelope's data
+    const circuit = circuits.find((entry) => entry.service.name === service);
+    if (!circuit) throw new Error(`no circuit of ${service} on ${network.kind}: ${JSON.stringify(circuits)}`);
+    return { program, circuit, routers: circuit.path.nodes.map((node) => node.name) };
+  } catch (error) {
+    await program.stop();
+    throw error;
+  }
 }
 
 export async function startLinkedNetwork(ziti: string, kind: ControllerKind, work: string, topology: Topology): Promise<LinkedNetwork> {

@@ -90,7 +90,7 @@ describe('two v1.1.8 routers linked under our controller, beside upstream', { sk
       assert.equal(line.output.toString(), 'across the link\n');
       const payload = randomBytes(1024 * 1024);
       const mib = await zcat(ziti, network.client.file, 'echo', payload, network.work);
-      Object.assign(figures[network.kind]!, { lineMs: Math.round(line.ms), mibMs: Math.round(mib.ms), mibEchoed: mib.output.length });
+      Object.assign(figures[network.kind]!, { lineMs: Math.round(line.ms), mibMs: Math.round(mib.ms), mibEchoed: mib.output.length, mibExit: mib.code });
       // Upstream's controller is the reference here, not under test: a short echo on its side is recorded, not failed
       // (seen once: 630,912 of 1,048,576 bytes, zcat exiting 0), so only ours must bring back every byte.
       if (network.kind === 'ours') assert.ok(mib.code === 0 && mib.output.equals(payload), `the echoed MiB differs (${mib.output.length} bytes, exit ${mib.code})\n${diagnostics(network)}`);

@@ -1,0 +1,19 @@
+// What the circuit benchmarks read from one `ziti demo zcat` run, and their percentile.
+
+/** The nearest-rank percentile (`p` in 0–100) of `values`; NaN when there are none. */
+export const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+};
+
+/** The SDK's JSON log (`-v --log-formatter json`): milliseconds from "dialing ziti:…" to "connected to ziti:…". */
+export function dialMs(log: string): number | undefined {
+  const at = (pattern: RegExp) => {
+    const line = log.split('\n').find((entry) => pattern.test(entry));
+    const time = line ? (JSON.parse(line) as { time?: string }).time : undefined;
+    return time ? Date.parse(time) : undefined;
+  };
+  const start = at(/"msg":"dialing ziti:/);
+  const end = at(/"msg":"connected to ziti:/);
+  return start === undefined || end === undefined ? undefined : end - start;
+}
