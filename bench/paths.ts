@@ -15,7 +15,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './scenario-run.js';
-import { dialMs, percentile } from './sdk-dial.js';
+import { dialMs, dialSteps, percentile } from './sdk-dial.js';
 import { findZiti, readLog, tempDir, zcat, type ControllerKind } from '../test/interop/network.js';
 import { holdCircuit, startLinkedNetwork, type LinkedNetwork, type Topology } from '../test/interop/linked-network.js';
 
@@ -48,6 +48,8 @@ interface PathFigures {
   /** Ours only: the controller's set-up time of each circuit (dial request to every Route answered). */
   controllerSetupP50Ms?: number;
   controllerSetupP95Ms?: number;
+  /** The SDK's log of the median dial, from "dialing" to "connected" (where the time goes). */
+  medianDialSteps: string[];
   firstFailure?: string;
 }
 
@@ -68,6 +70,7 @@ async function measurePath(ziti: string, network: LinkedNetwork, service: PathNa
   for (let index = 0; index < 3; index += 1) await dial(-1 - index); // warm-up
   const setupBefore = network.kind === 'ours' ? controllerSetupMs(network, service).length : 0;
   const dials: number[] = [];
+  const logs: string[] = [];
   const runs: number[] = [];
   let failed = 0;
   let firstFailure: string | undefined;
@@ -80,6 +83,7 @@ async function measurePath(ziti: string, network: LinkedNetwork, service: PathNa
       continue;
     }
     dials.push(ms);
+    logs.push(reply.log);
     runs.push(reply.ms);
   }
   const figures: PathFigures = {
@@ -91,6 +95,7 @@ async function measurePath(ziti: string, network: LinkedNetwork, service: PathNa
     dialP95Ms: percentile(dials, 95),
     runP50Ms: Math.round(percentile(runs, 50)),
     runP95Ms: Math.round(percentile(runs, 95)),
+    medianDialSteps: dialSteps(logs[dials.indexOf(percentile(dials, 50))] ?? ''),
     ...(firstFailure ? { firstFailure } : {}),
   };
   if (network.kind === 'ours') {
@@ -107,7 +112,7 @@ async function measure(ziti: string, kind: ControllerKind): Promise<Record<PathN
     const results: Partial<Record<PathName, PathFigures>> = {};
     for (const service of Object.keys(PATHS) as PathName[]) {
       results[service] = await measurePath(ziti, network, service);
-      process.stdout.write(`${kind} ${service}: ${JSON.stringify(results[service])}\n`);
+      process.stdout.write(`${kind} ${service}: ${JSON.stringify({ ...results[service], medianDialSteps: undefined })}\n`);
     }
     return results as Record<PathName, PathFigures>; // every key of PATHS was filled above
   } finally {

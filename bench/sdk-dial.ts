@@ -17,3 +17,16 @@ export function dialMs(log: string): number | undefined {
   const end = at(/"msg":"connected to ziti:/);
   return start === undefined || end === undefined ? undefined : end - start;
 }
+
+/** The SDK's log lines from "dialing" to "connected", each as `+<ms since dialing> <msg>`: where a dial's time goes. */
+export function dialSteps(log: string): string[] {
+  const entries = log
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { time?: string; msg?: string });
+  const start = entries.findIndex((entry) => entry.msg?.startsWith('dialing ziti:'));
+  const end = entries.findIndex((entry) => entry.msg?.startsWith('connected to ziti:'));
+  if (start < 0 || end < start) return [];
+  const zero = Date.parse(entries[start]?.time ?? '');
+  return entries.slice(start, end + 1).map((entry) => `+${Date.parse(entry.time ?? '') - zero} ${entry.msg ?? ''}`);
+}
