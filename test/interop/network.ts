@@ -252,6 +252,35 @@ export function zcat(binary: string, identityFile: string, service: string, inpu
   return pipeThrough(binary, ['demo', 'zcat', ...flags, '-i', identityFile, `ziti:${service}`], input, cwd, timeoutMs);
 }
 
+/**
+ * One `ziti demo zcat` dial that writes `input` and keeps its side open until as many bytes came back (then closes
+ * it): the echo is read whole without relying on a half-close travelling behind the data, which over a link between
+ * v1.1.8 routers cuts the echo short (seen under both controllers: zcat exits 0 ~30 s later with part of a MiB).
+ */
+export function echoWhole(binary: string, identityFile: string, service: string, input: Buffer, cwd: string, timeoutMs = 60_000): Promise<{ code: number | null; output: Buffer; log: string; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(binary, ['demo', 'zcat', '-i', identityFile, `ziti:${service}`], { cwd, env: zitiEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const chunks: Buffer[] = [];
+    let received = 0;
+    let log = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.stdout.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      received += chunk.length;
+      if (received >= input.length) child.stdin.end();
+    });
+    child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output: Buffer.concat(chunks), log, ms: performance.now() - started });
+    });
+    child.stdin.on('error', () => undefined);
+    child.stdin.write(input);
+  });
+}
+
 /** Runs a program with `input` on its stdin (then closed) and gathers its stdout until it exits. */
 export function pipeThrough(command: string, args: string[], input: Buffer, cwd: string, timeoutMs = 60_000, env: Record<string, string> = {}): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: Buffer; log: string; ms: number }> {
   return new Promise((resolve, reject) => {
