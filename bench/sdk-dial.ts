@@ -10,7 +10,7 @@ export const percentile = (values: number[], p: number) => {
 export function dialMs(log: string): number | undefined {
   const at = (pattern: RegExp) => {
     const line = log.split('\n').find((entry) => pattern.test(entry));
-    const time = line ? (JSON.parse(line) as { time?: string }).time : undefined;
+    const time = line ? (JSON.parse(line) as { time?: string }).time : undefined; // a logrus JSON line, read for one field
     return time ? Date.parse(time) : undefined;
   };
   const start = at(/"msg":"dialing ziti:/);
@@ -23,7 +23,7 @@ export function dialSteps(log: string): string[] {
   const entries = log
     .split('\n')
     .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as { time?: string; msg?: string });
+    .map((line) => JSON.parse(line) as { time?: string; msg?: string }); // logrus JSON lines, read for two fields
   const start = entries.findIndex((entry) => entry.msg?.startsWith('dialing ziti:'));
   const end = entries.findIndex((entry) => entry.msg?.startsWith('connected to ziti:'));
   if (start < 0 || end < start) return [];

@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { echoWhole, findZiti, Program, terminators, until, zcat } from './network.js';
-import { connectedLinks, fabricLinks, holdCircuit, type LinkedNetwork, type Topology } from './linked-network.js';
+import { findZiti, Program, terminators, until, zcat } from './network.js';
+import { connectedLinks, echoWhole, fabricLinks, holdCircuit, type LinkedNetwork, type Topology } from './linked-network.js';
 import { namedRows } from './fabric-tables.js';
 import { sideBySide } from './side-by-side.js';
 

@@ -11,6 +11,7 @@ import { ROOT } from '../../bench/scenario-run.js';
 import { httpsRequest } from '../../bench/https-client.js';
 import { startUpstream, UpstreamUnavailable, upstreamBinary, zitiEnv, type UpstreamController } from '../../scripts/upstream.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME } from '../upstream/peers.js';
+import { routerConfig } from './router-config.js';
 
 export type ControllerKind = 'ours' | 'upstream';
 
@@ -252,35 +253,6 @@ export function zcat(binary: string, identityFile: string, service: string, inpu
   return pipeThrough(binary, ['demo', 'zcat', ...flags, '-i', identityFile, `ziti:${service}`], input, cwd, timeoutMs);
 }
 
-/**
- * One `ziti demo zcat` dial that writes `input` and keeps its side open until as many bytes came back (then closes
- * it): the echo is read whole without relying on a half-close travelling behind the data, which over a link between
- * v1.1.8 routers cuts the echo short (seen under both controllers: zcat exits 0 ~30 s later with part of a MiB).
- */
-export function echoWhole(binary: string, identityFile: string, service: string, input: Buffer, cwd: string, timeoutMs = 60_000): Promise<{ code: number | null; output: Buffer; log: string; ms: number }> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(binary, ['demo', 'zcat', '-i', identityFile, `ziti:${service}`], { cwd, env: zitiEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
-    const chunks: Buffer[] = [];
-    let received = 0;
-    let log = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.stdout.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
-      received += chunk.length;
-      if (received >= input.length) child.stdin.end();
-    });
-    child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output: Buffer.concat(chunks), log, ms: performance.now() - started });
-    });
-    child.stdin.on('error', () => undefined);
-    child.stdin.write(input);
-  });
-}
-
 /** Runs a program with `input` on its stdin (then closed) and gathers its stdout until it exits. */
 export function pipeThrough(command: string, args: string[], input: Buffer, cwd: string, timeoutMs = 60_000, env: Record<string, string> = {}): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: Buffer; log: string; ms: number }> {
   return new Promise((resolve, reject) => {
@@ -303,50 +275,3 @@ export function pipeThrough(command: string, args: string[], input: Buffer, cwd:
 
 export const tempDir = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
 export const readLog = (file: string) => readFileSync(file, 'utf8');
-
-export interface LinkConfig {
-  /** A link listener on this loopback port. */
-  port?: number;
-  groups?: string[];
-  dialerGroups?: string[];
-}
-
-const yamlList = (values: string[]) => `[${values.map((value) => JSON.stringify(value)).join(', ')}]`;
-
-/**
- * A v1.1.8 router's config: its identity files in `dir`, the controller at `ctrlEndpoint`, an edge listener on
- * `edgePort` (without one a transit router: upstream's fabric template, `csr` at the top), a link dialer, and a link
- * listener when `link.port` is given (upstream's `link.listeners`, groups default `default`).
- */
-export function routerConfig(dir: string, ctrlEndpoint: string, edgePort: number | undefined, link: LinkConfig = {}): string {
-  const csr = (indent: string) =>
-    ['csr:', '  country: US', '  province: NC', '  locality: Charlotte', '  organization: NetFoundry', '  organizationalUnit: Ziti', '  sans:', '    dns:', '      - localhost', '    ip:', '      - "127.0.0.1"']
-      .map((line) => `${indent}${line}`)
-      .join('\n');
-  const dialerGroups = link.dialerGroups ? `\n      groups: ${yamlList(link.dialerGroups)}` : '';
-  const listener = link.port === undefined ? '' : `
-  listeners:
-    - binding: transport
-      bind: tls:127.0.0.1:${link.port}
-      advertise: tls:127.0.0.1:${link.port}${link.groups ? `\n      groups: ${yamlList(link.groups)}` : ''}`;
-  const edge = edgePort === undefined ? csr('') : `listeners:
-  - binding: edge
-    address: tls:127.0.0.1:${edgePort}
-    options:
-      advertise: 127.0.0.1:${edgePort}
-edge:
-${csr('  ')}`;
-  return `v: 3
-identity:
-  cert: ${join(dir, 'router.cert')}
-  server_cert: ${join(dir, 'router.server.cert')}
-  key: ${join(dir, 'router.key')}
-  ca: ${join(dir, 'router.cas')}
-ctrl:
-  endpoint: ${ctrlEndpoint}
-link:
-  dialers:
-    - binding: transport${dialerGroups}${listener}
-${edge}
-`;
-}
