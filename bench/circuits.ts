@@ -8,6 +8,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readCpuSeconds } from './server-process.js';
+import { dialMs, percentile } from './sdk-dial.js';
 import { ROOT } from './scenario-run.js';
 import {
   echoService, enrolledIdentity, findZiti, openPolicies, startController, startEchoServer, startRouter, tempDir, zcat, type ControllerKind,
@@ -29,23 +30,6 @@ interface Figures {
   bindMeanMs: number;
   bindsPerSecond: number;
   firstFailure?: string;
-}
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-};
-
-/** The SDK's JSON log: milliseconds from "dialing ziti:…" to "connected to ziti:…". */
-function dialMs(log: string): number | undefined {
-  const at = (pattern: RegExp) => {
-    const line = log.split('\n').find((entry) => pattern.test(entry));
-    const time = line ? (JSON.parse(line) as { time?: string }).time : undefined;
-    return time ? Date.parse(time) : undefined;
-  };
-  const start = at(/"msg":"dialing ziti:/);
-  const end = at(/"msg":"connected to ziti:/);
-  return start === undefined || end === undefined ? undefined : end - start;
 }
 
 async function measure(ziti: string, kind: ControllerKind): Promise<Figures> {

@@ -56,8 +56,8 @@ describe('circuits through one router', () => {
       assert.equal((await createEdgeTerminator(t.deps.store, routerId, request, t.clock())).result, CreateTerminatorResult.Success);
       ids.push(address);
     }
-    const dial = (await createSession(t, dialer.apiSessionToken, serviceId, 'Dial')).token;
-    return { serviceId, terminatorIds: ids, dial };
+    const session = await createSession(t, dialer.apiSessionToken, serviceId, 'Dial');
+    return { serviceId, terminatorIds: ids, dial: session.token, dialSessionId: session.id };
   }
 
   const dialMessage = (token: string, peerData = new Map([[1003, Uint8Array.of(1)]]), fingerprint = dialer.fingerprint, instanceId = ''): Outgoing => ({
@@ -125,14 +125,14 @@ describe('circuits through one router', () => {
   });
 
   it('shows its circuits to the fabric API, and an operator’s delete unroutes at once', async () => {
-    const { serviceId, terminatorIds, dial } = await service();
+    const { serviceId, terminatorIds, dial, dialSessionId } = await service();
     channel.responder = succeed();
     const reply = await channel.deliver(dialMessage(dial));
     const circuitId = decodeString(reply!.headers.get(CreateCircuitV2Header.responseCircuitId)!);
     const shown = await circuits.view.get(circuitId);
     assert.deepEqual(
       shown && { serviceId: shown.serviceId, terminatorId: shown.terminatorId, clientId: shown.clientId, path: shown.path },
-      { serviceId, terminatorId: terminatorIds[0], clientId: dialer.identityId, path: { routerIds: [routerId], linkIds: [] } },
+      { serviceId, terminatorId: terminatorIds[0], clientId: dialSessionId, path: { routerIds: [routerId], linkIds: [] } },
     );
     assert.ok((await circuits.view.list()).some((circuit) => circuit.id === circuitId));
     assert.equal(await circuits.view.remove(circuitId, true), true);

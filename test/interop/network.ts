@@ -3,7 +3,7 @@
 // enrolled with `ziti edge enroll`, an echo service with its policies, `ziti demo echo-server` hosting it and
 // `ziti demo zcat` dialling it. Everything goes through the management REST API, so the same code drives both controllers.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startServer, type ServerProcess } from '../../bench/server-process.js';
@@ -11,6 +11,7 @@ import { ROOT } from '../../bench/scenario-run.js';
 import { httpsRequest } from '../../bench/https-client.js';
 import { startUpstream, UpstreamUnavailable, upstreamBinary, zitiEnv, type UpstreamController } from '../../scripts/upstream.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME } from '../upstream/peers.js';
+import { routerConfig } from './router-config.js';
 
 export type ControllerKind = 'ours' | 'upstream';
 
@@ -29,7 +30,12 @@ export interface NetworkController {
   kind: ControllerKind;
   pid: () => number;
   logFile: string;
+  /** The root CA of the controller's PKI (what `ziti edge login --ca` trusts). */
+  caFile: string;
+  baseUrl: string;
   api(method: string, path: string, body?: unknown): Promise<{ status: number; data: Record<string, unknown> }>;
+  /** The same, under `/fabric/v1` (with the admin's API session, as the `ziti fabric` commands send it). */
+  fabric(method: string, path: string, body?: unknown): Promise<{ status: number; data: Record<string, unknown> }>;
   /** Stops and starts it again on the same home and ports. */
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -45,7 +51,7 @@ export async function startController(kind: ControllerKind, work: string): Promi
     const upstream: UpstreamController = await startUpstream({ username: ADMIN_USERNAME, password: ADMIN_PASSWORD });
     const port = upstream.port;
     return {
-      controller: managed(kind, () => upstream.pid, upstream.logFile, `https://127.0.0.1:${port}`, {
+      controller: managed(kind, () => upstream.pid, upstream.logFile, upstream.caFile, `https://127.0.0.1:${port}`, {
         stop: () => upstream.stop(),
         restart: () => Promise.reject(new Error('restarting the upstream controller is not supported here')),
       }),
@@ -59,7 +65,7 @@ export async function startController(kind: ControllerKind, work: string): Promi
   args.push('--ctrl-port', String(ctrlPort), '--ctrl-bind', '127.0.0.1', '--username', ADMIN_USERNAME, '--password', ADMIN_PASSWORD, '--log-level', 'info');
   const start = () => startServer({ name: 'our controller', args, port: apiPort, readyPath: '/edge/management/v1/version', cwd: ROOT, stdoutFile: logFile });
   let server: ServerProcess = await start();
-  const controller = managed(kind, () => server.pid, logFile, `https://127.0.0.1:${apiPort}`, {
+  const controller = managed(kind, () => server.pid, logFile, join(home, 'pki', 'root-ca.cert.pem'), `https://127.0.0.1:${apiPort}`, {
     stop: async () => {
       await server.stop();
       rmSync(home, { recursive: true, force: true });
@@ -72,10 +78,10 @@ export async function startController(kind: ControllerKind, work: string): Promi
   return { controller, ctrlEndpoint: `tls:127.0.0.1:${ctrlPort}` };
 }
 
-function managed(kind: ControllerKind, pid: () => number, logFile: string, base: string, life: { stop(): Promise<void>; restart(): Promise<void> }): NetworkController {
+function managed(kind: ControllerKind, pid: () => number, logFile: string, caFile: string, base: string, life: { stop(): Promise<void>; restart(): Promise<void> }): NetworkController {
   let token = '';
   const call = async (method: string, path: string, body?: unknown) => {
-    const reply = await httpsRequest(`${base}/edge/management/v1${path}`, {
+    const reply = await httpsRequest(`${base}${path}`, {
       method,
       headers: { 'content-type': 'application/json', ...(token ? { 'zt-session': token } : {}) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -83,17 +89,26 @@ function managed(kind: ControllerKind, pid: () => number, logFile: string, base:
     });
     return { status: reply.status, data: (reply.body as { data?: Record<string, unknown> } | undefined)?.data ?? {} };
   };
-  const api = async (method: string, path: string, body?: unknown) => {
-    if (!token) token = String((await call('POST', '/authenticate?method=password', { username: ADMIN_USERNAME, password: ADMIN_PASSWORD })).data.token);
+  const login = async () => {
+    token = '';
+    token = String((await call('POST', '/edge/management/v1/authenticate?method=password', { username: ADMIN_USERNAME, password: ADMIN_PASSWORD })).data.token);
+  };
+  const authenticated = async (method: string, path: string, body?: unknown) => {
+    if (!token) await login();
     let reply = await call(method, path, body);
     if (reply.status === 401) {
-      token = '';
-      token = String((await call('POST', '/authenticate?method=password', { username: ADMIN_USERNAME, password: ADMIN_PASSWORD })).data.token);
+      await login();
       reply = await call(method, path, body);
     }
     return reply;
   };
-  return { kind, pid, logFile, api, stop: () => life.stop(), restart: async () => { await life.restart(); token = ''; } };
+  return {
+    kind, pid, logFile, caFile, baseUrl: base,
+    api: (method, path, body) => authenticated(method, `/edge/management/v1${path}`, body),
+    fabric: (method, path, body) => authenticated(method, `/fabric/v1${path}`, body),
+    stop: () => life.stop(),
+    restart: async () => { await life.restart(); token = ''; },
+  };
 }
 
 /** Creates an entity and returns its id, or throws with the controller's answer. */
@@ -134,6 +149,13 @@ export class Program {
     this.child.stdout!.on('data', (chunk: Buffer) => (this.log += chunk.toString()));
     this.child.stderr!.on('data', (chunk: Buffer) => (this.log += chunk.toString()));
   }
+  /** SIGKILL: the process gets no chance to close its channels (a crash, as the controller and its peers see it). */
+  kill(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve();
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    this.child.kill('SIGKILL');
+    return exited;
+  }
   stop(): Promise<void> {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve();
     const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
@@ -143,20 +165,45 @@ export class Program {
   }
 }
 
-/** Creates, enrolls and runs an edge router; resolves once the controller shows it online. */
-export async function startRouter(binary: string, controller: NetworkController, ctrlEndpoint: string, work: string, name = 'interop-router') {
-  const routerId = await create(controller, '/edge-routers', { name, isTunnelerEnabled: false });
-  const details = await controller.api('GET', `/edge-routers/${routerId}`);
-  writeFileSync(join(work, 'router.jwt'), String(details.data.enrollmentJwt));
-  const edgePort = await freePort();
-  writeFileSync(join(work, 'router.yml'), routerConfig(work, ctrlEndpoint, edgePort));
-  const enroll = await runZiti(binary, ['router', 'enroll', join(work, 'router.yml'), '--jwt', join(work, 'router.jwt')], work);
-  if (enroll.code !== 0) throw new Error(`router enroll failed: ${enroll.output}`);
-  const run = () => new Program(binary, ['router', 'run', join(work, 'router.yml')], work);
-  const router = { routerId, program: run(), restart: async () => { await router.program.stop(); router.program = run(); } };
-  await until('the router online', async () => (await controller.api('GET', `/edge-routers/${routerId}`)).data.isOnline === true);
+export interface RouterOptions {
+  name?: string;
+  /** An edge listener (the default); false makes a transit router (fabric only, created under `/transit-routers`). */
+  edge?: boolean;
+  /** A link listener in these link groups (absent: the router only dials links, to routers that listen). */
+  linkGroups?: string[];
+  /** The link groups its dialer belongs to (default: upstream's `default`). */
+  dialerGroups?: string[];
+  roleAttributes?: string[];
+}
+
+/** Creates, enrolls and runs a router in its own folder under `work`; resolves once the controller shows it connected. */
+export async function startRouter(binary: string, controller: NetworkController, ctrlEndpoint: string, work: string, options: RouterOptions = {}) {
+  const { name = 'interop-router', edge = true } = options;
+  const dir = join(work, name);
+  mkdirSync(dir, { recursive: true });
+  const collection = edge ? '/edge-routers' : '/transit-routers';
+  const routerId = await create(controller, collection, edge ? { name, isTunnelerEnabled: false, roleAttributes: options.roleAttributes ?? [] } : { name });
+  const details = await controller.api('GET', `${collection}/${routerId}`);
+  writeFileSync(join(dir, 'router.jwt'), String(details.data.enrollmentJwt));
+  const linkPort = options.linkGroups ? await freePort() : undefined;
+  const link = { ...(linkPort === undefined ? {} : { port: linkPort, groups: options.linkGroups }), ...(options.dialerGroups ? { dialerGroups: options.dialerGroups } : {}) };
+  writeFileSync(join(dir, 'router.yml'), routerConfig(dir, ctrlEndpoint, edge ? await freePort() : undefined, link));
+  const enroll = await runZiti(binary, ['router', 'enroll', join(dir, 'router.yml'), '--jwt', join(dir, 'router.jwt')], dir);
+  if (enroll.code !== 0) throw new Error(`router enroll of ${name} failed: ${enroll.output}`);
+  const run = () => new Program(binary, ['router', 'run', join(dir, 'router.yml')], dir);
+  const connected = async () => (await controller.fabric('GET', `/routers/${routerId}`)).data.connected === true;
+  const router = {
+    routerId,
+    name,
+    program: run(),
+    connected,
+    restart: async () => { await router.program.stop(); router.program = run(); },
+  };
+  await until(() => `${name} connected\n${router.program.log.slice(-2000)}`, connected);
   return router;
 }
+
+export type Router = Awaited<ReturnType<typeof startRouter>>;
 
 /** Creates a device identity and enrolls it (`ziti edge enroll`): the path of its identity file. */
 export async function enrolledIdentity(binary: string, controller: NetworkController, name: string, work: string): Promise<{ id: string; file: string }> {
@@ -228,36 +275,3 @@ export function pipeThrough(command: string, args: string[], input: Buffer, cwd:
 
 export const tempDir = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
 export const readLog = (file: string) => readFileSync(file, 'utf8');
-
-/** A v1.1.8 router's config: its identity files in `dir`, the controller at `ctrlEndpoint`, an edge listener. */
-export function routerConfig(dir: string, ctrlEndpoint: string, edgePort: number): string {
-  return `v: 3
-identity:
-  cert: ${join(dir, 'router.cert')}
-  server_cert: ${join(dir, 'router.server.cert')}
-  key: ${join(dir, 'router.key')}
-  ca: ${join(dir, 'router.cas')}
-ctrl:
-  endpoint: ${ctrlEndpoint}
-link:
-  dialers:
-    - binding: transport
-listeners:
-  - binding: edge
-    address: tls:127.0.0.1:${edgePort}
-    options:
-      advertise: 127.0.0.1:${edgePort}
-edge:
-  csr:
-    country: US
-    province: NC
-    locality: Charlotte
-    organization: NetFoundry
-    organizationalUnit: Ziti
-    sans:
-      dns:
-        - localhost
-      ip:
-        - "127.0.0.1"
-`;
-}

@@ -17,7 +17,7 @@ import { ROOT } from '../../bench/scenario-run.js';
 import { UpstreamUnavailable, upstreamBinary, zitiEnv } from '../../scripts/upstream.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME } from '../upstream/peers.js';
 import { httpsRequest } from '../../bench/https-client.js';
-import { routerConfig } from './network.js';
+import { routerConfig } from './router-config.js';
 
 const RESULTS = join(dirname(fileURLToPath(import.meta.url)), 'results');
 const MANAGEMENT = '/edge/management/v1';

@@ -9,8 +9,12 @@ export interface Circuit {
   id: string;
   serviceId: string;
   serviceName: string;
-  /** The dialling identity (upstream's clientId tag) and the hosting one. */
+  /**
+   * The dialling edge session's id: upstream's circuit `clientId` (handler_edge_ctrl/common.go, `TokenId{Token:
+   * session.Id}`), which `ziti fabric list circuits` shows as CLIENT; the dialling identity is the `clientId` tag.
+   */
   clientId: string;
+  /** The hosting identity. */
   hostId: string;
   terminatorId: string;
   strategy: string;

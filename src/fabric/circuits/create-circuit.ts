@@ -148,7 +148,7 @@ async function attemptEach(
         id: circuitId,
         serviceId: service.id,
         serviceName: service.name,
-        clientId: session.identityId,
+        clientId: session.id,
         hostId: terminator.row.host_id ?? '',
         terminatorId: terminator.id,
         strategy: strategy.name,
