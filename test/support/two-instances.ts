@@ -126,14 +126,14 @@ export function describeTwoInstances(label: string, open: () => SharedDatabase |
       a.clock.advance(60_000);
       assert.equal((await get(a, `${client}/current-identity`, token)).status, 200, 'A has activity to write');
       await b.deps.store.refresh();
-      const before = b.deps.store.generation;
+      const before = b.deps.store.changes.latest;
       await a.deps.heartbeat.beat();
       await a.deps.apiSessions.flush(false);
       await b.deps.store.refresh();
-      assert.equal(b.deps.store.generation, before, 'bookkeeping commits do not invalidate caches');
+      assert.equal(b.deps.store.changes.latest, before, 'bookkeeping commits do not invalidate caches');
       await createService(a, adminA);
       await b.deps.store.refresh();
-      assert.notEqual(b.deps.store.generation, before, "a model change must drop B's caches at its next request");
+      assert.notEqual(b.deps.store.changes.latest, before, "a model change must drop B's caches at its next request");
     });
 
     it("a session create and a posture report on A drop no instance's caches; B reads the session at once", async () => {
@@ -142,13 +142,13 @@ export function describeTwoInstances(label: string, open: () => SharedDatabase |
       const token = await login(a, user.username, user.password);
       const { serviceId } = await grantService(a, adminA, user.id, ['Dial']);
       for (const t of [a, b]) await t.deps.store.refresh();
-      const before = [a.deps.store.generation, b.deps.store.generation];
+      const before = [a.deps.store.changes.latest, b.deps.store.changes.latest];
       const created = await requestSession(a, token, serviceId, 'Dial');
       assert.equal(created.status, 201, created.text);
       const report = { id: 'os-check', typeId: 'OS', type: 'Linux', version: '6.1.0', build: '42' };
       assert.equal((await a.call({ method: 'POST', url: `${client}/posture-response`, token, payload: report })).status, 201);
       for (const t of [a, b]) await t.deps.store.refresh();
-      assert.deepEqual([a.deps.store.generation, b.deps.store.generation], before);
+      assert.deepEqual([a.deps.store.changes.latest, b.deps.store.changes.latest], before);
       const id = (created.body as { data: { id: string } }).data.id;
       assert.equal((await get(b, `${management}/sessions/${id}`, adminB)).status, 200);
     });
