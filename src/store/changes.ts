@@ -43,21 +43,32 @@ export const IDENTITY_OWNED: ReadonlySet<string> = new Set<TableName>([
 const UNWATCHED: ReadonlySet<string> = new Set(['policy_delta', 'cluster_changes', 'cluster_changes_pruned', 'schema_migrations', 'set']);
 
 /**
- * The tables a statement writes, from its text: every `INSERT … INTO t`, `UPDATE t`, `DELETE FROM t` (in CTEs too).
- * It errs only towards more (`DO UPDATE SET` reads as a table `set`, ignored): a table missed would leave answers
- * stale, one too many only drops them once more. Tables written by triggers (the routers' change feed) are written
- * only with tables named here and read by no kept answer.
+ * The tables a statement may write, from its text: every `INSERT … INTO t`, `UPDATE t`, `DELETE FROM t` (in CTEs
+ * too). It errs only towards more (`DO UPDATE SET` reads as a table `set`, ignored): a table missed would leave
+ * answers stale, one too many only drops them once more. Tables written by triggers (the routers' change feed) are
+ * written only with tables named here and read by no kept answer.
  */
-export function noteWrittenTables(sqlText: string, into: Set<string>): void {
-  if (!MAY_WRITE.test(sqlText)) return;
+export function writtenTables(sqlText: string): string[] {
+  if (!MAY_WRITE.test(sqlText)) return [];
+  const tables: string[] = [];
   for (const match of sqlText.matchAll(WRITES)) {
     const table = match[1]!.toLowerCase();
-    if (!UNWATCHED.has(table)) into.add(table);
+    if (!UNWATCHED.has(table)) tables.push(table);
   }
+  return tables;
 }
 
 const MAY_WRITE = /\b(?:insert|update|delete|replace)\b/i;
 const WRITES = /\b(?:into|update|delete\s+from)\s+"?([A-Za-z_][A-Za-z0-9_]*)"?/gi;
+
+/**
+ * Adds to `into` the tables a statement that ran wrote: none when it changed no row (a mark that matched nobody,
+ * ON CONFLICT DO NOTHING), unless it names several (a CTE's writes are not in its count).
+ */
+export function noteWrites(tables: readonly string[], rowsChanged: number | null | undefined, into: Set<string>): void {
+  if (tables.length === 0 || (tables.length === 1 && rowsChanged === 0)) return;
+  for (const table of tables) into.add(table);
+}
 
 /** The keys a commit that wrote `tables` moves (none for bookkeeping writes: nothing any cache holds changed). */
 export function commitKeys(tables: ReadonlySet<string>, options: WriteOptions | undefined): ChangeKey[] {

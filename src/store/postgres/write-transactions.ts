@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { Kysely, PostgresDialect, type KyselyPlugin } from 'kysely';
 import type { Database as Schema } from '../schema.js';
-import { commitKeys, noteWrittenTables, type ChangeKey } from '../changes.js';
+import { commitKeys, noteWrites, writtenTables, type ChangeKey } from '../changes.js';
 import type { Db, WriteOptions } from '../store.js';
 
 /** The advisory lock spaces (the first of the two keys): the write turn, and the write areas. */
@@ -78,8 +78,13 @@ export function writeTransactions(pool: pg.Pool, schema: string, store: Kysely<S
       // A proxy keeps pg's overloaded signature, which the driver expects, while it looks at each statement's text.
       const query = new Proxy(client.query.bind(client), {
         apply(send, self, args: unknown[]) {
-          if (typeof args[0] === 'string') noteWrittenTables(args[0], written);
-          return Reflect.apply(send, self, args) as unknown;
+          const answer = Reflect.apply(send, self, args) as unknown;
+          const tables = typeof args[0] === 'string' ? writtenTables(args[0]) : [];
+          if (tables.length === 0) return answer;
+          return Promise.resolve(answer).then((result: unknown) => {
+            noteWrites(tables, typeof result === 'object' && result !== null && 'rowCount' in result && typeof result.rowCount === 'number' ? result.rowCount : undefined, written);
+            return result;
+          });
         },
       });
       const handle = { query, release: () => undefined };

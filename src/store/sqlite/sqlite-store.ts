@@ -1,9 +1,10 @@
 // The embedded SQLite store: one database file in WAL mode with foreign keys on, behind the Store interface.
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
+import { Kysely, SqliteDialect, sql, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { LruMap } from '../../lib/lru-map.js';
 import { registerDialect } from '../connection.js';
 import { StoreError, type Db, type Store } from '../store.js';
-import { Changes, commitKeys, noteWrittenTables, type ChangeKey } from '../changes.js';
+import { Changes, commitKeys, noteWrites, writtenTables, type ChangeKey } from '../changes.js';
 import { CHANGE_LOG_KEPT_SECONDS, CHANGE_LOG_PRUNE_EVERY, migrate, type Migration } from '../migrations/migrate.js';
 import type { Database as Schema } from '../schema.js';
 import { LongValueListsPlugin } from './long-value-lists.js';
@@ -46,7 +47,7 @@ export async function openSqliteStore({ file, migrations }: SqliteStoreOptions):
   const database = new Database(file);
   applyConnectionSettings(database);
   // Long value lists are bound as one JSON array (long-value-lists.ts): SQLite refuses more than 32,766 variables.
-  const statementTexts: StatementTexts = { noted: () => undefined };
+  const statementTexts: StatementTexts = { wrap: (_text, statement) => statement };
   const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(database, statementTexts) }), plugins: [new LongValueListsPlugin()] });
   registerDialect(db, sqliteDialect);
   await migrate(db as Db, migrations);
@@ -68,8 +69,28 @@ export async function openSqliteStore({ file, migrations }: SqliteStoreOptions):
   const stopCheckpoints = checkpointPeriodically(database, () => commits);
   // The statements of the write transaction running now (one at a time: the connection is the driver's one).
   let writing: Set<string> | undefined;
-  statementTexts.noted = (text) => {
-    if (writing) noteWrittenTables(text, writing);
+  statementTexts.wrap = (text, statement) => {
+    const into = writing;
+    const tables = into ? writtenTables(text) : [];
+    if (!into || tables.length === 0) return statement;
+    // Looks at what the statement changed as it runs (the driver runs it right after preparing it).
+    return {
+      reader: statement.reader,
+      all: (parameters: readonly unknown[]) => {
+        const rows = statement.all(parameters);
+        noteWrites(tables, rows.length, into);
+        return rows;
+      },
+      run: (parameters: readonly unknown[]) => {
+        const result = statement.run(parameters);
+        noteWrites(tables, Number(result.changes), into);
+        return result;
+      },
+      iterate: (parameters: readonly unknown[]) => {
+        noteWrites(tables, undefined, into);
+        return statement.iterate(parameters);
+      },
+    };
   };
   return {
     changes,
@@ -178,26 +199,24 @@ const BEGIN_IMMEDIATE = 'begin immediate';
  * cost, so statements are kept by their SQL text (the set of distinct statements is bounded by the code).
  */
 function withStatementCache(database: Database.Database, texts: StatementTexts): SqliteDatabase {
-  const statements = new Map<string, Database.Statement>();
+  const statements = new LruMap<string, Database.Statement>(2000);
   return {
     close: () => database.close(),
     prepare(sqlText) {
-      texts.noted(sqlText);
       const text = sqlText === BEGIN ? BEGIN_IMMEDIATE : sqlText;
       let statement = statements.get(text);
       if (!statement) {
         statement = database.prepare(text);
-        if (statements.size >= 2000) statements.clear();
         statements.set(text, statement);
       }
-      return statement;
+      return texts.wrap(text, statement);
     },
   };
 }
 
-/** Where the driver's statements are shown as they are run (the driver prepares each one as it runs it). */
+/** What the driver runs instead of each prepared statement (it prepares each one as it runs it). */
 interface StatementTexts {
-  noted: (text: string) => void;
+  wrap: (text: string, statement: SqliteStatement) => SqliteStatement;
 }
 
 const parseKeys = (text: string): string[] => {
