@@ -1,5 +1,14 @@
 // The storage interface domain code sees: asynchronous transactions handing out a `Db` handle that only the store's
 // query modules (src/store/queries/) look inside, so SQLite and PostgreSQL implementations are interchangeable.
+//
+// Which query style a query module uses (connection.ts, prepared.ts):
+// - `typed(db)`: the default, the query builder typed by the schema; for anything not run on every request.
+// - `preparedQuery`: a fixed shape run on (nearly) every request (a session by token, a page of grants): built and
+//   compiled once per store, then only its arguments change; PostgreSQL prepares it by its text.
+// - `ShapeCache`: a shape that varies with more than its arguments (a list's filter, sort and scope): compiled once
+//   per key, the least recently used forgotten.
+// - `dynamic(db)`: only where the table is named at run time (entity definitions, derived tables); rows untyped.
+// What kept answers (read-cache.ts) depend on is told by change keys (changes.ts), which every commit moves.
 import type { Kysely } from 'kysely';
 import type { ChangeClock } from './changes.js';
 import type { Database } from './schema.js';
