@@ -13,8 +13,10 @@ if (!url) throw new Error('set ZITI_TEST_DATABASE_URL');
 let sent = 0;
 const query = pg.Client.prototype.query;
 // Counting every query of every client of the process: the bench's one instance is the only user of pg here.
+const show = process.env.ROUND_TRIPS_SHOW === '1';
 pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   sent++;
+  if (show) console.log('  >', (typeof args[0] === 'string' ? args[0] : JSON.stringify(args[0])).replace(/\s+/g, ' ').slice(0, 160));
   return Reflect.apply(query, this, args) as unknown;
 } as typeof query;
 

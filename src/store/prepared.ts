@@ -62,6 +62,7 @@ export function preparedQuery<A extends unknown[], R>(build: (db: Kysely<Databas
     let shape = shapes.get(storeOf(db));
     if (!shape) {
       shape = compileShape(typed(db), build(typed(db), ...standIns<A>(args.length)));
+      dialectOf(db).keepPrepared(shape.compiled.sql);
       shapes.set(storeOf(db), shape);
     }
     return runShape<R>(db, shape, args);

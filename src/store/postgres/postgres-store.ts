@@ -9,7 +9,7 @@ import { CHANGE_LOG_KEPT_SECONDS, CHANGE_LOG_PRUNE_EVERY, migrate, type Migratio
 import type { Database as Schema } from '../schema.js';
 import { StoreError, type Db, type Store } from '../store.js';
 import { LongValueListsPlugin } from './long-value-lists.js';
-import { postgresDialect } from './postgres-dialect.js';
+import { postgresDialect, preparedName } from './postgres-dialect.js';
 import { toPostgres } from './translate-migration.js';
 import { writeTransactions } from './write-transactions.js';
 
@@ -44,7 +44,10 @@ export async function openPostgresStore({ url, migrations, poolSize = 10 }: Post
   // commit, which shadows the schema's table of the same name (pg_temp comes first in every search path): one
   // transaction's scratch rows are never another's, and they cost no WAL. Queued before the connection's first query.
   // Should it fail, the schema's table still serves, correct as the policy engine's writes are strict (run alone).
-  pool.on('connect', (client) => void client.query(SCRATCH_DELTA_TABLE).catch(() => undefined));
+  pool.on('connect', (client) => {
+    void client.query(SCRATCH_DELTA_TABLE).catch(() => undefined);
+    prepareByName(client);
+  });
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }), plugins: [new LongValueListsPlugin()] });
   registerDialect(db, postgresDialect);
 
@@ -83,6 +86,20 @@ export async function openPostgresStore({ url, migrations, poolSize = 10 }: Post
     translateError: toStoreError,
     close: () => db.destroy(),
   };
+}
+
+/**
+ * The connection's statements whose text is one to keep prepared (postgres-dialect.ts keepPrepared) are sent under
+ * their name: the server parses and plans each once per connection. A proxy keeps pg's overloaded query().
+ */
+function prepareByName(client: pg.PoolClient): void {
+  client.query = new Proxy(client.query.bind(client), {
+    apply(send, self, args: unknown[]) {
+      const [text, values] = args;
+      const name = typeof text === 'string' ? preparedName(text) : undefined;
+      return Reflect.apply(send, self, name === undefined ? args : [{ name, text, values }]) as unknown;
+    },
+  });
 }
 
 const SCRATCH_DELTA_TABLE = 'CREATE TEMP TABLE IF NOT EXISTS policy_delta (LIKE policy_delta INCLUDING ALL) ON COMMIT DELETE ROWS';
