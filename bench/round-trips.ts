@@ -11,6 +11,7 @@ const url = process.env.ZITI_TEST_DATABASE_URL;
 if (!url) throw new Error('set ZITI_TEST_DATABASE_URL');
 
 let sent = 0;
+// eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the client as `this`
 const query = pg.Client.prototype.query;
 // Counting every query of every client of the process: the bench's one instance is the only user of pg here.
 const show = process.env.ROUND_TRIPS_SHOW === '1';

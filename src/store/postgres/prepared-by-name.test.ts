@@ -3,15 +3,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { migrations } from '../../src/store/migrations/index.js';
-import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { createScratchSchema } from '../../src/store/postgres/scratch-schema.js';
-import { preparedQuery } from '../../src/store/prepared.js';
-import { storeUnderTest } from './test-store.js';
+import { migrations } from '../migrations/index.js';
+import { openPostgresStore } from './postgres-store.js';
+import { createScratchSchema } from './scratch-schema.js';
+import { preparedQuery } from '../prepared.js';
 
 const identityIds = preparedQuery((db, name: string) => db.selectFrom('identities').select('id').where('name', '=', name));
 
-describe('statements prepared by name', { skip: storeUnderTest === 'postgres' ? false : 'PostgreSQL only' }, () => {
+describe('statements prepared by name', { skip: process.env.ZITI_TEST_DATABASE_URL ? false : 'PostgreSQL only (npm run test:postgres)' }, () => {
   it("a preparedQuery's shape is prepared once on the connection and run again by its name", async () => {
     const scratch = await createScratchSchema(process.env.ZITI_TEST_DATABASE_URL ?? '', 'ziti_prepared');
     // One connection, so the second run and the look at the server's prepared statements are on the same one.
