@@ -11,10 +11,12 @@ import type { TableName } from './store.js';
 
 export type ChangeKey = `table:${string}` | `identity:${string}`;
 
+const ANY_IDENTITY: ChangeKey = 'identity:*';
+
 export const changeKeys = {
   table: (name: TableName): ChangeKey => `table:${name}`,
   identity: (identityId: string): ChangeKey => `identity:${identityId}`,
-  anyIdentity: 'identity:*' as ChangeKey,
+  anyIdentity: ANY_IDENTITY,
   /** What an answer about one identity depends on for the tables that identity owns: its key and the strict writes'. */
   ofIdentity: (identityId: string): ChangeKey[] => [`identity:${identityId}`, 'identity:*'],
   tables: (...names: TableName[]): ChangeKey[] => names.map((name) => `table:${name}` as const),
@@ -80,12 +82,14 @@ export function commitKeys(tables: ReadonlySet<string>, options: WriteOptions | 
     if (IDENTITY_OWNED.has(table)) ownsRows = true;
   }
   if (ownsRows) {
-    const named = [...(options?.touches ?? []), ...(options?.reads ?? [])].filter((area) => area.startsWith('identity:'));
     // The identity areas are spelled as the keys are (writeAreas.identity), so the one is the other.
-    for (const area of named.length > 0 ? named : [changeKeys.anyIdentity]) keys.add(area as ChangeKey);
+    const named = [...(options?.touches ?? []), ...(options?.reads ?? [])].filter(isIdentityKey);
+    for (const area of named.length > 0 ? named : [ANY_IDENTITY]) keys.add(area);
   }
   return [...keys];
 }
+
+const isIdentityKey = (area: string): area is `identity:${string}` => area.startsWith('identity:');
 
 /** The read side every kept answer checks: when each key last moved, on a clock of this process. */
 export interface ChangeClock {

@@ -81,6 +81,8 @@ export interface WriteOptions {
   reads?: readonly string[];
 }
 
+const NO_AREAS: readonly string[] = [];
+
 /**
  * The areas writes name in `touches` and `reads`. An identity's area covers what belongs to it alone: its API
  * sessions, its posture data, its client info; whoever changes those holds it exclusively, whoever only decides on
@@ -93,7 +95,7 @@ export const writeAreas = {
   /** The controller instances' rows (heartbeats). */
   controllerInstances: 'controller-instances',
   /** Rows each written by one statement that locks only them (API-session activity): no area lock at all. */
-  rowsOnly: [] as readonly string[],
+  rowsOnly: NO_AREAS,
 };
 
 /** A constraint the database refused, translated from the driver's error so callers need not know the driver. */

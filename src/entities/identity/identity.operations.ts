@@ -13,7 +13,7 @@ import { authenticator } from '../authenticator/authenticator.definition.js';
 import { enrollment } from '../enrollment/enrollment.definition.js';
 import { identity } from './identity.definition.js';
 
-const IDENTITY_LIST_READS = changeKeys.tables('identities', 'identity_role_attributes', 'authenticators', 'api_sessions', 'auth_policies', 'mfas', 'enrollments');
+const IDENTITY_LIST_READS = changeKeys.tables('identities', 'identity_role_attributes', 'authenticators', 'api_sessions', 'auth_policies', 'mfas', 'enrollments', 'cas');
 
 const LAST_WRITABLE_TIME = Date.parse('9999-12-31T23:59:59.999Z');
 
@@ -54,7 +54,7 @@ const enableIdentity: OperationHandler = {
 
 /**
  * Per controller: the serialised current-identity document of each identity, valid until the identity's own rows
- * change (its row, authenticators, API sessions, MFA, enrollments) or an auth policy does.
+ * change (its row, authenticators, API sessions, MFA, enrollments) or an auth policy or a CA (an enrollment's) does.
  */
 const currentIdentityCaches = new ReadCaches<Buffer>();
 
@@ -66,7 +66,7 @@ const getCurrentIdentity: OperationHandler = {
   access: 'authenticated',
   async handle({ deps, caller }) {
     const identityId = caller.session!.identityId;
-    const dependsOn = [...changeKeys.ofIdentity(identityId), changeKeys.table('auth_policies')];
+    const dependsOn = [...changeKeys.ofIdentity(identityId), ...changeKeys.tables('auth_policies', 'cas')];
     const body = await currentIdentityCaches.of(deps.store).get(identityId, dependsOn, () =>
       deps.store.read(async (db) => {
         const data = await toApiEntity(identity, await requireEntity(db, identity, identityId), { db, deps, caller });

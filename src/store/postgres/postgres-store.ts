@@ -7,7 +7,7 @@ import { registerDialect } from '../connection.js';
 import { Changes } from '../changes.js';
 import { CHANGE_LOG_KEPT_SECONDS, CHANGE_LOG_PRUNE_EVERY, migrate, type Migration } from '../migrations/migrate.js';
 import type { Database as Schema } from '../schema.js';
-import { StoreError, type Db, type Store } from '../store.js';
+import { StoreError, type Store } from '../store.js';
 import { LongValueListsPlugin } from './long-value-lists.js';
 import { postgresDialect, preparedName } from './postgres-dialect.js';
 import { toPostgres } from './translate-migration.js';
@@ -31,6 +31,7 @@ const MIGRATION_LOCK = 0x5a495449; // "ZITI"
 const NUMBER_TYPES: ReadonlySet<number> = new Set([20, 1700]);
 
 export const pgNumberTypes: pg.CustomTypesConfig = {
+  // pg declares getTypeParser with overloads per format, which one function with a union cannot be declared as.
   getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
     NUMBER_TYPES.has(oid) ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
@@ -78,10 +79,10 @@ export async function openPostgresStore({ url, migrations, poolSize = 10 }: Post
       }
       return result;
     },
-    read: (work) => translateErrors(() => work(db as Db)),
+    read: (work) => translateErrors(() => work(db)),
     // One connection in one REPEATABLE READ transaction sees the data as of its first query, writers unhindered.
     readSnapshot: (work) =>
-      translateErrors(() => db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute((tx) => work(tx as Db))),
+      translateErrors(() => db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute((tx) => work(tx))),
     backup: undefined,
     translateError: toStoreError,
     close: () => db.destroy(),
@@ -97,6 +98,7 @@ function prepareByName(client: pg.PoolClient): void {
     apply(send, self, args: unknown[]) {
       const [text, values] = args;
       const name = typeof text === 'string' ? preparedName(text) : undefined;
+      // Reflect.apply answers `any`: passed on as pg's own answer, unlooked at.
       return Reflect.apply(send, self, name === undefined ? args : [{ name, text, values }]) as unknown;
     },
   });
@@ -177,7 +179,7 @@ async function migrateUnderLock(url: string, migrations: readonly Migration[]): 
       const key = sql`${MIGRATION_LOCK}, hashtext(current_schema())`;
       await sql`SELECT pg_advisory_lock(${key})`.execute(connection);
       try {
-        await translateErrors(() => migrate(connection as Db, migrations, toPostgres));
+        await translateErrors(() => migrate(connection, migrations, toPostgres));
       } finally {
         await sql`SELECT pg_advisory_unlock(${key})`.execute(connection);
       }

@@ -78,6 +78,7 @@ export function writeTransactions(pool: pg.Pool, schema: string, store: Kysely<S
       // A proxy keeps pg's overloaded signature, which the driver expects, while it looks at each statement's text.
       const query = new Proxy(client.query.bind(client), {
         apply(send, self, args: unknown[]) {
+          // Reflect.apply answers `any`: pg's answer, looked at below only through type guards.
           const answer = Reflect.apply(send, self, args) as unknown;
           const tables = typeof args[0] === 'string' ? writtenTables(args[0]) : [];
           if (tables.length === 0) return answer;

@@ -50,7 +50,7 @@ export async function openSqliteStore({ file, migrations }: SqliteStoreOptions):
   const statementTexts: StatementTexts = { wrap: (_text, statement) => statement };
   const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(database, statementTexts) }), plugins: [new LongValueListsPlugin()] });
   registerDialect(db, sqliteDialect);
-  await migrate(db as Db, migrations);
+  await migrate(db, migrations);
 
   const changes = new Changes();
   // SQLite's data_version moves when another connection (another process on the same file) commits anything; the
@@ -132,8 +132,8 @@ export async function openSqliteStore({ file, migrations }: SqliteStoreOptions):
       changes.moved(keys);
       return result;
     },
-    read: (work) => translateErrors(() => work(db as Db)),
-    readSnapshot: (work) => (database.memory ? db.connection().execute((connection) => work(connection as Db)) : readOnSnapshot(file, work)),
+    read: (work) => translateErrors(() => work(db)),
+    readSnapshot: (work) => (database.memory ? db.connection().execute((connection) => work(connection)) : readOnSnapshot(file, work)),
     backup: async (target) => {
       await database.backup(target);
     },
@@ -155,7 +155,7 @@ async function readOnSnapshot<T>(file: string, work: (db: Db) => Promise<T>): Pr
   const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database }) });
   registerDialect(db, sqliteDialect);
   try {
-    return await db.transaction().execute((tx) => work(tx as Db));
+    return await db.transaction().execute((tx) => work(tx));
   } finally {
     await db.destroy();
   }
