@@ -98,7 +98,12 @@ export async function openSqliteStore({ file, migrations }: SqliteStoreOptions):
       const now = readDataVersion.get();
       if (now !== dataVersion) {
         dataVersion = now;
-        if ((readPrunedThrough.get() ?? 0) > seen) changes.movedAll();
+        const pruned = readPrunedThrough.get() ?? 0;
+        if (pruned > seen) {
+          // Rows this process never read are gone: everything counts as moved, and the look goes on from there.
+          changes.movedAll();
+          seen = pruned;
+        }
         for (const { seq, keys } of readChangeLog.all(seen)) {
           seen = seq;
           changes.moved(parseKeys(keys));
