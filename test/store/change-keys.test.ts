@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { changeKeys } from '../../src/store/changes.js';
 import { ReadCache } from '../../src/store/read-cache.js';
-import { deleteRows, insertRow, updateMatching } from '../../src/store/queries/table-rows.js';
+import { deleteRows, insertRow, selectMatching, updateMatching } from '../../src/store/queries/table-rows.js';
 import { writeAreas, type Store } from '../../src/store/store.js';
 import { emptyDatabase, storeUnderTest, type EmptyDatabase } from './test-store.js';
 
@@ -79,12 +79,13 @@ describe(`change keys on ${storeUnderTest}`, () => {
 
   it('a store whose last look is older than what the change log still holds drops everything at its next look', async () => {
     const since = b.changes.now();
-    // As a prune that removed rows past B's last look records it (PostgreSQL: a transaction id; SQLite: a seq).
-    const through = storeUnderTest === 'postgres' ? '999999999999' : 999_999_999_999;
-    await a.transaction((tx) => updateMatching(tx, 'cluster_changes_pruned', { through }, { id: 1 }));
+    await a.transaction((tx) => insertRow(tx, 'identities', identity('pruned')));
+    // As a prune that removed that commit's row before B looked records it (PostgreSQL: its transaction id; SQLite: its seq).
+    const logged = await a.read((db) => selectMatching(db, 'cluster_changes', {}));
+    const through = logged.map((row) => BigInt(String(row.xid ?? row.seq))).reduce((x, y) => (x > y ? x : y));
+    await a.transaction((tx) => updateMatching(tx, 'cluster_changes_pruned', { through: storeUnderTest === 'postgres' ? String(through) : Number(through) }, { id: 1 }));
     await b.refresh();
-    assert.equal(b.changes.changedSince(changeKeys.tables('services'), since), true);
-    await a.transaction((tx) => updateMatching(tx, 'cluster_changes_pruned', { through: storeUnderTest === 'postgres' ? '0' : 0 }, { id: 1 }));
+    assert.equal(b.changes.changedSince(changeKeys.tables('services'), since), true, 'an answer about services is dropped too');
   });
 
   it("keeps a read's answer on the other store until what it depends on moves there", async () => {
