@@ -89,8 +89,8 @@ export default tseslint.config(
     },
   },
   // The scale bench's own measuring SQL: a second store connection counting links while the controller writes (on
-  // either database), and a profiler timing SQLite's statements with their plans.
-  { files: ['bench/scale-writes.ts', 'bench/profile-policy-change.ts'], rules: importRule([APP_DEPS_AS_TYPE]) },
+  // either database), a profiler timing SQLite's statements with their plans, and a count of PostgreSQL round trips.
+  { files: ['bench/scale-writes.ts', 'bench/profile-policy-change.ts', 'bench/round-trips.ts'], rules: importRule([APP_DEPS_AS_TYPE]) },
   ...boundaries,
   {
     files: ['**/*.test.ts', 'test/**', 'bench/**', 'scripts/**'],

@@ -72,7 +72,7 @@ export async function openController(settings: Settings, options: ControllerOpti
   const logger = options.logger ?? pino({ level: settings.logLevel });
   mkdirSync(settings.home, { recursive: true, mode: 0o700 });
   const databaseFile = options.databaseFile ?? join(settings.home, 'ctrl.db');
-  const opened = await openStore({ databaseUrl: settings.databaseUrl, databaseFile });
+  const opened = await openStore({ databaseUrl: settings.databaseUrl, databaseFile, poolSize: settings.databasePoolSize });
   const ids = options.ids ?? defaultIds;
   let shared: SharedPki;
   let admin: DefaultAdminResult;

@@ -14,6 +14,7 @@ import {
   type ApiSessionRow,
 } from '../store/queries/api-sessions.js';
 import { ReadCache } from '../store/read-cache.js';
+import { changeKeys, type ChangeKey } from '../store/changes.js';
 import { outstandingAuthQueries, totpQueries, type AuthQuery } from './auth-queries.js';
 import type { ExternalJwtVerifier } from './ext-jwt/ext-jwt-verifier.js';
 import { disabledStateOf, isIdentityDisabled, type DisabledState } from './identity-disable.js';
@@ -82,6 +83,13 @@ const ACTIVITY_FLUSH_MS = 10_000;
 /** Idle sessions are deleted every this many flushes (90 s). */
 const FLUSHES_PER_SWEEP = 9;
 
+/**
+ * A session's lookup reads its row, its identity's and its auth policy's (apiSessionByToken); an unknown token
+ * stays unknown until an API session is made anywhere.
+ */
+const lookupDependsOn = (found: SessionLookup | undefined): ChangeKey[] =>
+  found ? [...changeKeys.ofIdentity(found.identityId), changeKeys.table('auth_policies')] : [changeKeys.table('api_sessions')];
+
 /** Session lookup, in-memory activity and the periodic flush + expiry enforcement. */
 export class ApiSessions {
   readonly #options: ApiSessionsOptions;
@@ -103,9 +111,15 @@ export class ApiSessions {
    * The caller behind a token, with the secondary factors still outstanding for this request (`bearerTokens` are
    * the request's `Authorization: Bearer` values); undefined when the token is unknown, the session has lapsed or
    * its identity is disabled. Answered at once, without a promise, when the session is in memory, current and
-   * needs no external JWT checked (most requests).
+   * needs no external JWT checked (most requests; the promise is then already settled).
    */
-  resolve(token: string, bearerTokens: readonly string[] = []): CallerSession | undefined | Promise<CallerSession | undefined> {
+  resolve(token: string, bearerTokens: readonly string[] = []): Promise<CallerSession | undefined> {
+    const known = this.#resolveKnown(token);
+    return known === 'read' ? this.#resolveReading(token, bearerTokens) : Promise.resolve(known);
+  }
+
+  /** The caller from memory alone, or 'read' when the store must be asked. */
+  #resolveKnown(token: string): CallerSession | undefined | 'read' {
     const cached = this.#lookups.peek(token);
     if (cached) {
       const found = cached.value;
@@ -117,11 +131,11 @@ export class ApiSessions {
         return this.#callerSession(found, token, now, totpQueries(found));
       }
     }
-    return this.#resolveReading(token, bearerTokens);
+    return 'read';
   }
 
   async #resolveReading(token: string, bearerTokens: readonly string[]): Promise<CallerSession | undefined> {
-    let found = await this.#lookups.get(token, () => this.#lookup(token));
+    let found = await this.#lookups.get(token, lookupDependsOn, () => this.#lookup(token));
     if (!found) return undefined;
     const now = this.#options.clock();
     if (this.#expiresAtMs(found.id, found.lastActivityMs) <= now.getTime()) {
@@ -151,7 +165,7 @@ export class ApiSessions {
     };
   }
 
-  /** Every authenticated request needs this; it is served from memory until the next write. */
+  /** Every authenticated request needs this; it is served from memory until its identity's rows or auth policies change. */
   async #lookup(token: string): Promise<SessionLookup | undefined> {
     const found = await this.#options.store.read((db) => apiSessionByToken(db, token));
     return (

@@ -11,6 +11,7 @@ import type { ListQuery } from '../store/filter/filter-types.js';
 import { columnIs, linkedTo as linkedRows, type LinkTable as StoredLinkTable, type Scope } from '../store/queries/scopes.js';
 import type { Db } from '../store/store.js';
 import { ReadCaches } from '../store/read-cache.js';
+import type { ChangeKey } from '../store/changes.js';
 
 const idParam = (context: OperationContext) => context.params.id as string;
 
@@ -21,14 +22,15 @@ export interface ListOptions {
    */
   scope?: (context: OperationContext, db: Db) => Promise<Scope>;
   /**
-   * Keeps answers, as sent, per query string until the next committed write of any instance (the store's
-   * generation), when every entity of the page passes: an entity that shows something time alone changes (a
-   * disable that ends) must not. Only for lists whose answer depends on nothing but the query and the data.
+   * Keeps answers, as sent, per query string until a committed write of any instance moves one of `dependsOn`
+   * (changes.ts: every table the list's rows, computed fields and scope read). A page is not kept when one of its
+   * entities has a value of a field that changes with time (FieldSpec.changesWithTime). Only for lists whose answer
+   * depends on nothing but the query and the data (not on the caller).
    */
-  keepAnswer?: (entity: EntityValues) => boolean;
+  keep?: { dependsOn: readonly ChangeKey[] };
   /**
    * Reads the page instead of the definition's rows under `scope` (a list whose rows and computed fields come
-   * together from elsewhere, e.g. a client's services with its pair counts); the rows are what `keepAnswer` tests.
+   * together from elsewhere, e.g. a client's services with its pair counts); the rows are what `keep` tests.
    */
   read?: (context: OperationContext, db: Db, query: ListQuery) => Promise<ListedPage>;
 }
@@ -40,7 +42,7 @@ export interface ListedPage {
   totalCount: number;
 }
 
-/** Kept list answers: at most this many (per store), each at most this long; past the count the cache starts again. */
+/** Kept list answers: at most this many (per store; the least recently used go first), each at most this long. */
 const KEPT_ANSWERS = 256;
 const KEPT_ANSWER_CHARS = 64 * 1024;
 const keptAnswers = new ReadCaches<{ text: string; isKeepable: boolean }>(KEPT_ANSWERS);
@@ -85,8 +87,15 @@ function writerOf(definition: EntityDefinition, api: OperationContext['api']): E
   return writer;
 }
 
+/** Whether an entity shows nothing that changes with time alone: only then may an answer holding it be kept. */
+function timeless(definition: EntityDefinition): (entity: EntityValues) => boolean {
+  const timed = Object.entries(definition.fields).filter(([, spec]) => spec.changesWithTime).map(([name]) => name);
+  return (entity) => timed.every((name) => entity[name] === null || entity[name] === undefined);
+}
+
 export function list(definition: EntityDefinition, access: Access, options: ListOptions = {}): OperationHandler {
-  const { keepAnswer } = options;
+  const { keep } = options;
+  const keepable = timeless(definition);
   const read =
     options.read ??
     (async (context: OperationContext, db: Db, query: ListQuery): Promise<ListedPage> => {
@@ -99,13 +108,14 @@ export function list(definition: EntityDefinition, access: Access, options: List
     const query = listQueryFrom(context, definition.symbols);
     const { data, totalCount, rows } = await context.deps.store.read((db) => read(context, db, query));
     const text = writerOf(definition, context.api).list(data, { limit: query.limit, offset: query.offset, totalCount });
-    return { text, isKeepable: keepAnswer !== undefined && text.length <= KEPT_ANSWER_CHARS && rows.every(keepAnswer) };
+    return { text, isKeepable: keep !== undefined && text.length <= KEPT_ANSWER_CHARS && rows.every(keepable) };
   };
   return {
     access,
     async handle(context) {
-      const { text } = keepAnswer
-        ? await keptAnswers.of(context.deps.store).get(`${definition.path}?${queryOf(context.request.url)}`, () => answer(context), (kept) => kept.isKeepable)
+      const key = `${definition.path}?${queryOf(context.request.url)}`;
+      const { text } = keep
+        ? await keptAnswers.of(context.deps.store).get(key, keep.dependsOn, () => answer(context), (kept) => kept.isKeepable)
         : await answer(context);
       return { status: 200, raw: text, contentType: 'application/json' };
     },

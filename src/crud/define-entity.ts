@@ -27,6 +27,11 @@ export interface FieldSpec {
   check: ((value: unknown) => void) | undefined;
   /** For stringSet: the side table with one row per element, which makes set filters use an index. */
   setTable: TableName | undefined;
+  /**
+   * While set, what the entity shows changes with time alone (a disable that ends): a list whose page holds such a
+   * value is never kept (crud-handlers.ts ListOptions.keep), as no write would drop it.
+   */
+  changesWithTime: boolean;
 }
 
 export interface FieldOptions {
@@ -39,6 +44,7 @@ export interface FieldOptions {
   output?: boolean;
   blankIsUnset?: boolean;
   check?: (value: unknown) => void;
+  changesWithTime?: boolean;
 }
 
 type Builder = (options?: FieldOptions) => (name: string, table: string) => FieldSpec;
@@ -58,6 +64,7 @@ function field(kind: FieldKind): Builder {
         output: options.output ?? true,
         blankIsUnset: options.blankIsUnset ?? false,
         check: options.check,
+        changesWithTime: options.changesWithTime ?? false,
         // Named by the migrations' convention (schema-parts.ts setTable): `<singular table>_<column>`.
         setTable: kind === 'stringSet' ? (`${singularTable(table)}_${column}` as TableName) : undefined,
       };

@@ -27,16 +27,17 @@ export interface RequestHookParts {
 
 export function installRequestHooks(app: FastifyInstance, deps: AppDeps, { tracker, observe }: RequestHookParts): void {
   app.decorateRequest('caller', null as unknown as RequestContext);
-  // Callback-style, waiting only when it must (PostgreSQL's refresh, a session not in memory): on SQLite with a
-  // known session the whole hook runs without a promise.
   const turns = new LoopTurns();
   const start = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void => {
     allowCors(request, reply);
     // Commits other instances made before this request began invalidate what this one has cached.
-    const refreshing = deps.store.refresh();
-    const identifying = refreshing ? refreshing.then(() => identifyCaller(deps, request, reply)) : identifyCaller(deps, request, reply);
-    if (identifying) identifying.then(() => done(), (error: unknown) => done((error ?? new Error('the request could not be identified')) as Error));
-    else done();
+    deps.store
+      .refresh()
+      .then(() => identifyCaller(deps, request, reply))
+      .then(
+        () => done(),
+        (error: unknown) => done(error instanceof Error ? error : new Error('the request could not be identified')),
+      );
   };
   app.addHook('onRequest', (request, reply, done) => {
     tracker.started(request);
@@ -59,13 +60,11 @@ export function installRequestHooks(app: FastifyInstance, deps: AppDeps, { track
   );
 }
 
-/** `request.caller` and the session's response headers; a promise only when the session had to be read. */
-function identifyCaller(deps: AppDeps, request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
+/** `request.caller` and the session's response headers. */
+async function identifyCaller(deps: AppDeps, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const token = sessionToken(request.headers['zt-session']);
-  const session = token ? deps.apiSessions.resolve(token, bearerTokensOf(request.raw.rawHeaders)) : undefined;
-  if (session instanceof Promise) return session.then((resolved) => setCaller(deps, request, reply, resolved));
+  const session = token ? await deps.apiSessions.resolve(token, bearerTokensOf(request.raw.rawHeaders)) : undefined;
   setCaller(deps, request, reply, session);
-  return undefined;
 }
 
 function setCaller(deps: AppDeps, request: FastifyRequest, reply: FastifyReply, session: CallerSession | undefined): void {

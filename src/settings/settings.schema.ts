@@ -8,6 +8,8 @@ export interface Settings {
   configFile: string | undefined;
   /** `postgres://…`: the data lives in that PostgreSQL database; undefined: in SQLite in the home folder. */
   databaseUrl: string | undefined;
+  /** PostgreSQL connections each process keeps at most (reads and writes share them; see the README's PostgreSQL section). */
+  databasePoolSize: number;
   advertisedHost: string;
   advertisedPort: number;
   bindAddress: string;
@@ -190,6 +192,7 @@ const oneOf =
 /** Every setting except `home` and `configFile`, which decide where the others are read from. */
 export const settingSpecs: readonly SettingSpec[] = [
   { key: 'databaseUrl', yamlPath: 'db.url', env: 'ZITI_DATABASE_URL', flag: 'database-url', parse: databaseUrl },
+  { key: 'databasePoolSize', yamlPath: 'db.poolSize', env: 'ZITI_DATABASE_POOL_SIZE', flag: 'database-pool-size', parse: integer(4, 1000), default: 10 },
   { key: 'advertisedHost', yamlPath: 'edge.api.advertisedHost', env: 'ZITI_CTRL_EDGE_ADVERTISED_ADDRESS', flag: 'address', parse: host, default: 'localhost' },
   { key: 'advertisedPort', yamlPath: 'edge.api.advertisedPort', env: 'ZITI_CTRL_EDGE_ADVERTISED_PORT', flag: 'port', parse: port, default: 1280 },
   { key: 'bindAddress', yamlPath: 'edge.api.bindAddress', env: 'ZITI_CTRL_EDGE_BIND_ADDRESS', flag: 'bind', parse: host, default: '0.0.0.0' },

@@ -28,6 +28,11 @@ export interface SqlDialect {
    * A list of text values bound as one parameter, as the right side of `IN`: the statement text is the same
    * whatever the list's length, so one compiled shape serves every list.
    */
+  /**
+   * A statement text run on (nearly) every request (prepared.ts preparedQuery): PostgreSQL then prepares it once per
+   * connection by name, so later runs skip parsing and planning; SQLite's statement cache does that for every text.
+   */
+  keepPrepared(text: string): void;
   textList: {
     /** `(SELECT … FROM <the list>)` around the bound parameter. */
     sql(parameter: unknown): RawBuilder<unknown>;

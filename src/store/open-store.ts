@@ -9,9 +9,11 @@ export interface OpenStoreOptions {
   databaseUrl: string | undefined;
   /** The SQLite file (or ':memory:'), used when there is no database URL. */
   databaseFile: string;
+  /** PostgreSQL's connections at most (default 10). */
+  poolSize?: number;
 }
 
 /** Migrated to the latest schema this build knows before it is returned. */
-export function openStore({ databaseUrl, databaseFile }: OpenStoreOptions): Promise<Store> {
-  return databaseUrl ? openPostgresStore({ url: databaseUrl, migrations }) : openSqliteStore({ file: databaseFile, migrations });
+export function openStore({ databaseUrl, databaseFile, poolSize }: OpenStoreOptions): Promise<Store> {
+  return databaseUrl ? openPostgresStore({ url: databaseUrl, migrations, poolSize }) : openSqliteStore({ file: databaseFile, migrations });
 }

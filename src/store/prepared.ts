@@ -46,6 +46,7 @@ const isRawBuilder = (query: Buildable<unknown>): query is RawBuilder<unknown> =
 
 /** The stand-ins a shape is built with, typed as the arguments they stand for. */
 function standIns<A extends readonly unknown[]>(count: number): A {
+  // The builder only places its arguments (preparedQuery), so stand-ins of another type are never looked into.
   return Array.from({ length: count }, (_, index) => new Argument(index)) as unknown as A;
 }
 
@@ -62,6 +63,7 @@ export function preparedQuery<A extends unknown[], R>(build: (db: Kysely<Databas
     let shape = shapes.get(storeOf(db));
     if (!shape) {
       shape = compileShape(typed(db), build(typed(db), ...standIns<A>(args.length)));
+      dialectOf(db).keepPrepared(shape.compiled.sql);
       shapes.set(storeOf(db), shape);
     }
     return runShape<R>(db, shape, args);
@@ -107,7 +109,9 @@ export class ShapeCache {
  */
 export function inTextList(db: Db, values: readonly string[]): RawBuilder<string> {
   const { textList } = dialectOf(db);
+  // At a run the argument is the caller's `values`, typed by the shape's signature.
   const bind = (list: unknown) => textList.bind(list as readonly string[]);
+  // The dialect's list is a subquery of one text column.
   return textList.sql(values instanceof Argument ? new Argument(values.index, bind) : bind(values)) as RawBuilder<string>;
 }
 

@@ -1,34 +1,44 @@
-// Results of reads kept until the next committed write: any write moves the store's generation and every entry
-// made before it is rebuilt on its next use, so a cached answer is never older than the data it came from.
+// Answers built from reads, kept until what they depend on changes (changes.ts): each entry names its change keys
+// and is rebuilt on its next use once any of them moved, here or on another instance (Store.refresh), so a kept
+// answer is never older than the data it came from. Bounded like every cache of the project (LruMap).
+import { LruMap } from '../lib/lru-map.js';
+import type { ChangeClock, ChangeKey } from './changes.js';
 import type { Store } from './store.js';
 
-export class ReadCache<V> {
-  readonly #entries = new Map<string, { generation: number; value: V }>();
+interface Entry<V> {
+  at: number;
+  dependsOn: readonly ChangeKey[];
+  value: V;
+}
 
-  constructor(
-    private readonly store: Store,
-    /** Entries kept at most; past that the cache starts again empty (simple, and bounded). */
-    private readonly capacity = 10_000,
-  ) {}
+/** What an answer depends on: fixed keys, or keys read off the answer (the identity a session belongs to). */
+export type DependsOn<V> = readonly ChangeKey[] | ((value: V) => readonly ChangeKey[]);
+
+export class ReadCache<V> {
+  readonly #entries: LruMap<string, Entry<V>>;
+  readonly #changes: ChangeClock;
+
+  constructor(store: Pick<Store, 'changes'>, capacity = 10_000) {
+    this.#changes = store.changes;
+    this.#entries = new LruMap(capacity);
+  }
 
   /** `keep` may refuse to keep a value (one that would go stale with time alone, or is too large to hold). */
-  async get(key: string, build: () => Promise<V>, keep: (value: V) => boolean = () => true): Promise<V> {
-    const generation = this.store.generation;
-    const cached = this.#entries.get(key);
-    if (cached && cached.generation === generation) return cached.value;
+  async get(key: string, dependsOn: DependsOn<V>, build: () => Promise<V>, keep: (value: V) => boolean = () => true): Promise<V> {
+    const cached = this.peek(key);
+    if (cached) return cached.value;
+    const at = this.#changes.now();
     const value = await build();
+    const keys = typeof dependsOn === 'function' ? dependsOn(value) : dependsOn;
     // A write that committed while building makes this value possibly stale: keep it only if none did.
-    if (this.store.generation === generation && keep(value)) {
-      if (this.#entries.size >= this.capacity) this.#entries.clear();
-      this.#entries.set(key, { generation, value });
-    }
+    if (!this.#changes.changedSince(keys, at) && keep(value)) this.#entries.set(key, { at, dependsOn: keys, value });
     return value;
   }
 
-  /** The entry made at the store's current generation, without building one. */
+  /** The entry still valid under `key`, without building one. */
   peek(key: string): { value: V } | undefined {
     const cached = this.#entries.get(key);
-    return cached && cached.generation === this.store.generation ? cached : undefined;
+    return cached && !this.#changes.changedSince(cached.dependsOn, cached.at) ? cached : undefined;
   }
 
   delete(key: string): void {

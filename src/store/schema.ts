@@ -12,8 +12,8 @@ export interface Database {
   authenticators: AuthenticatorsTable;
   ca_identity_roles: CaIdentityRolesTable;
   cas: CasTable;
-  cluster_generation: ClusterGenerationTable;
-  cluster_generation_shards: ClusterGenerationShardsTable;
+  cluster_changes: ClusterChangesTable;
+  cluster_changes_pruned: ClusterChangesPrunedTable;
   cluster_secrets: ClusterSecretsTable;
   config_types: ConfigTypesTable;
   configs: ConfigsTable;
@@ -169,14 +169,15 @@ export interface CasTable {
   external_id_claim: string | null;
 }
 
-export interface ClusterGenerationTable {
-  id: string;
-  value: string;
+export interface ClusterChangesTable {
+  seq: number;
+  keys: string;
+  at: string;
 }
 
-export interface ClusterGenerationShardsTable {
-  id: string;
-  value: string;
+export interface ClusterChangesPrunedTable {
+  id: number;
+  through: number;
 }
 
 export interface ClusterSecretsTable {

@@ -1,6 +1,16 @@
 // The storage interface domain code sees: asynchronous transactions handing out a `Db` handle that only the store's
 // query modules (src/store/queries/) look inside, so SQLite and PostgreSQL implementations are interchangeable.
+//
+// Which query style a query module uses (connection.ts, prepared.ts):
+// - `typed(db)`: the default, the query builder typed by the schema; for anything not run on every request.
+// - `preparedQuery`: a fixed shape run on (nearly) every request (a session by token, a page of grants): built and
+//   compiled once per store, then only its arguments change; PostgreSQL prepares it by its text.
+// - `ShapeCache`: a shape that varies with more than its arguments (a list's filter, sort and scope): compiled once
+//   per key, the least recently used forgotten.
+// - `dynamic(db)`: only where the table is named at run time (entity definitions, derived tables); rows untyped.
+// What kept answers (read-cache.ts) depend on is told by change keys (changes.ts), which every commit moves.
 import type { Kysely } from 'kysely';
+import type { ChangeClock } from './changes.js';
 import type { Database } from './schema.js';
 
 /** A stored table's (or view's) name, as the typed schema knows it. */
@@ -12,17 +22,18 @@ export type Db = Kysely<any>;
 
 export interface Store {
   /**
-   * Moves with every committed write transaction but bookkeeping ones (WriteOptions), this process's or (once
-   * `refresh` has looked) another's on the same database: a cached read is still valid while this has not moved.
+   * When what kept answers depend on last moved (changes.ts): moved by every committed write transaction but
+   * bookkeeping ones (WriteOptions), for the tables it wrote and the identities whose own rows it wrote, this
+   * process's or (once `refresh` has looked) another's on the same database.
    */
-  readonly generation: number;
+  readonly changes: ChangeClock;
   /**
-   * Looks for commits other processes made (instances sharing the database, `workers`) and moves `generation` if
-   * there were any. Called once at the start of every request, so each request sees every change committed before
-   * it began, whichever instance made it; it costs one primary-key read (SQLite: a shared-memory check, done at
-   * once: then it returns undefined rather than a promise, so a request need not wait a turn for it).
+   * Looks for commits other processes made (instances sharing the database, `workers`) and moves the keys they
+   * changed. Called once at the start of every request, so each request sees every change committed before it
+   * began, whichever instance made it; it costs one small read (PostgreSQL: the change log since the last look;
+   * SQLite: a shared-memory check, and the log only when another process committed).
    */
-  refresh(): Promise<void> | undefined;
+  refresh(): Promise<void>;
   /** Runs `work` in one write transaction: everything it wrote commits together or not at all. */
   transaction<T>(work: (tx: Db) => Promise<T>, options?: WriteOptions): Promise<T>;
   /** Runs read-only work; it may share the connection with writers but never sees half a transaction. */
@@ -64,10 +75,13 @@ export interface WriteOptions {
   touches?: readonly string[];
   /**
    * Areas the write bases decisions on without changing them (only with `touches`): it runs beside other writes
-   * that read them, and takes turns with writes that change them.
+   * that read them, and takes turns with writes that change them. The identities named in `touches` and `reads`
+   * are whose own rows (changes.ts IDENTITY_OWNED) the write may change: its commit moves their answers only.
    */
   reads?: readonly string[];
 }
+
+const NO_AREAS: readonly string[] = [];
 
 /**
  * The areas writes name in `touches` and `reads`. An identity's area covers what belongs to it alone: its API
@@ -81,7 +95,7 @@ export const writeAreas = {
   /** The controller instances' rows (heartbeats). */
   controllerInstances: 'controller-instances',
   /** Rows each written by one statement that locks only them (API-session activity): no area lock at all. */
-  rowsOnly: [] as readonly string[],
+  rowsOnly: NO_AREAS,
 };
 
 /** A constraint the database refused, translated from the driver's error so callers need not know the driver. */
@@ -109,9 +123,7 @@ export function isUniqueViolation(store: Pick<Store, 'translateError'>, error: u
 /** The same store with every write transaction run through `wrap` (a queue, a timer); the rest delegates. */
 export function wrapTransactions(store: Store, wrap: <T>(run: () => Promise<T>) => Promise<T>): Store {
   return {
-    get generation() {
-      return store.generation;
-    },
+    changes: store.changes,
     refresh: () => store.refresh(),
     transaction: (work, options) => wrap(() => store.transaction(work, options)),
     read: (work) => store.read(work),

@@ -86,9 +86,9 @@ describe('router sync change feed', () => {
     now += 61_000;
     await feed.poll();
     assert.equal(await count(), 0);
-    const generation = store.generation;
+    const generation = store.changes.latest;
     now += 61_000;
     await feed.poll();
-    assert.equal(store.generation, generation);
+    assert.equal(store.changes.latest, generation);
   });
 });

@@ -129,10 +129,10 @@ describe(`store tier on ${storeUnderTest}`, () => {
           await insertRow(tx, 'identities', identity('r1', 'first'));
           await insertRow(tx, 'identities', identity('r2', 'first'));
         });
-        const before = a.generation;
+        const before = a.changes.latest;
         await b.transaction((tx) => insertRow(tx, 'identities', identity('r3', 'third')));
         await a.refresh();
-        assert.notEqual(a.generation, before, "B's commit (say, a logout) must drop A's caches at A's next request");
+        assert.notEqual(a.changes.latest, before, "B's commit (say, a logout) must drop A's caches at A's next request");
         await a.close();
         await b.close();
       } finally {
@@ -147,15 +147,15 @@ describe(`store tier on ${storeUnderTest}`, () => {
       try {
         const [a, b] = [await database.open(), await database.open()];
         await b.refresh();
-        const [ownBefore, otherBefore] = [a.generation, b.generation];
+        const [ownBefore, otherBefore] = [a.changes.latest, b.changes.latest];
         await a.transaction((tx) => insertRow(tx, 'cluster_secrets', { name: 'beat', value: '1', updated_at: at }), { bookkeeping: true });
         await b.refresh();
-        assert.deepEqual([a.generation, b.generation], [ownBefore, otherBefore]);
+        assert.deepEqual([a.changes.latest, b.changes.latest], [ownBefore, otherBefore]);
         assert.equal((await b.read((db) => selectRows(db, 'cluster_secrets', { name: 'beat' }))).length, 1, 'the bookkeeping write committed');
         await a.transaction((tx) => insertRow(tx, 'identities', identity('model')));
         await b.refresh();
-        assert.notEqual(a.generation, ownBefore);
-        assert.notEqual(b.generation, otherBefore);
+        assert.notEqual(a.changes.latest, ownBefore);
+        assert.notEqual(b.changes.latest, otherBefore);
         await a.close();
         await b.close();
       } finally {

@@ -37,9 +37,7 @@ export async function openTestStore(): Promise<Store> {
   const store = await database.open();
   return {
     ...store,
-    get generation() {
-      return store.generation;
-    },
+    changes: store.changes,
     close: async () => {
       await store.close();
       await database.remove();

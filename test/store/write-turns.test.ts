@@ -89,15 +89,15 @@ describe(`write turns on ${storeUnderTest}`, () => {
   it('an area write moves the generation here and at the other store unless it is bookkeeping', { timeout: 30_000 }, async () => {
     await withTwoStores(async (a, b) => {
       await b.refresh();
-      const [ownBefore, otherBefore] = [a.generation, b.generation];
+      const [ownBefore, otherBefore] = [a.changes.latest, b.changes.latest];
       const touches = [writeAreas.identity('x')];
       await a.transaction((tx) => insertRow(tx, 'cluster_secrets', { name: 'beat', value: '1', updated_at: at }), { bookkeeping: true, touches });
       await b.refresh();
-      assert.deepEqual([a.generation, b.generation], [ownBefore, otherBefore]);
+      assert.deepEqual([a.changes.latest, b.changes.latest], [ownBefore, otherBefore]);
       await a.transaction((tx) => insertRow(tx, 'identities', identity('model')), { touches });
       await b.refresh();
-      assert.notEqual(a.generation, ownBefore);
-      assert.notEqual(b.generation, otherBefore);
+      assert.notEqual(a.changes.latest, ownBefore);
+      assert.notEqual(b.changes.latest, otherBefore);
     });
   });
 

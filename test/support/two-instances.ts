@@ -34,6 +34,21 @@ export async function postgresSchema(): Promise<SharedDatabase> {
   return { options: { settings: { databaseUrl: scratch.url } }, drop: () => scratch.drop() };
 }
 
+/** Counts the instance's store reads from now on; the returned function stops counting and tells how many. */
+function countReads(t: TestApp): () => number {
+  const store = t.deps.store;
+  const read = store.read.bind(store);
+  let count = 0;
+  store.read = (work) => {
+    count++;
+    return read(work);
+  };
+  return () => {
+    store.read = read;
+    return count;
+  };
+}
+
 export function describeTwoInstances(label: string, open: () => SharedDatabase | Promise<SharedDatabase>): void {
   describe(`two instances on one ${label} database`, () => {
     let database: SharedDatabase;
@@ -126,14 +141,14 @@ export function describeTwoInstances(label: string, open: () => SharedDatabase |
       a.clock.advance(60_000);
       assert.equal((await get(a, `${client}/current-identity`, token)).status, 200, 'A has activity to write');
       await b.deps.store.refresh();
-      const before = b.deps.store.generation;
+      const before = b.deps.store.changes.latest;
       await a.deps.heartbeat.beat();
       await a.deps.apiSessions.flush(false);
       await b.deps.store.refresh();
-      assert.equal(b.deps.store.generation, before, 'bookkeeping commits do not invalidate caches');
+      assert.equal(b.deps.store.changes.latest, before, 'bookkeeping commits do not invalidate caches');
       await createService(a, adminA);
       await b.deps.store.refresh();
-      assert.notEqual(b.deps.store.generation, before, "a model change must drop B's caches at its next request");
+      assert.notEqual(b.deps.store.changes.latest, before, "a model change must drop B's caches at its next request");
     });
 
     it("a session create and a posture report on A drop no instance's caches; B reads the session at once", async () => {
@@ -142,13 +157,13 @@ export function describeTwoInstances(label: string, open: () => SharedDatabase |
       const token = await login(a, user.username, user.password);
       const { serviceId } = await grantService(a, adminA, user.id, ['Dial']);
       for (const t of [a, b]) await t.deps.store.refresh();
-      const before = [a.deps.store.generation, b.deps.store.generation];
+      const before = [a.deps.store.changes.latest, b.deps.store.changes.latest];
       const created = await requestSession(a, token, serviceId, 'Dial');
       assert.equal(created.status, 201, created.text);
       const report = { id: 'os-check', typeId: 'OS', type: 'Linux', version: '6.1.0', build: '42' };
       assert.equal((await a.call({ method: 'POST', url: `${client}/posture-response`, token, payload: report })).status, 201);
       for (const t of [a, b]) await t.deps.store.refresh();
-      assert.deepEqual([a.deps.store.generation, b.deps.store.generation], before);
+      assert.deepEqual([a.deps.store.changes.latest, b.deps.store.changes.latest], before);
       const id = (created.body as { data: { id: string } }).data.id;
       assert.equal((await get(b, `${management}/sessions/${id}`, adminB)).status, 200);
     });
@@ -164,6 +179,27 @@ export function describeTwoInstances(label: string, open: () => SharedDatabase |
       assert.equal((await shown()).data[0]!.hasApiSession, true, "a login on B is seen by A's next list");
       assert.equal((await b.call({ method: 'PATCH', url: `${management}/identities/${user.id}`, token: adminB, payload: { name: `renamed-${user.id}` } })).status, 200);
       assert.equal((await shown()).data[0]!.name, `renamed-${user.id}`);
+    });
+
+    it("a login and a logout on A drop on B only that identity's kept answers; a service create drops no identity list", async () => {
+      const [one, two] = [await createUser(a, adminA), await createUser(a, adminA)];
+      const tokenTwo = await login(b, two.username, two.password);
+      const listUrl = `${management}/identities?filter=${encodeURIComponent(`id = "${two.id}"`)}`;
+      assert.equal((await get(b, `${client}/current-identity`, tokenTwo)).status, 200);
+      const tokenOne = await login(a, one.username, one.password);
+      assert.equal((await get(b, `${client}/current-identity`, tokenOne)).status, 200);
+      // Kept after the login: the list shows whether each identity has an API session (`hasApiSession`).
+      assert.equal((await get(b, listUrl, adminB)).status, 200);
+      await createService(a, adminA);
+      const reads = countReads(b);
+      assert.equal((await get(b, `${client}/current-identity`, tokenTwo)).status, 200);
+      assert.equal((await get(b, listUrl, adminB)).status, 200);
+      assert.equal(reads(), 0, "another identity's login and a service create leave B's kept answers standing");
+      assert.equal((await a.call({ method: 'DELETE', url: `${client}/current-api-session`, token: tokenOne })).status, 200);
+      assertError(await get(b, `${client}/current-identity`, tokenOne), 401, 'UNAUTHORIZED');
+      const again = countReads(b);
+      assert.equal((await get(b, `${client}/current-identity`, tokenTwo)).status, 200);
+      assert.equal(again(), 0, "another identity's logout leaves them standing too");
     });
 
     it('a service created on B is read back on A, and a name taken on A is refused on B', async () => {

@@ -26,7 +26,7 @@ export const identity = defineEntity({
     serviceHostingPrecedences: json({ fallback: () => ({}) }),
     // Rendered by the rules only while set: upstream omits them otherwise (asked of v1.1.8).
     disabledAt: timestamp({ filter: false, writable: 'never', output: false }),
-    disabledUntil: timestamp({ filter: false, writable: 'never', output: false }),
+    disabledUntil: timestamp({ filter: false, writable: 'never', output: false, changesWithTime: true }),
     envInfo: json({ writable: 'never' }),
     sdkInfo: json({ writable: 'never' }),
   },

@@ -2,6 +2,7 @@
 import { ApiError } from '../../errors/api-error.js';
 import { emptyEnvelope, envelope, serializeJson } from '../../http/envelope.js';
 import { ReadCaches } from '../../store/read-cache.js';
+import { changeKeys } from '../../store/changes.js';
 import type { OperationHandler, OperationTable } from '../../http/operation.js';
 import { childrenOf, create, detail, list, listSetField, patch, remove, update } from '../../crud/crud-handlers.js';
 import { toApiEntity } from '../../crud/entity-mapping.js';
@@ -11,6 +12,8 @@ import { disableIdentityIn, enableIdentityIn } from '../../auth/identity-disable
 import { authenticator } from '../authenticator/authenticator.definition.js';
 import { enrollment } from '../enrollment/enrollment.definition.js';
 import { identity } from './identity.definition.js';
+
+const IDENTITY_LIST_READS = changeKeys.tables('identities', 'identity_role_attributes', 'authenticators', 'api_sessions', 'auth_policies', 'mfas', 'enrollments', 'cas');
 
 const LAST_WRITABLE_TIME = Date.parse('9999-12-31T23:59:59.999Z');
 
@@ -49,7 +52,10 @@ const enableIdentity: OperationHandler = {
   },
 };
 
-/** Per controller: the serialised current-identity document of each identity, valid until the next write. */
+/**
+ * Per controller: the serialised current-identity document of each identity, valid until the identity's own rows
+ * change (its row, authenticators, API sessions, MFA, enrollments) or an auth policy or a CA (an enrollment's) does.
+ */
 const currentIdentityCaches = new ReadCaches<Buffer>();
 
 /**
@@ -60,7 +66,8 @@ const getCurrentIdentity: OperationHandler = {
   access: 'authenticated',
   async handle({ deps, caller }) {
     const identityId = caller.session!.identityId;
-    const body = await currentIdentityCaches.of(deps.store).get(identityId, () =>
+    const dependsOn = [...changeKeys.ofIdentity(identityId), ...changeKeys.tables('auth_policies', 'cas')];
+    const body = await currentIdentityCaches.of(deps.store).get(identityId, dependsOn, () =>
       deps.store.read(async (db) => {
         const data = await toApiEntity(identity, await requireEntity(db, identity, identityId), { db, deps, caller });
         // Upstream's CurrentIdentityLinkFactory: the caller's own paths, MFA included.
@@ -74,8 +81,8 @@ const getCurrentIdentity: OperationHandler = {
 };
 
 export const identityOperations: OperationTable = {
-  // Consoles and scripts poll it; `disabled` is the one field time alone changes, while a disable has an end.
-  listIdentities: list(identity, 'admin', { scope: roleFilterScope(identity), keepAnswer: (entity) => !entity.disabledUntil }),
+  // Consoles and scripts poll it: kept until a table its rows, computed fields (identity.rules.ts) or role filter read moves.
+  listIdentities: list(identity, 'admin', { scope: roleFilterScope(identity), keep: { dependsOn: IDENTITY_LIST_READS } }),
   detailIdentity: detail(identity, 'admin'),
   createIdentity: create(identity, 'admin'),
   updateIdentity: update(identity, 'admin'),

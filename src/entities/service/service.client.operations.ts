@@ -3,6 +3,7 @@
 import { ApiError } from '../../errors/api-error.js';
 import { envelope, listEnvelope, serializeJson } from '../../http/envelope.js';
 import { ReadCaches } from '../../store/read-cache.js';
+import { changeKeys } from '../../store/changes.js';
 import type { OperationContext, OperationHandler, OperationTable } from '../../http/operation.js';
 import { list } from '../../crud/crud-handlers.js';
 import type { EntityDefinition } from '../../crud/define-entity.js';
@@ -49,7 +50,7 @@ async function requireVisibleService(db: Db, context: OperationContext): Promise
   return requireEntity(db, service, id);
 }
 
-/** Per controller: each API session's config type selection (made at login), until the next write. */
+/** Per controller: each API session's config type selection (made at login), until its identity's rows or a config type change. */
 const sessionSelections = new ReadCaches<ConfigTypeSelection>();
 
 /**
@@ -73,7 +74,9 @@ const listGrantedServices = list(service, 'authenticated', {
     const requested = requestedConfigTypes(context);
     const selection = requested
       ? selectionOf(await resolveConfigTypes(db, requested))
-      : await sessionSelections.of(context.deps.store).get(viewer.apiSessionId, () => sessionConfigTypes(db, viewer.apiSessionId));
+      : await sessionSelections
+          .of(context.deps.store)
+          .get(viewer.apiSessionId, [...changeKeys.ofIdentity(viewer.identityId), changeKeys.table('config_types')], () => sessionConfigTypes(db, viewer.apiSessionId));
     const page = await grantedServicePage(db, viewer.identityId, query);
     const pairs = new Map(page.rows.map((row) => [row.id as string, { dial: row.pair_dial, bind: row.pair_bind }]));
     const rows = page.rows.map((row) => rowToValues(service, row));
@@ -121,15 +124,18 @@ const listServiceTerminators: OperationHandler = {
   },
 };
 
-/** Per controller: each API session's serialised answer, valid until the next write (the only thing that moves it). */
+/**
+ * Per controller: each API session's serialised answer, valid until its identity's own rows change (its API
+ * sessions, its service-list mark, which policy changes move as strict writes: `identity:*`).
+ */
 const serviceUpdatesCaches = new ReadCaches<Buffer | undefined>();
 
 /** SDKs and tunnellers poll this every few seconds per session, so the answer is read and serialised once per write. */
 const listServiceUpdates: OperationHandler = {
   access: 'authenticated',
   async handle({ deps, caller }) {
-    const apiSessionId = caller.session!.apiSessionId;
-    const body = await serviceUpdatesCaches.of(deps.store).get(apiSessionId, async () => {
+    const { apiSessionId, identityId } = caller.session!;
+    const body = await serviceUpdatesCaches.of(deps.store).get(apiSessionId, changeKeys.ofIdentity(identityId), async () => {
       const lastChangeAt = await deps.store.read((db) => serviceListChangedAt(db, apiSessionId));
       return lastChangeAt === undefined ? undefined : Buffer.from(serializeJson(envelope({ lastChangeAt })));
     });

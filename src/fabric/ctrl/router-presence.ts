@@ -13,7 +13,11 @@ import {
   routersForConnection,
 } from '../../store/queries/router-presence.js';
 import type { Store } from '../../store/store.js';
+import { changeKeys } from '../../store/changes.js';
 import type { RouterConnection, RouterRegistry } from './router-connections.js';
+
+/** What the watch reads: the routers' rows (deleted, disabled, re-enrolled). */
+const ROUTER_ROWS = changeKeys.tables('routers');
 
 export interface RouterPresenceOptions {
   store: Store;
@@ -37,7 +41,8 @@ export class RouterPresence {
   #queue: Change[] = [];
   #draining: Promise<void> | undefined;
   #timers: NodeJS.Timeout[] = [];
-  #watchedGeneration = -1;
+  /** When the routers' rows were last looked at (changes.ts); undefined before the first look. */
+  #watchedAt: number | undefined;
   #watching = false;
 
   constructor(options: RouterPresenceOptions) {
@@ -112,8 +117,9 @@ export class RouterPresence {
     this.#watching = true;
     try {
       await store.refresh();
-      if (store.generation === this.#watchedGeneration) return;
-      this.#watchedGeneration = store.generation;
+      const now = store.changes.now();
+      if (this.#watchedAt !== undefined && !store.changes.changedSince(ROUTER_ROWS, this.#watchedAt)) return;
+      this.#watchedAt = now;
       const held = [...registry.all()];
       const routers = new Map((await store.read((db) => routersForConnection(db, held.map((connection) => connection.routerId)))).map((router) => [router.id, router]));
       for (const connection of held) {

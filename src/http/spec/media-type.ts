@@ -1,5 +1,6 @@
 // Content-Type and Accept handling as go-openapi's runtime does it (runtime.ContentType, validateContentType,
 // NegotiateContentType), so the same requests pass and fail with the same messages.
+import { LruMap } from '../../lib/lru-map.js';
 
 /** Go's default when a request has a body but no Content-Type (runtime.DefaultMime). */
 export const defaultMime = 'application/octet-stream';
@@ -80,18 +81,15 @@ function parseAccept(header: string): AcceptSpec[] {
 export function negotiateContentType(accept: string | undefined, offers: readonly string[], defaultOffer: string): string {
   // Every request negotiates, and clients send the same few Accept headers: remembered per operation's offers.
   let memo = negotiated.get(offers);
-  if (!memo) negotiated.set(offers, (memo = new Map<string, string>()));
+  // Bounded: a caller choosing Accept headers at will cannot grow it.
+  if (!memo) negotiated.set(offers, (memo = new LruMap<string, string>(64)));
   const key = `${defaultOffer}\n${accept ?? ''}`;
   let chosen = memo.get(key);
-  if (chosen === undefined) {
-    // Bounded: a caller choosing Accept headers at will cannot grow it.
-    if (memo.size >= 64) memo.clear();
-    memo.set(key, (chosen = negotiate(accept, offers, defaultOffer)));
-  }
+  if (chosen === undefined) memo.set(key, (chosen = negotiate(accept, offers, defaultOffer)));
   return chosen;
 }
 
-const negotiated = new WeakMap<readonly string[], Map<string, string>>();
+const negotiated = new WeakMap<readonly string[], LruMap<string, string>>();
 
 function negotiate(accept: string | undefined, offers: readonly string[], defaultOffer: string): string {
   const specs = accept ? parseAccept(accept) : [];

@@ -41,26 +41,44 @@ export async function migrate(db: Db, migrations: readonly Migration[], translat
     });
     current = migration.version;
   }
-  for (const statement of CLUSTER_GENERATION) await sql.raw(translate(statement)!).execute(db);
+  for (const statement of CHANGE_LOG) {
+    const translated = translate(statement);
+    if (translated !== undefined) await sql.raw(translated).execute(db);
+  }
   return current;
 }
 
 /**
- * The cluster generation: moved by every write transaction that changes the model, so every process on the database
- * sees at its next request that its caches are stale (Store.refresh). It is the stores' own machinery, like
- * schema_migrations, rather than a numbered migration: no store can write without it, whatever migrations it was
- * asked to apply. Every statement may run again at any start.
+ * The change log (changes.ts): one row per commit that changed what caches may hold, with the change keys it moved,
+ * so every process on the database sees at its next request which of its kept answers are stale (Store.refresh).
+ * It is the stores' own machinery, like schema_migrations, rather than a numbered migration: no store can write
+ * without it, whatever migrations it was asked to apply. Every statement may run again at any start.
  *
- * On PostgreSQL the generation is the sum of GENERATION_SHARDS rows instead (issue 26): writes that run at once move
- * different rows, so their commits do not queue for one row lock (SQLite, with one writer, keeps the one row).
+ * Rows are only ever inserted (commits running at once queue for no row lock) and pruned after a few minutes;
+ * `cluster_changes_pruned` says up to where, so a process that last looked before that drops everything instead.
+ * On SQLite (one writer) rows are ordered by `seq`; on PostgreSQL, where commits end in any order, by the writing
+ * transaction's id, which a reader compares with the snapshot of its previous look (pg_visible_in_snapshot).
  */
-export const GENERATION_SHARDS = 16;
-const CLUSTER_GENERATION = [
-  'CREATE TABLE IF NOT EXISTS cluster_generation (id BIGINT PRIMARY KEY CHECK (id = 1), value BIGINT NOT NULL)',
-  'INSERT INTO cluster_generation (id, value) VALUES (1, 0) ON CONFLICT (id) DO NOTHING',
-  'CREATE TABLE IF NOT EXISTS cluster_generation_shards (id BIGINT PRIMARY KEY, value BIGINT NOT NULL)',
-  `INSERT INTO cluster_generation_shards (id, value) VALUES ${Array.from({ length: GENERATION_SHARDS }, (_, id) => `(${id}, 0)`).join(', ')} ON CONFLICT (id) DO NOTHING`,
+const CHANGE_LOG: readonly MigrationStatement[] = [
+  {
+    sqlite: 'CREATE TABLE IF NOT EXISTS cluster_changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, keys TEXT NOT NULL, at TEXT NOT NULL)',
+    postgres: 'CREATE TABLE IF NOT EXISTS cluster_changes (xid xid8 NOT NULL, keys TEXT NOT NULL, at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp())',
+  },
+  { postgres: 'CREATE INDEX IF NOT EXISTS cluster_changes_xid ON cluster_changes (xid)' },
+  {
+    sqlite: 'CREATE TABLE IF NOT EXISTS cluster_changes_pruned (id INTEGER PRIMARY KEY CHECK (id = 1), through INTEGER NOT NULL)',
+    postgres: 'CREATE TABLE IF NOT EXISTS cluster_changes_pruned (id BIGINT PRIMARY KEY CHECK (id = 1), through xid8 NOT NULL)',
+  },
+  {
+    sqlite: 'INSERT INTO cluster_changes_pruned (id, through) VALUES (1, 0) ON CONFLICT (id) DO NOTHING',
+    postgres: "INSERT INTO cluster_changes_pruned (id, through) VALUES (1, '0') ON CONFLICT (id) DO NOTHING",
+  },
 ];
+
+/** How long the change log keeps a commit's row; a process that did not look for longer drops all it kept. */
+export const CHANGE_LOG_KEPT_SECONDS = 300;
+/** A store prunes the change log once every this many of its own logged commits. */
+export const CHANGE_LOG_PRUNE_EVERY = 1_000;
 
 /** The versions of the migrations applied to the database. */
 export async function appliedMigrations(db: Db): Promise<number[]> {

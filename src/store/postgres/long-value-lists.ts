@@ -33,6 +33,7 @@ class LongListTransformer extends OperationNodeTransformer {
     const { operator, rightOperand } = transformed;
     if (!OperatorNode.is(operator) || !(operator.operator in QUANTIFIED)) return transformed;
     if (!PrimitiveValueListNode.is(rightOperand) || rightOperand.values.length <= LONG_LIST) return transformed;
+    // `in QUANTIFIED` above, which TypeScript does not narrow a string by.
     const [comparison, quantifier] = QUANTIFIED[operator.operator as keyof typeof QUANTIFIED];
     const array = arrayOperand(rightOperand.values, quantifier);
     return array ? { ...transformed, operator: OperatorNode.create(comparison), rightOperand: array } : transformed;

@@ -2,6 +2,8 @@
 // columns are COLLATE "C" (byte order, as upstream); lower() is folded under "C" too, so it changes ASCII letters
 // only, exactly as SQLite's does.
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { createHash } from 'node:crypto';
+import { LruMap } from '../../lib/lru-map.js';
 import type { SqlDialect } from '../dialect.js';
 
 const byteWise = (text: RawBuilder<unknown>) => sql`(CAST(${text} AS TEXT) COLLATE "C")`;
@@ -9,8 +11,17 @@ const byteWise = (text: RawBuilder<unknown>) => sql`(CAST(${text} AS TEXT) COLLA
 /** The JSON value at `keys` of a text column holding a JSON object (the path bound as one text[] parameter). */
 const jsonAt = (column: RawBuilder<unknown>, keys: readonly string[]) => sql`(CAST(${column} AS jsonb) #> CAST(${sql.val(keys)} AS text[]))`;
 
+/** Names of the statements prepared by name (keepPrepared), by their text; bounded by the code's fixed shapes. */
+const preparedNames = new LruMap<string, string>(1000);
+
+/** The name a statement text is prepared under on every connection, if it is one to keep prepared. */
+export const preparedName = (text: string): string | undefined => preparedNames.get(text);
+
 export const postgresDialect: SqlDialect = {
   name: 'postgres',
+  keepPrepared(text) {
+    if (preparedNames.get(text) === undefined) preparedNames.set(text, `ziti-${createHash('sha256').update(text).digest('base64url').slice(0, 22)}`);
+  },
   unlimited: null,
   inlineRows(columns, rows) {
     const types = { integer: 'BIGINT', real: 'DOUBLE PRECISION', text: 'TEXT' } as const;

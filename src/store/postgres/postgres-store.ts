@@ -4,11 +4,12 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { ApiError } from '../../errors/api-error.js';
 import { registerDialect } from '../connection.js';
-import { migrate, type Migration } from '../migrations/migrate.js';
+import { Changes } from '../changes.js';
+import { CHANGE_LOG_KEPT_SECONDS, CHANGE_LOG_PRUNE_EVERY, migrate, type Migration } from '../migrations/migrate.js';
 import type { Database as Schema } from '../schema.js';
-import { StoreError, type Db, type Store } from '../store.js';
+import { StoreError, type Store } from '../store.js';
 import { LongValueListsPlugin } from './long-value-lists.js';
-import { postgresDialect } from './postgres-dialect.js';
+import { postgresDialect, preparedName } from './postgres-dialect.js';
 import { toPostgres } from './translate-migration.js';
 import { writeTransactions } from './write-transactions.js';
 
@@ -30,6 +31,7 @@ const MIGRATION_LOCK = 0x5a495449; // "ZITI"
 const NUMBER_TYPES: ReadonlySet<number> = new Set([20, 1700]);
 
 export const pgNumberTypes: pg.CustomTypesConfig = {
+  // pg declares getTypeParser with overloads per format, which one function with a union cannot be declared as.
   getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
     NUMBER_TYPES.has(oid) ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
@@ -43,28 +45,25 @@ export async function openPostgresStore({ url, migrations, poolSize = 10 }: Post
   // commit, which shadows the schema's table of the same name (pg_temp comes first in every search path): one
   // transaction's scratch rows are never another's, and they cost no WAL. Queued before the connection's first query.
   // Should it fail, the schema's table still serves, correct as the policy engine's writes are strict (run alone).
-  pool.on('connect', (client) => void client.query(SCRATCH_DELTA_TABLE).catch(() => undefined));
+  pool.on('connect', (client) => {
+    void client.query(SCRATCH_DELTA_TABLE).catch(() => undefined);
+    prepareByName(client);
+  });
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }), plugins: [new LongValueListsPlugin()] });
   registerDialect(db, postgresDialect);
 
   const writer = writeTransactions(pool, await currentSchema(db), db, [new LongValueListsPlugin()]);
-  let generation = 0;
-  let seen = await readClusterGeneration(db);
+  const changes = new Changes();
+  const log = changeLogReader(pool, changes);
+  await log.refresh();
+  let logged = 0;
   // Strict writes run one at a time in this process (a waiting one holds no pooled connection); area writes run at
   // once up to a bound that leaves connections to the reads (a write's work may read beside its transaction).
   let strictWrites: Promise<unknown> = Promise.resolve();
   const areaWrites = limiter(Math.max(1, poolSize - 3));
   return {
-    get generation() {
-      return generation;
-    },
-    refresh: async () => {
-      const now = await readClusterGeneration(db);
-      if (now !== seen) {
-        seen = now;
-        generation++;
-      }
-    },
+    changes,
+    refresh: () => log.refresh(),
     transaction: async (work, options) => {
       const write = () => translateErrors(() => writer.run(work, options));
       let done: ReturnType<typeof write>;
@@ -73,22 +72,36 @@ export async function openPostgresStore({ url, migrations, poolSize = 10 }: Post
         strictWrites = done.catch(() => undefined);
       } else done = areaWrites(write);
       const { result, committed } = await done;
-      // Only a committed generation is one this instance has seen (after a rollback another instance may commit the
-      // very same number). Writes commit concurrently, so the highest one counts: every lower number committed first.
-      if (committed !== undefined) {
-        seen = Math.max(seen, committed);
-        generation++;
+      changes.moved(committed.keys);
+      if (committed.xid !== undefined) {
+        log.own(committed.xid);
+        if (++logged % CHANGE_LOG_PRUNE_EVERY === 0) void pool.query(PRUNE_CHANGE_LOG).catch(() => undefined);
       }
       return result;
     },
-    read: (work) => translateErrors(() => work(db as Db)),
+    read: (work) => translateErrors(() => work(db)),
     // One connection in one REPEATABLE READ transaction sees the data as of its first query, writers unhindered.
     readSnapshot: (work) =>
-      translateErrors(() => db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute((tx) => work(tx as Db))),
+      translateErrors(() => db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute((tx) => work(tx))),
     backup: undefined,
     translateError: toStoreError,
     close: () => db.destroy(),
   };
+}
+
+/**
+ * The connection's statements whose text is one to keep prepared (postgres-dialect.ts keepPrepared) are sent under
+ * their name: the server parses and plans each once per connection. A proxy keeps pg's overloaded query().
+ */
+function prepareByName(client: pg.PoolClient): void {
+  client.query = new Proxy(client.query.bind(client), {
+    apply(send, self, args: unknown[]) {
+      const [text, values] = args;
+      const name = typeof text === 'string' ? preparedName(text) : undefined;
+      // Reflect.apply answers `any`: passed on as pg's own answer, unlooked at.
+      return Reflect.apply(send, self, name === undefined ? args : [{ name, text, values }]) as unknown;
+    },
+  });
 }
 
 const SCRATCH_DELTA_TABLE = 'CREATE TEMP TABLE IF NOT EXISTS policy_delta (LIKE policy_delta INCLUDING ALL) ON COMMIT DELETE ROWS';
@@ -115,11 +128,47 @@ async function currentSchema(db: Kysely<Schema>): Promise<string> {
   return rows[0]!.schema;
 }
 
-/** The sum of the generation's shards (migrate.ts): it moves with every commit that moves any of them. */
-async function readClusterGeneration(db: Kysely<Schema>): Promise<number> {
-  const { rows } = await sql<{ value: number }>`SELECT sum(value) AS value FROM cluster_generation_shards`.execute(db);
-  return rows[0]!.value;
+/**
+ * The change log since this process's last look (migrate.ts CHANGE_LOG): the commits its previous snapshot did not
+ * see, read with the snapshot that becomes the next look's (one round trip, a statement prepared by name). Commits
+ * of this process are moved when made and skipped here.
+ */
+function changeLogReader(pool: pg.Pool, changes: Changes): { refresh(): Promise<void>; own(xid: string): void } {
+  let snapshot: string | undefined;
+  const own = new Set<string>();
+  return {
+    async refresh() {
+      if (snapshot === undefined) {
+        const { rows } = await pool.query<{ snapshot: string }>({ name: 'ziti-changes-start', text: 'SELECT pg_current_snapshot()::text AS snapshot' });
+        snapshot = rows[0]?.snapshot;
+        return;
+      }
+      const { rows } = await pool.query<{ snapshot: string; lost: boolean | null; changes: [string, string[]][] | null }>({ name: 'ziti-changes', text: READ_CHANGE_LOG, values: [snapshot] });
+      const [seen] = rows;
+      if (!seen) return;
+      snapshot = seen.snapshot;
+      if (seen.lost === true) changes.movedAll();
+      for (const [xid, keys] of seen.changes ?? []) {
+        if (own.delete(xid)) continue;
+        changes.moved(keys);
+      }
+    },
+    own(xid) {
+      // Bounded: entries of commits no look saw (pruned first) would otherwise stay; forgetting one costs a move.
+      if (own.size >= 10_000) own.clear();
+      own.add(xid);
+    },
+  };
 }
+
+const READ_CHANGE_LOG = `SELECT pg_current_snapshot()::text AS snapshot,
+  (SELECT pg_snapshot_xmin($1::pg_snapshot) <= through FROM cluster_changes_pruned WHERE id = 1) AS lost,
+  (SELECT json_agg(json_build_array(xid::text, keys::json)) FROM cluster_changes
+    WHERE xid >= pg_snapshot_xmin($1::pg_snapshot) AND NOT pg_visible_in_snapshot(xid, $1::pg_snapshot)) AS changes`;
+
+/** Drops the change log's old rows and records up to which transaction it did (one statement: its own transaction). */
+const PRUNE_CHANGE_LOG = `WITH gone AS (DELETE FROM cluster_changes WHERE at < clock_timestamp() - interval '${CHANGE_LOG_KEPT_SECONDS} seconds' RETURNING xid)
+  UPDATE cluster_changes_pruned SET through = greatest(through, (SELECT max(xid) FROM gone)) WHERE id = 1 AND EXISTS (SELECT 1 FROM gone)`;
 
 /** Migrates on a connection of its own, under an advisory lock: instances starting together migrate once. */
 async function migrateUnderLock(url: string, migrations: readonly Migration[]): Promise<void> {
@@ -130,7 +179,7 @@ async function migrateUnderLock(url: string, migrations: readonly Migration[]): 
       const key = sql`${MIGRATION_LOCK}, hashtext(current_schema())`;
       await sql`SELECT pg_advisory_lock(${key})`.execute(connection);
       try {
-        await translateErrors(() => migrate(connection as Db, migrations, toPostgres));
+        await translateErrors(() => migrate(connection, migrations, toPostgres));
       } finally {
         await sql`SELECT pg_advisory_unlock(${key})`.execute(connection);
       }

@@ -6,14 +6,14 @@
 // undeclared) still sees and leaves a database no other writer is in the middle of. PostgreSQL queues a lock request
 // behind an earlier conflicting waiter, so a strict write is not starved by a stream of area writes.
 //
-// Round trips: the locks are taken in the statement that begins the transaction, and the generation move (when the
-// write is not bookkeeping) is sent together with COMMIT, so its row lock is held only while the commit completes;
-// writes running at once move different rows of it (shards), so their commits can share a WAL flush.
+// Round trips: the locks are taken in the statement that begins the transaction, and the change log's row (when the
+// write changed what caches may hold, changes.ts) is inserted in the round trip of COMMIT; it locks no shared row,
+// so commits running at once can share a WAL flush.
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { Kysely, PostgresDialect, type KyselyPlugin } from 'kysely';
 import type { Database as Schema } from '../schema.js';
-import { GENERATION_SHARDS } from '../migrations/migrate.js';
+import { commitKeys, noteWrites, writtenTables, type ChangeKey } from '../changes.js';
 import type { Db, WriteOptions } from '../store.js';
 
 /** The advisory lock spaces (the first of the two keys): the write turn, and the write areas. */
@@ -38,17 +38,19 @@ export function beginStatement(schema: string, options: Pick<WriteOptions, 'touc
   return `BEGIN; SELECT ${[`pg_advisory_xact_lock_shared(${WRITE_TURN}, ${turn})`, ...locks].join(', ')}`;
 }
 
-/**
- * Moves one shard of the generation (GENERATION_SHARDS) and commits. It returns the sum as the statement's snapshot
- * saw it, plus this move: never more than the sum once this commits, so taken as seen it can only make a later
- * refresh move the generation once more, never hide a commit.
- */
-const moveGeneration = (shard: number) =>
-  `UPDATE cluster_generation_shards SET value = value + 1 WHERE id = ${shard} RETURNING (SELECT sum(value) FROM cluster_generation_shards) + 1 AS value; COMMIT`;
+/** Logs the commit's change keys and commits; the answer's first row holds the writing transaction's id. */
+const logAndCommit = (client: pg.PoolClient, keys: readonly ChangeKey[]) =>
+  `INSERT INTO cluster_changes (xid, keys) VALUES (pg_current_xact_id(), ${client.escapeLiteral(JSON.stringify(keys))}) RETURNING xid::text AS xid; COMMIT`;
+
+/** What a committed write changed: its keys and, when it logged them, its transaction's id (undefined: nothing logged). */
+export interface Committed {
+  keys: ChangeKey[];
+  xid: string | undefined;
+}
 
 export interface WriteTransactions {
-  /** Runs `work` in one write transaction; resolves with its result and the generation it committed (bookkeeping: none). */
-  run<T>(work: (tx: Db) => Promise<T>, options: WriteOptions | undefined): Promise<{ result: T; committed: number | undefined }>;
+  /** Runs `work` in one write transaction; resolves with its result and what it changed. */
+  run<T>(work: (tx: Db) => Promise<T>, options: WriteOptions | undefined): Promise<{ result: T; committed: Committed }>;
 }
 
 /**
@@ -71,7 +73,22 @@ export function writeTransactions(pool: pg.Pool, schema: string, store: Kysely<S
       let open = true;
       // A connection whose ROLLBACK failed may still be inside the transaction: the pool must not hand it out again.
       let broken: Error | undefined;
-      const handle = { query: client.query.bind(client), release: () => undefined };
+      // Every statement goes through here, so the tables it writes are known at COMMIT (changes.ts).
+      const written = new Set<string>();
+      // A proxy keeps pg's overloaded signature, which the driver expects, while it looks at each statement's text.
+      const query = new Proxy(client.query.bind(client), {
+        apply(send, self, args: unknown[]) {
+          // Reflect.apply answers `any`: pg's answer, looked at below only through type guards.
+          const answer = Reflect.apply(send, self, args) as unknown;
+          const tables = typeof args[0] === 'string' ? writtenTables(args[0]) : [];
+          if (tables.length === 0) return answer;
+          return Promise.resolve(answer).then((result: unknown) => {
+            noteWrites(tables, typeof result === 'object' && result !== null && 'rowCount' in result && typeof result.rowCount === 'number' ? result.rowCount : undefined, written);
+            return result;
+          });
+        },
+      });
+      const handle = { query, release: () => undefined };
       const connection = {
         // A handle kept past its transaction must not write outside it (or into another transaction).
         connect: () => (open ? Promise.resolve(handle) : Promise.reject(new Error('a transaction handle used outside its transaction'))),
@@ -81,11 +98,9 @@ export function writeTransactions(pool: pg.Pool, schema: string, store: Kysely<S
       const tx = new Kysely<Schema>({ dialect: new TransactionDialect({ pool: connection }), plugins });
       try {
         await client.query(beginStatement(schema, options));
-        const result = await work(tx as Db);
-        // Writes that may run at once move a shard at random, a strict one (which runs alone) any.
-        const shard = options?.touches === undefined ? 0 : Math.floor(Math.random() * GENERATION_SHARDS);
-        const committed = await commit(client, options?.bookkeeping === true ? undefined : shard);
-        return { result, committed };
+        const result = await work(tx);
+        const keys = commitKeys(written, options);
+        return { result, committed: { keys, xid: await commit(client, keys) } };
       } catch (error) {
         // After a failed COMMIT the transaction is over already; ROLLBACK then only warns.
         await client.query('ROLLBACK').catch((failure: unknown) => {
@@ -101,14 +116,15 @@ export function writeTransactions(pool: pg.Pool, schema: string, store: Kysely<S
 }
 
 /**
- * Commits, with the generation move in the same round trip unless the write is bookkeeping. A transaction an error
- * aborted answers COMMIT with ROLLBACK rather than an error: work that caught a statement's error and went on must
- * not pass for committed.
+ * Commits, with the change log's row in the same round trip when the write changed anything kept answers depend on.
+ * A transaction an error aborted answers COMMIT with ROLLBACK rather than an error: work that caught a statement's
+ * error and went on must not pass for committed.
  */
-async function commit(client: pg.PoolClient, shard: number | undefined): Promise<number | undefined> {
-  const bookkeeping = shard === undefined;
-  const answers = (await client.query(bookkeeping ? 'COMMIT' : moveGeneration(shard))) as unknown as pg.QueryResult | pg.QueryResult[];
+async function commit(client: pg.PoolClient, keys: readonly ChangeKey[]): Promise<string | undefined> {
+  // pg answers a text of several statements with one result per statement, its typings only ever with one.
+  const answers = (await client.query(keys.length === 0 ? 'COMMIT' : logAndCommit(client, keys))) as unknown as pg.QueryResult | pg.QueryResult[];
   const results = Array.isArray(answers) ? answers : [answers];
   if (results.at(-1)?.command !== 'COMMIT') throw new Error('the write transaction was rolled back (a statement in it had failed)');
-  return bookkeeping ? undefined : Number((results[0]!.rows[0] as { value: number }).value);
+  const row: unknown = results.length > 1 ? results[0]?.rows[0] : undefined;
+  return typeof row === 'object' && row !== null && 'xid' in row && typeof row.xid === 'string' ? row.xid : undefined;
 }

@@ -4,7 +4,6 @@ import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { ColumnDescription, TableDescription } from '../describe-schema.js';
 import { migrate, type Migration } from '../migrations/migrate.js';
-import type { Db } from '../store.js';
 
 interface ColumnInfo {
   name: string;
@@ -17,9 +16,9 @@ interface ColumnInfo {
 /** Every table and view but SQLite's own, in name order, with columns in declaration order. */
 export function describeSqliteSchema(database: Database.Database): TableDescription[] {
   const objects = database
-    .prepare(`SELECT name, type, sql FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name`)
-    .all() as { name: string; type: 'table' | 'view'; sql: string }[];
-  const columnsOf = (table: string) => database.prepare(`SELECT * FROM pragma_table_info(?)`).all(table) as ColumnInfo[];
+    .prepare<[], { name: string; type: 'table' | 'view'; sql: string }>(`SELECT name, type, sql FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+    .all();
+  const columnsOf = (table: string) => database.prepare<[string], ColumnInfo>(`SELECT * FROM pragma_table_info(?)`).all(table);
   return objects.map(({ name, type, sql }) => {
     // A view's columns carry no constraints of their own: each is as nullable as the column of the one table it
     // selects from (the views here are filtered projections of one table).
@@ -42,7 +41,7 @@ export async function migratedSqliteSchema(migrations: readonly Migration[]): Pr
   const database = new Database(':memory:');
   const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database }) });
   try {
-    await migrate(db as Db, migrations);
+    await migrate(db, migrations);
     return describeSqliteSchema(database);
   } finally {
     await db.destroy();

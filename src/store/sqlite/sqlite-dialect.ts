@@ -19,6 +19,7 @@ export const sqliteDialect: SqlDialect = {
   // json_extract gives numbers back as INTEGER or REAL and strings as TEXT, as SQLite stores them.
   inlineRows: (columns, rows) =>
     sql`SELECT ${sql.join(columns.map(({ name }) => sql`json_extract(value, ${`$."${name}"`}) AS ${sql.ref(name)}`))} FROM json_each(${JSON.stringify(rows)})`,
+  keepPrepared: () => undefined,
   textList: {
     sql: (parameter) => sql`(SELECT value FROM json_each(${parameter}))`,
     bind: (values) => JSON.stringify(values),

@@ -1,9 +1,11 @@
 // The embedded SQLite store: one database file in WAL mode with foreign keys on, behind the Store interface.
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
+import { Kysely, SqliteDialect, sql, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { LruMap } from '../../lib/lru-map.js';
 import { registerDialect } from '../connection.js';
 import { StoreError, type Db, type Store } from '../store.js';
-import { migrate, type Migration } from '../migrations/migrate.js';
+import { Changes, commitKeys, noteWrites, writtenTables, type ChangeKey } from '../changes.js';
+import { CHANGE_LOG_KEPT_SECONDS, CHANGE_LOG_PRUNE_EVERY, migrate, type Migration } from '../migrations/migrate.js';
 import type { Database as Schema } from '../schema.js';
 import { LongValueListsPlugin } from './long-value-lists.js';
 import { sqliteDialect } from './sqlite-dialect.js';
@@ -45,57 +47,98 @@ export async function openSqliteStore({ file, migrations }: SqliteStoreOptions):
   const database = new Database(file);
   applyConnectionSettings(database);
   // Long value lists are bound as one JSON array (long-value-lists.ts): SQLite refuses more than 32,766 variables.
-  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(database) }), plugins: [new LongValueListsPlugin()] });
+  const statementTexts: StatementTexts = { wrap: (_text, statement) => statement };
+  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(database, statementTexts) }), plugins: [new LongValueListsPlugin()] });
   registerDialect(db, sqliteDialect);
-  await migrate(db as Db, migrations);
+  await migrate(db, migrations);
 
-  let generation = 0;
+  const changes = new Changes();
   // SQLite's data_version moves when another connection (another process on the same file) commits anything; the
-  // cluster generation row tells whether that commit changed the model or was bookkeeping (heartbeats, activity),
-  // so it is read only when data_version moved. Our own commits move `generation` directly.
+  // change log (migrate.ts CHANGE_LOG) then tells what those commits changed, so it is read only when data_version
+  // moved. Our own commits move their keys directly.
   // Prepared once: `database.pragma()` compiles its statement on every call, a tenth of a light request's CPU.
   const readDataVersion = database.prepare('PRAGMA data_version').pluck();
-  const readClusterGeneration = database.prepare('SELECT value FROM cluster_generation WHERE id = 1').pluck();
-  let dataVersion = readDataVersion.get() as number;
-  let seen = readClusterGeneration.get() as number;
+  const readChangeLog = database.prepare<[number], { seq: number; keys: string }>('SELECT seq, keys FROM cluster_changes WHERE seq > ? ORDER BY seq');
+  const readPrunedThrough = database.prepare<[], number>('SELECT through FROM cluster_changes_pruned WHERE id = 1').pluck();
+  const lastSeq = database.prepare<[], number | null>('SELECT max(seq) FROM cluster_changes').pluck();
+  let dataVersion = readDataVersion.get();
+  let seen = lastSeq.get() ?? 0;
   // Commits of any kind, which the periodic checkpoint follows.
   let commits = 0;
+  let logged = 0;
   const stopCheckpoints = checkpointPeriodically(database, () => commits);
+  // The statements of the write transaction running now (one at a time: the connection is the driver's one).
+  let writing: Set<string> | undefined;
+  statementTexts.wrap = (text, statement) => {
+    const into = writing;
+    const tables = into ? writtenTables(text) : [];
+    if (!into || tables.length === 0) return statement;
+    // Looks at what the statement changed as it runs (the driver runs it right after preparing it).
+    return {
+      reader: statement.reader,
+      all: (parameters: readonly unknown[]) => {
+        const rows = statement.all(parameters);
+        noteWrites(tables, rows.length, into);
+        return rows;
+      },
+      run: (parameters: readonly unknown[]) => {
+        const result = statement.run(parameters);
+        noteWrites(tables, Number(result.changes), into);
+        return result;
+      },
+      iterate: (parameters: readonly unknown[]) => {
+        noteWrites(tables, undefined, into);
+        return statement.iterate(parameters);
+      },
+    };
+  };
   return {
-    get generation() {
-      return generation;
-    },
+    changes,
     refresh: () => {
-      const now = readDataVersion.get() as number;
+      const now = readDataVersion.get();
       if (now !== dataVersion) {
         dataVersion = now;
-        const cluster = readClusterGeneration.get() as number;
-        if (cluster !== seen) {
-          seen = cluster;
-          generation++;
+        const pruned = readPrunedThrough.get() ?? 0;
+        if (pruned > seen) {
+          // Rows this process never read are gone: everything counts as moved, and the look goes on from there.
+          changes.movedAll();
+          seen = pruned;
+        }
+        for (const { seq, keys } of readChangeLog.all(seen)) {
+          seen = seq;
+          changes.moved(parseKeys(keys));
         }
       }
-      return undefined;
+      return Promise.resolve();
     },
     transaction: async (work, options) => {
-      const bookkeeping = options?.bookkeeping === true;
-      let moved = seen;
+      let keys: ChangeKey[] = [];
       const result = await translateErrors(() =>
         db.transaction().execute(async (tx) => {
-          // BEGIN IMMEDIATE holds the write lock already; moving the row tells the other processes to look.
-          if (!bookkeeping) moved = (await sql<{ value: number }>`UPDATE cluster_generation SET value = value + 1 WHERE id = 1 RETURNING value`.execute(tx)).rows[0]!.value;
-          return work(tx as Db);
+          writing = new Set();
+          let result: Awaited<ReturnType<typeof work>>;
+          try {
+            result = await work(tx);
+          } finally {
+            keys = commitKeys(writing, options);
+            writing = undefined;
+          }
+          if (keys.length > 0) {
+            // BEGIN IMMEDIATE holds the write lock: the log's order is the commits' order.
+            const { rows } = await sql<{ seq: number }>`INSERT INTO cluster_changes (keys, at) VALUES (${JSON.stringify(keys)}, ${new Date().toISOString()}) RETURNING seq`.execute(tx);
+            // Nobody committed since this process last looked: its own row needs no reading back.
+            if (rows[0] && rows[0].seq === seen + 1) seen = rows[0].seq;
+            if (++logged % CHANGE_LOG_PRUNE_EVERY === 0) await pruneChangeLog(tx);
+          }
+          return result;
         }),
       );
       commits++;
-      if (!bookkeeping) {
-        seen = moved;
-        generation++;
-      }
+      changes.moved(keys);
       return result;
     },
-    read: (work) => translateErrors(() => work(db as Db)),
-    readSnapshot: (work) => (database.memory ? db.connection().execute((connection) => work(connection as Db)) : readOnSnapshot(file, work)),
+    read: (work) => translateErrors(() => work(db)),
+    readSnapshot: (work) => (database.memory ? db.connection().execute((connection) => work(connection)) : readOnSnapshot(file, work)),
     backup: async (target) => {
       await database.backup(target);
     },
@@ -117,7 +160,7 @@ async function readOnSnapshot<T>(file: string, work: (db: Db) => Promise<T>): Pr
   const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database }) });
   registerDialect(db, sqliteDialect);
   try {
-    return await db.transaction().execute((tx) => work(tx as Db));
+    return await db.transaction().execute((tx) => work(tx));
   } finally {
     await db.destroy();
   }
@@ -160,8 +203,8 @@ const BEGIN_IMMEDIATE = 'begin immediate';
  * Kysely's SQLite driver prepares every statement on every call; preparing is a large share of a simple read's
  * cost, so statements are kept by their SQL text (the set of distinct statements is bounded by the code).
  */
-function withStatementCache(database: Database.Database): SqliteDatabase {
-  const statements = new Map<string, Database.Statement>();
+function withStatementCache(database: Database.Database, texts: StatementTexts): SqliteDatabase {
+  const statements = new LruMap<string, Database.Statement>(2000);
   return {
     close: () => database.close(),
     prepare(sqlText) {
@@ -169,12 +212,31 @@ function withStatementCache(database: Database.Database): SqliteDatabase {
       let statement = statements.get(text);
       if (!statement) {
         statement = database.prepare(text);
-        if (statements.size >= 2000) statements.clear();
         statements.set(text, statement);
       }
-      return statement;
+      return texts.wrap(text, statement);
     },
   };
+}
+
+/** What the driver runs instead of each prepared statement (it prepares each one as it runs it). */
+interface StatementTexts {
+  wrap: (text: string, statement: SqliteStatement) => SqliteStatement;
+}
+
+const parseKeys = (text: string): string[] => {
+  const keys: unknown = JSON.parse(text);
+  return Array.isArray(keys) ? keys.filter((key): key is string => typeof key === 'string') : [];
+};
+
+/** Drops the change log's old rows and records up to which `seq` it did, inside a write transaction. */
+async function pruneChangeLog(tx: Db): Promise<void> {
+  const before = new Date(Date.now() - CHANGE_LOG_KEPT_SECONDS * 1000).toISOString();
+  const { rows } = await sql<{ seq: number | null }>`SELECT max(seq) AS seq FROM cluster_changes WHERE at < ${before}`.execute(tx);
+  const through = rows[0]?.seq;
+  if (through === null || through === undefined) return;
+  await sql`DELETE FROM cluster_changes WHERE seq <= ${through}`.execute(tx);
+  await sql`UPDATE cluster_changes_pruned SET through = ${through} WHERE id = 1 AND through < ${through}`.execute(tx);
 }
 
 async function translateErrors<T>(work: () => Promise<T>): Promise<T> {

@@ -1,0 +1,61 @@
+// Round trips to PostgreSQL per request (issue 26.3): each hot request is made a few times on one instance and the
+// statements its process sent to the server while it ran are counted (pg's client query() calls; a text of several
+// statements counts once: it is one round trip). Run: ZITI_TEST_DATABASE_URL=postgres://… node --import tsx bench/round-trips.ts
+import pg from 'pg';
+import { createScratchSchema } from '../src/store/postgres/scratch-schema.js';
+import { createService, createUser, login } from '../test/support/factories.js';
+import { grantService, openEdgeRouter, requestSession } from '../test/support/sessions.js';
+import { buildTestApp, type TestApp } from '../test/support/test-app.js';
+
+const url = process.env.ZITI_TEST_DATABASE_URL;
+if (!url) throw new Error('set ZITI_TEST_DATABASE_URL');
+
+let sent = 0;
+// eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the client as `this`
+const query = pg.Client.prototype.query;
+// Counting every query of every client of the process: the bench's one instance is the only user of pg here.
+const show = process.env.ROUND_TRIPS_SHOW === '1';
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  sent++;
+  if (show) console.log('  >', (typeof args[0] === 'string' ? args[0] : JSON.stringify(args[0])).replace(/\s+/g, ' ').slice(0, 160));
+  return Reflect.apply(query, this, args) as unknown;
+} as typeof query;
+
+const client = '/edge/client/v1';
+const management = '/edge/management/v1';
+
+async function perRequest(name: string, request: (i: number) => Promise<{ status: number }>, runs = 5): Promise<void> {
+  const counts: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const before = sent;
+    const { status } = await request(i);
+    if (status >= 300) throw new Error(`${name}: ${status}`);
+    counts.push(sent - before);
+  }
+  console.log(`${name.padEnd(58)} ${counts.join(' ')}`);
+}
+
+const scratch = await createScratchSchema(url, 'round_trips');
+let app: TestApp | undefined;
+try {
+  app = await buildTestApp({ settings: { databaseUrl: scratch.url } });
+  const t = app;
+  const admin = await t.loginAsAdmin();
+  await openEdgeRouter(t, admin);
+  const user = await createUser(t, admin);
+  const { serviceId } = await grantService(t, admin, user.id, ['Dial']);
+  const token = await login(t, user.username, user.password);
+  const get = (path: string, as = token) => t.call({ method: 'GET', url: path, token: as });
+  console.log('round trips per request, five requests in a row (the first may fill caches)');
+  await perRequest('GET current-identity', () => get(`${client}/current-identity`));
+  await perRequest('GET services (client)', () => get(`${client}/services`));
+  await perRequest('GET current-api-session/service-updates', () => get(`${client}/current-api-session/service-updates`));
+  await perRequest('POST sessions (Dial)', () => requestSession(t, token, serviceId, 'Dial'));
+  await perRequest('GET identities?filter=name = <a different name each>', (i) => get(`${management}/identities?filter=${encodeURIComponent(`name = "n${i}"`)}`, admin));
+  await perRequest('GET identities (kept answer)', () => get(`${management}/identities`, admin));
+  await perRequest('POST authenticate (password)', () => t.call({ method: 'POST', url: `${client}/authenticate?method=password`, payload: { username: user.username, password: user.password } }));
+  await perRequest('POST services (admin create)', (i) => createService(t, admin, { name: `rt-${i}` }).then(() => ({ status: 201 })));
+} finally {
+  await app?.close();
+  await scratch.drop();
+}
