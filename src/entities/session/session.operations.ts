@@ -25,7 +25,7 @@ async function requireOwnSession(db: Db, context: OperationContext): Promise<Ent
 
 const listSessions = list(session, 'authenticated', {
   scope: ({ caller }) => {
-    const own = caller.session!;
+    const own = caller.session;
     return Promise.resolve(own.isAdmin ? everyRow : columnIs('identity_id', own.identityId));
   },
 });
