@@ -100,7 +100,7 @@ const createCurrentApiSessionCertificate: OperationHandler = {
   },
 };
 
-export const apiSessionCertificateOperations: OperationTable = {
+export const apiSessionCertificateOperations: OperationTable<'client'> = {
   listCurrentApiSessionCertificates: list(apiSessionCertificate, 'authenticated', {
     scope: (context) => Promise.resolve(columnIs('api_session_id', sessionOf(context))),
   }),

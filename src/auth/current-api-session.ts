@@ -16,7 +16,7 @@ export const getCurrentAPISession: OperationHandler = {
       const row = await apiSessionById(db, apiSessionId(context));
       // The request's own session was there when the request was authenticated; a logout since is a 401.
       if (!row) throw new ApiError('UNAUTHORIZED');
-      return apiSessionDetail(db, deps, row, context.caller.session!.authQueries);
+      return apiSessionDetail(db, deps, row, context.caller.session.authQueries);
     });
     return { status: 200, json: envelope(detail) };
   },
@@ -26,7 +26,7 @@ export const deleteCurrentApiSession: OperationHandler = {
   access: 'partial',
   async handle(context) {
     const id = apiSessionId(context);
-    const identityId = context.caller.session!.identityId;
+    const identityId = context.caller.session.identityId;
     await context.deps.store.transaction((tx) => deleteApiSession(tx, id), { touches: [writeAreas.identity(identityId)] });
     context.deps.apiSessions.forget(id);
     return { status: 200, json: emptyEnvelope() };

@@ -125,7 +125,7 @@ const extendVerifyCurrentIdentityAuthenticator: OperationHandler = {
       const renewed = { certPem: authenticator.unverifiedCertPem, fingerprint: authenticator.unverifiedFingerprint };
       await promotePendingCertificate(tx, authenticator.id, renewed, formatTimestamp(deps.clock()));
       await deleteApiSessionCertificates(tx, authenticator.fingerprint);
-      await insertApiSessionCertificate(tx, deps, context.caller.session!.apiSessionId, authenticator.unverifiedCertPem);
+      await insertApiSessionCertificate(tx, deps, context.caller.session.apiSessionId, authenticator.unverifiedCertPem);
     });
     return { status: 200, json: emptyEnvelope() };
   },
@@ -140,7 +140,7 @@ function certificateFingerprintOrUndefined(pem: string): string | undefined {
 }
 
 /** Served by both APIs. */
-export const currentIdentityCertificateOperations: OperationTable = {
+export const currentIdentityCertificateOperations: OperationTable<'client' | 'management'> = {
   extendCurrentIdentityAuthenticator,
   extendVerifyCurrentIdentityAuthenticator,
 };

@@ -113,7 +113,7 @@ const verifyMfa: OperationHandler = {
     await proveCode(context, codeOf(context), 'totp', async (tx, record) => {
       if (record.isVerified) throw new ApiError('NOT_FOUND');
       await markMfaVerified(tx, context.deps, record);
-      await completeSessionMfa(tx, context.deps, context.caller.session!.apiSessionId);
+      await completeSessionMfa(tx, context.deps, context.caller.session.apiSessionId);
     });
     await context.deps.posture.postureChanged(identityOf(context));
     return { status: 200, json: emptyEnvelope() };
@@ -194,7 +194,7 @@ const authenticateMfa: OperationHandler = {
   async handle(context) {
     const record = await context.deps.store.read((db) => findMfa(db, identityOf(context)));
     if (!record) throw new ApiError('MFA_NOT_ENROLLED');
-    await proveCode(context, codeOf(context), 'totpOrRecovery', (tx) => completeSessionMfa(tx, context.deps, context.caller.session!.apiSessionId));
+    await proveCode(context, codeOf(context), 'totpOrRecovery', (tx) => completeSessionMfa(tx, context.deps, context.caller.session.apiSessionId));
     await context.deps.posture.postureChanged(identityOf(context));
     return { status: 200, json: emptyEnvelope() };
   },
@@ -215,7 +215,7 @@ const removeIdentityMfa: OperationHandler = {
 };
 
 /** Served by both APIs. */
-export const currentIdentityMfaOperations: OperationTable = {
+export const currentIdentityMfaOperations: OperationTable<'client' | 'management'> = {
   detailMfa,
   enrollMfa,
   verifyMfa,
@@ -226,4 +226,4 @@ export const currentIdentityMfaOperations: OperationTable = {
   authenticateMfa,
 };
 
-export const identityMfaOperations: OperationTable = { removeIdentityMfa };
+export const identityMfaOperations: OperationTable<'management'> = { removeIdentityMfa };

@@ -6,10 +6,9 @@ import { requireEntity } from '../../crud/entity-writes.js';
 import { apiSession } from './api-session.definition.js';
 
 /** An admin ends someone's API session; its cached activity goes with it. */
-const deleteAPISessions: OperationHandler = {
+const deleteAPISessions: OperationHandler<'deleteAPISessions'> = {
   access: 'admin',
-  async handle({ deps, params }) {
-    const id = params.id as string;
+  async handle({ deps, params: { id } }) {
     await deps.store.transaction(async (tx) => {
       await requireEntity(tx, apiSession, id);
       await deleteEntity(tx, apiSession, id);
@@ -19,7 +18,7 @@ const deleteAPISessions: OperationHandler = {
   },
 };
 
-export const apiSessionOperations: OperationTable = {
+export const apiSessionOperations: OperationTable<'management'> = {
   listAPISessions: list(apiSession, 'admin'),
   detailAPISessions: detail(apiSession, 'admin'),
   deleteAPISessions,

@@ -91,7 +91,7 @@ const reEnrollAuthenticator: OperationHandler = {
   },
 };
 
-export const authenticatorOperations: OperationTable = {
+export const authenticatorOperations: OperationTable<'management'> = {
   listAuthenticators: list(authenticator, 'admin'),
   detailAuthenticator: detail(authenticator, 'admin'),
   createAuthenticator: create(authenticator, 'admin'),
@@ -102,7 +102,7 @@ export const authenticatorOperations: OperationTable = {
 };
 
 /** Served by both APIs. */
-export const currentIdentityAuthenticatorOperations: OperationTable = {
+export const currentIdentityAuthenticatorOperations: OperationTable<'client' | 'management'> = {
   listCurrentIdentityAuthenticators,
   detailCurrentIdentityAuthenticator,
   updateCurrentIdentityAuthenticator: modifyOwn('update'),

@@ -26,11 +26,11 @@ const toClientShape = (router: Record<string, unknown>) => Object.fromEntries(CL
  * ones only; all of them for an admin, otherwise those an edge router policy grants the caller. Filter and paging
  * work as on any list, against the edge router's symbols.
  */
-const getCurrentIdentityEdgeRouters: OperationHandler = {
+const getCurrentIdentityEdgeRouters: OperationHandler<'getCurrentIdentityEdgeRouters'> = {
   access: 'authenticated',
   async handle(context) {
     const { deps, caller } = context;
-    const session = caller.session!;
+    const { session } = caller;
     const query = listQueryFrom(context, edgeRouter.symbols);
     const granted = session.isAdmin
       ? everyRow
@@ -45,7 +45,7 @@ const getCurrentIdentityEdgeRouters: OperationHandler = {
   },
 };
 
-export const edgeRouterLinkOperations: OperationTable = {
+export const edgeRouterLinkOperations: OperationTable<'management'> = {
   listEdgeRouterEdgeRouterPolicies: list(edgeRouterPolicy, 'admin', {
     scope: ofEdgeRouter({ table: 'edge_router_policy_edge_routers', parentColumn: 'entity_id', childColumn: 'policy_id' }),
   }),
@@ -60,4 +60,4 @@ export const edgeRouterLinkOperations: OperationTable = {
   }),
 };
 
-export const currentIdentityEdgeRouterOperations: OperationTable = { getCurrentIdentityEdgeRouters };
+export const currentIdentityEdgeRouterOperations: OperationTable<'client'> = { getCurrentIdentityEdgeRouters };

@@ -33,7 +33,7 @@ export const createSession: OperationHandler = {
   access: 'authenticated',
   async handle(context) {
     const { deps } = context;
-    const caller = context.caller.session!;
+    const caller = context.caller.session;
     const { identityId, apiSessionId } = caller;
     const body = (context.body ?? {}) as SessionCreateBody;
     const serviceId = body.serviceId ?? '';

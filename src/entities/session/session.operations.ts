@@ -25,7 +25,7 @@ async function requireOwnSession(db: Db, context: OperationContext): Promise<Ent
 
 const listSessions = list(session, 'authenticated', {
   scope: ({ caller }) => {
-    const own = caller.session!;
+    const own = caller.session;
     return Promise.resolve(own.isAdmin ? everyRow : columnIs('identity_id', own.identityId));
   },
 });
@@ -60,11 +60,11 @@ const detailSessionRoutePath: OperationHandler = {
   handle: () => Promise.resolve({ status: 200, json: envelope({ routePath: [] }) }),
 };
 
-export const clientSessionOperations: OperationTable = { listSessions, detailSession, deleteSession, createSession };
+export const clientSessionOperations: OperationTable<'client'> = { listSessions, detailSession, deleteSession, createSession };
 
 const adminOnly = (handler: OperationHandler): OperationHandler => ({ ...handler, access: 'admin' });
 
-export const managementSessionOperations: OperationTable = {
+export const managementSessionOperations: OperationTable<'management'> = {
   listSessions: adminOnly(listSessions),
   detailSession: adminOnly(detailSession),
   deleteSession: adminOnly(deleteSession),
