@@ -2,7 +2,9 @@
 // routers are told about each other (PeerStateChanges), report the links they dial (RouterLinks 1035), fault them
 // (Fault 1004, LinkFault/LinkDuplicate, relayed to the link's other router), and paths are chosen over them.
 // Links live in memory as upstream's: a controller restart forgets them and each router reports its links again when
-// it reconnects (link_registry.go NotifyOfReconnect).
+// it reconnects (link_registry.go NotifyOfReconnect). With `shared` (several processes, §5.8 of
+// docs/reference/router-control-plane-links.md) they are also written to the store, and the paths, the views and the
+// routers' peers take in what the other processes hold.
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import type { Message } from '../channel/message.js';
 import { ContentType, FaultSchema, FaultSubject, RouterLinksSchema, type Fault, type Listener } from '../messages/gen/ctrl_pb.js';
@@ -11,6 +13,7 @@ import { linkLatencies } from './link-latency.js';
 import { isUsable, linkCost, linkSummary, LinkTable, type Link } from './link-model.js';
 import { shortestPath, type NetworkSnapshot, type Path, type PathRouter } from './paths.js';
 import { gone, healthy, peerStateChanges, supportsLinkManagement, type Peer } from './peer-states.js';
+import { carryingLinks, emptyView, peerChanges, type SharedNetwork, type SharedView } from './shared-network.js';
 
 /** The part of a router channel links use (fabric/channel/channel.ts satisfies it). */
 export interface LinkChannel {
@@ -46,6 +49,8 @@ export interface LinksOptions {
   routerExists(routerId: string): Promise<boolean>;
   logger: LinksLogger;
   maxLinks?: number;
+  /** The links and routers of the other processes (several workers or instances); without, this process's only. */
+  shared?: SharedNetwork;
 }
 
 /** Links that stopped carrying traffic (faulted, or a router at one end gone): circuits over them must move. */
@@ -55,6 +60,11 @@ export class Links {
   readonly table: LinkTable;
   readonly #options: LinksOptions;
   readonly #lost: LinksLostListener[] = [];
+  /** What the last sync read of the shared network, and which links then carried traffic. */
+  #remote: SharedView = emptyView;
+  #carrying = new Map<string, Link>();
+  #timer: NodeJS.Timeout | undefined;
+  #syncing = false;
 
   constructor(options: LinksOptions) {
     this.#options = options;
@@ -67,6 +77,79 @@ export class Links {
     this.#lost.push(listener);
   }
 
+  /** Syncs with the shared network once a second (when there is one). */
+  start(intervalMs = 1000): void {
+    if (this.#options.shared) this.#timer ??= setInterval(() => void this.sync(), intervalMs).unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /**
+   * Takes in what other processes changed: routers that came or went elsewhere are told to this process's routers, a
+   * local link another process faulted is forgotten, and links that stopped carrying traffic move their circuits.
+   */
+  async sync(): Promise<void> {
+    const { shared, routers } = this.#options;
+    if (!shared || this.#syncing) return;
+    this.#syncing = true;
+    try {
+      const view = await shared.read();
+      const { came, went } = peerChanges(this.#remote.routers, view.routers);
+      this.#remote = view;
+      const locals = [...routers.all()].filter((router) => supportsLinkManagement(router.versionInfo.version));
+      const changes = [...came.map((router) => healthy({ routerId: router.routerId, version: router.version, linkListeners: router.linkListeners }))];
+      for (const id of went) if (!routers.get(id)) changes.push(gone(id, !(await this.#options.routerExists(id))));
+      if (changes.length > 0) for (const router of locals) router.channel.send(peerStateChanges(changes));
+      // A link of ours the store no longer has was faulted through another process.
+      for (const link of [...this.table.all()]) if (!view.links.has(link.id) && this.#carrying.has(link.id)) this.table.remove(link.id);
+      const carrying = carryingLinks(this.#allLinks().values(), (id) => this.#isOnline(id), isUsable);
+      const lost = [...this.#carrying.values()].filter((link) => !carrying.has(link.id));
+      this.#carrying = carrying;
+      if (lost.length > 0) this.#notifyLost(lost);
+    } catch (error) {
+      this.#warn(undefined, error);
+    } finally {
+      this.#syncing = false;
+    }
+  }
+
+  /** Whether the router is connected to this process or (as last synced) another. */
+  isOnline(routerId: string): boolean {
+    return this.#isOnline(routerId);
+  }
+
+  #isOnline(routerId: string): boolean {
+    return this.#options.routers.get(routerId) !== undefined || this.#remote.routers.has(routerId);
+  }
+
+  /** The stored links and this process's own (which win: they may be newer than the last read). */
+  #allLinks(): Map<string, Link> {
+    return new Map([...this.#remote.links, ...[...this.table.all()].map((link) => [link.id, link] as const)]);
+  }
+
+  /** A message to a router wherever it is held (a link fault relayed to the link's other end). */
+  #sendTo(routerId: string, message: Omit<Message, 'sequence'>): void {
+    const local = this.#options.routers.get(routerId);
+    if (local) local.channel.send(message);
+    else void this.#options.shared?.messenger.send(routerId, message).catch((error: unknown) => this.#warn(routerId, error));
+  }
+
+  /** A fault or delete of a link this process does not hold: the store's copy goes, as it would here. */
+  async #sharedLinkGone(routerId: string | undefined, linkId: string, iteration: number | undefined): Promise<boolean> {
+    const { shared } = this.#options;
+    if (!shared) return false;
+    const link = (await shared.read()).links.get(linkId);
+    if (!link || (iteration !== undefined && iteration !== 0 && link.iteration !== 0 && iteration < link.iteration)) return false;
+    await shared.linksGone([linkId]);
+    this.#options.logger.info({ routerId, linkId }, 'link fault');
+    for (const end of [link.srcRouterId, link.dstRouterId]) if (end !== routerId) this.#sendTo(end, faultMessage(link.id, iteration ?? link.iteration));
+    this.#notifyLost([link]);
+    return true;
+  }
+
   /**
    * The Fault (1004) subjects about links (LinkFault, LinkDuplicate), as upstream's faultHandler.handleFaultedLink;
    * false for the circuit subjects, which the circuits' fault handler keeps (fabric-seam.md).
@@ -76,14 +159,19 @@ export class Links {
     const current = this.table.get(fault.id);
     const wasUsable = current !== undefined && isUsable(current);
     const link = this.table.faulted(fault.id, fault.iteration, fault.subject === FaultSubject.LinkDuplicate);
+    if (!link && !current && this.#options.shared) {
+      void this.#sharedLinkGone(routerId, fault.id, fault.iteration).then((found) => found || this.#options.logger.info({ routerId, linkId: fault.id }, 'link fault for an unknown link'));
+      return true;
+    }
     if (!link) {
       this.#options.logger.info({ routerId, linkId: fault.id, iteration: fault.iteration }, current ? 'link fault for an older iteration ignored' : 'link fault for an unknown link');
       return true;
     }
     this.#options.logger.info({ routerId, linkId: link.id, iteration: fault.iteration, duplicate: fault.subject === FaultSubject.LinkDuplicate }, 'link fault');
+    void this.#options.shared?.linksGone([link.id]).catch((error: unknown) => this.#warn(routerId, error));
     if (!wasUsable) return true;
     const otherId = link.srcRouterId === routerId ? link.dstRouterId : link.srcRouterId;
-    this.#options.routers.get(otherId)?.channel.send(faultMessage(link.id, fault.iteration));
+    this.#sendTo(otherId, faultMessage(link.id, fault.iteration));
     this.#notifyLost([link]);
     return true;
   }
@@ -103,8 +191,12 @@ export class Links {
   /** An operator's delete (upstream Network.RemoveLink): both routers told of a fault, circuits moved. */
   remove(linkId: string): boolean {
     const link = this.table.remove(linkId);
-    if (!link) return false;
-    for (const routerId of [link.srcRouterId, link.dstRouterId]) this.#options.routers.get(routerId)?.channel.send(faultMessage(link.id, link.iteration));
+    if (!link) {
+      if (this.#remote.links.has(linkId)) void this.#sharedLinkGone(undefined, linkId, undefined).catch((error: unknown) => this.#warn(undefined, error));
+      return this.#remote.links.has(linkId);
+    }
+    void this.#options.shared?.linksGone([link.id]).catch((error: unknown) => this.#warn(undefined, error));
+    for (const routerId of [link.srcRouterId, link.dstRouterId]) this.#sendTo(routerId, faultMessage(link.id, link.iteration));
     this.#notifyLost([link]);
     return true;
   }
@@ -118,7 +210,9 @@ export class Links {
       const found = attributes.get(id);
       if (found) routers.set(id, { id, ...found });
     }
-    const links = [...this.table.all()].map((link) => ({ id: link.id, srcRouterId: link.srcRouterId, dstRouterId: link.dstRouterId, cost: linkCost(link), usable: isUsable(link) }));
+    if (this.#options.shared) this.#remote = await this.#options.shared.read();
+    for (const remote of this.#remote.routers.values()) if (!routers.has(remote.routerId)) routers.set(remote.routerId, { id: remote.routerId, cost: remote.cost, noTraversal: remote.noTraversal });
+    const links = [...this.#allLinks().values()].map((link) => ({ id: link.id, srcRouterId: link.srcRouterId, dstRouterId: link.dstRouterId, cost: linkCost(link), usable: isUsable(link) }));
     return { routers, links };
   }
 
@@ -129,10 +223,14 @@ export class Links {
 
   /** What GET /fabric/v1/links shows. */
   readonly view: LinksView = {
-    list: () => Promise.resolve([...this.table.all()].map(linkSummary)),
-    get: (id) => {
-      const link = this.table.get(id);
-      return Promise.resolve(link ? linkSummary(link) : undefined);
+    list: async () => {
+      if (this.#options.shared) this.#remote = await this.#options.shared.read();
+      return [...this.#allLinks().values()].map(linkSummary);
+    },
+    get: async (id) => {
+      if (this.#options.shared) this.#remote = await this.#options.shared.read();
+      const link = this.#allLinks().get(id);
+      return link ? linkSummary(link) : undefined;
     },
   };
 
@@ -141,8 +239,9 @@ export class Links {
     router.channel.handle(ContentType.MetricsType, (message) => this.#metrics(router, message));
     // upstream routerChangedEvent: the new router hears of every other one, every other one hears of it.
     const others = [...this.#options.routers.all()].filter((other) => other.routerId !== router.routerId);
-    if (others.length === 0) return;
-    if (supportsLinkManagement(router.versionInfo.version)) router.channel.send(peerStateChanges(others.map((other) => healthy(peerOf(other)))));
+    const elsewhere = [...this.#remote.routers.values()].filter((other) => other.routerId !== router.routerId);
+    if (others.length + elsewhere.length === 0) return;
+    if (supportsLinkManagement(router.versionInfo.version)) router.channel.send(peerStateChanges([...others, ...elsewhere].map((other) => healthy(peerOf(other)))));
     const change = peerStateChanges([healthy(peerOf(router))]);
     for (const other of others) if (supportsLinkManagement(other.versionInfo.version)) other.channel.send(change);
   }
@@ -151,7 +250,8 @@ export class Links {
     const { routerId } = router;
     // upstream DisconnectRouter: links it dialled go; those towards it stay but carry nothing while it is away.
     const touching = this.table.linksOf(routerId).filter(isUsable);
-    this.table.sourceGone(routerId);
+    const dialled = this.table.sourceGone(routerId);
+    if (dialled.length > 0) void this.#options.shared?.linksGone(dialled.map((link) => link.id)).catch((error: unknown) => this.#warn(routerId, error));
     if (touching.length > 0) this.#notifyLost(touching);
     const others = [...this.#options.routers.all()].filter((other) => other.routerId !== routerId && supportsLinkManagement(other.versionInfo.version));
     if (others.length === 0) return;
@@ -179,6 +279,7 @@ export class Links {
         continue;
       }
       this.#options.logger.info({ routerId: router.routerId, linkId: reported.id, destRouterId: reported.destRouterId, iteration: reported.iteration }, result.created ? 'router reported link added' : 'router reported link already known');
+      if (result.created) void this.#options.shared?.linkReported(result.link).catch((error: unknown) => this.#warn(router.routerId, error));
     }
   }
 
@@ -192,6 +293,8 @@ export class Links {
       return;
     }
     for (const [linkId, latency] of latencies) this.table.setLatency(router.routerId, linkId, latency);
+    // This router may be the far end of a link another process holds: the store keeps both ends' latencies.
+    if (latencies.size > 0) void this.#options.shared?.latencies(router.routerId, latencies).catch((error: unknown) => this.#warn(router.routerId, error));
   }
 
   #notifyLost(links: readonly Link[]): void {
@@ -209,7 +312,8 @@ export class Links {
   }
 }
 
-const peerOf = (router: LinkRouter): Peer => ({ routerId: router.routerId, version: router.versionInfo.version, linkListeners: router.linkListeners });
+const peerOf = (router: LinkRouter | { routerId: string; version: string; linkListeners: Listener[] }): Peer =>
+  'versionInfo' in router ? { routerId: router.routerId, version: router.versionInfo.version, linkListeners: router.linkListeners } : router;
 
 function faultMessage(linkId: string, iteration: number): Omit<Message, 'sequence'> {
   return { contentType: ContentType.FaultType, headers: new Map(), body: toBinary(FaultSchema, create(FaultSchema, { subject: FaultSubject.LinkFault, id: linkId, iteration })) };
