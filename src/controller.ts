@@ -149,7 +149,8 @@ export async function openController(settings: Settings, options: ControllerOpti
   });
   // Routers held by other processes are reached through the store (docs/reference/router-control-plane-links.md §5.8).
   const held = { store, clock, instanceId, instanceOfflineAfterMs: OFFLINE_AFTER_MS };
-  const inbox = new RouterInbox({ ...held, routers: controlPlane.routers, logger });
+  const holdsAny = () => controlPlane.routers.all()[Symbol.iterator]().next().done !== true;
+  const inbox = new RouterInbox({ ...held, routers: controlPlane.routers, holdsAny, logger });
   const links = startLinks(controlPlane.routers, store, logger, { ...held, messenger: inbox.messenger });
   startRouterVerification(controlPlane.routers, store, logger);
   const owners = storeCircuitOwners({ ...held, holds: (routerId) => controlPlane.routers.get(routerId) !== undefined, onError: (error) => logger.warn({ err: error }, 'could not record a circuit’s owner') });

@@ -93,7 +93,8 @@ export class Links {
    */
   async sync(): Promise<void> {
     const { shared, routers } = this.#options;
-    if (!shared || this.#syncing) return;
+    // A process holding no router has nobody to tell and no circuit to move (its circuits came from its routers).
+    if (!shared || this.#syncing || routers.all()[Symbol.iterator]().next().done === true) return;
     this.#syncing = true;
     try {
       const view = await shared.read();

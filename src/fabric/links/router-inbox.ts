@@ -23,6 +23,8 @@ export interface RouterInboxOptions {
   clock: Clock;
   instanceId: string;
   routers: HeldChannels;
+  /** Whether this process holds any router: only then can rows be addressed to it, so only then does it poll. */
+  holdsAny: () => boolean;
   /** An instance not seen for this long is dead (system/instance-heartbeat.ts OFFLINE_AFTER_MS). */
   instanceOfflineAfterMs: number;
   logger: { warn(fields: object, message: string): void };
@@ -75,7 +77,7 @@ export class RouterInbox {
   /** One look for rows addressed here: each message sent on its router's channel, a request's reply written back. */
   async deliver(): Promise<void> {
     const { store, instanceId } = this.#options;
-    if (this.#polling) return;
+    if (this.#polling || !this.#options.holdsAny()) return;
     this.#polling = true;
     try {
       if (!(await store.read((db) => hasPendingInbox(db, instanceId)))) return;
