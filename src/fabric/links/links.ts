@@ -131,6 +131,15 @@ export class Links {
     return new Map([...this.#remote.links, ...[...this.table.all()].map((link) => [link.id, link] as const)]);
   }
 
+  /**
+   * `next` once the store has the change (so circuits moved by it do not find the lost link there), at once when
+   * nothing is shared. A failed write is logged and `next` still runs: this process has forgotten the link.
+   */
+  #afterShared(write: Promise<void> | undefined, next: () => void): void {
+    if (!write) return next();
+    void write.catch((error: unknown) => this.#warn(undefined, error)).then(next);
+  }
+
   /** A message to a router wherever it is held (a link fault relayed to the link's other end). */
   #sendTo(routerId: string, message: Omit<Message, 'sequence'>): void {
     const local = this.#options.routers.get(routerId);
@@ -169,11 +178,16 @@ export class Links {
       return true;
     }
     this.#options.logger.info({ routerId, linkId: link.id, iteration: fault.iteration, duplicate: fault.subject === FaultSubject.LinkDuplicate }, 'link fault');
-    void this.#options.shared?.linksGone([link.id]).catch((error: unknown) => this.#warn(routerId, error));
-    if (!wasUsable) return true;
+    const forgotten = this.#options.shared?.linksGone([link.id]);
+    if (!wasUsable) {
+      void forgotten?.catch((error: unknown) => this.#warn(routerId, error));
+      return true;
+    }
     const otherId = link.srcRouterId === routerId ? link.dstRouterId : link.srcRouterId;
-    this.#sendTo(otherId, faultMessage(link.id, fault.iteration));
-    this.#notifyLost([link]);
+    this.#afterShared(forgotten, () => {
+      this.#sendTo(otherId, faultMessage(link.id, fault.iteration));
+      this.#notifyLost([link]);
+    });
     return true;
   }
 
@@ -196,9 +210,10 @@ export class Links {
       if (this.#remote.links.has(linkId)) void this.#sharedLinkGone(undefined, linkId, undefined).catch((error: unknown) => this.#warn(undefined, error));
       return this.#remote.links.has(linkId);
     }
-    void this.#options.shared?.linksGone([link.id]).catch((error: unknown) => this.#warn(undefined, error));
-    for (const routerId of [link.srcRouterId, link.dstRouterId]) this.#sendTo(routerId, faultMessage(link.id, link.iteration));
-    this.#notifyLost([link]);
+    this.#afterShared(this.#options.shared?.linksGone([link.id]), () => {
+      for (const routerId of [link.srcRouterId, link.dstRouterId]) this.#sendTo(routerId, faultMessage(link.id, link.iteration));
+      this.#notifyLost([link]);
+    });
     return true;
   }
 
@@ -252,7 +267,8 @@ export class Links {
     // upstream DisconnectRouter: links it dialled go; those towards it stay but carry nothing while it is away.
     const touching = this.table.linksOf(routerId).filter(isUsable);
     const dialled = this.table.sourceGone(routerId);
-    if (dialled.length > 0) void this.#options.shared?.linksGone(dialled.map((link) => link.id)).catch((error: unknown) => this.#warn(routerId, error));
+    // The store forgets them first: circuits moved now must not find them there.
+    if (dialled.length > 0) await this.#options.shared?.linksGone(dialled.map((link) => link.id)).catch((error: unknown) => this.#warn(routerId, error));
     if (touching.length > 0) this.#notifyLost(touching);
     const others = [...this.#options.routers.all()].filter((other) => other.routerId !== routerId && supportsLinkManagement(other.versionInfo.version));
     if (others.length === 0) return;

@@ -10,8 +10,8 @@ import { formatTimestamp } from '../../lib/clock.js';
 import { newCuid } from '../../lib/ids.js';
 import { liveControllerInstances } from '../../store/queries/cluster.js';
 import { heldRouters } from '../../store/queries/router-presence.js';
-import { addInboxRow, answerInboxRow, hasPendingInbox, inboxAnswer, pendingInboxCount, removeInboxRow, sweepCircuitOwners, sweepInbox, takeInboxRows, type InboxRow } from '../../store/queries/router-inbox.js';
-import { writeAreas, type Store } from '../../store/store.js';
+import { addInboxRow, answerInboxRow, hasPendingInbox, inboxAnswer, pendingInboxCount, pendingInboxRows, removeInboxRow, sweepCircuitOwners, sweepInbox, type InboxRow } from '../../store/queries/router-inbox.js';
+import { writeAreas, type Db, type Store } from '../../store/store.js';
 import type { Message } from '../channel/message.js';
 import { RouterNotHeldError, type HeldChannels } from './messenger.js';
 import type { RouteMessenger } from './reroute.js';
@@ -46,6 +46,8 @@ export class RouterInbox {
   #timer: NodeJS.Timeout | undefined;
   #sweeper: NodeJS.Timeout | undefined;
   #polling = false;
+  /** Rows being delivered now (read, not yet answered or removed): not delivered twice. */
+  readonly #delivering = new Set<string>();
   readonly messenger: RouteMessenger;
 
   constructor(options: RouterInboxOptions) {
@@ -81,8 +83,11 @@ export class RouterInbox {
     this.#polling = true;
     try {
       if (!(await store.read((db) => hasPendingInbox(db, instanceId)))) return;
-      const rows = await store.transaction((tx) => takeInboxRows(tx, instanceId, TAKE_AT_ONCE), BOOKKEEPING);
-      for (const row of rows) void this.#serve(row);
+      const rows = await store.read((db) => pendingInboxRows(db, instanceId, TAKE_AT_ONCE, [...this.#delivering]));
+      for (const row of rows) {
+        this.#delivering.add(row.id);
+        void this.#serve(row).finally(() => this.#delivering.delete(row.id));
+      }
     } catch (error) {
       this.#warn(undefined, error);
     } finally {
@@ -107,21 +112,20 @@ export class RouterInbox {
 
   async #serve(row: InboxRow): Promise<void> {
     const { store, routers } = this.#options;
-    let answer: { state: 'replied' | 'failed'; reply: string };
+    let answer: { state: 'replied' | 'failed'; reply: string } | undefined;
     try {
       const message = decode(row.message);
       const channel = routers.get(row.routerId)?.channel;
       if (!channel) throw new RouterNotHeldError(row.routerId);
-      if (row.timeoutMs === 0) {
-        channel.send(message);
-        return;
-      }
-      answer = { state: 'replied', reply: encode(await channel.request(message, row.timeoutMs)) };
+      if (row.timeoutMs === 0) channel.send(message);
+      else answer = { state: 'replied', reply: encode(await channel.request(message, row.timeoutMs)) };
     } catch (error) {
-      if (row.timeoutMs === 0) return this.#warn(row.routerId, error);
-      answer = { state: 'failed', reply: error instanceof Error ? error.message : String(error) };
+      if (row.timeoutMs !== 0) answer = { state: 'failed', reply: error instanceof Error ? error.message : String(error) };
+      else this.#warn(row.routerId, error);
     }
-    await store.transaction((tx) => answerInboxRow(tx, row.id, answer.state, answer.reply), BOOKKEEPING).catch((error: unknown) => this.#warn(row.routerId, error));
+    // A send awaits nothing: its row is done once sent.
+    const done = (tx: Db) => (answer ? answerInboxRow(tx, row.id, answer.state, answer.reply) : removeInboxRow(tx, row.id));
+    await store.transaction(done, BOOKKEEPING).catch((error: unknown) => this.#warn(row.routerId, error));
   }
 
   /** A message to a router another instance holds; with a timeout, its reply (0: nothing awaited). */
@@ -147,7 +151,8 @@ export class RouterInbox {
       }
       throw new Error(`no reply from router ${routerId} on controller instance ${holder} within ${timeoutMs} ms`);
     } finally {
-      await store.transaction((tx) => removeInboxRow(tx, id), BOOKKEEPING).catch((error: unknown) => this.#warn(routerId, error));
+      // Not awaited: the reply is in hand, and a row left behind is swept.
+      void store.transaction((tx) => removeInboxRow(tx, id), BOOKKEEPING).catch((error: unknown) => this.#warn(routerId, error));
     }
   }
 

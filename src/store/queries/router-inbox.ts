@@ -44,21 +44,14 @@ export async function hasPendingInbox(db: Db, instanceId: string): Promise<boole
   return row !== undefined;
 }
 
-/** Takes up to `limit` pending rows of `instanceId` (oldest first): they are this holder's to deliver. */
-export async function takeInboxRows(tx: Db, instanceId: string, limit: number): Promise<InboxRow[]> {
-  const rows = await typed(tx)
-    .selectFrom('router_inbox')
-    .select(['id', 'router_id', 'message', 'timeout_ms'])
-    .where('instance_id', '=', instanceId)
-    .where('state', '=', 'pending')
-    .orderBy('created_at')
-    .limit(limit)
-    .execute();
-  if (rows.length === 0) return [];
-  const ids = rows.map((row) => row.id);
-  await typed(tx).updateTable('router_inbox').set({ state: 'taken' }).where('id', 'in', ids).execute();
-  // A send awaits nothing: its row is done once taken.
-  await typed(tx).deleteFrom('router_inbox').where('id', 'in', ids).where('timeout_ms', '=', 0).execute();
+/**
+ * Up to `limit` pending rows of `instanceId` (oldest first), but those in `skip`: read only, as one process alone
+ * (the instance) delivers them and remembers which it is delivering, so no write stands between a row and its router.
+ */
+export async function pendingInboxRows(db: Db, instanceId: string, limit: number, skip: readonly string[]): Promise<InboxRow[]> {
+  let query = typed(db).selectFrom('router_inbox').select(['id', 'router_id', 'message', 'timeout_ms']).where('instance_id', '=', instanceId).where('state', '=', 'pending');
+  if (skip.length > 0) query = query.where('id', 'not in', skip);
+  const rows = await query.orderBy('created_at').limit(limit).execute();
   return rows.map((row) => ({ id: row.id, routerId: row.router_id, message: row.message, timeoutMs: row.timeout_ms }));
 }
 
