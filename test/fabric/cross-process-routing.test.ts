@@ -25,6 +25,7 @@ import { CreateCircuitV2Header, RouteResultHeader } from '../../src/fabric/messa
 import { decodeString, encodeBool, encodeString, encodeStringSlice, encodeU32, encodeU32ToBytesMap } from '../../src/fabric/channel/header-codecs.js';
 import type { Message } from '../../src/fabric/channel/message.js';
 import { REROUTE_ATTEMPT } from '../../src/fabric/links/route-plan.js';
+import { OFFLINE_AFTER_MS } from '../../src/system/instance-heartbeat.js';
 import { testDatabaseUrl } from '../support/test-app.js';
 import { buildTlsTestApp, type TlsTestApp } from '../support/tls-client.js';
 import { createEntity } from '../support/factories.js';
@@ -199,5 +200,17 @@ describe(`routing across two instances (${testDatabaseUrl ? 'PostgreSQL' : 'SQLi
     const remote = await time(b.id);
     t.diagnostic(`ms per Route and its result, ${testDatabaseUrl ? 'PostgreSQL' : 'SQLite'}: held here ${local.toFixed(2)}, held by the other instance ${remote.toFixed(2)}`);
     assert.ok(remote > 0);
+  });
+
+  // Last: instance two is left for dead.
+  it('forgets the routers and links of an instance that stopped beating, and tells the routers here', async () => {
+    reportLink(routerB, 'ba', a);
+    await waitUntil(async () => (await linkIds(one)).includes('ba'));
+    const heard = peersOf(routerA).length;
+    one.clock.advance(OFFLINE_AFTER_MS + 1000);
+    await one.deps.heartbeat.beat();
+    await one.controlPlane.sweepDeadInstances();
+    await waitUntil(async () => !(await linkIds(one)).includes('ba'));
+    await waitUntil(() => Promise.resolve(peersOf(routerA).slice(heard).some((peer) => peer.id === b.id && peer.state === PeerState.Unhealthy)));
   });
 });

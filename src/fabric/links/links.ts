@@ -62,6 +62,8 @@ export class Links {
   readonly #lost: LinksLostListener[] = [];
   /** What the last sync read of the shared network, and which links then carried traffic. */
   #remote: SharedView = emptyView;
+  /** The routers elsewhere as this process's routers were last told of them (snapshots read #remote too). */
+  #told: SharedView['routers'] = new Map();
   #carrying = new Map<string, Link>();
   #timer: NodeJS.Timeout | undefined;
   #syncing = false;
@@ -98,8 +100,9 @@ export class Links {
     this.#syncing = true;
     try {
       const view = await shared.read();
-      const { came, went } = peerChanges(this.#remote.routers, view.routers);
+      const { came, went } = peerChanges(this.#told, view.routers);
       this.#remote = view;
+      this.#told = view.routers;
       const locals = [...routers.all()].filter((router) => supportsLinkManagement(router.versionInfo.version));
       const changes = [...came.map((router) => healthy({ routerId: router.routerId, version: router.version, linkListeners: router.linkListeners }))];
       for (const id of went) if (!routers.get(id)) changes.push(gone(id, !(await this.#options.routerExists(id))));
