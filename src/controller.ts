@@ -190,7 +190,7 @@ export async function openController(settings: Settings, options: ControllerOpti
   controlPlane.start();
   traffic.start();
   inbox.start();
-  links.start();
+  links.network?.start();
 
   let closing: Promise<void> | undefined;
   const stop = async (server: FastifyInstance) => {
@@ -202,7 +202,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     await routersReleased;
     traffic.stop();
     inbox.stop();
-    links.stop();
+    links.network?.stop();
     // After the requests: a feed read in progress may wait for a request's write to finish.
     await edgeSync.stop();
     await integrityChecks.stop();

@@ -5,15 +5,16 @@
 // it reconnects (link_registry.go NotifyOfReconnect). With `shared` (several processes, §5.8 of
 // docs/reference/router-control-plane-links.md) they are also written to the store, and the paths, the views and the
 // routers' peers take in what the other processes hold.
-import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { fromBinary } from '@bufbuild/protobuf';
 import type { Message } from '../channel/message.js';
 import { ContentType, FaultSchema, FaultSubject, RouterLinksSchema, type Fault, type Listener } from '../messages/gen/ctrl_pb.js';
 import type { LinksView } from '../network-views.js';
 import { linkLatencies } from './link-latency.js';
 import { isUsable, linkCost, linkSummary, LinkTable, type Link } from './link-model.js';
 import { shortestPath, type NetworkSnapshot, type Path, type PathRouter } from './paths.js';
-import { gone, healthy, peerStateChanges, supportsLinkManagement, type Peer } from './peer-states.js';
-import { carryingLinks, emptyView, peerChanges, type SharedNetwork, type SharedView } from './shared-network.js';
+import { gone, healthy, linkFaultMessage, peerStateChanges, supportsLinkManagement, type Peer } from './peer-states.js';
+import { allLinks, emptyView, type SharedNetwork } from './shared-network.js';
+import { NetworkSync } from './network-sync.js';
 
 /** The part of a router channel links use (fabric/channel/channel.ts satisfies it). */
 export interface LinkChannel {
@@ -60,107 +61,28 @@ export class Links {
   readonly table: LinkTable;
   readonly #options: LinksOptions;
   readonly #lost: LinksLostListener[] = [];
-  /** What the last sync read of the shared network, and which links then carried traffic. */
-  #remote: SharedView = emptyView;
-  /** The routers elsewhere as this process's routers were last told of them (snapshots read #remote too). */
-  #told: SharedView['routers'] = new Map();
-  #carrying = new Map<string, Link>();
-  #timer: NodeJS.Timeout | undefined;
-  #syncing = false;
+  /** The other processes' routers and links (several workers or instances); undefined: this process's only. */
+  readonly network: NetworkSync | undefined;
 
   constructor(options: LinksOptions) {
     this.#options = options;
     this.table = new LinkTable(options.maxLinks);
+    this.network =
+      options.shared &&
+      new NetworkSync(options.shared, {
+        routers: options.routers,
+        table: this.table,
+        routerExists: (routerId) => options.routerExists(routerId),
+        notifyLost: (links) => this.#notifyLost(links),
+        warn: (routerId, error) => this.#warn(routerId, error),
+        logger: options.logger,
+      });
     options.routers.onConnected((router) => this.#connected(router));
     options.routers.onDisconnected((router) => void this.#disconnected(router).catch((error: unknown) => this.#warn(router.routerId, error)));
   }
 
   onLinksLost(listener: LinksLostListener): void {
     this.#lost.push(listener);
-  }
-
-  /** Syncs with the shared network once a second (when there is one). */
-  start(intervalMs = 1000): void {
-    if (this.#options.shared) this.#timer ??= setInterval(() => void this.sync(), intervalMs).unref();
-  }
-
-  stop(): void {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-  }
-
-  /**
-   * Takes in what other processes changed: routers that came or went elsewhere are told to this process's routers, a
-   * local link another process faulted is forgotten, and links that stopped carrying traffic move their circuits.
-   */
-  async sync(): Promise<void> {
-    const { shared, routers } = this.#options;
-    // A process holding no router has nobody to tell and no circuit to move (its circuits came from its routers).
-    if (!shared || this.#syncing || routers.all()[Symbol.iterator]().next().done === true) return;
-    this.#syncing = true;
-    try {
-      const view = await shared.read();
-      const { came, went } = peerChanges(this.#told, view.routers);
-      this.#remote = view;
-      this.#told = view.routers;
-      const locals = [...routers.all()].filter((router) => supportsLinkManagement(router.versionInfo.version));
-      const changes = [...came.map((router) => healthy({ routerId: router.routerId, version: router.version, linkListeners: router.linkListeners }))];
-      for (const id of went) if (!routers.get(id)) changes.push(gone(id, !(await this.#options.routerExists(id))));
-      if (changes.length > 0) for (const router of locals) router.channel.send(peerStateChanges(changes));
-      // A link of ours the store no longer has was faulted through another process.
-      for (const link of [...this.table.all()]) if (!view.links.has(link.id) && this.#carrying.has(link.id)) this.table.remove(link.id);
-      const carrying = carryingLinks(this.#allLinks().values(), (id) => this.#isOnline(id), isUsable);
-      const lost = [...this.#carrying.values()].filter((link) => !carrying.has(link.id));
-      this.#carrying = carrying;
-      if (lost.length > 0) this.#notifyLost(lost);
-    } catch (error) {
-      this.#warn(undefined, error);
-    } finally {
-      this.#syncing = false;
-    }
-  }
-
-  /** Whether the router is connected to this process or (as last synced) another. */
-  isOnline(routerId: string): boolean {
-    return this.#isOnline(routerId);
-  }
-
-  #isOnline(routerId: string): boolean {
-    return this.#options.routers.get(routerId) !== undefined || this.#remote.routers.has(routerId);
-  }
-
-  /** The stored links and this process's own (which win: they may be newer than the last read). */
-  #allLinks(): Map<string, Link> {
-    return new Map([...this.#remote.links, ...[...this.table.all()].map((link) => [link.id, link] as const)]);
-  }
-
-  /**
-   * `next` once the store has the change (so circuits moved by it do not find the lost link there), at once when
-   * nothing is shared. A failed write is logged and `next` still runs: this process has forgotten the link.
-   */
-  #afterShared(write: Promise<void> | undefined, next: () => void): void {
-    if (!write) return next();
-    void write.catch((error: unknown) => this.#warn(undefined, error)).then(next);
-  }
-
-  /** A message to a router wherever it is held (a link fault relayed to the link's other end). */
-  #sendTo(routerId: string, message: Omit<Message, 'sequence'>): void {
-    const local = this.#options.routers.get(routerId);
-    if (local) local.channel.send(message);
-    else void this.#options.shared?.messenger.send(routerId, message).catch((error: unknown) => this.#warn(routerId, error));
-  }
-
-  /** A fault or delete of a link this process does not hold: the store's copy goes, as it would here. */
-  async #sharedLinkGone(routerId: string | undefined, linkId: string, iteration: number | undefined): Promise<boolean> {
-    const { shared } = this.#options;
-    if (!shared) return false;
-    const link = (await shared.read()).links.get(linkId);
-    if (!link || (iteration !== undefined && iteration !== 0 && link.iteration !== 0 && iteration < link.iteration)) return false;
-    await shared.linksGone([linkId]);
-    this.#options.logger.info({ routerId, linkId }, 'link fault');
-    for (const end of [link.srcRouterId, link.dstRouterId]) if (end !== routerId) this.#sendTo(end, faultMessage(link.id, iteration ?? link.iteration));
-    this.#notifyLost([link]);
-    return true;
   }
 
   /**
@@ -172,8 +94,9 @@ export class Links {
     const current = this.table.get(fault.id);
     const wasUsable = current !== undefined && isUsable(current);
     const link = this.table.faulted(fault.id, fault.iteration, fault.subject === FaultSubject.LinkDuplicate);
-    if (!link && !current && this.#options.shared) {
-      void this.#sharedLinkGone(routerId, fault.id, fault.iteration).then((found) => found || this.#options.logger.info({ routerId, linkId: fault.id }, 'link fault for an unknown link'));
+    if (!link && !current && this.network) {
+      const { network } = this;
+      void network.linkGone(routerId, fault.id, fault.iteration).then((found) => found || this.#options.logger.info({ routerId, linkId: fault.id }, 'link fault for an unknown link'));
       return true;
     }
     if (!link) {
@@ -188,7 +111,7 @@ export class Links {
     }
     const otherId = link.srcRouterId === routerId ? link.dstRouterId : link.srcRouterId;
     this.#afterShared(forgotten, () => {
-      this.#sendTo(otherId, faultMessage(link.id, fault.iteration));
+      this.#sendTo(otherId, linkFaultMessage(link.id, fault.iteration));
       this.#notifyLost([link]);
     });
     return true;
@@ -210,11 +133,12 @@ export class Links {
   remove(linkId: string): boolean {
     const link = this.table.remove(linkId);
     if (!link) {
-      if (this.#remote.links.has(linkId)) void this.#sharedLinkGone(undefined, linkId, undefined).catch((error: unknown) => this.#warn(undefined, error));
-      return this.#remote.links.has(linkId);
+      const known = this.network?.remote.links.has(linkId) === true;
+      if (known) void this.network?.linkGone(undefined, linkId, undefined).catch((error: unknown) => this.#warn(undefined, error));
+      return known;
     }
     this.#afterShared(this.#options.shared?.linksGone([link.id]), () => {
-      for (const routerId of [link.srcRouterId, link.dstRouterId]) this.#sendTo(routerId, faultMessage(link.id, link.iteration));
+      for (const routerId of [link.srcRouterId, link.dstRouterId]) this.#sendTo(routerId, linkFaultMessage(link.id, link.iteration));
       this.#notifyLost([link]);
     });
     return true;
@@ -229,8 +153,8 @@ export class Links {
       const found = attributes.get(id);
       if (found) routers.set(id, { id, ...found });
     }
-    if (this.#options.shared) this.#remote = await this.#options.shared.read();
-    for (const remote of this.#remote.routers.values()) if (!routers.has(remote.routerId)) routers.set(remote.routerId, { id: remote.routerId, cost: remote.cost, noTraversal: remote.noTraversal });
+    const remote = (await this.network?.refresh()) ?? emptyView;
+    for (const router of remote.routers.values()) if (!routers.has(router.routerId)) routers.set(router.routerId, { id: router.routerId, cost: router.cost, noTraversal: router.noTraversal });
     const links = [...this.#allLinks().values()].map((link) => ({ id: link.id, srcRouterId: link.srcRouterId, dstRouterId: link.dstRouterId, cost: linkCost(link), usable: isUsable(link) }));
     return { routers, links };
   }
@@ -243,11 +167,11 @@ export class Links {
   /** What GET /fabric/v1/links shows. */
   readonly view: LinksView = {
     list: async () => {
-      if (this.#options.shared) this.#remote = await this.#options.shared.read();
+      await this.network?.refresh();
       return [...this.#allLinks().values()].map(linkSummary);
     },
     get: async (id) => {
-      if (this.#options.shared) this.#remote = await this.#options.shared.read();
+      await this.network?.refresh();
       const link = this.#allLinks().get(id);
       return link ? linkSummary(link) : undefined;
     },
@@ -258,7 +182,7 @@ export class Links {
     router.channel.handle(ContentType.MetricsType, (message) => this.#metrics(router, message));
     // upstream routerChangedEvent: the new router hears of every other one, every other one hears of it.
     const others = [...this.#options.routers.all()].filter((other) => other.routerId !== router.routerId);
-    const elsewhere = [...this.#remote.routers.values()].filter((other) => other.routerId !== router.routerId);
+    const elsewhere = [...(this.network?.remote ?? emptyView).routers.values()].filter((other) => other.routerId !== router.routerId);
     if (others.length + elsewhere.length === 0) return;
     if (supportsLinkManagement(router.versionInfo.version)) router.channel.send(peerStateChanges([...others, ...elsewhere].map((other) => healthy(peerOf(other)))));
     const change = peerStateChanges([healthy(peerOf(router))]);
@@ -317,6 +241,27 @@ export class Links {
     if (latencies.size > 0) void this.#options.shared?.latencies(router.routerId, latencies).catch((error: unknown) => this.#warn(router.routerId, error));
   }
 
+  /** Whether the router is connected to this process or (as last read) another. */
+  isOnline(routerId: string): boolean {
+    return this.#options.routers.get(routerId) !== undefined || this.network?.remote.routers.has(routerId) === true;
+  }
+
+  /** The stored links and this process's own (which win: they may be newer than the last read). */
+  #allLinks(): Map<string, Link> {
+    return allLinks(this.network?.remote ?? emptyView, this.table);
+  }
+
+  /** `next` once the store has the change (so circuits moved by it do not find the lost link there). */
+  #afterShared(write: Promise<void> | undefined, next: () => void): void {
+    if (!write) return next();
+    void write.catch((error: unknown) => this.#warn(undefined, error)).then(next);
+  }
+
+  #sendTo(routerId: string, message: Omit<Message, 'sequence'>): void {
+    if (this.network) this.network.sendTo(routerId, message);
+    else this.#options.routers.get(routerId)?.channel.send(message);
+  }
+
   #notifyLost(links: readonly Link[]): void {
     for (const listener of this.#lost) {
       try {
@@ -334,7 +279,3 @@ export class Links {
 
 const peerOf = (router: LinkRouter | { routerId: string; version: string; linkListeners: Listener[] }): Peer =>
   'versionInfo' in router ? { routerId: router.routerId, version: router.versionInfo.version, linkListeners: router.linkListeners } : router;
-
-function faultMessage(linkId: string, iteration: number): Omit<Message, 'sequence'> {
-  return { contentType: ContentType.FaultType, headers: new Map(), body: toBinary(FaultSchema, create(FaultSchema, { subject: FaultSubject.LinkFault, id: linkId, iteration })) };
-}

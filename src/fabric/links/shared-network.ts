@@ -55,3 +55,8 @@ export function carryingLinks(links: Iterable<Link>, isOnline: (routerId: string
   for (const link of links) if (isUsable(link) && isOnline(link.srcRouterId) && isOnline(link.dstRouterId)) carrying.set(link.id, link);
   return carrying;
 }
+
+/** The stored links and this process's own (which win: they may be newer than the last read). */
+export function allLinks(view: SharedView, own: { all(): Iterable<Link> }): Map<string, Link> {
+  return new Map([...view.links, ...[...own.all()].map((link) => [link.id, link] as const)]);
+}
