@@ -12,6 +12,8 @@ export interface Circuit {
   /** The dialling identity (upstream's clientId tag) and the hosting one. */
   clientId: string;
   hostId: string;
+  /** The Dial session it was created with (upstream's circuit ClientId: the session route-path finds it by it). */
+  sessionId: string;
   terminatorId: string;
   strategy: string;
   /** The terminator's (egress) router, the last of the path. */

@@ -310,6 +310,7 @@ function circuitSummary(circuit: Circuit): CircuitSummary {
     clientId: circuit.clientId,
     serviceId: circuit.serviceId,
     terminatorId: circuit.terminatorId,
+    sessionId: circuit.sessionId,
     createdAt: new Date(circuit.createdAt),
     updatedAt: new Date(circuit.updatedAt),
     tags: circuit.tags,

@@ -150,6 +150,7 @@ async function attemptEach(
         serviceName: service.name,
         clientId: session.identityId,
         hostId: terminator.row.host_id ?? '',
+        sessionId: session.id,
         terminatorId: terminator.id,
         strategy: strategy.name,
         routerId: terminator.routerId,
