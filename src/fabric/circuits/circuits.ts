@@ -9,11 +9,12 @@ import type { Store } from '../../store/store.js';
 import { edgeServiceById } from '../../store/queries/edge-sessions.js';
 import type { Message } from '../channel/message.js';
 import { CircuitConfirmationSchema, ContentType as CtrlType, FaultSchema, FaultSubject, type Fault } from '../messages/gen/ctrl_pb.js';
-import type { CircuitSummary, CircuitsView } from '../network-views.js';
+import type { CircuitsView } from '../network-views.js';
 import { ContentType as EdgeType } from '../messages/gen/edge_ctrl_pb.js';
 import { ControlContentType } from '../messages/headers.js';
 import { decodeCreateCircuitRequest, decodeRouteResult, unrouteMessage } from './circuit-messages.js';
-import { CircuitRegistry, type Circuit } from './circuit-registry.js';
+import { CircuitRegistry, circuitSummary, type Circuit } from './circuit-registry.js';
+import { localMessenger } from '../links/messenger.js';
 import type { CircuitDeps, CircuitEnd, ControlChannel, FabricLogger, FabricMetrics, RouterMessenger } from './circuit-deps.js';
 import { createCircuit } from './create-circuit.js';
 import { Strategies } from './strategies.js';
@@ -65,20 +66,6 @@ export interface CircuitOwners {
   ownedElsewhere(circuitIds: readonly string[]): Promise<Set<string>>;
 }
 
-/** A router's channel reached through `channelOf`, as the route messenger of reroute.ts. */
-function channelMessenger(routers: RouterMessenger): RouteMessenger {
-  const notHeld = (routerId: string) => new Error(`router ${routerId} is not connected to this controller process`);
-  return {
-    request: (routerId, message, timeoutMs) => routers.channelOf(routerId)?.request(message, timeoutMs) ?? Promise.reject(notHeld(routerId)),
-    send: (routerId, message) => {
-      const channel = routers.channelOf(routerId);
-      if (!channel) return Promise.reject(notHeld(routerId));
-      channel.send(message);
-      return Promise.resolve();
-    },
-  };
-}
-
 const onlyItself = (sourceRouterId: string) => (destRouterId: string): Path | undefined => (destRouterId === sourceRouterId ? { routerIds: [sourceRouterId], linkIds: [], cost: 0 } : undefined);
 
 export class Circuits {
@@ -107,7 +94,14 @@ export class Circuits {
       strategies: this.strategies,
       registry: this.registry,
       routers: options.routers,
-      messenger: options.messenger ?? channelMessenger(options.routers),
+      messenger:
+        options.messenger ??
+        localMessenger({
+          get: (routerId) => {
+            const channel = options.routers.channelOf(routerId);
+            return channel && { channel };
+          },
+        }),
       pathsFrom: links
         ? async (sourceRouterId) => {
             const snapshot = await links.snapshot();
@@ -302,18 +296,4 @@ export class Circuits {
       channel.send(unrouteMessage(result.circuitId, true));
     }
   }
-}
-
-function circuitSummary(circuit: Circuit): CircuitSummary {
-  return {
-    id: circuit.id,
-    clientId: circuit.clientId,
-    serviceId: circuit.serviceId,
-    terminatorId: circuit.terminatorId,
-    sessionId: circuit.sessionId,
-    createdAt: new Date(circuit.createdAt),
-    updatedAt: new Date(circuit.updatedAt),
-    tags: circuit.tags,
-    path: { routerIds: [...circuit.path.routerIds], linkIds: [...circuit.path.linkIds] },
-  };
 }
