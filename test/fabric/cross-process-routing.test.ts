@@ -7,6 +7,7 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import { ContentType as EdgeType, CreateTerminatorResult, CreateTerminatorV2RequestSchema, CreateTerminatorV2ResponseSchema } from '../../src/fabric/messages/gen/edge_ctrl_pb.js';
 import {
   CircuitConfirmationSchema,
@@ -38,6 +39,14 @@ const isType = (contentType: number) => (message: Message) => message.contentTyp
 const routesOf = (router: TestRouter): Route[] => router.received.filter(isType(CtrlType.RouteType)).map((m) => fromBinary(RouteSchema, m.body));
 const unroutesOf = (router: TestRouter) => router.received.filter(isType(CtrlType.UnrouteType)).map((m) => fromBinary(UnrouteSchema, m.body).circuitId);
 const peersOf = (router: TestRouter) => router.received.filter(isType(CtrlType.PeerStateChangeRequestType)).flatMap((m) => fromBinary(PeerStateChangesSchema, m.body).changes);
+/** metrics_pb.MetricsMessage{sourceId, histograms{name: {count, mean}}} as a router sends it (1007). */
+function metrics(...entries: Array<[string, number]>): Uint8Array {
+  const histogram = (name: string, mean: number) =>
+    new BinaryWriter().tag(1, WireType.LengthDelimited).string(name).tag(2, WireType.LengthDelimited).bytes(new BinaryWriter().tag(1, WireType.Varint).int64(3).tag(3, WireType.Bit64).double(mean).finish()).finish();
+  const writer = new BinaryWriter().tag(2, WireType.LengthDelimited).string('router');
+  for (const [name, mean] of entries) writer.tag(8, WireType.LengthDelimited).bytes(histogram(name, mean));
+  return writer.finish();
+}
 const forwards = (route: Route) => route.forwards.map((f) => [f.srcAddress, f.dstAddress, f.dstType]);
 
 describe(`routing across two instances (${testDatabaseUrl ? 'PostgreSQL' : 'SQLite'})`, () => {
@@ -151,6 +160,14 @@ describe(`routing across two instances (${testDatabaseUrl ? 'PostgreSQL' : 'SQLi
     routerB.channel.send({ contentType: CtrlType.CircuitConfirmationType, headers: new Map(), body: toBinary(CircuitConfirmationSchema, confirm) });
     await routerB.waitFor((m) => isType(CtrlType.UnrouteType)(m) && fromBinary(UnrouteSchema, m.body).circuitId === 'x-unknown');
     assert.deepEqual(unroutesOf(routerB), ['x-unknown'], 'the owned circuit was not unrouted');
+  });
+
+  it('keeps the far end’s measured latency of a link the other instance holds, and only of its own links', async () => {
+    routerB.channel.send({ contentType: CtrlType.MetricsType, headers: new Map(), body: metrics(['link.ab.latency', 4_000_000], ['link.ac.latency', 7_000_000]) });
+    await waitUntil(async () => (await one.links.view.get('ab'))?.destLatency === 4_000_000);
+    const [ab, ac] = [await one.links.view.get('ab'), await two.links.view.get('ac')];
+    assert.deepEqual([ab?.sourceLatency, ab?.cost], [65_000_000_000, 1 + 65_000 + 4]);
+    assert.deepEqual([ac?.sourceLatency, ac?.destLatency], [65_000_000_000, 65_000_000_000], 'b is at neither end of ac');
   });
 
   it('moves the circuit when the far router faults its link: the fault reaches the other end through the inbox', async () => {

@@ -237,8 +237,11 @@ export class Links {
       return;
     }
     for (const [linkId, latency] of latencies) this.table.setLatency(router.routerId, linkId, latency);
-    // This router may be the far end of a link another process holds: the store keeps both ends' latencies.
-    if (latencies.size > 0) void this.#options.shared?.latencies(router.routerId, latencies).catch((error: unknown) => this.#warn(router.routerId, error));
+    // This router may be the far end of a link another process holds: the store keeps both ends' latencies, of the
+    // links known to have it at an end (a router cannot make us write for links it made up).
+    const known = this.#allLinks();
+    const ours = new Map([...latencies].filter(([id]) => [known.get(id)?.srcRouterId, known.get(id)?.dstRouterId].includes(router.routerId)).map(([id, ns]) => [id, Math.trunc(ns)]));
+    if (ours.size > 0) void this.#options.shared?.latencies(router.routerId, ours).catch((error: unknown) => this.#warn(router.routerId, error));
   }
 
   /** Whether the router is connected to this process or (as last read) another. */

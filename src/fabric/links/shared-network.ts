@@ -56,7 +56,15 @@ export function carryingLinks(links: Iterable<Link>, isOnline: (routerId: string
   return carrying;
 }
 
-/** The stored links and this process's own (which win: they may be newer than the last read). */
+/**
+ * The stored links and this process's own, which win (the store may not have them yet, or still have them after a
+ * fault here) but for the latencies: each end's is written to the store by the process holding that end.
+ */
 export function allLinks(view: SharedView, own: { all(): Iterable<Link> }): Map<string, Link> {
-  return new Map([...view.links, ...[...own.all()].map((link) => [link.id, link] as const)]);
+  const links = new Map(view.links);
+  for (const link of own.all()) {
+    const stored = view.links.get(link.id);
+    links.set(link.id, stored?.iteration === link.iteration ? { ...link, srcLatency: stored.srcLatency, dstLatency: stored.dstLatency } : link);
+  }
+  return links;
 }
