@@ -28,6 +28,8 @@ import { TrafficFlows } from './fabric/traffic.js';
 import { countTerminators } from './store/queries/terminators.js';
 import { EdgeSync } from './fabric/edge-sync/edge-sync.js';
 import { startLinks, startRouterVerification } from './fabric/links/network-links.js';
+import { RouterInbox } from './fabric/links/router-inbox.js';
+import { storeCircuitOwners } from './fabric/circuits/circuit-owners.js';
 import type { Links } from './fabric/links/links.js';
 import { Health } from './system/health.js';
 import { InstanceHeartbeat, OFFLINE_AFTER_MS } from './system/instance-heartbeat.js';
@@ -145,9 +147,15 @@ export async function openController(settings: Settings, options: ControllerOpti
     versionHeader: versionHeader(build),
     instanceOfflineAfterMs: OFFLINE_AFTER_MS,
   });
-  const links = startLinks(controlPlane.routers, store, logger);
+  // Routers held by other processes are reached through the store (docs/reference/router-control-plane-links.md §5.8).
+  const held = { store, clock, instanceId, instanceOfflineAfterMs: OFFLINE_AFTER_MS };
+  const holdsAny = () => controlPlane.routers.all()[Symbol.iterator]().next().done !== true;
+  const inbox = new RouterInbox({ ...held, routers: controlPlane.routers, holdsAny, logger });
+  const links = startLinks(controlPlane.routers, store, logger, { ...held, messenger: inbox.messenger });
   startRouterVerification(controlPlane.routers, store, logger);
-  const traffic = new TrafficFlows({ routers: controlPlane.routers, store, clock, logger, linkFault: (routerId, fault) => links.handleFault(routerId, fault), links, ...(metrics ? { metrics } : {}) });
+  const owners = storeCircuitOwners({ ...held, holds: (routerId) => controlPlane.routers.get(routerId) !== undefined, onError: (error) => logger.warn({ err: error }, 'could not record a circuit’s owner') });
+  const elsewhere = { messenger: inbox.messenger, isOnline: (routerId: string) => links.isOnline(routerId), owners };
+  const traffic = new TrafficFlows({ routers: controlPlane.routers, store, clock, logger, linkFault: (routerId, fault) => links.handleFault(routerId, fault), links, elsewhere, ...(metrics ? { metrics } : {}) });
   listener.traffic = traffic;
   const edgeSync = new EdgeSync({ store, clock, version: build.wireVersion, connections: controlPlane.routers, recordActivity: (ids) => apiSessions.recordActivity(ids), logger });
   const deps: AppDeps = {
@@ -181,6 +189,8 @@ export async function openController(settings: Settings, options: ControllerOpti
   await edgeSync.start();
   controlPlane.start();
   traffic.start();
+  inbox.start();
+  links.network?.start();
 
   let closing: Promise<void> | undefined;
   const stop = async (server: FastifyInstance) => {
@@ -191,6 +201,8 @@ export async function openController(settings: Settings, options: ControllerOpti
     await closeGracefully(server, settings.shutdownTimeoutMs, logger);
     await routersReleased;
     traffic.stop();
+    inbox.stop();
+    links.network?.stop();
     // After the requests: a feed read in progress may wait for a request's write to finish.
     await edgeSync.stop();
     await integrityChecks.stop();

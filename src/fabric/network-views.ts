@@ -8,6 +8,8 @@ export interface CircuitSummary {
   clientId: string;
   serviceId: string;
   terminatorId: string;
+  /** The Dial session it was created with (upstream's circuit ClientId token); absent for circuits without one. */
+  sessionId?: string;
   createdAt: Date;
   updatedAt: Date;
   /** The circuit's tags (string values), `{}` when none. */

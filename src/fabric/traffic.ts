@@ -4,7 +4,8 @@
 import type { Clock } from '../lib/clock.js';
 import type { Store } from '../store/store.js';
 import { countTerminators } from '../store/queries/terminators.js';
-import { Circuits, type CircuitLinks } from './circuits/circuits.js';
+import { Circuits, type CircuitLinks, type CircuitOwners } from './circuits/circuits.js';
+import type { RouteMessenger } from './links/reroute.js';
 import type { ControlChannel, FabricLogger, FabricMetrics } from './circuits/circuit-deps.js';
 import { Terminators } from './terminators/terminators.js';
 import type { Fault } from './messages/gen/ctrl_pb.js';
@@ -29,6 +30,8 @@ export interface TrafficOptions {
   linkFault?: (routerId: string, fault: Fault) => boolean;
   /** The routers' links, for circuits over several routers (see CircuitsOptions.links). */
   links?: CircuitLinks;
+  /** Several processes (§5.8 of docs/reference/router-control-plane-links.md): routers held elsewhere. */
+  elsewhere?: { messenger: RouteMessenger; isOnline(routerId: string): boolean; owners: CircuitOwners };
 }
 
 export class TrafficFlows {
@@ -42,9 +45,9 @@ export class TrafficFlows {
       clock,
       logger,
       ...(metrics ? { metrics } : {}),
-      // One process holds each router's channel; a router held by another process is not reachable from here
-      // until issue 24 routes across processes through the store, so it counts as not online for this dial.
-      routers: { channelOf: (routerId) => routers.get(routerId)?.channel, isOnline: (routerId) => routers.get(routerId) !== undefined },
+      // One process holds each router's channel; a router held by another process is reached through the store.
+      routers: { channelOf: (routerId) => routers.get(routerId)?.channel, isOnline: (routerId) => routers.get(routerId) !== undefined || options.elsewhere?.isOnline(routerId) === true },
+      ...(options.elsewhere ? { messenger: options.elsewhere.messenger, owners: options.elsewhere.owners } : {}),
       ...(options.routeTimeoutMs !== undefined ? { routeTimeoutMs: options.routeTimeoutMs } : {}),
       ...(options.retries !== undefined ? { retries: options.retries } : {}),
       ...(options.maxCircuits !== undefined ? { capacity: options.maxCircuits } : {}),

@@ -26,6 +26,8 @@ export interface Database {
   edge_routers: EdgeRoutersView;
   enrollments: EnrollmentsTable;
   external_jwt_signers: ExternalJwtSignersTable;
+  fabric_circuit_owners: FabricCircuitOwnersTable;
+  fabric_links: FabricLinksTable;
   identities: IdentitiesTable;
   identity_edge_routers: IdentityEdgeRoutersTable;
   identity_role_attributes: IdentityRoleAttributesTable;
@@ -41,6 +43,7 @@ export interface Database {
   posture_check_types: PostureCheckTypesTable;
   posture_checks: PostureChecksTable;
   reported_posture: ReportedPostureTable;
+  router_inbox: RouterInboxTable;
   router_presence: RouterPresenceTable;
   router_role_attributes: RouterRoleAttributesTable;
   router_sync_feed: RouterSyncFeedTable;
@@ -309,6 +312,24 @@ export interface ExternalJwtSignersTable {
   scopes: string | null;
 }
 
+export interface FabricCircuitOwnersTable {
+  id: string;
+  instance_id: string;
+}
+
+export interface FabricLinksTable {
+  id: string;
+  iteration: number;
+  src_router_id: string;
+  dst_router_id: string;
+  protocol: string;
+  dial_address: string;
+  down: Generated<number>;
+  static_cost: Generated<number>;
+  src_latency: number;
+  dst_latency: number;
+}
+
 export interface IdentitiesTable {
   id: string;
   created_at: string;
@@ -440,6 +461,18 @@ export interface ReportedPostureTable {
   identity_id: string;
   data: string;
   updated_at: string;
+}
+
+export interface RouterInboxTable {
+  id: string;
+  instance_id: string;
+  sender_instance_id: string;
+  router_id: string;
+  message: string;
+  timeout_ms: number;
+  state: string;
+  reply: string | null;
+  created_at: string;
 }
 
 export interface RouterPresenceTable {

@@ -4,12 +4,12 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { create, fromBinary } from '@bufbuild/protobuf';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import pino from 'pino';
 import { Circuits, type CircuitLinks } from '../../src/fabric/circuits/circuits.js';
 import { createEdgeTerminator } from '../../src/fabric/terminators/create-terminator.js';
 import { CreateTerminatorResult, CreateTerminatorV2RequestSchema, ContentType as EdgeType } from '../../src/fabric/messages/gen/edge_ctrl_pb.js';
-import { ContentType as CtrlType, DestType, RouteSchema, UnrouteSchema, type Route } from '../../src/fabric/messages/gen/ctrl_pb.js';
+import { ContentType as CtrlType, DestType, FaultSchema, FaultSubject, RouteSchema, UnrouteSchema, type Route } from '../../src/fabric/messages/gen/ctrl_pb.js';
 import { CreateCircuitV2Header, RouteResultHeader } from '../../src/fabric/messages/headers.js';
 import { decodeString, decodeU32ToBytesMap, encodeBool, encodeString, encodeStringSlice, encodeU32, encodeU32ToBytesMap } from '../../src/fabric/channel/header-codecs.js';
 import type { Message } from '../../src/fabric/channel/message.js';
@@ -227,6 +227,45 @@ describe('circuits over links', () => {
     const circuitId = routes(a)[0]!.circuitId;
     assert.deepEqual([unroutes(a), unroutes(b)], [[create(UnrouteSchema, { circuitId, now: true })], []]);
     assert.equal(circuits.registry.size, 0);
+  });
+
+  it('sends new circuits the new cheapest way when a link’s cost changes; open ones stay on their path', async () => {
+    network.link('ab', a, b, 5);
+    network.link('bc', b, c, 5);
+    network.link('ac', a, c, 100);
+    const { dial: token } = await service([[c, 0]]);
+    const first = await dial(a, token);
+    assert.deepEqual(circuits.registry.get(first)?.path.linkIds, ['ab', 'bc']);
+    network.link('bc', b, c, 500);
+    const second = await dial(a, token);
+    assert.deepEqual(circuits.registry.get(second)?.path.linkIds, ['ac']);
+    assert.deepEqual(circuits.registry.get(first)?.path.linkIds, ['ab', 'bc']);
+  });
+
+  it('re-routes a circuit a router cannot forward (ForwardFault), unroutes an unknown one there, and leaves one of an unknown owner', async () => {
+    network.link('ab', a, b, 5);
+    network.link('bc', b, c, 5);
+    network.link('ac', a, c, 100);
+    const { dial: token } = await service([[c, 0]]);
+    const circuitId = await dial(a, token);
+    const before = routes(c).length;
+    // b lost its forward for the circuit (its link to c went); the controller has not heard of the link yet.
+    network.links.delete('bc');
+    const fault = (subject: FaultSubject, id: string) =>
+      channel(b).deliver({ contentType: CtrlType.FaultType, headers: new Map(), body: toBinary(FaultSchema, create(FaultSchema, { subject, id })) });
+    await fault(FaultSubject.ForwardFault, `${circuitId} unknown-circuit`);
+    await until(() => circuits.registry.get(circuitId)?.path.linkIds[0] === 'ac');
+    assert.deepEqual(routes(c).slice(before).map((route) => route.attempt), [REROUTE_ATTEMPT]);
+    assert.deepEqual(unroutes(b).map((unroute) => unroute.circuitId), ['unknown-circuit']);
+    await fault(FaultSubject.UnknownOwnerForwardFault, 'other-controllers-circuit');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(unroutes(b).map((unroute) => unroute.circuitId), ['unknown-circuit'], 'its owner may be another controller');
+
+    // With no path left, the circuit is removed: unrouted on the routers of its path.
+    network.links.delete('ac');
+    await fault(FaultSubject.ForwardFault, circuitId);
+    await until(() => circuits.registry.get(circuitId) === undefined);
+    assert.deepEqual([unroutes(a), unroutes(c)], [[create(UnrouteSchema, { circuitId, now: true })], [create(UnrouteSchema, { circuitId, now: true })]]);
   });
 
   it('moves an open circuit off a lost link, and ends it when no path is left', async () => {

@@ -67,7 +67,8 @@ describe('SDK traffic through a router', () => {
     const terminator = await readEntity(t, admin, 'terminators', 'hosted-echo');
     assert.deepEqual([terminator.binding, terminator.routerId, terminator.serviceId], ['edge', enrolled.id, serviceId]);
 
-    const dial = (await createSession(t, dialer.apiSessionToken, serviceId, 'Dial')).token;
+    const dialSession = await createSession(t, dialer.apiSessionToken, serviceId, 'Dial');
+    const dial = dialSession.token;
     const circuitReply = await router.channel.request(
       {
         contentType: EdgeType.CreateCircuitV2RequestType,
@@ -86,6 +87,10 @@ describe('SDK traffic through a router', () => {
     assert.deepEqual([...decodeU32ToBytesMap(circuitReply.headers.get(CreateCircuitV2Header.peerData)!).get(1003)!], [42]);
     assert.equal(decodeStringToStringMap(circuitReply.headers.get(CreateCircuitV2Header.responseTags)!).hostId, host.identityId);
     assert.equal(t.traffic.circuits.registry.get(circuitId)?.routerId, enrolled.id);
+    // upstream SessionRouter.DetailRoutePath: the routers of the session's circuit.
+    const routePath = await t.call({ method: 'GET', url: `/edge/management/v1/sessions/${dialSession.id}/route-path`, token: admin });
+    assert.equal(routePath.status, 200, routePath.text);
+    assert.deepEqual((routePath.body as { data: unknown }).data, { routePath: [enrolled.id] });
 
     router.channel.send({ contentType: CtrlType.FaultType, headers: new Map(), body: toBinary(FaultSchema, create(FaultSchema, { subject: FaultSubject.IngressFault, id: circuitId })) });
     const unroute = await router.waitFor((message) => message.contentType === Number(CtrlType.UnrouteType));

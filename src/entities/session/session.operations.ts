@@ -11,6 +11,7 @@ import { toApiEntity } from '../../crud/entity-mapping.js';
 import { deleteEntity, findEntity } from '../../crud/entity-store.js';
 import { columnIs, everyRow } from '../../store/queries/scopes.js';
 import type { Db } from '../../store/store.js';
+import { emptyNetwork } from '../../fabric/network-views.js';
 import { createSession } from './create-session.js';
 import { session } from './session.definition.js';
 
@@ -51,13 +52,17 @@ const deleteSession: OperationHandler = {
 };
 
 /**
- * The routers a session's circuits take; circuits live in routers, which never connect here: always empty. An
- * unknown id is 200 with an empty path too: upstream's `SessionRouter.DetailRoutePath` only scans the circuits for
- * the id and never looks the session up.
+ * The routers of the first circuit dialled with the session, as upstream's `SessionRouter.DetailRoutePath` scans the
+ * circuits (an edge circuit's client is its Dial session). An unknown id is 200 with an empty path: upstream never
+ * looks the session up. The circuits are this process's, as `GET /fabric/v1/circuits` shows them.
  */
 const detailSessionRoutePath: OperationHandler = {
   access: 'admin',
-  handle: () => Promise.resolve({ status: 200, json: envelope({ routePath: [] }) }),
+  async handle({ deps, params }) {
+    const circuits = await (deps.network ?? emptyNetwork).circuits.list();
+    const circuit = circuits.find((candidate) => candidate.sessionId === params.id);
+    return { status: 200, json: envelope({ routePath: circuit ? [...circuit.path.routerIds] : [] }) };
+  },
 };
 
 export const clientSessionOperations: OperationTable<'client'> = { listSessions, detailSession, deleteSession, createSession };

@@ -4,6 +4,7 @@
 // dropped. A router whose channel closes keeps its circuits for a grace (the router keeps forwarding without us);
 // if it does not come back to this process within it, they are forgotten. A circuit is indexed under every router
 // of its path.
+import type { CircuitSummary } from '../network-views.js';
 
 export interface Circuit {
   id: string;
@@ -16,6 +17,8 @@ export interface Circuit {
   clientId: string;
   /** The hosting identity. */
   hostId: string;
+  /** The Dial session it was created with (upstream's circuit ClientId: the session route-path finds it by it). */
+  sessionId: string;
   terminatorId: string;
   strategy: string;
   /** The terminator's (egress) router, the last of the path. */
@@ -116,4 +119,19 @@ export class CircuitRegistry {
     for (const circuit of expired) this.remove(circuit.id);
     return expired;
   }
+}
+
+/** A circuit as `/fabric/v1/circuits` shows it. */
+export function circuitSummary(circuit: Circuit): CircuitSummary {
+  return {
+    id: circuit.id,
+    clientId: circuit.clientId,
+    serviceId: circuit.serviceId,
+    terminatorId: circuit.terminatorId,
+    sessionId: circuit.sessionId,
+    createdAt: new Date(circuit.createdAt),
+    updatedAt: new Date(circuit.updatedAt),
+    tags: circuit.tags,
+    path: { routerIds: [...circuit.path.routerIds], linkIds: [...circuit.path.linkIds] },
+  };
 }

@@ -9,17 +9,18 @@ import type { Store } from '../../store/store.js';
 import { edgeServiceById } from '../../store/queries/edge-sessions.js';
 import type { Message } from '../channel/message.js';
 import { CircuitConfirmationSchema, ContentType as CtrlType, FaultSchema, FaultSubject, type Fault } from '../messages/gen/ctrl_pb.js';
-import type { CircuitSummary, CircuitsView } from '../network-views.js';
+import type { CircuitsView } from '../network-views.js';
 import { ContentType as EdgeType } from '../messages/gen/edge_ctrl_pb.js';
 import { ControlContentType } from '../messages/headers.js';
 import { decodeCreateCircuitRequest, decodeRouteResult, unrouteMessage } from './circuit-messages.js';
-import { CircuitRegistry, type Circuit } from './circuit-registry.js';
+import { CircuitRegistry, circuitSummary, type Circuit } from './circuit-registry.js';
+import { localMessenger } from '../links/messenger.js';
 import type { CircuitDeps, CircuitEnd, ControlChannel, FabricLogger, FabricMetrics, RouterMessenger } from './circuit-deps.js';
 import { createCircuit } from './create-circuit.js';
 import { Strategies } from './strategies.js';
 import type { Link } from '../links/link-model.js';
 import { shortestPath, type NetworkSnapshot, type Path } from '../links/paths.js';
-import { rerouteCircuits, type RouteMessenger } from '../links/reroute.js';
+import { rerouteCircuit, rerouteCircuits, type RerouteDeps, type RerouteOutcome, type RouteMessenger } from '../links/reroute.js';
 
 /** What circuits need of the links (fabric/links/links.ts `Links`). */
 export interface CircuitLinks {
@@ -47,20 +48,22 @@ export interface CircuitsOptions {
   linkFault?: (routerId: string, fault: Fault) => boolean;
   /** The routers' links: paths over them, and circuits moved when one is lost. Without: one-router circuits only. */
   links?: CircuitLinks;
+  /** Reaches routers held by other processes too (links/router-inbox.ts); without, this process's channels only. */
+  messenger?: RouteMessenger;
+  /** Records which process owns a circuit spanning several processes (see CircuitOwners). */
+  owners?: CircuitOwners;
 }
 
-/** A router's channel reached through `channelOf`, as the route messenger of reroute.ts. */
-function channelMessenger(routers: RouterMessenger): RouteMessenger {
-  const notHeld = (routerId: string) => new Error(`router ${routerId} is not connected to this controller process`);
-  return {
-    request: (routerId, message, timeoutMs) => routers.channelOf(routerId)?.request(message, timeoutMs) ?? Promise.reject(notHeld(routerId)),
-    send: (routerId, message) => {
-      const channel = routers.channelOf(routerId);
-      if (!channel) return Promise.reject(notHeld(routerId));
-      channel.send(message);
-      return Promise.resolve();
-    },
-  };
+/**
+ * Circuits whose path includes a router another process holds are recorded with their owner, so that process does
+ * not unroute them as unknown (a router's CircuitConfirmation, a forward fault) while their owner lives.
+ */
+export interface CircuitOwners {
+  /** The circuit's path has routers held elsewhere: it is recorded as this process's. */
+  claim(circuitId: string, routerIds: readonly string[]): void;
+  release(circuitId: string): void;
+  /** Those of these circuits another live process owns. */
+  ownedElsewhere(circuitIds: readonly string[]): Promise<Set<string>>;
 }
 
 const onlyItself = (sourceRouterId: string) => (destRouterId: string): Path | undefined => (destRouterId === sourceRouterId ? { routerIds: [sourceRouterId], linkIds: [], cost: 0 } : undefined);
@@ -73,6 +76,8 @@ export class Circuits {
   readonly #routing = new Set<string>();
   readonly #detachedGraceMs: number;
   readonly #linkFault: ((routerId: string, fault: Fault) => boolean) | undefined;
+  readonly #owners: CircuitOwners | undefined;
+  readonly #links: CircuitLinks | undefined;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(options: CircuitsOptions) {
@@ -80,6 +85,7 @@ export class Circuits {
     this.registry = new CircuitRegistry(options.capacity);
     this.#detachedGraceMs = options.detachedGraceMs ?? 60_000;
     this.#linkFault = options.linkFault;
+    this.#owners = options.owners;
     const { links } = options;
     this.deps = {
       store: options.store,
@@ -88,7 +94,14 @@ export class Circuits {
       strategies: this.strategies,
       registry: this.registry,
       routers: options.routers,
-      messenger: channelMessenger(options.routers),
+      messenger:
+        options.messenger ??
+        localMessenger({
+          get: (routerId) => {
+            const channel = options.routers.channelOf(routerId);
+            return channel && { channel };
+          },
+        }),
       pathsFrom: links
         ? async (sourceRouterId) => {
             const snapshot = await links.snapshot();
@@ -100,7 +113,9 @@ export class Circuits {
       metrics: options.metrics,
       routing: this.#routing,
       remove: (circuitId, now, end, detail) => void this.remove(circuitId, now, end, detail),
+      ...(options.owners ? { owners: options.owners } : {}),
     };
+    this.#links = links;
     links?.onLinksLost((lost) => void this.reroute(lost, links));
   }
 
@@ -109,23 +124,57 @@ export class Circuits {
    * with none left was unrouted on its old path and is forgotten.
    */
   async reroute(lost: readonly Link[], links: CircuitLinks): Promise<void> {
-    const deps = {
+    try {
+      const outcomes = await rerouteCircuits(this.#rerouteDeps(links), [...this.registry.all()], lost);
+      this.#rerouted(outcomes, `no path left after links ${lost.map((link) => link.id).join(', ')} went away`);
+    } catch (error) {
+      this.deps.logger.error({ err: error }, 'could not re-route circuits off lost links');
+    }
+  }
+
+  /**
+   * A router could not forward these circuits (Fault ForwardFault: a link of theirs is gone at its end). Upstream
+   * (network/fault.go) re-routes each known one, removing it when that fails; an unknown one is unrouted at that
+   * router, unless the owner is unknown (UnknownOwnerForwardFault) or another process owns it.
+   */
+  async forwardFault(routerId: string, channel: ControlChannel, circuitIds: readonly string[], ownerKnown: boolean): Promise<void> {
+    const known = circuitIds.map((id) => this.registry.get(id)).filter((circuit) => circuit !== undefined);
+    const unknown = circuitIds.filter((id) => !this.registry.get(id));
+    const elsewhere = ownerKnown && unknown.length > 0 && this.#owners ? await this.#owners.ownedElsewhere(unknown) : new Set<string>();
+    if (ownerKnown) for (const circuitId of unknown) if (!elsewhere.has(circuitId)) channel.send(unrouteMessage(circuitId, true));
+    if (known.length === 0) return;
+    this.deps.logger.info({ routerId, circuitIds: known.map((circuit) => circuit.id) }, 'forward fault: re-routing circuits');
+    const links = this.#links;
+    if (!links) {
+      for (const circuit of known) this.remove(circuit.id, true, 'no path left', `router ${routerId} could not forward it`);
+      return;
+    }
+    try {
+      const outcomes = await Promise.all(known.map((circuit) => rerouteCircuit(this.#rerouteDeps(links), circuit)));
+      this.#rerouted(outcomes, `no path left after router ${routerId} could not forward it`);
+    } catch (error) {
+      this.deps.logger.error({ err: error }, 'could not re-route circuits after a forward fault');
+    }
+  }
+
+  #rerouteDeps(links: CircuitLinks): RerouteDeps {
+    return {
       path: async (source: string, dest: string) => shortestPath(await links.snapshot(), source, dest),
       messenger: this.deps.messenger,
       routeTimeoutMs: this.deps.routeTimeoutMs,
       logger: this.deps.logger,
     };
-    try {
-      for (const outcome of await rerouteCircuits(deps, [...this.registry.all()], lost)) {
-        if (outcome.rerouted) {
-          this.registry.setPath(outcome.circuitId, outcome.path, this.deps.clock().getTime());
-        } else {
-          const circuit = this.registry.remove(outcome.circuitId);
-          if (circuit) this.#ended(circuit, 'no path left', `no path left after links ${lost.map((link) => link.id).join(', ')} went away`);
-        }
+  }
+
+  #rerouted(outcomes: readonly RerouteOutcome[], detail: string): void {
+    for (const outcome of outcomes) {
+      if (outcome.rerouted) {
+        this.registry.setPath(outcome.circuitId, outcome.path, this.deps.clock().getTime());
+        this.#owners?.claim(outcome.circuitId, outcome.path.routerIds);
+      } else {
+        const circuit = this.registry.remove(outcome.circuitId);
+        if (circuit) this.#ended(circuit, 'no path left', detail);
       }
-    } catch (error) {
-      this.deps.logger.error({ err: error }, 'could not re-route circuits off lost links');
     }
   }
 
@@ -188,6 +237,7 @@ export class Circuits {
   }
 
   #ended(circuit: Circuit, end: CircuitEnd, detail?: string): void {
+    this.#owners?.release(circuit.id);
     this.strategies.get(circuit.strategy)?.notify('circuitRemoved', circuit.terminatorId);
     this.deps.metrics?.circuitEnded(end);
     const durationMs = this.deps.clock().getTime() - circuit.createdAt;
@@ -204,11 +254,7 @@ export class Circuits {
       const end = fault.subject === FaultSubject.IngressFault ? 'dialling side closed' : 'hosting side closed';
       if (!this.remove(fault.id, false, end)) this.deps.logger.debug({ routerId, circuitId: fault.id }, 'fault for an unknown circuit');
     } else if (fault.subject === FaultSubject.ForwardFault || fault.subject === FaultSubject.UnknownOwnerForwardFault) {
-      // Upstream reroutes known circuits over other links; with none, a known circuit stays as it is. An unknown
-      // one is unrouted, unless its owner is unknown (it may be another controller's).
-      for (const circuitId of fault.id.split(' ')) {
-        if (!this.registry.get(circuitId) && fault.subject === FaultSubject.ForwardFault) channel.send(unrouteMessage(circuitId, true));
-      }
+      void this.forwardFault(routerId, channel, fault.id.split(' ').filter(Boolean), fault.subject === FaultSubject.ForwardFault);
     } else {
       this.deps.logger.debug({ routerId, subject: fault.subject, id: fault.id }, 'link fault ignored: this controller makes no links');
     }
@@ -217,7 +263,10 @@ export class Circuits {
   async #confirm(routerId: string, channel: ControlChannel, message: Message): Promise<void> {
     const confirmation = fromBinary(CircuitConfirmationSchema, message.body);
     this.deps.logger.info({ routerId, circuitCount: confirmation.circuitIds.length }, 'received circuit confirmation request');
+    const unknown = confirmation.circuitIds.filter((circuitId) => !this.registry.get(circuitId));
+    const elsewhere = unknown.length > 0 && this.#owners ? await this.#owners.ownedElsewhere(unknown) : new Set<string>();
     for (const circuitId of confirmation.circuitIds) {
+      if (elsewhere.has(circuitId)) continue;
       const circuit = this.registry.get(circuitId);
       if (!circuit || !circuit.path.routerIds.includes(routerId)) {
         channel.send(unrouteMessage(circuitId, true));
@@ -247,17 +296,4 @@ export class Circuits {
       channel.send(unrouteMessage(result.circuitId, true));
     }
   }
-}
-
-function circuitSummary(circuit: Circuit): CircuitSummary {
-  return {
-    id: circuit.id,
-    clientId: circuit.clientId,
-    serviceId: circuit.serviceId,
-    terminatorId: circuit.terminatorId,
-    createdAt: new Date(circuit.createdAt),
-    updatedAt: new Date(circuit.updatedAt),
-    tags: circuit.tags,
-    path: { routerIds: [...circuit.path.routerIds], linkIds: [...circuit.path.linkIds] },
-  };
 }

@@ -150,6 +150,7 @@ async function attemptEach(
         serviceName: service.name,
         clientId: session.id,
         hostId: terminator.row.host_id ?? '',
+        sessionId: session.id,
         terminatorId: terminator.id,
         strategy: strategy.name,
         routerId: terminator.routerId,
@@ -165,6 +166,7 @@ async function attemptEach(
         for (const routerId of path.routerIds) routed.add(routerId);
         throw new DialFailure('CAPACITY', `this controller holds its maximum of ${deps.registry.capacity} circuits`);
       }
+      deps.owners?.claim(circuitId, path.routerIds);
       const answered = new Map([...decodePeerData(terminator.row.peer_data), ...peerData]);
       if (service.encryptionRequired && !answered.has(PUBLIC_KEY_HEADER)) {
         deps.remove(circuitId, true, 'no public key', 'encryption required and the hosting side sent no public key');

@@ -2,15 +2,19 @@
 // routers are told about each other (PeerStateChanges), report the links they dial (RouterLinks 1035), fault them
 // (Fault 1004, LinkFault/LinkDuplicate, relayed to the link's other router), and paths are chosen over them.
 // Links live in memory as upstream's: a controller restart forgets them and each router reports its links again when
-// it reconnects (link_registry.go NotifyOfReconnect).
-import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+// it reconnects (link_registry.go NotifyOfReconnect). With `shared` (several processes, §5.8 of
+// docs/reference/router-control-plane-links.md) they are also written to the store, and the paths, the views and the
+// routers' peers take in what the other processes hold.
+import { fromBinary } from '@bufbuild/protobuf';
 import type { Message } from '../channel/message.js';
 import { ContentType, FaultSchema, FaultSubject, RouterLinksSchema, type Fault, type Listener } from '../messages/gen/ctrl_pb.js';
 import type { LinksView } from '../network-views.js';
 import { linkLatencies } from './link-latency.js';
 import { isUsable, linkCost, linkSummary, LinkTable, type Link } from './link-model.js';
 import { shortestPath, type NetworkSnapshot, type Path, type PathRouter } from './paths.js';
-import { gone, healthy, peerStateChanges, supportsLinkManagement, type Peer } from './peer-states.js';
+import { gone, healthy, linkFaultMessage, peerStateChanges, supportsLinkManagement, type Peer } from './peer-states.js';
+import { allLinks, emptyView, type SharedNetwork } from './shared-network.js';
+import { NetworkSync } from './network-sync.js';
 
 /** The part of a router channel links use (fabric/channel/channel.ts satisfies it). */
 export interface LinkChannel {
@@ -46,6 +50,8 @@ export interface LinksOptions {
   routerExists(routerId: string): Promise<boolean>;
   logger: LinksLogger;
   maxLinks?: number;
+  /** The links and routers of the other processes (several workers or instances); without, this process's only. */
+  shared?: SharedNetwork;
 }
 
 /** Links that stopped carrying traffic (faulted, or a router at one end gone): circuits over them must move. */
@@ -55,10 +61,22 @@ export class Links {
   readonly table: LinkTable;
   readonly #options: LinksOptions;
   readonly #lost: LinksLostListener[] = [];
+  /** The other processes' routers and links (several workers or instances); undefined: this process's only. */
+  readonly network: NetworkSync | undefined;
 
   constructor(options: LinksOptions) {
     this.#options = options;
     this.table = new LinkTable(options.maxLinks);
+    this.network =
+      options.shared &&
+      new NetworkSync(options.shared, {
+        routers: options.routers,
+        table: this.table,
+        routerExists: (routerId) => options.routerExists(routerId),
+        notifyLost: (links) => this.#notifyLost(links),
+        warn: (routerId, error) => this.#warn(routerId, error),
+        logger: options.logger,
+      });
     options.routers.onConnected((router) => this.#connected(router));
     options.routers.onDisconnected((router) => void this.#disconnected(router).catch((error: unknown) => this.#warn(router.routerId, error)));
   }
@@ -76,15 +94,26 @@ export class Links {
     const current = this.table.get(fault.id);
     const wasUsable = current !== undefined && isUsable(current);
     const link = this.table.faulted(fault.id, fault.iteration, fault.subject === FaultSubject.LinkDuplicate);
+    if (!link && !current && this.network) {
+      const { network } = this;
+      void network.linkGone(routerId, fault.id, fault.iteration).then((found) => found || this.#options.logger.info({ routerId, linkId: fault.id }, 'link fault for an unknown link'));
+      return true;
+    }
     if (!link) {
       this.#options.logger.info({ routerId, linkId: fault.id, iteration: fault.iteration }, current ? 'link fault for an older iteration ignored' : 'link fault for an unknown link');
       return true;
     }
     this.#options.logger.info({ routerId, linkId: link.id, iteration: fault.iteration, duplicate: fault.subject === FaultSubject.LinkDuplicate }, 'link fault');
-    if (!wasUsable) return true;
+    const forgotten = this.#options.shared?.linksGone([link.id]);
+    if (!wasUsable) {
+      void forgotten?.catch((error: unknown) => this.#warn(routerId, error));
+      return true;
+    }
     const otherId = link.srcRouterId === routerId ? link.dstRouterId : link.srcRouterId;
-    this.#options.routers.get(otherId)?.channel.send(faultMessage(link.id, fault.iteration));
-    this.#notifyLost([link]);
+    this.#afterShared(forgotten, () => {
+      this.#sendTo(otherId, linkFaultMessage(link.id, fault.iteration));
+      this.#notifyLost([link]);
+    });
     return true;
   }
 
@@ -103,9 +132,15 @@ export class Links {
   /** An operator's delete (upstream Network.RemoveLink): both routers told of a fault, circuits moved. */
   remove(linkId: string): boolean {
     const link = this.table.remove(linkId);
-    if (!link) return false;
-    for (const routerId of [link.srcRouterId, link.dstRouterId]) this.#options.routers.get(routerId)?.channel.send(faultMessage(link.id, link.iteration));
-    this.#notifyLost([link]);
+    if (!link) {
+      const known = this.network?.remote.links.has(linkId) === true;
+      if (known) void this.network?.linkGone(undefined, linkId, undefined).catch((error: unknown) => this.#warn(undefined, error));
+      return known;
+    }
+    this.#afterShared(this.#options.shared?.linksGone([link.id]), () => {
+      for (const routerId of [link.srcRouterId, link.dstRouterId]) this.#sendTo(routerId, linkFaultMessage(link.id, link.iteration));
+      this.#notifyLost([link]);
+    });
     return true;
   }
 
@@ -118,7 +153,9 @@ export class Links {
       const found = attributes.get(id);
       if (found) routers.set(id, { id, ...found });
     }
-    const links = [...this.table.all()].map((link) => ({ id: link.id, srcRouterId: link.srcRouterId, dstRouterId: link.dstRouterId, cost: linkCost(link), usable: isUsable(link) }));
+    const remote = (await this.network?.refresh()) ?? emptyView;
+    for (const router of remote.routers.values()) if (!routers.has(router.routerId)) routers.set(router.routerId, { id: router.routerId, cost: router.cost, noTraversal: router.noTraversal });
+    const links = [...this.#allLinks().values()].map((link) => ({ id: link.id, srcRouterId: link.srcRouterId, dstRouterId: link.dstRouterId, cost: linkCost(link), usable: isUsable(link) }));
     return { routers, links };
   }
 
@@ -129,10 +166,14 @@ export class Links {
 
   /** What GET /fabric/v1/links shows. */
   readonly view: LinksView = {
-    list: () => Promise.resolve([...this.table.all()].map(linkSummary)),
-    get: (id) => {
-      const link = this.table.get(id);
-      return Promise.resolve(link ? linkSummary(link) : undefined);
+    list: async () => {
+      await this.network?.refresh();
+      return [...this.#allLinks().values()].map(linkSummary);
+    },
+    get: async (id) => {
+      await this.network?.refresh();
+      const link = this.#allLinks().get(id);
+      return link ? linkSummary(link) : undefined;
     },
   };
 
@@ -141,8 +182,9 @@ export class Links {
     router.channel.handle(ContentType.MetricsType, (message) => this.#metrics(router, message));
     // upstream routerChangedEvent: the new router hears of every other one, every other one hears of it.
     const others = [...this.#options.routers.all()].filter((other) => other.routerId !== router.routerId);
-    if (others.length === 0) return;
-    if (supportsLinkManagement(router.versionInfo.version)) router.channel.send(peerStateChanges(others.map((other) => healthy(peerOf(other)))));
+    const elsewhere = [...(this.network?.remote ?? emptyView).routers.values()].filter((other) => other.routerId !== router.routerId);
+    if (others.length + elsewhere.length === 0) return;
+    if (supportsLinkManagement(router.versionInfo.version)) router.channel.send(peerStateChanges([...others, ...elsewhere].map((other) => healthy(peerOf(other)))));
     const change = peerStateChanges([healthy(peerOf(router))]);
     for (const other of others) if (supportsLinkManagement(other.versionInfo.version)) other.channel.send(change);
   }
@@ -151,7 +193,9 @@ export class Links {
     const { routerId } = router;
     // upstream DisconnectRouter: links it dialled go; those towards it stay but carry nothing while it is away.
     const touching = this.table.linksOf(routerId).filter(isUsable);
-    this.table.sourceGone(routerId);
+    const dialled = this.table.sourceGone(routerId);
+    // The store forgets them first: circuits moved now must not find them there.
+    if (dialled.length > 0) await this.#options.shared?.linksGone(dialled.map((link) => link.id)).catch((error: unknown) => this.#warn(routerId, error));
     if (touching.length > 0) this.#notifyLost(touching);
     const others = [...this.#options.routers.all()].filter((other) => other.routerId !== routerId && supportsLinkManagement(other.versionInfo.version));
     if (others.length === 0) return;
@@ -179,6 +223,7 @@ export class Links {
         continue;
       }
       this.#options.logger.info({ routerId: router.routerId, linkId: reported.id, destRouterId: reported.destRouterId, iteration: reported.iteration }, result.created ? 'router reported link added' : 'router reported link already known');
+      if (result.created) void this.#options.shared?.linkReported(result.link).catch((error: unknown) => this.#warn(router.routerId, error));
     }
   }
 
@@ -192,6 +237,32 @@ export class Links {
       return;
     }
     for (const [linkId, latency] of latencies) this.table.setLatency(router.routerId, linkId, latency);
+    // This router may be the far end of a link another process holds: the store keeps both ends' latencies, of the
+    // links known to have it at an end (a router cannot make us write for links it made up).
+    const known = this.#allLinks();
+    const ours = new Map([...latencies].filter(([id]) => [known.get(id)?.srcRouterId, known.get(id)?.dstRouterId].includes(router.routerId)).map(([id, ns]) => [id, Math.trunc(ns)]));
+    if (ours.size > 0) void this.#options.shared?.latencies(router.routerId, ours).catch((error: unknown) => this.#warn(router.routerId, error));
+  }
+
+  /** Whether the router is connected to this process or (as last read) another. */
+  isOnline(routerId: string): boolean {
+    return this.#options.routers.get(routerId) !== undefined || this.network?.remote.routers.has(routerId) === true;
+  }
+
+  /** The stored links and this process's own (which win: they may be newer than the last read). */
+  #allLinks(): Map<string, Link> {
+    return allLinks(this.network?.remote ?? emptyView, this.table);
+  }
+
+  /** `next` once the store has the change (so circuits moved by it do not find the lost link there). */
+  #afterShared(write: Promise<void> | undefined, next: () => void): void {
+    if (!write) return next();
+    void write.catch((error: unknown) => this.#warn(undefined, error)).then(next);
+  }
+
+  #sendTo(routerId: string, message: Omit<Message, 'sequence'>): void {
+    if (this.network) this.network.sendTo(routerId, message);
+    else this.#options.routers.get(routerId)?.channel.send(message);
   }
 
   #notifyLost(links: readonly Link[]): void {
@@ -209,8 +280,5 @@ export class Links {
   }
 }
 
-const peerOf = (router: LinkRouter): Peer => ({ routerId: router.routerId, version: router.versionInfo.version, linkListeners: router.linkListeners });
-
-function faultMessage(linkId: string, iteration: number): Omit<Message, 'sequence'> {
-  return { contentType: ContentType.FaultType, headers: new Map(), body: toBinary(FaultSchema, create(FaultSchema, { subject: FaultSubject.LinkFault, id: linkId, iteration })) };
-}
+const peerOf = (router: LinkRouter | { routerId: string; version: string; linkListeners: Listener[] }): Peer =>
+  'versionInfo' in router ? { routerId: router.routerId, version: router.versionInfo.version, linkListeners: router.linkListeners } : router;

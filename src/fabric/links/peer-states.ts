@@ -4,7 +4,7 @@
 // peers whose listener groups match their dialers' (router/link/link_events.go); the controller never dials.
 import { create, toBinary } from '@bufbuild/protobuf';
 import type { Message } from '../channel/message.js';
-import { ContentType, PeerState, PeerStateChangeSchema, PeerStateChangesSchema, type Listener, type PeerStateChange } from '../messages/gen/ctrl_pb.js';
+import { ContentType, FaultSchema, FaultSubject, PeerState, PeerStateChangeSchema, PeerStateChangesSchema, type Listener, type PeerStateChange } from '../messages/gen/ctrl_pb.js';
 
 export interface Peer {
   routerId: string;
@@ -34,4 +34,9 @@ export function supportsLinkManagement(version: string): boolean {
   if (major !== 0) return true;
   if (minor === 0 && patch === 0) return true;
   return minor > 32 || (minor === 32 && patch >= 1);
+}
+
+/** A link's end is told its link is gone (Fault LinkFault), as upstream relays a fault or an operator's delete. */
+export function linkFaultMessage(linkId: string, iteration: number): Omit<Message, 'sequence'> {
+  return { contentType: ContentType.FaultType, headers: new Map(), body: toBinary(FaultSchema, create(FaultSchema, { subject: FaultSubject.LinkFault, id: linkId, iteration })) };
 }

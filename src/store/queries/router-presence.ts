@@ -51,8 +51,12 @@ export async function markRoutersDisconnected(tx: Db, instanceId: string, router
   await typed(tx).updateTable('router_presence').set({ instance_id: null }).where('instance_id', '=', instanceId).where('router_id', 'in', routerIds).execute();
 }
 
-/** Every router held by `instanceId` is offline (the instance stops). */
+/** Every router held by `instanceId` is offline (the instance stops), and the links they dialled go (migration 021). */
 export async function releaseInstanceRouters(tx: Db, instanceId: string): Promise<void> {
+  await typed(tx)
+    .deleteFrom('fabric_links')
+    .where('src_router_id', 'in', (eb) => eb.selectFrom('router_presence').select('router_id').where('instance_id', '=', instanceId))
+    .execute();
   await typed(tx).updateTable('router_presence').set({ instance_id: null }).where('instance_id', '=', instanceId).execute();
 }
 
@@ -68,8 +72,18 @@ export async function hasRoutersOfDeadInstances(db: Db, since: string): Promise<
   return row !== undefined;
 }
 
-/** Routers held by instances not seen since `since` go offline. */
+/** Routers held by instances not seen since `since` go offline, and the links they dialled (upstream ScanForDeadLinks). */
 export async function releaseRoutersOfDeadInstances(tx: Db, since: string): Promise<void> {
+  await typed(tx)
+    .deleteFrom('fabric_links')
+    .where('src_router_id', 'in', (eb) =>
+      eb
+        .selectFrom('router_presence')
+        .select('router_id')
+        .where('instance_id', 'is not', null)
+        .where((inner) => inner.not(inner.exists(inner.selectFrom('controller_instances').select('id').whereRef('controller_instances.id', '=', 'router_presence.instance_id').where('last_seen_at', '>=', since)))),
+    )
+    .execute();
   await typed(tx)
     .updateTable('router_presence')
     .set({ instance_id: null })

@@ -79,7 +79,7 @@ describe('management sessions', () => {
       assertError(await t.call({ method: 'GET', url: `${management}/sessions/unknown`, token: admin }), 404, 'NOT_FOUND');
     });
 
-    it('answers an empty route path for any id: circuits never pass through this controller', async () => {
+    it('answers an empty route path for a session without circuits and for an unknown id', async () => {
       for (const id of [one.dial.id, 'unknown']) {
         const result = await t.call({ method: 'GET', url: `${management}/sessions/${id}/route-path`, token: admin });
         assert.equal(result.status, 200, result.text);

@@ -1,0 +1,186 @@
+// Route messages for routers held by other processes (docs/reference/router-control-plane-links.md §5.8): the
+// RouteMessenger every circuit uses reaches a router on this process's channel when it holds it, otherwise through a
+// router_inbox row addressed to the instance that does. That instance polls for its rows (one indexed probe every
+// `pollMs`), sends each message on the router's channel and writes the router's reply into the row; the sender polls
+// its row for the reply until its timeout. Bounded: at most `maxPending` undelivered rows per instance (past it a
+// message is refused at once), a request gives up at its timeout (its row goes), and rows older than `maxAgeMs` or of
+// instances no longer beating are swept.
+import type { Clock } from '../../lib/clock.js';
+import { formatTimestamp } from '../../lib/clock.js';
+import { newCuid } from '../../lib/ids.js';
+import { liveControllerInstances } from '../../store/queries/cluster.js';
+import { heldRouters } from '../../store/queries/router-presence.js';
+import { addInboxRow, answerInboxRow, hasPendingInbox, inboxAnswer, pendingInboxCount, pendingInboxRows, removeInboxRow, sweepCircuitOwners, sweepInbox, type InboxRow } from '../../store/queries/router-inbox.js';
+import { writeAreas, type Db, type Store } from '../../store/store.js';
+import type { Message } from '../channel/message.js';
+import { RouterNotHeldError, type HeldChannels } from './messenger.js';
+import type { RouteMessenger } from './reroute.js';
+
+type Outgoing = Omit<Message, 'sequence'>;
+
+export interface RouterInboxOptions {
+  store: Store;
+  clock: Clock;
+  instanceId: string;
+  routers: HeldChannels;
+  /** Whether this process holds any router: only then can rows be addressed to it, so only then does it poll. */
+  holdsAny: () => boolean;
+  /** An instance not seen for this long is dead (system/instance-heartbeat.ts OFFLINE_AFTER_MS). */
+  instanceOfflineAfterMs: number;
+  logger: { warn(fields: object, message: string): void };
+  /** How often the holder looks for rows addressed to it, and the sender for its reply (default 10 ms, 2 ms). */
+  pollMs?: number;
+  replyPollMs?: number;
+  maxPending?: number;
+  maxAgeMs?: number;
+}
+
+/** Inbox rows are bookkeeping: no cache holds them, so no instance drops its caches for them. */
+const BOOKKEEPING = { bookkeeping: true, touches: writeAreas.rowsOnly };
+const TAKE_AT_ONCE = 100;
+
+export class RouterInbox {
+  readonly #options: RouterInboxOptions;
+  readonly #pollMs: number;
+  readonly #replyPollMs: number;
+  #timer: NodeJS.Timeout | undefined;
+  #sweeper: NodeJS.Timeout | undefined;
+  #polling = false;
+  /** Rows being delivered now (read, not yet answered or removed): not delivered twice. */
+  readonly #delivering = new Set<string>();
+  readonly messenger: RouteMessenger;
+
+  constructor(options: RouterInboxOptions) {
+    this.#options = options;
+    this.#pollMs = options.pollMs ?? 10;
+    this.#replyPollMs = options.replyPollMs ?? 2;
+    const local = (routerId: string) => options.routers.get(routerId)?.channel;
+    this.messenger = {
+      request: (routerId, message, timeoutMs) => local(routerId)?.request(message, timeoutMs) ?? this.#remote(routerId, message, timeoutMs),
+      send: async (routerId, message) => {
+        const channel = local(routerId);
+        if (channel) channel.send(message);
+        else await this.#remote(routerId, message, 0);
+      },
+    };
+  }
+
+  start(): void {
+    this.#timer ??= setInterval(() => void this.deliver(), this.#pollMs).unref();
+    this.#sweeper ??= setInterval(() => void this.sweep(), 10_000).unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    clearInterval(this.#sweeper);
+    this.#timer = this.#sweeper = undefined;
+  }
+
+  /** One look for rows addressed here: each message sent on its router's channel, a request's reply written back. */
+  async deliver(): Promise<void> {
+    const { store, instanceId } = this.#options;
+    if (this.#polling || !this.#options.holdsAny()) return;
+    this.#polling = true;
+    try {
+      if (!(await store.read((db) => hasPendingInbox(db, instanceId)))) return;
+      const rows = await store.read((db) => pendingInboxRows(db, instanceId, TAKE_AT_ONCE, [...this.#delivering]));
+      for (const row of rows) {
+        this.#delivering.add(row.id);
+        void this.#serve(row).finally(() => this.#delivering.delete(row.id));
+      }
+    } catch (error) {
+      this.#warn(undefined, error);
+    } finally {
+      this.#polling = false;
+    }
+  }
+
+  /** Rows nobody will read any more: too old, or of instances that stopped beating; owners of their circuits too. */
+  async sweep(): Promise<void> {
+    const { store, clock, instanceOfflineAfterMs, maxAgeMs = 120_000 } = this.#options;
+    const now = clock().getTime();
+    try {
+      const live = (await store.read((db) => liveControllerInstances(db, formatTimestamp(new Date(now - instanceOfflineAfterMs))))).map((row) => row.id);
+      await store.transaction(async (tx) => {
+        await sweepInbox(tx, formatTimestamp(new Date(now - maxAgeMs)), live);
+        await sweepCircuitOwners(tx, live);
+      }, BOOKKEEPING);
+    } catch (error) {
+      this.#warn(undefined, error);
+    }
+  }
+
+  async #serve(row: InboxRow): Promise<void> {
+    const { store, routers } = this.#options;
+    let answer: { state: 'replied' | 'failed'; reply: string } | undefined;
+    try {
+      const message = decode(row.message);
+      const channel = routers.get(row.routerId)?.channel;
+      if (!channel) throw new RouterNotHeldError(row.routerId);
+      if (row.timeoutMs === 0) channel.send(message);
+      else answer = { state: 'replied', reply: encode(await channel.request(message, row.timeoutMs)) };
+    } catch (error) {
+      if (row.timeoutMs !== 0) answer = { state: 'failed', reply: error instanceof Error ? error.message : String(error) };
+      else this.#warn(row.routerId, error);
+    }
+    // A send awaits nothing: its row is done once sent.
+    const done = (tx: Db) => (answer ? answerInboxRow(tx, row.id, answer.state, answer.reply) : removeInboxRow(tx, row.id));
+    await store.transaction(done, BOOKKEEPING).catch((error: unknown) => this.#warn(row.routerId, error));
+  }
+
+  /** A message to a router another instance holds; with a timeout, its reply (0: nothing awaited). */
+  async #remote(routerId: string, message: Outgoing, timeoutMs: number): Promise<Message> {
+    const { store, clock, instanceId, instanceOfflineAfterMs, maxPending = 10_000 } = this.#options;
+    const since = formatTimestamp(new Date(clock().getTime() - instanceOfflineAfterMs));
+    const holder = (await store.read((db) => heldRouters(db, [routerId], since))).get(routerId)?.instanceId;
+    if (!holder || holder === instanceId) throw new RouterNotHeldError(routerId);
+    const id = newCuid();
+    const row = { id, instanceId: holder, senderInstanceId: instanceId, routerId, message: encode(message), timeoutMs, createdAt: formatTimestamp(clock()) };
+    await store.transaction(async (tx) => {
+      if ((await pendingInboxCount(tx, holder)) >= maxPending) throw new Error(`the inbox of controller instance ${holder} is full (${maxPending} messages undelivered)`);
+      await addInboxRow(tx, row);
+    }, BOOKKEEPING);
+    if (timeoutMs === 0) return { contentType: 0, sequence: 0, headers: new Map(), body: new Uint8Array(0) };
+    const deadline = Date.now() + timeoutMs;
+    try {
+      while (Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, this.#replyPollMs));
+        const answer = await store.read((db) => inboxAnswer(db, id));
+        if (answer?.state === 'replied' && answer.reply !== null) return { ...decode(answer.reply), sequence: 0 };
+        if (answer?.state === 'failed') throw new Error(`router ${routerId} on controller instance ${holder}: ${answer.reply ?? 'failed'}`);
+      }
+      throw new Error(`no reply from router ${routerId} on controller instance ${holder} within ${timeoutMs} ms`);
+    } finally {
+      // Not awaited: the reply is in hand, and a row left behind is swept.
+      void store.transaction((tx) => removeInboxRow(tx, id), BOOKKEEPING).catch((error: unknown) => this.#warn(routerId, error));
+    }
+  }
+
+  #warn(routerId: string | undefined, error: unknown): void {
+    this.#options.logger.warn({ routerId, reason: error instanceof Error ? error.message : String(error) }, 'router inbox: message not delivered');
+  }
+}
+
+interface StoredMessage {
+  c: number;
+  h: Array<[number, string]>;
+  b: string;
+}
+
+function encode(message: Outgoing): string {
+  const stored: StoredMessage = { c: message.contentType, h: [...message.headers].map(([key, value]) => [key, Buffer.from(value).toString('base64')]), b: Buffer.from(message.body).toString('base64') };
+  return JSON.stringify(stored);
+}
+
+/** Rows are written only by our own instances; a malformed one still fails the one message, not the holder. */
+function decode(text: string): Outgoing {
+  const stored: unknown = JSON.parse(text);
+  if (!isStoredMessage(stored)) throw new Error('malformed inbox message');
+  return { contentType: stored.c, headers: new Map(stored.h.map(([key, value]) => [key, new Uint8Array(Buffer.from(value, 'base64'))])), body: new Uint8Array(Buffer.from(stored.b, 'base64')) };
+}
+
+function isStoredMessage(value: unknown): value is StoredMessage {
+  if (typeof value !== 'object' || value === null) return false;
+  const { c, h, b } = value as Record<string, unknown>; // a parsed JSON object: its fields are checked right here
+  return typeof c === 'number' && typeof b === 'string' && Array.isArray(h) && h.every((entry) => Array.isArray(entry) && typeof entry[0] === 'number' && typeof entry[1] === 'string');
+}

@@ -1,0 +1,101 @@
+// The router inbox's bounds (docs/reference/router-control-plane-links.md §5.8): a message for a router another
+// instance holds reaches it and brings its reply back; a request nobody answers gives up at its timeout and leaves no
+// row; past the row cap a message is refused at once; rows addressed to an instance that stopped beating are swept;
+// a router held nowhere is refused. Two inboxes on one store stand for two instances.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
+import { formatTimestamp } from '../../src/lib/clock.js';
+import type { Message } from '../../src/fabric/channel/message.js';
+import { RouterNotHeldError } from '../../src/fabric/links/messenger.js';
+import { RouterInbox } from '../../src/fabric/links/router-inbox.js';
+import { beatControllerInstance } from '../../src/store/queries/cluster.js';
+import { markRoutersConnected } from '../../src/store/queries/router-presence.js';
+import { pendingInboxCount } from '../../src/store/queries/router-inbox.js';
+import { OFFLINE_AFTER_MS } from '../../src/system/instance-heartbeat.js';
+import { buildTestApp, type TestApp } from '../support/test-app.js';
+import { openEdgeRouter } from '../support/sessions.js';
+
+type Outgoing = Omit<Message, 'sequence'>;
+const OTHER = 'other-instance';
+
+describe('router inbox', () => {
+  let t: TestApp;
+  let routerId: string;
+  let unheld: string;
+  const requests: Outgoing[] = [];
+  const channel = {
+    send: (message: Outgoing) => void requests.push(message),
+    request: (message: Outgoing) => {
+      requests.push(message);
+      return Promise.resolve({ contentType: 1022, sequence: 9, headers: new Map([[7, Uint8Array.of(1, 2)]]), body: new TextEncoder().encode('answered') });
+    },
+  };
+  const inbox = (instanceId: string, held: Map<string, typeof channel>, extra: { maxPending?: number } = {}) =>
+    new RouterInbox({
+      store: t.deps.store,
+      clock: t.clock,
+      instanceId,
+      routers: { get: (id) => (held.has(id) ? { channel: held.get(id)! } : undefined) },
+      holdsAny: () => held.size > 0,
+      instanceOfflineAfterMs: OFFLINE_AFTER_MS,
+      logger: pino({ level: 'silent' }),
+      ...extra,
+    });
+  const pending = () => t.deps.store.read((db) => pendingInboxCount(db, OTHER));
+  const message: Outgoing = { contentType: 1021, headers: new Map([[3, Uint8Array.of(5)]]), body: Uint8Array.of(1, 2, 3) };
+
+  before(async () => {
+    t = await buildTestApp();
+    const admin = await t.loginAsAdmin();
+    [routerId, unheld] = [await openEdgeRouter(t, admin), await openEdgeRouter(t, admin)];
+    const at = formatTimestamp(t.clock());
+    await t.deps.store.transaction(async (tx) => {
+      await beatControllerInstance(tx, { id: OTHER, name: OTHER, api_base: 'https://other', started_at: at, last_seen_at: at });
+      await markRoutersConnected(tx, [{ routerId, instanceId: OTHER, connectedAt: at, versionInfo: '{}', linkListeners: '[]' }]);
+    });
+  });
+  after(() => t.close());
+
+  it('brings a request to the router another instance holds, and its reply back', async () => {
+    const here = inbox(t.deps.instanceId, new Map());
+    const there = inbox(OTHER, new Map([[routerId, channel]]), {});
+    there.start();
+    try {
+      const reply = await here.messenger.request(routerId, message, 2000);
+      assert.deepEqual([reply.contentType, [...reply.headers], new TextDecoder().decode(reply.body)], [1022, [[7, Uint8Array.of(1, 2)]], 'answered']);
+      assert.deepEqual(requests.at(-1), message);
+      await here.messenger.send(routerId, { ...message, contentType: 1023 });
+      for (let i = 0; i < 200 && requests.at(-1)?.contentType !== 1023; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.equal(requests.at(-1)?.contentType, 1023);
+    } finally {
+      there.stop();
+    }
+  });
+
+  it('gives up at the timeout when nobody delivers, leaving no row behind', async () => {
+    const here = inbox(t.deps.instanceId, new Map());
+    await assert.rejects(here.messenger.request(routerId, message, 50), /no reply from router .* within 50 ms/);
+    for (let i = 0; i < 100 && (await pending()) > 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(await pending(), 0);
+  });
+
+  it('refuses a message at once past the row cap, and sweeps the rows of an instance that stopped beating', async () => {
+    const here = inbox(t.deps.instanceId, new Map(), { maxPending: 2 });
+    await here.messenger.send(routerId, message);
+    await here.messenger.send(routerId, message);
+    await assert.rejects(here.messenger.send(routerId, message), /inbox of controller instance other-instance is full \(2 messages undelivered\)/);
+    assert.equal(await pending(), 2);
+    await here.sweep();
+    assert.equal(await pending(), 2, 'its instance still beats');
+    t.clock.advance(OFFLINE_AFTER_MS + 1000);
+    await t.deps.heartbeat.beat();
+    await here.sweep();
+    assert.equal(await pending(), 0);
+    await assert.rejects(here.messenger.request(routerId, message, 50), RouterNotHeldError, 'its holder is dead');
+  });
+
+  it('refuses a router no instance holds', async () => {
+    await assert.rejects(inbox(t.deps.instanceId, new Map()).messenger.request(unheld, message, 50), RouterNotHeldError);
+  });
+});
