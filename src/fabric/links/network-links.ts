@@ -1,5 +1,6 @@
 // The links of the routers this process holds, started from the controller's composition on its RouterConnections,
 // shared with the other processes through the store (docs/reference/router-control-plane-links.md §5.8).
+import { changeKeys } from '../../store/changes.js';
 import { formatTimestamp, type Clock } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
 import { writeAreas } from '../../store/store.js';
@@ -41,22 +42,23 @@ export function startRouterVerification(routers: { onConnected(listener: (router
   routers.onConnected((router) => serveVerifyRouter(router.channel, fingerprintOf, (fields, message) => logger.warn(fields, message)));
 }
 
-/** How long a read of the shared network is reused while the store has not moved (latencies are bookkeeping writes). */
+/** How long a read of the shared network is reused while its tables have not moved (latencies are bookkeeping writes). */
 const VIEW_MAX_AGE_MS = 1000;
+const NETWORK_ROWS = changeKeys.tables('fabric_links', 'router_presence', 'routers');
 
 /**
- * The shared network in the store: link reports and faults are ordinary writes (they move every instance's store
- * generation, so the next read sees them), latencies bookkeeping ones (at most one per router a minute).
+ * The shared network in the store: link reports and faults are ordinary writes (they move `fabric_links`' change key
+ * on every instance, so the next read sees them), latencies bookkeeping ones (at most one per router a minute).
  */
 export function storeNetwork(options: SharedNetworkOptions): SharedNetwork {
   const { store, clock, instanceId, instanceOfflineAfterMs, messenger } = options;
-  let cached: { view: SharedView; generation: number; at: number } | undefined;
+  let cached: { view: SharedView; changesAt: number; at: number } | undefined;
   return {
     async read() {
       await store.refresh();
       const now = Date.now();
-      if (cached && cached.generation === store.generation && now - cached.at < VIEW_MAX_AGE_MS) return cached.view;
-      const generation = store.generation;
+      if (cached && !store.changes.changedSince(NETWORK_ROWS, cached.changesAt) && now - cached.at < VIEW_MAX_AGE_MS) return cached.view;
+      const changesAt = store.changes.now();
       const since = formatTimestamp(new Date(clock().getTime() - instanceOfflineAfterMs));
       const [online, rows] = await store.read(async (db) => [await onlineRouters(db, since), await allFabricLinks(db)] as const);
       const routers = new Map<string, RemoteRouter>();
@@ -65,7 +67,7 @@ export function storeNetwork(options: SharedNetworkOptions): SharedNetwork {
         routers.set(router.routerId, { ...router, version: versionOf(router.versionInfo), linkListeners: listenersOf(router.linkListeners) });
       }
       const view = { routers, links: new Map(rows.map((row) => [row.id, linkOf(row)])) };
-      cached = { view, generation, at: now };
+      cached = { view, changesAt, at: now };
       return view;
     },
     linkReported: (link) =>
