@@ -18,6 +18,9 @@ declare module 'fastify' {
   }
 }
 
+/** What identifying the caller reads: the store (refreshed first), the sessions, and what the reply's headers name. */
+type CallerDeps = Pick<AppDeps, 'store' | 'apiSessions' | 'instanceId' | 'build'>;
+
 /** What else runs at a request's start and after its reply, inside the one hook of each kind (Fastify's hook runs cost more than their work). */
 export interface RequestHookParts {
   tracker: RequestTracker;
@@ -25,7 +28,7 @@ export interface RequestHookParts {
   observe: ((request: FastifyRequest, reply: FastifyReply) => void) | undefined;
 }
 
-export function installRequestHooks(app: FastifyInstance, deps: AppDeps, { tracker, observe }: RequestHookParts): void {
+export function installRequestHooks(app: FastifyInstance, deps: CallerDeps, { tracker, observe }: RequestHookParts): void {
   app.decorateRequest('caller', null as unknown as RequestContext);
   // Callback-style, waiting only when it must (PostgreSQL's refresh, a session not in memory): on SQLite with a
   // known session the whole hook runs without a promise.
@@ -60,7 +63,7 @@ export function installRequestHooks(app: FastifyInstance, deps: AppDeps, { track
 }
 
 /** `request.caller` and the session's response headers; a promise only when the session had to be read. */
-function identifyCaller(deps: AppDeps, request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
+function identifyCaller(deps: CallerDeps, request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
   const token = sessionToken(request.headers['zt-session']);
   const session = token ? deps.apiSessions.resolve(token, bearerTokensOf(request.raw.rawHeaders)) : undefined;
   if (session instanceof Promise) return session.then((resolved) => setCaller(deps, request, reply, resolved));
@@ -68,7 +71,7 @@ function identifyCaller(deps: AppDeps, request: FastifyRequest, reply: FastifyRe
   return undefined;
 }
 
-function setCaller(deps: AppDeps, request: FastifyRequest, reply: FastifyReply, session: CallerSession | undefined): void {
+function setCaller(deps: CallerDeps, request: FastifyRequest, reply: FastifyReply, session: CallerSession | undefined): void {
   request.caller = {
     requestId: request.id,
     ip: request.ip,
