@@ -1,8 +1,7 @@
 // `/enroll` and its per-method routes: one dispatcher that finds the enrollment behind the token and hands the
 // request to that method's module (reference §3.1).
 import { ApiError } from '../errors/api-error.js';
-import type { OperationContext, OperationHandler, OperationResult, OperationTable } from '../http/operation.js';
-import type { EnrollmentRecord } from '../store/queries/enrollments.js';
+import type { OperationContext, OperationHandler, OperationTable } from '../http/operation.js';
 import { requireEnrollment } from './enrollment-record.js';
 import { enrollWithOtt } from './methods/enroll-ott.js';
 import { enrollWithOttCa } from './methods/enroll-ottca.js';
@@ -10,10 +9,8 @@ import { enrollWithCa } from './methods/enroll-ca.js';
 import { enrollWithUpdb } from './methods/enroll-updb.js';
 import { enrollRouter } from './methods/enroll-router.js';
 import { extendRouterEnrollment } from './methods/extend-router.js';
+import type { EnrollMethod } from './methods/enroll-method.js';
 import { enrollmentChallenge, getEnrollmentJwks } from './enrollment-keys.js';
-
-/** A method module: the request, and (except for CA auto-enrollment) the live enrollment behind its token. */
-export type EnrollMethod = (context: OperationContext, enrollment: EnrollmentRecord) => Promise<OperationResult>;
 
 const byMethod: Readonly<Record<string, EnrollMethod>> = {
   ott: enrollWithOtt,

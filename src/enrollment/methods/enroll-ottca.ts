@@ -13,7 +13,7 @@ import { authenticator } from '../../entities/authenticator/authenticator.defini
 import { certificateFingerprint } from '../../pki/fingerprint.js';
 import { derToPem } from '../../pki/pem.js';
 import { anchorsFromPem, verifyPath } from '../../auth/trust.js';
-import type { EnrollMethod } from '../enroll.operations.js';
+import type { EnrollMethod } from './enroll-method.js';
 import { consumeEnrollment } from '../enrollment-record.js';
 
 /** A certificate binds to one authenticator only (upstream cause data: the fingerprint). */

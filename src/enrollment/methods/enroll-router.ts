@@ -6,7 +6,7 @@ import type { Pki } from '../../pki/ensure-pki.js';
 import { lifetimes, parseCsr, signCsr, type IssuedCertificate } from '../../pki/sign-csr.js';
 import { routerIsEdge, setRouterCertificate } from '../../store/queries/routers.js';
 import type { Db } from '../../store/store.js';
-import type { EnrollMethod } from '../enroll.operations.js';
+import type { EnrollMethod } from './enroll-method.js';
 import { consumeEnrollment } from '../enrollment-record.js';
 import { isJsonObject } from '../../lib/object-path.js';
 
