@@ -6,6 +6,7 @@ import type { Store } from '../store/store.js';
 import { describeDifference, scanIntegrity } from './integrity-scan.js';
 import type { IntegrityResult, IntegrityScans, IntegrityStatus } from './integrity-status.js';
 import type { Snapshots } from './snapshots.js';
+import { errorMessage } from '../lib/error-message.js';
 
 export type { IntegrityResult, IntegrityStatus } from './integrity-status.js';
 
@@ -81,7 +82,7 @@ export class IntegrityChecks implements IntegrityScans {
         progress: (table, differences, ms) => logger.info({ table, differences, ms: Math.round(ms) }, 'data integrity scan: table done'),
       });
     } catch (error) {
-      this.#status.error = (error as Error).message;
+      this.#status.error = errorMessage(error);
       logger.error({ err: error }, 'data integrity scan failed');
     } finally {
       this.#status.inProgress = false;

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error.js';
 import { bodyNaming, unparsableBodyReason } from './spec/body-errors.js';
 import type { OperationSpec } from './spec/contract-types.js';
+import { errorMessage } from '../lib/error-message.js';
 
 /**
  * How deep arrays and objects may nest in a JSON body. Go's decoder allows 10,000 levels, but SQLite's JSON
@@ -54,7 +55,7 @@ export function installBodyParsers(app: FastifyInstance): void {
     try {
       done(null, JSON.parse(text));
     } catch (error) {
-      done(ApiError.withMessage('COULD_NOT_PARSE_BODY', unparsableBodyReason(namingOf(request), (error as Error).message)), undefined);
+      done(ApiError.withMessage('COULD_NOT_PARSE_BODY', unparsableBodyReason(namingOf(request), errorMessage(error))), undefined);
     }
   });
   // PEM CSRs (text/plain, application/x-pem-file, application/pkcs10) and anything else: the contract check

@@ -3,6 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ApiError } from '../errors/api-error.js';
 import { fabricFrameworkErrorMeta, versionMeta } from './envelope.js';
 import type { OperationSpec } from './spec/load-spec.js';
+import { errorMessage } from '../lib/error-message.js';
 
 export type ErrorMeta = typeof versionMeta | typeof fabricFrameworkErrorMeta;
 
@@ -29,10 +30,10 @@ export function toApiError(error: unknown): ApiError {
   const code = (error as FastifyError | undefined)?.code;
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return ApiError.withMessage('COULD_NOT_PARSE_BODY', 'request body is too large');
   if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
-    return ApiError.withMessage('COULD_NOT_PARSE_BODY', (error as Error).message);
+    return ApiError.withMessage('COULD_NOT_PARSE_BODY', errorMessage(error));
   }
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-    return ApiError.invalidField('Content-Type', (error as Error).message, '');
+    return ApiError.invalidField('Content-Type', errorMessage(error), '');
   }
   return ApiError.withMessage('UNHANDLED', 'an unexpected error occurred');
 }

@@ -11,6 +11,7 @@ import { sessionToken, type CallerSession, type RequestContext } from './request
 import { goTime } from '../lib/go-format.js';
 import { LoopTurns } from './loop-turns.js';
 import { bearerTokensOf } from '../lib/bearer-tokens.js';
+import { asError } from '../lib/error-message.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -38,7 +39,7 @@ export function installRequestHooks(app: FastifyInstance, deps: CallerDeps, { tr
     // Commits other instances made before this request began invalidate what this one has cached.
     const refreshing = deps.store.refresh();
     const identifying = refreshing ? refreshing.then(() => identifyCaller(deps, request, reply)) : identifyCaller(deps, request, reply);
-    if (identifying) identifying.then(() => done(), (error: unknown) => done((error ?? new Error('the request could not be identified')) as Error));
+    if (identifying) identifying.then(() => done(), (error: unknown) => done(asError(error ?? new Error('the request could not be identified'))));
     else done();
   };
   app.addHook('onRequest', (request, reply, done) => {
