@@ -2,7 +2,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error.js';
 import { bodyNaming, unparsableBodyReason } from './spec/body-errors.js';
-import type { OperationSpec } from './spec/contract-types.js';
 import { errorMessage } from '../lib/error-message.js';
 
 /**
@@ -35,7 +34,7 @@ export function tooDeepAt(text: string, limit: number): string | undefined {
 
 /** How the operation's contract names the body, for the messages of a body that does not parse. */
 function namingOf(request: FastifyRequest) {
-  const operation = (request.routeOptions.config as { operation?: OperationSpec } | undefined)?.operation;
+  const operation = request.routeOptions.config?.operation;
   const parameter = operation?.parameters.find((p) => p.in === 'body');
   return operation && parameter ? bodyNaming(operation, parameter) : undefined;
 }
