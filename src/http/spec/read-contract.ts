@@ -27,6 +27,11 @@ export function readContractDocument(api: ApiName): SwaggerDocument {
 /** Swagger 2.0 path item keys that hold operations, in the order go-swagger writes them. */
 export const operationKeys = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] as const;
 
+/** `value` is one of `values` (a contract string that must name one of a closed set). */
+export function isOneOf<T extends string>(values: readonly T[], value: unknown): value is T {
+  return values.some((candidate) => candidate === value);
+}
+
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
