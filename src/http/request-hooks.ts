@@ -30,6 +30,7 @@ export interface RequestHookParts {
 }
 
 export function installRequestHooks(app: FastifyInstance, deps: CallerDeps, { tracker, observe }: RequestHookParts): void {
+  // Fastify wants an initial value; the onRequest hook below sets the caller before anything reads it.
   app.decorateRequest('caller', null as unknown as RequestContext);
   // Callback-style, waiting only when it must (PostgreSQL's refresh, a session not in memory): on SQLite with a
   // known session the whole hook runs without a promise.
