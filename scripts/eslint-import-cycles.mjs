@@ -4,8 +4,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
-/** `import … from './x.js'` and `export … from './x.js'`, but not `import type`: type-only imports vanish at run time. */
-const IMPORT = /^(?:import|export)\s+(?!type\s)(?:[^;]*?\sfrom\s+)?'(\.{1,2}\/[^']+)'/gm;
+/**
+ * `import … from './x.js'` and `export … from './x.js'`, type-only ones included: they vanish at run time, but a
+ * circle of types still leaves "who depends on whom" without an answer (issue 25).
+ */
+const IMPORT = /^(?:import|export)\s+(?:[^;]*?\sfrom\s+)?'(\.{1,2}\/[^']+)'/gm;
 
 function sourceFiles(folder) {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
@@ -68,7 +71,7 @@ export const noImportCycles = {
     const cycle = cached.get(resolve(context.filename));
     if (!cycle) return {};
     const report = (node) => {
-      if (node.importKind === 'type' || node.exportKind === 'type' || !node.source || !node.source.value.startsWith('.')) return;
+      if (!node.source || !node.source.value.startsWith('.')) return;
       const target = resolve(dirname(context.filename), node.source.value.replace(/\.js$/, '.ts'));
       if (cycle.has(target)) context.report({ node, messageId: 'cycle', data: { path: node.source.value, size: String(cycle.size) } });
     };

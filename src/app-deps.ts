@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { ApiSessions } from './auth/api-sessions.js';
 import type { ExternalJwtVerifier } from './auth/ext-jwt/ext-jwt-verifier.js';
 import type { LoginThrottle } from './auth/login-throttle.js';
-import type { IntegrityChecks } from './database/integrity-checks.js';
+import type { IntegrityScans } from './database/integrity-status.js';
 import type { Snapshots } from './database/snapshots.js';
 import type { NetworkViews } from './fabric/network-views.js';
 import type { Health } from './system/health.js';
@@ -49,7 +49,7 @@ export interface AppDeps {
   /** Verification of external JWTs (ext-jwt logins and secondary factors), with each signer's keys cached. */
   externalJwts: ExternalJwtVerifier;
   /** Data integrity scans (check / fix) and their last results. */
-  integrityChecks: IntegrityChecks;
+  integrityChecks: IntegrityScans;
   snapshots: Snapshots;
   /** This instance's row among the instances on the database (`GET /controllers`). */
   heartbeat: InstanceHeartbeat;
@@ -62,3 +62,9 @@ export interface AppDeps {
   /** The routers' links and the circuits over them, as the fabric API shows them; absent: none (emptyNetwork). */
   network?: NetworkViews;
 }
+
+/**
+ * What the entity kit hands to entity rules and read mappings (crud/entity-rules.ts), and so what its writes need:
+ * the rest of AppDeps (logins, scans, metrics, the network) is for handlers and the composition root.
+ */
+export type EntityDeps = Pick<AppDeps, 'store' | 'clock' | 'ids' | 'pki' | 'settings' | 'posture' | 'apiSessions'>;

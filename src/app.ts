@@ -43,7 +43,9 @@ export async function buildApp(deps: AppDeps, tls?: TlsOptions): Promise<Fastify
     // Client certificates are requested but verified per request against our CAs, never at the TLS layer:
     // a `ca` list would make Go clients withhold certificates from other issuers.
     ...(tls ? { https: { key: tls.key, cert: tls.cert, ...limits.tlsServerOptions, requestCert: true, rejectUnauthorized: false, ...(tls.controlPlane ? { ALPNProtocols: alpnProtocols(tls.controlPlane.protocol) } : {}) } } : {}),
+    // Fastify's overloads type an HTTPS and an HTTP instance apart; the rest of the app takes either, by the default.
   }) as unknown as FastifyInstance;
+  // With a control plane the options above hold `https`, so the server is the HTTPS one.
   if (tls?.controlPlane) handOffAlpn(app.server as Server, tls.controlPlane.protocol, tls.controlPlane.accept);
   limits.install(app);
 

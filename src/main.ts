@@ -9,6 +9,7 @@ import { SettingsError, type Settings } from './settings/settings.schema.js';
 import { openController, type Controller } from './controller.js';
 import { writeAdminPasswordFile } from './auth/bootstrap-admin.js';
 import { followPrimary, runPrimary, workerIndex } from './workers.js';
+import { errorMessage } from './lib/error-message.js';
 
 const LOG_FLUSH_INTERVAL_MS = 1000;
 
@@ -94,6 +95,6 @@ function banner(settings: Settings, { deps, metricsListener }: Controller): stri
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof SettingsError ? 'settings: ' : ''}${(error as Error).message}\n`);
+  process.stderr.write(`${error instanceof SettingsError ? 'settings: ' : ''}${errorMessage(error)}\n`);
   process.exit(1);
 });

@@ -1,9 +1,9 @@
 // Certificates bound to an API session (reference §10.2): signed on request for 12 hours, recorded at certificate
 // login and after extend-verify; each caller sees and deletes only its own session's.
 import { X509Certificate } from 'node:crypto';
-import type { AppDeps } from '../app-deps.js';
 import { ApiError } from '../errors/api-error.js';
-import { formatTimestamp } from '../lib/clock.js';
+import { formatTimestamp, type Clock } from '../lib/clock.js';
+import type { IdGenerators } from '../lib/ids.js';
 import { emptyEnvelope, envelope } from '../http/envelope.js';
 import type { OperationContext, OperationHandler, OperationTable } from '../http/operation.js';
 import { defineEntity, text, timestamp } from '../crud/define-entity.js';
@@ -38,7 +38,7 @@ function goSubjectString(certificate: X509Certificate): string {
 }
 
 /** Records a certificate as usable by one API session (what edge routers accept for it, while valid). */
-export async function insertApiSessionCertificate(tx: Db, deps: AppDeps, apiSessionId: string, certPem: string): Promise<string> {
+export async function insertApiSessionCertificate(tx: Db, deps: { clock: Clock; ids: IdGenerators }, apiSessionId: string, certPem: string): Promise<string> {
   const certificate = new X509Certificate(certPem);
   const id = deps.ids.shortId();
   await storeCertificate(

@@ -1,8 +1,8 @@
 // Renders API sessions: the computed fields every session view shares, and `currentApiSessionDetail`, the
 // shape authenticate and current-api-session return.
-import type { AppDeps } from '../app-deps.js';
 import type { Db } from '../store/store.js';
 import type { ApiSessionRow } from '../store/queries/api-sessions.js';
+import type { ApiSessions } from './api-sessions.js';
 import type { AuthQuery } from './auth-queries.js';
 import { identityRefs } from './identity-links.js';
 
@@ -16,7 +16,7 @@ export interface SessionForDetail {
  * Fields computed from other tables or from memory, for a page of sessions at once. Outstanding factors depend on
  * the request (its bearer tokens), so other sessions' lists show none, as upstream ("not in a request context").
  */
-export async function apiSessionExtras(db: Db, deps: AppDeps, sessions: readonly SessionForDetail[]): Promise<Record<string, unknown>[]> {
+export async function apiSessionExtras(db: Db, deps: { apiSessions: ApiSessions }, sessions: readonly SessionForDetail[]): Promise<Record<string, unknown>[]> {
   const refFor = await identityRefs(db, sessions.map((s) => s.identityId));
   return sessions.map((session) => ({
       authQueries: [],
@@ -29,7 +29,7 @@ export async function apiSessionExtras(db: Db, deps: AppDeps, sessions: readonly
  * One session; `authQueries` are the caller's own outstanding factors when the session is the caller's. Upstream
  * links it as an API session wherever it is shown, `current-api-session` included.
  */
-export async function apiSessionDetail(db: Db, deps: AppDeps, row: ApiSessionRow, authQueries: readonly AuthQuery[] = []): Promise<Record<string, unknown>> {
+export async function apiSessionDetail(db: Db, deps: { apiSessions: ApiSessions }, row: ApiSessionRow, authQueries: readonly AuthQuery[] = []): Promise<Record<string, unknown>> {
   const sessions = deps.apiSessions;
   const links = { self: { href: `./api-sessions/${row.id}` }, sessions: { href: `./api-sessions/${row.id}/sessions` } };
   const [extras] = await apiSessionExtras(db, deps, [{ id: row.id, identityId: row.identity_id, lastActivityAt: row.last_activity_at }]);

@@ -11,9 +11,8 @@ import {
   X509Certificate as ParsedCertificate,
   type Extension,
 } from '@peculiar/x509';
-import type { AppDeps } from '../app-deps.js';
 import { ApiError } from '../errors/api-error.js';
-import { formatTimestamp } from '../lib/clock.js';
+import { formatTimestamp, type Clock } from '../lib/clock.js';
 import { emptyEnvelope, envelope } from '../http/envelope.js';
 import type { OperationContext, OperationHandler, OperationTable } from '../http/operation.js';
 import { clientCertificatesOf } from '../http/client-certificates.js';
@@ -21,6 +20,7 @@ import { deleteApiSessionCertificates } from '../store/queries/api-sessions.js';
 import { authenticatorById, promotePendingCertificate, setPendingCertificate } from '../store/queries/authenticators.js';
 import type { Db } from '../store/store.js';
 import { certificateFingerprint } from '../pki/fingerprint.js';
+import type { Pki } from '../pki/ensure-pki.js';
 import { issueCertificate } from '../pki/issue-certificate.js';
 import { splitPemCertificates } from '../pki/pem.js';
 import { goSubject, lifetimes, parseCsr } from '../pki/sign-csr.js';
@@ -70,7 +70,7 @@ function requirePresentedCertificate(context: OperationContext, authenticator: C
 }
 
 /** The identity-certificate profile of reference §1.3, with the current certificate's SANs rather than the CSR's. */
-async function issueExtension(deps: AppDeps, csrPem: unknown, current: X509Certificate): Promise<string> {
+async function issueExtension(deps: { clock: Clock; pki: Pki }, csrPem: unknown, current: X509Certificate): Promise<string> {
   const csr = await parseCsr(csrPem);
   const extensions: Extension[] = [
     new KeyUsagesExtension(KeyUsageFlags.digitalSignature | KeyUsageFlags.keyEncipherment | KeyUsageFlags.dataEncipherment, true),

@@ -1,7 +1,6 @@
 // The one rule for disabled identities (reference §5.3): set by an admin or by a lockout, for some minutes or until
 // enabled, it refuses every login method and ends the identity's API sessions.
-import type { AppDeps } from '../app-deps.js';
-import { formatTimestamp } from '../lib/clock.js';
+import { formatTimestamp, type Clock } from '../lib/clock.js';
 import { disableIdentity, enableIdentity } from '../store/queries/identities.js';
 import type { Db } from '../store/store.js';
 
@@ -25,12 +24,12 @@ export function disabledStateOf(row: Record<string, unknown>): DisabledState {
  * Disables an identity for `minutes` (0: until an admin enables it) inside the caller's transaction, deletes its API
  * sessions and returns their ids, for the caller to forget once the transaction has committed.
  */
-export async function disableIdentityIn(tx: Db, deps: Pick<AppDeps, 'clock'>, identityId: string, minutes: number): Promise<string[]> {
+export async function disableIdentityIn(tx: Db, deps: { clock: Clock }, identityId: string, minutes: number): Promise<string[]> {
   const now = deps.clock();
   const until = minutes > 0 ? formatTimestamp(new Date(now.getTime() + minutes * 60_000)) : null;
   return disableIdentity(tx, identityId, formatTimestamp(now), until);
 }
 
-export async function enableIdentityIn(tx: Db, deps: Pick<AppDeps, 'clock'>, identityId: string): Promise<void> {
+export async function enableIdentityIn(tx: Db, deps: { clock: Clock }, identityId: string): Promise<void> {
   await enableIdentity(tx, identityId, formatTimestamp(deps.clock()));
 }

@@ -1,7 +1,7 @@
 // The hooks an entity may implement; every hook runs inside the write's transaction.
 import type { ApiError } from '../errors/api-error.js';
 import type { Db } from '../store/store.js';
-import type { AppDeps } from '../app-deps.js';
+import type { EntityDeps } from '../app-deps.js';
 import type { RequestContext } from '../http/request-context.js';
 
 /** Entity values keyed by API field name, plus id / createdAt / updatedAt / tags. */
@@ -22,13 +22,13 @@ export interface EntityChange {
 
 export interface RuleContext {
   tx: Db;
-  deps: AppDeps;
+  deps: EntityDeps;
 }
 
 /** What mapping to API shapes may read: the database, the deps, and who is asking (absent outside requests). */
 export interface ReadContext {
   db: Db;
-  deps: AppDeps;
+  deps: EntityDeps;
   caller?: RequestContext;
 }
 

@@ -2,20 +2,20 @@
 import { ApiError } from '../errors/api-error.js';
 import { formatTimestamp } from '../lib/clock.js';
 import { StoreError, type Db } from '../store/store.js';
-import type { AppDeps } from '../app-deps.js';
+import type { EntityDeps } from '../app-deps.js';
 import type { EntityDefinition } from './define-entity.js';
 import type { EntityChange, EntityValues } from './entity-rules.js';
 import { entityInput, type WriteMode } from './entity-input.js';
 import { deleteEntity, findEntity, insertEntity, isNameTaken, updateEntity } from './entity-store.js';
 
-export function newEntityId(definition: EntityDefinition, deps: AppDeps): string {
+export function newEntityId(definition: EntityDefinition, deps: Pick<EntityDeps, 'ids'>): string {
   const ids = deps.ids;
   return definition.idKind === 'shortId' ? ids.shortId() : definition.idKind === 'cuid' ? ids.cuid() : ids.base62();
 }
 
 /** Creates an entity from a request body in its own transaction; `extra` sets values the body cannot (ids, system flags). */
 export async function createEntity(
-  deps: AppDeps,
+  deps: EntityDeps,
   definition: EntityDefinition,
   body: unknown,
   extra: EntityValues = {},
@@ -29,7 +29,7 @@ export async function createEntity(
  */
 export async function createEntityIn(
   tx: Db,
-  deps: AppDeps,
+  deps: EntityDeps,
   definition: EntityDefinition,
   body: unknown,
   extra: EntityValues = {},
@@ -54,7 +54,7 @@ export async function createEntityIn(
 }
 
 export async function modifyEntity(
-  deps: AppDeps,
+  deps: EntityDeps,
   definition: EntityDefinition,
   id: string,
   body: unknown,
@@ -69,7 +69,7 @@ export async function modifyEntity(
   }).catch((error: unknown) => rethrowStoreError(definition, error, values));
 }
 
-export async function removeEntity(deps: AppDeps, definition: EntityDefinition, id: string): Promise<void> {
+export async function removeEntity(deps: EntityDeps, definition: EntityDefinition, id: string): Promise<void> {
   await deps.store
     .transaction(async (tx) => {
       const before = await findEntity(tx, definition, id);
@@ -99,7 +99,7 @@ export async function requireEntity(
 }
 
 async function runRules(
-  deps: AppDeps,
+  deps: EntityDeps,
   definition: EntityDefinition,
   change: EntityChange,
   tx: Db,

@@ -5,6 +5,9 @@ import type { Db, TableName } from '../store/store.js';
 
 export type { Row } from '../store/queries/table-rows.js';
 
+/** A text column of a scanned row (ids, times, PEM): text on both stores, so anything else is shown as text. */
+export const textOf = (value: unknown): string => (typeof value === 'string' ? value : String(value));
+
 export interface WalkSource {
   table: TableName;
   /** Columns to read besides `id`. */
@@ -63,7 +66,7 @@ export async function walkChunks(
     const started = performance.now();
     const rows = await rowsAfter(db, source.table, source.columns, after, pacer.size, source.filter);
     const isLast = rows.length < pacer.size;
-    const upTo = isLast ? undefined : (rows[rows.length - 1]!.id as string);
+    const upTo = isLast ? undefined : textOf(rows.at(-1)?.id);
     const isStopped = (await handle({ rows, after, upTo })) === false;
     pacer.took(performance.now() - started);
     if (isLast) return undefined;

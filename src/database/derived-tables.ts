@@ -8,7 +8,7 @@ import { policyKinds } from '../store/queries/policy-tables.js';
 import { touchServiceLists } from '../store/queries/service-lists.js';
 import type { IdRange, RowFilter } from '../store/queries/table-rows.js';
 import type { TableName } from '../store/store.js';
-import type { Row, WalkSource } from './chunks.js';
+import { textOf, type Row, type WalkSource } from './chunks.js';
 import { entityRecord, entitySource, listColumn, type ScanContext } from './scan-context.js';
 import { identity } from '../entities/identity/identity.definition.js';
 import { service } from '../entities/service/service.definition.js';
@@ -98,7 +98,7 @@ function pairTables(): DerivedTable[] {
 }
 
 async function touchRepairedIdentities(tx: Db, repaired: Row[], at: string): Promise<void> {
-  const ids = [...new Set(repaired.map((row) => row.identity_id as string))];
+  const ids = [...new Set(repaired.map((row) => textOf(row.identity_id)))];
   if (ids.length > 0) await touchServiceLists(tx, { identities: ids }, at);
 }
 
@@ -113,10 +113,10 @@ const serviceListChangeTimes: DerivedTable = {
   key: ['identity_id'],
   values: ['changed_at'],
   expected(sources, stored, context) {
-    const storedAt = new Map(stored.map((row) => [row.identity_id as string, row.changed_at as string]));
+    const storedAt = new Map(stored.map((row) => [textOf(row.identity_id), textOf(row.changed_at)]));
     return sources.flatMap((row) => {
       const bound = serviceListBound(entityRecord(row), context);
-      const at = storedAt.get(row.id as string);
+      const at = storedAt.get(textOf(row.id));
       if (bound === undefined) return at === undefined ? [] : [{ identity_id: row.id, changed_at: at }];
       return [{ identity_id: row.id, changed_at: at !== undefined && at >= bound ? at : bound }];
     });
@@ -145,7 +145,7 @@ const overrideConfigTypes: DerivedTable = {
   source: { table: 'identities', columns: [] },
   key: ['identity_id', 'service_id', 'config_id'],
   values: ['config_type_id'],
-  expected: (_sources, stored, { configs }) => stored.map((row) => ({ ...row, config_type_id: configs.get(row.config_id as string)?.typeId ?? row.config_type_id })),
+  expected: (_sources, stored, { configs }) => stored.map((row) => ({ ...row, config_type_id: configs.get(textOf(row.config_id))?.typeId ?? row.config_type_id })),
 };
 
 /** A certificate's fingerprint, kept beside it for lookups (certificate login, enrollment), is the hash of its DER. */
@@ -157,7 +157,7 @@ function fingerprintColumn(table: TableName, fingerprint: string, pem: string): 
     storedFilter: filter,
     key: ['id'],
     values: [fingerprint],
-    expected: (sources) => sources.map((row) => ({ id: row.id, [fingerprint]: fingerprintOrNull(row[pem] as string) })),
+    expected: (sources) => sources.map((row) => ({ id: row.id, [fingerprint]: fingerprintOrNull(textOf(row[pem])) })),
   };
 }
 

@@ -4,23 +4,11 @@ import type { Logger } from 'pino';
 import { formatTimestamp, type Clock } from '../lib/clock.js';
 import type { Store } from '../store/store.js';
 import { describeDifference, scanIntegrity } from './integrity-scan.js';
+import type { IntegrityResult, IntegrityScans, IntegrityStatus } from './integrity-status.js';
 import type { Snapshots } from './snapshots.js';
+import { errorMessage } from '../lib/error-message.js';
 
-export interface IntegrityResult {
-  description: string;
-  fixed: boolean;
-}
-
-/** `dataIntegrityCheckDetails`: before any run the times, error and results are null, as upstream sends them. */
-export interface IntegrityStatus {
-  inProgress: boolean;
-  fixingErrors: boolean;
-  tooManyErrors: boolean;
-  startTime: string | null;
-  endTime: string | null;
-  error: string | null;
-  results: IntegrityResult[] | null;
-}
+export type { IntegrityResult, IntegrityStatus } from './integrity-status.js';
 
 export interface IntegrityChecksOptions {
   /** The store without the request write queue: a repair is never refused for load. */
@@ -33,7 +21,7 @@ export interface IntegrityChecksOptions {
 /** Upstream keeps this many results and then only notes that there were more. */
 const MAX_RESULTS = 1000;
 
-export class IntegrityChecks {
+export class IntegrityChecks implements IntegrityScans {
   readonly #options: IntegrityChecksOptions;
   #status: IntegrityStatus = { inProgress: false, fixingErrors: false, tooManyErrors: false, startTime: null, endTime: null, error: null, results: null };
   #running: Promise<void> | undefined;
@@ -94,7 +82,7 @@ export class IntegrityChecks {
         progress: (table, differences, ms) => logger.info({ table, differences, ms: Math.round(ms) }, 'data integrity scan: table done'),
       });
     } catch (error) {
-      this.#status.error = (error as Error).message;
+      this.#status.error = errorMessage(error);
       logger.error({ err: error }, 'data integrity scan failed');
     } finally {
       this.#status.inProgress = false;

@@ -3,7 +3,7 @@
 import { ExpectedLinks, memberKinds, type EntityRecord, type PolicyRecord } from '../policy/expected-links.js';
 import { entityKinds, policyKinds, type PolicyKind } from '../store/queries/policy-tables.js';
 import type { Db } from '../store/store.js';
-import { walkChunks, type ChunkPacer, type Row, type WalkSource } from './chunks.js';
+import { textOf, walkChunks, type ChunkPacer, type Row, type WalkSource } from './chunks.js';
 
 export interface ScanContext {
   links: ExpectedLinks;
@@ -17,10 +17,11 @@ export interface ScanContext {
 
 /** A JSON list column (role attributes, roles, configs) as an array; NULL is empty. */
 export function listColumn(value: unknown): string[] {
-  return typeof value === 'string' ? (JSON.parse(value) as string[]) : [];
+  const list: unknown = typeof value === 'string' ? JSON.parse(value) : [];
+  return Array.isArray(list) ? list.map(textOf) : [];
 }
 
-export const entityRecord = (row: Row): EntityRecord => ({ id: row.id as string, attributes: listColumn(row.role_attributes) });
+export const entityRecord = (row: Row): EntityRecord => ({ id: textOf(row.id), attributes: listColumn(row.role_attributes) });
 
 /** Where the entities of a kind are read from, with their role attributes and `extra` columns. */
 export function entitySource(kind: keyof typeof entityKinds, extra: readonly string[] = []): WalkSource {
@@ -39,14 +40,14 @@ export async function loadScanContext(db: Db, pacer: ChunkPacer): Promise<ScanCo
     await walkChunks(db, entitySource(kind, ['updated_at', ...(kind === 'service' ? ['configs'] : [])]), pacer, ({ rows }) => {
       links.addEntities(kind, rows.map(entityRecord));
       for (const row of rows) {
-        if (kind === 'service') services.set(row.id as string, { updatedAt: row.updated_at as string, configs: listColumn(row.configs) });
-        if (kind === 'postureCheck') postureChecks.set(row.id as string, row.updated_at as string);
+        if (kind === 'service') services.set(textOf(row.id), { updatedAt: textOf(row.updated_at), configs: listColumn(row.configs) });
+        if (kind === 'postureCheck') postureChecks.set(textOf(row.id), textOf(row.updated_at));
       }
     });
   }
   const configs = new Map<string, { updatedAt: string; typeId: string }>();
   await walkChunks(db, { table: 'configs', columns: ['updated_at', 'config_type_id'] }, pacer, ({ rows }) => {
-    for (const row of rows) configs.set(row.id as string, { updatedAt: row.updated_at as string, typeId: row.config_type_id as string });
+    for (const row of rows) configs.set(textOf(row.id), { updatedAt: textOf(row.updated_at), typeId: textOf(row.config_type_id) });
   });
   return { links, services, configs, postureChecks };
 }
@@ -57,7 +58,7 @@ async function loadPolicies(db: Db, kind: PolicyKind, pacer: ChunkPacer): Promis
   await walkChunks(db, { table: kind.table, columns }, pacer, ({ rows }) => {
     for (const row of rows) {
       const roles = Object.fromEntries(kind.sides.map((side) => [side.field, listColumn(row[side.column])]));
-      policies.push({ id: row.id as string, type: row.type, semantic: row.semantic, roles });
+      policies.push({ id: textOf(row.id), type: row.type, semantic: row.semantic, roles });
     }
   });
   return policies;

@@ -1,9 +1,11 @@
 // Enrollment records (one-time token + signed JWT) for identities and routers, made in the caller's transaction.
-import type { AppDeps } from '../app-deps.js';
 import { ApiError } from '../errors/api-error.js';
-import { formatTimestamp } from '../lib/clock.js';
+import { formatTimestamp, type Clock } from '../lib/clock.js';
 import { goTime } from '../lib/go-format.js';
-import { isUniqueViolation, type Db } from '../store/store.js';
+import type { IdGenerators } from '../lib/ids.js';
+import type { Pki } from '../pki/ensure-pki.js';
+import type { Settings } from '../settings/settings.schema.js';
+import { isUniqueViolation, type Db, type Store } from '../store/store.js';
 import { signEnrollmentJwt, type EnrollmentMethod } from './enrollment-jwt.js';
 import { deleteEnrollments, enrollmentsOfIdentity, insertEnrollment, isUsernameTaken, type EnrollmentRecord } from '../store/queries/enrollments.js';
 
@@ -32,7 +34,14 @@ export function futureInstant(text: string, now: Date, reason: string): Date {
   return at;
 }
 
-type EnrollmentDeps = Pick<AppDeps, 'pki' | 'settings' | 'ids' | 'clock' | 'store'>;
+/** The JWT is signed with the controller's key for its advertised address; the store tells a unique-name refusal apart. */
+export interface EnrollmentDeps {
+  pki: Pki;
+  settings: Settings;
+  ids: IdGenerators;
+  clock: Clock;
+  store: Store;
+}
 
 export async function createEnrollment(tx: Db, deps: EnrollmentDeps, input: NewEnrollment): Promise<EnrollmentRecord> {
   const subject = input.identityId ?? input.routerId;

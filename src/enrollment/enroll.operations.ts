@@ -10,10 +10,8 @@ import { enrollWithCa } from './methods/enroll-ca.js';
 import { enrollWithUpdb } from './methods/enroll-updb.js';
 import { enrollRouter } from './methods/enroll-router.js';
 import { extendRouterEnrollment } from './methods/extend-router.js';
+import type { EnrollMethod } from './methods/enroll-method.js';
 import { enrollmentChallenge, getEnrollmentJwks } from './enrollment-keys.js';
-
-/** A method module: the request, and (except for CA auto-enrollment) the live enrollment behind its token. */
-export type EnrollMethod = (context: OperationContext, enrollment: EnrollmentRecord) => Promise<OperationResult>;
 
 const byMethod: Readonly<Record<string, EnrollMethod>> = {
   ott: enrollWithOtt,

@@ -9,6 +9,7 @@ export const alpnProtocols = (protocol: string): string[] => ['http/1.1', protoc
 
 /** Routes connections that negotiated `protocol` to `accept`; every other one to the HTTP server's own listeners. */
 export function handOffAlpn(server: Server, protocol: string, accept: (socket: TLSSocket) => void): void {
+  // Node types an emitter's listeners as Function[]; a TLS server's 'secureConnection' ones take the socket.
   const httpListeners = server.listeners('secureConnection') as Array<(socket: TLSSocket) => void>;
   server.removeAllListeners('secureConnection');
   server.on('secureConnection', (socket: TLSSocket) => {

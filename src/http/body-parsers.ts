@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error.js';
 import { bodyNaming, unparsableBodyReason } from './spec/body-errors.js';
-import type { OperationSpec } from './spec/contract-types.js';
+import { errorMessage } from '../lib/error-message.js';
 
 /**
  * How deep arrays and objects may nest in a JSON body. Go's decoder allows 10,000 levels, but SQLite's JSON
@@ -34,7 +34,7 @@ export function tooDeepAt(text: string, limit: number): string | undefined {
 
 /** How the operation's contract names the body, for the messages of a body that does not parse. */
 function namingOf(request: FastifyRequest) {
-  const operation = (request.routeOptions.config as { operation?: OperationSpec } | undefined)?.operation;
+  const operation = request.routeOptions.config?.operation;
   const parameter = operation?.parameters.find((p) => p.in === 'body');
   return operation && parameter ? bodyNaming(operation, parameter) : undefined;
 }
@@ -54,7 +54,7 @@ export function installBodyParsers(app: FastifyInstance): void {
     try {
       done(null, JSON.parse(text));
     } catch (error) {
-      done(ApiError.withMessage('COULD_NOT_PARSE_BODY', unparsableBodyReason(namingOf(request), (error as Error).message)), undefined);
+      done(ApiError.withMessage('COULD_NOT_PARSE_BODY', unparsableBodyReason(namingOf(request), errorMessage(error))), undefined);
     }
   });
   // PEM CSRs (text/plain, application/x-pem-file, application/pkcs10) and anything else: the contract check

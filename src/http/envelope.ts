@@ -1,5 +1,6 @@
 // The success envelope `{data, meta}` and its serialisation (Go-like: compact, HTML not escaped, trailing newline).
 import type { ApiName } from './spec/contract-types.js';
+import { isJsonObject } from '../lib/object-path.js';
 
 /** Every JSON envelope of the edge APIs carries these, as the seed documents require. */
 export const versionMeta = { apiEnrollmentVersion: '0.0.1', apiVersion: '0.0.1' } as const;
@@ -65,9 +66,10 @@ export function createdEnvelope(path: string, id: string): Envelope {
  * cannot hold, so `pagination.limit: 'none'` is written as the literal 9223372036854775807.
  */
 export function serializeJson(body: unknown): string {
-  const pagination = (body as Partial<Envelope> | null)?.meta?.pagination as Pagination | undefined;
-  if (pagination?.limit !== 'none') return `${JSON.stringify(body)}\n`;
-  const { data, meta } = body as Envelope;
+  const meta = isJsonObject(body) ? body.meta : undefined;
+  const pagination = isJsonObject(meta) ? meta.pagination : undefined;
+  if (!isJsonObject(body) || !isJsonObject(pagination) || pagination.limit !== 'none') return `${JSON.stringify(body)}\n`;
+  const { data } = body;
   const metaText = JSON.stringify(meta).replace('"limit":"none"', `"limit":${INT64_MAX}`);
   return `{"data":${JSON.stringify(data)},"meta":${metaText}}\n`;
 }

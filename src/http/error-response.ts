@@ -2,7 +2,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error.js';
 import { fabricFrameworkErrorMeta, versionMeta } from './envelope.js';
-import type { OperationSpec } from './spec/load-spec.js';
+import { errorMessage } from '../lib/error-message.js';
 
 export type ErrorMeta = typeof versionMeta | typeof fabricFrameworkErrorMeta;
 
@@ -26,13 +26,13 @@ export function sendError(reply: FastifyReply, error: ApiError, requestId: strin
 /** Translates framework errors (body limits, malformed JSON, unexpected throws) into catalogue errors. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
-  const code = (error as FastifyError | undefined)?.code;
+  const code = error instanceof Error && 'code' in error ? error.code : undefined;
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return ApiError.withMessage('COULD_NOT_PARSE_BODY', 'request body is too large');
   if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
-    return ApiError.withMessage('COULD_NOT_PARSE_BODY', (error as Error).message);
+    return ApiError.withMessage('COULD_NOT_PARSE_BODY', errorMessage(error));
   }
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-    return ApiError.invalidField('Content-Type', (error as Error).message, '');
+    return ApiError.invalidField('Content-Type', errorMessage(error), '');
   }
   return ApiError.withMessage('UNHANDLED', 'an unexpected error occurred');
 }
@@ -42,7 +42,7 @@ export function installErrorHandler(app: FastifyInstance): void {
     const apiError = toApiError(error);
     const requestId = request.caller?.requestId ?? request.id;
     // A fabric request refused before its handler ran (its body or parameters) was refused by go-openapi upstream.
-    const operation = (request.routeOptions.config as { operation?: OperationSpec } | undefined)?.operation;
+    const operation = request.routeOptions.config?.operation;
     const meta = operation?.api === 'fabric' && !reachedHandler.has(request) ? fabricFrameworkErrorMeta : versionMeta;
     // Only a real server failure is an error with its stack; an unbuilt operation (501) or a refused request is
     // what the controller is meant to answer, so it is a debug line that names the code.

@@ -11,12 +11,16 @@ import { sessionToken, type CallerSession, type RequestContext } from './request
 import { goTime } from '../lib/go-format.js';
 import { LoopTurns } from './loop-turns.js';
 import { bearerTokensOf } from '../lib/bearer-tokens.js';
+import { asError } from '../lib/error-message.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     caller: RequestContext;
   }
 }
+
+/** What identifying the caller reads: the store (refreshed first), the sessions, and what the reply's headers name. */
+type CallerDeps = Pick<AppDeps, 'store' | 'apiSessions' | 'instanceId' | 'build'>;
 
 /** What else runs at a request's start and after its reply, inside the one hook of each kind (Fastify's hook runs cost more than their work). */
 export interface RequestHookParts {
@@ -25,7 +29,8 @@ export interface RequestHookParts {
   observe: ((request: FastifyRequest, reply: FastifyReply) => void) | undefined;
 }
 
-export function installRequestHooks(app: FastifyInstance, deps: AppDeps, { tracker, observe }: RequestHookParts): void {
+export function installRequestHooks(app: FastifyInstance, deps: CallerDeps, { tracker, observe }: RequestHookParts): void {
+  // Fastify wants an initial value; the onRequest hook below sets the caller before anything reads it.
   app.decorateRequest('caller', null as unknown as RequestContext);
   const turns = new LoopTurns();
   const start = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void => {
@@ -36,7 +41,7 @@ export function installRequestHooks(app: FastifyInstance, deps: AppDeps, { track
       .then(() => identifyCaller(deps, request, reply))
       .then(
         () => done(),
-        (error: unknown) => done(error instanceof Error ? error : new Error('the request could not be identified')),
+        (error: unknown) => done(asError(error ?? new Error('the request could not be identified'))),
       );
   };
   app.addHook('onRequest', (request, reply, done) => {
@@ -61,13 +66,13 @@ export function installRequestHooks(app: FastifyInstance, deps: AppDeps, { track
 }
 
 /** `request.caller` and the session's response headers. */
-async function identifyCaller(deps: AppDeps, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function identifyCaller(deps: CallerDeps, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const token = sessionToken(request.headers['zt-session']);
   const session = token ? await deps.apiSessions.resolve(token, bearerTokensOf(request.raw.rawHeaders)) : undefined;
   setCaller(deps, request, reply, session);
 }
 
-function setCaller(deps: AppDeps, request: FastifyRequest, reply: FastifyReply, session: CallerSession | undefined): void {
+function setCaller(deps: CallerDeps, request: FastifyRequest, reply: FastifyReply, session: CallerSession | undefined): void {
   request.caller = {
     requestId: request.id,
     ip: request.ip,

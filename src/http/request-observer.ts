@@ -1,6 +1,7 @@
 // After every reply: the access-log line and the request metrics. Only ids, the operation, the status and
 // the time are recorded — never headers, query strings or bodies, where tokens, passwords, CSRs and keys travel.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isJsonObject } from '../lib/object-path.js';
 
 /** What the observer records into (system/metrics.ts); kept as an interface so HTTP knows no metrics library. */
 export interface RequestMetrics {
@@ -42,6 +43,6 @@ export function requestObserver({ accessLog, metrics }: RequestObserverOptions):
 function loginMethod(operation: string, request: FastifyRequest): string | undefined {
   if (operation === 'authenticateMfa') return 'mfa';
   if (operation !== 'authenticate') return undefined;
-  const method = (request.query as Record<string, unknown>).method;
+  const method = isJsonObject(request.query) ? request.query.method : undefined;
   return typeof method === 'string' && authMethods.has(method) ? method : 'other';
 }

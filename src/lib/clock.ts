@@ -7,14 +7,14 @@ export const systemClock: Clock = () => new Date();
 /** A clock tests can set and advance. */
 export function fixedClock(start: Date | string): Clock & { advance(ms: number): void; set(to: Date | string): void } {
   let now = new Date(start).getTime();
-  const clock = (() => new Date(now)) as Clock & { advance(ms: number): void; set(to: Date | string): void };
-  clock.advance = (ms) => {
-    now += ms;
-  };
-  clock.set = (to) => {
-    now = new Date(to).getTime();
-  };
-  return clock;
+  return Object.assign(() => new Date(now), {
+    advance(ms: number) {
+      now += ms;
+    },
+    set(to: Date | string) {
+      now = new Date(to).getTime();
+    },
+  });
 }
 
 /** RFC3339 with exactly three fractional digits and `Z`, the one timestamp format on the wire and in the store. */

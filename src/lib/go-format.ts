@@ -1,4 +1,5 @@
 // Go's fmt renderings (%v, %q) of decoded JSON values, because upstream error causes carry that text.
+import { isJsonObject } from './object-path.js';
 
 /** Go's `%v` of a float64: shortest digits, exponent form from 1e+06 or below 1e-04 (`strconv` 'g', precision -1). */
 export function goFloat(value: number): string {
@@ -34,10 +35,9 @@ export function goValue(value: unknown, isInteger = false): string {
   };
   const render = (item: unknown, depth: number, asInteger: boolean): boolean => {
     if (Array.isArray(item)) return renderList('[', item, ']', depth, (element) => render(element, depth + 1, false));
-    if (typeof item === 'object' && item !== null) {
-      const record = item as Record<string, unknown>;
-      const keys = Object.keys(record).sort();
-      return renderList('map[', keys, ']', depth, (key) => write(`${key}:`) && render(record[key], depth + 1, false));
+    if (isJsonObject(item)) {
+      const keys = Object.keys(item).sort();
+      return renderList('map[', keys, ']', depth, (key) => write(`${key}:`) && render(item[key], depth + 1, false));
     }
     return write(goScalar(item, asInteger));
   };

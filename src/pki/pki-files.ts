@@ -26,7 +26,7 @@ export async function readPkiFile(folder: string, file: PkiFile): Promise<string
   try {
     return await readFile(join(folder, pkiFileNames[file]), 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return undefined;
     throw error;
   }
 }

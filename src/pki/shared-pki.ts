@@ -14,6 +14,7 @@ import type { Store } from '../store/store.js';
 import { ensurePki, type EnsurePkiOptions, type Pki } from './ensure-pki.js';
 import { pkiFileNames, preparePkiFolder, readPkiFile, writePkiFile, type PkiFile } from './pki-files.js';
 
+// Object.keys of a constant object: exactly its keys, which TypeScript widens to string.
 const files = Object.keys(pkiFileNames) as PkiFile[];
 const caFiles: ReadonlySet<PkiFile> = new Set(['rootCert', 'rootKey', 'signingCert', 'signingKey']);
 const CLUSTER_ID = 'clusterId';

@@ -14,6 +14,7 @@ import {
 import { ApiError } from '../errors/api-error.js';
 import type { Pki } from './ensure-pki.js';
 import { issueCertificate } from './issue-certificate.js';
+import { errorMessage } from '../lib/error-message.js';
 
 export type CertificateUse = 'client' | 'server';
 
@@ -57,7 +58,7 @@ export async function parseCsr(csrPem: unknown): Promise<Pkcs10CertificateReques
     if (!/^(NEW )?CERTIFICATE REQUEST$/.test(block[1]!)) throw new Error(`a ${block[1]!} block is not a certificate request`);
     csr = new Pkcs10CertificateRequest(block[0]);
   } catch (error) {
-    throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', `could not parse the CSR: ${(error as Error).message}`);
+    throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', `could not parse the CSR: ${errorMessage(error)}`);
   }
   if (!(await csr.verify().catch(() => false))) throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', 'the CSR signature is invalid');
   return csr;

@@ -3,7 +3,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
+import { getPath, isJsonObject } from '../lib/object-path.js';
 import { checkSettingRelations, settingSpecs, SettingsError, type Settings } from './settings.schema.js';
+import { errorMessage } from '../lib/error-message.js';
 
 export interface SettingsSources {
   argv?: readonly string[];
@@ -22,7 +24,8 @@ export function loadSettings({ argv = [], env = process.env, cwd = process.cwd()
   for (const spec of settingSpecs) {
     const fromFlag = spec.flag ? flags[spec.flag] : undefined;
     const fromEnv = spec.env ? env[spec.env] : undefined;
-    const fromYaml = lookup(yaml, spec.yamlPath);
+    // A key written with no value (null) counts as absent.
+    const fromYaml = getPath(yaml, spec.yamlPath) ?? undefined;
     const [raw, source] =
       fromFlag !== undefined ? [fromFlag, `--${spec.flag}`]
       : fromEnv !== undefined && fromEnv !== '' ? [fromEnv, spec.env]
@@ -35,11 +38,13 @@ export function loadSettings({ argv = [], env = process.env, cwd = process.cwd()
     try {
       settings[spec.key] = spec.parse(raw);
     } catch (error) {
-      throw new SettingsError(`[${spec.yamlPath}] (from ${source}) ${(error as Error).message}`);
+      throw new SettingsError(`[${spec.yamlPath}] (from ${source}) ${errorMessage(error)}`);
     }
   }
-  checkSettingRelations(settings as unknown as Settings);
-  return settings as unknown as Settings;
+  // Every key of Settings but home and configFile has its spec (settings.schema.test.ts), so each is set above.
+  const loaded = settings as unknown as Settings;
+  checkSettingRelations(loaded);
+  return loaded;
 }
 
 function readFlags(argv: readonly string[]): Record<string, string | undefined> {
@@ -48,7 +53,7 @@ function readFlags(argv: readonly string[]): Record<string, string | undefined> 
   try {
     return parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values;
   } catch (error) {
-    throw new SettingsError((error as Error).message);
+    throw new SettingsError(errorMessage(error));
   }
 }
 
@@ -66,12 +71,12 @@ function readYaml(file: string, mustExist: boolean): Record<string, unknown> {
   try {
     parsed = parseYaml(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new SettingsError(`[config] ${file} is not valid YAML: ${(error as Error).message}`);
+    throw new SettingsError(`[config] ${file} is not valid YAML: ${errorMessage(error)}`);
   }
   if (parsed === null || parsed === undefined) return {};
-  if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new SettingsError(`[config] ${file} must hold a YAML mapping`);
-  rejectUnknownKeys(parsed as Record<string, unknown>, file);
-  return parsed as Record<string, unknown>;
+  if (!isJsonObject(parsed)) throw new SettingsError(`[config] ${file} must hold a YAML mapping`);
+  rejectUnknownKeys(parsed, file);
+  return parsed;
 }
 
 /** A mistyped key would otherwise be ignored silently; name it instead. */
@@ -80,19 +85,10 @@ function rejectUnknownKeys(yaml: Record<string, unknown>, file: string, prefix =
   for (const [key, value] of Object.entries(yaml)) {
     const path = prefix ? `${prefix}.${key}` : key;
     if (known.includes(path)) continue;
-    if (value !== null && typeof value === 'object' && !Array.isArray(value) && known.some((k) => k.startsWith(`${path}.`))) {
-      rejectUnknownKeys(value as Record<string, unknown>, file, path);
+    if (isJsonObject(value) && known.some((k) => k.startsWith(`${path}.`))) {
+      rejectUnknownKeys(value, file, path);
       continue;
     }
     throw new SettingsError(`[${path}] unknown setting in ${file}`);
   }
-}
-
-function lookup(yaml: Record<string, unknown>, path: string): unknown {
-  let node: unknown = yaml;
-  for (const part of path.split('.')) {
-    if (node === null || typeof node !== 'object') return undefined;
-    node = (node as Record<string, unknown>)[part];
-  }
-  return node ?? undefined;
 }

@@ -75,7 +75,7 @@ export interface ListenAddress {
   port: number;
 }
 
-type Parse = (raw: unknown) => unknown;
+type Parse<T = unknown> = (raw: unknown) => T;
 
 export interface SettingSpec {
   key: keyof Settings;
@@ -90,7 +90,7 @@ export interface SettingSpec {
 export class SettingsError extends Error {}
 
 const text =
-  (min = 1, max = 255): Parse =>
+  (min = 1, max = 255): Parse<string> =>
   (raw) => {
     const value = typeof raw === 'number' ? String(raw) : raw;
     if (typeof value !== 'string' || value.length < min || value.length > max) {
@@ -99,7 +99,7 @@ const text =
     return value;
   };
 
-const port: Parse = (raw) => {
+const port: Parse<number> = (raw) => {
   const value = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : raw;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 65535) {
     throw new Error('must be a port number from 1 to 65535');
@@ -107,8 +107,8 @@ const port: Parse = (raw) => {
   return value;
 };
 
-const host: Parse = (raw) => {
-  const value = text(1, 253)(raw) as string;
+const host: Parse<string> = (raw) => {
+  const value = text(1, 253)(raw);
   if (isIP(value) === 0 && !/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(value)) {
     throw new Error('must be a host name or an IP address');
   }
@@ -147,12 +147,12 @@ const flag: Parse = (raw) => {
 };
 
 /** `host:port`, `[v6]:port`; the port may be 0 (any free port, for tests). */
-const listenAddress: Parse = (raw) => {
+const listenAddress: Parse<ListenAddress> = (raw) => {
   const match = typeof raw === 'string' ? /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(raw) : null;
   if (!match) throw new Error('must be host:port, such as 127.0.0.1:9100');
   const portNumber = Number(match[3]);
   if (portNumber > 65535) throw new Error('must be host:port with a port from 0 to 65535');
-  return { host: host(match[1] ?? match[2]) as string, port: portNumber };
+  return { host: host(match[1] ?? match[2]), port: portNumber };
 };
 
 const byteUnits: Record<string, number> = { '': 1, B: 1, KiB: 1024, MiB: 1024 * 1024 };
@@ -163,7 +163,7 @@ const byteSize =
   (raw) => {
     const match = /^(\d+)\s*(B|KiB|MiB)?$/.exec(typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '');
     if (!match) throw new Error('must be a size in bytes such as 65536, 64KiB or 1MiB');
-    const bytes = Number(match[1]) * byteUnits[match[2] ?? '']!;
+    const bytes = Number(match[1]) * (byteUnits[match[2] ?? ''] ?? 1);
     if (bytes < minBytes) throw new Error(`must be at least ${minBytes} bytes`);
     return bytes;
   };
@@ -232,11 +232,13 @@ export const settingSpecs: readonly SettingSpec[] = [
   { key: 'shutdownTimeoutMs', yamlPath: 'shutdown.timeout', env: 'ZITI_SHUTDOWN_TIMEOUT', flag: 'shutdown-timeout', parse: duration(0, 10 * 60_000), default: 10_000 },
 ];
 
+type NumberSetting = { [K in keyof Settings]: Settings[K] extends number ? K : never }[keyof Settings];
+
 /** Rules between settings, checked once all are read; each message names both keys. */
 export function checkSettingRelations(settings: Settings): void {
-  const pathOf = (key: keyof Settings) => settingSpecs.find((spec) => spec.key === key)!.yamlPath;
-  const atMost = (smaller: keyof Settings, larger: keyof Settings, what: (value: number) => string) => {
-    const [a, b] = [settings[smaller] as number, settings[larger] as number];
+  const pathOf = (key: keyof Settings) => settingSpecs.find((spec) => spec.key === key)?.yamlPath ?? key;
+  const atMost = (smaller: NumberSetting, larger: NumberSetting, what: (value: number) => string) => {
+    const [a, b] = [settings[smaller], settings[larger]];
     if (a > b) throw new SettingsError(`[${pathOf(smaller)}] (${what(a)}) must not exceed [${pathOf(larger)}] (${what(b)})`);
   };
   // Node refuses a headers timeout longer than the request timeout it is part of.

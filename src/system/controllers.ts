@@ -42,7 +42,7 @@ interface ControllerRow {
 }
 
 /** The instances on this database (this one included), named by `controller.name` (default: the advertised host). */
-async function instanceRows(deps: AppDeps): Promise<ControllerRow[]> {
+async function instanceRows(deps: Pick<AppDeps, 'pki' | 'heartbeat'>): Promise<ControllerRow[]> {
   const { pki } = deps;
   return (await deps.heartbeat.instances()).map((instance) => ({
     id: instance.id,

@@ -8,7 +8,7 @@ import { loadContract, type ApiName } from '../http/spec/load-spec.js';
 
 const specApis: Record<string, ApiName> = { 'edge-client': 'client', 'edge-management': 'management' };
 
-function specEntity(id: string, deps: AppDeps) {
+function specEntity(id: string, deps: Pick<AppDeps, 'build'>) {
   const date = `${deps.build.buildDate.replace(' ', 'T')}.000Z`;
   return {
     _links: { self: { href: `./specs/${id}` }, spec: { href: `./specs/${id}/spec` } },

@@ -8,9 +8,11 @@ export const API_BASES = { 'edge-client': '/edge/client/v1', 'edge-management': 
 /** No optional capability (OIDC_AUTH, HA_CONTROLLER) is implemented, so none is advertised. */
 export const capabilities: string[] = [];
 
-const cache = new WeakMap<AppDeps, unknown>();
+type VersionDeps = Pick<AppDeps, 'settings' | 'build'>;
 
-function versionDocument(deps: AppDeps): unknown {
+const cache = new WeakMap<VersionDeps, unknown>();
+
+function versionDocument(deps: VersionDeps): unknown {
   const { advertisedHost, advertisedPort } = deps.settings;
   const host = advertisedHost.includes(':') ? `[${advertisedHost}]` : advertisedHost;
   const api = (path: string) => ({ v1: { apiBaseUrls: [`https://${host}:${advertisedPort}${path}`], path } });

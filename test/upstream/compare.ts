@@ -30,7 +30,7 @@ function schemaDifferences(upstream: Exchange, ours: Exchange): string[] {
   return [...o.filter((p) => !u.includes(p)).map((p) => `schema: ours: ${p}`), ...u.filter((p) => !o.includes(p)).map((p) => `schema: upstream: ${p}`)];
 }
 
-function diffValues(upstream: Json | undefined, ours: Json | undefined, path: string, out: string[]): void {
+export function diffValues(upstream: Json | undefined, ours: Json | undefined, path: string, out: string[]): void {
   if (isObject(upstream) && isObject(ours)) {
     for (const key of [...new Set([...Object.keys(upstream), ...Object.keys(ours)])].sort()) {
       const child = `${path}.${key}`;

@@ -39,6 +39,14 @@ export function normalisePair(upstream: Side, ours: Side): [NormalisedReply, Nor
   return [finish(u, shared), finish(o, shared)];
 }
 
+/**
+ * One reply alone (the wire record, test/upstream/wire-record.ts): as in a pair, except that no id is known to be
+ * shared, so every generated id is numbered, built-in ones included.
+ */
+export function normaliseOne(side: Side): NormalisedReply {
+  return finish(prepare(side), new Set());
+}
+
 interface Prepared {
   side: Side;
   contentType: string;
@@ -169,7 +177,7 @@ function placeholders(value: Json, key: string): Json {
   );
 }
 
-function stringPlaceholder(text: string, key: string): Json {
+export function stringPlaceholder(text: string, key: string): Json {
   if (key === 'requestId') return '<request-id>';
   if (text.startsWith('<') && text.endsWith('>')) return text;
   if (TIME.test(text)) return text.startsWith('0001-01-01') ? '<zero-time>' : '<time>';

@@ -67,6 +67,8 @@ export interface WireRequest {
 export interface WireReply {
   status: number;
   contentType: string | undefined;
+  /** Every response header, by lower-case name (a repeated header's values joined by `, `). */
+  headers: Record<string, string>;
   text: string;
   /** The parsed body when the reply is JSON. */
   json: unknown;
@@ -92,7 +94,8 @@ export function sendRequest(peer: Peer, request: WireRequest): Promise<WireReply
         incoming.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
           const contentType = incoming.headers['content-type'];
-          resolve({ status: incoming.statusCode ?? 0, contentType, text, json: parseJson(contentType, text) });
+          const headers = Object.fromEntries(Object.entries(incoming.headers).map(([name, value]) => [name, [value ?? ''].flat().join(', ')]));
+          resolve({ status: incoming.statusCode ?? 0, contentType, headers, text, json: parseJson(contentType, text) });
         });
       },
     );

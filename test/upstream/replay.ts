@@ -33,20 +33,27 @@ export async function replay(sequences: Sequence[], peers: { upstream: Peer; our
   for (const sequence of sequences) {
     const runs = { upstream: new RunState(peers.upstream), ours: new RunState(peers.ours) };
     for (const side of ['upstream', 'ours'] as const) {
-      const state = runs[side];
-      state.tokens.set('admin', admins[side].token);
-      state.name(admins[side].identityId, 'default-admin');
-      try {
-        await sequence.run(new Steps(state, sequence.name));
-      } catch (error) {
-        result.failures.push({ sequence: sequence.name, peer: side, error: (error as Error).stack ?? String(error) });
-      }
-      await cleanUp(state, admins[side].token);
+      const failure = await runSequence(sequence, runs[side], admins[side]);
+      if (failure) result.failures.push(failure);
     }
     result.pairs.push(...pairUp(runs.upstream.exchanges, runs.ours.exchanges, runs, explanations));
     process.stderr.write(`${sequence.name}: ${runs.ours.exchanges.length} exchanges\n`);
   }
   return result;
+}
+
+/** Runs one sequence on one controller as the admin, then deletes what it created; a failure is returned. */
+export async function runSequence(sequence: Sequence, state: RunState, admin: AdminLogin): Promise<SequenceFailure | undefined> {
+  state.tokens.set('admin', admin.token);
+  state.name(admin.identityId, 'default-admin');
+  let failure: SequenceFailure | undefined;
+  try {
+    await sequence.run(new Steps(state, sequence.name));
+  } catch (error) {
+    failure = { sequence: sequence.name, peer: state.peer.name, error: (error as Error).stack ?? String(error) };
+  }
+  await cleanUp(state, admin.token);
+  return failure;
 }
 
 function pairUp(upstream: Exchange[], ours: Exchange[], runs: { upstream: RunState; ours: RunState }, explanations: LoadedExplanation[]): PairResult[] {
@@ -71,7 +78,12 @@ function classify(key: string, upstream: Exchange | undefined, ours: Exchange | 
 }
 
 /** The default admin's session token, and its identity id (named in every run, as sequences meet it in replies). */
-async function adminLogin(peer: Peer): Promise<{ token: string; identityId: string }> {
+export interface AdminLogin {
+  token: string;
+  identityId: string;
+}
+
+export async function adminLogin(peer: Peer): Promise<AdminLogin> {
   const reply = await sendRequest(peer, {
     method: 'POST',
     path: '/edge/management/v1/authenticate?method=password',

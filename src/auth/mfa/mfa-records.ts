@@ -1,10 +1,10 @@
 // An identity's TOTP MFA record (one at most): created unverified, verified with a first code, checked at login.
-import type { AppDeps } from '../../app-deps.js';
 import { ApiError } from '../../errors/api-error.js';
-import { formatTimestamp } from '../../lib/clock.js';
+import { formatTimestamp, type Clock } from '../../lib/clock.js';
+import type { IdGenerators } from '../../lib/ids.js';
 import { completeApiSessionMfa } from '../../store/queries/api-sessions.js';
 import { deleteMfa, insertMfa, mfaOf, setMfaVerified, setRecoveryCodes, useTotpStep, type MfaRow } from '../../store/queries/mfa.js';
-import { isUniqueViolation, type Db } from '../../store/store.js';
+import { isUniqueViolation, type Db, type Store } from '../../store/store.js';
 import { matchTotp, newRecoveryCodes, newTotpSecret } from './totp.js';
 
 export interface MfaRecord {
@@ -44,7 +44,7 @@ export async function hasVerifiedMfa(db: Db, identityId: string): Promise<boolea
 }
 
 /** A new unverified record; any existing one, verified or not, is 409 MFA_EXISTS. */
-export async function createMfa(tx: Db, deps: Pick<AppDeps, 'clock' | 'ids' | 'store'>, identityId: string): Promise<string> {
+export async function createMfa(tx: Db, deps: { clock: Clock; ids: IdGenerators; store: Store }, identityId: string): Promise<string> {
   if (await findMfa(tx, identityId)) throw new ApiError('MFA_EXISTS');
   const at = formatTimestamp(deps.clock());
   const id = deps.ids.base62();
@@ -64,7 +64,7 @@ export type CodeKind = 'totp' | 'totpOrRecovery';
  * Whether `code` proves the factor, consuming what it used: a recovery code is removed, a TOTP step is remembered so
  * the same code cannot be replayed. Recovery codes count only where upstream accepts them (`totpOrRecovery`).
  */
-export async function useMfaCode(tx: Db, deps: Pick<AppDeps, 'clock'>, record: MfaRecord, code: string, kind: CodeKind): Promise<boolean> {
+export async function useMfaCode(tx: Db, deps: { clock: Clock }, record: MfaRecord, code: string, kind: CodeKind): Promise<boolean> {
   const at = formatTimestamp(deps.clock());
   if (kind === 'totpOrRecovery' && code !== '' && record.recoveryCodes.includes(code)) {
     const remaining = record.recoveryCodes.filter((candidate) => candidate !== code);
@@ -77,11 +77,11 @@ export async function useMfaCode(tx: Db, deps: Pick<AppDeps, 'clock'>, record: M
   return useTotpStep(tx, record.id, step, at);
 }
 
-export async function markMfaVerified(tx: Db, deps: Pick<AppDeps, 'clock'>, record: MfaRecord): Promise<void> {
+export async function markMfaVerified(tx: Db, deps: { clock: Clock }, record: MfaRecord): Promise<void> {
   await setMfaVerified(tx, record.id, formatTimestamp(deps.clock()));
 }
 
-export async function replaceRecoveryCodes(tx: Db, deps: Pick<AppDeps, 'clock'>, record: MfaRecord): Promise<void> {
+export async function replaceRecoveryCodes(tx: Db, deps: { clock: Clock }, record: MfaRecord): Promise<void> {
   const at = formatTimestamp(deps.clock());
   await setRecoveryCodes(tx, record.id, JSON.stringify(newRecoveryCodes()), at);
 }
@@ -95,6 +95,6 @@ export async function deleteMfaOf(tx: Db, identityId: string): Promise<boolean> 
 }
 
 /** The session passed its TOTP factor now (both flags, as upstream's SetMfaPassed / MfaCompleted). */
-export async function completeSessionMfa(tx: Db, deps: Pick<AppDeps, 'clock'>, apiSessionId: string): Promise<void> {
+export async function completeSessionMfa(tx: Db, deps: { clock: Clock }, apiSessionId: string): Promise<void> {
   await completeApiSessionMfa(tx, apiSessionId, formatTimestamp(deps.clock()));
 }

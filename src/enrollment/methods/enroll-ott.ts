@@ -5,7 +5,7 @@ import type { OperationContext, OperationResult } from '../../http/operation.js'
 import { createEntityIn } from '../../crud/entity-writes.js';
 import { lifetimes, signCsr, type IssuedCertificate } from '../../pki/sign-csr.js';
 import { authenticator } from '../../entities/authenticator/authenticator.definition.js';
-import type { EnrollMethod } from '../enroll.operations.js';
+import type { EnrollMethod } from './enroll-method.js';
 import { consumeEnrollment } from '../enrollment-record.js';
 
 /** Whether the client listed `application/json` itself (the C SDK does); `*\/*` or nothing means PEM. */

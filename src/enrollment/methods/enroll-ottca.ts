@@ -1,7 +1,7 @@
 // `ottca` (reference §3.4): a one-time token plus a client certificate from the third-party CA the token names
 // becomes that identity's `cert` authenticator. The CA must be verified (quirk Q13: upstream does not check).
 import type { X509Certificate } from 'node:crypto';
-import type { AppDeps } from '../../app-deps.js';
+import type { EntityDeps } from '../../app-deps.js';
 import { ApiError } from '../../errors/api-error.js';
 import { emptyEnvelope } from '../../http/envelope.js';
 import { clientCertificatesOf } from '../../http/client-certificates.js';
@@ -13,7 +13,7 @@ import { authenticator } from '../../entities/authenticator/authenticator.defini
 import { certificateFingerprint } from '../../pki/fingerprint.js';
 import { derToPem } from '../../pki/pem.js';
 import { anchorsFromPem, verifyPath } from '../../auth/trust.js';
-import type { EnrollMethod } from '../enroll.operations.js';
+import type { EnrollMethod } from './enroll-method.js';
 import { consumeEnrollment } from '../enrollment-record.js';
 
 /** A certificate binds to one authenticator only (upstream cause data: the fingerprint). */
@@ -25,7 +25,7 @@ export async function requireUnusedFingerprint(tx: Db, fingerprint: string): Pro
  * A `cert` authenticator for a third-party certificate the enrollment verified, made by the authenticator rules (one
  * per identity) and tied to its CA so that deleting the CA removes it.
  */
-export async function insertCaAuthenticator(tx: Db, deps: AppDeps, input: { identityId: string; certificate: X509Certificate; caId: string }): Promise<void> {
+export async function insertCaAuthenticator(tx: Db, deps: EntityDeps, input: { identityId: string; certificate: X509Certificate; caId: string }): Promise<void> {
   const body = { method: 'cert', identityId: input.identityId, certPem: derToPem(input.certificate.raw, 'CERTIFICATE') };
   await createEntityIn(tx, deps, authenticator, body, { verifiedByCaId: input.caId });
 }

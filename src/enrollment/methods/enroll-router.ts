@@ -1,12 +1,12 @@
 // erott / trott: a router trades its one-time token and two CSRs for its client and server certificates (§3.7).
-import type { AppDeps } from '../../app-deps.js';
 import { ApiError } from '../../errors/api-error.js';
 import { envelope } from '../../http/envelope.js';
-import { formatTimestamp } from '../../lib/clock.js';
+import { formatTimestamp, type Clock } from '../../lib/clock.js';
+import type { Pki } from '../../pki/ensure-pki.js';
 import { lifetimes, parseCsr, signCsr, type IssuedCertificate } from '../../pki/sign-csr.js';
 import { routerIsEdge, setRouterCertificate } from '../../store/queries/routers.js';
 import type { Db } from '../../store/store.js';
-import type { EnrollMethod } from '../enroll.operations.js';
+import type { EnrollMethod } from './enroll-method.js';
 import { consumeEnrollment } from '../enrollment-record.js';
 import { isJsonObject } from '../../lib/object-path.js';
 
@@ -63,7 +63,7 @@ export async function readExtensionCsrs(body: RouterCsrs): Promise<RouterCsrs> {
  * other names for edge routers and overwrites them for transit routers; we refuse for both, since the ziti
  * router always sends its id (the JWT `sub`) and signCsr cannot rename a subject.
  */
-export async function issueRouterCertificates(deps: AppDeps, routerId: string, csrs: RouterCsrs): Promise<RouterCertificates> {
+export async function issueRouterCertificates(deps: { clock: Clock; pki: Pki }, routerId: string, csrs: RouterCsrs): Promise<RouterCertificates> {
   const common = { now: deps.clock(), lifetimeMs: lifetimes.year, keepAltNames: true };
   const server = await signCsr(deps.pki, csrs.serverCertCsr, { ...common, use: 'server' });
   const client = await signCsr(deps.pki, csrs.certCsr, { ...common, use: 'client', requiredCommonName: routerId });
@@ -71,7 +71,7 @@ export async function issueRouterCertificates(deps: AppDeps, routerId: string, c
 }
 
 /** The router's certificate is now its client leaf: the fingerprint identifies it from here on. */
-export async function storeRouterCertificate(tx: Db, deps: AppDeps, routerId: string, client: IssuedCertificate): Promise<void> {
+export async function storeRouterCertificate(tx: Db, deps: { clock: Clock }, routerId: string, client: IssuedCertificate): Promise<void> {
   await setRouterCertificate(tx, routerId, client, formatTimestamp(deps.clock()));
 }
 

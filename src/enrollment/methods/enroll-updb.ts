@@ -3,7 +3,7 @@ import { ApiError } from '../../errors/api-error.js';
 import { emptyEnvelope } from '../../http/envelope.js';
 import { createEntityIn } from '../../crud/entity-writes.js';
 import { authenticator } from '../../entities/authenticator/authenticator.definition.js';
-import type { EnrollMethod } from '../enroll.operations.js';
+import type { EnrollMethod } from './enroll-method.js';
 import { consumeEnrollment } from '../enrollment-record.js';
 import { requireUnusedUsername } from '../create-enrollment.js';
 

@@ -1,6 +1,5 @@
 // A router's one-time enrollment: created with the router, restarted by re-enroll, shown while it is unverified.
-import type { AppDeps } from '../../app-deps.js';
-import { createEnrollment, DEFAULT_ENROLLMENT_LIFETIME_MS } from '../../enrollment/create-enrollment.js';
+import { createEnrollment, DEFAULT_ENROLLMENT_LIFETIME_MS, type EnrollmentDeps } from '../../enrollment/create-enrollment.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import { clearRouterCertificate } from '../../store/queries/routers.js';
 import { deleteRouterEnrollments, enrollmentsOfRouters } from '../../store/queries/enrollments.js';
@@ -38,7 +37,7 @@ export async function routerEnrollments(db: Db, routerIds: readonly string[]): P
  * EdgeRouterManager / TransitRouterManager `Create` add one to every new router. Routers get the identities' default
  * lifetime: upstream never reads `edge.enrollment.edgeRouter.duration` (reference §2.2, quirk Q14).
  */
-export async function createRouterEnrollment(tx: Db, deps: AppDeps, routerId: string, method: RouterEnrollmentMethod): Promise<void> {
+export async function createRouterEnrollment(tx: Db, deps: EnrollmentDeps, routerId: string, method: RouterEnrollmentMethod): Promise<void> {
   const expiresAt = new Date(deps.clock().getTime() + DEFAULT_ENROLLMENT_LIFETIME_MS);
   await createEnrollment(tx, deps, { method, routerId, expiresAt });
 }
@@ -47,7 +46,7 @@ export async function createRouterEnrollment(tx: Db, deps: AppDeps, routerId: st
  * Re-enroll (`EdgeRouterManager.ReEnroll`): outstanding enrollments go, a fresh one replaces them, and the router's
  * certificate stops counting at once (fingerprint and PEM cleared, unverified) until it enrolls again.
  */
-export async function restartRouterEnrollment(tx: Db, deps: AppDeps, routerId: string, method: RouterEnrollmentMethod): Promise<void> {
+export async function restartRouterEnrollment(tx: Db, deps: EnrollmentDeps, routerId: string, method: RouterEnrollmentMethod): Promise<void> {
   await deleteRouterEnrollments(tx, routerId);
   await clearRouterCertificate(tx, routerId, formatTimestamp(deps.clock()));
   await createRouterEnrollment(tx, deps, routerId, method);

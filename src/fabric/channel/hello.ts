@@ -5,6 +5,7 @@ import type { Socket } from 'node:net';
 import { FrameReader, type FrameLimits } from './frame-reader.js';
 import { ContentType, FrameError, HELLO_SEQUENCE, Header, UNKNOWN_VERSION_RESPONSE, encodeMessage, type Message } from './message.js';
 import { decodeBool, encodeBool, encodeI32 } from './header-codecs.js';
+import { asError } from '../../lib/error-message.js';
 
 /** Upstream's cap on a hello (readHelloV2). */
 export const HELLO_LIMITS: FrameLimits = { maxHeaderBytes: 4192, maxBodyBytes: 4192 };
@@ -33,7 +34,7 @@ function readFirst(socket: Socket, reader: FrameReader, timeoutMs: number, onBad
         if (messages.length > 0) finish(undefined, messages);
       } catch (error) {
         if (error instanceof FrameError && error.isBadMagic) onBadMagic();
-        finish(error as Error);
+        finish(asError(error));
       }
     };
     const onClose = () => finish(new Error('connection closed before the hello exchange'));

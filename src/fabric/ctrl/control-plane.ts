@@ -96,7 +96,8 @@ export class ControlPlane {
       server.once('error', reject);
       server.listen(port, host, () => resolve());
     });
-    const address = server.address() as { address: string; port: number };
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('the control plane listener has no TCP address');
     return { host: address.address, port: address.port };
   }
 
@@ -185,7 +186,8 @@ function parseVersionInfo(header: Uint8Array | undefined): VersionInfo {
   if (!header) throw new RouterRefused('no version info header');
   const fields = decodeString(header).split('|');
   if (fields.length !== 5) throw new RouterRefused(`could not parse version info: expected 5 values, got ${fields.length}`);
-  const [version, revision, buildDate, os, arch] = fields as [string, string, string, string, string];
+  // Five fields, as checked: the defaults are never used.
+  const [version = '', revision = '', buildDate = '', os = '', arch = ''] = fields;
   return { version, revision, buildDate, os, arch };
 }
 

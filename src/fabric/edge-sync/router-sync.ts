@@ -100,6 +100,7 @@ export class RouterSync {
         await this.#record({ syncStatus: 'SYNC_HELLO_TIMEOUT' });
         continue;
       }
+      // A frame's content type is any number; the enum names the one expected (lint refuses a mixed comparison).
       if (reply.contentType !== (ContentType.ClientHelloType as number)) throw new Error(`edge router answered the hello with content type ${reply.contentType}`);
       this.#hello = readClientHello(reply.body);
       logger.info({ routerId: this.connection.routerId, ...this.#hello }, 'edge router sent its hello');

@@ -7,6 +7,7 @@ import { isUniqueViolation, type Store } from '../../store/store.js';
 import { insertTerminator, setTerminatorCostAndPrecedence, terminatorById, terminatorsWithInstance, type TerminatorRow } from '../../store/queries/terminators.js';
 import { CreateTerminatorResult, TerminatorPrecedence, type CreateTerminatorV2Request } from '../messages/gen/edge_ctrl_pb.js';
 import { checkSessionRequest, EdgeErrorCode, EdgeRequestError, type CheckedSession } from '../edge-requests.js';
+import { isJsonObject } from '../../lib/object-path.js';
 
 export const EDGE_BINDING = 'edge';
 const MAX_COST = 65535;
@@ -33,13 +34,14 @@ export function precedenceName(precedence: TerminatorPrecedence): string {
 export function encodePeerData(peerData: Readonly<Record<number, Uint8Array>> | ReadonlyMap<number, Uint8Array>): string | null {
   const entries = peerData instanceof Map ? [...peerData] : Object.entries(peerData);
   if (entries.length === 0) return null;
-  return JSON.stringify(Object.fromEntries(entries.map(([key, value]) => [String(key), Buffer.from(value as Uint8Array).toString('base64')])));
+  return JSON.stringify(Object.fromEntries(entries.map(([key, value]) => [String(key), Buffer.from(value).toString('base64')])));
 }
 
 export function decodePeerData(stored: string | null): Map<number, Uint8Array> {
   if (!stored) return new Map();
-  const parsed = JSON.parse(stored) as Record<string, string>;
-  return new Map(Object.entries(parsed).map(([key, value]) => [Number(key), new Uint8Array(Buffer.from(value, 'base64'))]));
+  const parsed: unknown = JSON.parse(stored);
+  if (!isJsonObject(parsed)) return new Map();
+  return new Map(Object.entries(parsed).map(([key, value]) => [Number(key), new Uint8Array(Buffer.from(String(value), 'base64'))]));
 }
 
 const refuse = (request: CreateTerminatorV2Request, result: CreateTerminatorResult, message: string, checked?: CheckedSession): CreateTerminatorOutcome => ({

@@ -2,6 +2,7 @@
 // value, treat an empty optional value as absent, convert the type, then check enum, format and bounds.
 import type { FieldCause, ParameterSpec } from './contract-types.js';
 import { goFloat, goList, goQuote } from '../../lib/go-format.js';
+import { isRecord } from './read-contract.js';
 
 type Schema = Record<string, unknown>;
 export type Binding = { ok: true; present: false } | { ok: true; present: true; value: unknown } | { ok: false; cause: FieldCause };
@@ -13,6 +14,9 @@ const uuid = /^(?:urn:uuid:)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-
 /** swag.ConvertBool: these are true, anything else is false (it never fails). */
 const trueWords = new Set(['true', '1', 'yes', 'ok', 'y', 'on', 'selected', 'checked', 't', 'enabled']);
 
+/** A parameter's (or its items') schema; none reads as `{}`, which accepts the raw text. */
+const schemaOf = (schema: unknown): Schema => (isRecord(schema) ? schema : {});
+
 function fail(field: string, reason: string, value: string): Binding {
   return { ok: false, cause: { field, reason, value } };
 }
@@ -20,9 +24,9 @@ function fail(field: string, reason: string, value: string): Binding {
 /** `raw` is every value sent under the name (repeated query keys, repeated headers); undefined when it is absent. */
 export function bindParameter(parameter: ParameterSpec, raw: readonly string[] | undefined): Binding {
   const { name, in: location } = parameter;
-  const schema = parameter.schema as Schema;
+  const schema = schemaOf(parameter.schema);
   if (schema.type === 'array') return bindArray(parameter, raw ?? []);
-  const last = raw?.length ? raw[raw.length - 1]! : '';
+  const last = raw?.at(-1) ?? '';
   if (parameter.required) {
     // errors.Required gets the raw slice when the key is missing (`%v` of a nil slice is "[]"), "" when empty.
     if (raw === undefined) return fail(name, `${name} in ${location} is required`, '[]');
@@ -35,16 +39,16 @@ export function bindParameter(parameter: ParameterSpec, raw: readonly string[] |
 
 function bindArray(parameter: ParameterSpec, raw: readonly string[]): Binding {
   const { name, in: location } = parameter;
-  const schema = parameter.schema as Schema;
+  const schema = schemaOf(parameter.schema);
   const format = parameter.collectionFormat ?? 'csv';
-  const last = raw.length ? raw[raw.length - 1]! : '';
+  const last = raw.at(-1) ?? '';
   const items = format === 'multi' ? [...raw] : last === '' ? [] : last.split(separators[format] ?? ',');
   if (items.length === 0) {
     return parameter.required ? fail(name, `${name} in ${location} is required`, '[]') : { ok: true, present: false };
   }
   const values: unknown[] = [];
   for (const [index, item] of items.entries()) {
-    const bound = bindScalar(`${name}.${index}`, location, (schema.items ?? {}) as Schema, item);
+    const bound = bindScalar(`${name}.${index}`, location, schemaOf(schema.items), item);
     if (!bound.ok) return bound;
     if (bound.present) values.push(bound.value);
   }

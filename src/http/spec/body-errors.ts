@@ -3,7 +3,7 @@
 // (a parse error), and only then go-swagger's Validate() runs, property by property in alphabetical order.
 import type { ErrorObject } from 'ajv';
 import type { FieldCause, OperationSpec, ParameterSpec, RequestFailureKind } from './contract-types.js';
-import { discriminatorKeyword, goTypeKeyword, goTypeName, integerBitsKeyword, type DiscriminatorRule } from './convert-schema.js';
+import { discriminatorKeyword, goTypeKeyword, goTypeName, integerBitsKeyword } from './convert-schema.js';
 import { isRecord, readContractDocument } from './read-contract.js';
 import { goFloat, goList, goQuote, goValue } from '../../lib/go-format.js';
 
@@ -29,9 +29,9 @@ export interface BodyNaming {
 }
 
 export function bodyNaming(op: OperationSpec, parameter: ParameterSpec): BodyNaming {
-  const schema = parameter.schema as { $ref?: unknown; type?: unknown; items?: { $ref?: unknown } };
+  const schema = isRecord(parameter.schema) ? parameter.schema : {};
   const isList = schema.type === 'array';
-  const ref = isList ? schema.items?.$ref : schema.$ref;
+  const ref = isList ? recordOr(schema.items).$ref : schema.$ref;
   const definition = typeof ref === 'string' ? ref.slice(ref.lastIndexOf('/') + 1) : undefined;
   const declared = definition === undefined ? undefined : readContractDocument(op.api).definitions[definition];
   const discriminator = isRecord(declared) && typeof declared.discriminator === 'string' ? declared.discriminator : undefined;
@@ -50,6 +50,12 @@ const wrapperKeywords = new Set(['if', 'anyOf', 'oneOf', 'allOf', '$ref', 'then'
 /** Formats whose Go types decode themselves, so a bad value fails while decoding, not while validating. */
 const decodedFormats = new Set(['date-time', 'byte', 'int32', 'int64']);
 
+/** A schema or value read as an object; anything else as an empty one (every property absent). */
+const recordOr = (value: unknown): Record<string, unknown> => (isRecord(value) ? value : {});
+
+/** One of ajv's per-keyword error parameters (`missingProperty`, `limit`, `allowedValues`, …). */
+const paramOf = (error: ErrorObject, name: string): unknown => recordOr(error.params)[name];
+
 interface Ranked {
   error: ErrorObject;
   segments: string[];
@@ -58,7 +64,7 @@ interface Ranked {
 
 function pathSegments(error: ErrorObject): string[] {
   const segments = error.instancePath === '' ? [] : error.instancePath.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-  if (error.keyword === 'required') segments.push(String((error.params as { missingProperty: string }).missingProperty));
+  if (error.keyword === 'required') segments.push(String(paramOf(error, 'missingProperty')));
   return segments;
 }
 
@@ -72,8 +78,9 @@ function stageOf(error: ErrorObject): number {
 }
 
 function compareSegments(a: readonly (string | number)[], b: readonly (string | number)[]): number {
-  for (let i = 0; i < Math.min(a.length, b.length); i += 1) {
-    const [x, y] = [a[i]!, b[i]!];
+  for (const [i, x] of a.entries()) {
+    const y = b[i];
+    if (y === undefined) break;
     if (x === y) continue;
     if (typeof x === 'number' && typeof y === 'number') return x - y;
     if (/^\d+$/.test(String(x)) && /^\d+$/.test(String(y))) return Number(x) - Number(y);
@@ -90,10 +97,10 @@ function documentOrder(body: unknown, segments: readonly string[]): number[] {
     if (Array.isArray(node)) {
       order.push(Number(segment));
       node = node[Number(segment)];
-    } else if (typeof node === 'object' && node !== null) {
+    } else if (isRecord(node)) {
       const index = Object.keys(node).indexOf(segment);
       order.push(index < 0 ? Number.MAX_SAFE_INTEGER : index);
-      node = (node as Record<string, unknown>)[segment];
+      node = node[segment];
     } else {
       order.push(Number.MAX_SAFE_INTEGER);
     }
@@ -121,8 +128,7 @@ function describe({ error, segments, stage }: Ranked, naming: BodyNaming): BodyP
   // Each item of a list body validates itself, without its position; an inline schema's fields carry its name.
   const inBody = naming.isList ? segments.slice(1) : naming.type === undefined ? [naming.name, ...segments] : segments;
   const field = inBody.length ? inBody.join('.') : naming.name;
-  const parent = (error.parentSchema ?? {}) as Record<string, unknown>;
-  const value = goValue(error.data, parent.type === 'integer');
+  const value = goValue(error.data, recordOr(error.parentSchema).type === 'integer');
   if (error.keyword === discriminatorKeyword) return discriminatorProblem(error, segments);
   if (stage === 1) {
     const failure = decodeFailure(error, segments, naming);
@@ -130,7 +136,8 @@ function describe({ error, segments, stage }: Ranked, naming: BodyNaming): BodyP
     return { kind: 'parse', cause: { field, reason, value } };
   }
   const validation = (reason: string, shown = value): BodyProblem => ({ kind: 'validation', cause: { field, reason: `${field} in body ${reason}`, value: shown } });
-  const limit = (error.params as { limit?: number }).limit ?? 0;
+  const limitParam = paramOf(error, 'limit');
+  const limit = typeof limitParam === 'number' ? limitParam : 0;
   switch (error.keyword) {
     case 'required':
     case 'type':
@@ -138,9 +145,9 @@ function describe({ error, segments, stage }: Ranked, naming: BodyNaming): BodyP
       // A missing property, or null: Go then holds a nil pointer (`<nil>`) or, for a list, a nil slice (`[]`).
       return validation('is required', isListValued(error) ? '[]' : '<nil>');
     case 'enum':
-      return validation(`should be one of ${goList((error.params as { allowedValues: unknown[] }).allowedValues)}`);
+      return validation(`should be one of ${goList([paramOf(error, 'allowedValues')].flat())}`);
     case 'const':
-      return validation(`should be one of ${goList([(error.params as { allowedValue: unknown }).allowedValue])}`);
+      return validation(`should be one of ${goList([paramOf(error, 'allowedValue')])}`);
     case 'format':
       return validation(`must be of type ${String(error.schema)}: ${goQuote(String(error.data))}`);
     case 'minLength':
@@ -175,23 +182,24 @@ function describe({ error, segments, stage }: Ranked, naming: BodyNaming): BodyP
  * decode into, which v1.1.8 answers as a body it could not parse (posture check create and posture responses).
  */
 function discriminatorProblem(error: ErrorObject, segments: readonly string[]): BodyProblem {
-  const rule = error.schema as DiscriminatorRule;
-  const field = [...segments, rule.property].join('.');
-  const value = (error.data as Record<string, unknown>)[rule.property];
+  // The keyword's schema is the DiscriminatorRule convert-schema.ts put there.
+  const property = String(recordOr(error.schema).property);
+  const field = [...segments, property].join('.');
+  const value = recordOr(error.data)[property];
   if (value === undefined || value === null || value === '') {
     return { kind: 'validation', cause: { field, reason: `${field} in body is required`, value: '' } };
   }
   if (typeof value !== 'string') {
-    const reason = `json: cannot unmarshal ${jsonKind(value, 'string')} into Go struct field .${rule.property} of type string`;
+    const reason = `json: cannot unmarshal ${jsonKind(value, 'string')} into Go struct field .${property} of type string`;
     return { kind: 'parse', cause: { field, reason, value: goValue(value) } };
   }
-  return { kind: 'parse', cause: { field, reason: `invalid ${rule.property} value: ${goQuote(value)}`, value } };
+  return { kind: 'parse', cause: { field, reason: `invalid ${property} value: ${goQuote(value)}`, value } };
 }
 
 function isListValued(error: ErrorObject): boolean {
-  const parent = (error.parentSchema ?? {}) as { type?: unknown; properties?: Record<string, { type?: unknown }> };
+  const parent = recordOr(error.parentSchema);
   if (error.keyword !== 'required') return parent.type === 'array';
-  return parent.properties?.[(error.params as { missingProperty: string }).missingProperty]?.type === 'array';
+  return recordOr(recordOr(parent.properties)[String(paramOf(error, 'missingProperty'))]).type === 'array';
 }
 
 /**
@@ -200,7 +208,7 @@ function isListValued(error: ErrorObject): boolean {
  * that reads only the discriminator.
  */
 function decodeFailure(error: ErrorObject, segments: readonly string[], naming: BodyNaming): string {
-  const schema = (error.parentSchema ?? {}) as Record<string, unknown>;
+  const schema = recordOr(error.parentSchema);
   if (error.keyword === 'format') {
     const format = String(error.schema);
     if (format === 'date-time') return `parsing time ${goQuote(String(error.data))}: not a valid date-time`;
@@ -245,7 +253,7 @@ function goType(schema: Record<string, unknown>): string {
     case 'number':
       return schema.format === 'float' ? 'float32' : 'float64';
     case 'array':
-      return `[]${goType((schema.items ?? {}) as Record<string, unknown>)}`;
+      return `[]${goType(recordOr(schema.items))}`;
     case 'object':
       return schema.properties ? 'struct' : 'map[string]interface {}';
     default:

@@ -111,8 +111,8 @@ export function goTypeName(definition: string): string {
  * property's enum lacks, such as the client's ENDPOINT_STATE posture response, still passes.
  */
 function withoutDiscriminatorCheck(base: JsonSchema, property: string): JsonSchema {
-  const properties = base.properties as Record<string, JsonSchema> | undefined;
-  if (properties?.[property]) properties[property] = {};
+  const properties = base.properties;
+  if (isRecord(properties) && properties[property]) properties[property] = {};
   return base;
 }
 

@@ -37,10 +37,11 @@ function resolve(document: SwaggerDocument, schema: Schema): Schema {
 }
 
 /** Declared properties of an object schema, its allOf parts and, for a discriminated base, the named subtype. */
-function propertiesOf(document: SwaggerDocument, schema: Schema, value: Record<string, unknown>, dispatch = true): Record<string, Schema> {
-  const own = isRecord(schema.properties) ? (schema.properties as Record<string, Schema>) : {};
+function propertiesOf(document: SwaggerDocument, schema: Schema, value: Record<string, unknown>, dispatch = true): Record<string, unknown> {
+  const own = isRecord(schema.properties) ? schema.properties : {};
   const parts = Array.isArray(schema.allOf) ? schema.allOf.filter(isRecord).map((part) => propertiesOf(document, resolve(document, part), value, false)) : [];
-  const merged = Object.assign({}, ...parts, own) as Record<string, Schema>;
+  // Later parts win, the schema's own properties last (as Object.assign would).
+  const merged = Object.fromEntries([...parts, own].flatMap((part) => Object.entries(part)));
   if (!dispatch || typeof schema.discriminator !== 'string') return merged;
   const subtype = subtypeOf(document, schema, value[schema.discriminator]);
   return subtype ? { ...merged, ...propertiesOf(document, subtype, value, false) } : merged;
@@ -76,7 +77,7 @@ function rename(document: SwaggerDocument, raw: Schema, value: unknown, depth: n
   const properties = propertiesOf(document, schema, value);
   renameKeys(value, Object.keys(properties));
   for (const [name, property] of Object.entries(properties)) {
-    if (name in value) rename(document, property, value[name], depth + 1);
+    if (name in value && isRecord(property)) rename(document, property, value[name], depth + 1);
   }
 }
 

@@ -2,7 +2,7 @@
 import { convertParameterSchema, convertSchema, createConvertContext } from './convert-schema.js';
 import type { ApiName, Contract, HttpMethod, OperationSpec, ParameterSpec } from './contract-types.js';
 import { requestSchemaId } from './operation-validators.js';
-import { isRecord, operationKeys, readContractDocument, type SwaggerDocument } from './read-contract.js';
+import { isOneOf, isRecord, operationKeys, readContractDocument, type SwaggerDocument } from './read-contract.js';
 
 export type {
   ApiName,
@@ -43,7 +43,7 @@ function buildContract(api: ApiName, document: SwaggerDocument): Contract {
       operations.push({
         api,
         operationId: String(operation.operationId),
-        method: key.toUpperCase() as HttpMethod,
+        method: httpMethodOf(key),
         path,
         routePath: path.replace(/\{([^}]+)\}/g, ':$1'),
         isPublic: !Array.isArray(operation.security) || operation.security.length === 0,
@@ -73,10 +73,20 @@ function mergeParameters(shared: unknown[], own: unknown[]): Record<string, unkn
   return [...merged.values()];
 }
 
-const collectionFormats = new Set(['csv', 'ssv', 'tsv', 'pipes', 'multi']);
+const collectionFormats = ['csv', 'ssv', 'tsv', 'pipes', 'multi'] as const;
+const parameterLocations = ['path', 'query', 'header', 'body'] as const;
+const httpMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** The committed contract uses these methods only; another one would be a route nobody serves, so boot fails. */
+function httpMethodOf(key: string): HttpMethod {
+  const method = key.toUpperCase();
+  if (!isOneOf(httpMethods, method)) throw new Error(`the contract declares a ${method} operation, which is not served`);
+  return method;
+}
 
 function parameterSpec(parameter: Record<string, unknown>, convertBody: (schema: unknown) => object): ParameterSpec {
-  const location = parameter.in as ParameterSpec['in'];
+  const location = parameter.in;
+  if (!isOneOf(parameterLocations, location)) throw new Error(`the contract declares a parameter in ${String(location)}`);
   const spec: ParameterSpec = {
     name: String(parameter.name),
     in: location,
@@ -85,7 +95,7 @@ function parameterSpec(parameter: Record<string, unknown>, convertBody: (schema:
   };
   if (parameter.type === 'array') {
     const format = typeof parameter.collectionFormat === 'string' ? parameter.collectionFormat : 'csv';
-    if (collectionFormats.has(format)) spec.collectionFormat = format as ParameterSpec['collectionFormat'];
+    if (isOneOf(collectionFormats, format)) spec.collectionFormat = format;
   }
   return spec;
 }

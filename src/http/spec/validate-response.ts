@@ -1,7 +1,8 @@
 // Checks a reply against the contract: the status must be declared and the body must match its schema.
 import type { ErrorObject } from 'ajv';
 import type { OperationSpec } from './contract-types.js';
-import { discriminatorKeyword, type DiscriminatorRule } from './convert-schema.js';
+import { discriminatorKeyword } from './convert-schema.js';
+import { isRecord } from './read-contract.js';
 import { responseValidator } from './operation-validators.js';
 
 const wrapperKeywords = new Set(['if', 'anyOf', 'oneOf', 'allOf', '$ref', 'then', 'else']);
@@ -26,9 +27,11 @@ function hasDefault(op: OperationSpec): boolean {
 function describe(error: ErrorObject): string {
   const where = error.instancePath === '' ? '(root)' : error.instancePath;
   if (error.keyword === discriminatorKeyword) {
-    const rule = error.schema as DiscriminatorRule;
-    const value = (error.data as Record<string, unknown>)[rule.property];
-    return `${where} ${rule.property} ${JSON.stringify(value) ?? 'undefined'} names no subtype of ${rule.base}`;
+    // The keyword's schema is the DiscriminatorRule convert-schema.ts put there.
+    const rule = isRecord(error.schema) ? error.schema : {};
+    const property = String(rule.property);
+    const value = isRecord(error.data) ? error.data[property] : undefined;
+    return `${where} ${property} ${JSON.stringify(value) ?? 'undefined'} names no subtype of ${String(rule.base)}`;
   }
   return `${where} ${error.message ?? error.keyword}`;
 }

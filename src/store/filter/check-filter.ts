@@ -6,9 +6,14 @@ import {
   type Literal,
   type Operand,
   type Predicate,
-  type Lookup,
   type SymbolTable,
   type SymbolType,
+  type CheckedPredicate,
+  type CheckedSortField,
+  type MapValueKind,
+  type Scalar,
+  type Subject,
+  type ValueTest,
 } from './filter-types.js';
 import { describeLiteral, nextMillisecond, numberAsText } from './literals.js';
 import {
@@ -16,43 +21,7 @@ import {
   resolveSetSymbol,
   resolveValueSymbol,
   validateSymbols,
-  type SetSymbolRef,
 } from './resolve-symbols.js';
-
-/** How a JSON map value is read: only values of that JSON type count, anything else is absent. */
-export type MapValueKind = 'string' | 'number' | 'bool' | 'any';
-
-/** The SQL value a test applies to. */
-export type Subject =
-  | { kind: 'column'; column: string; via?: Lookup }
-  | { kind: 'mapValue'; column: string; keys: string[]; as: MapValueKind }
-  | { kind: 'setElements'; quantifier: 'anyOf' | 'allOf'; set: SetSymbolRef }
-  | { kind: 'setCount'; set: SetSymbolRef };
-
-type Scalar = string | number;
-
-/** A test on one value; absent (NULL) values fail every test except the negated ones, as upstream. */
-export type ValueTest =
-  | { kind: 'compare'; op: CompareOp; value: Scalar }
-  | { kind: 'contains'; negated: boolean; ignoreCase: boolean; text: string; subjectAsText: boolean }
-  | { kind: 'in'; negated: boolean; values: Scalar[] }
-  | { kind: 'between'; negated: boolean; lower: Scalar; upper: Scalar }
-  | { kind: 'isNull'; negated: boolean }
-  /** A bool value is true or not; an absent bool counts as false. */
-  | { kind: 'isTrue'; expected: boolean };
-
-export type CheckedPredicate =
-  | { kind: 'and' | 'or'; operands: CheckedPredicate[] }
-  | { kind: 'not'; operand: CheckedPredicate }
-  | { kind: 'constant'; value: boolean }
-  | { kind: 'isEmpty'; set: SetSymbolRef }
-  | { kind: 'test'; subject: Subject; test: ValueTest };
-
-export interface CheckedSortField {
-  column: string;
-  via?: Lookup;
-  ascending: boolean;
-}
 
 /** Upstream's operand type names (storage ast nodeTypeNames). */
 type OperandType = 'string' | 'number' | 'date' | 'bool' | 'other' | 'any';

@@ -1,9 +1,7 @@
 // Compiles a checked filter predicate to a kysely SQL fragment; every literal is bound as a parameter.
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
-import type { CheckedPredicate, Subject, ValueTest } from './check-filter.js';
-import type { SetSymbolRef } from './resolve-symbols.js';
 import type { FilterSqlDialect } from './sql-dialect.js';
-import type { IndexPage, Lookup } from './filter-types.js';
+import type { CheckedPredicate, IndexPage, Lookup, SetSymbolRef, Subject, ValueTest } from './filter-types.js';
 
 export interface CompileTarget {
   /** Alias of the listed table in the caller's query; every column reference is qualified with it. */

@@ -1,6 +1,6 @@
-// Shared types of the ZitiQL filter module: symbol tables, the parsed syntax tree, the public result and its error.
+// Shared types of the ZitiQL filter module: symbol tables, the parsed syntax tree, the checked tree the compiler
+// reads, the public result and its error (one module, so the filter stages import it and not each other).
 import type { RawBuilder, SqlBool } from 'kysely';
-import type { CheckedPredicate, CheckedSortField } from './check-filter.js';
 
 /** Value type of a filterable symbol, as stored (see `sql-dialect.ts` for the storage conventions). */
 export type SymbolType = 'string' | 'number' | 'bool' | 'datetime';
@@ -117,4 +117,47 @@ export interface FilterQuery {
   sort?: SortField[];
   skip?: number;
   limit?: number;
+}
+
+export interface SetSymbolRef {
+  name: string;
+  type: SymbolType;
+  table: string;
+  ownerColumn: string;
+  valueColumn: string;
+}
+
+/** How a JSON map value is read: only values of that JSON type count, anything else is absent. */
+export type MapValueKind = 'string' | 'number' | 'bool' | 'any';
+
+/** The SQL value a test applies to. */
+export type Subject =
+  | { kind: 'column'; column: string; via?: Lookup }
+  | { kind: 'mapValue'; column: string; keys: string[]; as: MapValueKind }
+  | { kind: 'setElements'; quantifier: 'anyOf' | 'allOf'; set: SetSymbolRef }
+  | { kind: 'setCount'; set: SetSymbolRef };
+
+export type Scalar = string | number;
+
+/** A test on one value; absent (NULL) values fail every test except the negated ones, as upstream. */
+export type ValueTest =
+  | { kind: 'compare'; op: CompareOp; value: Scalar }
+  | { kind: 'contains'; negated: boolean; ignoreCase: boolean; text: string; subjectAsText: boolean }
+  | { kind: 'in'; negated: boolean; values: Scalar[] }
+  | { kind: 'between'; negated: boolean; lower: Scalar; upper: Scalar }
+  | { kind: 'isNull'; negated: boolean }
+  /** A bool value is true or not; an absent bool counts as false. */
+  | { kind: 'isTrue'; expected: boolean };
+
+export type CheckedPredicate =
+  | { kind: 'and' | 'or'; operands: CheckedPredicate[] }
+  | { kind: 'not'; operand: CheckedPredicate }
+  | { kind: 'constant'; value: boolean }
+  | { kind: 'isEmpty'; set: SetSymbolRef }
+  | { kind: 'test'; subject: Subject; test: ValueTest };
+
+export interface CheckedSortField {
+  column: string;
+  via?: Lookup;
+  ascending: boolean;
 }

@@ -6,17 +6,10 @@ import {
   type Predicate,
   type SetOperand,
   type Lookup,
+  type SetSymbolRef,
   type SymbolTable,
   type SymbolType,
 } from './filter-types.js';
-
-export interface SetSymbolRef {
-  name: string;
-  type: SymbolType;
-  table: string;
-  ownerColumn: string;
-  valueColumn: string;
-}
 
 export type ResolvedSymbol =
   | { kind: 'column'; name: string; type: SymbolType; column: string; via?: Lookup }

@@ -1,7 +1,7 @@
 // The few SQL pieces of filter compilation that differ between SQLite and PostgreSQL; each store's dialect object
 // (src/store/sqlite/sqlite-dialect.ts, src/store/postgres/postgres-dialect.ts) implements them.
 import type { RawBuilder, SqlBool } from 'kysely';
-import type { MapValueKind } from './check-filter.js';
+import type { MapValueKind } from './filter-types.js';
 
 /**
  * Storage conventions the filter compiles for: strings TEXT compared byte-wise, numbers INTEGER/REAL, bools

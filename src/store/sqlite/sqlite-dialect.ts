@@ -1,7 +1,7 @@
 // SQLite's side of the dialect object: instr for substrings, json_type / json_extract for tags, LIMIT -1.
 import { sql, type SqlBool } from 'kysely';
 import type { SqlDialect } from '../dialect.js';
-import type { MapValueKind } from '../filter/check-filter.js';
+import type { MapValueKind } from '../filter/filter-types.js';
 
 /** `$."a"."b"`: every key quoted, so keys are never read as path syntax. */
 function jsonPath(keys: readonly string[]): string {
