@@ -14,7 +14,8 @@ import {
   type ApiSessionRow,
 } from '../store/queries/api-sessions.js';
 import { ReadCache } from '../store/read-cache.js';
-import { changeKeys, type ChangeKey } from '../store/changes.js';
+import { changeKeys } from '../store/changes.js';
+import type { ChangeKey } from '../store/store.js';
 import { outstandingAuthQueries, totpQueries, type AuthQuery } from './auth-queries.js';
 import type { ExternalJwtVerifier } from './ext-jwt/ext-jwt-verifier.js';
 import { disabledStateOf, isIdentityDisabled, type DisabledState } from './identity-disable.js';

@@ -12,7 +12,7 @@ import type { ListQuery } from '../store/filter/filter-types.js';
 import { columnIs, linkedTo as linkedRows, type LinkTable as StoredLinkTable, type Scope } from '../store/queries/scopes.js';
 import type { Db } from '../store/store.js';
 import { ReadCaches } from '../store/read-cache.js';
-import type { ChangeKey } from '../store/changes.js';
+import type { ChangeKey } from '../store/store.js';
 
 /** The operations addressed by an `{id}` path parameter: detail, update, patch, delete, sub-lists. */
 export type ById = OperationShape & { params: { id: string } };

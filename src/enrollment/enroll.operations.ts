@@ -1,8 +1,7 @@
 // `/enroll` and its per-method routes: one dispatcher that finds the enrollment behind the token and hands the
 // request to that method's module (reference §3.1).
 import { ApiError } from '../errors/api-error.js';
-import { wrapHandler, type OperationContext, type OperationHandler, type OperationResult, type OperationTable } from '../http/operation.js';
-import type { EnrollmentRecord } from '../store/queries/enrollments.js';
+import { wrapHandler, type OperationContext, type OperationHandler, type OperationTable } from '../http/operation.js';
 import { requireEnrollment } from './enrollment-record.js';
 import { enrollWithOtt } from './methods/enroll-ott.js';
 import { enrollWithOttCa } from './methods/enroll-ottca.js';

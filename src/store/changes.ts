@@ -6,10 +6,7 @@
 // one that wrote such rows without naming whose (a strict write: an admin's change), which so counts as every
 // identity's. An answer about one identity depends on that identity's key and `identity:*` instead of the owned
 // tables, so a login or a logout drops its own identity's answers and nobody else's.
-import type { WriteOptions } from './store.js';
-import type { TableName } from './store.js';
-
-export type ChangeKey = `table:${string}` | `identity:${string}`;
+import type { ChangeClock, ChangeKey, TableName, WriteOptions } from './store.js';
 
 const ANY_IDENTITY: ChangeKey = 'identity:*';
 
@@ -90,16 +87,6 @@ export function commitKeys(tables: ReadonlySet<string>, options: WriteOptions | 
 }
 
 const isIdentityKey = (area: string): area is `identity:${string}` => area.startsWith('identity:');
-
-/** The read side every kept answer checks: when each key last moved, on a clock of this process. */
-export interface ChangeClock {
-  /** A point to compare later moves against: take it before reading what is to be kept. */
-  now(): number;
-  /** Whether any of `keys` moved after `since` (or everything was dropped since). */
-  changedSince(keys: readonly ChangeKey[], since: number): boolean;
-  /** The last move of any key: for tests and watchers that care whether anything moved at all. */
-  readonly latest: number;
-}
 
 /** Keys remembered at most; past that everything counts as moved once (forgetting a key must not hide a move). */
 const KEYS_KEPT = 100_000;

@@ -2,7 +2,7 @@
 // and is rebuilt on its next use once any of them moved, here or on another instance (Store.refresh), so a kept
 // answer is never older than the data it came from. Bounded like every cache of the project (LruMap).
 import { LruMap } from '../lib/lru-map.js';
-import type { ChangeClock, ChangeKey } from './changes.js';
+import type { ChangeClock, ChangeKey } from './store.js';
 import type { Store } from './store.js';
 
 interface Entry<V> {

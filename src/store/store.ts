@@ -10,8 +10,20 @@
 // - `dynamic(db)`: only where the table is named at run time (entity definitions, derived tables); rows untyped.
 // What kept answers (read-cache.ts) depend on is told by change keys (changes.ts), which every commit moves.
 import type { Kysely } from 'kysely';
-import type { ChangeClock } from './changes.js';
 import type { Database } from './schema.js';
+
+/** What a kept answer depends on (changes.ts): a table, one identity's own rows, or any identity's. */
+export type ChangeKey = `table:${string}` | `identity:${string}`;
+
+/** The read side every kept answer checks: when each key last moved, on a clock of this process. */
+export interface ChangeClock {
+  /** A point to compare later moves against: take it before reading what is to be kept. */
+  now(): number;
+  /** Whether any of `keys` moved after `since` (or everything was dropped since). */
+  changedSince(keys: readonly ChangeKey[], since: number): boolean;
+  /** The last move of any key: for tests and watchers that care whether anything moved at all. */
+  readonly latest: number;
+}
 
 /** A stored table's (or view's) name, as the typed schema knows it. */
 export type TableName = keyof Database;

@@ -17,7 +17,8 @@ import {
   RouterLinksSchema,
   UnrouteSchema,
 } from '../messages/gen/ctrl_pb.js';
-import { Links, type LinkRouter, type LinkRouters } from './links.js';
+import { Links } from './links.js';
+import type { LinkRouter, LinkRouters } from './link-routers.js';
 import { linkCost, type Link } from './link-model.js';
 import { linkLatencies } from './link-latency.js';
 import { localMessenger } from './messenger.js';

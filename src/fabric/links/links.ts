@@ -15,32 +15,7 @@ import { shortestPath, type NetworkSnapshot, type Path, type PathRouter } from '
 import { gone, healthy, linkFaultMessage, peerStateChanges, supportsLinkManagement, type Peer } from './peer-states.js';
 import { allLinks, emptyView, type SharedNetwork } from './shared-network.js';
 import { NetworkSync } from './network-sync.js';
-
-/** The part of a router channel links use (fabric/channel/channel.ts satisfies it). */
-export interface LinkChannel {
-  send(message: Omit<Message, 'sequence'>): void;
-  handle(contentType: number, handler: (message: Message) => void | Promise<void>): void;
-}
-
-/** The part of fabric/ctrl's RouterConnection links use. */
-export interface LinkRouter {
-  routerId: string;
-  channel: LinkChannel;
-  versionInfo: { version: string };
-  linkListeners: Listener[];
-}
-
-export interface LinkRouters {
-  get(routerId: string): LinkRouter | undefined;
-  all(): Iterable<LinkRouter>;
-  onConnected(listener: (router: LinkRouter) => void): void;
-  onDisconnected(listener: (router: LinkRouter) => void): void;
-}
-
-export interface LinksLogger {
-  info(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-}
+import type { LinkRouter, LinkRouters, LinksLogger } from './link-routers.js';
 
 export interface LinksOptions {
   routers: LinkRouters;

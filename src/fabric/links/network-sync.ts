@@ -4,7 +4,7 @@
 // carrying traffic (a router at one end gone anywhere, a link faulted anywhere) so their circuits move.
 import type { Message } from '../channel/message.js';
 import { isUsable, type Link, type LinkTable } from './link-model.js';
-import type { LinkRouters, LinksLogger } from './links.js';
+import type { LinkRouters, LinksLogger } from './link-routers.js';
 import { gone, healthy, linkFaultMessage, peerStateChanges, supportsLinkManagement } from './peer-states.js';
 import { allLinks, carryingLinks, emptyView, peerChanges, type SharedNetwork, type SharedView } from './shared-network.js';
 

@@ -13,7 +13,8 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { Kysely, PostgresDialect, type KyselyPlugin } from 'kysely';
 import type { Database as Schema } from '../schema.js';
-import { commitKeys, noteWrites, writtenTables, type ChangeKey } from '../changes.js';
+import { commitKeys, noteWrites, writtenTables } from '../changes.js';
+import type { ChangeKey } from '../store.js';
 import type { Db, WriteOptions } from '../store.js';
 
 /** The advisory lock spaces (the first of the two keys): the write turn, and the write areas. */

@@ -4,7 +4,8 @@ import { Kysely, SqliteDialect, sql, type SqliteDatabase, type SqliteStatement }
 import { LruMap } from '../../lib/lru-map.js';
 import { registerDialect } from '../connection.js';
 import { StoreError, type Db, type Store } from '../store.js';
-import { Changes, commitKeys, noteWrites, writtenTables, type ChangeKey } from '../changes.js';
+import { Changes, commitKeys, noteWrites, writtenTables } from '../changes.js';
+import type { ChangeKey } from '../store.js';
 import { CHANGE_LOG_KEPT_SECONDS, CHANGE_LOG_PRUNE_EVERY, migrate, type Migration } from '../migrations/migrate.js';
 import type { Database as Schema } from '../schema.js';
 import { LongValueListsPlugin } from './long-value-lists.js';
