@@ -2,16 +2,12 @@
 // login and after extend-verify; each caller sees and deletes only its own session's.
 import { X509Certificate } from 'node:crypto';
 import type { AppDeps } from '../app-deps.js';
-import { ApiError } from '../errors/api-error.js';
 import { formatTimestamp } from '../lib/clock.js';
-import { emptyEnvelope, envelope } from '../http/envelope.js';
+import { envelope } from '../http/envelope.js';
 import type { OperationContext, OperationHandler, OperationTable } from '../http/operation.js';
 import { defineEntity, text, timestamp } from '../crud/define-entity.js';
-import { list } from '../crud/crud-handlers.js';
-import { toApiEntity } from '../crud/entity-mapping.js';
+import { detail, fieldIs, list, remove, type FindOptions } from '../crud/crud-handlers.js';
 import { insertApiSessionCertificate as storeCertificate } from '../store/queries/api-sessions.js';
-import { deleteEntity, findEntity } from '../crud/entity-store.js';
-import { columnIs } from '../store/queries/scopes.js';
 import type { Db } from '../store/store.js';
 import { certificateFingerprint } from '../pki/fingerprint.js';
 import { lifetimes, signCsr } from '../pki/sign-csr.js';
@@ -59,33 +55,8 @@ export async function insertApiSessionCertificate(tx: Db, deps: AppDeps, apiSess
 
 const sessionOf = (context: OperationContext) => context.caller.session!.apiSessionId;
 
-/** The caller's own session's certificate; any other id is simply not found (upstream lists every session's). */
-async function requireOwn(db: Db, context: OperationContext) {
-  const id = context.params.id as string;
-  const found = await findEntity(db, apiSessionCertificate, id);
-  if (!found || found.apiSessionId !== sessionOf(context)) throw ApiError.notFound('apiSessionCertificate', id);
-  return found;
-}
-
-const detailCurrentApiSessionCertificate: OperationHandler = {
-  access: 'authenticated',
-  async handle(context) {
-    const { deps, caller } = context;
-    const data = await deps.store.read(async (db) => toApiEntity(apiSessionCertificate, await requireOwn(db, context), { db, deps, caller }));
-    return { status: 200, json: envelope(data) };
-  },
-};
-
-const deleteCurrentApiSessionCertificate: OperationHandler = {
-  access: 'authenticated',
-  async handle(context) {
-    await context.deps.store.transaction(async (tx) => {
-      const own = await requireOwn(tx, context);
-      await deleteEntity(tx, apiSessionCertificate, own.id as string);
-    });
-    return { status: 200, json: emptyEnvelope() };
-  },
-};
+/** The caller's own session's certificates; any other id is simply not found (upstream lists every session's). */
+const own: FindOptions = { scope: (context) => Promise.resolve(fieldIs(apiSessionCertificate, 'apiSessionId', sessionOf(context))) };
 
 /** A 12-hour client certificate from the caller's CSR, starting now (no backdating, as upstream). */
 const createCurrentApiSessionCertificate: OperationHandler = {
@@ -101,10 +72,8 @@ const createCurrentApiSessionCertificate: OperationHandler = {
 };
 
 export const apiSessionCertificateOperations: OperationTable = {
-  listCurrentApiSessionCertificates: list(apiSessionCertificate, 'authenticated', {
-    scope: (context) => Promise.resolve(columnIs('api_session_id', sessionOf(context))),
-  }),
+  listCurrentApiSessionCertificates: list(apiSessionCertificate, 'authenticated', own),
   createCurrentApiSessionCertificate,
-  detailCurrentApiSessionCertificate,
-  deleteCurrentApiSessionCertificate,
+  detailCurrentApiSessionCertificate: detail(apiSessionCertificate, 'authenticated', own),
+  deleteCurrentApiSessionCertificate: remove(apiSessionCertificate, 'authenticated', own),
 };

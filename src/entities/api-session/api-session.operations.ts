@@ -1,8 +1,7 @@
 import type { OperationHandler, OperationTable } from '../../http/operation.js';
 import { emptyEnvelope } from '../../http/envelope.js';
 import { detail, list } from '../../crud/crud-handlers.js';
-import { deleteEntity } from '../../crud/entity-store.js';
-import { requireEntity } from '../../crud/entity-writes.js';
+import { removeEntity } from '../../crud/entity-writes.js';
 import { apiSession } from './api-session.definition.js';
 
 /** An admin ends someone's API session; its cached activity goes with it. */
@@ -10,10 +9,7 @@ const deleteAPISessions: OperationHandler = {
   access: 'admin',
   async handle({ deps, params }) {
     const id = params.id as string;
-    await deps.store.transaction(async (tx) => {
-      await requireEntity(tx, apiSession, id);
-      await deleteEntity(tx, apiSession, id);
-    });
+    await removeEntity(deps, apiSession, id);
     deps.apiSessions.forget(id);
     return { status: 200, json: emptyEnvelope() };
   },
