@@ -1,11 +1,11 @@
 // `POST /sessions` (client): an identity asks to dial or bind a service. Checks run in upstream's order
 // (ziti `model/session_manager.go` Create): reuse, visibility, permission, posture, a shared edge router.
 import { ApiError } from '../../errors/api-error.js';
-import { formatTimestamp } from '../../lib/clock.js';
 import { envelope } from '../../http/envelope.js';
 import type { OperationHandler } from '../../http/operation.js';
 import type { EntityValues } from '../../crud/entity-rules.js';
-import { findEntity, insertEntity } from '../../crud/entity-store.js';
+import { findEntity } from '../../crud/entity-store.js';
+import { createEntityIn, requireEntity } from '../../crud/entity-writes.js';
 import { reusableSessionId } from '../../store/queries/sessions.js';
 import { writeAreas, type Db } from '../../store/store.js';
 import { serviceGrant } from '../../policy/service-access.js';
@@ -72,23 +72,11 @@ export const createSession: OperationHandler = {
       // With the type left out, the lookup above was skipped; within this transaction nothing else can have made one.
       const again = !requested && (await findReusable(tx, apiSessionId, serviceId, type));
       if (again) return sessionDetail(again, grant.name, edgeRouters, context.caller);
-      const at = formatTimestamp(now);
-      const values: EntityValues = {
-        id: deps.ids.cuid(now),
-        createdAt: at,
-        updatedAt: at,
-        tags: body.tags ?? {},
-        isSystem: false,
-        serviceId,
-        token: deps.ids.token(),
-        apiSessionId,
-        type,
-        identityId,
-        servicePolicies: posture.passingPolicyIds,
-      };
-      await insertEntity(tx, session, values);
+      // Through the entity's rules, with the values no body can set; the response shows the session as stored.
+      const extra = { id: deps.ids.cuid(now), serviceId, token: deps.ids.token(), apiSessionId, type, identityId, servicePolicies: posture.passingPolicyIds };
+      const created = await requireEntity(tx, session, await createEntityIn(tx, deps, session, body, extra));
       deps.posture.recheckAt(identityId, posture.failsAt);
-      return sessionDetail(values, grant.name, edgeRouters, context.caller);
+      return sessionDetail(created, grant.name, edgeRouters, context.caller);
     }, { bookkeeping: true, touches: [writeAreas.apiSession(apiSessionId)], reads: [writeAreas.identity(identityId)] });
     const detail = await creating.catch(async (error: unknown) => {
       if (refused) await deps.posture.recordFailedServiceRequest(identityId, refused);
