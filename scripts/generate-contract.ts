@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parse as parseYaml } from 'yaml';
+import { operationTypesSource } from './operation-types.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -240,6 +241,8 @@ export function buildContractDocuments(sourceDir = upstreamDir, editsDir = specD
 }
 
 export const outputFiles: Record<ApiName, string> = { client: 'edge-client.json', management: 'edge-management.json', fabric: 'fabric.json' };
+/** The per-operation types handlers are written against (scripts/operation-types.ts). */
+export const operationTypesFile = path.join(specDir, 'gen/operations.ts');
 
 function main(): void {
   const documents = buildContractDocuments();
@@ -248,6 +251,8 @@ function main(): void {
     writeFileSync(file, documents[api]);
     console.log(`wrote ${path.relative(repoRoot, file)}`);
   }
+  writeFileSync(operationTypesFile, operationTypesSource(documents));
+  console.log(`wrote ${path.relative(repoRoot, operationTypesFile)}`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) main();

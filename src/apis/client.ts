@@ -15,7 +15,7 @@ import { clientExternalJwtSignerOperations } from '../entities/external-jwt-sign
 import { clientSessionOperations } from '../entities/session/session.operations.js';
 import { postureResponseOperations } from '../posture/posture-response.operations.js';
 
-export const clientOperations: OperationTable = {
+export const clientOperations: OperationTable<'client'> = {
   ...clientSystemOperations,
   ...clientAuthOperations,
   ...currentIdentityOperations,

@@ -7,7 +7,7 @@ import { linkOperations } from '../entities/network/link.operations.js';
 import { circuitOperations } from '../entities/network/circuit.operations.js';
 import { databaseOperations } from '../database/database.operations.js';
 
-export const fabricOperations: OperationTable = {
+export const fabricOperations: OperationTable<'fabric'> = {
   ...fabricRouterOperations,
   ...fabricServiceOperations,
   ...fabricTerminatorOperations,

@@ -39,7 +39,7 @@ import { identityTraceOperations } from '../entities/identity/identity.trace.ope
 import { managementSessionOperations } from '../entities/session/session.operations.js';
 import { identityPostureOperations } from '../posture/identity-posture.operations.js';
 
-export const managementOperations: OperationTable = {
+export const managementOperations: OperationTable<'management'> = {
   ...managementSystemOperations,
   ...managementAuthOperations,
   ...identityTypeOperations,

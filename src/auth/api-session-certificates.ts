@@ -71,7 +71,7 @@ const createCurrentApiSessionCertificate: OperationHandler = {
   },
 };
 
-export const apiSessionCertificateOperations: OperationTable = {
+export const apiSessionCertificateOperations: OperationTable<'client'> = {
   listCurrentApiSessionCertificates: list(apiSessionCertificate, 'authenticated', own),
   createCurrentApiSessionCertificate,
   detailCurrentApiSessionCertificate: detail(apiSessionCertificate, 'authenticated', own),

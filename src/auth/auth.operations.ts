@@ -3,7 +3,7 @@ import type { OperationTable } from '../http/operation.js';
 import { authenticate } from './authenticate.js';
 import { deleteCurrentApiSession, getCurrentAPISession } from './current-api-session.js';
 
-const shared: OperationTable = { authenticate, getCurrentAPISession, deleteCurrentApiSession };
+const shared: OperationTable<'client' | 'management'> = { authenticate, getCurrentAPISession, deleteCurrentApiSession };
 
-export const clientAuthOperations: OperationTable = shared;
-export const managementAuthOperations: OperationTable = shared;
+export const clientAuthOperations: OperationTable<'client'> = shared;
+export const managementAuthOperations: OperationTable<'management'> = shared;

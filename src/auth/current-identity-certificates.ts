@@ -140,7 +140,7 @@ function certificateFingerprintOrUndefined(pem: string): string | undefined {
 }
 
 /** Served by both APIs. */
-export const currentIdentityCertificateOperations: OperationTable = {
+export const currentIdentityCertificateOperations: OperationTable<'client' | 'management'> = {
   extendCurrentIdentityAuthenticator,
   extendVerifyCurrentIdentityAuthenticator,
 };

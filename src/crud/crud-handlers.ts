@@ -1,6 +1,7 @@
 // The generic operations every entity gets from its definition: list, detail, create, update, patch, delete.
 import { createdEnvelope, emptyEnvelope, envelopeWriter, isVersionedMeta, listEnvelope, type EnvelopeWriter } from '../http/envelope.js';
-import type { Access, OperationContext, OperationHandler } from '../http/operation.js';
+import { operation, type Access, type CallerFor, type HandlerOf, type OperationContext, type OperationHandler, type OperationShape } from '../http/operation.js';
+import type { RequestContext } from '../http/request-context.js';
 import type { EntityDefinition } from './define-entity.js';
 import type { EntityValues } from './entity-rules.js';
 import { toApiEntities, toApiEntity } from './entity-mapping.js';
@@ -12,14 +13,20 @@ import { columnIs, linkedTo as linkedRows, type LinkTable as StoredLinkTable, ty
 import type { Db } from '../store/store.js';
 import { ReadCaches } from '../store/read-cache.js';
 
-const idParam = (context: OperationContext) => context.params.id as string;
+/** The operations addressed by an `{id}` path parameter: detail, update, patch, delete, sub-lists. */
+export type ById = OperationShape & { params: { id: string } };
 
-export interface ListOptions {
-  /**
-   * Narrows the list beyond the request's filter: a parent's children (`identities/{id}/authenticators`) or the
-   * caller's own rows. It may throw (404 for a missing parent).
-   */
-  scope?: (context: OperationContext, db: Db) => Promise<Scope>;
+/**
+ * Narrows a list beyond the request's filter: a parent's children (`identities/{id}/authenticators`) or the
+ * caller's own rows. It may throw (404 for a missing parent).
+ */
+export type ListScope<Op extends OperationShape = OperationShape, Caller extends RequestContext = RequestContext> = (
+  context: OperationContext<Op, Caller>,
+  db: Db,
+) => Promise<Scope>;
+
+export interface ListOptions<Op extends OperationShape = OperationShape, Caller extends RequestContext = RequestContext> {
+  scope?: ListScope<Op, Caller>;
   /**
    * Keeps answers, as sent, per query string until the next committed write of any instance (the store's
    * generation), when every entity of the page passes: an entity that shows something time alone changes (a
@@ -30,14 +37,14 @@ export interface ListOptions {
    * Reads the page instead of the definition's rows under `scope` (a list whose rows and computed fields come
    * together from elsewhere, e.g. a client's services with its pair counts); the rows are what `keepAnswer` tests.
    */
-  read?: (context: OperationContext, db: Db, query: ListQuery) => Promise<ListedPage>;
+  read?: (context: OperationContext<Op, Caller>, db: Db, query: ListQuery) => Promise<ListedPage>;
 }
 
 /**
  * Options of detail and remove: `scope` as for lists (the caller's own rows, a parent's children) finds the id only
  * among its rows; one outside it is as missing as one that does not exist (404), so nothing about it shows.
  */
-export type FindOptions = Pick<ListOptions, 'scope'>;
+export type FindOptions<Op extends OperationShape = OperationShape, Caller extends RequestContext = RequestContext> = Pick<ListOptions<Op, Caller>, 'scope'>;
 
 /** A read page: its entities as stored and as the API shows them, and the count of all matches. */
 export interface ListedPage {
@@ -52,9 +59,9 @@ const KEPT_ANSWER_CHARS = 64 * 1024;
 const keptAnswers = new ReadCaches<{ text: string; isKeepable: boolean }>(KEPT_ANSWERS);
 
 /** A scope for sub-lists such as `identities/{id}/authenticators`: 404 when the parent is missing. */
-export function childrenOf(parent: EntityDefinition, column: string): NonNullable<ListOptions['scope']> {
+export function childrenOf(parent: EntityDefinition, column: string): ListScope<ById> {
   return async (context, db) => {
-    const id = idParam(context);
+    const { id } = context.params;
     await requireEntity(db, parent, id);
     return columnIs(column, id);
   };
@@ -81,9 +88,9 @@ export function linkedTo(
   parent: EntityDefinition,
   link: LinkTable,
   checkParent: (found: EntityValues) => unknown = () => undefined,
-): NonNullable<ListOptions['scope']> {
+): ListScope<ById> {
   return async (context, db) => {
-    const id = idParam(context);
+    const { id } = context.params;
     checkParent(await requireEntity(db, parent, id));
     return linkedRows(link, id, link.positiveCount?.(context));
   };
@@ -98,31 +105,33 @@ function writerOf(definition: EntityDefinition, api: OperationContext['api']): E
   return writer;
 }
 
-export function list(definition: EntityDefinition, access: Access, options: ListOptions = {}): OperationHandler {
+export function list<Op extends OperationShape, A extends Access>(
+  definition: EntityDefinition,
+  access: A,
+  options: ListOptions<Op, CallerFor<A>> = {},
+): HandlerOf<Op> {
+  type Context = OperationContext<Op, CallerFor<A>>;
   const { keepAnswer } = options;
   const read =
     options.read ??
-    (async (context: OperationContext, db: Db, query: ListQuery): Promise<ListedPage> => {
+    (async (context: Context, db: Db, query: ListQuery): Promise<ListedPage> => {
       const scope = options.scope ? await options.scope(context, db) : undefined;
       const page = await listEntities(db, definition, query, scope);
       const { deps, caller } = context;
       return { rows: page.rows, data: await toApiEntities(definition, page.rows, { db, deps, caller }), totalCount: page.totalCount };
     });
-  const answer = async (context: OperationContext) => {
+  const answer = async (context: Context) => {
     const query = listQueryFrom(context, definition.symbols);
     const { data, totalCount, rows } = await context.deps.store.read((db) => read(context, db, query));
     const text = writerOf(definition, context.api).list(data, { limit: query.limit, offset: query.offset, totalCount });
     return { text, isKeepable: keepAnswer !== undefined && text.length <= KEPT_ANSWER_CHARS && rows.every(keepAnswer) };
   };
-  return {
-    access,
-    async handle(context) {
-      const { text } = keepAnswer
-        ? await keptAnswers.of(context.deps.store).get(`${definition.path}?${queryOf(context.request.url)}`, () => answer(context), (kept) => kept.isKeepable)
-        : await answer(context);
-      return { status: 200, raw: text, contentType: 'application/json' };
-    },
-  };
+  return operation(access, async (context: Context) => {
+    const { text } = keepAnswer
+      ? await keptAnswers.of(context.deps.store).get(`${definition.path}?${queryOf(context.request.url)}`, () => answer(context), (kept) => kept.isKeepable)
+      : await answer(context);
+    return { status: 200, raw: text, contentType: 'application/json' };
+  });
 }
 
 const queryOf = (url: string): string => {
@@ -130,57 +139,45 @@ const queryOf = (url: string): string => {
   return at === -1 ? '' : url.slice(at + 1);
 };
 
-export function detail(definition: EntityDefinition, access: Access, options: FindOptions = {}): OperationHandler {
-  return {
-    access,
-    async handle(context) {
-      const { deps, caller } = context;
-      const data = await deps.store.read(async (db) => {
-        const found = await requireEntity(db, definition, idParam(context), await options.scope?.(context, db));
-        return toApiEntity(definition, found, { db, deps, caller });
-      });
-      return { status: 200, raw: writerOf(definition, context.api).one(data), contentType: 'application/json' };
-    },
-  };
+export function detail<A extends Access>(definition: EntityDefinition, access: A, options: FindOptions<ById, CallerFor<A>> = {}): OperationHandler<ById> {
+  return operation(access, async (context: OperationContext<ById, CallerFor<A>>) => {
+    const { deps, caller } = context;
+    const data = await deps.store.read(async (db) => {
+      const found = await requireEntity(db, definition, context.params.id, await options.scope?.(context, db));
+      return toApiEntity(definition, found, { db, deps, caller });
+    });
+    return { status: 200, raw: writerOf(definition, context.api).one(data), contentType: 'application/json' };
+  });
 }
 
 export function create(definition: EntityDefinition, access: Access): OperationHandler {
-  return {
-    access,
-    async handle(context) {
-      const id = await createEntity(context.deps, definition, context.body);
-      return { status: 201, json: createdEnvelope(definition.path, id) };
-    },
-  };
+  return operation(access, async (context: OperationContext) => {
+    const id = await createEntity(context.deps, definition, context.body);
+    return { status: 201, json: createdEnvelope(definition.path, id) };
+  });
 }
 
-export function update(definition: EntityDefinition, access: Access): OperationHandler {
+export function update(definition: EntityDefinition, access: Access): OperationHandler<ById> {
   return modify(definition, access, 'update');
 }
 
-export function patch(definition: EntityDefinition, access: Access): OperationHandler {
+export function patch(definition: EntityDefinition, access: Access): OperationHandler<ById> {
   return modify(definition, access, 'patch');
 }
 
-function modify(definition: EntityDefinition, access: Access, mode: 'update' | 'patch'): OperationHandler {
-  return {
-    access,
-    async handle(context) {
-      await modifyEntity(context.deps, definition, idParam(context), context.body, mode);
-      return { status: 200, json: emptyEnvelope() };
-    },
-  };
+function modify(definition: EntityDefinition, access: Access, mode: 'update' | 'patch'): OperationHandler<ById> {
+  return operation(access, async (context: OperationContext<ById>) => {
+    await modifyEntity(context.deps, definition, context.params.id, context.body, mode);
+    return { status: 200, json: emptyEnvelope() };
+  });
 }
 
-export function remove(definition: EntityDefinition, access: Access, options: FindOptions = {}): OperationHandler {
+export function remove<A extends Access>(definition: EntityDefinition, access: A, options: FindOptions<ById, CallerFor<A>> = {}): OperationHandler<ById> {
   const { scope } = options;
-  return {
-    access,
-    async handle(context) {
-      await removeEntity(context.deps, definition, idParam(context), scope && ((tx) => scope(context, tx)));
-      return { status: 200, json: emptyEnvelope(context.api) };
-    },
-  };
+  return operation(access, async (context: OperationContext<ById, CallerFor<A>>) => {
+    await removeEntity(context.deps, definition, context.params.id, scope && ((tx) => scope(context, tx)));
+    return { status: 200, json: emptyEnvelope(context.api) };
+  });
 }
 
 /**
@@ -189,17 +186,14 @@ export function remove(definition: EntityDefinition, access: Access, options: Fi
  */
 export function listSetField(definition: EntityDefinition, field: string, access: Access): OperationHandler {
   const symbols = { id: { kind: 'column', type: 'string', column: 'value' } } as const;
-  return {
-    access,
-    async handle(context) {
-      const filterOnly = { ...context, query: {}, rawQuery: { filter: context.rawQuery.filter } };
-      const query = listQueryFrom(filterOnly, symbols, 'value');
-      const hasLimitClause = /\blimit\b/i.test(String(context.rawQuery.filter ?? ''));
-      const values = await context.deps.store.read((db) =>
-        listSetValues(db, definition, field, context.rawQuery.filter ? query : undefined, hasLimitClause),
-      );
-      const limit = hasLimitClause ? query.limit : 'none';
-      return { status: 200, json: listEnvelope(values, { limit, offset: query.offset, totalCount: values.length }, ['id']) };
-    },
-  };
+  return operation(access, async (context: OperationContext) => {
+    const filterOnly = { ...context, query: {}, rawQuery: { filter: context.rawQuery.filter } };
+    const query = listQueryFrom(filterOnly, symbols, 'value');
+    const hasLimitClause = /\blimit\b/i.test(String(context.rawQuery.filter ?? ''));
+    const values = await context.deps.store.read((db) =>
+      listSetValues(db, definition, field, context.rawQuery.filter ? query : undefined, hasLimitClause),
+    );
+    const limit = hasLimitClause ? query.limit : 'none';
+    return { status: 200, json: listEnvelope(values, { limit, offset: query.offset, totalCount: values.length }, ['id']) };
+  });
 }

@@ -35,7 +35,7 @@ const createDatabaseSnapshot: OperationHandler = {
  * snapshot rule per controller. The fabric's `database/snapshot`, which writes to a path the caller names on the
  * controller's disk, is left out (501).
  */
-export const databaseOperations: OperationTable = {
+export const databaseOperations: OperationTable<'management' | 'fabric'> = {
   checkDataIntegrity: startScan(false),
   fixDataIntegrity: startScan(true),
   dataIntegrityResults,

@@ -1,7 +1,7 @@
 // `/enroll` and its per-method routes: one dispatcher that finds the enrollment behind the token and hands the
 // request to that method's module (reference §3.1).
 import { ApiError } from '../errors/api-error.js';
-import type { OperationContext, OperationHandler, OperationResult, OperationTable } from '../http/operation.js';
+import { wrapHandler, type OperationContext, type OperationHandler, type OperationResult, type OperationTable } from '../http/operation.js';
 import type { EnrollmentRecord } from '../store/queries/enrollments.js';
 import { requireEnrollment } from './enrollment-record.js';
 import { enrollWithOtt } from './methods/enroll-ott.js';
@@ -54,17 +54,14 @@ const enroll: OperationHandler = {
  * RespondWithApiError, `canRespondWithJson`). Only `/enroll` produces PEM; the per-method routes produce JSON.
  */
 function withPemErrors(handler: OperationHandler): OperationHandler {
-  return {
-    access: handler.access,
-    async handle(context) {
-      try {
-        return await handler.handle(context);
-      } catch (error) {
-        if (!(error instanceof ApiError) || !wantsPemOnly(context.request.headers.accept)) throw error;
-        return { status: error.status, raw: '', contentType: 'application/x-pem-file' };
-      }
-    },
-  };
+  return wrapHandler(handler, async (run, context) => {
+    try {
+      return await run();
+    } catch (error) {
+      if (!(error instanceof ApiError) || !wantsPemOnly(context.request.headers.accept)) throw error;
+      return { status: error.status, raw: '', contentType: 'application/x-pem-file' };
+    }
+  });
 }
 
 /** Go's comparison: media types as written (case and all), each header value split on commas. */
@@ -79,7 +76,7 @@ function wantsPemOnly(accept: string | string[] | undefined): boolean {
   return types.some(({ type, accepted }) => accepted && (type === 'application/x-pem-file' || type === 'application/*'));
 }
 
-export const enrollOperations: OperationTable = {
+export const enrollOperations: OperationTable<'client'> = {
   enroll: withPemErrors(enroll),
   // Upstream wires the per-method routes to the same handler, which still reads token and method from the query.
   enrollOtt: enroll,

@@ -1,7 +1,7 @@
 // The access check, run after request validation as upstream does; a refusal is always 401 UNAUTHORIZED.
 import { ApiError } from '../errors/api-error.js';
-import type { Access } from './operation.js';
-import type { RequestContext } from './request-context.js';
+import type { Access, SessionAccess } from './operation.js';
+import type { RequestContext, SessionCaller } from './request-context.js';
 import type { ApiName, OperationSpec } from './spec/load-spec.js';
 
 /** Management paths that any authenticated identity may call; everything else there is admin-only. */
@@ -20,18 +20,22 @@ export function defaultAccess(op: OperationSpec): Access {
   return op.path === '/services/{id}' && op.method !== 'GET' ? 'admin' : 'authenticated';
 }
 
-export function checkAccess(access: Access, caller: RequestContext, api: ApiName = 'client'): void {
-  if (access === 'public') return;
-  const session = caller.session;
-  if (!session) {
+/** The caller, once its session satisfies `access`; a refusal is 401 UNAUTHORIZED. */
+export function admitCaller(access: SessionAccess, caller: RequestContext, api: ApiName = 'client'): SessionCaller {
+  if (!hasSession(caller)) {
     // Upstream's security layer adds this cause only when no credentials were presented at all; the fabric API has
     // no security layer (its document declares no security definitions), only the admin check of its wrapper.
     throw caller.presentedToken || api === 'fabric'
       ? new ApiError('UNAUTHORIZED')
       : ApiError.withMessage('UNAUTHORIZED', 'unauthenticated for invalid credentials');
   }
-  if (access === 'partial') return;
+  if (access === 'partial') return caller;
   // Stricter than upstream v1.1.8, which lets an admin with MFA outstanding through admin-only routes.
-  if (session.isPartial) throw new ApiError('UNAUTHORIZED');
-  if (access === 'admin' && !session.isAdmin) throw new ApiError('UNAUTHORIZED');
+  if (caller.session.isPartial) throw new ApiError('UNAUTHORIZED');
+  if (access === 'admin' && !caller.session.isAdmin) throw new ApiError('UNAUTHORIZED');
+  return caller;
+}
+
+function hasSession(caller: RequestContext): caller is SessionCaller {
+  return caller.session !== undefined;
 }

@@ -1,7 +1,7 @@
 // Binds every contract operation to its handler (or to 501 NOT_IMPLEMENTED) under the API's base path.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error.js';
-import { checkAccess, defaultAccess } from './access.js';
+import { admitCaller, defaultAccess } from './access.js';
 import type { AppDeps } from '../app-deps.js';
 import { serializeJson } from './envelope.js';
 import { reachedHandler } from './error-response.js';
@@ -15,14 +15,17 @@ export interface BoundRoute {
 }
 
 /** Binds one API; fails at boot if the table names an operation the contract does not have. */
-export function bindOperations(app: FastifyInstance, deps: AppDeps, api: ApiName, table: OperationTable): BoundRoute[] {
+export function bindOperations<Api extends ApiName>(app: FastifyInstance, deps: AppDeps, api: Api, table: OperationTable<Api>): BoundRoute[] {
   const contract = loadContract(api);
   const known = new Set(contract.operations.map((op) => op.operationId));
-  const unknown = Object.keys(table).filter((id) => !known.has(id));
+  // Each handler is typed by its operation's generated types, which describe what validateRequest lets through for
+  // that operation; the binder looks handlers up by the contract's id and hands them the validated request.
+  const handlers = table as Readonly<Record<string, OperationHandler | undefined>>;
+  const unknown = Object.keys(handlers).filter((id) => !known.has(id));
   if (unknown.length > 0) throw new Error(`${api} operation table names operations the contract lacks: ${unknown.join(', ')}`);
 
   return contract.operations.map((op) => {
-    const handler = table[op.operationId] ?? notImplemented(op);
+    const handler = handlers[op.operationId] ?? notImplemented(op);
     // Bound at the cleaned path, which is what requests are routed by (request-path.ts).
     const url = cleanPath(`${contract.basePath}${op.routePath}`);
     app.route({
@@ -67,19 +70,12 @@ async function runOperation(
       : new ApiError('COULD_NOT_VALIDATE', validated.cause);
   }
   reachedHandler.add(request);
-  checkAccess(handler.access, request.caller, api);
-  const result = await handler.handle({
-    deps,
-    caller: request.caller,
-    api,
-    params: validated.value.params,
-    query: validated.value.query,
-    rawQuery,
-    headers: validated.value.headers,
-    body: validated.value.body,
-    request,
-    reply,
-  });
+  const { params, query, headers, body } = validated.value;
+  const context = { deps, api, params, query, rawQuery, headers, body, request, reply };
+  const result =
+    handler.access === 'public'
+      ? await handler.handle({ ...context, caller: request.caller })
+      : await handler.handle({ ...context, caller: admitCaller(handler.access, request.caller, api) });
   return sendResult(reply, result);
 }
 

@@ -32,6 +32,11 @@ export interface RequestContext {
   session: CallerSession | undefined;
 }
 
+/** The caller of an operation whose access needs an API session: the binder admitted it (access.ts). */
+export interface SessionCaller extends RequestContext {
+  session: CallerSession;
+}
+
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -78,4 +78,4 @@ const getIdentityFailedServiceRequests: OperationHandler = {
   },
 };
 
-export const identityPostureOperations: OperationTable = { getIdentityPostureData, getIdentityFailedServiceRequests };
+export const identityPostureOperations: OperationTable<'management'> = { getIdentityPostureData, getIdentityFailedServiceRequests };

@@ -70,4 +70,4 @@ const createPostureResponseBulk: OperationHandler = {
   handle: (context) => respond(context, context.body as unknown[]),
 };
 
-export const postureResponseOperations: OperationTable = { createPostureResponse, createPostureResponseBulk };
+export const postureResponseOperations: OperationTable<'client'> = { createPostureResponse, createPostureResponseBulk };

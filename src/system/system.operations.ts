@@ -6,7 +6,7 @@ import { detailSpec, detailSpecBody, listSpecs } from './specs.js';
 import { listVersion } from './version.js';
 import { listWellKnownCas } from './well-known.js';
 
-const shared: OperationTable = {
+const shared: OperationTable<'client' | 'management'> = {
   listRoot: listVersion,
   listVersion,
   listEnumeratedCapabilities,
@@ -17,5 +17,5 @@ const shared: OperationTable = {
   listWellKnownCas,
 };
 
-export const clientSystemOperations: OperationTable = { ...shared, listProtocols };
-export const managementSystemOperations: OperationTable = { ...shared, listSummary };
+export const clientSystemOperations: OperationTable<'client'> = { ...shared, listProtocols };
+export const managementSystemOperations: OperationTable<'management'> = { ...shared, listSummary };

@@ -215,7 +215,7 @@ const removeIdentityMfa: OperationHandler = {
 };
 
 /** Served by both APIs. */
-export const currentIdentityMfaOperations: OperationTable = {
+export const currentIdentityMfaOperations: OperationTable<'client' | 'management'> = {
   detailMfa,
   enrollMfa,
   verifyMfa,
@@ -226,4 +226,4 @@ export const currentIdentityMfaOperations: OperationTable = {
   authenticateMfa,
 };
 
-export const identityMfaOperations: OperationTable = { removeIdentityMfa };
+export const identityMfaOperations: OperationTable<'management'> = { removeIdentityMfa };

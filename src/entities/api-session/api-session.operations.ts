@@ -15,7 +15,7 @@ const deleteAPISessions: OperationHandler = {
   },
 };
 
-export const apiSessionOperations: OperationTable = {
+export const apiSessionOperations: OperationTable<'management'> = {
   listAPISessions: list(apiSession, 'admin'),
   detailAPISessions: detail(apiSession, 'admin'),
   deleteAPISessions,

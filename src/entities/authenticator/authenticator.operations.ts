@@ -71,7 +71,7 @@ const reEnrollAuthenticator: OperationHandler = {
   },
 };
 
-export const authenticatorOperations: OperationTable = {
+export const authenticatorOperations: OperationTable<'management'> = {
   listAuthenticators: list(authenticator, 'admin'),
   detailAuthenticator: detail(authenticator, 'admin'),
   createAuthenticator: create(authenticator, 'admin'),
@@ -82,7 +82,7 @@ export const authenticatorOperations: OperationTable = {
 };
 
 /** Served by both APIs. */
-export const currentIdentityAuthenticatorOperations: OperationTable = {
+export const currentIdentityAuthenticatorOperations: OperationTable<'client' | 'management'> = {
   listCurrentIdentityAuthenticators: list(ownAuthenticator, 'authenticated', own),
   detailCurrentIdentityAuthenticator: detail(ownAuthenticator, 'authenticated', own),
   updateCurrentIdentityAuthenticator: modifyOwn('update'),

@@ -77,7 +77,7 @@ const verifyCa: OperationHandler = {
   },
 };
 
-export const caOperations: OperationTable = {
+export const caOperations: OperationTable<'management'> = {
   listCas: list(ca, 'admin'),
   createCa: create(ca, 'admin'),
   detailCa: detail(ca, 'admin'),

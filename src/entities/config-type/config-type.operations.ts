@@ -4,7 +4,7 @@ import { childrenOf, create, detail, list, patch, remove, update } from '../../c
 import { config } from '../config/config.definition.js';
 import { configType } from './config-type.definition.js';
 
-export const configTypeOperations: OperationTable = {
+export const configTypeOperations: OperationTable<'management'> = {
   listConfigTypes: list(configType, 'admin'),
   createConfigType: create(configType, 'admin'),
   detailConfigType: detail(configType, 'admin'),

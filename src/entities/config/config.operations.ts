@@ -4,7 +4,7 @@ import { create, detail, linkedTo, list, patch, remove, update } from '../../cru
 import { associatedService } from '../service/service.definition.js';
 import { config } from './config.definition.js';
 
-export const configOperations: OperationTable = {
+export const configOperations: OperationTable<'management'> = {
   listConfigs: list(config, 'admin'),
   createConfig: create(config, 'admin'),
   detailConfig: detail(config, 'admin'),

@@ -8,7 +8,7 @@ import { edgeRouterPolicy } from './edge-router-policy.definition.js';
 
 const members = (table: TableName) => linkedTo(edgeRouterPolicy, { table, parentColumn: 'policy_id', childColumn: 'entity_id' });
 
-export const edgeRouterPolicyLinkOperations: OperationTable = {
+export const edgeRouterPolicyLinkOperations: OperationTable<'management'> = {
   listEdgeRouterPolicyEdgeRouters: list(edgeRouter, 'admin', { scope: members('edge_router_policy_edge_routers') }),
   listEdgeRouterPolicyIdentities: list(identity, 'admin', { scope: members('edge_router_policy_identities') }),
 };

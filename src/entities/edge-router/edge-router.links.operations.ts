@@ -45,7 +45,7 @@ const getCurrentIdentityEdgeRouters: OperationHandler = {
   },
 };
 
-export const edgeRouterLinkOperations: OperationTable = {
+export const edgeRouterLinkOperations: OperationTable<'management'> = {
   listEdgeRouterEdgeRouterPolicies: list(edgeRouterPolicy, 'admin', {
     scope: ofEdgeRouter({ table: 'edge_router_policy_edge_routers', parentColumn: 'entity_id', childColumn: 'policy_id' }),
   }),
@@ -60,4 +60,4 @@ export const edgeRouterLinkOperations: OperationTable = {
   }),
 };
 
-export const currentIdentityEdgeRouterOperations: OperationTable = { getCurrentIdentityEdgeRouters };
+export const currentIdentityEdgeRouterOperations: OperationTable<'client'> = { getCurrentIdentityEdgeRouters };

@@ -39,7 +39,7 @@ const reEnrollEdgeRouter: OperationHandler = {
   },
 };
 
-export const edgeRouterOperations: OperationTable = {
+export const edgeRouterOperations: OperationTable<'management'> = {
   listEdgeRouters: list(edgeRouter, 'admin', { scope: edgeRoutersOnly }),
   createEdgeRouter: create(edgeRouter, 'admin'),
   detailEdgeRouter,

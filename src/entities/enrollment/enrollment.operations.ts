@@ -76,7 +76,7 @@ const refreshEnrollment: OperationHandler = {
   },
 };
 
-export const enrollmentOperations: OperationTable = {
+export const enrollmentOperations: OperationTable<'management'> = {
   listEnrollments: list(enrollment, 'admin'),
   detailEnrollment: detail(enrollment, 'admin'),
   createEnrollment: createEnrollmentOperation,

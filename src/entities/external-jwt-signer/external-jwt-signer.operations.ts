@@ -4,7 +4,7 @@ import { create, detail, list, patch, remove, update } from '../../crud/crud-han
 import { columnIs } from '../../store/queries/scopes.js';
 import { externalJwtSigner, publicExternalJwtSigner } from './external-jwt-signer.definition.js';
 
-export const externalJwtSignerOperations: OperationTable = {
+export const externalJwtSignerOperations: OperationTable<'management'> = {
   listExternalJwtSigners: list(externalJwtSigner, 'admin'),
   createExternalJwtSigner: create(externalJwtSigner, 'admin'),
   detailExternalJwtSigner: detail(externalJwtSigner, 'admin'),
@@ -14,6 +14,6 @@ export const externalJwtSignerOperations: OperationTable = {
 };
 
 /** Anonymous, as upstream: a client picks its identity provider before it has a session. Enabled signers only. */
-export const clientExternalJwtSignerOperations: OperationTable = {
+export const clientExternalJwtSignerOperations: OperationTable<'client'> = {
   listExternalJwtSigners: list(publicExternalJwtSigner, 'public', { scope: () => Promise.resolve(columnIs('enabled', 1)) }),
 };

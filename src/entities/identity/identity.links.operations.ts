@@ -17,7 +17,7 @@ export function policyTypeCount(context: OperationContext): 'dial' | 'bind' | un
   return policyType === 'dial' || policyType === 'bind' ? policyType : undefined;
 }
 
-export const identityLinkOperations: OperationTable = {
+export const identityLinkOperations: OperationTable<'management'> = {
   listIdentityServicePolicies: list(servicePolicy, 'admin', {
     scope: linkedTo(identity, { table: 'service_policy_identities', parentColumn: 'entity_id', childColumn: 'policy_id' }),
   }),

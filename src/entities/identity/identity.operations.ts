@@ -73,7 +73,7 @@ const getCurrentIdentity: OperationHandler = {
   },
 };
 
-export const identityOperations: OperationTable = {
+export const identityOperations: OperationTable<'management'> = {
   // Consoles and scripts poll it; `disabled` is the one field time alone changes, while a disable has an end.
   listIdentities: list(identity, 'admin', { scope: roleFilterScope(identity), keepAnswer: (entity) => !entity.disabledUntil }),
   detailIdentity: detail(identity, 'admin'),
@@ -89,4 +89,4 @@ export const identityOperations: OperationTable = {
 };
 
 /** Served by both APIs. */
-export const currentIdentityOperations: OperationTable = { getCurrentIdentity };
+export const currentIdentityOperations: OperationTable<'client' | 'management'> = { getCurrentIdentity };

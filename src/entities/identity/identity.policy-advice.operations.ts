@@ -38,4 +38,4 @@ const getIdentityPolicyAdvice: OperationHandler = {
   },
 };
 
-export const identityPolicyAdviceOperations: OperationTable = { getIdentityPolicyAdvice };
+export const identityPolicyAdviceOperations: OperationTable<'management'> = { getIdentityPolicyAdvice };

@@ -49,7 +49,7 @@ function changeOverrides(write: typeof assignOverrides): OperationHandler {
   };
 }
 
-export const identityServiceConfigOperations: OperationTable = {
+export const identityServiceConfigOperations: OperationTable<'management'> = {
   listIdentitysServiceConfigs,
   associateIdentitysServiceConfigs: changeOverrides(assignOverrides),
   // An empty or absent body removes every override, as upstream's RemoveServiceConfigs does.

@@ -53,4 +53,4 @@ const updateIdentityTracing: OperationHandler = {
   },
 };
 
-export const identityTraceOperations: OperationTable = { updateIdentityTracing };
+export const identityTraceOperations: OperationTable<'management'> = { updateIdentityTracing };

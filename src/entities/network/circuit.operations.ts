@@ -69,4 +69,4 @@ const deleteCircuit: OperationHandler = {
   },
 };
 
-export const circuitOperations: OperationTable = { listCircuits, detailCircuit, deleteCircuit };
+export const circuitOperations: OperationTable<'fabric'> = { listCircuits, detailCircuit, deleteCircuit };

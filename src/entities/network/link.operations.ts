@@ -62,4 +62,4 @@ const { list: listLinks, detail: detailLink } = networkListAndDetail<LinkSummary
   render,
 });
 
-export const linkOperations: OperationTable = { listLinks, detailLink };
+export const linkOperations: OperationTable<'fabric'> = { listLinks, detailLink };

@@ -3,7 +3,7 @@ import type { OperationTable } from '../../http/operation.js';
 import { detail, list } from '../../crud/crud-handlers.js';
 import { postureCheckType } from './posture-check-type.definition.js';
 
-export const postureCheckTypeOperations: OperationTable = {
+export const postureCheckTypeOperations: OperationTable<'management'> = {
   listPostureCheckTypes: list(postureCheckType, 'admin'),
   detailPostureCheckType: detail(postureCheckType, 'admin'),
 };

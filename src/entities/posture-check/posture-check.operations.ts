@@ -4,7 +4,7 @@ import { create, detail, list, listSetField, patch, remove, update } from '../..
 import { postureCheck } from './posture-check.definition.js';
 import { roleFilterScope } from '../../crud/role-filter.js';
 
-export const postureCheckOperations: OperationTable = {
+export const postureCheckOperations: OperationTable<'management'> = {
   listPostureChecks: list(postureCheck, 'admin', { scope: roleFilterScope(postureCheck) }),
   createPostureCheck: create(postureCheck, 'admin'),
   detailPostureCheck: detail(postureCheck, 'admin'),

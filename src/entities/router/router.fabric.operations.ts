@@ -7,7 +7,7 @@ import { fabricTerminator } from '../terminator/terminator.fabric.js';
 import { fabricRouter } from './router.fabric.js';
 import { router } from './router.definition.js';
 
-export const fabricRouterOperations: OperationTable = {
+export const fabricRouterOperations: OperationTable<'fabric'> = {
   listRouters: list(fabricRouter, 'admin'),
   detailRouter: detail(fabricRouter, 'admin'),
   deleteRouter: remove(router, 'admin'),

@@ -3,7 +3,7 @@ import type { OperationTable } from '../../http/operation.js';
 import { create, detail, list, patch, remove, update } from '../../crud/crud-handlers.js';
 import { router } from './router.definition.js';
 
-export const routerOperations: OperationTable = {
+export const routerOperations: OperationTable<'management'> = {
   listRouters: list(router, 'admin'),
   createRouter: create(router, 'admin'),
   detailRouter: detail(router, 'admin'),

@@ -8,7 +8,7 @@ import { serviceEdgeRouterPolicy } from './service-edge-router-policy.definition
 
 const members = (table: TableName) => linkedTo(serviceEdgeRouterPolicy, { table, parentColumn: 'policy_id', childColumn: 'entity_id' });
 
-export const serviceEdgeRouterPolicyLinkOperations: OperationTable = {
+export const serviceEdgeRouterPolicyLinkOperations: OperationTable<'management'> = {
   listServiceEdgeRouterPolicyEdgeRouters: list(edgeRouter, 'admin', { scope: members('service_edge_router_policy_edge_routers') }),
   listServiceEdgeRouterPolicyServices: list(associatedService, 'admin', { scope: members('service_edge_router_policy_services') }),
 };

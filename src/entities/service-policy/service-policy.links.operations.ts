@@ -9,7 +9,7 @@ import { servicePolicy } from './service-policy.definition.js';
 
 const members = (table: TableName) => linkedTo(servicePolicy, { table, parentColumn: 'policy_id', childColumn: 'entity_id' });
 
-export const servicePolicyLinkOperations: OperationTable = {
+export const servicePolicyLinkOperations: OperationTable<'management'> = {
   listServicePolicyIdentities: list(identity, 'admin', { scope: members('service_policy_identities') }),
   listServicePolicyServices: list(associatedService, 'admin', { scope: members('service_policy_services') }),
   listServicePolicyPostureChecks: list(postureCheck, 'admin', { scope: members('service_policy_posture_checks') }),

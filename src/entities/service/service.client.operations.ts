@@ -161,4 +161,4 @@ const listServiceEdgeRouters: OperationHandler = {
   },
 };
 
-export const clientServiceViewOperations: OperationTable = { listServices, detailService, listServiceTerminators, listServiceUpdates, listServiceEdgeRouters };
+export const clientServiceViewOperations: OperationTable<'client'> = { listServices, detailService, listServiceTerminators, listServiceUpdates, listServiceEdgeRouters };

@@ -7,7 +7,7 @@ import { fabricTerminator } from '../terminator/terminator.fabric.js';
 import { fabricService } from './service.fabric.js';
 import { service } from './service.definition.js';
 
-export const fabricServiceOperations: OperationTable = {
+export const fabricServiceOperations: OperationTable<'fabric'> = {
   listServices: list(fabricService, 'admin'),
   detailService: detail(fabricService, 'admin'),
   deleteService: remove(service, 'admin'),

@@ -8,7 +8,7 @@ import { serviceEdgeRouterPolicy } from '../service-edge-router-policy/service-e
 import { servicePolicy } from '../service-policy/service-policy.definition.js';
 import { service } from './service.definition.js';
 
-export const serviceLinkOperations: OperationTable = {
+export const serviceLinkOperations: OperationTable<'management'> = {
   listServiceIdentities: list(identity, 'admin', {
     scope: linkedTo(service, {
       table: 'identity_services',

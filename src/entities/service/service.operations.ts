@@ -5,13 +5,13 @@ import { roleFilterScope } from '../../crud/role-filter.js';
 import { config } from '../config/config.definition.js';
 import { service } from './service.definition.js';
 
-const writes: OperationTable = {
+const writes: OperationTable<'client' | 'management'> = {
   updateService: update(service, 'admin'),
   patchService: patch(service, 'admin'),
   deleteService: remove(service, 'admin'),
 };
 
-export const serviceOperations: OperationTable = {
+export const serviceOperations: OperationTable<'management'> = {
   ...writes,
   // TODO(a later issue): `asIdentity` and `?configTypes=` on the management list (upstream reads them; the
   // client list already expands configs per identity).
@@ -26,4 +26,4 @@ export const serviceOperations: OperationTable = {
  * The client API's PUT, PATCH and DELETE `/services/{id}`: admins only, exactly the management operations.
  * Its list and detail are identity-scoped and arrive with the policy engine.
  */
-export const clientServiceOperations: OperationTable = writes;
+export const clientServiceOperations: OperationTable<'client'> = writes;

@@ -17,25 +17,18 @@ import { evaluateSessionPosture, failedServiceRequest, invalidPosture } from '..
 import { session } from './session.definition.js';
 import { sessionDetail } from './session.rules.js';
 
-interface SessionCreateBody {
-  serviceId?: string | null;
-  type?: string | null;
-  tags?: Record<string, unknown> | null;
-}
-
 /** The session this API session already holds for the service and type, if any (upstream's reuse). */
 async function findReusable(db: Db, apiSessionId: string, serviceId: string, type: string): Promise<EntityValues | undefined> {
   const id = await reusableSessionId(db, apiSessionId, serviceId, type);
   return id === undefined ? undefined : findEntity(db, session, id);
 }
 
-export const createSession: OperationHandler = {
+export const createSession: OperationHandler<'createSession', 'client'> = {
   access: 'authenticated',
   async handle(context) {
-    const { deps } = context;
-    const caller = context.caller.session!;
+    const { deps, body } = context;
+    const caller = context.caller.session;
     const { identityId, apiSessionId } = caller;
-    const body = (context.body ?? {}) as SessionCreateBody;
     const serviceId = body.serviceId ?? '';
     // An omitted or empty type is Dial, but only after the checks: upstream's early reuse lookup misses then.
     const requested = body.type || undefined;

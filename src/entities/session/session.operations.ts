@@ -3,7 +3,8 @@
 // authenticated caller in there too, to the same own-sessions view the client API gives). Creation lives in
 // create-session.ts.
 import { envelope } from '../../http/envelope.js';
-import type { OperationHandler, OperationTable } from '../../http/operation.js';
+import type { OperationHandler, OperationShape, OperationTable } from '../../http/operation.js';
+import type { SessionCaller } from '../../http/request-context.js';
 import { detail, fieldIs, list, remove, type FindOptions } from '../../crud/crud-handlers.js';
 import { everyRow } from '../../store/queries/scopes.js';
 import { createSession } from './create-session.js';
@@ -13,16 +14,13 @@ import { session } from './session.definition.js';
  * The caller's own sessions, an admin's everyone's: another identity's is as missing as one that does not exist
  * (upstream's `ReadForIdentity`).
  */
-const own: FindOptions = {
+const own: FindOptions<OperationShape, SessionCaller> = {
   scope: ({ caller }) => {
-    const { isAdmin, identityId } = caller.session!;
+    const { isAdmin, identityId } = caller.session;
     return Promise.resolve(isAdmin ? everyRow : fieldIs(session, 'identityId', identityId));
   },
 };
 
-const listSessions = list(session, 'authenticated', own);
-const detailSession = detail(session, 'authenticated', own);
-const deleteSession = remove(session, 'authenticated', own);
 
 /**
  * The routers a session's circuits take; circuits live in routers, which never connect here: always empty. An
@@ -34,13 +32,16 @@ const detailSessionRoutePath: OperationHandler = {
   handle: () => Promise.resolve({ status: 200, json: envelope({ routePath: [] }) }),
 };
 
-export const clientSessionOperations: OperationTable = { listSessions, detailSession, deleteSession, createSession };
+export const clientSessionOperations: OperationTable<'client'> = {
+  listSessions: list(session, 'authenticated', own),
+  detailSession: detail(session, 'authenticated', own),
+  deleteSession: remove(session, 'authenticated', own),
+  createSession,
+};
 
-const adminOnly = (handler: OperationHandler): OperationHandler => ({ ...handler, access: 'admin' });
-
-export const managementSessionOperations: OperationTable = {
-  listSessions: adminOnly(listSessions),
-  detailSession: adminOnly(detailSession),
-  deleteSession: adminOnly(deleteSession),
+export const managementSessionOperations: OperationTable<'management'> = {
+  listSessions: list(session, 'admin', own),
+  detailSession: detail(session, 'admin', own),
+  deleteSession: remove(session, 'admin', own),
   detailSessionRoutePath,
 };

@@ -4,7 +4,7 @@ import { detail, list, remove } from '../../crud/crud-handlers.js';
 import { fabricTerminator } from './terminator.fabric.js';
 import { terminator } from './terminator.definition.js';
 
-export const fabricTerminatorOperations: OperationTable = {
+export const fabricTerminatorOperations: OperationTable<'fabric'> = {
   listTerminators: list(fabricTerminator, 'admin'),
   detailTerminator: detail(fabricTerminator, 'admin'),
   deleteTerminator: remove(terminator, 'admin'),

@@ -4,7 +4,7 @@ import { childrenOf, create, detail, list, patch, remove, update } from '../../c
 import { service } from '../service/service.definition.js';
 import { terminator } from './terminator.definition.js';
 
-export const terminatorOperations: OperationTable = {
+export const terminatorOperations: OperationTable<'management'> = {
   listTerminators: list(terminator, 'admin'),
   detailTerminator: detail(terminator, 'admin'),
   createTerminator: create(terminator, 'admin'),
