@@ -4,7 +4,8 @@ import { X509Certificate } from 'node:crypto';
 import type { AppDeps } from '../app-deps.js';
 import { formatTimestamp } from '../lib/clock.js';
 import { envelope } from '../http/envelope.js';
-import type { OperationContext, OperationHandler, OperationTable } from '../http/operation.js';
+import type { OperationHandler, OperationShape, OperationTable } from '../http/operation.js';
+import type { SessionCaller } from '../http/request-context.js';
 import { defineEntity, text, timestamp } from '../crud/define-entity.js';
 import { detail, fieldIs, list, remove, type FindOptions } from '../crud/crud-handlers.js';
 import { insertApiSessionCertificate as storeCertificate } from '../store/queries/api-sessions.js';
@@ -53,19 +54,17 @@ export async function insertApiSessionCertificate(tx: Db, deps: AppDeps, apiSess
   return id;
 }
 
-const sessionOf = (context: OperationContext) => context.caller.session!.apiSessionId;
-
 /** The caller's own session's certificates; any other id is simply not found (upstream lists every session's). */
-const own: FindOptions = { scope: (context) => Promise.resolve(fieldIs(apiSessionCertificate, 'apiSessionId', sessionOf(context))) };
+const own: FindOptions<OperationShape, SessionCaller> = {
+  scope: ({ caller }) => Promise.resolve(fieldIs(apiSessionCertificate, 'apiSessionId', caller.session.apiSessionId)),
+};
 
 /** A 12-hour client certificate from the caller's CSR, starting now (no backdating, as upstream). */
-const createCurrentApiSessionCertificate: OperationHandler = {
+const createCurrentApiSessionCertificate: OperationHandler<'createCurrentApiSessionCertificate', 'client'> = {
   access: 'authenticated',
-  async handle(context) {
-    const { deps } = context;
-    const csr = (context.body as { csr: string }).csr;
-    const issued = await signCsr(deps.pki, csr, { use: 'client', now: deps.clock(), lifetimeMs: lifetimes.apiSession, keepAltNames: false, backdate: false });
-    const id = await deps.store.transaction((tx) => insertApiSessionCertificate(tx, deps, sessionOf(context), issued.certPem));
+  async handle({ deps, body, caller }) {
+    const issued = await signCsr(deps.pki, body.csr, { use: 'client', now: deps.clock(), lifetimeMs: lifetimes.apiSession, keepAltNames: false, backdate: false });
+    const id = await deps.store.transaction((tx) => insertApiSessionCertificate(tx, deps, caller.session.apiSessionId, issued.certPem));
     const data = { _links: { self: { href: `./${apiSessionCertificate.path}/${id}` } }, id, certificate: issued.certPem, cas: deps.pki.caBundlePem };
     return { status: 201, json: envelope(data) };
   },

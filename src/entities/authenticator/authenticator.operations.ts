@@ -1,8 +1,9 @@
 // Authenticator operations: admin CRUD and re-enroll, and the caller's own authenticators under /current-identity.
 import { ApiError } from '../../errors/api-error.js';
 import { createdEnvelope, emptyEnvelope } from '../../http/envelope.js';
-import type { OperationContext, OperationHandler, OperationTable } from '../../http/operation.js';
-import { create, detail, fieldIs, list, patch, remove, update, type FindOptions } from '../../crud/crud-handlers.js';
+import type { OperationHandler, OperationShape, OperationTable } from '../../http/operation.js';
+import type { SessionCaller } from '../../http/request-context.js';
+import { create, detail, fieldIs, list, patch, remove, update, type ListScope } from '../../crud/crud-handlers.js';
 import type { EntityDefinition } from '../../crud/define-entity.js';
 import { authenticatorById } from '../../store/queries/authenticators.js';
 import { modifyEntity, removeEntityIn, requireEntity } from '../../crud/entity-writes.js';
@@ -10,12 +11,9 @@ import { verifyPassword } from '../../auth/password.js';
 import { createEnrollment, futureInstant, makeRoomForEnrollment, type NewEnrollment } from '../../enrollment/create-enrollment.js';
 import { authenticator } from './authenticator.definition.js';
 
-const callerId = (context: OperationContext) => context.caller.session!.identityId;
-
 /** The caller's own authenticators; anyone else's is simply not found. */
-const own = {
-  scope: (context: OperationContext) => Promise.resolve(fieldIs(authenticator, 'identityId', callerId(context))),
-} satisfies FindOptions;
+const ownScope: ListScope<OperationShape, SessionCaller> = ({ caller }) => Promise.resolve(fieldIs(authenticator, 'identityId', caller.session.identityId));
+const own = { scope: ownScope };
 
 /** What the caller sees of its own authenticators: upstream links each only to itself, under current-identity. */
 const ownAuthenticator: EntityDefinition = {
@@ -24,13 +22,12 @@ const ownAuthenticator: EntityDefinition = {
 };
 
 /** Self-service change of username and password, proven by the current password (updb only). */
-function modifyOwn(mode: 'update' | 'patch'): OperationHandler {
+function modifyOwn<Op extends 'updateCurrentIdentityAuthenticator' | 'patchCurrentIdentityAuthenticator'>(mode: 'update' | 'patch'): OperationHandler<Op> {
   return {
     access: 'authenticated',
     async handle(context) {
-      const body = context.body as { currentPassword: string };
-      const id = context.params.id as string;
-      const found = await context.deps.store.read(async (db) => requireEntity(db, authenticator, id, await own.scope(context)));
+      const { body, params } = context;
+      const found = await context.deps.store.read(async (db) => requireEntity(db, authenticator, params.id, await ownScope(context, db)));
       if (found.method !== 'updb') throw new ApiError('CAN_NOT_UPDATE_AUTHENTICATOR');
       const matches = await verifyPassword(body.currentPassword, { hash: found.passwordHash as string, salt: found.passwordSalt as string });
       if (!matches) throw ApiError.invalidField('currentPassword', 'invalid current password', '******').as('UNAUTHORIZED');
@@ -46,16 +43,16 @@ function modifyOwn(mode: 'update' | 'patch'): OperationHandler {
  * then deletes the authenticator (ending the sessions it opened) in two steps; here all happens in one transaction.
  * 201 names the enrollment.
  */
-const reEnrollAuthenticator: OperationHandler = {
+const reEnrollAuthenticator: OperationHandler<'reEnrollAuthenticator'> = {
   access: 'admin',
   async handle({ deps, params, body }) {
-    const id = params.id as string;
+    const { id } = params;
     const now = deps.clock();
     // Upstream gives re-enroll enrollments a shortid (eid.New()).
     const enrollmentId = deps.ids.shortId();
     await deps.store.transaction(async (tx) => {
       const found = await requireEntity(tx, authenticator, id);
-      const expiresAt = futureInstant((body as { expiresAt: string }).expiresAt, now, 'expiresAt must be in the future');
+      const expiresAt = futureInstant(body.expiresAt, now, 'expiresAt must be in the future');
       const identityId = found.identityId as string;
       const caId = (await authenticatorById(tx, id))?.ca_id ?? undefined;
       const input: NewEnrollment =
@@ -85,6 +82,6 @@ export const authenticatorOperations: OperationTable<'management'> = {
 export const currentIdentityAuthenticatorOperations: OperationTable<'client' | 'management'> = {
   listCurrentIdentityAuthenticators: list(ownAuthenticator, 'authenticated', own),
   detailCurrentIdentityAuthenticator: detail(ownAuthenticator, 'authenticated', own),
-  updateCurrentIdentityAuthenticator: modifyOwn('update'),
-  patchCurrentIdentityAuthenticator: modifyOwn('patch'),
+  updateCurrentIdentityAuthenticator: modifyOwn<'updateCurrentIdentityAuthenticator'>('update'),
+  patchCurrentIdentityAuthenticator: modifyOwn<'patchCurrentIdentityAuthenticator'>('patch'),
 };
