@@ -132,8 +132,8 @@ function members(parameters: JsonObject[], location: string): string {
   if (own.length === 0) return 'Record<string, never>';
   const fields = own.map((parameter) => {
     const name = location === 'header' ? text(parameter.name).toLowerCase() : text(parameter.name);
-    // An empty optional value is dropped, unless the parameter has a default (bind-parameter.ts).
-    const present = location === 'path' || parameter.required === true || parameter.default !== undefined;
+    // An empty optional value is dropped, unless a scalar parameter has a default (bind-parameter.ts).
+    const present = location === 'path' || parameter.required === true || (parameter.default !== undefined && parameter.type !== 'array');
     return `${key(name)}${present ? '' : '?'}: ${parameterType(parameter)}`;
   });
   return `{ ${fields.join('; ')} }`;
@@ -147,8 +147,8 @@ function operationType(doc: JsonObject, types: DefinitionTypes, shared: Json[], 
   const parameters = [...merged.values()];
   const bodyParameter = parameters.find((parameter) => parameter.in === 'body');
   const consumes = Array.isArray(operation.consumes) ? operation.consumes : Array.isArray(doc.consumes) ? doc.consumes : [];
-  // A body of another media type than JSON (a PEM, a CSR) reaches the handler as its text.
-  const asText = consumes.some((type) => typeof type === 'string' && !/^application\/(.+\+)?json$/i.test(type));
+  // A body of another media type than JSON (a PEM, a CSR) reaches the handler as its text (media-type.ts isJsonMediaType).
+  const asText = consumes.some((type) => typeof type === 'string' && type.toLowerCase() !== 'application/json' && !type.toLowerCase().endsWith('+json'));
   // Without a body parameter nothing checks the body: whatever JSON arrived, if any (`/enroll` reads its CSR so).
   const schema = bodyParameter ? types.schema(bodyParameter.schema) : 'Json';
   const isRequired = bodyParameter?.required === true;

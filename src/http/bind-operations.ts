@@ -9,6 +9,12 @@ import { cleanPath } from './request-path.js';
 import type { OperationHandler, OperationResult, OperationTable } from './operation.js';
 import { loadContract, validateRequest, type ApiName, type OperationSpec } from './spec/load-spec.js';
 
+/** What Fastify's router and query parser give every bound route (path parameters and the raw query string values). */
+interface RawRequest {
+  Params: Record<string, string>;
+  Querystring: Record<string, string | string[] | undefined>;
+}
+
 export interface BoundRoute {
   method: string;
   pattern: RegExp;
@@ -28,7 +34,7 @@ export function bindOperations<Api extends ApiName>(app: FastifyInstance, deps: 
     const handler = handlers[op.operationId] ?? notImplemented(op);
     // Bound at the cleaned path, which is what requests are routed by (request-path.ts).
     const url = cleanPath(`${contract.basePath}${op.routePath}`);
-    app.route({
+    app.route<RawRequest>({
       method: op.method,
       url,
       config: { operation: op },
@@ -51,13 +57,13 @@ async function runOperation(
   api: ApiName,
   op: OperationSpec,
   handler: OperationHandler,
-  request: FastifyRequest,
+  request: FastifyRequest<RawRequest>,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
-  const rawQuery = request.query as Record<string, string | string[] | undefined>;
+  const rawQuery = request.query;
   const validated = validateRequest(op, {
-    params: request.params as Record<string, string>,
-    query: rawQuery as Record<string, string | string[]>,
+    params: request.params,
+    query: rawQuery,
     headers: request.headers,
     body: request.body,
     contentType: request.headers['content-type'],

@@ -5,10 +5,9 @@ import { removeEntity } from '../../crud/entity-writes.js';
 import { apiSession } from './api-session.definition.js';
 
 /** An admin ends someone's API session; its cached activity goes with it. */
-const deleteAPISessions: OperationHandler = {
+const deleteAPISessions: OperationHandler<'deleteAPISessions'> = {
   access: 'admin',
-  async handle({ deps, params }) {
-    const id = params.id as string;
+  async handle({ deps, params: { id } }) {
     await removeEntity(deps, apiSession, id);
     deps.apiSessions.forget(id);
     return { status: 200, json: emptyEnvelope() };

@@ -19,11 +19,10 @@ import { ca } from './ca.definition.js';
  * The JWT SDKs enroll with against this CA (`em: ca`, reference §2.1): upstream's issuer here has a trailing
  * slash, `sub` and `jti` are the CA id, and there is no `exp` or `aud` because the token is not one-time.
  */
-const getCaJwt: OperationHandler = {
+const getCaJwt: OperationHandler<'getCaJwt'> = {
   access: 'admin',
-  async handle({ deps, params }) {
-    const found = await deps.store.read((db) => requireEntity(db, ca, params.id as string));
-    const id = found.id as string;
+  async handle({ deps, params: { id } }) {
+    await deps.store.read((db) => requireEntity(db, ca, id));
     const payload = { iss: `${issuerUrl(deps.settings)}/`, sub: id, jti: id, em: 'ca', ctrls: null };
     const jwt = await new SignJWT(payload)
       .setProtectedHeader({ alg: jwtAlgorithm(deps.pki), kid: deps.pki.serverCertFingerprint, typ: 'JWT' })
@@ -34,8 +33,8 @@ const getCaJwt: OperationHandler = {
 
 /** The first PEM block of a body, with its type, or undefined when the body holds none. */
 function firstPemBlock(text: string): { type: string; der: Buffer } | undefined {
-  const match = /-----BEGIN ([A-Z0-9 ]+)-----([A-Za-z0-9+/=\s]*?)-----END \1-----/.exec(text);
-  return match ? { type: match[1]!, der: Buffer.from(match[2]!.replace(/\s+/g, ''), 'base64') } : undefined;
+  const [, type, base64] = /-----BEGIN ([A-Z0-9 ]+)-----([A-Za-z0-9+/=\s]*?)-----END \1-----/.exec(text) ?? [];
+  return type !== undefined && base64 !== undefined ? { type, der: Buffer.from(base64.replace(/\s+/g, ''), 'base64') } : undefined;
 }
 
 /** Go's `Subject.CommonName`: the last CN attribute. */
@@ -47,13 +46,12 @@ function commonNameOf(der: Buffer): string | undefined {
  * Proof that the operator holds the CA's key: a certificate the CA signed whose CN is the verification token.
  * The checks and codes follow upstream's `VerifyCert` (`controller/internal/routes/ca_router.go`) in order.
  */
-const verifyCa: OperationHandler = {
+const verifyCa: OperationHandler<'verifyCa'> = {
   access: 'admin',
-  async handle({ deps, params, body }) {
-    const id = params.id as string;
+  async handle({ deps, params: { id }, body }) {
     const found = await deps.store.read((db) => requireEntity(db, ca, id));
     if (found.isVerified) throw new ApiError('CA_ALREADY_VERIFIED');
-    const block = typeof body === 'string' ? firstPemBlock(body) : undefined;
+    const block = firstPemBlock(body);
     // Upstream answers this one without a cause.
     if (!block) throw new ApiError('COULD_NOT_PARSE_BODY');
     if (block.type !== 'CERTIFICATE') throw ApiError.withMessage('EXPECTED_PEM_CERTIFICATE', `encountered PEM block type ${block.type}`);
@@ -61,10 +59,10 @@ const verifyCa: OperationHandler = {
     try {
       certificate = new X509Certificate(block.der);
     } catch (error) {
-      throw ApiError.withMessage('COULD_NOT_PARSE_DER_BLOCK', (error as Error).message);
+      throw ApiError.withMessage('COULD_NOT_PARSE_DER_BLOCK', error instanceof Error ? error.message : String(error));
     }
     if (commonNameOf(block.der) !== found.verificationToken) throw new ApiError('INVALID_COMMON_NAME');
-    const [caCertificate] = splitPemCertificates(found.certPem as string);
+    const [caCertificate] = splitPemCertificates(typeof found.certPem === 'string' ? found.certPem : '');
     const now = deps.clock();
     const anchors = anchorsFromPem(caCertificate ?? '', id);
     if (!verifyPath(certificate, [], anchors, { now, checkLeafValidity: true, requireClientAuth: false })) {

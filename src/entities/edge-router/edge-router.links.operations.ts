@@ -26,11 +26,11 @@ const toClientShape = (router: Record<string, unknown>) => Object.fromEntries(CL
  * ones only; all of them for an admin, otherwise those an edge router policy grants the caller. Filter and paging
  * work as on any list, against the edge router's symbols.
  */
-const getCurrentIdentityEdgeRouters: OperationHandler = {
+const getCurrentIdentityEdgeRouters: OperationHandler<'getCurrentIdentityEdgeRouters'> = {
   access: 'authenticated',
   async handle(context) {
     const { deps, caller } = context;
-    const session = caller.session!;
+    const { session } = caller;
     const query = listQueryFrom(context, edgeRouter.symbols);
     const granted = session.isAdmin
       ? everyRow

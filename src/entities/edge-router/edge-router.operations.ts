@@ -1,7 +1,7 @@
 // The management API's /edge-routers operations (re-enroll included) and the edge router role attributes, admin-only.
 import { emptyEnvelope, envelope } from '../../http/envelope.js';
 import type { OperationHandler, OperationTable } from '../../http/operation.js';
-import { create, list, listSetField, patch, remove, update, type ListOptions } from '../../crud/crud-handlers.js';
+import { create, list, listSetField, patch, remove, update, type ListScope } from '../../crud/crud-handlers.js';
 import { roleFilterScope } from '../../crud/role-filter.js';
 import { allOf, columnIs } from '../../store/queries/scopes.js';
 import { toApiEntity } from '../../crud/entity-mapping.js';
@@ -13,13 +13,13 @@ import { requireEdgeRouter } from './edge-router.rules.js';
 const roleFilter = roleFilterScope(edgeRouter);
 
 /** Transit routers live in the same table, so the list sees only edge rows; `roleFilter` narrows it further. */
-const edgeRoutersOnly: ListOptions['scope'] = async (context, db) => allOf(columnIs('is_edge', 1), await roleFilter(context, db));
+const edgeRoutersOnly: ListScope = async (context, db) => allOf(columnIs('is_edge', 1), await roleFilter(context, db));
 
-const detailEdgeRouter: OperationHandler = {
+const detailEdgeRouter: OperationHandler<'detailEdgeRouter'> = {
   access: 'admin',
-  async handle({ deps, caller, params }) {
+  async handle({ deps, caller, params: { id } }) {
     const data = await deps.store.read(async (db) => {
-      const found = requireEdgeRouter(await requireEntity(db, edgeRouter, params.id as string));
+      const found = requireEdgeRouter(await requireEntity(db, edgeRouter, id));
       return toApiEntity(edgeRouter, found, { db, deps, caller });
     });
     return { status: 200, json: envelope(data) };
@@ -27,10 +27,9 @@ const detailEdgeRouter: OperationHandler = {
 };
 
 /** Back to unenrolled with a fresh erott enrollment; the old certificate stops identifying the router (§3.7). */
-const reEnrollEdgeRouter: OperationHandler = {
+const reEnrollEdgeRouter: OperationHandler<'reEnrollEdgeRouter'> = {
   access: 'admin',
-  async handle({ deps, params }) {
-    const id = params.id as string;
+  async handle({ deps, params: { id } }) {
     await deps.store.transaction(async (tx) => {
       requireEdgeRouter(await requireEntity(tx, edgeRouter, id));
       await restartRouterEnrollment(tx, deps, id, 'erott');

@@ -12,14 +12,6 @@ import { identityExists } from '../../store/queries/identities.js';
 import type { Db } from '../../store/store.js';
 import { enrollment } from './enrollment.definition.js';
 
-interface EnrollmentCreateBody {
-  method: 'ott' | 'ottca' | 'updb';
-  identityId: string;
-  expiresAt: string;
-  caId?: string | null;
-  username?: string | null;
-}
-
 async function requireRow(db: Db, table: 'identities' | 'cas', id: string | null | undefined, field: string, reason: string): Promise<string> {
   const exists = table === 'identities' ? identityExists : caExists;
   if (!id || !(await exists(db, id))) throw ApiError.invalidField(field, reason, id);
@@ -31,10 +23,9 @@ async function requireRow(db: Db, table: 'identities' | 'cas', id: string | null
  * field, then one enrollment per method per identity. Its field errors are 400s (rendered COULD_NOT_VALIDATE with
  * the field cause here; quirk Q9 leaves the code open).
  */
-const createEnrollmentOperation: OperationHandler = {
+const createEnrollmentOperation: OperationHandler<'createEnrollment'> = {
   access: 'admin',
-  async handle({ deps, body }) {
-    const input = body as EnrollmentCreateBody;
+  async handle({ deps, body: input }) {
     const now = deps.clock();
     const id = deps.ids.base62();
     await deps.store.transaction(async (tx) => {
@@ -56,11 +47,9 @@ const createEnrollmentOperation: OperationHandler = {
 };
 
 /** A new `exp` and JWT for the same token, so a link already handed out keeps its token (reference §2.2). */
-const refreshEnrollment: OperationHandler = {
+const refreshEnrollment: OperationHandler<'refreshEnrollment'> = {
   access: 'admin',
-  async handle({ deps, params, body }) {
-    const id = params.id as string;
-    const requested = (body as { expiresAt: string }).expiresAt;
+  async handle({ deps, params: { id }, body: { expiresAt: requested } }) {
     await deps.store.transaction(async (tx) => {
       const record = await enrollmentBy(tx, 'id', id);
       // Upstream's refresh answers an unknown id without a cause.
@@ -69,6 +58,7 @@ const refreshEnrollment: OperationHandler = {
       if (!subject || !record.jwt) throw new ApiError('INVALID_ENROLL_METHOD');
       const now = deps.clock();
       const expiresAt = futureInstant(requested, now, 'must be after the current date and time');
+      // The store holds only the methods enrollments are created with; its row types the column as text.
       const jwt = await signEnrollmentJwt(deps.pki, deps.settings, { subject, token: record.token, method: record.method as EnrollmentMethod, expiresAt });
       await refreshEnrollmentRow(tx, id, formatTimestamp(expiresAt), jwt, formatTimestamp(now));
     });

@@ -18,11 +18,10 @@ const LAST_WRITABLE_TIME = Date.parse('9999-12-31T23:59:59.999Z');
  * Disabling ends the identity's API sessions at once; `durationMinutes` 0 means until an admin enables it.
  * Upstream answers with no body (a quirk); we answer the empty envelope its contract declares.
  */
-const disableIdentity: OperationHandler = {
+const disableIdentity: OperationHandler<'disableIdentity'> = {
   access: 'admin',
-  async handle({ deps, params, body }) {
-    const id = params.id as string;
-    const minutes = (body as { durationMinutes: number }).durationMinutes;
+  async handle({ deps, params: { id }, body }) {
+    const minutes = body.durationMinutes;
     if (minutes < 0) throw ApiError.invalidField('durationMinutes', 'durationMinutes must not be negative', minutes);
     // Upstream's time arithmetic overflows silently here; an end RFC 3339 cannot write is refused instead.
     if (deps.clock().getTime() + minutes * 60_000 > LAST_WRITABLE_TIME) {
@@ -37,10 +36,9 @@ const disableIdentity: OperationHandler = {
   },
 };
 
-const enableIdentity: OperationHandler = {
+const enableIdentity: OperationHandler<'enableIdentity'> = {
   access: 'admin',
-  async handle({ deps, params }) {
-    const id = params.id as string;
+  async handle({ deps, params: { id } }) {
     await deps.store.transaction(async (tx) => {
       await requireEntity(tx, identity, id);
       await enableIdentityIn(tx, deps, id);
@@ -56,10 +54,10 @@ const currentIdentityCaches = new ReadCaches<Buffer>();
  * Every SDK reads this right after login and the admin console polls it, so the document is built once per
  * identity and data generation rather than per request.
  */
-const getCurrentIdentity: OperationHandler = {
+const getCurrentIdentity: OperationHandler<'getCurrentIdentity'> = {
   access: 'authenticated',
   async handle({ deps, caller }) {
-    const identityId = caller.session!.identityId;
+    const identityId = caller.session.identityId;
     const body = await currentIdentityCaches.of(deps.store).get(identityId, () =>
       deps.store.read(async (db) => {
         const data = await toApiEntity(identity, await requireEntity(db, identity, identityId), { db, deps, caller });

@@ -13,19 +13,20 @@ import { identity } from './identity.definition.js';
  * Upstream's `policyAdvice` model marks every field omitempty, so a false flag, a zero count and an empty router
  * list are left out of the JSON rather than sent; we send what upstream sends.
  */
-const getIdentityPolicyAdvice: OperationHandler = {
+const getIdentityPolicyAdvice: OperationHandler<'getIdentityPolicyAdvice'> = {
   access: 'admin',
-  async handle({ deps, params }) {
+  async handle({ deps, params: { id, serviceId } }) {
     const data = await deps.store.read(async (db) => {
-      const who = await requireEntity(db, identity, params.id as string);
-      const what = await requireEntity(db, service, params.serviceId as string);
-      const advice = await analyzeServiceReachability(db, who.id as string, what.id as string);
+      // Found by these ids, so they are the entities' ids.
+      const who = await requireEntity(db, identity, id);
+      const what = await requireEntity(db, service, serviceId);
+      const advice = await analyzeServiceReachability(db, id, serviceId);
       const states = await edgeRouterLiveStates(db, advice.commonRouters.map((router) => router.id));
-      const commonRouters = advice.commonRouters.map((router) => ({ ...entityRef(edgeRouter, router), isOnline: states.get(router.id)!.isOnline }));
+      const commonRouters = advice.commonRouters.map((router) => ({ ...entityRef(edgeRouter, router), isOnline: states.get(router.id)?.isOnline === true }));
       return {
-        identityId: who.id,
+        identityId: id,
         identity: entityRef(identity, who),
-        serviceId: what.id,
+        serviceId,
         service: entityRef(service, what),
         ...(advice.isDialAllowed ? { isDialAllowed: true } : {}),
         ...(advice.isBindAllowed ? { isBindAllowed: true } : {}),

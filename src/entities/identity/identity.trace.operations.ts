@@ -10,23 +10,14 @@ import { requireEntity } from '../../crud/entity-writes.js';
 import { deleteIdentityTrace, saveIdentityTrace } from '../../store/queries/identities.js';
 import { identity } from './identity.definition.js';
 
-interface TraceSpec {
-  enabled?: boolean;
-  duration?: string;
-  traceId?: string;
-  channels?: string[] | null;
-}
-
 /** The channels upstream knows (ziti common/logcontext); others select nothing, as there. */
 const channelNames = ['selectPath', 'establishPath'];
 /** Go's zero time, which upstream sends as `until` when tracing is turned off. */
 const ZERO_TIME = '0001-01-01T00:00:00.000Z';
 
-const updateIdentityTracing: OperationHandler = {
+const updateIdentityTracing: OperationHandler<'updateIdentityTracing'> = {
   access: 'admin',
-  async handle({ deps, params, body }) {
-    const id = params.id as string;
-    const spec = (body ?? {}) as TraceSpec;
+  async handle({ deps, params: { id }, body: spec }) {
     const now = deps.clock();
     if (!spec.enabled) {
       await deps.store.transaction(async (tx) => {
@@ -38,7 +29,8 @@ const updateIdentityTracing: OperationHandler = {
     }
     const duration = parseGoDuration(spec.duration ?? '');
     const traceId = spec.traceId || randomUUID();
-    const channels = !spec.channels?.length || spec.channels.includes('all') ? channelNames : channelNames.filter((c) => spec.channels!.includes(c));
+    const requested = spec.channels ?? [];
+    const channels = !requested.length || requested.includes('all') ? channelNames : channelNames.filter((c) => requested.includes(c));
     const until = 'ms' in duration ? formatTimestamp(new Date(now.getTime() + duration.ms)) : '';
     await deps.store.transaction(async (tx) => {
       // Upstream reads the identity before it parses the duration: an unknown id is 404 whatever the body says.

@@ -59,11 +59,11 @@ const { list: listCircuits, detail: detailCircuit } = networkListAndDetail<Circu
 });
 
 /** `ziti fabric delete circuit` sends `{"immediate": bool}`; upstream's body is optional. */
-const deleteCircuit: OperationHandler = {
+const deleteCircuit: OperationHandler<'deleteCircuit'> = {
   access: 'admin',
   async handle(context) {
-    const id = context.params.id as string;
-    const immediate = (context.body as { immediate?: boolean } | undefined)?.immediate === true;
+    const { id } = context.params;
+    const immediate = context.body?.immediate === true;
     if (!(await circuitsOf(context).remove(id, immediate))) throw ApiError.notFound('circuit', id);
     return { status: 200, json: emptyEnvelope(context.api) };
   },

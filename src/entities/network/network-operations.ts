@@ -2,6 +2,7 @@
 // filtered, sorted and paged in the database over the items' rows, as every other list; neither carries
 // filterable fields nor version fields in its meta (upstream's fabric API passes none).
 import type { OperationContext, OperationHandler } from '../../http/operation.js';
+import type { ById } from '../../crud/crud-handlers.js';
 import { envelopeWriter } from '../../http/envelope.js';
 import { ApiError } from '../../errors/api-error.js';
 import { pageOfInlineItems } from '../../crud/inline-list.js';
@@ -20,7 +21,7 @@ export interface NetworkListing<T> {
   render: (context: OperationContext, items: readonly T[]) => Promise<Record<string, unknown>[]>;
 }
 
-export function networkListAndDetail<T>(listing: NetworkListing<T>): { list: OperationHandler; detail: OperationHandler } {
+export function networkListAndDetail<T>(listing: NetworkListing<T>): { list: OperationHandler; detail: OperationHandler<ById> } {
   const { type, symbols, view, row, render } = listing;
   return {
     list: {
@@ -35,11 +36,12 @@ export function networkListAndDetail<T>(listing: NetworkListing<T>): { list: Ope
     detail: {
       access: 'admin',
       async handle(context) {
-        const id = context.params.id as string;
+        const { id } = context.params;
         const item = await view(context).get(id);
-        if (!item) throw ApiError.notFound(type, id);
-        const [data] = await render(context, [item]);
-        return { status: 200, raw: writer.one(data!), contentType: 'application/json' };
+        // One item renders as one entity.
+        const [data] = item ? await render(context, [item]) : [];
+        if (!data) throw ApiError.notFound(type, id);
+        return { status: 200, raw: writer.one(data), contentType: 'application/json' };
       },
     },
   };

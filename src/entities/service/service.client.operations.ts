@@ -3,7 +3,8 @@
 import { ApiError } from '../../errors/api-error.js';
 import { envelope, listEnvelope, serializeJson } from '../../http/envelope.js';
 import { ReadCaches } from '../../store/read-cache.js';
-import type { OperationContext, OperationHandler, OperationTable } from '../../http/operation.js';
+import type { OperationContext, OperationHandler, OperationOf, OperationTable } from '../../http/operation.js';
+import type { SessionCaller } from '../../http/request-context.js';
 import { list } from '../../crud/crud-handlers.js';
 import type { EntityDefinition } from '../../crud/define-entity.js';
 import { entityRef, toApiEntities, toApiEntity } from '../../crud/entity-mapping.js';
@@ -24,16 +25,17 @@ import { terminator } from '../terminator/terminator.definition.js';
 import { service } from './service.definition.js';
 import { serviceView } from './service.rules.js';
 
-function viewerOf(context: OperationContext): ServiceViewer {
-  const session = context.caller.session!;
+type ListServices = OperationOf<'listServices', 'client'>;
+
+function viewerOf({ session }: SessionCaller): ServiceViewer {
   return { identityId: session.identityId, apiSessionId: session.apiSessionId, isAdmin: session.isAdmin };
 }
 
 /** The repeated `configTypes` query parameter; undefined when absent, so the API session's types apply. */
-function requestedConfigTypes(context: OperationContext): string[] | undefined {
+function requestedConfigTypes(context: OperationContext<ListServices>): string[] | undefined {
   const value = context.query.configTypes ?? context.rawQuery.configTypes;
   if (value === undefined) return undefined;
-  const values = (Array.isArray(value) ? value : [value]).map(String);
+  const values = Array.isArray(value) ? value : [value];
   return values.length > 0 ? values : undefined;
 }
 
@@ -43,9 +45,8 @@ function withView(selection: ConfigTypeSelection | undefined, permissions?: Perm
 }
 
 /** A service the caller cannot see is as missing as one that does not exist (ziti `ReadForIdentityInTx`). */
-async function requireVisibleService(db: Db, context: OperationContext): Promise<EntityValues> {
-  const id = context.params.id as string;
-  if (!(await canSeeService(db, viewerOf(context), id))) throw ApiError.notFound(service.type, id);
+async function requireVisibleService(db: Db, caller: SessionCaller, id: string): Promise<EntityValues> {
+  if (!(await canSeeService(db, viewerOf(caller), id))) throw ApiError.notFound(service.type, id);
   return requireEntity(db, service, id);
 }
 
@@ -57,25 +58,25 @@ const sessionSelections = new ReadCaches<ConfigTypeSelection>();
  * `identity_services` pairs with the counts that make their permissions. `?configTypes=` (names or ids, `all`)
  * replaces the session's types for this request.
  */
-const listServices: OperationHandler = {
+const listServices: OperationHandler<'listServices', 'client'> = {
   access: 'authenticated',
   async handle(context) {
-    if (!viewerOf(context).isAdmin) return listGrantedServices.handle(context);
+    if (!context.caller.session.isAdmin) return listGrantedServices.handle(context);
     const requested = requestedConfigTypes(context);
     const selection = requested && selectionOf(await context.deps.store.read((db) => resolveConfigTypes(db, requested)));
     return list(withView(selection), 'authenticated').handle(context);
   },
 };
 
-const listGrantedServices = list(service, 'authenticated', {
+const listGrantedServices = list<ListServices, 'authenticated'>(service, 'authenticated', {
   async read(context, db, query) {
-    const viewer = viewerOf(context);
+    const viewer = viewerOf(context.caller);
     const requested = requestedConfigTypes(context);
     const selection = requested
       ? selectionOf(await resolveConfigTypes(db, requested))
       : await sessionSelections.of(context.deps.store).get(viewer.apiSessionId, () => sessionConfigTypes(db, viewer.apiSessionId));
     const page = await grantedServicePage(db, viewer.identityId, query);
-    const pairs = new Map(page.rows.map((row) => [row.id as string, { dial: row.pair_dial, bind: row.pair_bind }]));
+    const pairs = new Map(page.rows.map((row) => [row.id, { dial: row.pair_dial, bind: row.pair_bind }]));
     const rows = page.rows.map((row) => rowToValues(service, row));
     const { deps, caller } = context;
     return { rows, data: await toApiEntities(withView(selection, { pairs }), rows, { db, deps, caller }), totalCount: page.totalCount };
@@ -83,11 +84,10 @@ const listGrantedServices = list(service, 'authenticated', {
 });
 
 /** Always the API session's config types: upstream's detail reads no `configTypes` parameter. */
-const detailService: OperationHandler = {
+const detailService: OperationHandler<'detailService', 'client'> = {
   access: 'authenticated',
-  async handle(context) {
-    const { deps, caller } = context;
-    const data = await deps.store.read(async (db) => toApiEntity(service, await requireVisibleService(db, context), { db, deps, caller }));
+  async handle({ deps, caller, params: { id } }) {
+    const data = await deps.store.read(async (db) => toApiEntity(service, await requireVisibleService(db, caller, id), { db, deps, caller }));
     return { status: 200, json: envelope(data) };
   },
 };
@@ -107,13 +107,14 @@ function clientTerminator(values: EntityValues, owner: EntityValues): Record<str
   };
 }
 
-const listServiceTerminators: OperationHandler = {
+const listServiceTerminators: OperationHandler<'listServiceTerminators', 'client'> = {
   access: 'authenticated',
   async handle(context) {
+    const { id } = context.params;
     const query = listQueryFrom(context, terminator.symbols);
     const { data, totalCount } = await context.deps.store.read(async (db) => {
-      const owner = await requireVisibleService(db, context);
-      const page = await listEntities(db, terminator, query, columnIs('service_id', owner.id as string));
+      const owner = await requireVisibleService(db, context.caller, id);
+      const page = await listEntities(db, terminator, query, columnIs('service_id', id));
       return { data: page.rows.map((row) => clientTerminator(row, owner)), totalCount: page.totalCount };
     });
     const pagination = { limit: query.limit, offset: query.offset, totalCount };
@@ -125,10 +126,10 @@ const listServiceTerminators: OperationHandler = {
 const serviceUpdatesCaches = new ReadCaches<Buffer | undefined>();
 
 /** SDKs and tunnellers poll this every few seconds per session, so the answer is read and serialised once per write. */
-const listServiceUpdates: OperationHandler = {
+const listServiceUpdates: OperationHandler<'listServiceUpdates'> = {
   access: 'authenticated',
   async handle({ deps, caller }) {
-    const apiSessionId = caller.session!.apiSessionId;
+    const { apiSessionId } = caller.session;
     const body = await serviceUpdatesCaches.of(deps.store).get(apiSessionId, async () => {
       const lastChangeAt = await deps.store.read((db) => serviceListChangedAt(db, apiSessionId));
       return lastChangeAt === undefined ? undefined : Buffer.from(serializeJson(envelope({ lastChangeAt })));
@@ -144,17 +145,15 @@ const listServiceUpdates: OperationHandler = {
  * same selection and shape as a session's, as one detail document; paging parameters are accepted and ignored, as
  * upstream does. A `session-token` header, when sent, must be a service-access token of the caller's API session.
  */
-const listServiceEdgeRouters: OperationHandler = {
+const listServiceEdgeRouters: OperationHandler<'listServiceEdgeRouters', 'client'> = {
   access: 'authenticated',
-  async handle(context) {
-    const { deps } = context;
-    const session = context.caller.session!;
-    const sessionToken = context.headers['session-token'];
-    if (typeof sessionToken === 'string') await checkServiceAccessToken(deps.pki, sessionToken, session.apiSessionId, deps.clock());
-    const serviceId = context.params.id as string;
+  async handle({ deps, caller, headers, params: { id: serviceId } }) {
+    const { session } = caller;
+    const sessionToken = headers['session-token'];
+    if (sessionToken !== undefined) await checkServiceAccessToken(deps.pki, sessionToken, session.apiSessionId, deps.clock());
     const edgeRouters = await deps.store.read(async (db) => {
       // Upstream answers this one with a bare NOT_FOUND, without the usual cause.
-      if (!(await canSeeService(db, viewerOf(context), serviceId))) throw new ApiError('NOT_FOUND');
+      if (!(await canSeeService(db, viewerOf(caller), serviceId))) throw new ApiError('NOT_FOUND');
       return sharedEdgeRouters(db, session.identityId, serviceId);
     });
     return { status: 200, json: envelope({ edgeRouters }) };

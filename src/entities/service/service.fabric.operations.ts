@@ -1,7 +1,7 @@
 // `/fabric/v1/services`: every service with its fabric fields; deleting one is the edge APIs' delete (upstream's
 // fabric and edge service stores are one store).
-import type { OperationTable } from '../../http/operation.js';
-import { detail, list, remove } from '../../crud/crud-handlers.js';
+import type { OperationContext, OperationTable } from '../../http/operation.js';
+import { detail, list, remove, type ById } from '../../crud/crud-handlers.js';
 import { columnIs } from '../../store/queries/scopes.js';
 import { fabricTerminator } from '../terminator/terminator.fabric.js';
 import { fabricService } from './service.fabric.js';
@@ -12,5 +12,5 @@ export const fabricServiceOperations: OperationTable<'fabric'> = {
   detailService: detail(fabricService, 'admin'),
   deleteService: remove(service, 'admin'),
   // Upstream lists a missing service's terminators as an empty list, not 404 (ListAssociationWithHandler).
-  listServiceTerminators: list(fabricTerminator, 'admin', { scope: (context) => Promise.resolve(columnIs('service_id', context.params.id as string)) }),
+  listServiceTerminators: list(fabricTerminator, 'admin', { scope: ({ params }: OperationContext<ById>) => Promise.resolve(columnIs('service_id', params.id)) }),
 };

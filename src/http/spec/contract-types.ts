@@ -48,7 +48,7 @@ export interface FieldCause {
 
 export interface RequestParts {
   params: Record<string, string>;
-  query: Record<string, string | string[]>;
+  query: Record<string, string | string[] | undefined>;
   headers: Record<string, string | string[] | undefined>;
   /** The parsed JSON value for JSON content types, the text otherwise, `undefined` when there is none. */
   body: unknown;

@@ -61,6 +61,7 @@ export async function servicePairs(db: Db, identityId: string, serviceIds: reado
 
 /** A service row of an identity's list, with the identity's pair counts on it. */
 export interface GrantedServiceRow extends Row {
+  id: string;
   pair_dial: number;
   pair_bind: number;
 }
