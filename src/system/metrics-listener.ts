@@ -25,7 +25,7 @@ export async function listenForMetrics(address: ListenAddress, metrics: Metrics,
     };
     answer().then(
       ({ status, body, type }) => response.writeHead(status, { 'content-type': type ?? 'application/json', 'cache-control': 'no-store' }).end(body),
-      (error: unknown) => response.writeHead(500, { 'content-type': 'text/plain' }).end(`${(error as Error).message}\n`),
+      (error: unknown) => response.writeHead(500, { 'content-type': 'text/plain' }).end(`${error instanceof Error ? error.message : String(error)}\n`),
     );
   });
   await new Promise<void>((resolve, reject) => {
