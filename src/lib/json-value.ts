@@ -1,9 +1,5 @@
-// Reading values parsed from JSON (stored documents, bodies the contract leaves open) without casting them.
-
-/** A JSON object (not null, not an array), whose members are yet to be checked. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+// Reading values parsed from JSON (stored documents, bodies the contract leaves open) without casting them; objects
+// are told by isJsonObject (object-path.ts).
 
 /** `JSON.parse` typed as what it returns before any check: unknown, not any. */
 export function parseJsonValue(text: string): unknown {
@@ -12,5 +8,5 @@ export function parseJsonValue(text: string): unknown {
 
 /** A list of strings, or undefined when the value is anything else (an element that is not a string included). */
 export function stringList(value: unknown): string[] | undefined {
-  return Array.isArray(value) && value.every((element) => typeof element === 'string') ? value : undefined;
+  return Array.isArray(value) && value.every((element): element is string => typeof element === 'string') ? value : undefined;
 }

@@ -4,7 +4,8 @@
 import { envelope } from '../http/envelope.js';
 import type { OperationContext, OperationHandler, OperationShape, OperationTable } from '../http/operation.js';
 import type { SessionCaller } from '../http/request-context.js';
-import { isRecord, parseJsonValue } from '../lib/json-value.js';
+import { parseJsonValue } from '../lib/json-value.js';
+import { isJsonObject } from '../lib/object-path.js';
 import { promptingMfaChecks } from '../store/queries/posture.js';
 import type { Db } from '../store/store.js';
 import { NO_TIMEOUT, PROMPT_GRACE_MS } from './mfa-posture.js';
@@ -14,7 +15,7 @@ import type { PostureResponse } from './reported-posture.js';
 const RESPONSE_TYPES: ReadonlySet<string> = new Set(['OS', 'MAC', 'DOMAIN', 'PROCESS', 'ENDPOINT_STATE']);
 
 /** The contract's discriminator lets only known types through; a base name that parses is ignored, as upstream. */
-const isResponse = (value: unknown): value is PostureResponse => isRecord(value) && typeof value.typeId === 'string' && RESPONSE_TYPES.has(value.typeId);
+const isResponse = (value: unknown): value is PostureResponse => isJsonObject(value) && typeof value.typeId === 'string' && RESPONSE_TYPES.has(value.typeId);
 
 interface PromptService {
   id: string;
@@ -34,7 +35,7 @@ async function promptedServices(db: Db, identityId: string, sinceMfaMs: number, 
   const byService = new Map<string, PromptService>();
   for (const row of await promptingMfaChecks(db, identityId, onWake, onUnlock)) {
     const details = parseJsonValue(row.details);
-    const timeout = isRecord(details) && typeof details.timeoutSeconds === 'number' ? details.timeoutSeconds : NO_TIMEOUT;
+    const timeout = isJsonObject(details) && typeof details.timeoutSeconds === 'number' ? details.timeoutSeconds : NO_TIMEOUT;
     if (timeout !== NO_TIMEOUT && timeout - Math.trunc(sinceMfaMs / 1000) <= PROMPT_GRACE_MS / 1000) continue;
     const known = byService.get(row.serviceId);
     if (!known || timeout < known.timeout) {

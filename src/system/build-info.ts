@@ -2,15 +2,16 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { BuildInfo } from '../app-deps.js';
-import { isRecord, parseJsonValue } from '../lib/json-value.js';
+import { parseJsonValue } from '../lib/json-value.js';
+import { isJsonObject } from '../lib/object-path.js';
 
 // In a build (scripts/build.mjs) this is dist/package.json, which also records the build's revision and date.
 const packageJson = packageInfo(parseJsonValue(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')));
 
 function packageInfo(document: unknown): { version: string; build?: { revision: string; date: string } } {
-  const { version, build } = isRecord(document) ? document : {};
+  const { version, build } = isJsonObject(document) ? document : {};
   if (typeof version !== 'string') throw new Error('package.json has no version');
-  const { revision, date } = isRecord(build) ? build : {};
+  const { revision, date } = isJsonObject(build) ? build : {};
   return typeof revision === 'string' && typeof date === 'string' ? { version, build: { revision, date } } : { version };
 }
 

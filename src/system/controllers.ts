@@ -2,7 +2,8 @@
 // cluster (and nothing when stand-alone); here every instance sharing the database, from their heartbeat rows
 // (instance-heartbeat.ts), each under its per-process instance id (the `ziti-instance-id` it answers with). The
 // rows are a query of their own, so filters, sorting and paging work as on any list.
-import { isRecord, parseJsonValue } from '../lib/json-value.js';
+import { parseJsonValue } from '../lib/json-value.js';
+import { isJsonObject } from '../lib/object-path.js';
 import type { AppDeps } from '../app-deps.js';
 import { listEnvelope } from '../http/envelope.js';
 import type { OperationContext, OperationHandler } from '../http/operation.js';
@@ -68,7 +69,7 @@ async function instanceRows(deps: AppDeps): Promise<ControllerRow[]> {
 /** The client API leaves out the control channel address and every API but its own (ziti MapControllerToClientRestModel). */
 function toApi(row: ControllerRow, api: OperationContext['api']): Record<string, unknown> {
   const stored = parseJsonValue(row.api_addresses);
-  const addresses = isRecord(stored) ? stored : {};
+  const addresses = isJsonObject(stored) ? stored : {};
   const apiAddresses = api === 'management' ? addresses : Object.fromEntries(Object.entries(addresses).filter(([key]) => key === 'edge-client' || key === 'edge-oidc'));
   return {
     _links: { self: { href: `./controllers/${row.id}` } },
