@@ -1,6 +1,7 @@
 // Evaluates a posture check against what the identity reported (ziti `model/posture_check_model_*.go` Evaluate and
 // FailureValues): pure functions of the check, the reported data, the MFA inputs and the time.
 import { formatTimestamp } from '../lib/clock.js';
+import { stringList } from '../lib/json-value.js';
 import { parseRange, parseVersion, rangeIncludes, SemverError, type VersionRange } from '../lib/semver-range.js';
 import {
   isMfaPassing,
@@ -53,7 +54,7 @@ interface Evaluator {
 }
 
 const equalFold = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
-const listOf = (value: unknown): string[] => (Array.isArray(value) ? (value as string[]) : []);
+const listOf = (value: unknown): string[] => stringList(value) ?? [];
 
 /** The check's OS types (lower case; a repeated type replaces the earlier one) and their parseable ranges. */
 function validOperatingSystems(systems: readonly OperatingSystem[]): Map<string, VersionRange[]> {
@@ -76,11 +77,13 @@ function validOperatingSystems(systems: readonly OperatingSystem[]): Map<string,
 
 const operatingSystem: Evaluator = {
   passes(details, { data }) {
-    const ranges = validOperatingSystems((details.operatingSystems ?? []) as OperatingSystem[]).get((data?.os?.type ?? '').toLowerCase());
+    const os = data?.os;
+    const ranges = validOperatingSystems((details.operatingSystems ?? []) as OperatingSystem[]).get((os?.type ?? '').toLowerCase());
     if (!ranges) return false;
     if (ranges.length === 0) return true;
+    if (!os) return false;
     try {
-      const version = parseVersion(data!.os!.version);
+      const version = parseVersion(os.version);
       return ranges.some((range) => rangeIncludes(range, version));
     } catch (error) {
       if (error instanceof SemverError) return false;
