@@ -78,6 +78,7 @@ function validOperatingSystems(systems: readonly OperatingSystem[]): Map<string,
 const operatingSystem: Evaluator = {
   passes(details, { data }) {
     const os = data?.os;
+    // Check details are stored as the contract validated them (posture-check rules), so their shape is known.
     const ranges = validOperatingSystems((details.operatingSystems ?? []) as OperatingSystem[]).get((os?.type ?? '').toLowerCase());
     if (!ranges) return false;
     if (ranges.length === 0) return true;
@@ -118,16 +119,19 @@ const actualProcess = (report: ProcessReport | undefined) => ({
   signerFingerprints: report?.signerFingerprints ?? [],
 });
 
+/** A PROCESS check's criteria: stored as the contract validated them (posture-check rules), so their shape is known. */
+const processOf = (details: Record<string, unknown>) => details.process as { osType: string; path: string; hashes: string[]; signerFingerprint: string };
+
 const process: Evaluator = {
   passes(details, { data }, checkId) {
-    const criteria = details.process as { hashes: string[]; signerFingerprint: string };
+    const criteria = processOf(details);
     const report = reportFor(data, checkId);
     if (!report?.isRunning) return false;
     if (criteria.signerFingerprint && !report.signerFingerprints.some((signer) => equalFold(signer, criteria.signerFingerprint))) return false;
     return criteria.hashes.length === 0 || criteria.hashes.some((hash) => equalFold(hash, report.hash));
   },
   failure(details, { data }, checkId) {
-    const { osType, path, hashes, signerFingerprint } = details.process as { osType: string; path: string; hashes: string[]; signerFingerprint: string };
+    const { osType, path, hashes, signerFingerprint } = processOf(details);
     return {
       actualValue: actualProcess(reportFor(data, checkId)),
       expectedValue: { hashes, osType, path, ...(signerFingerprint ? { signerFingerprint } : {}) },
@@ -144,6 +148,7 @@ function meetsCriteria(report: ProcessReport, criteria: ProcessCriteria): boolea
 
 const processMulti: Evaluator = {
   passes(details, { data }) {
+    // Stored as the contract validated them (posture-check rules).
     const processes = (details.processes ?? []) as ProcessCriteria[];
     const met = (criteria: ProcessCriteria) => {
       const report = data?.processesByPath.get(criteria.path);

@@ -33,6 +33,7 @@ export async function listenForMetrics(address: ListenAddress, metrics: Metrics,
     server.listen(address.port, address.host, () => resolve());
   });
   return {
+    // A server listening on a TCP port has an AddressInfo (a string only for pipes and sockets).
     address: server.address() as AddressInfo,
     close: () =>
       new Promise<void>((resolve) => {
