@@ -1,17 +1,14 @@
 // Certificates bound to an API session (reference §10.2): signed on request for 12 hours, recorded at certificate
 // login and after extend-verify; each caller sees and deletes only its own session's.
 import { X509Certificate } from 'node:crypto';
-import { ApiError } from '../errors/api-error.js';
 import { formatTimestamp, type Clock } from '../lib/clock.js';
 import type { IdGenerators } from '../lib/ids.js';
-import { emptyEnvelope, envelope } from '../http/envelope.js';
-import type { OperationContext, OperationHandler, OperationTable } from '../http/operation.js';
+import { envelope } from '../http/envelope.js';
+import type { OperationHandler, OperationShape, OperationTable } from '../http/operation.js';
+import type { SessionCaller } from '../http/request-context.js';
 import { defineEntity, text, timestamp } from '../crud/define-entity.js';
-import { list } from '../crud/crud-handlers.js';
-import { toApiEntity } from '../crud/entity-mapping.js';
+import { detail, fieldIs, list, remove, type FindOptions } from '../crud/crud-handlers.js';
 import { insertApiSessionCertificate as storeCertificate } from '../store/queries/api-sessions.js';
-import { deleteEntity, findEntity } from '../crud/entity-store.js';
-import { columnIs } from '../store/queries/scopes.js';
 import type { Db } from '../store/store.js';
 import { certificateFingerprint } from '../pki/fingerprint.js';
 import { lifetimes, signCsr } from '../pki/sign-csr.js';
@@ -57,54 +54,25 @@ export async function insertApiSessionCertificate(tx: Db, deps: { clock: Clock; 
   return id;
 }
 
-const sessionOf = (context: OperationContext) => context.caller.session!.apiSessionId;
-
-/** The caller's own session's certificate; any other id is simply not found (upstream lists every session's). */
-async function requireOwn(db: Db, context: OperationContext) {
-  const id = context.params.id as string;
-  const found = await findEntity(db, apiSessionCertificate, id);
-  if (!found || found.apiSessionId !== sessionOf(context)) throw ApiError.notFound('apiSessionCertificate', id);
-  return found;
-}
-
-const detailCurrentApiSessionCertificate: OperationHandler = {
-  access: 'authenticated',
-  async handle(context) {
-    const { deps, caller } = context;
-    const data = await deps.store.read(async (db) => toApiEntity(apiSessionCertificate, await requireOwn(db, context), { db, deps, caller }));
-    return { status: 200, json: envelope(data) };
-  },
-};
-
-const deleteCurrentApiSessionCertificate: OperationHandler = {
-  access: 'authenticated',
-  async handle(context) {
-    await context.deps.store.transaction(async (tx) => {
-      const own = await requireOwn(tx, context);
-      await deleteEntity(tx, apiSessionCertificate, own.id as string);
-    });
-    return { status: 200, json: emptyEnvelope() };
-  },
+/** The caller's own session's certificates; any other id is simply not found (upstream lists every session's). */
+const own: FindOptions<OperationShape, SessionCaller> = {
+  scope: ({ caller }) => Promise.resolve(fieldIs(apiSessionCertificate, 'apiSessionId', caller.session.apiSessionId)),
 };
 
 /** A 12-hour client certificate from the caller's CSR, starting now (no backdating, as upstream). */
-const createCurrentApiSessionCertificate: OperationHandler = {
+const createCurrentApiSessionCertificate: OperationHandler<'createCurrentApiSessionCertificate', 'client'> = {
   access: 'authenticated',
-  async handle(context) {
-    const { deps } = context;
-    const csr = (context.body as { csr: string }).csr;
-    const issued = await signCsr(deps.pki, csr, { use: 'client', now: deps.clock(), lifetimeMs: lifetimes.apiSession, keepAltNames: false, backdate: false });
-    const id = await deps.store.transaction((tx) => insertApiSessionCertificate(tx, deps, sessionOf(context), issued.certPem));
+  async handle({ deps, body, caller }) {
+    const issued = await signCsr(deps.pki, body.csr, { use: 'client', now: deps.clock(), lifetimeMs: lifetimes.apiSession, keepAltNames: false, backdate: false });
+    const id = await deps.store.transaction((tx) => insertApiSessionCertificate(tx, deps, caller.session.apiSessionId, issued.certPem));
     const data = { _links: { self: { href: `./${apiSessionCertificate.path}/${id}` } }, id, certificate: issued.certPem, cas: deps.pki.caBundlePem };
     return { status: 201, json: envelope(data) };
   },
 };
 
 export const apiSessionCertificateOperations: OperationTable<'client'> = {
-  listCurrentApiSessionCertificates: list(apiSessionCertificate, 'authenticated', {
-    scope: (context) => Promise.resolve(columnIs('api_session_id', sessionOf(context))),
-  }),
+  listCurrentApiSessionCertificates: list(apiSessionCertificate, 'authenticated', own),
   createCurrentApiSessionCertificate,
-  detailCurrentApiSessionCertificate,
-  deleteCurrentApiSessionCertificate,
+  detailCurrentApiSessionCertificate: detail(apiSessionCertificate, 'authenticated', own),
+  deleteCurrentApiSessionCertificate: remove(apiSessionCertificate, 'authenticated', own),
 };

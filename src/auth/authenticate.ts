@@ -4,7 +4,7 @@
 import { ApiError } from '../errors/api-error.js';
 import { formatTimestamp } from '../lib/clock.js';
 import { envelope } from '../http/envelope.js';
-import type { OperationContext, OperationHandler } from '../http/operation.js';
+import type { OperationContext, OperationHandler, OperationOf } from '../http/operation.js';
 import { recordClientInfo as storeClientInfo } from '../store/queries/identities.js';
 import { writeAreas, type Db } from '../store/store.js';
 import { resolveConfigTypes } from '../policy/config-expansion.js';
@@ -18,13 +18,8 @@ import { invalidAuth, requireLoginAllowed, type PrimaryCredential, type PrimaryM
 import { hasVerifiedMfa } from './mfa/mfa-records.js';
 import { checkPasswordLogin } from './password-login.js';
 
-interface AuthenticateBody {
-  username?: string;
-  password?: string;
-  configTypes?: string[];
-  envInfo?: Record<string, unknown>;
-  sdkInfo?: Record<string, unknown>;
-}
+type AuthenticateOperation = OperationOf<'authenticate'>;
+type AuthenticateBody = NonNullable<AuthenticateOperation['body']>;
 
 const primaryMethods: Record<PrimaryMethod, (context: OperationContext, body: AuthenticateBody) => Promise<PrimaryCredential>> = {
   password: (context, body) => checkPasswordLogin(context, body.username, body.password),
@@ -32,13 +27,14 @@ const primaryMethods: Record<PrimaryMethod, (context: OperationContext, body: Au
   'ext-jwt': (context) => checkExtJwtLogin(context),
 };
 
-export const authenticate: OperationHandler = {
+export const authenticate: OperationHandler<AuthenticateOperation> = {
   access: 'public',
   async handle(context) {
-    const method = context.query.method as PrimaryMethod;
-    const check = primaryMethods[method];
+    const { method } = context.query;
+    // The contract's enum is checked before the handler runs; a method outside it is still refused here.
+    const check = Object.hasOwn(primaryMethods, method) ? primaryMethods[method] : undefined;
     if (!check) throw new ApiError('INVALID_AUTH_METHOD');
-    const body = (context.body ?? {}) as AuthenticateBody;
+    const body = context.body ?? {};
     const credential = await check(context, body);
     const { deps } = context;
     // Reading the identity's write area (its state, decided on here, is changed by logouts and posture reports
@@ -68,7 +64,7 @@ export const authenticate: OperationHandler = {
       bearerTokensOf(context.request.raw.rawHeaders),
     );
     const detail = await deps.store.read((db) => apiSessionDetail(db, deps, row, authQueries));
-    return { status: 200, json: envelope(detail), headers: { 'zt-session': detail.token as string } };
+    return { status: 200, json: envelope(detail), headers: { 'zt-session': detail.token } };
   },
 };
 

@@ -10,9 +10,10 @@ import type { Db } from '../store/store.js';
 import { certificateFingerprint } from '../pki/fingerprint.js';
 import { derToPem } from '../pki/pem.js';
 import { insertApiSessionCertificate } from './api-session-certificates.js';
-import { externalIdOf, type ExternalIdClaim } from './external-id-claim.js';
+import { externalIdOf, normaliseExternalIdClaim } from './external-id-claim.js';
 import { invalidAuth, type PrimaryCredential } from './login-policy.js';
 import { isValidAt, loginAnchors, verifyPath } from './trust.js';
+import { parseJsonValue } from '../lib/json-value.js';
 
 interface Holder {
   identityId: string;
@@ -25,7 +26,7 @@ interface Holder {
 async function findHolder(db: Db, leafPem: string, caId: string | undefined): Promise<Holder | undefined> {
   if (caId !== undefined) {
     const stored = await caExternalIdClaim(db, caId);
-    const claim = stored ? (JSON.parse(stored) as ExternalIdClaim) : undefined;
+    const claim = stored ? (normaliseExternalIdClaim(parseJsonValue(stored)) ?? undefined) : undefined;
     const externalId = claim ? externalIdOf(leafPem, claim) : undefined;
     if (externalId !== undefined) {
       const identityId = await identityIdBy(db, 'external_id', externalId);

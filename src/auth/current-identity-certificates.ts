@@ -35,16 +35,14 @@ interface CertAuthenticator {
 }
 
 /**
- * The caller's own certificate authenticator, checked before anything in the body is read: a missing one is 404,
- * another identity's 401 as upstream (`model/authenticator_manager.go` ExtendCertForIdentity), before its method
- * is looked at so nothing about it shows; a password authenticator, or one with no certificate stored, cannot be
- * extended (409).
+ * The certificate authenticator to renew, checked before anything in the body is read: a missing one is 404, another
+ * identity's 401 as upstream (`model/authenticator_manager.go` ExtendCertForIdentity), before its method is looked
+ * at so nothing about it shows; a password authenticator, or one with no certificate stored, cannot be extended (409).
  */
-async function requireOwnCertAuthenticator(db: Db, context: OperationContext): Promise<CertAuthenticator> {
-  const id = context.params.id as string;
+async function renewableAuthenticator(db: Db, id: string, identityId: string): Promise<CertAuthenticator> {
   const row = await authenticatorById(db, id);
   if (!row) throw ApiError.notFound('authenticator', id);
-  if (row.identity_id !== context.caller.session!.identityId) throw new ApiError('UNAUTHORIZED');
+  if (row.identity_id !== identityId) throw new ApiError('UNAUTHORIZED');
   if (row.method !== 'cert' || !row.cert_pem) throw new ApiError('CAN_NOT_UPDATE_AUTHENTICATOR');
   return {
     id,
@@ -70,7 +68,7 @@ function requirePresentedCertificate(context: OperationContext, authenticator: C
 }
 
 /** The identity-certificate profile of reference §1.3, with the current certificate's SANs rather than the CSR's. */
-async function issueExtension(deps: { clock: Clock; pki: Pki }, csrPem: unknown, current: X509Certificate): Promise<string> {
+async function issueExtension(deps: { clock: Clock; pki: Pki }, csrPem: string, current: X509Certificate): Promise<string> {
   const csr = await parseCsr(csrPem);
   const extensions: Extension[] = [
     new KeyUsagesExtension(KeyUsageFlags.digitalSignature | KeyUsageFlags.keyEncipherment | KeyUsageFlags.dataEncipherment, true),
@@ -91,15 +89,15 @@ async function issueExtension(deps: { clock: Clock; pki: Pki }, csrPem: unknown,
 }
 
 /** The new certificate waits as the authenticator's unverified one; the current one keeps working until verify. */
-const extendCurrentIdentityAuthenticator: OperationHandler = {
+const extendCurrentIdentityAuthenticator: OperationHandler<'extendCurrentIdentityAuthenticator'> = {
   access: 'authenticated',
   async handle(context) {
-    const { deps } = context;
+    const { deps, params, caller } = context;
     // Upstream's first check: no client certificate in the handshake at all is 401, whatever the id.
     if (!clientCertificatesOf(context.request).some((certificate) => !certificate.ca)) throw new ApiError('UNAUTHORIZED');
-    const authenticator = await deps.store.read((db) => requireOwnCertAuthenticator(db, context));
+    const authenticator = await deps.store.read((db) => renewableAuthenticator(db, params.id, caller.session.identityId));
     const current = requirePresentedCertificate(context, authenticator);
-    const clientCert = await issueExtension(deps, (context.body as { clientCertCsr: string }).clientCertCsr, current);
+    const clientCert = await issueExtension(deps, context.body.clientCertCsr, current);
     const pending = { certPem: clientCert, fingerprint: certificateFingerprint(clientCert) };
     await deps.store.transaction((tx) => setPendingCertificate(tx, authenticator.id, pending, formatTimestamp(deps.clock())));
     return { status: 200, json: envelope({ ca: deps.pki.caBundlePem, clientCert }) };
@@ -110,22 +108,22 @@ const extendCurrentIdentityAuthenticator: OperationHandler = {
  * The pending certificate becomes current at once (the old one stops working), and the API-session certificates
  * follow: the new one is bound to the caller's session, every session's record of the old one goes.
  */
-const extendVerifyCurrentIdentityAuthenticator: OperationHandler = {
+const extendVerifyCurrentIdentityAuthenticator: OperationHandler<'extendVerifyCurrentIdentityAuthenticator'> = {
   access: 'authenticated',
-  async handle(context) {
-    const { deps } = context;
-    const given = splitPemCertificates(String((context.body as { clientCert: string }).clientCert));
+  async handle({ deps, params, caller, body }) {
+    const given = splitPemCertificates(body.clientCert);
     await deps.store.transaction(async (tx) => {
-      const authenticator = await requireOwnCertAuthenticator(tx, context);
+      const authenticator = await renewableAuthenticator(tx, params.id, caller.session.identityId);
       // Nothing waiting for verification: upstream's bare refusal, without a cause.
       if (!authenticator.unverifiedCertPem || !authenticator.unverifiedFingerprint) throw new ApiError('CAN_NOT_UPDATE_AUTHENTICATOR');
-      if (given.length !== 1 || certificateFingerprintOrUndefined(given[0]!) !== authenticator.unverifiedFingerprint) {
+      const [only, ...more] = given;
+      if (only === undefined || more.length > 0 || certificateFingerprintOrUndefined(only) !== authenticator.unverifiedFingerprint) {
         throw new ApiError('INVALID_CLIENT_CERT');
       }
       const renewed = { certPem: authenticator.unverifiedCertPem, fingerprint: authenticator.unverifiedFingerprint };
       await promotePendingCertificate(tx, authenticator.id, renewed, formatTimestamp(deps.clock()));
       await deleteApiSessionCertificates(tx, authenticator.fingerprint);
-      await insertApiSessionCertificate(tx, deps, context.caller.session.apiSessionId, authenticator.unverifiedCertPem);
+      await insertApiSessionCertificate(tx, deps, caller.session.apiSessionId, authenticator.unverifiedCertPem);
     });
     return { status: 200, json: emptyEnvelope() };
   },

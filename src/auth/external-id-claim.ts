@@ -3,14 +3,26 @@
 import 'reflect-metadata';
 import { SubjectAlternativeNameExtension, X509Certificate } from '@peculiar/x509';
 import { ApiError } from '../errors/api-error.js';
+import { isJsonObject } from '../lib/object-path.js';
+
+const LOCATIONS = ['COMMON_NAME', 'SAN_URI', 'SAN_EMAIL'] as const;
+const MATCHERS = ['ALL', 'PREFIX', 'SUFFIX', 'SCHEME'] as const;
+const PARSERS = ['NONE', 'SPLIT'] as const;
 
 export interface ExternalIdClaim {
-  location: 'COMMON_NAME' | 'SAN_URI' | 'SAN_EMAIL';
-  matcher: 'ALL' | 'PREFIX' | 'SUFFIX' | 'SCHEME';
+  location: (typeof LOCATIONS)[number];
+  matcher: (typeof MATCHERS)[number];
   matcherCriteria: string;
-  parser: 'NONE' | 'SPLIT';
+  parser: (typeof PARSERS)[number];
   parserCriteria: string;
   index: number;
+}
+
+/** One of the contract's enum values (which the contract has checked); none is refused as missing, in field order. */
+function requiredChoice<T extends string>(field: string, choices: readonly T[], value: unknown): T {
+  const choice = choices.find((allowed) => allowed === value);
+  if (choice === undefined) throw ApiError.invalidField(`externalIdClaim.${field}`, `${field} is required`, value ?? '');
+  return choice;
 }
 
 /**
@@ -20,18 +32,15 @@ export interface ExternalIdClaim {
  */
 export function normaliseExternalIdClaim(raw: unknown): ExternalIdClaim | null {
   if (raw === null || raw === undefined) return null;
-  const given = raw as Partial<Record<keyof ExternalIdClaim, unknown>>;
+  const given = isJsonObject(raw) ? raw : {};
   const claim: ExternalIdClaim = {
-    location: (given.location ?? '') as ExternalIdClaim['location'],
-    matcher: (given.matcher ?? '') as ExternalIdClaim['matcher'],
+    location: requiredChoice('location', LOCATIONS, given.location),
+    matcher: requiredChoice('matcher', MATCHERS, given.matcher),
     matcherCriteria: typeof given.matcherCriteria === 'string' ? given.matcherCriteria : '',
-    parser: (given.parser ?? '') as ExternalIdClaim['parser'],
+    parser: requiredChoice('parser', PARSERS, given.parser),
     parserCriteria: typeof given.parserCriteria === 'string' ? given.parserCriteria : '',
     index: typeof given.index === 'number' ? given.index : 0,
   };
-  for (const field of ['location', 'matcher', 'parser'] as const) {
-    if (!claim[field]) throw ApiError.invalidField(`externalIdClaim.${field}`, `${field} is required`, claim[field]);
-  }
   if (claim.matcher === 'SCHEME' && claim.location !== 'SAN_URI') {
     throw ApiError.invalidField('externalIdClaim.matcher', 'the SCHEME matcher requires the SAN_URI location', claim.matcher);
   }

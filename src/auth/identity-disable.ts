@@ -17,7 +17,8 @@ export function isIdentityDisabled(state: DisabledState, now: Date): boolean {
 
 /** The state as stored (`disabled_at`, `disabled_until`), for rows read straight from the table. */
 export function disabledStateOf(row: Record<string, unknown>): DisabledState {
-  return { disabledAt: (row.disabled_at as string | null) ?? null, disabledUntil: (row.disabled_until as string | null) ?? null };
+  const text = (value: unknown) => (typeof value === 'string' ? value : null);
+  return { disabledAt: text(row.disabled_at), disabledUntil: text(row.disabled_until) };
 }
 
 /**

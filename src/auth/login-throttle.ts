@@ -27,6 +27,9 @@ export interface ThrottleKey {
   onlyFor?: string;
 }
 
+/** The keys one check counts against; the first is the caller's own (a success clears it). */
+export type ThrottleKeys = readonly [own: ThrottleKey, ...shared: ThrottleKey[]];
+
 export interface LoginThrottleOptions {
   store: Store;
   clock: Clock;
@@ -47,7 +50,7 @@ export class LoginThrottle {
   }
 
   /** The keys a password login counts against; the first is the caller's own, which a success clears. */
-  passwordKeys(username: string, ip: string): ThrottleKey[] {
+  passwordKeys(username: string, ip: string): ThrottleKeys {
     const address = addressOf(ip);
     const own = `username-from:${address} ${username}`;
     return [
@@ -61,7 +64,7 @@ export class LoginThrottle {
    * The keys a second-factor code counts against, the identity's first: only a caller who passed the first factor
    * can try a code, so the identity's count is the caller's own.
    */
-  mfaKeys(identityId: string, ip: string): ThrottleKey[] {
+  mfaKeys(identityId: string, ip: string): ThrottleKeys {
     return [
       { key: `mfa:${identityId}`, limit: this.#options.usernameFailures },
       { key: `address:${addressOf(ip)}`, limit: this.#options.addressFailures },
@@ -99,10 +102,10 @@ export class LoginThrottle {
    * After a successful check: 429 if failures that finished meanwhile used up a limit; otherwise clears the
    * caller's own count (the first key's, never a shared one such as the address's).
    */
-  async succeeded(keys: readonly ThrottleKey[], reply?: FastifyReply): Promise<void> {
+  async succeeded(keys: ThrottleKeys, reply?: FastifyReply): Promise<void> {
     const windows = await this.#options.store.read((db) => this.#windows(db, keys));
     this.#refuseIfUsedUp(keys, windows, 0, reply);
-    const own = keys[0]!.key;
+    const own = keys[0].key;
     if (windows.has(own)) await this.#options.store.transaction((tx) => this.clear(tx, own), ROW_LOCKED);
   }
 
@@ -140,7 +143,7 @@ export class LoginThrottle {
  */
 export function addressOf(ip: string): string {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped) return mapped[1]!;
+  if (mapped?.[1] !== undefined) return mapped[1];
   if (!isIPv6(ip)) return ip;
   const bare = ip.toLowerCase().replace(/%.*$/, '');
   const [head = '', tail = ''] = bare.split('::');

@@ -41,7 +41,8 @@ function isIssuedBy(child: X509Certificate, parent: X509Certificate): boolean {
 
 /** No extended key usage extension means any usage, as in Go's crypto/x509. */
 function allowsClientAuth(certificate: X509Certificate): boolean {
-  const usages = certificate.keyUsage as string[] | undefined;
+  // Node leaves it undefined without the extension, which its type does not say.
+  const usages: readonly string[] | undefined = certificate.keyUsage;
   return usages === undefined || usages.includes(CLIENT_AUTH) || usages.includes(ANY_USAGE);
 }
 

@@ -42,6 +42,12 @@ export interface ListOptions<Op extends OperationShape = OperationShape, Caller 
   read?: (context: OperationContext<Op, Caller>, db: Db, query: ListQuery) => Promise<ListedPage>;
 }
 
+/**
+ * Options of detail and remove: `scope` as for lists (the caller's own rows, a parent's children) finds the id only
+ * among its rows; one outside it is as missing as one that does not exist (404), so nothing about it shows.
+ */
+export type FindOptions<Op extends OperationShape = OperationShape, Caller extends RequestContext = RequestContext> = Pick<ListOptions<Op, Caller>, 'scope'>;
+
 /** A read page: its entities as stored and as the API shows them, and the count of all matches. */
 export interface ListedPage {
   rows: EntityValues[];
@@ -61,6 +67,13 @@ export function childrenOf(parent: EntityDefinition, column: string): ListScope<
     await requireEntity(db, parent, id);
     return columnIs(column, id);
   };
+}
+
+/** Rows whose `field` holds `value` (the caller's own: `identityId` is the caller's), named by field, not column. */
+export function fieldIs(definition: EntityDefinition, field: string, value: string | number): Scope {
+  const spec = definition.fields[field];
+  if (!spec) throw new Error(`${definition.type} has no field ${field}`);
+  return columnIs(spec.column, value);
 }
 
 /** A link table the policy engine maintains: which column holds the parent (its id or key) and which the listed entity. */
@@ -136,12 +149,13 @@ const queryOf = (url: string): string => {
   return at === -1 ? '' : url.slice(at + 1);
 };
 
-export function detail(definition: EntityDefinition, access: Access): OperationHandler<ById> {
-  return operation(access, async (context: OperationContext<ById>) => {
+export function detail<A extends Access>(definition: EntityDefinition, access: A, options: FindOptions<ById, CallerFor<A>> = {}): OperationHandler<ById> {
+  return operation(access, async (context: OperationContext<ById, CallerFor<A>>) => {
     const { deps, caller } = context;
-    const data = await deps.store.read(async (db) =>
-      toApiEntity(definition, await requireEntity(db, definition, context.params.id), { db, deps, caller }),
-    );
+    const data = await deps.store.read(async (db) => {
+      const found = await requireEntity(db, definition, context.params.id, await options.scope?.(context, db));
+      return toApiEntity(definition, found, { db, deps, caller });
+    });
     return { status: 200, raw: writerOf(definition, context.api).one(data), contentType: 'application/json' };
   });
 }
@@ -168,9 +182,10 @@ function modify(definition: EntityDefinition, access: Access, mode: 'update' | '
   });
 }
 
-export function remove(definition: EntityDefinition, access: Access): OperationHandler<ById> {
-  return operation(access, async (context: OperationContext<ById>) => {
-    await removeEntity(context.deps, definition, context.params.id);
+export function remove<A extends Access>(definition: EntityDefinition, access: A, options: FindOptions<ById, CallerFor<A>> = {}): OperationHandler<ById> {
+  const { scope } = options;
+  return operation(access, async (context: OperationContext<ById, CallerFor<A>>) => {
+    await removeEntity(context.deps, definition, context.params.id, scope && ((tx) => scope(context, tx)));
     return { status: 200, json: emptyEnvelope(context.api) };
   });
 }

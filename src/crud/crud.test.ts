@@ -10,7 +10,8 @@ import type { Store, TableName } from '../store/store.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { boolean, defineEntity, integer, json, stringSet, text } from './define-entity.js';
 import { findEntity, listEntities } from './entity-store.js';
-import { createEntity, createEntityIn, modifyEntity, removeEntity } from './entity-writes.js';
+import { createEntity, createEntityIn, modifyEntity, removeEntity, requireEntity } from './entity-writes.js';
+import { fieldIs } from './crud-handlers.js';
 
 const calls: string[] = [];
 const widgetRoles = 'widget_role_attributes' as TableName;
@@ -192,6 +193,19 @@ describe('the entity kit', () => {
     assert.equal(await get(id), undefined);
     const sets = await store.read((db) => selectMatching(db, widgetRoles, { entity_id: id }));
     assert.deepEqual(sets, []);
+  });
+
+  it('finds and deletes an id only within a scope (the caller\'s own): one outside it is NOT_FOUND and stays', async () => {
+    const mine = await createEntity(deps, widget, { name: 'mine', serial: 'owner-a' });
+    const theirs = await createEntity(deps, widget, { name: 'theirs', serial: 'owner-b' });
+    const own = fieldIs(widget, 'serial', 'owner-a');
+    assert.equal((await store.read((db) => requireEntity(db, widget, mine, own))).name, 'mine');
+    await assert.rejects(store.read((db) => requireEntity(db, widget, theirs, own)), (error: unknown) => error instanceof ApiError && error.code === 'NOT_FOUND');
+    await assert.rejects(removeEntity(deps, widget, theirs, () => Promise.resolve(own)), (error: unknown) => error instanceof ApiError && error.code === 'NOT_FOUND');
+    assert.equal((await get(theirs))?.name, 'theirs');
+    await removeEntity(deps, widget, mine, () => Promise.resolve(own));
+    assert.equal(await get(mine), undefined);
+    assert.throws(() => fieldIs(widget, 'owner', 'x'), /widget has no field owner/);
   });
 
   it('lists through the filter compiler with its symbols, sorting and paging', async () => {

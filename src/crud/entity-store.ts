@@ -79,8 +79,9 @@ function valuesToRow(definition: EntityDefinition, values: EntityValues): Row {
   return row;
 }
 
-export async function findEntity(db: Db, definition: EntityDefinition, id: string): Promise<EntityValues | undefined> {
-  const row = await findRow(db, definition.table, id);
+/** The entity with this id; with a `scope`, only if it is in it too (the caller's own). */
+export async function findEntity(db: Db, definition: EntityDefinition, id: string, scope?: Scope): Promise<EntityValues | undefined> {
+  const row = await findRow(db, definition.table, id, scope);
   return row ? rowToValues(definition, row) : undefined;
 }
 

@@ -7,6 +7,7 @@ import type { EntityDefinition } from './define-entity.js';
 import type { EntityChange, EntityValues } from './entity-rules.js';
 import { entityInput, type WriteMode } from './entity-input.js';
 import { deleteEntity, findEntity, insertEntity, isNameTaken, updateEntity } from './entity-store.js';
+import type { Scope } from '../store/queries/scopes.js';
 
 export function newEntityId(definition: EntityDefinition, deps: Pick<EntityDeps, 'ids'>): string {
   const ids = deps.ids;
@@ -69,16 +70,13 @@ export async function modifyEntity(
   }).catch((error: unknown) => rethrowStoreError(definition, error, values));
 }
 
-export async function removeEntity(deps: EntityDeps, definition: EntityDefinition, id: string): Promise<void> {
+/**
+ * Deletes an entity in its own transaction; `scope` (the caller's own rows) makes one outside it as missing as one
+ * that does not exist.
+ */
+export async function removeEntity(deps: EntityDeps, definition: EntityDefinition, id: string, scope?: (tx: Db) => Promise<Scope>): Promise<void> {
   await deps.store
-    .transaction(async (tx) => {
-      const before = await findEntity(tx, definition, id);
-      if (!before) throw ApiError.notFound(definition.deletedAs, id);
-      await definition.rules.beforeDelete?.({ tx, deps }, before);
-      const change: EntityChange = { op: 'delete', id, before, changed: new Set() };
-      await deleteEntity(tx, definition, id);
-      await definition.rules.afterWrite?.({ tx, deps }, change);
-    })
+    .transaction(async (tx) => removeEntityIn(tx, deps, definition, id, await scope?.(tx)))
     .catch((error: unknown) => {
       // Rules name the referencing entities where they can; the database's own refusal is the backstop.
       if (error instanceof StoreError && error.kind === 'foreignKey') {
@@ -88,12 +86,24 @@ export async function removeEntity(deps: EntityDeps, definition: EntityDefinitio
     });
 }
 
+/** Deletes an entity through its rules inside a transaction the caller holds (e.g. a re-enroll that replaces it). */
+export async function removeEntityIn(tx: Db, deps: EntityDeps, definition: EntityDefinition, id: string, scope?: Scope): Promise<void> {
+  const before = await findEntity(tx, definition, id, scope);
+  if (!before) throw ApiError.notFound(definition.deletedAs, id);
+  await definition.rules.beforeDelete?.({ tx, deps }, before);
+  const change: EntityChange = { op: 'delete', id, before, changed: new Set() };
+  await deleteEntity(tx, definition, id);
+  await definition.rules.afterWrite?.({ tx, deps }, change);
+}
+
+/** The entity with this id, else 404; with a `scope` (the caller's own rows), one outside it is missing too. */
 export async function requireEntity(
   db: Db,
   definition: EntityDefinition,
   id: string,
+  scope?: Scope,
 ): Promise<EntityValues> {
-  const found = await findEntity(db, definition, id);
+  const found = await findEntity(db, definition, id, scope);
   if (!found) throw ApiError.notFound(definition.type, id);
   return found;
 }

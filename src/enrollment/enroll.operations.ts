@@ -25,7 +25,8 @@ const READABLE_TYPES = ['application/json', 'text/plain', 'application/x-pem-fil
 
 function queryValue(context: OperationContext, name: string): string | undefined {
   const value = context.query[name] ?? context.rawQuery[name];
-  return Array.isArray(value) ? (value[0] as string | undefined) : (value as string | undefined);
+  const first: unknown = Array.isArray(value) ? value[0] : value;
+  return typeof first === 'string' ? first : undefined;
 }
 
 const enroll: OperationHandler = {

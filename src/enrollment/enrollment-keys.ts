@@ -34,10 +34,10 @@ function signNonce(pki: Pki, nonce: string): { algorithm: string; signature: str
  * the controller holds that key, and `caPool` is the trust bundle to use once it believes it. The contract
  * validates the body (both fields required, nonce a UUID) before this runs.
  */
-export const enrollmentChallenge: OperationHandler = {
+export const enrollmentChallenge: OperationHandler<'enrollmentChallenge', 'client'> = {
   access: 'public',
   handle({ deps, body }) {
-    const { keyId, nonce } = body as { keyId: string; nonce: string };
+    const { keyId, nonce } = body;
     const { pki } = deps;
     if (keyId !== pki.serverCertFingerprint) return Promise.reject(ApiError.invalidField('keyId', 'no enrollment signing key with the given id', keyId));
     const { algorithm, signature } = signNonce(pki, nonce);

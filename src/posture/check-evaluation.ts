@@ -1,6 +1,7 @@
 // Evaluates a posture check against what the identity reported (ziti `model/posture_check_model_*.go` Evaluate and
 // FailureValues): pure functions of the check, the reported data, the MFA inputs and the time.
 import { formatTimestamp } from '../lib/clock.js';
+import { stringList } from '../lib/json-value.js';
 import { parseRange, parseVersion, rangeIncludes, SemverError, type VersionRange } from '../lib/semver-range.js';
 import {
   isMfaPassing,
@@ -53,7 +54,7 @@ interface Evaluator {
 }
 
 const equalFold = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
-const listOf = (value: unknown): string[] => (Array.isArray(value) ? (value as string[]) : []);
+const listOf = (value: unknown): string[] => stringList(value) ?? [];
 
 /** The check's OS types (lower case; a repeated type replaces the earlier one) and their parseable ranges. */
 function validOperatingSystems(systems: readonly OperatingSystem[]): Map<string, VersionRange[]> {
@@ -76,11 +77,14 @@ function validOperatingSystems(systems: readonly OperatingSystem[]): Map<string,
 
 const operatingSystem: Evaluator = {
   passes(details, { data }) {
-    const ranges = validOperatingSystems((details.operatingSystems ?? []) as OperatingSystem[]).get((data?.os?.type ?? '').toLowerCase());
+    const os = data?.os;
+    // Check details are stored as the contract validated them (posture-check rules), so their shape is known.
+    const ranges = validOperatingSystems((details.operatingSystems ?? []) as OperatingSystem[]).get((os?.type ?? '').toLowerCase());
     if (!ranges) return false;
     if (ranges.length === 0) return true;
+    if (!os) return false;
     try {
-      const version = parseVersion(data!.os!.version);
+      const version = parseVersion(os.version);
       return ranges.some((range) => rangeIncludes(range, version));
     } catch (error) {
       if (error instanceof SemverError) return false;
@@ -115,16 +119,19 @@ const actualProcess = (report: ProcessReport | undefined) => ({
   signerFingerprints: report?.signerFingerprints ?? [],
 });
 
+/** A PROCESS check's criteria: stored as the contract validated them (posture-check rules), so their shape is known. */
+const processOf = (details: Record<string, unknown>) => details.process as { osType: string; path: string; hashes: string[]; signerFingerprint: string };
+
 const process: Evaluator = {
   passes(details, { data }, checkId) {
-    const criteria = details.process as { hashes: string[]; signerFingerprint: string };
+    const criteria = processOf(details);
     const report = reportFor(data, checkId);
     if (!report?.isRunning) return false;
     if (criteria.signerFingerprint && !report.signerFingerprints.some((signer) => equalFold(signer, criteria.signerFingerprint))) return false;
     return criteria.hashes.length === 0 || criteria.hashes.some((hash) => equalFold(hash, report.hash));
   },
   failure(details, { data }, checkId) {
-    const { osType, path, hashes, signerFingerprint } = details.process as { osType: string; path: string; hashes: string[]; signerFingerprint: string };
+    const { osType, path, hashes, signerFingerprint } = processOf(details);
     return {
       actualValue: actualProcess(reportFor(data, checkId)),
       expectedValue: { hashes, osType, path, ...(signerFingerprint ? { signerFingerprint } : {}) },
@@ -141,6 +148,7 @@ function meetsCriteria(report: ProcessReport, criteria: ProcessCriteria): boolea
 
 const processMulti: Evaluator = {
   passes(details, { data }) {
+    // Stored as the contract validated them (posture-check rules).
     const processes = (details.processes ?? []) as ProcessCriteria[];
     const met = (criteria: ProcessCriteria) => {
       const report = data?.processesByPath.get(criteria.path);

@@ -58,10 +58,9 @@ async function postureOf(db: Db, readMfa: MfaStateReader, identityId: string, da
   };
 }
 
-const getIdentityPostureData: OperationHandler = {
+const getIdentityPostureData: OperationHandler<'getIdentityPostureData'> = {
   access: 'admin',
-  async handle({ deps, params }) {
-    const id = params.id as string;
+  async handle({ deps, params: { id } }) {
     const data = await deps.store.read(async (db) =>
       postureOf(db, deps.posture.readMfaState, id, (await identityExists(db, id)) ? await loadPosture(db, id) : undefined),
     );
@@ -69,10 +68,9 @@ const getIdentityPostureData: OperationHandler = {
   },
 };
 
-const getIdentityFailedServiceRequests: OperationHandler = {
+const getIdentityFailedServiceRequests: OperationHandler<'getIdentityFailedServiceRequests'> = {
   access: 'admin',
-  async handle({ deps, params }) {
-    const id = params.id as string;
+  async handle({ deps, params: { id } }) {
     const failures = await deps.store.read(async (db) => ((await identityExists(db, id)) ? (await loadPosture(db, id))?.failedServiceRequests : undefined));
     return { status: 200, json: envelope(failures ?? []) };
   },

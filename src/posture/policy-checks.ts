@@ -4,6 +4,8 @@
 import type { Db } from '../store/store.js';
 import { postureChecksOfIdentity as checkRowsOfIdentity, postureChecksOfPolicies, servicePoliciesLinking, type PostureCheckRow } from '../store/queries/posture.js';
 import type { PostureCheckRecord } from './check-evaluation.js';
+import { parseJsonValue } from '../lib/json-value.js';
+import { isJsonObject } from '../lib/object-path.js';
 
 export type PolicyType = 'Dial' | 'Bind';
 
@@ -42,6 +44,8 @@ export async function postureChecksOfIdentity(db: Db, identityId: string): Promi
   return (await checkRowsOfIdentity(db, identityId)).map(toRecord);
 }
 
+const jsonObject = (value: unknown): Record<string, unknown> => (isJsonObject(value) ? value : {});
+
 function toRecord(row: PostureCheckRow): PostureCheckRecord {
   return {
     id: row.id,
@@ -49,7 +53,7 @@ function toRecord(row: PostureCheckRow): PostureCheckRecord {
     typeId: row.typeId,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
-    tags: JSON.parse(row.tags) as unknown,
-    details: JSON.parse(row.details) as Record<string, unknown>,
+    tags: parseJsonValue(row.tags),
+    details: jsonObject(parseJsonValue(row.details)),
   };
 }

@@ -6,6 +6,8 @@ import type { Db } from '../store/store.js';
 import type { PostureCheckRecord, PostureView } from './check-evaluation.js';
 import type { MfaInputs } from './mfa-posture.js';
 import { loadPosture } from './reported-posture.js';
+import { parseJsonValue } from '../lib/json-value.js';
+import { isJsonObject } from '../lib/object-path.js';
 
 export type MfaState = Pick<MfaInputs, 'isEnrolled' | 'passedAt' | 'sdk'>;
 
@@ -26,8 +28,8 @@ export const readMfaState: MfaStateReader = async (db, identityId, apiSessionId)
 
 function parseSdkInfo(text: string | null | undefined): MfaState['sdk'] {
   if (!text) return undefined;
-  const info = JSON.parse(text) as { type?: unknown; version?: unknown } | null;
-  if (!info || typeof info !== 'object') return undefined;
+  const info = parseJsonValue(text);
+  if (!isJsonObject(info)) return undefined;
   return {
     ...(typeof info.type === 'string' ? { type: info.type } : {}),
     ...(typeof info.version === 'string' ? { version: info.version } : {}),

@@ -2,7 +2,10 @@
 // (ziti `routes/posture_response_router.go`). Both answer 201 with the services whose MFA prompt a wake or
 // unlock just started.
 import { envelope } from '../http/envelope.js';
-import type { OperationContext, OperationHandler, OperationTable } from '../http/operation.js';
+import type { OperationContext, OperationHandler, OperationShape, OperationTable } from '../http/operation.js';
+import type { SessionCaller } from '../http/request-context.js';
+import { parseJsonValue } from '../lib/json-value.js';
+import { isJsonObject } from '../lib/object-path.js';
 import { promptingMfaChecks } from '../store/queries/posture.js';
 import type { Db } from '../store/store.js';
 import { NO_TIMEOUT, PROMPT_GRACE_MS } from './mfa-posture.js';
@@ -12,7 +15,7 @@ import type { PostureResponse } from './reported-posture.js';
 const RESPONSE_TYPES: ReadonlySet<string> = new Set(['OS', 'MAC', 'DOMAIN', 'PROCESS', 'ENDPOINT_STATE']);
 
 /** The contract's discriminator lets only known types through; a base name that parses is ignored, as upstream. */
-const isResponse = (value: unknown): value is PostureResponse => RESPONSE_TYPES.has((value as { typeId?: unknown } | null)?.typeId as string);
+const isResponse = (value: unknown): value is PostureResponse => isJsonObject(value) && typeof value.typeId === 'string' && RESPONSE_TYPES.has(value.typeId);
 
 interface PromptService {
   id: string;
@@ -31,7 +34,8 @@ interface PromptService {
 async function promptedServices(db: Db, identityId: string, sinceMfaMs: number, onWake: boolean, onUnlock: boolean): Promise<PromptService[]> {
   const byService = new Map<string, PromptService>();
   for (const row of await promptingMfaChecks(db, identityId, onWake, onUnlock)) {
-    const timeout = (JSON.parse(row.details) as { timeoutSeconds?: number }).timeoutSeconds ?? NO_TIMEOUT;
+    const details = parseJsonValue(row.details);
+    const timeout = isJsonObject(details) && typeof details.timeoutSeconds === 'number' ? details.timeoutSeconds : NO_TIMEOUT;
     if (timeout !== NO_TIMEOUT && timeout - Math.trunc(sinceMfaMs / 1000) <= PROMPT_GRACE_MS / 1000) continue;
     const known = byService.get(row.serviceId);
     if (!known || timeout < known.timeout) {
@@ -41,9 +45,8 @@ async function promptedServices(db: Db, identityId: string, sinceMfaMs: number, 
   return [...byService.values()];
 }
 
-async function respond(context: OperationContext, given: readonly unknown[]): Promise<{ status: number; json: unknown }> {
-  const { deps } = context;
-  const { identityId, apiSessionId } = context.caller.session!;
+async function respond({ deps, caller }: OperationContext<OperationShape, SessionCaller>, given: readonly unknown[]): Promise<{ status: number; json: unknown }> {
+  const { identityId, apiSessionId } = caller.session;
   const responses = given.filter(isResponse);
   await deps.posture.record(identityId, apiSessionId, responses);
   const states = responses.filter((response) => response.typeId === 'ENDPOINT_STATE');
@@ -60,14 +63,14 @@ async function respond(context: OperationContext, given: readonly unknown[]): Pr
   return { status: 201, json: envelope({ services }) };
 }
 
-const createPostureResponse: OperationHandler = {
+const createPostureResponse: OperationHandler<'createPostureResponse', 'client'> = {
   access: 'authenticated',
   handle: (context) => respond(context, [context.body]),
 };
 
-const createPostureResponseBulk: OperationHandler = {
+const createPostureResponseBulk: OperationHandler<'createPostureResponseBulk', 'client'> = {
   access: 'authenticated',
-  handle: (context) => respond(context, context.body as unknown[]),
+  handle: (context) => respond(context, context.body),
 };
 
 export const postureResponseOperations: OperationTable<'client'> = { createPostureResponse, createPostureResponseBulk };

@@ -124,6 +124,7 @@ type StoredPosture = Omit<IdentityPosture, 'processesByPath' | 'endpointStates'>
 };
 
 export function parsePosture(text: string): IdentityPosture {
+  // Written by this module only (serializePosture), in this shape.
   const stored = JSON.parse(text) as StoredPosture;
   const time = (value: Date | undefined) => (value === undefined ? undefined : new Date(value));
   const report = <T extends Report>(value: T | undefined): T | undefined => value && { ...value, lastUpdatedAt: new Date(value.lastUpdatedAt) };

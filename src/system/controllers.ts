@@ -2,6 +2,8 @@
 // cluster (and nothing when stand-alone); here every instance sharing the database, from their heartbeat rows
 // (instance-heartbeat.ts), each under its per-process instance id (the `ziti-instance-id` it answers with). The
 // rows are a query of their own, so filters, sorting and paging work as on any list.
+import { parseJsonValue } from '../lib/json-value.js';
+import { isJsonObject } from '../lib/object-path.js';
 import type { AppDeps } from '../app-deps.js';
 import { listEnvelope } from '../http/envelope.js';
 import type { OperationContext, OperationHandler } from '../http/operation.js';
@@ -66,7 +68,8 @@ async function instanceRows(deps: Pick<AppDeps, 'pki' | 'heartbeat'>): Promise<C
 
 /** The client API leaves out the control channel address and every API but its own (ziti MapControllerToClientRestModel). */
 function toApi(row: ControllerRow, api: OperationContext['api']): Record<string, unknown> {
-  const addresses = JSON.parse(row.api_addresses) as Record<string, unknown>;
+  const stored = parseJsonValue(row.api_addresses);
+  const addresses = isJsonObject(stored) ? stored : {};
   const apiAddresses = api === 'management' ? addresses : Object.fromEntries(Object.entries(addresses).filter(([key]) => key === 'edge-client' || key === 'edge-oidc'));
   return {
     _links: { self: { href: `./controllers/${row.id}` } },
@@ -80,7 +83,7 @@ function toApi(row: ControllerRow, api: OperationContext['api']): Record<string,
     isSystem: row.is_system === 1,
     lastJoinedAt: row.last_joined_at,
     name: row.name,
-    tags: JSON.parse(row.tags) as unknown,
+    tags: parseJsonValue(row.tags),
     updatedAt: row.updated_at,
   };
 }
@@ -93,7 +96,12 @@ export const listControllers: OperationHandler = {
     const rows = await instanceRows(deps);
     const page = await deps.store.read((db) => listInlineRows(db, rows.map((row) => ({ ...row })), query));
     const pagination = { limit: query.limit, offset: query.offset, totalCount: page.totalCount };
-    const data = page.rows.map((row) => toApi(row as unknown as ControllerRow, api));
+    // The page holds copies of the rows given, filtered and ordered: each is rendered from its original by id.
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const data = page.rows.flatMap((row) => {
+      const original = byId.get(String(row.id));
+      return original ? [toApi(original, api)] : [];
+    });
     return { status: 200, json: listEnvelope(data, pagination, Object.keys(controllerSymbols)) };
   },
 };

@@ -35,7 +35,7 @@ export class Health {
       checks.migrations = missing.length === 0 ? `${migrations.length} applied` : `missing ${missing.join(', ')}`;
       isReady = missing.length === 0;
     } catch (error) {
-      checks.store = (error as Error).message;
+      checks.store = error instanceof Error ? error.message : String(error);
       isReady = false;
     }
     return { isReady, body: { status: isReady ? 'ready' : 'not ready', checks } };

@@ -25,7 +25,7 @@ export async function listenForMetrics(address: ListenAddress, metrics: Metrics,
     };
     answer().then(
       ({ status, body, type }) => response.writeHead(status, { 'content-type': type ?? 'application/json', 'cache-control': 'no-store' }).end(body),
-      (error: unknown) => response.writeHead(500, { 'content-type': 'text/plain' }).end(`${(error as Error).message}\n`),
+      (error: unknown) => response.writeHead(500, { 'content-type': 'text/plain' }).end(`${error instanceof Error ? error.message : String(error)}\n`),
     );
   });
   await new Promise<void>((resolve, reject) => {
@@ -33,6 +33,7 @@ export async function listenForMetrics(address: ListenAddress, metrics: Metrics,
     server.listen(address.port, address.host, () => resolve());
   });
   return {
+    // A server listening on a TCP port has an AddressInfo (a string only for pipes and sockets).
     address: server.address() as AddressInfo,
     close: () =>
       new Promise<void>((resolve) => {

@@ -223,5 +223,6 @@ function requestHistogram(routes: ReadonlyMap<string, RouteStats>): Metric {
       ];
     }),
   });
+  // prom-client's Metric is a class with private members; the registry reads only these (name, help, type, get).
   return { name, help, type: 'histogram', aggregator: 'sum', get, reset: () => undefined } as unknown as Metric;
 }

@@ -34,11 +34,11 @@ export const listSpecs: OperationHandler = {
   },
 };
 
-export const detailSpec: OperationHandler = {
+export const detailSpec: OperationHandler<'detailSpec'> = {
   access: 'public',
   handle: ({ deps, params }) => {
     requireSpec(params.id);
-    return Promise.resolve({ status: 200, json: envelope(specEntity(params.id as string, deps)) });
+    return Promise.resolve({ status: 200, json: envelope(specEntity(params.id, deps)) });
   },
 };
 

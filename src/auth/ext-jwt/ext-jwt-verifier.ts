@@ -97,7 +97,7 @@ export class ExternalJwtVerifier {
         if (verified) return verified;
       } catch (error) {
         // A bad token is a refused login, not a fault; the reason helps an operator, the token itself is never logged.
-        this.#options.logger.debug({ reason: (error as Error).message }, 'external JWT refused');
+        this.#options.logger.debug({ reason: reasonOf(error) }, 'external JWT refused');
       }
     }
     return undefined;
@@ -159,7 +159,7 @@ export class ExternalJwtVerifier {
       try {
         entry.keys = await fetchJwks(signer.jwksEndpoint!, this.#options.limits ?? defaultJwksLimits);
       } catch (error) {
-        this.#options.logger.warn({ signerId: signer.id, reason: (error as Error).message }, 'could not fetch external JWT signer keys');
+        this.#options.logger.warn({ signerId: signer.id, reason: reasonOf(error) }, 'could not fetch external JWT signer keys');
       } finally {
         entry.fetchedAt = this.#options.clock().getTime();
         entry.pending = undefined;
@@ -172,3 +172,5 @@ export class ExternalJwtVerifier {
 function identityNamedBy(db: Db, signer: SignerRow, claim: string): Promise<string | undefined> {
   return identityIdBy(db, signer.useExternalId ? 'external_id' : 'id', claim);
 }
+
+const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));

@@ -1,6 +1,8 @@
 // Fetches an external JWT signer's JWKS document: http(s) only, bounded in time and size, redirects followed only
 // within the same host, so a signer's endpoint cannot turn the controller into a fetcher of arbitrary URLs.
 import type { JSONWebKeySet } from 'jose';
+import { parseJsonValue } from '../../lib/json-value.js';
+import { isJsonObject } from '../../lib/object-path.js';
 
 export interface JwksFetchLimits {
   timeoutMs: number;
@@ -58,8 +60,8 @@ export async function fetchJwks(endpoint: string, limits: JwksFetchLimits = defa
       await response.body?.cancel();
       throw new JwksFetchError(`JWKS endpoint answered ${response.status}`);
     }
-    const parsed = JSON.parse(await readCapped(response, limits.maxBytes)) as unknown;
-    const keys = (parsed as { keys?: unknown } | null)?.keys;
+    const parsed = parseJsonValue(await readCapped(response, limits.maxBytes));
+    const keys = isJsonObject(parsed) ? parsed.keys : undefined;
     if (!Array.isArray(keys)) throw new JwksFetchError('the JWKS document has no keys array');
     return { keys: keys.filter((key): key is JSONWebKeySet['keys'][number] => typeof key === 'object' && key !== null) };
   }

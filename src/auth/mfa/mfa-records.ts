@@ -6,6 +6,8 @@ import { completeApiSessionMfa } from '../../store/queries/api-sessions.js';
 import { deleteMfa, insertMfa, mfaOf, setMfaVerified, setRecoveryCodes, useTotpStep, type MfaRow } from '../../store/queries/mfa.js';
 import { isUniqueViolation, type Db, type Store } from '../../store/store.js';
 import { matchTotp, newRecoveryCodes, newTotpSecret } from './totp.js';
+import { parseJsonValue, stringList } from '../../lib/json-value.js';
+import { isJsonObject } from '../../lib/object-path.js';
 
 export interface MfaRecord {
   id: string;
@@ -19,16 +21,18 @@ export interface MfaRecord {
   lastTotpStep: number;
 }
 
+const jsonObject = (value: unknown): Record<string, unknown> => (isJsonObject(value) ? value : {});
+
 function toRecord(row: MfaRow): MfaRecord {
   return {
     id: row.id,
     identityId: row.identity_id,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
-    tags: JSON.parse(row.tags) as Record<string, unknown>,
+    tags: jsonObject(parseJsonValue(row.tags)),
     isVerified: row.is_verified === 1,
     secret: row.secret,
-    recoveryCodes: JSON.parse(row.recovery_codes) as string[],
+    recoveryCodes: stringList(parseJsonValue(row.recovery_codes)) ?? [],
     lastTotpStep: Number(row.last_totp_step),
   };
 }

@@ -4,7 +4,8 @@
 import QRCode from 'qrcode';
 import { ApiError } from '../../errors/api-error.js';
 import { emptyEnvelope, envelope } from '../../http/envelope.js';
-import type { OperationContext, OperationHandler, OperationTable } from '../../http/operation.js';
+import type { OperationContext, OperationHandler, OperationShape, OperationTable } from '../../http/operation.js';
+import type { SessionCaller } from '../../http/request-context.js';
 import { namesOf } from '../../store/queries/references.js';
 import type { Db } from '../../store/store.js';
 import { requireEntity } from '../../crud/entity-writes.js';
@@ -23,15 +24,17 @@ import {
 } from './mfa-records.js';
 
 const PATH = 'current-identity/mfa';
-const identityOf = (context: OperationContext) => context.caller.session!.identityId;
+/** Every operation here but the admin's is the caller's own: its session is present. */
+type MfaContext = OperationContext<OperationShape, SessionCaller>;
+const identityOf = (context: MfaContext) => context.caller.session.identityId;
 
-async function requireMfa(db: Db, context: OperationContext, want: 'any' | 'verified' | 'unverified'): Promise<MfaRecord> {
+async function requireMfa(db: Db, context: MfaContext, want: 'any' | 'verified' | 'unverified'): Promise<MfaRecord> {
   const record = await findMfa(db, identityOf(context));
   if (!record || (want === 'verified' && !record.isVerified) || (want === 'unverified' && record.isVerified)) throw new ApiError('NOT_FOUND');
   return record;
 }
 
-async function provisioningUrlOf(db: Db, context: OperationContext, record: MfaRecord): Promise<string> {
+async function provisioningUrlOf(db: Db, context: MfaContext, record: MfaRecord): Promise<string> {
   const name = (await namesOf(db, 'identities', [record.identityId])).get(record.identityId);
   return provisioningUrl(context.deps.settings.totpIssuer, name ?? '', record.secret);
 }
@@ -42,7 +45,7 @@ async function provisioningUrlOf(db: Db, context: OperationContext, record: MfaR
  * counted in that write transaction, which writers on every instance take in turn, so racing attempts cannot guess
  * past them; the check is cheap, so nothing waits on another attempt's expensive work.
  */
-async function proveCode(context: OperationContext, code: string, kind: CodeKind, unlock: (tx: Db, record: MfaRecord) => Promise<void>): Promise<void> {
+async function proveCode(context: MfaContext, code: string, kind: CodeKind, unlock: (tx: Db, record: MfaRecord) => Promise<void>): Promise<void> {
   const { deps } = context;
   const throttle = deps.loginThrottle;
   const keys = throttle.mfaKeys(identityOf(context), context.caller.ip);
@@ -54,18 +57,15 @@ async function proveCode(context: OperationContext, code: string, kind: CodeKind
       return false;
     }
     await unlock(tx, record);
-    await throttle.clear(tx, keys[0]!.key);
+    await throttle.clear(tx, keys[0].key);
     return true;
   });
   if (!proven) throw new ApiError('MFA_INVALID_TOKEN');
 }
 
-const codeOf = (context: OperationContext): string => (context.body as { code?: string } | undefined)?.code ?? '';
 /** The C SDK sends the code of DELETE and GET recovery-codes in this header. */
-const headerCodeOf = (context: OperationContext): string => {
-  const value = context.headers['mfa-validation-code'];
-  return typeof value === 'string' ? value : '';
-};
+const headerCodeOf = (context: OperationContext<{ headers: { 'mfa-validation-code'?: string } } & OperationShape>): string =>
+  context.headers['mfa-validation-code'] ?? '';
 
 function mfaLinks(record: MfaRecord): Record<string, { href: string }> {
   const links: Record<string, string> = { 'current-identity': './current-identity', self: `./${PATH}` };
@@ -83,7 +83,7 @@ const baseOf = (record: MfaRecord, links: Record<string, { href: string }>) => (
 });
 
 /** The secret (in the URL) and the recovery codes show only until the enrollment is verified. */
-const detailMfa: OperationHandler = {
+const detailMfa: OperationHandler<'detailMfa'> = {
   access: 'partial',
   async handle(context) {
     const data = await context.deps.store.read(async (db) => {
@@ -95,7 +95,7 @@ const detailMfa: OperationHandler = {
   },
 };
 
-const enrollMfa: OperationHandler = {
+const enrollMfa: OperationHandler<'enrollMfa'> = {
   access: 'partial',
   async handle(context) {
     const { deps } = context;
@@ -106,11 +106,11 @@ const enrollMfa: OperationHandler = {
 };
 
 /** TOTP only (a recovery code cannot complete an enrollment); the current session counts as having passed MFA. */
-const verifyMfa: OperationHandler = {
+const verifyMfa: OperationHandler<'verifyMfa'> = {
   access: 'partial',
   async handle(context) {
     await context.deps.store.read((db) => requireMfa(db, context, 'unverified'));
-    await proveCode(context, codeOf(context), 'totp', async (tx, record) => {
+    await proveCode(context, context.body.code, 'totp', async (tx, record) => {
       if (record.isVerified) throw new ApiError('NOT_FOUND');
       await markMfaVerified(tx, context.deps, record);
       await completeSessionMfa(tx, context.deps, context.caller.session.apiSessionId);
@@ -121,7 +121,7 @@ const verifyMfa: OperationHandler = {
 };
 
 /** 256 × 256 PNG, error correction M, as upstream's go-qrcode; only while the enrollment is unverified. */
-const detailMfaQrCode: OperationHandler = {
+const detailMfaQrCode: OperationHandler<'detailMfaQrCode'> = {
   access: 'partial',
   async handle(context) {
     const url = await context.deps.store.read(async (db) => provisioningUrlOf(db, context, await requireMfa(db, context, 'unverified')));
@@ -131,7 +131,7 @@ const detailMfaQrCode: OperationHandler = {
 };
 
 /** A verified enrollment needs a code (TOTP or recovery) in `mfa-validation-code`; an unverified one goes without. */
-const deleteMfa: OperationHandler = {
+const deleteMfa: OperationHandler<'deleteMfa'> = {
   access: 'authenticated',
   async handle(context) {
     const { deps } = context;
@@ -149,12 +149,14 @@ async function getBodyCodeOf(context: OperationContext): Promise<string> {
   const raw = context.request.raw;
   if (raw.readableEnded || !String(context.request.headers['content-type'] ?? '').startsWith('application/json')) return '';
   let text = '';
+  // A request stream without an encoding yields Buffers; Node's types leave its chunks untyped.
   for await (const chunk of raw as AsyncIterable<Buffer>) {
     text += chunk.toString('utf8');
     if (text.length > GET_BODY_LIMIT) throw ApiError.withMessage('COULD_NOT_PARSE_BODY', 'request body is too large');
   }
   try {
-    const code = (JSON.parse(text || '{}') as { code?: unknown } | null)?.code;
+    const parsed: unknown = JSON.parse(text || '{}');
+    const code = typeof parsed === 'object' && parsed !== null && 'code' in parsed ? parsed.code : undefined;
     return typeof code === 'string' ? code : '';
   } catch {
     throw ApiError.withMessage('COULD_NOT_PARSE_BODY', 'the body is not JSON');
@@ -163,12 +165,12 @@ async function getBodyCodeOf(context: OperationContext): Promise<string> {
 const GET_BODY_LIMIT = 1024;
 
 /** Shown again only against a current TOTP code, from the body or the `mfa-validation-code` header (C SDK). */
-const detailMfaRecoveryCodes: OperationHandler = {
+const detailMfaRecoveryCodes: OperationHandler<'detailMfaRecoveryCodes'> = {
   access: 'authenticated',
   async handle(context) {
     const { deps } = context;
     await deps.store.read((db) => requireMfa(db, context, 'verified'));
-    const code = codeOf(context) || (await getBodyCodeOf(context)) || headerCodeOf(context);
+    const code = context.body?.code || (await getBodyCodeOf(context)) || headerCodeOf(context);
     if (code === '') throw new ApiError('MFA_INVALID_TOKEN');
     let data: Record<string, unknown> = {};
     await proveCode(context, code, 'totp', (_tx, record) => {
@@ -179,32 +181,32 @@ const detailMfaRecoveryCodes: OperationHandler = {
   },
 };
 
-const createMfaRecoveryCodes: OperationHandler = {
+const createMfaRecoveryCodes: OperationHandler<'createMfaRecoveryCodes'> = {
   access: 'authenticated',
   async handle(context) {
     await context.deps.store.read((db) => requireMfa(db, context, 'verified'));
-    await proveCode(context, codeOf(context), 'totpOrRecovery', (tx, record) => replaceRecoveryCodes(tx, context.deps, record));
+    await proveCode(context, context.body.code, 'totpOrRecovery', (tx, record) => replaceRecoveryCodes(tx, context.deps, record));
     return { status: 200, json: emptyEnvelope() };
   },
 };
 
 /** Recovery codes are checked first (and consumed), then TOTP; any enrollment counts, as upstream. */
-const authenticateMfa: OperationHandler = {
+const authenticateMfa: OperationHandler<'authenticateMfa'> = {
   access: 'partial',
   async handle(context) {
     const record = await context.deps.store.read((db) => findMfa(db, identityOf(context)));
     if (!record) throw new ApiError('MFA_NOT_ENROLLED');
-    await proveCode(context, codeOf(context), 'totpOrRecovery', (tx) => completeSessionMfa(tx, context.deps, context.caller.session.apiSessionId));
+    await proveCode(context, context.body.code, 'totpOrRecovery', (tx) => completeSessionMfa(tx, context.deps, context.caller.session.apiSessionId));
     await context.deps.posture.postureChanged(identityOf(context));
     return { status: 200, json: emptyEnvelope() };
   },
 };
 
 /** An admin removes an identity's MFA, verified or not, without a code (a lost device). */
-const removeIdentityMfa: OperationHandler = {
+const removeIdentityMfa: OperationHandler<'removeIdentityMfa'> = {
   access: 'admin',
   async handle({ deps, params }) {
-    const id = params.id as string;
+    const { id } = params;
     await deps.store.transaction(async (tx) => {
       await requireEntity(tx, identity, id);
       await deleteMfaOf(tx, id);

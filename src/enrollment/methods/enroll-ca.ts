@@ -14,11 +14,16 @@ import { createEntityIn } from '../../crud/entity-writes.js';
 import { identity } from '../../entities/identity/identity.definition.js';
 import { DEFAULT_IDENTITY_NAME_FORMAT } from '../../entities/ca/ca.rules.js';
 import { certificateFingerprint } from '../../pki/fingerprint.js';
-import { externalIdOf, type ExternalIdClaim } from '../../auth/external-id-claim.js';
+import { externalIdOf, normaliseExternalIdClaim } from '../../auth/external-id-claim.js';
+import { parseJsonValue, stringList } from '../../lib/json-value.js';
+import { isJsonObject } from '../../lib/object-path.js';
 import { anchorsFromPem, verifyPath } from '../../auth/trust.js';
 import { insertCaAuthenticator, requireUnusedFingerprint } from './enroll-ottca.js';
 
 type CaRow = CaRecord;
+
+/** What a CA's `identityNameFormat` may name. */
+type NameSymbol = 'caName' | 'caId' | 'commonName' | 'requestedName' | 'identityId';
 
 /** The first CA (by id, as upstream's store iterates) that is verified, enabled and issued the presented chain. */
 function enrollingCa(cas: readonly CaRow[], leaf: X509Certificate, intermediates: X509Certificate[], now: Date): CaRow | undefined {
@@ -32,7 +37,7 @@ function enrollingCa(cas: readonly CaRow[], leaf: X509Certificate, intermediates
 
 /** `[caName]`, `[caId]`, `[commonName]`, `[requestedName]` and `[identityId]` replaced literally (reference §9.4). */
 function formatName(ca: CaRow, leaf: X509Certificate, requestedName: string, identityId: string): string {
-  const symbols: Record<string, string> = {
+  const symbols: Record<NameSymbol, string> = {
     caName: ca.name,
     caId: ca.id,
     commonName: new ParsedCertificate(new Uint8Array(leaf.raw)).subjectName.getField('CN').at(-1) ?? '',
@@ -40,7 +45,7 @@ function formatName(ca: CaRow, leaf: X509Certificate, requestedName: string, ide
     identityId,
   };
   const format = ca.identity_name_format || DEFAULT_IDENTITY_NAME_FORMAT;
-  return format.replace(/\[(caName|caId|commonName|requestedName|identityId)\]/g, (_match, symbol: string) => symbols[symbol]!);
+  return format.replace(/\[(caName|caId|commonName|requestedName|identityId)\]/g, (_match, symbol: NameSymbol) => symbols[symbol]);
 }
 
 /**
@@ -55,7 +60,7 @@ async function unusedName(tx: Db, name: string): Promise<string> {
 }
 
 function requestedNameOf(body: unknown): string | undefined {
-  const name = typeof body === 'object' && body !== null ? (body as { name?: unknown }).name : undefined;
+  const name = isJsonObject(body) ? body.name : undefined;
   return typeof name === 'string' && name !== '' ? name : undefined;
 }
 
@@ -70,7 +75,8 @@ export async function enrollWithCa(context: OperationContext): Promise<Operation
     if (!leaf) throw new ApiError('CERT_FAILED_VALIDATION');
     const ca = enrollingCa(cas, leaf, intermediates, now);
     if (!ca) throw new ApiError('CERT_FAILED_VALIDATION');
-    const claim = ca.external_id_claim ? (JSON.parse(ca.external_id_claim) as ExternalIdClaim) : undefined;
+    // Stored normalised (normaliseExternalIdClaim), so reading it back through the same check refuses nothing.
+    const claim = ca.external_id_claim ? (normaliseExternalIdClaim(parseJsonValue(ca.external_id_claim)) ?? undefined) : undefined;
     const externalId = claim ? externalIdOf(leaf.raw, claim) : undefined;
     if (claim && externalId === undefined) throw new ApiError('MISSING_CERT_CLAIM');
     if (externalId !== undefined) {
@@ -81,7 +87,7 @@ export async function enrollWithCa(context: OperationContext): Promise<Operation
     }
     const identityId = deps.ids.shortId();
     const name = await unusedName(tx, formatName(ca, leaf, requestedNameOf(context.body) ?? identityId, identityId));
-    const roleAttributes = ca.identity_roles ? (JSON.parse(ca.identity_roles) as string[]) : [];
+    const roleAttributes = ca.identity_roles ? (stringList(parseJsonValue(ca.identity_roles)) ?? []) : [];
     // With an externalId the identity has no authenticator: later logins find it by the claim, so certificates rotate.
     const body = { name, type: 'Default', isAdmin: false, roleAttributes, externalId: externalId ?? null };
     await createEntityIn(tx, deps, identity, body, { id: identityId });

@@ -42,7 +42,10 @@ export async function readEnrollmentCsrs(body: unknown): Promise<RouterCsrs> {
       throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', `invalid ${which} CSR`);
     });
   }
-  return { serverCertCsr: fields.serverCertCsr as string, certCsr: fields.certCsr as string };
+  const { serverCertCsr, certCsr } = fields;
+  // Checked above, in upstream's order; this only tells the types.
+  if (typeof serverCertCsr !== 'string' || typeof certCsr !== 'string') throw ApiError.withMessage('MISSING_OR_INVALID_CSR', 'invalid CSR');
+  return { serverCertCsr, certCsr };
 }
 
 /**
@@ -77,9 +80,10 @@ export async function storeRouterCertificate(tx: Db, deps: { clock: Clock }, rou
 
 /** erott enrolls edge routers, trott transit routers; a token whose router is of the other kind is not valid. */
 async function requireRouter(db: Db, routerId: string | null, method: string): Promise<string> {
-  const isEdge = routerId ? await routerIsEdge(db, routerId) : undefined;
+  if (!routerId) throw new ApiError('INVALID_ENROLLMENT_TOKEN');
+  const isEdge = await routerIsEdge(db, routerId);
   if (isEdge === undefined || isEdge !== (method === 'erott')) throw new ApiError('INVALID_ENROLLMENT_TOKEN');
-  return routerId!;
+  return routerId;
 }
 
 /**

@@ -1,5 +1,6 @@
 // `updb`: a one-time token and a chosen password become a `updb` authenticator with the enrollment's username.
 import { ApiError } from '../../errors/api-error.js';
+import { isJsonObject } from '../../lib/object-path.js';
 import { emptyEnvelope } from '../../http/envelope.js';
 import { createEntityIn } from '../../crud/entity-writes.js';
 import { authenticator } from '../../entities/authenticator/authenticator.definition.js';
@@ -9,7 +10,7 @@ import { requireUnusedUsername } from '../create-enrollment.js';
 
 /** `/enroll?method=updb` declares no body; upstream answers a missing password with a 500 (quirk Q7), we with a 400. */
 function passwordFrom(body: unknown): unknown {
-  const password = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).password : undefined;
+  const password = isJsonObject(body) ? body.password : undefined;
   if (typeof password !== 'string') throw ApiError.invalidField('password', 'password is required', password === undefined ? undefined : '******');
   return password;
 }

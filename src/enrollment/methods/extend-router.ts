@@ -7,7 +7,7 @@ import type { OperationHandler } from '../../http/operation.js';
 import { certificateFingerprint } from '../../pki/fingerprint.js';
 import { routerWithFingerprint } from '../../store/queries/routers.js';
 import type { Db } from '../../store/store.js';
-import { issueRouterCertificates, readExtensionCsrs, storeRouterCertificate, type RouterCsrs } from './enroll-router.js';
+import { issueRouterCertificates, readExtensionCsrs, storeRouterCertificate } from './enroll-router.js';
 
 /**
  * The router behind the TLS client certificate: upstream fingerprints the last non-CA certificate of the presented
@@ -28,11 +28,11 @@ async function routerPresenting(db: Db, presented: readonly X509Certificate[]): 
  * certificate replaces the old one at once: upstream's REST extension has no verify step. The reply has no `ca`,
  * and its `serverCert` is the leaf alone, not a chain.
  */
-export const extendRouterEnrollment: OperationHandler = {
+export const extendRouterEnrollment: OperationHandler<'extendRouterEnrollment', 'client'> = {
   access: 'public',
   async handle({ deps, body, request }) {
     const router = await deps.store.read((db) => routerPresenting(db, clientCertificatesOf(request)));
-    const csrs = await readExtensionCsrs(body as RouterCsrs);
+    const csrs = await readExtensionCsrs(body);
     const { client, server } = await issueRouterCertificates(deps, router.id, csrs);
     await deps.store.transaction(async (tx) => {
       // A concurrent renewal or re-enroll already replaced the certificate this request was made with.

@@ -1,29 +1,19 @@
 // Authenticator operations: admin CRUD and re-enroll, and the caller's own authenticators under /current-identity.
 import { ApiError } from '../../errors/api-error.js';
-import { createdEnvelope, emptyEnvelope, envelope } from '../../http/envelope.js';
-import type { OperationContext, OperationHandler, OperationTable } from '../../http/operation.js';
-import { create, detail, list, patch, remove, update } from '../../crud/crud-handlers.js';
+import { createdEnvelope, emptyEnvelope } from '../../http/envelope.js';
+import type { OperationHandler, OperationShape, OperationTable } from '../../http/operation.js';
+import type { SessionCaller } from '../../http/request-context.js';
+import { create, detail, fieldIs, list, patch, remove, update, type ListScope } from '../../crud/crud-handlers.js';
 import type { EntityDefinition } from '../../crud/define-entity.js';
-import { toApiEntity } from '../../crud/entity-mapping.js';
-import { deleteEntity, findEntity } from '../../crud/entity-store.js';
 import { authenticatorById } from '../../store/queries/authenticators.js';
-import { modifyEntity, requireEntity } from '../../crud/entity-writes.js';
-import { columnIs } from '../../store/queries/scopes.js';
-import type { Db } from '../../store/store.js';
+import { modifyEntity, removeEntityIn, requireEntity } from '../../crud/entity-writes.js';
 import { verifyPassword } from '../../auth/password.js';
 import { createEnrollment, futureInstant, makeRoomForEnrollment, type NewEnrollment } from '../../enrollment/create-enrollment.js';
 import { authenticator } from './authenticator.definition.js';
-import { endSessionsOf } from './authenticator.rules.js';
 
-const callerId = (context: OperationContext) => context.caller.session!.identityId;
-
-/** The caller's own authenticator; anyone else's is simply not found. */
-async function requireOwn(db: Db, context: OperationContext) {
-  const id = context.params.id as string;
-  const found = await findEntity(db, authenticator, id);
-  if (!found || found.identityId !== callerId(context)) throw ApiError.notFound('authenticator', id);
-  return found;
-}
+/** The caller's own authenticators; anyone else's is simply not found. */
+const ownScope: ListScope<OperationShape, SessionCaller> = ({ caller }) => Promise.resolve(fieldIs(authenticator, 'identityId', caller.session.identityId));
+const own = { scope: ownScope };
 
 /** What the caller sees of its own authenticators: upstream links each only to itself, under current-identity. */
 const ownAuthenticator: EntityDefinition = {
@@ -31,30 +21,17 @@ const ownAuthenticator: EntityDefinition = {
   links: (entity) => ({ self: { href: `./current-identity/authenticators/${String(entity.id)}` } }),
 };
 
-const listCurrentIdentityAuthenticators = list(ownAuthenticator, 'authenticated', {
-  scope: (context) => Promise.resolve(columnIs('identity_id', callerId(context))),
-});
-
-const detailCurrentIdentityAuthenticator: OperationHandler = {
-  access: 'authenticated',
-  async handle(context) {
-    const { deps, caller } = context;
-    const data = await deps.store.read(async (db) => toApiEntity(ownAuthenticator, await requireOwn(db, context), { db, deps, caller }));
-    return { status: 200, json: envelope(data) };
-  },
-};
-
 /** Self-service change of username and password, proven by the current password (updb only). */
-function modifyOwn(mode: 'update' | 'patch'): OperationHandler {
+function modifyOwn<Op extends 'updateCurrentIdentityAuthenticator' | 'patchCurrentIdentityAuthenticator'>(mode: 'update' | 'patch'): OperationHandler<Op> {
   return {
     access: 'authenticated',
     async handle(context) {
-      const body = context.body as { currentPassword: string };
-      const own = await context.deps.store.read((db) => requireOwn(db, context));
-      if (own.method !== 'updb') throw new ApiError('CAN_NOT_UPDATE_AUTHENTICATOR');
-      const matches = await verifyPassword(body.currentPassword, { hash: own.passwordHash as string, salt: own.passwordSalt as string });
+      const { body, params } = context;
+      const found = await context.deps.store.read(async (db) => requireEntity(db, authenticator, params.id, await ownScope(context, db)));
+      if (found.method !== 'updb') throw new ApiError('CAN_NOT_UPDATE_AUTHENTICATOR');
+      const matches = await verifyPassword(body.currentPassword, { hash: found.passwordHash as string, salt: found.passwordSalt as string });
       if (!matches) throw ApiError.invalidField('currentPassword', 'invalid current password', '******').as('UNAUTHORIZED');
-      await modifyEntity(context.deps, authenticator, own.id as string, body, mode);
+      await modifyEntity(context.deps, authenticator, found.id as string, body, mode);
       return { status: 200, json: emptyEnvelope() };
     },
   };
@@ -66,16 +43,16 @@ function modifyOwn(mode: 'update' | 'patch'): OperationHandler {
  * then deletes the authenticator (ending the sessions it opened) in two steps; here all happens in one transaction.
  * 201 names the enrollment.
  */
-const reEnrollAuthenticator: OperationHandler = {
+const reEnrollAuthenticator: OperationHandler<'reEnrollAuthenticator'> = {
   access: 'admin',
   async handle({ deps, params, body }) {
-    const id = params.id as string;
+    const { id } = params;
     const now = deps.clock();
     // Upstream gives re-enroll enrollments a shortid (eid.New()).
     const enrollmentId = deps.ids.shortId();
     await deps.store.transaction(async (tx) => {
       const found = await requireEntity(tx, authenticator, id);
-      const expiresAt = futureInstant((body as { expiresAt: string }).expiresAt, now, 'expiresAt must be in the future');
+      const expiresAt = futureInstant(body.expiresAt, now, 'expiresAt must be in the future');
       const identityId = found.identityId as string;
       const caId = (await authenticatorById(tx, id))?.ca_id ?? undefined;
       const input: NewEnrollment =
@@ -83,8 +60,8 @@ const reEnrollAuthenticator: OperationHandler = {
           ? { method: 'updb', identityId, username: found.username as string, expiresAt, id: enrollmentId }
           : { method: caId ? 'ottca' : 'ott', identityId, expiresAt, id: enrollmentId, ...(caId ? { caId } : {}) };
       await makeRoomForEnrollment(tx, identityId, input.method, now);
-      await deleteEntity(tx, authenticator, id);
-      await endSessionsOf(tx, found);
+      // Its rules end the API sessions it opened.
+      await removeEntityIn(tx, deps, authenticator, id);
       await createEnrollment(tx, deps, input);
     });
     return { status: 201, json: createdEnvelope('enrollments', enrollmentId) };
@@ -103,8 +80,8 @@ export const authenticatorOperations: OperationTable<'management'> = {
 
 /** Served by both APIs. */
 export const currentIdentityAuthenticatorOperations: OperationTable<'client' | 'management'> = {
-  listCurrentIdentityAuthenticators,
-  detailCurrentIdentityAuthenticator,
-  updateCurrentIdentityAuthenticator: modifyOwn('update'),
-  patchCurrentIdentityAuthenticator: modifyOwn('patch'),
+  listCurrentIdentityAuthenticators: list(ownAuthenticator, 'authenticated', own),
+  detailCurrentIdentityAuthenticator: detail(ownAuthenticator, 'authenticated', own),
+  updateCurrentIdentityAuthenticator: modifyOwn<'updateCurrentIdentityAuthenticator'>('update'),
+  patchCurrentIdentityAuthenticator: modifyOwn<'patchCurrentIdentityAuthenticator'>('patch'),
 };

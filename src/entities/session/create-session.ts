@@ -1,11 +1,11 @@
 // `POST /sessions` (client): an identity asks to dial or bind a service. Checks run in upstream's order
 // (ziti `model/session_manager.go` Create): reuse, visibility, permission, posture, a shared edge router.
 import { ApiError } from '../../errors/api-error.js';
-import { formatTimestamp } from '../../lib/clock.js';
 import { envelope } from '../../http/envelope.js';
 import type { OperationHandler } from '../../http/operation.js';
 import type { EntityValues } from '../../crud/entity-rules.js';
-import { findEntity, insertEntity } from '../../crud/entity-store.js';
+import { findEntity } from '../../crud/entity-store.js';
+import { createEntityIn, requireEntity } from '../../crud/entity-writes.js';
 import { reusableSessionId } from '../../store/queries/sessions.js';
 import { writeAreas, type Db } from '../../store/store.js';
 import { serviceGrant } from '../../policy/service-access.js';
@@ -17,25 +17,18 @@ import { evaluateSessionPosture, failedServiceRequest, invalidPosture } from '..
 import { session } from './session.definition.js';
 import { sessionDetail } from './session.rules.js';
 
-interface SessionCreateBody {
-  serviceId?: string | null;
-  type?: string | null;
-  tags?: Record<string, unknown> | null;
-}
-
 /** The session this API session already holds for the service and type, if any (upstream's reuse). */
 async function findReusable(db: Db, apiSessionId: string, serviceId: string, type: string): Promise<EntityValues | undefined> {
   const id = await reusableSessionId(db, apiSessionId, serviceId, type);
   return id === undefined ? undefined : findEntity(db, session, id);
 }
 
-export const createSession: OperationHandler = {
+export const createSession: OperationHandler<'createSession', 'client'> = {
   access: 'authenticated',
   async handle(context) {
-    const { deps } = context;
+    const { deps, body } = context;
     const caller = context.caller.session;
     const { identityId, apiSessionId } = caller;
-    const body = (context.body ?? {}) as SessionCreateBody;
     const serviceId = body.serviceId ?? '';
     // An omitted or empty type is Dial, but only after the checks: upstream's early reuse lookup misses then.
     const requested = body.type || undefined;
@@ -72,23 +65,11 @@ export const createSession: OperationHandler = {
       // With the type left out, the lookup above was skipped; within this transaction nothing else can have made one.
       const again = !requested && (await findReusable(tx, apiSessionId, serviceId, type));
       if (again) return sessionDetail(again, grant.name, edgeRouters, context.caller);
-      const at = formatTimestamp(now);
-      const values: EntityValues = {
-        id: deps.ids.cuid(now),
-        createdAt: at,
-        updatedAt: at,
-        tags: body.tags ?? {},
-        isSystem: false,
-        serviceId,
-        token: deps.ids.token(),
-        apiSessionId,
-        type,
-        identityId,
-        servicePolicies: posture.passingPolicyIds,
-      };
-      await insertEntity(tx, session, values);
+      // Through the entity's rules, with the values no body can set; the response shows the session as stored.
+      const extra = { id: deps.ids.cuid(now), serviceId, token: deps.ids.token(), apiSessionId, type, identityId, servicePolicies: posture.passingPolicyIds };
+      const created = await requireEntity(tx, session, await createEntityIn(tx, deps, session, body, extra));
       deps.posture.recheckAt(identityId, posture.failsAt);
-      return sessionDetail(values, grant.name, edgeRouters, context.caller);
+      return sessionDetail(created, grant.name, edgeRouters, context.caller);
     }, { bookkeeping: true, touches: [writeAreas.apiSession(apiSessionId)], reads: [writeAreas.identity(identityId)] });
     const detail = await creating.catch(async (error: unknown) => {
       if (refused) await deps.posture.recordFailedServiceRequest(identityId, refused);

@@ -2,54 +2,26 @@
 // management API is admin-only, as design part 0 has it for every management route (upstream lets any
 // authenticated caller in there too, to the same own-sessions view the client API gives). Creation lives in
 // create-session.ts.
-import { ApiError } from '../../errors/api-error.js';
-import { emptyEnvelope, envelope } from '../../http/envelope.js';
-import type { OperationContext, OperationHandler, OperationTable } from '../../http/operation.js';
-import { list } from '../../crud/crud-handlers.js';
-import type { EntityValues } from '../../crud/entity-rules.js';
-import { toApiEntity } from '../../crud/entity-mapping.js';
-import { deleteEntity, findEntity } from '../../crud/entity-store.js';
-import { columnIs, everyRow } from '../../store/queries/scopes.js';
-import type { Db } from '../../store/store.js';
+import { envelope } from '../../http/envelope.js';
+import type { OperationHandler, OperationShape, OperationTable } from '../../http/operation.js';
+import type { SessionCaller } from '../../http/request-context.js';
+import { detail, fieldIs, list, remove, type FindOptions } from '../../crud/crud-handlers.js';
+import { everyRow } from '../../store/queries/scopes.js';
 import { emptyNetwork } from '../../fabric/network-views.js';
 import { createSession } from './create-session.js';
 import { session } from './session.definition.js';
 
-/** Another identity's session is as missing as one that does not exist (`ReadForIdentity`). */
-async function requireOwnSession(db: Db, context: OperationContext): Promise<EntityValues> {
-  const id = context.params.id as string;
-  const caller = context.caller.session!;
-  const found = await findEntity(db, session, id);
-  if (!found || (!caller.isAdmin && found.identityId !== caller.identityId)) throw ApiError.notFound(session.type, id);
-  return found;
-}
-
-const listSessions = list(session, 'authenticated', {
+/**
+ * The caller's own sessions, an admin's everyone's: another identity's is as missing as one that does not exist
+ * (upstream's `ReadForIdentity`).
+ */
+const own: FindOptions<OperationShape, SessionCaller> = {
   scope: ({ caller }) => {
-    const own = caller.session;
-    return Promise.resolve(own.isAdmin ? everyRow : columnIs('identity_id', own.identityId));
-  },
-});
-
-const detailSession: OperationHandler = {
-  access: 'authenticated',
-  async handle(context) {
-    const { deps, caller } = context;
-    const data = await deps.store.read(async (db) => toApiEntity(session, await requireOwnSession(db, context), { db, deps, caller }));
-    return { status: 200, json: envelope(data) };
+    const { isAdmin, identityId } = caller.session;
+    return Promise.resolve(isAdmin ? everyRow : fieldIs(session, 'identityId', identityId));
   },
 };
 
-const deleteSession: OperationHandler = {
-  access: 'authenticated',
-  async handle(context) {
-    await context.deps.store.transaction(async (tx) => {
-      const found = await requireOwnSession(tx, context);
-      await deleteEntity(tx, session, found.id as string);
-    });
-    return { status: 200, json: emptyEnvelope() };
-  },
-};
 
 /**
  * The routers of the first circuit dialled with the session, as upstream's `SessionRouter.DetailRoutePath` scans the
@@ -65,13 +37,16 @@ const detailSessionRoutePath: OperationHandler = {
   },
 };
 
-export const clientSessionOperations: OperationTable<'client'> = { listSessions, detailSession, deleteSession, createSession };
-
-const adminOnly = (handler: OperationHandler): OperationHandler => ({ ...handler, access: 'admin' });
+export const clientSessionOperations: OperationTable<'client'> = {
+  listSessions: list(session, 'authenticated', own),
+  detailSession: detail(session, 'authenticated', own),
+  deleteSession: remove(session, 'authenticated', own),
+  createSession,
+};
 
 export const managementSessionOperations: OperationTable<'management'> = {
-  listSessions: adminOnly(listSessions),
-  detailSession: adminOnly(detailSession),
-  deleteSession: adminOnly(deleteSession),
+  listSessions: list(session, 'admin', own),
+  detailSession: detail(session, 'admin', own),
+  deleteSession: remove(session, 'admin', own),
   detailSessionRoutePath,
 };

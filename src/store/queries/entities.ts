@@ -22,7 +22,15 @@ export interface SetRows {
 /** Shapes of list pages and counts, and of the other queries whose shape depends on a table: by key, per store. */
 const shapes = new ShapeCache(2_000);
 
-export async function findRow(db: Db, table: TableName, id: string): Promise<Row | undefined> {
+/** One row by id; with a `scope`, only if the row is in it too (the caller's own), as one query per scope shape. */
+export async function findRow(db: Db, table: TableName, id: string, scope: Scope = everyRow): Promise<Row | undefined> {
+  if (scope !== everyRow) {
+    const values = scopeValues(scope);
+    const [row] = await shapes.run<Row>(db, `find ${table} ${scopeKey(scope)}`, [id, ...values], (q, [bound, ...scoped]) =>
+      dynamic(q).selectFrom(`${table} as ${LISTED}`).selectAll(LISTED).where(`${LISTED}.id`, '=', bound).where(scopeSql(scope, db, scoped)),
+    );
+    return row;
+  }
   const [row] = await shapes.run<Row>(db, `find ${table}`, [id], (q, [bound]) => dynamic(q).selectFrom(table).selectAll().where('id', '=', bound));
   return row;
 }

@@ -59,6 +59,14 @@ describe('client sessions', () => {
       assert.deepEqual(edgeRouter, { cost: 0, disabled: false, hostname: '', isOnline: false, name: edgeRouter!.name, noTraversal: false, supportedProtocols: {}, syncStatus: 'SYNC_UNKNOWN', urls: {} });
     });
 
+    it('keeps the tags given, checked by the entity kit as every entity\'s are (nested tags: 400, not stored)', async () => {
+      const tagged = await t.call({ method: 'POST', url: `${client}/sessions`, token, payload: { serviceId: both, type: 'Bind', tags: { team: 'a', n: 1 } } });
+      assert.equal(tagged.status, 201, tagged.text);
+      assert.deepEqual((tagged.body as { data: { tags: unknown } }).data.tags, { team: 'a', n: 1 });
+      const nested = await t.call({ method: 'POST', url: `${client}/sessions`, token: await login(t, user.username, user.password), payload: { serviceId: both, type: 'Bind', tags: { deep: { x: 1 } } } });
+      assertError(nested, 400, 'COULD_NOT_VALIDATE');
+    });
+
     it('creates a Bind session for a service the identity may bind', async () => {
       const session = await createSession(t, token, both, 'Bind');
       assert.equal(session.type, 'Bind');
