@@ -22,7 +22,7 @@ export const servicePolicy = defineEntity({
     postureCheckRoles: stringSet(),
   },
   links: (policy) => {
-    const base = `./service-policies/${String(policy.id)}`;
+    const base = `./service-policies/${policy.id}`;
     return { services: `${base}/services`, identities: `${base}/identities`, 'posture-checks': `${base}/posture-checks` };
   },
   // The members the policy engine keeps per policy: `anyOf(identities) = "<id>"` is an index lookup.
@@ -32,11 +32,11 @@ export const servicePolicy = defineEntity({
   },
   rules: policyRules(servicePolicyKind, 'servicePolicy', {
     validate(change) {
-      const given = change.body?.type;
+      const given = change.body.type;
       if (given === undefined || given === null) return;
       const type = storedType(given);
       if (type === undefined) throw ApiError.invalidField('policyType', "invalid policy type. valid types are 'Dial' and 'Bind'", given);
-      change.after!.type = type;
+      change.after.type = type;
     },
     extend: (policy) => ({ type: policy.type === 2 ? 'Bind' : 'Dial' }),
   }),

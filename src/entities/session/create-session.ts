@@ -4,7 +4,6 @@ import { ApiError } from '../../errors/api-error.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import { envelope } from '../../http/envelope.js';
 import type { OperationHandler } from '../../http/operation.js';
-import type { EntityValues } from '../../crud/entity-rules.js';
 import { findEntity, insertEntity } from '../../crud/entity-store.js';
 import { reusableSessionId } from '../../store/queries/sessions.js';
 import { writeAreas, type Db } from '../../store/store.js';
@@ -15,6 +14,7 @@ import { postureViewFor } from '../../posture/posture-inputs.js';
 import type { FailedServiceRequest } from '../../posture/reported-posture.js';
 import { evaluateSessionPosture, failedServiceRequest, invalidPosture } from '../../posture/session-posture.js';
 import { session } from './session.definition.js';
+import type { Session } from './session.fields.js';
 import { sessionDetail } from './session.rules.js';
 
 interface SessionCreateBody {
@@ -24,7 +24,7 @@ interface SessionCreateBody {
 }
 
 /** The session this API session already holds for the service and type, if any (upstream's reuse). */
-async function findReusable(db: Db, apiSessionId: string, serviceId: string, type: string): Promise<EntityValues | undefined> {
+async function findReusable(db: Db, apiSessionId: string, serviceId: string, type: string): Promise<Session | undefined> {
   const id = await reusableSessionId(db, apiSessionId, serviceId, type);
   return id === undefined ? undefined : findEntity(db, session, id);
 }
@@ -73,7 +73,7 @@ export const createSession: OperationHandler = {
       const again = !requested && (await findReusable(tx, apiSessionId, serviceId, type));
       if (again) return sessionDetail(again, grant.name, edgeRouters, context.caller);
       const at = formatTimestamp(now);
-      const values: EntityValues = {
+      const values: Session = {
         id: deps.ids.cuid(now),
         createdAt: at,
         updatedAt: at,

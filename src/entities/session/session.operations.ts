@@ -44,7 +44,7 @@ const deleteSession: OperationHandler = {
   async handle(context) {
     await context.deps.store.transaction(async (tx) => {
       const found = await requireOwnSession(tx, context);
-      await deleteEntity(tx, session, found.id as string);
+      await deleteEntity(tx, session, found.id);
     });
     return { status: 200, json: emptyEnvelope() };
   },

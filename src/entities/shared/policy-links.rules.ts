@@ -29,10 +29,10 @@ export function withPolicyLinks(kind: EntityKindName, rules: EntityRules, applie
     ...rules,
     async afterWrite(context, change) {
       await rules.afterWrite?.(context, change);
-      if (change.op === 'delete' || !appliesTo(change.after!)) return;
+      if (change.op === 'delete' || !appliesTo(change.after)) return;
       const at = formatTimestamp(context.deps.clock());
       if (change.op === 'create' || change.changed.has('roleAttributes')) {
-        await syncEntity(context.tx, kind, change.id, (change.after!.roleAttributes as string[] | null) ?? null, at);
+        await syncEntity(context.tx, kind, change.id, (change.after.roleAttributes as string[] | null) ?? null, at);
       }
       if (change.op !== 'create') await touchDependents(context.tx, kind, change.id, at);
     },
@@ -40,8 +40,8 @@ export function withPolicyLinks(kind: EntityKindName, rules: EntityRules, applie
       await rules.beforeDelete?.(context, existing);
       if (!appliesTo(existing)) return;
       const at = formatTimestamp(context.deps.clock());
-      await touchDependents(context.tx, kind, existing.id as string, at);
-      await stripEntityReferences(context.tx, kind, existing.id as string, at);
+      await touchDependents(context.tx, kind, existing.id, at);
+      await stripEntityReferences(context.tx, kind, existing.id, at);
     },
   };
 }

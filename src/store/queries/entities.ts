@@ -13,6 +13,9 @@ import { everyRow, LISTED, scopeKey, scopeSql, scopeValues, type Scope } from '.
 /** A stored row, column name → value, as the kit maps it to and from entity values. */
 export type Row = Record<string, unknown>;
 
+/** A row the kit writes: every entity row has its id. */
+export type EntityRow = Row & { id: string };
+
 /** The elements of one set field, written to its side table (one row per element) beside the row's JSON column. */
 export interface SetRows {
   table: TableName;
@@ -27,21 +30,21 @@ export async function findRow(db: Db, table: TableName, id: string): Promise<Row
   return row;
 }
 
-export async function insertRow(tx: Db, table: TableName, row: Row, sets: readonly SetRows[] = []): Promise<void> {
+export async function insertRow(tx: Db, table: TableName, row: EntityRow, sets: readonly SetRows[] = []): Promise<void> {
   // Undefined columns are left out (their default applies), as the query builder does.
   const entries = Object.entries(row).filter(([, value]) => value !== undefined);
   const columns = entries.map(([column]) => column);
   await shapes.run(tx, `insert ${table} ${columns.join()}`, entries.map(([, value]) => value), (q, values) =>
     dynamic(q).insertInto(table).values(Object.fromEntries(columns.map((column, index) => [column, values[index]]))),
   );
-  await writeSets(tx, row.id as string, sets, false);
+  await writeSets(tx, row.id, sets, false);
 }
 
 /** Replaces every column but `id` and `created_at`, and every listed set. */
-export async function updateRow(tx: Db, table: TableName, row: Row, sets: readonly SetRows[] = []): Promise<void> {
+export async function updateRow(tx: Db, table: TableName, row: EntityRow, sets: readonly SetRows[] = []): Promise<void> {
   const { id, created_at: _created, ...columns } = row;
-  await dynamic(tx).updateTable(table).set(columns).where('id', '=', id as string).execute();
-  await writeSets(tx, id as string, sets, true);
+  await dynamic(tx).updateTable(table).set(columns).where('id', '=', id).execute();
+  await writeSets(tx, id, sets, true);
 }
 
 /** Set side tables and other owned rows go with the row (ON DELETE CASCADE). */
