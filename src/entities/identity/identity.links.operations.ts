@@ -5,6 +5,7 @@ import { edgeRouter } from '../edge-router/edge-router.definition.js';
 import { edgeRouterPolicy } from '../edge-router-policy/edge-router-policy.definition.js';
 import { associatedService } from '../service/service.definition.js';
 import { servicePolicy } from '../service-policy/service-policy.definition.js';
+import { policyLinks } from '../../store/queries/policy-tables.js';
 import { identity } from './identity.definition.js';
 
 /**
@@ -19,21 +20,15 @@ export function policyTypeCount(context: OperationContext): 'dial' | 'bind' | un
 
 export const identityLinkOperations: OperationTable = {
   listIdentityServicePolicies: list(servicePolicy, 'admin', {
-    scope: linkedTo(identity, { table: 'service_policy_identities', parentColumn: 'entity_id', childColumn: 'policy_id' }),
+    scope: linkedTo(identity, policyLinks.identityServicePolicies),
   }),
   listIdentitysEdgeRouterPolicies: list(edgeRouterPolicy, 'admin', {
-    scope: linkedTo(identity, { table: 'edge_router_policy_identities', parentColumn: 'entity_id', childColumn: 'policy_id' }),
+    scope: linkedTo(identity, policyLinks.identityEdgeRouterPolicies),
   }),
   listIdentityServices: list(associatedService, 'admin', {
-    scope: linkedTo(identity, {
-      table: 'identity_services',
-      parentTable: 'identities',
-      parentColumn: 'identity_seq',
-      childColumn: 'service_seq',
-      positiveCount: policyTypeCount,
-    }),
+    scope: linkedTo(identity, { ...policyLinks.identityServices, positiveCount: policyTypeCount }),
   }),
   listIdentityEdgeRouters: list(edgeRouter, 'admin', {
-    scope: linkedTo(identity, { table: 'identity_edge_routers', parentTable: 'identities', parentColumn: 'identity_seq', childColumn: 'edge_router_seq' }),
+    scope: linkedTo(identity, policyLinks.identityEdgeRouters),
   }),
 };

@@ -1,7 +1,7 @@
 // Service policies: which identities may dial or bind which services, under which posture checks.
 import { ApiError } from '../../errors/api-error.js';
 import { defineEntity, integer, stringSet, text } from '../../crud/define-entity.js';
-import { servicePolicyKind } from '../../store/queries/policy-tables.js';
+import { linkSymbol, policyLinks, servicePolicyKind } from '../../store/queries/policy-tables.js';
 import { policyRules } from '../shared/policy-rules.js';
 
 /** Stored and filtered as upstream stores it (`type = 2` finds Bind policies): 1 Dial, 2 Bind. */
@@ -27,8 +27,8 @@ export const servicePolicy = defineEntity({
   },
   // The members the policy engine keeps per policy: `anyOf(identities) = "<id>"` is an index lookup.
   symbols: {
-    identities: { kind: 'set', type: 'string', table: 'service_policy_identities', ownerColumn: 'policy_id', valueColumn: 'entity_id' },
-    services: { kind: 'set', type: 'string', table: 'service_policy_services', ownerColumn: 'policy_id', valueColumn: 'entity_id' },
+    identities: linkSymbol(policyLinks.servicePolicyIdentities),
+    services: linkSymbol(policyLinks.servicePolicyServices),
   },
   rules: policyRules(servicePolicyKind, 'servicePolicy', {
     validate(change) {
