@@ -81,7 +81,7 @@ const deleteCurrentApiSessionCertificate: OperationHandler = {
   async handle(context) {
     await context.deps.store.transaction(async (tx) => {
       const own = await requireOwn(tx, context);
-      await deleteEntity(tx, apiSessionCertificate, own.id as string);
+      await deleteEntity(tx, apiSessionCertificate, own.id);
     });
     return { status: 200, json: emptyEnvelope() };
   },

@@ -8,17 +8,23 @@ import type { EntityChange, WriteChange } from './entity-rules.js';
 import { entityInput, isRecord, type WriteMode } from './entity-input.js';
 import { deleteEntity, findEntity, insertEntity, isNameTaken, updateEntity } from './entity-store.js';
 
+/** Values a create takes beside the body's (see createEntity). */
+type Extra<V> = Partial<V> & Readonly<Record<string, unknown>>;
+
 export function newEntityId(definition: Pick<EntityDefinition, 'idKind'>, deps: Pick<AppDeps, 'ids'>): string {
   const ids = deps.ids;
   return definition.idKind === 'shortId' ? ids.shortId() : definition.idKind === 'cuid' ? ids.cuid() : ids.base62();
 }
 
-/** Creates an entity from a request body in its own transaction; `extra` sets values the body cannot (ids, system flags). */
+/**
+ * Creates an entity from a request body in its own transaction; `extra` sets values the body cannot: fields (ids,
+ * system flags) or inputs of the rules that are not fields (an authenticator's `verifiedByCaId`).
+ */
 export async function createEntity<V extends EntityValues>(
   deps: AppDeps,
   definition: EntityDefinition<V>,
   body: unknown,
-  extra: Partial<V> = {},
+  extra: Extra<V> = {},
 ): Promise<string> {
   return deps.store.transaction((tx) => createEntityIn(tx, deps, definition, body, extra));
 }
@@ -32,7 +38,7 @@ export async function createEntityIn<V extends EntityValues>(
   deps: AppDeps,
   definition: EntityDefinition<V>,
   body: unknown,
-  extra: Partial<V> = {},
+  extra: Extra<V> = {},
 ): Promise<string> {
   const { values, changed } = entityInput(definition, body, 'create');
   const now = formatTimestamp(deps.clock());

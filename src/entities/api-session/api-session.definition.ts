@@ -23,7 +23,7 @@ export const apiSession = defineEntity({
       const extras = await apiSessionExtras(
         db,
         deps,
-        sessions.map((s) => ({ id: s.id as string, identityId: s.identityId as string, lastActivityAt: s.lastActivityAt as string })),
+        sessions.map((s) => ({ id: s.id, identityId: s.identityId as string, lastActivityAt: s.lastActivityAt as string })),
       );
       return sessions.map((session, index) => ({
         ...extras[index],

@@ -53,7 +53,7 @@ function secondaryOf(policy: EntityValues): unknown {
 
 export const authPolicyRules: EntityRules = {
   async validate({ tx }, change) {
-    const policy = change.after!;
+    const policy = change.after;
     clampLimits(policy);
     await requireSigners(tx, policy, change.changed);
   },
@@ -63,7 +63,7 @@ export const authPolicyRules: EntityRules = {
    * when no identity uses it: upstream keeps it only because the default admin does, and logins fall back to it.
    */
   async beforeDelete({ tx }, existing) {
-    const user = await firstIdentityUsingAuthPolicy(tx, existing.id as string);
+    const user = await firstIdentityUsingAuthPolicy(tx, existing.id);
     if (user) throw ApiError.referencedByKey('authPolicy', 'authPolicyId', 'identity', user);
     if (existing.id === DEFAULT_AUTH_POLICY_ID) {
       throw ApiError.withMessage('CAN_NOT_DELETE_REFERENCED_ENTITY', 'the default auth policy cannot be deleted');

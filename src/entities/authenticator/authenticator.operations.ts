@@ -54,7 +54,7 @@ function modifyOwn(mode: 'update' | 'patch'): OperationHandler {
       if (own.method !== 'updb') throw new ApiError('CAN_NOT_UPDATE_AUTHENTICATOR');
       const matches = await verifyPassword(body.currentPassword, { hash: own.passwordHash as string, salt: own.passwordSalt as string });
       if (!matches) throw ApiError.invalidField('currentPassword', 'invalid current password', '******').as('UNAUTHORIZED');
-      await modifyEntity(context.deps, authenticator, own.id as string, body, mode);
+      await modifyEntity(context.deps, authenticator, own.id, body, mode);
       return { status: 200, json: emptyEnvelope() };
     },
   };
@@ -76,7 +76,7 @@ const reEnrollAuthenticator: OperationHandler = {
     await deps.store.transaction(async (tx) => {
       const found = await requireEntity(tx, authenticator, id);
       const expiresAt = futureInstant((body as { expiresAt: string }).expiresAt, now, 'expiresAt must be in the future');
-      const identityId = found.identityId as string;
+      const identityId = found.identityId;
       const caId = (await authenticatorById(tx, id))?.ca_id ?? undefined;
       const input: NewEnrollment =
         found.method === 'updb'

@@ -23,7 +23,7 @@ const getCaJwt: OperationHandler = {
   access: 'admin',
   async handle({ deps, params }) {
     const found = await deps.store.read((db) => requireEntity(db, ca, params.id as string));
-    const id = found.id as string;
+    const id = found.id;
     const payload = { iss: `${issuerUrl(deps.settings)}/`, sub: id, jti: id, em: 'ca', ctrls: null };
     const jwt = await new SignJWT(payload)
       .setProtectedHeader({ alg: jwtAlgorithm(deps.pki), kid: deps.pki.serverCertFingerprint, typ: 'JWT' })

@@ -68,7 +68,7 @@ function claimAfter(change: EntityChange): unknown {
 
 export const caRules: EntityRules = {
   async validate(context, change) {
-    const after = change.after!;
+    const after = change.after;
     if (change.op === 'create') {
       const fingerprint = fingerprintOfCaPem(after.certPem);
       await refuseReusedCertificate(context, fingerprint, after.certPem);

@@ -52,7 +52,7 @@ export async function refuseDeleteWhileConfigInUse(tx: Db, configId: string): Pr
 
 export const configRules: EntityRules = {
   async validate({ tx }, change) {
-    const after = change.after!;
+    const after = change.after;
     // The contract takes any JSON value here (Go's interface{}); upstream's mapper wants an object.
     if (change.changed.has('data') && !isJsonObject(after.data)) throw ApiError.invalidField('data', 'invalid type, expected object', after.data);
     // configTypeId is written at create only, so on PUT and PATCH this is the stored type.
@@ -68,7 +68,7 @@ export const configRules: EntityRules = {
 
   /** Upstream detaches the config from its services; deleting what a service still uses is refused instead. */
   beforeDelete({ tx }, existing) {
-    return refuseDeleteWhileConfigInUse(tx, existing.id as string);
+    return refuseDeleteWhileConfigInUse(tx, existing.id);
   },
 
   async extend({ db }, configs) {

@@ -58,7 +58,7 @@ function deriveKeySource(signer: EntityValues): void {
 
 export const externalJwtSignerRules: EntityRules = {
   validate(_context, change) {
-    const signer = change.after!;
+    const signer = change.after;
     normalise(signer);
     deriveKeySource(signer);
     return Promise.resolve();
@@ -66,7 +66,7 @@ export const externalJwtSignerRules: EntityRules = {
 
   /** Upstream refuses through its allowed-signers links first, then through its foreign key on the required signer. */
   async beforeDelete({ tx }, existing) {
-    const id = existing.id as string;
+    const id = existing.id;
     const allowing = await authPoliciesAllowingSigner(tx, id);
     if (allowing.length > 0) throw ApiError.referencedByLinks('externalJwtSigners', 'primary.extJwt.allowedSigners', 'authPolicies', allowing);
     const requiring = await firstAuthPolicyRequiringSigner(tx, id);

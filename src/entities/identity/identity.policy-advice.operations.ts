@@ -19,7 +19,7 @@ const getIdentityPolicyAdvice: OperationHandler = {
     const data = await deps.store.read(async (db) => {
       const who = await requireEntity(db, identity, params.id as string);
       const what = await requireEntity(db, service, params.serviceId as string);
-      const advice = await analyzeServiceReachability(db, who.id as string, what.id as string);
+      const advice = await analyzeServiceReachability(db, who.id, what.id);
       const states = await edgeRouterLiveStates(db, advice.commonRouters.map((router) => router.id));
       const commonRouters = advice.commonRouters.map((router) => ({ ...entityRef(edgeRouter, router), isOnline: states.get(router.id)!.isOnline }));
       return {

@@ -29,11 +29,11 @@ function givenFields(body: Readonly<Record<string, unknown>>, subtype: PostureCh
 
 const ownRules: EntityRules = {
   validate(_context, change) {
-    const after = change.after!;
+    const after = change.after;
     const subtype = subtypeOf(change);
     let input = givenFields(change.body ?? {}, subtype);
     if (change.op === 'patch') {
-      const stored = (change.before!.details ?? {}) as Details;
+      const stored = (change.before.details ?? {}) as Details;
       input = subtype.merge ? subtype.merge(stored, input) : { ...stored, ...input };
     }
     after.details = subtype.normalise(input);
@@ -48,7 +48,7 @@ const ownRules: EntityRules = {
    */
   async afterWrite({ tx }, change) {
     if (change.op === 'delete') return;
-    const after = change.after!;
+    const after = change.after;
     await setPromptColumns(tx, change.id, postureCheckSubtype(after.typeId)?.filterValues?.(after.details as Details));
   },
 

@@ -113,7 +113,7 @@ const listServiceTerminators: OperationHandler = {
     const query = listQueryFrom(context, terminator.symbols);
     const { data, totalCount } = await context.deps.store.read(async (db) => {
       const owner = await requireVisibleService(db, context);
-      const page = await listEntities(db, terminator, query, columnIs('service_id', owner.id as string));
+      const page = await listEntities(db, terminator, query, columnIs('service_id', owner.id));
       return { data: page.rows.map((row) => clientTerminator(row, owner)), totalCount: page.totalCount };
     });
     const pagination = { limit: query.limit, offset: query.offset, totalCount };

@@ -51,7 +51,7 @@ async function checkConfigs(tx: Db, ids: readonly string[]): Promise<void> {
 
 const ownRules: EntityRules = {
   async validate({ tx }, change) {
-    const after = change.after!;
+    const after = change.after;
     after.terminatorStrategy = terminatorStrategyOf(after.terminatorStrategy);
     if (change.changed.has('configs')) await checkConfigs(tx, (after.configs as string[] | null) ?? []);
   },
@@ -72,7 +72,7 @@ export function serviceView(configTypes?: ConfigTypeSelection, permissions?: Per
     const session = caller?.session;
     const viewer = session && { identityId: session.identityId, apiSessionId: session.apiSessionId, isAdmin: session.isAdmin };
     const posture = session && ((checks: readonly PostureCheckRecord[]) => postureViewFor(db, deps.posture, session.identityId, session.apiSessionId, deps.clock(), checks));
-    const ids = services.map((entity) => entity.id as string);
+    const ids = services.map((entity) => entity.id);
     const views = await serviceAccessViews(db, viewer, ids, configTypes, posture, permissions);
     return services.map((entity, index) => ({ configs: entity.configs ?? [], ...views[index] }));
   };

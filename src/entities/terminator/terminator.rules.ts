@@ -13,7 +13,7 @@ async function requireRow(tx: Db, table: TableName, field: string, id: unknown):
 
 export const terminatorRules: EntityRules = {
   async validate({ tx }, change) {
-    const after = change.after!;
+    const after = change.after;
     if (change.op === 'create') await requireRow(tx, 'services', 'service', after.service);
     if (change.op === 'create' || change.changed.has('router')) await requireRow(tx, 'routers', 'router', after.router);
     if (!after.address) throw ApiError.invalidField('address', 'address is required', after.address);
