@@ -89,6 +89,7 @@ export async function listRows(db: Db, table: TableName, query: ListQuery, scope
     if (indexPage && scope === everyRow) return indexPage(table, pageLimit, offset);
     let select = matching(q, bound).selectAll(LISTED);
     for (const order of listQuerySql(query, LISTED, dialectOf(db).filter).orderBy) select = select.orderBy(order);
+    // A prepared shape's stand-in for the offset, or the offset itself: either is what `offset` binds.
     return select.limit(pageLimit).offset(offset as number);
   });
   // A page that is not full ends the matches, so it tells the count exactly (most filtered lists: one row by name).
@@ -109,7 +110,7 @@ export async function listRows(db: Db, table: TableName, query: ListQuery, scope
 export async function listSetValues(db: Db, setTable: TableName, query?: ListQuery, isPaged = false): Promise<string[]> {
   if (!query) {
     const rows = await dynamic(db).selectFrom(setTable).select('value').distinct().orderBy('value').execute();
-    return rows.map((row) => row.value as string);
+    return rows.map((row) => String(row.value));
   }
   const dialect = dialectOf(db);
   const { where } = listQuerySql(query, LISTED, dialect.filter);
@@ -121,7 +122,7 @@ export async function listSetValues(db: Db, setTable: TableName, query?: ListQue
     .limit(isPaged && query.limit !== 'none' ? query.limit : dialect.unlimited)
     .offset(query.offset)
     .execute();
-  return rows.map((row) => row.value as string);
+  return rows.map((row) => String(row.value));
 }
 
 /**
@@ -129,10 +130,11 @@ export async function listSetValues(db: Db, setTable: TableName, query?: ListQue
  * paged by the database exactly as stored rows are. Every row has the same columns.
  */
 export async function listInlineRows(db: Db, rows: readonly Row[], query: ListQuery): Promise<RowPage> {
-  if (rows.length === 0) return { rows: [], totalCount: 0 };
+  const [first] = rows;
+  if (!first) return { rows: [], totalCount: 0 };
   const dialect = dialectOf(db);
   const { where, orderBy } = listQuerySql(query, LISTED, dialect.filter);
-  const columns = Object.keys(rows[0]!).map((name): InlineColumn => {
+  const columns = Object.keys(first).map((name): InlineColumn => {
     const numbers = rows.map((row) => row[name]).filter((value) => typeof value === 'number');
     return { name, kind: numbers.length === 0 ? 'text' : numbers.every(Number.isInteger) ? 'integer' : 'real' };
   });
