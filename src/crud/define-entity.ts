@@ -142,6 +142,10 @@ export interface EntityDefinitionInput<F extends FieldBuilders> {
   path: string;
   table: TableName;
   idKind: IdKind;
+  /**
+   * Declared apart (a `const` or an `<entity>.fields.ts`) where `links` or `rules` read typed values: written inline
+   * beside those functions, the fields' value types are not inferred (they read as unknown).
+   */
   fields: F;
   /** Extra `_links` beyond `self`, by name → href (relative to the API base). */
   links?: (entity: LinkSource<NoInfer<ValuesOf<F>>>) => Record<string, string>;

@@ -2,6 +2,7 @@
 import { ApiError } from '../../errors/api-error.js';
 import { entityRef } from '../../crud/entity-mapping.js';
 import type { EntityRules } from '../../crud/entity-rules.js';
+import type { Config } from './config.fields.js';
 import { goValue } from '../../lib/go-format.js';
 import { isJsonObject } from '../../lib/object-path.js';
 import type { Db } from '../../store/store.js';
@@ -50,7 +51,7 @@ export async function refuseDeleteWhileConfigInUse(tx: Db, configId: string): Pr
   }
 }
 
-export const configRules: EntityRules = {
+export const configRules: EntityRules<Config> = {
   async validate({ tx }, change) {
     const after = change.after;
     // The contract takes any JSON value here (Go's interface{}); upstream's mapper wants an object.
@@ -72,11 +73,11 @@ export const configRules: EntityRules = {
   },
 
   async extend({ db }, configs) {
-    const typeIds = [...new Set(configs.map((c) => c.configTypeId as string))];
+    const typeIds = [...new Set(configs.map((c) => c.configTypeId))];
     if (typeIds.length === 0) return [];
     const names = await configTypeNames(db, typeIds);
     return configs.map((entity) => {
-      const typeId = entity.configTypeId as string;
+      const typeId = entity.configTypeId;
       return { configType: entityRef(configType, { id: typeId, name: names.get(typeId) ?? '' }), data: entity.data ?? {} };
     });
   },
