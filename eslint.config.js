@@ -45,7 +45,18 @@ const boundaries = [
   restrict(['src/fabric/channel/**/*.ts'], ['../ctrl/**', '../messages/**', '../edge-sync/**', ...anyOf(['fabric/ctrl', 'fabric/messages', 'fabric/edge-sync', 'http', 'crud', 'entities', 'apis', 'system', 'settings', 'store', 'errors', ...DOMAIN])], 'fabric/channel/ is pure protocol: it imports lib/ only.'),
   // `ignores`, not a negated `files` entry: ESLint matches a negated entry alone, i.e. every file outside channel/.
   { ...restrict(['src/fabric/**/*.ts'], [...anyOf(['apis', 'http', 'crud'])], 'fabric/ never imports http/, apis/ or crud/.'), ignores: ['src/fabric/channel/**'] },
-  restrict(['src/entities/**/*.ts', 'src/system/**/*.ts'], [...anyOf(['apis']), ...HTTP_INTERNALS], 'Entities use of http/ only the handler types, and never apis/.'),
+  restrict(['src/system/**/*.ts'], [...anyOf(['apis']), ...HTTP_INTERNALS], 'Entities use of http/ only the handler types, and never apis/.'),
+  // An entity reaches another through its definition (`*.definition.ts`, the fabric view's `*.fabric.ts`) or what
+  // entities share (`shared/`), never through its rules, fields or handlers (design.md 2.3).
+  {
+    files: ['src/entities/**/*.ts'],
+    rules: importRule([
+      { group: [...anyOf(['apis']), ...HTTP_INTERNALS], message: 'Entities use of http/ only the handler types, and never apis/.' },
+      { regex: String.raw`^\.\./(?!shared/)[a-z-]+/(?!.*\.(?:definition|fabric)\.js$)`, message: "Another entity's internals: import its definition, or move what both use to entities/shared/." },
+      APP_DEPS_AS_TYPE,
+      SQL_OUTSIDE_STORE,
+    ]),
+  },
 ];
 
 export default tseslint.config(

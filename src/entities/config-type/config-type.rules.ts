@@ -4,7 +4,7 @@ import type { EntityRules } from '../../crud/entity-rules.js';
 import { goQuote } from '../../lib/go-format.js';
 import { isJsonObject } from '../../lib/object-path.js';
 import { hasConfigsOfType } from '../../store/queries/configs.js';
-import { configDataCheck, withSortedKeys } from './config-type.schema.js';
+import { configDataCheck, withSortedKeys } from '../shared/config-type-schema.js';
 
 /** `all` asks for every config type in `configTypes` lists, so no type may carry that name. */
 const RESERVED_NAME = 'all';

@@ -7,7 +7,7 @@ import { goValue } from '../../lib/go-format.js';
 import { isJsonObject } from '../../lib/object-path.js';
 import type { Db } from '../../store/store.js';
 import { configType } from '../config-type/config-type.definition.js';
-import { configDataCheck, withSortedKeys } from '../config-type/config-type.schema.js';
+import { configDataCheck, withSortedKeys } from '../shared/config-type-schema.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import { touchServiceLists } from '../../store/queries/service-lists.js';
 import { configTypeNames, configTypeSchema, overrideUsingConfig, servicesUsingConfig } from '../../store/queries/configs.js';

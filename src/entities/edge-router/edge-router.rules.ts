@@ -3,8 +3,8 @@
 import { ApiError } from '../../errors/api-error.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import type { EntityRules, EntityValues } from '../../crud/entity-rules.js';
-import { createRouterEnrollment, noEnrollment, routerEnrollments } from '../router/router-enrollment.js';
-import { removeTunnelerEntities, syncTunnelerEntities } from '../router/tunneler-entities.js';
+import { createRouterEnrollment, noEnrollment, routerEnrollments } from '../shared/router-enrollment.js';
+import { removeTunnelerEntities, syncTunnelerEntities } from '../shared/tunneler-entities.js';
 import { withPolicyLinks } from '../shared/policy-links.rules.js';
 import { edgeRouterLiveStates } from '../../policy/session-edge-routers.js';
 

@@ -1,22 +1,13 @@
 // An identity's policy-derived sub-lists, read from the link tables the policy engine maintains.
-import type { OperationContext, OperationTable } from '../../http/operation.js';
+import type { OperationTable } from '../../http/operation.js';
 import { linkedTo, list } from '../../crud/crud-handlers.js';
 import { edgeRouter } from '../edge-router/edge-router.definition.js';
 import { edgeRouterPolicy } from '../edge-router-policy/edge-router-policy.definition.js';
 import { associatedService } from '../service/service.definition.js';
 import { servicePolicy } from '../service-policy/service-policy.definition.js';
 import { policyLinks } from '../../store/queries/policy-tables.js';
+import { policyTypeCount } from '../shared/policy-type-count.js';
 import { identity } from './identity.definition.js';
-
-/**
- * `?policyType=dial|bind` on identity–service lists: only pairs some policy of that type joins. The contract
- * declares the enum, so other values are refused before this runs (upstream lower-cases and ignores them).
- */
-export function policyTypeCount(context: OperationContext): 'dial' | 'bind' | undefined {
-  const given = context.query.policyType;
-  const policyType = typeof given === 'string' ? given.toLowerCase() : undefined;
-  return policyType === 'dial' || policyType === 'bind' ? policyType : undefined;
-}
 
 export const identityLinkOperations: OperationTable = {
   listIdentityServicePolicies: list(servicePolicy, 'admin', {

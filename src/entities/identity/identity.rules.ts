@@ -8,7 +8,7 @@ import { identityExtras } from '../../store/queries/identities.js';
 import type { Db } from '../../store/store.js';
 import { withPolicyLinks } from '../shared/policy-links.rules.js';
 import { createEnrollment, DEFAULT_ENROLLMENT_LIFETIME_MS, requireUnusedUsername } from '../../enrollment/create-enrollment.js';
-import { identityEnrollments } from '../enrollment/identity-enrollments.js';
+import { identityEnrollments } from './identity-enrollments.js';
 import { isIdentityDisabled } from '../../auth/identity-disable.js';
 import type { Identity } from './identity.fields.js';
 

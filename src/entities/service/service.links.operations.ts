@@ -3,7 +3,7 @@ import type { OperationTable } from '../../http/operation.js';
 import { linkedTo, list } from '../../crud/crud-handlers.js';
 import { edgeRouter } from '../edge-router/edge-router.definition.js';
 import { identity } from '../identity/identity.definition.js';
-import { policyTypeCount } from '../identity/identity.links.operations.js';
+import { policyTypeCount } from '../shared/policy-type-count.js';
 import { serviceEdgeRouterPolicy } from '../service-edge-router-policy/service-edge-router-policy.definition.js';
 import { servicePolicy } from '../service-policy/service-policy.definition.js';
 import { policyLinks } from '../../store/queries/policy-tables.js';
