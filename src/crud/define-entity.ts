@@ -1,7 +1,7 @@
 // Declares an entity once (fields, storage, filterable symbols, links); the rest of the kit derives from it.
 import { ApiError } from '../errors/api-error.js';
 import type { FilterSymbol, SymbolTable } from '../store/filter/filter-types.js';
-import { sideTable, snakeCase } from '../store/naming.js';
+import { baseSymbols, setSymbol, sideTable, snakeCase } from '../store/naming.js';
 import type { TableName } from '../store/store.js';
 import type { EntityRules } from './entity-rules.js';
 
@@ -177,14 +177,6 @@ export interface EntityDefinition<V extends EntityValues = EntityValues> {
   duplicateName: DuplicateName;
 }
 
-const baseSymbols: Record<string, FilterSymbol> = {
-  id: { kind: 'column', type: 'string', column: 'id' },
-  createdAt: { kind: 'column', type: 'datetime', column: 'created_at' },
-  updatedAt: { kind: 'column', type: 'datetime', column: 'updated_at' },
-  tags: { kind: 'map', column: 'tags' },
-  isSystem: { kind: 'column', type: 'bool', column: 'is_system' },
-};
-
 export function defineEntity<F extends FieldBuilders>(input: EntityDefinitionInput<F>): EntityDefinition<ValuesOf<F>> {
   const fields = Object.fromEntries(Object.entries(input.fields).map(([name, build]) => [name, build(name, input.table)]));
   const symbols: Record<string, FilterSymbol> = { ...baseSymbols };
@@ -213,7 +205,7 @@ export function defineEntity<F extends FieldBuilders>(input: EntityDefinitionInp
 }
 
 function symbolFor(spec: FieldSpec): FilterSymbol {
-  if (spec.setTable) return { kind: 'set', type: 'string', table: spec.setTable, ownerColumn: 'entity_id', valueColumn: 'value' };
+  if (spec.setTable) return setSymbol(spec.setTable);
   if (spec.kind === 'json') return { kind: 'map', column: spec.column };
   const type = spec.kind === 'text' ? 'string' : spec.kind === 'integer' ? 'number' : spec.kind === 'boolean' ? 'bool' : 'datetime';
   return { kind: 'column', type, column: spec.column };
