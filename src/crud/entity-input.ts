@@ -1,6 +1,6 @@
 // Turns a validated request body into entity values: one mapping for create, PUT and PATCH.
 import { ApiError } from '../errors/api-error.js';
-import { getPath } from '../lib/object-path.js';
+import { getPath, isJsonObject } from '../lib/object-path.js';
 import type { EntityDefinition, FieldSpec } from './define-entity.js';
 
 export type WriteMode = 'create' | 'update' | 'patch';
@@ -19,7 +19,7 @@ export interface EntityInput {
  * field had no value, on PATCH too (upstream's stores trim such fields: `db/identity_store.go` PersistEntity).
  */
 export function entityInput(definition: EntityDefinition, body: unknown, mode: WriteMode): EntityInput {
-  const source = isRecord(body) ? body : {};
+  const source = isJsonObject(body) ? body : {};
   const values: Record<string, unknown> = {};
   const changed = new Set<string>();
   const take = (name: string, spec: Pick<FieldSpec, 'kind' | 'fallback' | 'blankIsUnset'>) => {
@@ -79,10 +79,5 @@ function unsetValue(spec: Pick<FieldSpec, 'kind' | 'fallback'>): unknown {
 }
 
 function isEmptyObject(value: unknown): boolean {
-  return isRecord(value) && Object.keys(value).length === 0;
-}
-
-/** A JSON object (not null, not an array). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return isJsonObject(value) && Object.keys(value).length === 0;
 }

@@ -4,7 +4,7 @@ import type { ListQuery } from '../store/filter/filter-types.js';
 import { deleteRow, findRow, insertRow, isValueTaken, listRows, listSetValues as listStoredSetValues, updateRow, type EntityRow, type Row, type SetRows } from '../store/queries/entities.js';
 import type { Scope } from '../store/queries/scopes.js';
 import type { EntityDefinition, EntityValues, FieldSpec } from './define-entity.js';
-import { isRecord } from './entity-input.js';
+import { isJsonObject } from '../lib/object-path.js';
 
 export function rowToValues<V extends EntityValues>(definition: EntityDefinition<V>, row: Row): V {
   const tags = parseJson(row.tags);
@@ -12,7 +12,7 @@ export function rowToValues<V extends EntityValues>(definition: EntityDefinition
     id: row.id,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
-    tags: isRecord(tags) ? tags : {},
+    tags: isJsonObject(tags) ? tags : {},
     isSystem: row.is_system === 1,
   };
   for (const [name, spec] of fieldsOf(definition)) values[name] = fromColumn(spec, row[spec.column]);

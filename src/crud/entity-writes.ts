@@ -5,7 +5,8 @@ import { StoreError, type Db } from '../store/store.js';
 import type { AppDeps } from '../app-deps.js';
 import type { EntityDefinition, EntityValues } from './define-entity.js';
 import type { EntityChange, WriteChange } from './entity-rules.js';
-import { entityInput, isRecord, type WriteMode } from './entity-input.js';
+import { entityInput, type WriteMode } from './entity-input.js';
+import { isJsonObject } from '../lib/object-path.js';
 import { deleteEntity, findEntity, insertEntity, isNameTaken, updateEntity } from './entity-store.js';
 
 /** Values a create takes beside the body's (see createEntity). */
@@ -46,7 +47,7 @@ export async function createEntityIn<V extends EntityValues>(
   // Create writes every writable field (entityInput); fields no body may set come from `extra` or the rules'
   // `validate`, or are stored as their kind's empty value.
   const after = { ...values, isSystem: false, ...extra, id, createdAt: now, updatedAt: now } as V;
-  const change: WriteChange<V> = { op: 'create', id, body: isRecord(body) ? body : {}, after, changed };
+  const change: WriteChange<V> = { op: 'create', id, body: isJsonObject(body) ? body : {}, after, changed };
   try {
     await runRules(deps, definition, change, tx, () => insertEntity(tx, definition, change.after));
   } catch (error) {
@@ -68,7 +69,7 @@ export async function modifyEntity<V extends EntityValues>(
     const before = await requireEntity(tx, definition, id);
     // The body's values are of the fields they are named by (validated against the contract, which they mirror).
     const after = { ...before, ...values, updatedAt: formatTimestamp(deps.clock()) } as V;
-    const change: WriteChange<V> = { op: mode, id, body: isRecord(body) ? body : {}, before, after, changed };
+    const change: WriteChange<V> = { op: mode, id, body: isJsonObject(body) ? body : {}, before, after, changed };
     await runRules(deps, definition, change, tx, () => updateEntity(tx, definition, change.after));
   }).catch((error: unknown) => rethrowStoreError(definition, error, values));
 }

@@ -4,7 +4,7 @@ import { X509Certificate } from 'node:crypto';
 import { ApiError } from '../../errors/api-error.js';
 import { caWithFingerprint } from '../../store/queries/cas.js';
 import type { EntityRules, RuleContext, WriteChange } from '../../crud/entity-rules.js';
-import { isRecord } from '../../crud/entity-input.js';
+import { isJsonObject } from '../../lib/object-path.js';
 import { normaliseExternalIdClaim } from '../../auth/external-id-claim.js';
 import { certificateFingerprint } from '../../pki/fingerprint.js';
 import { splitPemCertificates } from '../../pki/pem.js';
@@ -63,9 +63,9 @@ async function refuseReusedCertificate({ tx }: RuleContext, fingerprint: string,
 function claimAfter(change: WriteChange): unknown {
   const given = change.after.externalIdClaim;
   if (change.op !== 'patch' || !change.changed.has('externalIdClaim')) return given;
-  const present = Object.entries(isRecord(given) ? given : {}).filter(([, value]) => value !== null);
+  const present = Object.entries(isJsonObject(given) ? given : {}).filter(([, value]) => value !== null);
   const stored = change.before.externalIdClaim;
-  return { ...(isRecord(stored) ? stored : {}), ...Object.fromEntries(present) };
+  return { ...(isJsonObject(stored) ? stored : {}), ...Object.fromEntries(present) };
 }
 
 export const caRules: EntityRules = {

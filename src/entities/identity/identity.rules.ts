@@ -1,7 +1,7 @@
 // Identity rules: type mapping, auth-policy reference, the undeletable default admin, enrollments, computed fields.
 import { ApiError } from '../../errors/api-error.js';
 import type { EntityRules, RuleContext, WriteChange } from '../../crud/entity-rules.js';
-import { isRecord } from '../../crud/entity-input.js';
+import { isJsonObject } from '../../lib/object-path.js';
 import { authPolicyExists } from '../../store/queries/auth-policies.js';
 import { caExists } from '../../store/queries/cas.js';
 import { identityExtras } from '../../store/queries/identities.js';
@@ -42,7 +42,7 @@ function refuseRouterIdentityChange(change: WriteChange<Identity>): void {
  * identity's transaction (upstream `routes/identity_api_model.go` MapCreateIdentityToModel, CreateWithEnrollments).
  */
 async function createRequestedEnrollment({ tx, deps }: RuleContext, identityId: string, requested: unknown): Promise<void> {
-  const { ott, ottca, updb } = isRecord(requested) ? requested : {};
+  const { ott, ottca, updb } = isJsonObject(requested) ? requested : {};
   const now = deps.clock();
   const expiresAt = new Date(now.getTime() + DEFAULT_ENROLLMENT_LIFETIME_MS);
   if (ott === true) {
