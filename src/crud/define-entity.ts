@@ -1,6 +1,7 @@
 // Declares an entity once (fields, storage, filterable symbols, links); the rest of the kit derives from it.
 import { ApiError } from '../errors/api-error.js';
 import type { FilterSymbol, SymbolTable } from '../store/filter/filter-types.js';
+import { baseSymbols, setSymbol, sideTable, snakeCase } from '../store/naming.js';
 import type { TableName } from '../store/store.js';
 import type { EntityRules } from './entity-rules.js';
 
@@ -11,7 +12,7 @@ export type Writable = 'always' | 'create' | 'never';
 
 export interface FieldSpec {
   kind: FieldKind;
-  /** Column in the entity's table; derived from the API name (camelCase → snake_case) unless given. */
+  /** Column in the entity's table; derived from the API name (the store's `snakeCase`) unless given. */
   column: string;
   /** Public filter symbol name; undefined when the field is not filterable. */
   symbol: string | undefined;
@@ -25,7 +26,7 @@ export interface FieldSpec {
   blankIsUnset: boolean;
   /** Refuses (throws ApiError) a written value the kind allows but the field does not. */
   check: ((value: unknown) => void) | undefined;
-  /** For stringSet: the side table with one row per element, which makes set filters use an index. */
+  /** For stringSet: the side table with one row per element (the store's `sideTable`), which makes set filters use an index. */
   setTable: TableName | undefined;
   /**
    * While set, what the entity shows changes with time alone (a disable that ends): a list whose page holds such a
@@ -44,51 +45,64 @@ export interface FieldOptions {
   output?: boolean;
   blankIsUnset?: boolean;
   check?: (value: unknown) => void;
+  /** Typing only: the stored value is never null (a NOT NULL column that every write of the entity sets). */
+  required?: true;
+  /** The value alone changes what is shown as time passes (a disable's end): an answer holding it is never kept. */
   changesWithTime?: boolean;
 }
 
-type Builder = (options?: FieldOptions) => (name: string, table: string) => FieldSpec;
+declare const heldType: unique symbol;
 
-function field(kind: FieldKind): Builder {
-  return (options = {}) =>
+/** A declared field: builds its spec from its API name and table; `T` is the type of the value it holds. */
+export interface FieldBuilder<T> {
+  (name: string, table: TableName): FieldSpec;
+  /** Never set: carries `T` to the entity's values type. */
+  readonly [heldType]?: T;
+}
+
+/** What a field holds: its fallback's type when it has one, `Base` when required, else `Base` or the kind's empty value. */
+type Held<Base, Unset, O> = O extends { fallback: () => infer F } ? F : O extends { required: true } ? Base : Base | Unset;
+
+function field<Base, Unset>(kind: FieldKind) {
+  return <O extends FieldOptions = Record<never, never>>(options?: O): FieldBuilder<Held<Base, Unset, O>> =>
     (name, table) => {
-      const column = options.column ?? snakeCase(name);
-      const filter = options.filter ?? kind !== 'json';
+      const { column = snakeCase(name), filter = kind !== 'json' } = options ?? {};
       return {
         kind,
         column,
         symbol: filter === false ? undefined : filter === true ? name : filter,
-        unique: options.unique ?? false,
-        writable: options.writable ?? 'always',
-        fallback: options.fallback,
-        output: options.output ?? true,
-        blankIsUnset: options.blankIsUnset ?? false,
-        check: options.check,
-        changesWithTime: options.changesWithTime ?? false,
-        // Named by the migrations' convention (schema-parts.ts setTable): `<singular table>_<column>`.
-        setTable: kind === 'stringSet' ? (`${singularTable(table)}_${column}` as TableName) : undefined,
+        unique: options?.unique ?? false,
+        writable: options?.writable ?? 'always',
+        fallback: options?.fallback,
+        output: options?.output ?? true,
+        blankIsUnset: options?.blankIsUnset ?? false,
+        check: options?.check,
+        changesWithTime: options?.changesWithTime ?? false,
+        setTable: kind === 'stringSet' ? sideTable(table, column) : undefined,
       };
     };
 }
 
-export const text = field('text');
-export const integer = field('integer');
-export const boolean = field('boolean');
-export const timestamp = field('timestamp');
-export const json = field('json');
+export const text = field<string, null>('text');
+export const integer = field<number, null>('integer');
+export const boolean = field<boolean, never>('boolean');
+/** An RFC 3339 timestamp as stored. */
+export const timestamp = field<string, null>('timestamp');
+export const json = field<unknown, never>('json');
 /** A sorted, de-duplicated set of strings (role attributes, roles); rendered as null when empty, as upstream. */
-export const stringSet = field('stringSet');
+export const stringSet = field<string[], null>('stringSet');
 
 /**
  * Role attributes that policies select with `#attr` and `@id` roles, so none may look like a role (upstream
  * `db/policy_common.go` validateRoleAttributes, run by the identity, service and edge router stores; posture
  * checks' attributes are a plain set there).
  */
-export const roleAttributes = (options: FieldOptions = {}) => stringSet({ ...options, check: checkRoleAttributes });
+export const roleAttributes = (options: Omit<FieldOptions, 'check' | 'fallback'> = {}) => stringSet({ ...options, check: checkRoleAttributes });
 
 /** Upstream reports the first offending attribute, in the order given. */
 function checkRoleAttributes(attributes: unknown): void {
-  for (const attribute of Array.isArray(attributes) ? (attributes as unknown[]) : []) {
+  const given: readonly unknown[] = Array.isArray(attributes) ? attributes : [];
+  for (const attribute of given) {
     for (const prefix of ['#', '@']) {
       if (typeof attribute === 'string' && attribute.startsWith(prefix)) {
         throw ApiError.invalidField('roleAttributes', `role attributes may not be prefixed with ${prefix}`, attribute);
@@ -99,7 +113,32 @@ function checkRoleAttributes(attributes: unknown): void {
 
 export type IdKind = 'shortId' | 'base62' | 'cuid';
 
-export interface EntityDefinitionInput {
+/** The fields every entity has, beside its declared ones. */
+export type BaseValues = {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  tags: Record<string, unknown>;
+  isSystem: boolean;
+};
+
+export type FieldBuilders = Record<string, FieldBuilder<unknown>>;
+
+/**
+ * An entity's values by API name, typed by its fields; `name` is a string wherever an entity has one, as the kit
+ * refuses a write without it (entity-input.ts).
+ */
+export type ValuesOf<F extends FieldBuilders> = BaseValues & {
+  -readonly [K in keyof F]: K extends 'name' ? string : F[K] extends FieldBuilder<infer T> ? T : never;
+};
+
+/** What links are made from: the id, and whatever else of the entity is at hand (a reference has its name only). */
+export type LinkSource<V> = Partial<V> & { id: string };
+
+/** Entity values of a definition not known here, keyed by API field name. */
+export type EntityValues = BaseValues & Record<string, unknown>;
+
+export interface EntityDefinitionInput<F extends FieldBuilders> {
   /** Singular name as upstream uses it in messages ("identity with id x not found"). */
   type: string;
   /**
@@ -111,12 +150,16 @@ export interface EntityDefinitionInput {
   path: string;
   table: TableName;
   idKind: IdKind;
-  fields: Record<string, (name: string, table: string) => FieldSpec>;
+  /**
+   * Declared apart (a `const` or an `<entity>.fields.ts`) where `links` or `rules` read typed values: written inline
+   * beside those functions, the fields' value types are not inferred (they read as unknown).
+   */
+  fields: F;
   /** Extra `_links` beyond `self`, by name → href (relative to the API base). */
-  links?: (entity: Record<string, unknown>) => Record<string, string>;
+  links?: (entity: LinkSource<NoInfer<ValuesOf<F>>>) => Record<string, string>;
   /** Public filter symbols that are not fields, such as a terminator's `service.name` (a lookup column). */
   symbols?: SymbolTable;
-  rules?: EntityRules;
+  rules?: EntityRules<NoInfer<ValuesOf<F>>>;
   /**
    * How a duplicate name is refused. Upstream's entity managers check the name before the store sees the entity
    * (`checked`, the default); identities (created together with their enrollments) and fabric routers skip that
@@ -127,7 +170,8 @@ export interface EntityDefinitionInput {
 
 export type DuplicateName = 'checked' | 'index';
 
-export interface EntityDefinition {
+/** A declared entity; `V` is the type of its values (`ValuesOf` its fields). */
+export interface EntityDefinition<V extends EntityValues = EntityValues> {
   type: string;
   deletedAs: string;
   path: string;
@@ -136,20 +180,12 @@ export interface EntityDefinition {
   fields: Readonly<Record<string, FieldSpec>>;
   symbols: SymbolTable;
   filterableFields: readonly string[];
-  links: (entity: Record<string, unknown>) => Record<string, { href: string }>;
-  rules: EntityRules;
+  links(entity: LinkSource<V>): Record<string, { href: string }>;
+  rules: EntityRules<V>;
   duplicateName: DuplicateName;
 }
 
-const baseSymbols: Record<string, FilterSymbol> = {
-  id: { kind: 'column', type: 'string', column: 'id' },
-  createdAt: { kind: 'column', type: 'datetime', column: 'created_at' },
-  updatedAt: { kind: 'column', type: 'datetime', column: 'updated_at' },
-  tags: { kind: 'map', column: 'tags' },
-  isSystem: { kind: 'column', type: 'bool', column: 'is_system' },
-};
-
-export function defineEntity(input: EntityDefinitionInput): EntityDefinition {
+export function defineEntity<F extends FieldBuilders>(input: EntityDefinitionInput<F>): EntityDefinition<ValuesOf<F>> {
   const fields = Object.fromEntries(Object.entries(input.fields).map(([name, build]) => [name, build(name, input.table)]));
   const symbols: Record<string, FilterSymbol> = { ...baseSymbols };
   for (const spec of Object.values(fields)) {
@@ -166,10 +202,9 @@ export function defineEntity(input: EntityDefinitionInput): EntityDefinition {
     symbols,
     filterableFields: Object.keys(symbols),
     links: (entity) => {
-      const links: Record<string, { href: string }> = { self: { href: `./${input.path}/${String(entity.id)}` } };
-      const extra = input.links?.(entity);
+      const links: Record<string, { href: string }> = { self: { href: `./${input.path}/${entity.id}` } };
       // An extra `self` replaces the default in its place, first.
-      if (extra) for (const name of Object.keys(extra)) links[name] = { href: extra[name]! };
+      for (const [name, href] of Object.entries(input.links?.(entity) ?? {})) links[name] = { href };
       return links;
     },
     rules: input.rules ?? {},
@@ -178,20 +213,8 @@ export function defineEntity(input: EntityDefinitionInput): EntityDefinition {
 }
 
 function symbolFor(spec: FieldSpec): FilterSymbol {
-  if (spec.kind === 'stringSet') {
-    return { kind: 'set', type: 'string', table: spec.setTable!, ownerColumn: 'entity_id', valueColumn: 'value' };
-  }
+  if (spec.setTable) return setSymbol(spec.setTable);
   if (spec.kind === 'json') return { kind: 'map', column: spec.column };
   const type = spec.kind === 'text' ? 'string' : spec.kind === 'integer' ? 'number' : spec.kind === 'boolean' ? 'bool' : 'datetime';
   return { kind: 'column', type, column: spec.column };
-}
-
-/** `roleAttributes` → `role_attributes`; `primary.updb.maxAttempts` → `primary_updb_max_attempts`. */
-export function snakeCase(name: string): string {
-  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`).replaceAll('.', '_');
-}
-
-/** identities → identity, service_policies → service_policy: the prefix of an entity's side tables. */
-function singularTable(table: string): string {
-  return table.endsWith('ies') ? `${table.slice(0, -3)}y` : table.replace(/s$/, '');
 }

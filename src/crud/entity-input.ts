@@ -1,13 +1,13 @@
 // Turns a validated request body into entity values: one mapping for create, PUT and PATCH.
 import { ApiError } from '../errors/api-error.js';
-import { getPath } from '../lib/object-path.js';
+import { getPath, isJsonObject } from '../lib/object-path.js';
 import type { EntityDefinition, FieldSpec } from './define-entity.js';
-import type { EntityValues } from './entity-rules.js';
 
 export type WriteMode = 'create' | 'update' | 'patch';
 
 export interface EntityInput {
-  values: EntityValues;
+  /** Values by API name, as the body gives them (validated against the contract, which the fields mirror). */
+  values: Record<string, unknown>;
   /** API names of the fields this write sets. */
   changed: Set<string>;
 }
@@ -19,8 +19,8 @@ export interface EntityInput {
  * field had no value, on PATCH too (upstream's stores trim such fields: `db/identity_store.go` PersistEntity).
  */
 export function entityInput(definition: EntityDefinition, body: unknown, mode: WriteMode): EntityInput {
-  const source = (body ?? {}) as Record<string, unknown>;
-  const values: EntityValues = {};
+  const source = isJsonObject(body) ? body : {};
+  const values: Record<string, unknown> = {};
   const changed = new Set<string>();
   const take = (name: string, spec: Pick<FieldSpec, 'kind' | 'fallback' | 'blankIsUnset'>) => {
     // Dotted names address nested API objects (auth policies' `primary.updb.allowed`).
@@ -43,7 +43,7 @@ export function entityInput(definition: EntityDefinition, body: unknown, mode: W
   return { values, changed };
 }
 
-function checkInput(definition: EntityDefinition, values: EntityValues): void {
+function checkInput(definition: EntityDefinition, values: Record<string, unknown>): void {
   if ('name' in definition.fields && 'name' in values) {
     if (typeof values.name !== 'string' || values.name.trim() === '') {
       throw ApiError.invalidField('name', 'name is required', values.name);
@@ -79,5 +79,5 @@ function unsetValue(spec: Pick<FieldSpec, 'kind' | 'fallback'>): unknown {
 }
 
 function isEmptyObject(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+  return isJsonObject(value) && Object.keys(value).length === 0;
 }

@@ -3,22 +3,27 @@ import type { ApiError } from '../errors/api-error.js';
 import type { Db } from '../store/store.js';
 import type { EntityDeps } from '../app-deps.js';
 import type { RequestContext } from '../http/request-context.js';
+import type { EntityValues } from './define-entity.js';
 
-/** Entity values keyed by API field name, plus id / createdAt / updatedAt / tags. */
-export type EntityValues = Record<string, unknown>;
+export type { EntityValues } from './define-entity.js';
 
-export interface EntityChange {
-  op: 'create' | 'update' | 'patch' | 'delete';
+interface ChangeOf {
   id: string;
-  /** The request body as validated, for rules that read input which is not a stored field (e.g. identity `type`). */
-  body?: Readonly<Record<string, unknown>>;
-  /** The stored entity before the change (absent on create). */
-  before?: EntityValues;
-  /** The entity as it will be stored (absent on delete). */
-  after?: EntityValues;
   /** API names of the fields the request set (for patch: only those present with a non-null value). */
   changed: ReadonlySet<string>;
 }
+
+/** A write from a request: `after` is the entity as it will be stored, `before` the stored one (not on create). */
+export type WriteChange<V extends EntityValues = EntityValues> = ChangeOf & {
+  /** The request body as validated, for rules that read input which is not a stored field (e.g. identity `type`). */
+  body: Readonly<Record<string, unknown>>;
+  after: V;
+} & ({ op: 'create'; before?: undefined } | { op: 'update' | 'patch'; before: V });
+
+/** A delete: only the stored entity. */
+export type DeleteChange<V extends EntityValues = EntityValues> = ChangeOf & { op: 'delete'; before: V; after?: undefined; body?: undefined };
+
+export type EntityChange<V extends EntityValues = EntityValues> = WriteChange<V> | DeleteChange<V>;
 
 export interface RuleContext {
   tx: Db;
@@ -32,18 +37,18 @@ export interface ReadContext {
   caller?: RequestContext;
 }
 
-export interface EntityRules {
+export interface EntityRules<V extends EntityValues = EntityValues> {
   /** Meaning checks (references exist, cross-field rules); throw ApiError to refuse. May adjust `change.after`. */
-  validate?(context: RuleContext, change: EntityChange): Promise<void>;
+  validate?(context: RuleContext, change: WriteChange<V>): Promise<void>;
   /** Refuse a delete (e.g. still referenced) by throwing ApiError. */
-  beforeDelete?(context: RuleContext, existing: EntityValues): Promise<void>;
+  beforeDelete?(context: RuleContext, existing: V): Promise<void>;
   /** Side effects that must commit with the write (policy links, system entities). */
-  afterWrite?(context: RuleContext, change: EntityChange): Promise<void>;
+  afterWrite?(context: RuleContext, change: EntityChange<V>): Promise<void>;
   /**
    * Computed response fields for a page of entities at once, in the same order, so a list of 500 costs a few
    * queries rather than one per row.
    */
-  extend?(context: ReadContext, entities: readonly EntityValues[]): Promise<EntityValues[]>;
+  extend?(context: ReadContext, entities: readonly V[]): Promise<Record<string, unknown>[]>;
   /**
    * The rule's own error for a unique constraint of the entity's table that backs a check-then-insert rule (the
    * database refused what a concurrent writer made true after `validate` looked); undefined: the field error.

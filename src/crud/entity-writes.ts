@@ -3,23 +3,30 @@ import { ApiError } from '../errors/api-error.js';
 import { formatTimestamp } from '../lib/clock.js';
 import { StoreError, type Db } from '../store/store.js';
 import type { EntityDeps } from '../app-deps.js';
-import type { EntityDefinition } from './define-entity.js';
-import type { EntityChange, EntityValues } from './entity-rules.js';
+import type { EntityDefinition, EntityValues } from './define-entity.js';
+import type { EntityChange, WriteChange } from './entity-rules.js';
 import { entityInput, type WriteMode } from './entity-input.js';
+import { isJsonObject } from '../lib/object-path.js';
 import { deleteEntity, findEntity, insertEntity, isNameTaken, updateEntity } from './entity-store.js';
 import type { Scope } from '../store/queries/scopes.js';
 
-export function newEntityId(definition: EntityDefinition, deps: Pick<EntityDeps, 'ids'>): string {
+/** Values a create takes beside the body's (see createEntity). */
+type Extra<V> = Partial<V> & Readonly<Record<string, unknown>>;
+
+export function newEntityId(definition: Pick<EntityDefinition, 'idKind'>, deps: Pick<EntityDeps, 'ids'>): string {
   const ids = deps.ids;
   return definition.idKind === 'shortId' ? ids.shortId() : definition.idKind === 'cuid' ? ids.cuid() : ids.base62();
 }
 
-/** Creates an entity from a request body in its own transaction; `extra` sets values the body cannot (ids, system flags). */
-export async function createEntity(
+/**
+ * Creates an entity from a request body in its own transaction; `extra` sets values the body cannot: fields (ids,
+ * system flags) or inputs of the rules that are not fields (an authenticator's `verifiedByCaId`).
+ */
+export async function createEntity<V extends EntityValues>(
   deps: EntityDeps,
-  definition: EntityDefinition,
+  definition: EntityDefinition<V>,
   body: unknown,
-  extra: EntityValues = {},
+  extra: Extra<V> = {},
 ): Promise<string> {
   return deps.store.transaction((tx) => createEntityIn(tx, deps, definition, body, extra));
 }
@@ -28,35 +35,32 @@ export async function createEntity(
  * Creates an entity inside a transaction the caller holds (e.g. an enrollment that creates its identity), with the
  * same rules, policy links and constraint errors as `createEntity`; nothing is written if the caller's work fails.
  */
-export async function createEntityIn(
+export async function createEntityIn<V extends EntityValues>(
   tx: Db,
   deps: EntityDeps,
-  definition: EntityDefinition,
+  definition: EntityDefinition<V>,
   body: unknown,
-  extra: EntityValues = {},
+  extra: Extra<V> = {},
 ): Promise<string> {
   const { values, changed } = entityInput(definition, body, 'create');
   const now = formatTimestamp(deps.clock());
-  const id = (extra.id as string | undefined) ?? newEntityId(definition, deps);
-  const change: EntityChange = {
-    op: 'create',
-    id,
-    body: (body ?? {}) as Record<string, unknown>,
-    after: { ...values, isSystem: false, ...extra, id, createdAt: now, updatedAt: now },
-    changed,
-  };
+  const id = extra.id ?? newEntityId(definition, deps);
+  // Create writes every writable field (entityInput); fields no body may set come from `extra` or the rules'
+  // `validate`, or are stored as their kind's empty value.
+  const after = { ...values, isSystem: false, ...extra, id, createdAt: now, updatedAt: now } as V;
+  const change: WriteChange<V> = { op: 'create', id, body: isJsonObject(body) ? body : {}, after, changed };
   try {
-    await runRules(deps, definition, change, tx, () => insertEntity(tx, definition, change.after!));
+    await runRules(deps, definition, change, tx, () => insertEntity(tx, definition, change.after));
   } catch (error) {
     // Inside a transaction the driver's own error arrives (the store translates only at its boundary).
-    rethrowStoreError(definition, error instanceof StoreError ? error : (deps.store.translateError(error) ?? error), change.after!);
+    rethrowStoreError(definition, error instanceof StoreError ? error : (deps.store.translateError(error) ?? error), change.after);
   }
   return id;
 }
 
-export async function modifyEntity(
+export async function modifyEntity<V extends EntityValues>(
   deps: EntityDeps,
-  definition: EntityDefinition,
+  definition: EntityDefinition<V>,
   id: string,
   body: unknown,
   mode: Exclude<WriteMode, 'create'>,
@@ -64,9 +68,10 @@ export async function modifyEntity(
   const { values, changed } = entityInput(definition, body, mode);
   await deps.store.transaction(async (tx) => {
     const before = await requireEntity(tx, definition, id);
-    const after = { ...before, ...values, updatedAt: formatTimestamp(deps.clock()) };
-    const change: EntityChange = { op: mode, id, body: (body ?? {}) as Record<string, unknown>, before, after, changed };
-    await runRules(deps, definition, change, tx, () => updateEntity(tx, definition, change.after!));
+    // The body's values are of the fields they are named by (validated against the contract, which they mirror).
+    const after = { ...before, ...values, updatedAt: formatTimestamp(deps.clock()) } as V;
+    const change: WriteChange<V> = { op: mode, id, body: isJsonObject(body) ? body : {}, before, after, changed };
+    await runRules(deps, definition, change, tx, () => updateEntity(tx, definition, change.after));
   }).catch((error: unknown) => rethrowStoreError(definition, error, values));
 }
 
@@ -74,7 +79,12 @@ export async function modifyEntity(
  * Deletes an entity in its own transaction; `scope` (the caller's own rows) makes one outside it as missing as one
  * that does not exist.
  */
-export async function removeEntity(deps: EntityDeps, definition: EntityDefinition, id: string, scope?: (tx: Db) => Promise<Scope>): Promise<void> {
+export async function removeEntity<V extends EntityValues>(
+  deps: EntityDeps,
+  definition: EntityDefinition<V>,
+  id: string,
+  scope?: (tx: Db) => Promise<Scope>,
+): Promise<void> {
   await deps.store
     .transaction(async (tx) => removeEntityIn(tx, deps, definition, id, await scope?.(tx)))
     .catch((error: unknown) => {
@@ -87,36 +97,42 @@ export async function removeEntity(deps: EntityDeps, definition: EntityDefinitio
 }
 
 /** Deletes an entity through its rules inside a transaction the caller holds (e.g. a re-enroll that replaces it). */
-export async function removeEntityIn(tx: Db, deps: EntityDeps, definition: EntityDefinition, id: string, scope?: Scope): Promise<void> {
+export async function removeEntityIn<V extends EntityValues>(
+  tx: Db,
+  deps: EntityDeps,
+  definition: EntityDefinition<V>,
+  id: string,
+  scope?: Scope,
+): Promise<void> {
   const before = await findEntity(tx, definition, id, scope);
   if (!before) throw ApiError.notFound(definition.deletedAs, id);
   await definition.rules.beforeDelete?.({ tx, deps }, before);
-  const change: EntityChange = { op: 'delete', id, before, changed: new Set() };
+  const change: EntityChange<V> = { op: 'delete', id, before, changed: new Set() };
   await deleteEntity(tx, definition, id);
   await definition.rules.afterWrite?.({ tx, deps }, change);
 }
 
 /** The entity with this id, else 404; with a `scope` (the caller's own rows), one outside it is missing too. */
-export async function requireEntity(
+export async function requireEntity<V extends EntityValues>(
   db: Db,
-  definition: EntityDefinition,
+  definition: EntityDefinition<V>,
   id: string,
   scope?: Scope,
-): Promise<EntityValues> {
+): Promise<V> {
   const found = await findEntity(db, definition, id, scope);
   if (!found) throw ApiError.notFound(definition.type, id);
   return found;
 }
 
-async function runRules(
+async function runRules<V extends EntityValues>(
   deps: EntityDeps,
-  definition: EntityDefinition,
-  change: EntityChange,
+  definition: EntityDefinition<V>,
+  change: WriteChange<V>,
   tx: Db,
   persist: () => Promise<void>,
 ): Promise<void> {
   // Field checks run once the entity is known to exist, so a missing one is a 404 whatever the body holds.
-  for (const name of change.changed) definition.fields[name]?.check?.(change.after![name]);
+  for (const name of change.changed) definition.fields[name]?.check?.(change.after[name]);
   await definition.rules.validate?.({ tx, deps }, change);
   await requireFreeName(tx, definition, change);
   await persist();
@@ -127,13 +143,13 @@ async function runRules(
  * Upstream's managers check a new name after the entity's own checks (a CA's certificate) and before the store's
  * indexes, so a duplicate name is reported even when another unique field (a signer's issuer) is duplicated too.
  */
-async function requireFreeName(tx: Db, definition: EntityDefinition, change: EntityChange): Promise<void> {
-  const name = change.after?.name;
+async function requireFreeName<V extends EntityValues>(tx: Db, definition: EntityDefinition<V>, change: WriteChange<V>): Promise<void> {
+  const name = change.after.name;
   if (definition.duplicateName !== 'checked' || !change.changed.has('name') || typeof name !== 'string') return;
   if (await isNameTaken(tx, definition, name, change.id)) throw duplicateNameError(definition, name);
 }
 
-function duplicateNameError(definition: EntityDefinition, value: unknown): ApiError {
+function duplicateNameError(definition: EntityDefinition<never>, value: unknown): ApiError {
   // Upstream's wording, typo included (ziti controller/models/base_model.go ValidateNameOnCreate); the store's
   // index names its bolt bucket, which is our table.
   return definition.duplicateName === 'checked'
@@ -145,7 +161,7 @@ function duplicateNameError(definition: EntityDefinition, value: unknown): ApiEr
  * Unique-index violations become the upstream field error on the field that owns the column; a reference to a
  * missing entity that no rule caught first becomes REFERENCED_ENTITY_NOT_FOUND rather than a 500.
  */
-function rethrowStoreError(definition: EntityDefinition, error: unknown, values: EntityValues): never {
+function rethrowStoreError<V extends EntityValues>(definition: EntityDefinition<V>, error: unknown, values: Record<string, unknown>): never {
   if (error instanceof StoreError && error.kind === 'foreignKey') {
     throw ApiError.withMessage('REFERENCED_ENTITY_NOT_FOUND', `a ${definition.type} field references an entity that does not exist`);
   }

@@ -12,6 +12,7 @@ import {
 } from '../posture/check-evaluation.js';
 import { NO_TIMEOUT } from '../posture/mfa-posture.js';
 import { policyPostureChecks } from '../posture/policy-checks.js';
+import { isJsonObject } from '../lib/object-path.js';
 
 export interface PostureQuery {
   _links: Record<string, { href: string }>;
@@ -106,11 +107,11 @@ function toPostureQuery(check: PostureCheckRecord, view: PostureView | undefined
     timeoutRemaining: view ? checkTimeoutRemaining(check, view) : timeout === NO_TIMEOUT ? NO_TIMEOUT : 0,
   };
   if (check.typeId === 'PROCESS') query.process = processOf(check.details.process);
-  if (check.typeId === 'PROCESS_MULTI') query.processes = ((check.details.processes ?? []) as unknown[]).map(processOf);
+  if (check.typeId === 'PROCESS_MULTI') query.processes = (Array.isArray(check.details.processes) ? check.details.processes : []).map(processOf);
   return query;
 }
 
 function processOf(value: unknown): { osType: string; path: string } {
-  const process = (value ?? {}) as { osType?: string; path?: string };
-  return { osType: process.osType ?? '', path: process.path ?? '' };
+  const process = isJsonObject(value) ? value : {};
+  return { osType: typeof process.osType === 'string' ? process.osType : '', path: typeof process.path === 'string' ? process.path : '' };
 }

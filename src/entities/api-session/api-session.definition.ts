@@ -2,28 +2,30 @@
 import { boolean, defineEntity, json, text, timestamp } from '../../crud/define-entity.js';
 import { apiSessionExtras } from '../../auth/api-session-detail.js';
 
+const apiSessionFields = {
+  token: text({ unique: true, writable: 'never' }),
+  identityId: text({ filter: 'identity', writable: 'never', required: true }),
+  authenticatorId: text({ filter: 'authenticator', writable: 'never' }),
+  ipAddress: text({ writable: 'never' }),
+  lastActivityAt: timestamp({ writable: 'never', required: true }),
+  configTypes: json({ writable: 'never' }),
+  isMfaRequired: boolean({ filter: false, writable: 'never' }),
+  isMfaComplete: boolean({ filter: false, writable: 'never' }),
+};
+
 export const apiSession = defineEntity({
   type: 'apiSession',
   path: 'api-sessions',
   table: 'api_sessions',
   idKind: 'cuid',
-  fields: {
-    token: text({ unique: true, writable: 'never' }),
-    identityId: text({ filter: 'identity', writable: 'never' }),
-    authenticatorId: text({ filter: 'authenticator', writable: 'never' }),
-    ipAddress: text({ writable: 'never' }),
-    lastActivityAt: timestamp({ writable: 'never' }),
-    configTypes: json({ writable: 'never' }),
-    isMfaRequired: boolean({ filter: false, writable: 'never' }),
-    isMfaComplete: boolean({ filter: false, writable: 'never' }),
-  },
-  links: (session) => ({ sessions: `./api-sessions/${String(session.id)}/sessions` }),
+  fields: apiSessionFields,
+  links: (session) => ({ sessions: `./api-sessions/${session.id}/sessions` }),
   rules: {
     async extend({ db, deps, caller }, sessions) {
       const extras = await apiSessionExtras(
         db,
         deps,
-        sessions.map((s) => ({ id: s.id as string, identityId: s.identityId as string, lastActivityAt: s.lastActivityAt as string })),
+        sessions.map((s) => ({ id: s.id, identityId: s.identityId, lastActivityAt: s.lastActivityAt })),
       );
       return sessions.map((session, index) => ({
         ...extras[index],

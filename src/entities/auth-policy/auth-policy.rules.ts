@@ -1,6 +1,7 @@
 // Auth policy rules: upstream's stored-value limits, external JWT signer references, what may not be deleted.
 import { ApiError } from '../../errors/api-error.js';
-import type { EntityRules, EntityValues } from '../../crud/entity-rules.js';
+import type { EntityRules } from '../../crud/entity-rules.js';
+import type { AuthPolicy } from './auth-policy.fields.js';
 import { goValue } from '../../lib/go-format.js';
 import { setPath } from '../../lib/object-path.js';
 import { firstIdentityUsingAuthPolicy } from '../../store/queries/auth-policies.js';
@@ -13,10 +14,10 @@ const ALLOWED_SIGNERS = 'primary.extJwt.allowedSigners';
 const REQUIRED_SIGNER = 'secondary.requireExtJwtSigner';
 
 /** Upstream's persist step: a password minimum below 5 is raised to 5; a negative limit means "none", 0. */
-function clampLimits(policy: EntityValues): void {
-  policy['primary.updb.minPasswordLength'] = Math.max(5, policy['primary.updb.minPasswordLength'] as number);
-  policy['primary.updb.maxAttempts'] = Math.max(0, policy['primary.updb.maxAttempts'] as number);
-  policy['primary.updb.lockoutDurationMinutes'] = Math.max(0, policy['primary.updb.lockoutDurationMinutes'] as number);
+function clampLimits(policy: AuthPolicy): void {
+  policy['primary.updb.minPasswordLength'] = Math.max(5, policy['primary.updb.minPasswordLength']);
+  policy['primary.updb.maxAttempts'] = Math.max(0, policy['primary.updb.maxAttempts']);
+  policy['primary.updb.lockoutDurationMinutes'] = Math.max(0, policy['primary.updb.lockoutDurationMinutes']);
 }
 
 function signerNotFound(field: string, id: string): ApiError {
@@ -27,9 +28,9 @@ function signerNotFound(field: string, id: string): ApiError {
  * Every signer a policy names must exist: 404 with a field cause, the required signer first as upstream checks.
  * The fields carry their REST names; upstream reports its internal ones (`allowedExtJwtSigners[i]`).
  */
-async function requireSigners(tx: Db, policy: EntityValues, changed: ReadonlySet<string>): Promise<void> {
-  const required = changed.has(REQUIRED_SIGNER) ? (policy[REQUIRED_SIGNER] as string | null) : null;
-  const allowed = changed.has(ALLOWED_SIGNERS) ? ((policy[ALLOWED_SIGNERS] as string[] | null) ?? []) : [];
+async function requireSigners(tx: Db, policy: AuthPolicy, changed: ReadonlySet<string>): Promise<void> {
+  const required = changed.has(REQUIRED_SIGNER) ? policy[REQUIRED_SIGNER] : null;
+  const allowed = changed.has(ALLOWED_SIGNERS) ? (policy[ALLOWED_SIGNERS] ?? []) : [];
   const found = await existingSigners(tx, [...new Set([...allowed, ...(required === null ? [] : [required])])]);
   if (required !== null && !found.has(required)) throw signerNotFound(REQUIRED_SIGNER, required);
   allowed.forEach((id, index) => {
@@ -38,7 +39,7 @@ async function requireSigners(tx: Db, policy: EntityValues, changed: ReadonlySet
 }
 
 /** The REST `primary` object; the built-in policy's signer list is NULL in the database, the model wants []. */
-function primaryOf(policy: EntityValues): unknown {
+function primaryOf(policy: AuthPolicy): unknown {
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(policy)) if (name.startsWith('primary.')) setPath(out, name, value);
   setPath(out, ALLOWED_SIGNERS, policy[ALLOWED_SIGNERS] ?? []);
@@ -46,14 +47,14 @@ function primaryOf(policy: EntityValues): unknown {
 }
 
 /** The REST `secondary` object: without a required signer upstream leaves the field out (omitempty). */
-function secondaryOf(policy: EntityValues): unknown {
+function secondaryOf(policy: AuthPolicy): unknown {
   const signer = policy[REQUIRED_SIGNER];
   return { requireTotp: policy['secondary.requireTotp'], ...(signer ? { requireExtJwtSigner: signer } : {}) };
 }
 
-export const authPolicyRules: EntityRules = {
+export const authPolicyRules: EntityRules<AuthPolicy> = {
   async validate({ tx }, change) {
-    const policy = change.after!;
+    const policy = change.after;
     clampLimits(policy);
     await requireSigners(tx, policy, change.changed);
   },
@@ -63,7 +64,7 @@ export const authPolicyRules: EntityRules = {
    * when no identity uses it: upstream keeps it only because the default admin does, and logins fall back to it.
    */
   async beforeDelete({ tx }, existing) {
-    const user = await firstIdentityUsingAuthPolicy(tx, existing.id as string);
+    const user = await firstIdentityUsingAuthPolicy(tx, existing.id);
     if (user) throw ApiError.referencedByKey('authPolicy', 'authPolicyId', 'identity', user);
     if (existing.id === DEFAULT_AUTH_POLICY_ID) {
       throw ApiError.withMessage('CAN_NOT_DELETE_REFERENCED_ENTITY', 'the default auth policy cannot be deleted');

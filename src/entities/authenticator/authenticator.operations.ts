@@ -31,7 +31,7 @@ function modifyOwn<Op extends 'updateCurrentIdentityAuthenticator' | 'patchCurre
       if (found.method !== 'updb') throw new ApiError('CAN_NOT_UPDATE_AUTHENTICATOR');
       const matches = await verifyPassword(body.currentPassword, { hash: found.passwordHash as string, salt: found.passwordSalt as string });
       if (!matches) throw ApiError.invalidField('currentPassword', 'invalid current password', '******').as('UNAUTHORIZED');
-      await modifyEntity(context.deps, authenticator, found.id as string, body, mode);
+      await modifyEntity(context.deps, authenticator, found.id, body, mode);
       return { status: 200, json: emptyEnvelope() };
     },
   };
@@ -53,7 +53,7 @@ const reEnrollAuthenticator: OperationHandler<'reEnrollAuthenticator'> = {
     await deps.store.transaction(async (tx) => {
       const found = await requireEntity(tx, authenticator, id);
       const expiresAt = futureInstant(body.expiresAt, now, 'expiresAt must be in the future');
-      const identityId = found.identityId as string;
+      const identityId = found.identityId;
       const caId = (await authenticatorById(tx, id))?.ca_id ?? undefined;
       const input: NewEnrollment =
         found.method === 'updb'

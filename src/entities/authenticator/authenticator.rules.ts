@@ -4,7 +4,8 @@
 // extra value on create, which no request body can set.
 import { X509Certificate } from 'node:crypto';
 import { ApiError } from '../../errors/api-error.js';
-import type { EntityChange, EntityRules, EntityValues, RuleContext } from '../../crud/entity-rules.js';
+import type { EntityRules, RuleContext, WriteChange } from '../../crud/entity-rules.js';
+import type { Authenticator } from './authenticator.fields.js';
 import { hasAuthenticatorMethod, setAuthenticatorCa } from '../../store/queries/authenticators.js';
 import { deleteApiSessionsOfAuthenticator } from '../../store/queries/api-sessions.js';
 import { verifiedCas } from '../../store/queries/cas.js';
@@ -29,7 +30,7 @@ async function requireFreeMethod(tx: Db, identityId: string, method: string): Pr
 }
 
 /** The CA that issued each validated certificate (undefined: the controller's own), for afterWrite to record. */
-const issuingCa = new WeakMap<EntityChange, string | undefined>();
+const issuingCa = new WeakMap<WriteChange<Authenticator>, string | undefined>();
 
 /**
  * Exactly one certificate that chains to the controller's trust bundle or to a verified third-party CA (reference
@@ -46,9 +47,10 @@ async function validateCertificate(tx: Db, pki: Pki, pem: unknown, now: Date): P
 
 function singleCertificate(pem: unknown): { pem: string; certificate: X509Certificate } {
   const blocks = typeof pem === 'string' ? splitPemCertificates(pem) : [];
-  if (blocks.length !== 1) throw new ApiError('COULD_NOT_PARSE_PEM_BLOCK');
+  const [block] = blocks;
+  if (blocks.length !== 1 || block === undefined) throw new ApiError('COULD_NOT_PARSE_PEM_BLOCK');
   try {
-    return { pem: blocks[0]!, certificate: new X509Certificate(blocks[0]!) };
+    return { pem: block, certificate: new X509Certificate(block) };
   } catch {
     throw new ApiError('COULD_NOT_PARSE_PEM_BLOCK');
   }
@@ -57,9 +59,8 @@ function singleCertificate(pem: unknown): { pem: string; certificate: X509Certif
 /** Full bodies carry the other method's fields as "" or null: only a value there is a mismatch. */
 const isGiven = (value: unknown) => value !== undefined && value !== null && value !== '';
 
-async function applySecrets({ tx, deps }: RuleContext, change: EntityChange): Promise<void> {
-  const after = change.after!;
-  const body = change.body ?? {};
+async function applySecrets({ tx, deps }: RuleContext, change: WriteChange<Authenticator>): Promise<void> {
+  const { after, body } = change;
   if (after.method === 'updb') {
     if (isGiven(body.certPem)) throw new ApiError('INVALID_AUTHENTICATOR_PROPERTIES');
     // A blank username is stored as none, which a password authenticator cannot be without.
@@ -67,7 +68,7 @@ async function applySecrets({ tx, deps }: RuleContext, change: EntityChange): Pr
       throw ApiError.invalidField('username', 'username is required', body.username);
     }
     if (change.op === 'create' || (body.password !== undefined && body.password !== null)) {
-      const rules = await passwordRulesFor(tx, after.identityId as string);
+      const rules = await passwordRulesFor(tx, after.identityId);
       const { hash, salt } = await hashPassword(checkPasswordRules(body.password, rules));
       after.passwordHash = hash;
       after.passwordSalt = salt;
@@ -75,10 +76,12 @@ async function applySecrets({ tx, deps }: RuleContext, change: EntityChange): Pr
     return;
   }
   if (isGiven(body.username) || isGiven(body.password)) throw new ApiError('INVALID_AUTHENTICATOR_PROPERTIES');
-  if (change.op === 'create' && after.verifiedByCaId !== undefined) {
+  // Not a field: an enrollment's extra value on create (see the header).
+  const verifiedByCaId = 'verifiedByCaId' in after ? after.verifiedByCaId : undefined;
+  if (change.op === 'create' && verifiedByCaId !== undefined) {
     // An enrollment already verified the certificate, with the intermediates the client presented in its handshake.
     after.fingerprint = certificateFingerprint(singleCertificate(after.certPem).pem);
-    issuingCa.set(change, (after.verifiedByCaId as string | null) ?? undefined);
+    issuingCa.set(change, typeof verifiedByCaId === 'string' ? verifiedByCaId : undefined);
   } else if (change.op === 'create' || change.changed.has('certPem')) {
     const { fingerprint, caId } = await validateCertificate(tx, deps.pki, after.certPem, deps.clock());
     after.fingerprint = fingerprint;
@@ -90,37 +93,37 @@ async function applySecrets({ tx, deps }: RuleContext, change: EntityChange): Pr
  * An authenticator that goes (deleted, or turned back into an enrollment by re-enroll) takes the API sessions it
  * opened with it, at once rather than when the new enrollment completes: upstream's authenticator store DeleteById.
  */
-export async function endSessionsOf(tx: Db, authenticator: EntityValues): Promise<void> {
-  await deleteApiSessionsOfAuthenticator(tx, authenticator.identityId as string, authenticator.id as string);
+export async function endSessionsOf(tx: Db, authenticator: Pick<Authenticator, 'id' | 'identityId'>): Promise<void> {
+  await deleteApiSessionsOfAuthenticator(tx, authenticator.identityId, authenticator.id);
 }
 
-export const authenticatorRules: EntityRules = {
+export const authenticatorRules: EntityRules<Authenticator> = {
   // Migration 015's unique (identity_id, method): a concurrent writer added the method after requireFreeMethod looked.
   uniqueError: (columns) => (columns.includes('method') ? new ApiError('MAX_AUTHENTICATOR_METHODS_REACHED') : undefined),
   async validate({ tx, deps }, change) {
-    const after = change.after!;
+    const { after } = change;
     if (change.op === 'create') {
-      if (!METHODS.includes(after.method as string)) throw ApiError.invalidField('method', 'method must be updb or cert', after.method);
+      if (!METHODS.includes(after.method)) throw ApiError.invalidField('method', 'method must be updb or cert', after.method);
       await requireIdentity(tx, after.identityId);
-      await requireFreeMethod(tx, after.identityId as string, after.method as string);
+      await requireFreeMethod(tx, after.identityId, after.method);
     }
-    if (change.op !== 'create' && after.method === 'cert' && (change.changed.has('username') || (change.body?.password ?? null) !== null)) {
+    if (change.op !== 'create' && after.method === 'cert' && (change.changed.has('username') || (change.body.password ?? null) !== null)) {
       throw new ApiError('CAN_NOT_UPDATE_AUTHENTICATOR');
     }
     await applySecrets({ tx, deps }, change);
   },
 
   async afterWrite({ tx }, change) {
-    if (change.op === 'delete') return endSessionsOf(tx, change.before!);
+    if (change.op === 'delete') return endSessionsOf(tx, change.before);
     if (!issuingCa.has(change)) return;
     // `ca_id` is storage only (the API never shows it): it ties the authenticator to its CA, which deletes it.
     await setAuthenticatorCa(tx, change.id, issuingCa.get(change) ?? null);
   },
 
   async extend({ db }, entities) {
-    const refFor = await identityRefs(db, entities.map((e) => e.identityId as string));
-    return entities.map((entity: EntityValues) => ({
-      identity: refFor(entity.identityId as string),
+    const refFor = await identityRefs(db, entities.map((e) => e.identityId));
+    return entities.map((entity) => ({
+      identity: refFor(entity.identityId),
       ...(entity.method === 'updb' ? { certPem: undefined, fingerprint: undefined } : { username: undefined }),
     }));
   },

@@ -3,7 +3,8 @@
 import { X509Certificate } from 'node:crypto';
 import { ApiError } from '../../errors/api-error.js';
 import { caWithFingerprint } from '../../store/queries/cas.js';
-import type { EntityChange, EntityRules, RuleContext } from '../../crud/entity-rules.js';
+import type { EntityRules, RuleContext, WriteChange } from '../../crud/entity-rules.js';
+import { isJsonObject } from '../../lib/object-path.js';
 import { normaliseExternalIdClaim } from '../../auth/external-id-claim.js';
 import { certificateFingerprint } from '../../pki/fingerprint.js';
 import { splitPemCertificates } from '../../pki/pem.js';
@@ -59,16 +60,17 @@ async function refuseReusedCertificate({ tx }: RuleContext, fingerprint: string,
 }
 
 /** PATCH changes only the claim's fields it names; create and PUT replace the whole claim (or remove it). */
-function claimAfter(change: EntityChange): unknown {
-  const given = change.after!.externalIdClaim;
+function claimAfter(change: WriteChange): unknown {
+  const given = change.after.externalIdClaim;
   if (change.op !== 'patch' || !change.changed.has('externalIdClaim')) return given;
-  const present = Object.entries((given ?? {}) as Record<string, unknown>).filter(([, value]) => value !== null);
-  return { ...((change.before?.externalIdClaim ?? {}) as Record<string, unknown>), ...Object.fromEntries(present) };
+  const present = Object.entries(isJsonObject(given) ? given : {}).filter(([, value]) => value !== null);
+  const stored = change.before.externalIdClaim;
+  return { ...(isJsonObject(stored) ? stored : {}), ...Object.fromEntries(present) };
 }
 
 export const caRules: EntityRules = {
   async validate(context, change) {
-    const after = change.after!;
+    const after = change.after;
     if (change.op === 'create') {
       const fingerprint = fingerprintOfCaPem(after.certPem);
       await refuseReusedCertificate(context, fingerprint, after.certPem);

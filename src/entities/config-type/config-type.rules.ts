@@ -4,7 +4,7 @@ import type { EntityRules } from '../../crud/entity-rules.js';
 import { goQuote } from '../../lib/go-format.js';
 import { isJsonObject } from '../../lib/object-path.js';
 import { hasConfigsOfType } from '../../store/queries/configs.js';
-import { configDataCheck, withSortedKeys } from './config-type.schema.js';
+import { configDataCheck, withSortedKeys } from '../shared/config-type-schema.js';
 
 /** `all` asks for every config type in `configTypes` lists, so no type may carry that name. */
 const RESERVED_NAME = 'all';
@@ -42,7 +42,7 @@ function checkedSchema(schema: unknown): unknown {
 
 export const configTypeRules: EntityRules = {
   validate(_context, change) {
-    const after = change.after!;
+    const after = change.after;
     if (change.changed.has('schema')) requireObjectSchema(after.schema);
     if (after.name === RESERVED_NAME) {
       throw ApiError.invalidField('name', `${RESERVED_NAME} is a keyword and may not be used as a config type name`, after.name);
@@ -53,7 +53,7 @@ export const configTypeRules: EntityRules = {
 
   /** Upstream refuses with a plain error (a 500, in these words); the contract's 409 is what a client can act on. */
   async beforeDelete({ tx }, existing) {
-    if (await hasConfigsOfType(tx, existing.id as string)) {
+    if (await hasConfigsOfType(tx, existing.id)) {
       throw ApiError.withMessage('CAN_NOT_DELETE_REFERENCED_ENTITY', `cannot delete config type ${String(existing.id)}, as configs of that type exist`);
     }
   },

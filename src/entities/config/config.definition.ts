@@ -1,5 +1,6 @@
 // Configs: named JSON documents of one config type, attached to services (and, later, identity overrides).
-import { defineEntity, json, text } from '../../crud/define-entity.js';
+import { defineEntity } from '../../crud/define-entity.js';
+import { configFields } from './config.fields.js';
 import { configRules } from './config.rules.js';
 
 export const config = defineEntity({
@@ -7,12 +8,6 @@ export const config = defineEntity({
   path: 'configs',
   table: 'configs',
   idKind: 'base62',
-  fields: {
-    name: text({ unique: true }),
-    // Fixed at create: upstream ignores a different type on PUT and PATCH. Its public symbol is `type`.
-    configTypeId: text({ filter: 'type', writable: 'create' }),
-    // `data` is a map upstream keeps out of the public symbols.
-    data: json(),
-  },
+  fields: configFields,
   rules: configRules,
 });

@@ -2,11 +2,12 @@
 import { ApiError } from '../../errors/api-error.js';
 import { entityRef } from '../../crud/entity-mapping.js';
 import type { EntityRules } from '../../crud/entity-rules.js';
+import type { Config } from './config.fields.js';
 import { goValue } from '../../lib/go-format.js';
 import { isJsonObject } from '../../lib/object-path.js';
 import type { Db } from '../../store/store.js';
 import { configType } from '../config-type/config-type.definition.js';
-import { configDataCheck, withSortedKeys } from '../config-type/config-type.schema.js';
+import { configDataCheck, withSortedKeys } from '../shared/config-type-schema.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import { touchServiceLists } from '../../store/queries/service-lists.js';
 import { configTypeNames, configTypeSchema, overrideUsingConfig, servicesUsingConfig } from '../../store/queries/configs.js';
@@ -50,9 +51,9 @@ export async function refuseDeleteWhileConfigInUse(tx: Db, configId: string): Pr
   }
 }
 
-export const configRules: EntityRules = {
+export const configRules: EntityRules<Config> = {
   async validate({ tx }, change) {
-    const after = change.after!;
+    const after = change.after;
     // The contract takes any JSON value here (Go's interface{}); upstream's mapper wants an object.
     if (change.changed.has('data') && !isJsonObject(after.data)) throw ApiError.invalidField('data', 'invalid type, expected object', after.data);
     // configTypeId is written at create only, so on PUT and PATCH this is the stored type.
@@ -68,15 +69,15 @@ export const configRules: EntityRules = {
 
   /** Upstream detaches the config from its services; deleting what a service still uses is refused instead. */
   beforeDelete({ tx }, existing) {
-    return refuseDeleteWhileConfigInUse(tx, existing.id as string);
+    return refuseDeleteWhileConfigInUse(tx, existing.id);
   },
 
   async extend({ db }, configs) {
-    const typeIds = [...new Set(configs.map((c) => c.configTypeId as string))];
+    const typeIds = [...new Set(configs.map((c) => c.configTypeId))];
     if (typeIds.length === 0) return [];
     const names = await configTypeNames(db, typeIds);
     return configs.map((entity) => {
-      const typeId = entity.configTypeId as string;
+      const typeId = entity.configTypeId;
       return { configType: entityRef(configType, { id: typeId, name: names.get(typeId) ?? '' }), data: entity.data ?? {} };
     });
   },

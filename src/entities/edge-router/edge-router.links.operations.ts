@@ -12,6 +12,7 @@ import { associatedService } from '../service/service.definition.js';
 import { serviceEdgeRouterPolicy } from '../service-edge-router-policy/service-edge-router-policy.definition.js';
 import { edgeRouter } from './edge-router.definition.js';
 import { requireEdgeRouter } from './edge-router.rules.js';
+import { policyLinks } from '../../store/queries/policy-tables.js';
 
 /** A transit router shares the `routers` table; as a parent it is not found, as on the edge router detail. */
 const ofEdgeRouter = (link: LinkTable) => linkedTo(edgeRouter, link, requireEdgeRouter);
@@ -34,7 +35,7 @@ const getCurrentIdentityEdgeRouters: OperationHandler<'getCurrentIdentityEdgeRou
     const query = listQueryFrom(context, edgeRouter.symbols);
     const granted = session.isAdmin
       ? everyRow
-      : linkedRows({ table: 'identity_edge_routers', parentTable: 'identities', parentColumn: 'identity_seq', childColumn: 'edge_router_seq' }, session.identityId);
+      : linkedRows(policyLinks.identityEdgeRouters, session.identityId);
     const { data, totalCount } = await deps.store.read(async (db) => {
       const page = await listEntities(db, edgeRouter, query, allOf(columnIs('is_edge', 1), columnIs('is_verified', 1), granted));
       const routers = await toApiEntities(edgeRouter, page.rows, { db, deps, caller });
@@ -47,16 +48,16 @@ const getCurrentIdentityEdgeRouters: OperationHandler<'getCurrentIdentityEdgeRou
 
 export const edgeRouterLinkOperations: OperationTable<'management'> = {
   listEdgeRouterEdgeRouterPolicies: list(edgeRouterPolicy, 'admin', {
-    scope: ofEdgeRouter({ table: 'edge_router_policy_edge_routers', parentColumn: 'entity_id', childColumn: 'policy_id' }),
+    scope: ofEdgeRouter(policyLinks.edgeRouterEdgeRouterPolicies),
   }),
   listEdgeRouterServiceEdgeRouterPolicies: list(serviceEdgeRouterPolicy, 'admin', {
-    scope: ofEdgeRouter({ table: 'service_edge_router_policy_edge_routers', parentColumn: 'entity_id', childColumn: 'policy_id' }),
+    scope: ofEdgeRouter(policyLinks.edgeRouterServiceEdgeRouterPolicies),
   }),
   listEdgeRouterIdentities: list(identity, 'admin', {
-    scope: ofEdgeRouter({ table: 'identity_edge_routers', parentTable: 'routers', parentColumn: 'edge_router_seq', childColumn: 'identity_seq' }),
+    scope: ofEdgeRouter(policyLinks.edgeRouterIdentities),
   }),
   listEdgeRouterServices: list(associatedService, 'admin', {
-    scope: ofEdgeRouter({ table: 'service_edge_routers', parentTable: 'routers', parentColumn: 'edge_router_seq', childColumn: 'service_seq' }),
+    scope: ofEdgeRouter(policyLinks.edgeRouterServices),
   }),
 };
 

@@ -6,7 +6,7 @@ import { roleFilterScope } from '../../crud/role-filter.js';
 import { allOf, columnIs } from '../../store/queries/scopes.js';
 import { toApiEntity } from '../../crud/entity-mapping.js';
 import { requireEntity } from '../../crud/entity-writes.js';
-import { restartRouterEnrollment } from '../router/router-enrollment.js';
+import { restartRouterEnrollment } from '../shared/router-enrollment.js';
 import { edgeRouter } from './edge-router.definition.js';
 import { requireEdgeRouter } from './edge-router.rules.js';
 

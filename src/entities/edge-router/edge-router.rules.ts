@@ -3,21 +3,21 @@
 import { ApiError } from '../../errors/api-error.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import type { EntityRules, EntityValues } from '../../crud/entity-rules.js';
-import { createRouterEnrollment, noEnrollment, routerEnrollments } from '../router/router-enrollment.js';
-import { removeTunnelerEntities, syncTunnelerEntities } from '../router/tunneler-entities.js';
+import { createRouterEnrollment, noEnrollment, routerEnrollments } from '../shared/router-enrollment.js';
+import { removeTunnelerEntities, syncTunnelerEntities } from '../shared/tunneler-entities.js';
 import { withPolicyLinks } from '../shared/policy-links.rules.js';
 import { edgeRouterLiveStates } from '../../policy/session-edge-routers.js';
 
 /** A transit router shares the table but is no edge router: upstream's edge router store does not find it. */
 export function requireEdgeRouter(values: EntityValues): EntityValues {
-  if (values.isEdge !== true) throw ApiError.notFound('router', values.id as string);
+  if (values.isEdge !== true) throw ApiError.notFound('router', values.id);
   return values;
 }
 
 const ownRules: EntityRules = {
   validate(_context, change) {
-    if (change.op === 'create') change.after!.isEdge = true;
-    else requireEdgeRouter(change.before!);
+    if (change.op === 'create') change.after.isEdge = true;
+    else requireEdgeRouter(change.before);
     return Promise.resolve();
   },
 
@@ -35,15 +35,15 @@ const ownRules: EntityRules = {
   },
 
   async extend({ db }, routers) {
-    const enrollments = await routerEnrollments(db, routers.filter((r) => r.isVerified !== true).map((r) => r.id as string));
-    const states = await edgeRouterLiveStates(db, routers.map((router) => router.id as string));
+    const enrollments = await routerEnrollments(db, routers.filter((r) => r.isVerified !== true).map((r) => r.id));
+    const states = await edgeRouterLiveStates(db, routers.map((router) => router.id));
     return routers.map((router) => ({
-      ...states.get(router.id as string),
+      ...states.get(router.id),
       appData: router.appData ?? {},
       // Upstream maps `stringz.OrEmpty(Fingerprint)` into a non-pointer `omitempty` field: an edge router that has
       // not enrolled has no fingerprint key at all (routers and transit routers show null).
       ...(router.fingerprint ? {} : { fingerprint: undefined }),
-      ...(enrollments.get(router.id as string) ?? noEnrollment),
+      ...(enrollments.get(router.id) ?? noEnrollment),
     }));
   },
 };

@@ -1,5 +1,5 @@
 // Enrollment rendering: the identity or router it is for, as upstream's `enrollmentDetail` (empty parts left out).
-import type { EntityRules, EntityValues } from '../../crud/entity-rules.js';
+import type { EntityRules } from '../../crud/entity-rules.js';
 import { entityRef } from '../../crud/entity-mapping.js';
 import { identityRefs } from '../../auth/identity-links.js';
 import { edgeRouter } from '../edge-router/edge-router.definition.js';
@@ -15,8 +15,8 @@ export const enrollmentRules: EntityRules = {
       routerNames(db, routerIds),
     ]);
     const routerById = new Map(routers.map((row) => [row.id, row]));
-    return entities.map((entity: EntityValues) => {
-      const out: EntityValues = {};
+    return entities.map((entity) => {
+      const out: Record<string, unknown> = {};
       if (typeof entity.identityId === 'string') {
         out.identityId = entity.identityId;
         out.identity = refFor(entity.identityId);

@@ -1,5 +1,6 @@
 // External JWT signers: identity providers whose JWTs log identities in (`ext-jwt`) or serve as a second factor.
-import { boolean, defineEntity, json, text, timestamp } from '../../crud/define-entity.js';
+import { defineEntity, json, text } from '../../crud/define-entity.js';
+import { externalJwtSignerFields } from './external-jwt-signer.fields.js';
 import { externalJwtSignerRules } from './external-jwt-signer.rules.js';
 
 export const externalJwtSigner = defineEntity({
@@ -7,26 +8,7 @@ export const externalJwtSigner = defineEntity({
   path: 'external-jwt-signers',
   table: 'external_jwt_signers',
   idKind: 'base62',
-  fields: {
-    name: text({ unique: true }),
-    certPem: text(),
-    jwksEndpoint: text({ filter: false }),
-    kid: text({ unique: true }),
-    // Derived from certPem by the rules.
-    fingerprint: text({ unique: true, writable: 'never' }),
-    commonName: text({ writable: 'never' }),
-    notBefore: timestamp({ writable: 'never' }),
-    notAfter: timestamp({ writable: 'never' }),
-    enabled: boolean(),
-    externalAuthUrl: text({ filter: false }),
-    claimsProperty: text(),
-    useExternalId: boolean(),
-    issuer: text({ unique: true }),
-    audience: text(),
-    // Beyond the 0.26.22 contract: what a client needs to run the provider's own login (OIDC client id and scopes).
-    clientId: text({ filter: false }),
-    scopes: json({ filter: false, fallback: () => [] }),
-  },
+  fields: externalJwtSignerFields,
   rules: externalJwtSignerRules,
 });
 

@@ -3,7 +3,8 @@
 import { X509Certificate } from 'node:crypto';
 import { ApiError } from '../../errors/api-error.js';
 import { authPoliciesAllowingSigner, firstAuthPolicyRequiringSigner } from '../../store/queries/auth-policies.js';
-import type { EntityRules, EntityValues } from '../../crud/entity-rules.js';
+import type { EntityRules } from '../../crud/entity-rules.js';
+import type { ExternalJwtSigner } from './external-jwt-signer.fields.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import { certificateFingerprint } from '../../pki/fingerprint.js';
 import { splitPemCertificates } from '../../pki/pem.js';
@@ -15,8 +16,8 @@ const ZERO_TIME = '0001-01-01T00:00:00.000Z';
 const blank = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 
 /** As upstream's PersistEntity: blank optional strings are stored as none, a blank claims property as `sub`. */
-function normalise(signer: EntityValues): void {
-  for (const field of ['certPem', 'jwksEndpoint', 'kid', 'externalAuthUrl', 'audience', 'clientId']) {
+function normalise(signer: ExternalJwtSigner): void {
+  for (const field of ['certPem', 'jwksEndpoint', 'kid', 'externalAuthUrl', 'audience', 'clientId'] as const) {
     if (blank(signer[field])) signer[field] = null;
   }
   if (blank(signer.claimsProperty)) signer.claimsProperty = 'sub';
@@ -29,36 +30,37 @@ function normalise(signer: EntityValues): void {
 }
 
 /** One key source: a certificate (its details derived here) or a JWKS endpoint, never both, never neither. */
-function deriveKeySource(signer: EntityValues): void {
+function deriveKeySource(signer: ExternalJwtSigner): void {
   if (signer.certPem === null && signer.jwksEndpoint === null) throw ApiError.invalidField('certPem', 'jwksEndpoint or certPem is required', null);
   if (signer.certPem !== null && signer.jwksEndpoint !== null) {
     throw ApiError.invalidField('jwksEndpoint', 'only one of jwksEndpoint or certPem may be defined', signer.jwksEndpoint);
   }
   if (signer.jwksEndpoint !== null) {
-    if (!isHttpUrl(signer.jwksEndpoint as string)) throw ApiError.invalidField('jwksEndpoint', 'jwksEndpoint must be an http or https URL', signer.jwksEndpoint);
+    if (!isHttpUrl(signer.jwksEndpoint)) throw ApiError.invalidField('jwksEndpoint', 'jwksEndpoint must be an http or https URL', signer.jwksEndpoint);
     Object.assign(signer, { fingerprint: null, commonName: '', notBefore: null, notAfter: null });
     return;
   }
-  const blocks = splitPemCertificates(signer.certPem as string);
+  const blocks = splitPemCertificates(signer.certPem ?? '');
+  const [block = ''] = blocks;
   let certificate: X509Certificate;
   try {
     if (blocks.length !== 1) throw new Error('one certificate expected');
-    certificate = new X509Certificate(blocks[0]!);
+    certificate = new X509Certificate(block);
   } catch {
     throw new ApiError('INVALID_CERT_PEM');
   }
   const commonName = /(?:^|\n)CN=([^\n]*)/.exec(certificate.subject)?.[1] ?? '';
   Object.assign(signer, {
-    fingerprint: certificateFingerprint(blocks[0]!),
+    fingerprint: certificateFingerprint(block),
     commonName,
     notBefore: formatTimestamp(new Date(Date.parse(certificate.validFrom))),
     notAfter: formatTimestamp(new Date(Date.parse(certificate.validTo))),
   });
 }
 
-export const externalJwtSignerRules: EntityRules = {
+export const externalJwtSignerRules: EntityRules<ExternalJwtSigner> = {
   validate(_context, change) {
-    const signer = change.after!;
+    const signer = change.after;
     normalise(signer);
     deriveKeySource(signer);
     return Promise.resolve();
@@ -66,7 +68,7 @@ export const externalJwtSignerRules: EntityRules = {
 
   /** Upstream refuses through its allowed-signers links first, then through its foreign key on the required signer. */
   async beforeDelete({ tx }, existing) {
-    const id = existing.id as string;
+    const id = existing.id;
     const allowing = await authPoliciesAllowingSigner(tx, id);
     if (allowing.length > 0) throw ApiError.referencedByLinks('externalJwtSigners', 'primary.extJwt.allowedSigners', 'authPolicies', allowing);
     const requiring = await firstAuthPolicyRequiringSigner(tx, id);

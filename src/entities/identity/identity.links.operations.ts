@@ -1,39 +1,25 @@
 // An identity's policy-derived sub-lists, read from the link tables the policy engine maintains.
-import type { OperationContext, OperationTable } from '../../http/operation.js';
+import type { OperationTable } from '../../http/operation.js';
 import { linkedTo, list } from '../../crud/crud-handlers.js';
 import { edgeRouter } from '../edge-router/edge-router.definition.js';
 import { edgeRouterPolicy } from '../edge-router-policy/edge-router-policy.definition.js';
 import { associatedService } from '../service/service.definition.js';
 import { servicePolicy } from '../service-policy/service-policy.definition.js';
+import { policyLinks } from '../../store/queries/policy-tables.js';
+import { policyTypeCount } from '../shared/policy-type-count.js';
 import { identity } from './identity.definition.js';
-
-/**
- * `?policyType=dial|bind` on identity–service lists: only pairs some policy of that type joins. The contract
- * declares the enum, so other values are refused before this runs (upstream lower-cases and ignores them).
- */
-export function policyTypeCount(context: OperationContext): 'dial' | 'bind' | undefined {
-  const given = context.query.policyType;
-  const policyType = typeof given === 'string' ? given.toLowerCase() : undefined;
-  return policyType === 'dial' || policyType === 'bind' ? policyType : undefined;
-}
 
 export const identityLinkOperations: OperationTable<'management'> = {
   listIdentityServicePolicies: list(servicePolicy, 'admin', {
-    scope: linkedTo(identity, { table: 'service_policy_identities', parentColumn: 'entity_id', childColumn: 'policy_id' }),
+    scope: linkedTo(identity, policyLinks.identityServicePolicies),
   }),
   listIdentitysEdgeRouterPolicies: list(edgeRouterPolicy, 'admin', {
-    scope: linkedTo(identity, { table: 'edge_router_policy_identities', parentColumn: 'entity_id', childColumn: 'policy_id' }),
+    scope: linkedTo(identity, policyLinks.identityEdgeRouterPolicies),
   }),
   listIdentityServices: list(associatedService, 'admin', {
-    scope: linkedTo(identity, {
-      table: 'identity_services',
-      parentTable: 'identities',
-      parentColumn: 'identity_seq',
-      childColumn: 'service_seq',
-      positiveCount: policyTypeCount,
-    }),
+    scope: linkedTo(identity, { ...policyLinks.identityServices, positiveCount: policyTypeCount }),
   }),
   listIdentityEdgeRouters: list(edgeRouter, 'admin', {
-    scope: linkedTo(identity, { table: 'identity_edge_routers', parentTable: 'identities', parentColumn: 'identity_seq', childColumn: 'edge_router_seq' }),
+    scope: linkedTo(identity, policyLinks.identityEdgeRouters),
   }),
 };

@@ -4,6 +4,7 @@ import { ApiError } from '../../errors/api-error.js';
 import { goValue } from '../../lib/go-format.js';
 import { normaliseSet } from '../../crud/entity-store.js';
 import { parseRange, SemverError } from '../../lib/semver-range.js';
+import { isJsonObject } from '../../lib/object-path.js';
 
 /** A posture check's type-specific fields, kept together in one JSON column. */
 export type Details = Record<string, unknown>;
@@ -34,7 +35,11 @@ interface ProcessMulti {
 }
 
 /** A string list from the body, or Go's nil slice. */
-const stringsOf = (value: unknown): string[] => (Array.isArray(value) ? (value as string[]) : []);
+const stringsOf = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
+/** A JSON object's entries as details, or none. */
+const detailsOf = (value: unknown): Details => (isJsonObject(value) ? value : {});
+/** A list of JSON objects, or none. */
+const detailsListOf = (value: unknown): Details[] => (Array.isArray(value) ? value.filter(isJsonObject) : []);
 /** A string from the body, or Go's zero value. */
 const stringOf = (value: unknown): string => (typeof value === 'string' ? value : '');
 /** Entries in bolt's bucket order: byte-sorted keys. */
@@ -64,7 +69,7 @@ function checkVersions(systems: readonly OperatingSystem[]): void {
 const operatingSystemCheck: PostureCheckSubtype = {
   fields: ['operatingSystems'],
   normalise(input) {
-    const given = ((input.operatingSystems ?? []) as OperatingSystem[]).map((os) => ({ type: os.type, versions: stringsOf(os.versions) }));
+    const given: OperatingSystem[] = detailsListOf(input.operatingSystems).map((os) => ({ type: stringOf(os.type), versions: stringsOf(os.versions) }));
     checkVersions(given);
     // One bucket per OS type: a repeated type replaces the earlier entry.
     const byType = new Map(given.map((os) => [os.type, { type: os.type, versions: normaliseSet(os.versions) }]));
@@ -95,11 +100,11 @@ const processCheck: PostureCheckSubtype = {
   // Upstream maps `process.hashes`, `process.path`, … to separate stored fields, so a PATCH keeps those it omits.
   merge(stored, patch) {
     if (patch.process === undefined) return stored;
-    const present = Object.entries(patch.process as Details).filter(([, value]) => value !== null && value !== undefined);
-    return { process: { ...(stored.process as Details | undefined), ...Object.fromEntries(present) } };
+    const present = Object.entries(detailsOf(patch.process)).filter(([, value]) => value !== null && value !== undefined);
+    return { process: { ...detailsOf(stored.process), ...Object.fromEntries(present) } };
   },
   normalise(input) {
-    const given = (input.process ?? {}) as Details;
+    const given = detailsOf(input.process);
     return {
       process: {
         osType: stringOf(given.osType),
@@ -110,7 +115,7 @@ const processCheck: PostureCheckSubtype = {
     };
   },
   render(details) {
-    const { signerFingerprint, ...rest } = details.process as Details;
+    const { signerFingerprint, ...rest } = detailsOf(details.process);
     // `signerFingerprint` is omitempty in the REST model: an empty one is left out.
     return { process: signerFingerprint ? { ...rest, signerFingerprint } : rest };
   },
@@ -121,7 +126,7 @@ const processMultiCheck: PostureCheckSubtype = {
   normalise(input) {
     // One bucket per `<osType>-<path>`: a repeated process replaces the earlier entry.
     const byBucketKey = new Map<string, ProcessMulti>();
-    for (const given of (input.processes ?? []) as Details[]) {
+    for (const given of detailsListOf(input.processes)) {
       const entry = {
         osType: stringOf(given.osType),
         path: stringOf(given.path),

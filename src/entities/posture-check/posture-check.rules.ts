@@ -4,6 +4,7 @@ import type { EntityChange, EntityRules } from '../../crud/entity-rules.js';
 import { postureCheckSubtype, type Details, type PostureCheckSubtype } from './posture-check-subtypes.js';
 import { withPolicyLinks } from '../shared/policy-links.rules.js';
 import { setPromptColumns } from '../../store/queries/posture.js';
+import { isJsonObject } from '../../lib/object-path.js';
 
 /**
  * The type comes from the create body and never changes. The contract's discriminator also lets its base names
@@ -29,11 +30,11 @@ function givenFields(body: Readonly<Record<string, unknown>>, subtype: PostureCh
 
 const ownRules: EntityRules = {
   validate(_context, change) {
-    const after = change.after!;
+    const after = change.after;
     const subtype = subtypeOf(change);
     let input = givenFields(change.body ?? {}, subtype);
     if (change.op === 'patch') {
-      const stored = (change.before!.details ?? {}) as Details;
+      const stored = isJsonObject(change.before.details) ? change.before.details : {};
       input = subtype.merge ? subtype.merge(stored, input) : { ...stored, ...input };
     }
     after.details = subtype.normalise(input);
@@ -48,8 +49,8 @@ const ownRules: EntityRules = {
    */
   async afterWrite({ tx }, change) {
     if (change.op === 'delete') return;
-    const after = change.after!;
-    await setPromptColumns(tx, change.id, postureCheckSubtype(after.typeId)?.filterValues?.(after.details as Details));
+    const after = change.after;
+    await setPromptColumns(tx, change.id, postureCheckSubtype(after.typeId)?.filterValues?.(isJsonObject(after.details) ? after.details : {}));
   },
 
   /** Upstream renders missing role attributes as [] here (unlike identities), then the type's own fields. */
@@ -57,7 +58,7 @@ const ownRules: EntityRules = {
     return Promise.resolve(
       checks.map((check) => ({
         roleAttributes: check.roleAttributes ?? [],
-        ...postureCheckSubtype(check.typeId)?.render((check.details ?? {}) as Details),
+        ...postureCheckSubtype(check.typeId)?.render(isJsonObject(check.details) ? check.details : {}),
       })),
     );
   },

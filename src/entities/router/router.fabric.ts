@@ -29,8 +29,8 @@ export function fabricLiveFields(state: FabricLiveState): Record<string, unknown
 
 const fabricRouterRules: EntityRules = {
   async extend({ db }, routers) {
-    const states = await edgeRouterLiveStates(db, routers.map((row) => row.id as string));
-    return routers.map((row) => fabricLiveFields(states.get(row.id as string)!));
+    const states = await edgeRouterLiveStates(db, routers.map((row) => row.id));
+    return routers.map((row) => fabricLiveFields(states.get(row.id)!));
   },
 };
 

@@ -3,8 +3,8 @@
 import { ApiError } from '../../errors/api-error.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import type { EntityRules } from '../../crud/entity-rules.js';
-import { createRouterEnrollment, noEnrollment, routerEnrollments } from './router-enrollment.js';
-import { removeTunnelerEntities } from './tunneler-entities.js';
+import { createRouterEnrollment, noEnrollment, routerEnrollments } from '../shared/router-enrollment.js';
+import { removeTunnelerEntities } from '../shared/tunneler-entities.js';
 import { withPolicyLinks } from '../shared/policy-links.rules.js';
 import { edgeRouterLiveStates } from '../../policy/session-edge-routers.js';
 
@@ -29,13 +29,13 @@ const ownRules: EntityRules = {
    * is reported verified, as upstream's transit router store reports base routers.
    */
   async extend({ db }, routers) {
-    const pending = routers.filter((r) => r.isEdge !== true && r.isVerified !== true).map((r) => r.id as string);
+    const pending = routers.filter((r) => r.isEdge !== true && r.isVerified !== true).map((r) => r.id);
     const enrollments = await routerEnrollments(db, pending);
-    const states = await edgeRouterLiveStates(db, routers.map((router) => router.id as string));
+    const states = await edgeRouterLiveStates(db, routers.map((router) => router.id));
     return routers.map((router) => ({
-      isOnline: states.get(router.id as string)!.isOnline,
+      isOnline: states.get(router.id)!.isOnline,
       isVerified: router.isEdge === true || router.isVerified === true,
-      ...(enrollments.get(router.id as string) ?? noEnrollment),
+      ...(enrollments.get(router.id) ?? noEnrollment),
     }));
   },
 };

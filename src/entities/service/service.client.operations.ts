@@ -117,7 +117,7 @@ const listServiceTerminators: OperationHandler<'listServiceTerminators', 'client
     const query = listQueryFrom(context, terminator.symbols);
     const { data, totalCount } = await context.deps.store.read(async (db) => {
       const owner = await requireVisibleService(db, context.caller, id);
-      const page = await listEntities(db, terminator, query, columnIs('service_id', id));
+      const page = await listEntities(db, terminator, query, columnIs('service_id', owner.id));
       return { data: page.rows.map((row) => clientTerminator(row, owner)), totalCount: page.totalCount };
     });
     const pagination = { limit: query.limit, offset: query.offset, totalCount };

@@ -1,5 +1,6 @@
 // Services: what identities dial and bind, with their configs, role attributes and terminator strategy.
-import { boolean, defineEntity, integer, roleAttributes, stringSet, text, type EntityDefinition } from '../../crud/define-entity.js';
+import { defineEntity, type EntityDefinition } from '../../crud/define-entity.js';
+import { serviceFields } from './service.fields.js';
 import { serviceRules, serviceView } from './service.rules.js';
 
 export const service = defineEntity({
@@ -7,16 +8,7 @@ export const service = defineEntity({
   path: 'services',
   table: 'services',
   idKind: 'base62',
-  fields: {
-    name: text({ unique: true }),
-    terminatorStrategy: text(),
-    roleAttributes: roleAttributes(),
-    // Config ids; the side table `service_configs` is the join, and makes `anyOf(configs)` an index lookup.
-    configs: stringSet(),
-    // Fixed at create, as upstream's PATCH strips it (ziti `model/edge_service_manager.go` `Update`).
-    encryptionRequired: boolean({ filter: false, writable: 'create' }),
-    maxIdleTimeMillis: integer({ filter: false, fallback: () => 0 }),
-  },
+  fields: serviceFields,
   links: (entity) => {
     const base = `./services/${String(entity.id)}`;
     return {

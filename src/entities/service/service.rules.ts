@@ -1,6 +1,7 @@
 // Service rules: the terminator strategy, attached configs, and the caller's access view.
 import { ApiError } from '../../errors/api-error.js';
 import type { EntityRules } from '../../crud/entity-rules.js';
+import type { Service } from './service.fields.js';
 import { configsWithTypes } from '../../store/queries/configs.js';
 import type { Db } from '../../store/store.js';
 import { withPolicyLinks } from '../shared/policy-links.rules.js';
@@ -49,17 +50,17 @@ async function checkConfigs(tx: Db, ids: readonly string[]): Promise<void> {
   }
 }
 
-const ownRules: EntityRules = {
+const ownRules: EntityRules<Service> = {
   async validate({ tx }, change) {
-    const after = change.after!;
+    const after = change.after;
     after.terminatorStrategy = terminatorStrategyOf(after.terminatorStrategy);
-    if (change.changed.has('configs')) await checkConfigs(tx, (after.configs as string[] | null) ?? []);
+    if (change.changed.has('configs')) await checkConfigs(tx, after.configs ?? []);
   },
 
   extend: serviceView(),
 };
 
-export const serviceRules: EntityRules = withPolicyLinks('service', ownRules);
+export const serviceRules: EntityRules<Service> = withPolicyLinks('service', ownRules);
 
 /**
  * The caller's view of a page of services: `permissions`, `config` (by config type name, for the API session's
@@ -72,7 +73,7 @@ export function serviceView(configTypes?: ConfigTypeSelection, permissions?: Per
     const session = caller?.session;
     const viewer = session && { identityId: session.identityId, apiSessionId: session.apiSessionId, isAdmin: session.isAdmin };
     const posture = session && ((checks: readonly PostureCheckRecord[]) => postureViewFor(db, deps.posture, session.identityId, session.apiSessionId, deps.clock(), checks));
-    const ids = services.map((entity) => entity.id as string);
+    const ids = services.map((entity) => entity.id);
     const views = await serviceAccessViews(db, viewer, ids, configTypes, posture, permissions);
     return services.map((entity, index) => ({ configs: entity.configs ?? [], ...views[index] }));
   };

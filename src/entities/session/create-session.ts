@@ -15,10 +15,11 @@ import { postureViewFor } from '../../posture/posture-inputs.js';
 import type { FailedServiceRequest } from '../../posture/reported-posture.js';
 import { evaluateSessionPosture, failedServiceRequest, invalidPosture } from '../../posture/session-posture.js';
 import { session } from './session.definition.js';
+import type { Session } from './session.fields.js';
 import { sessionDetail } from './session.rules.js';
 
 /** The session this API session already holds for the service and type, if any (upstream's reuse). */
-async function findReusable(db: Db, apiSessionId: string, serviceId: string, type: string): Promise<EntityValues | undefined> {
+async function findReusable(db: Db, apiSessionId: string, serviceId: string, type: string): Promise<Session | undefined> {
   const id = await reusableSessionId(db, apiSessionId, serviceId, type);
   return id === undefined ? undefined : findEntity(db, session, id);
 }

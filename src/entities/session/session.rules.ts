@@ -1,12 +1,13 @@
 // How sessions read: references to their API session, service and service policies, and the edge routers they
 // may use (ziti `routes/session_api_model.go` MapSessionToRestModel).
 import { entityRef } from '../../crud/entity-mapping.js';
-import type { EntityRules, EntityValues, ReadContext } from '../../crud/entity-rules.js';
+import type { EntityRules, ReadContext } from '../../crud/entity-rules.js';
 import { sharedEdgeRouters, type CommonEdgeRouter } from '../../policy/session-edge-routers.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { namesOf } from '../../store/queries/references.js';
 import { service } from '../service/service.definition.js';
 import { servicePolicy } from '../service-policy/service-policy.definition.js';
+import type { Session } from './session.fields.js';
 
 /** A session's link beyond `self`. */
 export const routePathHref = (id: string) => `./sessions/${id}/route-path`;
@@ -22,21 +23,20 @@ function apiSessionRef(id: string): Record<string, unknown> {
  * as the create response leaves it out.
  */
 export function sessionDetail(
-  s: EntityValues,
+  s: Session,
   serviceName: string,
   edgeRouters: readonly CommonEdgeRouter[],
   caller: RequestContext | undefined,
   servicePolicies?: unknown[],
 ): Record<string, unknown> {
-  const serviceId = s.serviceId as string;
-  const id = s.id as string;
+  const { serviceId, id } = s;
   return {
     _links: { self: { href: `./sessions/${id}` }, 'route-path': { href: routePathHref(id) } },
     createdAt: s.createdAt,
     id,
     tags: s.tags ?? {},
     updatedAt: s.updatedAt,
-    apiSession: apiSessionRef(s.apiSessionId as string),
+    apiSession: apiSessionRef(s.apiSessionId),
     apiSessionId: s.apiSessionId,
     // `urls` repeats `supportedProtocols` for older SDKs (deprecated upstream).
     edgeRouters: edgeRouters.map((router) => ({ ...router, urls: router.supportedProtocols })),
@@ -52,18 +52,18 @@ export function sessionDetail(
 }
 
 /** The detail of a page of sessions, with their service policies (a policy deleted since is left out, as upstream). */
-async function sessionViews({ db, caller }: ReadContext, sessions: readonly EntityValues[]): Promise<EntityValues[]> {
-  const serviceNames = await namesOf(db, 'services', sessions.map((s) => s.serviceId as string));
-  const policyIds = (s: EntityValues) => (s.servicePolicies ?? []) as string[];
+async function sessionViews({ db, caller }: ReadContext, sessions: readonly Session[]): Promise<Record<string, unknown>[]> {
+  const serviceNames = await namesOf(db, 'services', sessions.map((s) => s.serviceId));
+  const policyIds = (s: Session) => (Array.isArray(s.servicePolicies) ? s.servicePolicies.filter((id): id is string => typeof id === 'string') : []);
   const policyNames = await namesOf(db, 'service_policies', sessions.flatMap(policyIds));
-  const views: EntityValues[] = [];
+  const views: Record<string, unknown>[] = [];
   for (const s of sessions) {
-    const serviceId = s.serviceId as string;
-    const edgeRouters = await sharedEdgeRouters(db, s.identityId as string, serviceId);
+    const { serviceId } = s;
+    const edgeRouters = await sharedEdgeRouters(db, s.identityId, serviceId);
     const policies = policyIds(s).filter((id) => policyNames.has(id)).map((id) => entityRef(servicePolicy, { id, name: policyNames.get(id) }));
     views.push(sessionDetail(s, serviceNames.get(serviceId) ?? '', edgeRouters, caller, policies));
   }
   return views;
 }
 
-export const sessionRules: EntityRules = { extend: sessionViews };
+export const sessionRules: EntityRules<Session> = { extend: sessionViews };

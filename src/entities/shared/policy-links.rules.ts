@@ -1,7 +1,7 @@
 // Adds the policy engine's hooks to an entity's own rules: links follow the entity's role attributes, `@id`
 // references go before the entity does, and the identities whose service lists depend on it are told.
 import { formatTimestamp } from '../../lib/clock.js';
-import type { EntityRules } from '../../crud/entity-rules.js';
+import type { EntityRules, EntityValues } from '../../crud/entity-rules.js';
 import type { EntityKindName } from '../../store/queries/policy-tables.js';
 import { syncEntity } from '../../policy/entity-links.js';
 import { stripEntityReferences } from '../../store/queries/policy-links.js';
@@ -24,15 +24,19 @@ async function touchDependents(tx: Db, kind: EntityKindName, id: string, at: str
  * `appliesTo` narrows the entities of a shared table (edge routers among routers). New entities are always
  * evaluated, so `#all` policies pick them up even without attributes.
  */
-export function withPolicyLinks(kind: EntityKindName, rules: EntityRules, appliesTo: (entity: Record<string, unknown>) => boolean = () => true): EntityRules {
+export function withPolicyLinks<V extends EntityValues & { roleAttributes: string[] | null }>(
+  kind: EntityKindName,
+  rules: EntityRules<V>,
+  appliesTo: (entity: V) => boolean = () => true,
+): EntityRules<V> {
   return {
     ...rules,
     async afterWrite(context, change) {
       await rules.afterWrite?.(context, change);
-      if (change.op === 'delete' || !appliesTo(change.after!)) return;
+      if (change.op === 'delete' || !appliesTo(change.after)) return;
       const at = formatTimestamp(context.deps.clock());
       if (change.op === 'create' || change.changed.has('roleAttributes')) {
-        await syncEntity(context.tx, kind, change.id, (change.after!.roleAttributes as string[] | null) ?? null, at);
+        await syncEntity(context.tx, kind, change.id, change.after.roleAttributes ?? null, at);
       }
       if (change.op !== 'create') await touchDependents(context.tx, kind, change.id, at);
     },
@@ -40,8 +44,8 @@ export function withPolicyLinks(kind: EntityKindName, rules: EntityRules, applie
       await rules.beforeDelete?.(context, existing);
       if (!appliesTo(existing)) return;
       const at = formatTimestamp(context.deps.clock());
-      await touchDependents(context.tx, kind, existing.id as string, at);
-      await stripEntityReferences(context.tx, kind, existing.id as string, at);
+      await touchDependents(context.tx, kind, existing.id, at);
+      await stripEntityReferences(context.tx, kind, existing.id, at);
     },
   };
 }

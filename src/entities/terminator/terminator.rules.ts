@@ -6,21 +6,22 @@ import type { Db, TableName } from '../../store/store.js';
 import { entityRef } from '../../crud/entity-mapping.js';
 import { service } from '../service/service.definition.js';
 import { router } from '../router/router.definition.js';
+import type { Terminator } from './terminator.fields.js';
 
 async function requireRow(tx: Db, table: TableName, field: string, id: unknown): Promise<void> {
   if (!(await rowExists(tx, table, String(id)))) throw ApiError.invalidField(field, `no ${field} found with the given id`, id);
 }
 
-export const terminatorRules: EntityRules = {
+export const terminatorRules: EntityRules<Terminator> = {
   async validate({ tx }, change) {
-    const after = change.after!;
+    const after = change.after;
     if (change.op === 'create') await requireRow(tx, 'services', 'service', after.service);
     if (change.op === 'create' || change.changed.has('router')) await requireRow(tx, 'routers', 'router', after.router);
     if (!after.address) throw ApiError.invalidField('address', 'address is required', after.address);
     // ziti controller/model/terminator_manager.go: an empty binding is derived from the address.
-    if (!after.binding) after.binding = (after.address as string).startsWith('udp:') ? 'udp' : 'transport';
+    if (!after.binding) after.binding = after.address.startsWith('udp:') ? 'udp' : 'transport';
     if (!after.precedence) after.precedence = 'default';
-    if (change.body?.identitySecret !== undefined && change.body.identitySecret !== null) {
+    if (change.body.identitySecret !== undefined && change.body.identitySecret !== null) {
       if (typeof change.body.identitySecret !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(change.body.identitySecret)) {
         throw ApiError.invalidField('identitySecret', 'identitySecret must be base64', '******');
       }
@@ -28,12 +29,11 @@ export const terminatorRules: EntityRules = {
   },
 
   async extend({ db }, terminators) {
-    const serviceIds = [...new Set(terminators.map((t) => t.service as string))];
-    const routerIds = [...new Set(terminators.map((t) => t.router as string))];
+    const serviceIds = [...new Set(terminators.map((t) => t.service))];
+    const routerIds = [...new Set(terminators.map((t) => t.router))];
     const [serviceNames, routerNames] = await Promise.all([namesOf(db, 'services', serviceIds), namesOf(db, 'routers', routerIds)]);
     return terminators.map((terminator) => {
-      const serviceId = terminator.service as string;
-      const routerId = terminator.router as string;
+      const { service: serviceId, router: routerId } = terminator;
       return {
         serviceId,
         service: entityRef(service, { id: serviceId, name: serviceNames.get(serviceId) ?? '' }),

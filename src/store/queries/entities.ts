@@ -13,6 +13,9 @@ import { everyRow, LISTED, scopeKey, scopeSql, scopeValues, type Scope } from '.
 /** A stored row, column name → value, as the kit maps it to and from entity values. */
 export type Row = Record<string, unknown>;
 
+/** A row the kit writes: every entity row has its id. */
+export type EntityRow = Row & { id: string };
+
 /** The elements of one set field, written to its side table (one row per element) beside the row's JSON column. */
 export interface SetRows {
   table: TableName;
@@ -35,21 +38,21 @@ export async function findRow(db: Db, table: TableName, id: string, scope: Scope
   return row;
 }
 
-export async function insertRow(tx: Db, table: TableName, row: Row, sets: readonly SetRows[] = []): Promise<void> {
+export async function insertRow(tx: Db, table: TableName, row: EntityRow, sets: readonly SetRows[] = []): Promise<void> {
   // Undefined columns are left out (their default applies), as the query builder does.
   const entries = Object.entries(row).filter(([, value]) => value !== undefined);
   const columns = entries.map(([column]) => column);
   await shapes.run(tx, `insert ${table} ${columns.join()}`, entries.map(([, value]) => value), (q, values) =>
     dynamic(q).insertInto(table).values(Object.fromEntries(columns.map((column, index) => [column, values[index]]))),
   );
-  await writeSets(tx, row.id as string, sets, false);
+  await writeSets(tx, row.id, sets, false);
 }
 
 /** Replaces every column but `id` and `created_at`, and every listed set. */
-export async function updateRow(tx: Db, table: TableName, row: Row, sets: readonly SetRows[] = []): Promise<void> {
+export async function updateRow(tx: Db, table: TableName, row: EntityRow, sets: readonly SetRows[] = []): Promise<void> {
   const { id, created_at: _created, ...columns } = row;
-  await dynamic(tx).updateTable(table).set(columns).where('id', '=', id as string).execute();
-  await writeSets(tx, id as string, sets, true);
+  await dynamic(tx).updateTable(table).set(columns).where('id', '=', id).execute();
+  await writeSets(tx, id, sets, true);
 }
 
 /** Set side tables and other owned rows go with the row (ON DELETE CASCADE). */
@@ -94,6 +97,7 @@ export async function listRows(db: Db, table: TableName, query: ListQuery, scope
     if (indexPage && scope === everyRow) return indexPage(table, pageLimit, offset);
     let select = matching(q, bound).selectAll(LISTED);
     for (const order of listQuerySql(query, LISTED, dialectOf(db).filter).orderBy) select = select.orderBy(order);
+    // A prepared shape's stand-in for the offset, or the offset itself: either is what `offset` binds.
     return select.limit(pageLimit).offset(offset as number);
   });
   // A page that is not full ends the matches, so it tells the count exactly (most filtered lists: one row by name).
@@ -114,7 +118,7 @@ export async function listRows(db: Db, table: TableName, query: ListQuery, scope
 export async function listSetValues(db: Db, setTable: TableName, query?: ListQuery, isPaged = false): Promise<string[]> {
   if (!query) {
     const rows = await dynamic(db).selectFrom(setTable).select('value').distinct().orderBy('value').execute();
-    return rows.map((row) => row.value as string);
+    return rows.map((row) => String(row.value));
   }
   const dialect = dialectOf(db);
   const { where } = listQuerySql(query, LISTED, dialect.filter);
@@ -126,7 +130,7 @@ export async function listSetValues(db: Db, setTable: TableName, query?: ListQue
     .limit(isPaged && query.limit !== 'none' ? query.limit : dialect.unlimited)
     .offset(query.offset)
     .execute();
-  return rows.map((row) => row.value as string);
+  return rows.map((row) => String(row.value));
 }
 
 /**
@@ -134,10 +138,11 @@ export async function listSetValues(db: Db, setTable: TableName, query?: ListQue
  * paged by the database exactly as stored rows are. Every row has the same columns.
  */
 export async function listInlineRows(db: Db, rows: readonly Row[], query: ListQuery): Promise<RowPage> {
-  if (rows.length === 0) return { rows: [], totalCount: 0 };
+  const [first] = rows;
+  if (!first) return { rows: [], totalCount: 0 };
   const dialect = dialectOf(db);
   const { where, orderBy } = listQuerySql(query, LISTED, dialect.filter);
-  const columns = Object.keys(rows[0]!).map((name): InlineColumn => {
+  const columns = Object.keys(first).map((name): InlineColumn => {
     const numbers = rows.map((row) => row[name]).filter((value) => typeof value === 'number');
     return { name, kind: numbers.length === 0 ? 'text' : numbers.every(Number.isInteger) ? 'integer' : 'real' };
   });

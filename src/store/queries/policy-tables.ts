@@ -1,6 +1,9 @@
 // What each policy kind selects and what it grants, and where the policy engine keeps it: the tables the engine
 // evaluates and maintains (src/store/queries/policy-links.ts) and the domain reads (src/policy/), in one place.
+import { sideTable, snakeCase } from '../naming.js';
+import type { FilterSymbol } from '../filter/filter-types.js';
 import type { TableName } from '../store.js';
+import type { LinkTable } from './scopes.js';
 
 /** One kind of entity a policy side selects: where its rows and role attributes live. */
 export interface EntityKind {
@@ -58,19 +61,20 @@ export interface PolicyKind {
   pairs: PairTable;
 }
 
-const side = (policy: string, field: string, entity: EntityKindName, membership: string): PolicySide => {
-  const column = field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-  // Named as the migrations name them (006-policies.ts); the typed schema cannot follow the concatenation.
-  return { field, column, roleTable: `${policy}_${column}` as TableName, membershipTable: `${policy}_${membership}` as TableName, entity };
+const side = (policy: TableName, field: string, entity: EntityKindName): PolicySide => {
+  const column = snakeCase(field);
+  // The members are of the entity kind's table (`service_policy_identities`); edge routers are `edge_routers`.
+  const members = entity === 'edgeRouter' ? 'edge_routers' : entityKinds[entity].table;
+  return { field, column, roleTable: sideTable(policy, column), membershipTable: sideTable(policy, members), entity };
 };
 
 export const servicePolicyKind: PolicyKind = {
   name: 'servicePolicy',
   table: 'service_policies',
   sides: [
-    side('service_policy', 'identityRoles', 'identity', 'identities'),
-    side('service_policy', 'serviceRoles', 'service', 'services'),
-    side('service_policy', 'postureCheckRoles', 'postureCheck', 'posture_checks'),
+    side('service_policies', 'identityRoles', 'identity'),
+    side('service_policies', 'serviceRoles', 'service'),
+    side('service_policies', 'postureCheckRoles', 'postureCheck'),
   ],
   pairs: {
     table: 'identity_services',
@@ -85,7 +89,7 @@ export const servicePolicyKind: PolicyKind = {
 export const edgeRouterPolicyKind: PolicyKind = {
   name: 'edgeRouterPolicy',
   table: 'edge_router_policies',
-  sides: [side('edge_router_policy', 'identityRoles', 'identity', 'identities'), side('edge_router_policy', 'edgeRouterRoles', 'edgeRouter', 'edge_routers')],
+  sides: [side('edge_router_policies', 'identityRoles', 'identity'), side('edge_router_policies', 'edgeRouterRoles', 'edgeRouter')],
   pairs: { table: 'identity_edge_routers', columns: ['identity_seq', 'edge_router_seq'], countColumn: () => 'count', counts: ['count'], touchesServiceLists: false },
 };
 
@@ -93,10 +97,57 @@ export const serviceEdgeRouterPolicyKind: PolicyKind = {
   name: 'serviceEdgeRouterPolicy',
   table: 'service_edge_router_policies',
   sides: [
-    side('service_edge_router_policy', 'serviceRoles', 'service', 'services'),
-    side('service_edge_router_policy', 'edgeRouterRoles', 'edgeRouter', 'edge_routers'),
+    side('service_edge_router_policies', 'serviceRoles', 'service'),
+    side('service_edge_router_policies', 'edgeRouterRoles', 'edgeRouter'),
   ],
   pairs: { table: 'service_edge_routers', columns: ['service_seq', 'edge_router_seq'], countColumn: () => 'count', counts: ['count'], touchesServiceLists: false },
 };
 
 export const policyKinds = [servicePolicyKind, edgeRouterPolicyKind, serviceEdgeRouterPolicyKind] as const;
+
+/** A policy's members on one side (`service-policies/{id}/identities`). */
+const membersOf = (kind: PolicyKind, side: number): LinkTable => ({ table: sideAt(kind, side).membershipTable, parentColumn: 'policy_id', childColumn: 'entity_id' });
+/** The policies of a kind that select an entity on one side (`identities/{id}/service-policies`). */
+const policiesOf = (kind: PolicyKind, side: number): LinkTable => ({ table: sideAt(kind, side).membershipTable, parentColumn: 'entity_id', childColumn: 'policy_id' });
+/** The entities of the other granting side a policy kind pairs with an entity (`identities/{id}/services`). */
+const pairedWith = (kind: PolicyKind, from: 0 | 1): LinkTable => ({
+  table: kind.pairs.table,
+  parentTable: entityKinds[kind.sides[from].entity].table,
+  parentColumn: kind.pairs.columns[from],
+  childColumn: kind.pairs.columns[from === 0 ? 1 : 0],
+});
+
+function sideAt(kind: PolicyKind, index: number): PolicySide {
+  const side = kind.sides[index];
+  if (!side) throw new Error(`${kind.name} has no side ${index}`);
+  return side;
+}
+
+/**
+ * The links the entities' sub-lists read, by name, so that no entity spells the engine's tables: a policy's
+ * members, the policies selecting an entity, and the pairs the engine grants.
+ */
+export const policyLinks = {
+  servicePolicyIdentities: membersOf(servicePolicyKind, 0),
+  servicePolicyServices: membersOf(servicePolicyKind, 1),
+  servicePolicyPostureChecks: membersOf(servicePolicyKind, 2),
+  edgeRouterPolicyIdentities: membersOf(edgeRouterPolicyKind, 0),
+  edgeRouterPolicyEdgeRouters: membersOf(edgeRouterPolicyKind, 1),
+  serviceEdgeRouterPolicyServices: membersOf(serviceEdgeRouterPolicyKind, 0),
+  serviceEdgeRouterPolicyEdgeRouters: membersOf(serviceEdgeRouterPolicyKind, 1),
+  identityServicePolicies: policiesOf(servicePolicyKind, 0),
+  serviceServicePolicies: policiesOf(servicePolicyKind, 1),
+  identityEdgeRouterPolicies: policiesOf(edgeRouterPolicyKind, 0),
+  edgeRouterEdgeRouterPolicies: policiesOf(edgeRouterPolicyKind, 1),
+  serviceServiceEdgeRouterPolicies: policiesOf(serviceEdgeRouterPolicyKind, 0),
+  edgeRouterServiceEdgeRouterPolicies: policiesOf(serviceEdgeRouterPolicyKind, 1),
+  identityServices: pairedWith(servicePolicyKind, 0),
+  serviceIdentities: pairedWith(servicePolicyKind, 1),
+  identityEdgeRouters: pairedWith(edgeRouterPolicyKind, 0),
+  edgeRouterIdentities: pairedWith(edgeRouterPolicyKind, 1),
+  serviceEdgeRouters: pairedWith(serviceEdgeRouterPolicyKind, 0),
+  edgeRouterServices: pairedWith(serviceEdgeRouterPolicyKind, 1),
+} satisfies Record<string, LinkTable>;
+
+/** A filter symbol over a link's far side (`anyOf(identities) = "<id>"` on service policies): an index lookup. */
+export const linkSymbol = (link: LinkTable): FilterSymbol => ({ kind: 'set', type: 'string', table: link.table, ownerColumn: link.parentColumn, valueColumn: link.childColumn });

@@ -14,12 +14,12 @@ export async function existingIds(db: Db, table: TableName, ids: readonly string
   if (ids.length === 0) return new Set();
   let query = dynamic(db).selectFrom(table).select('id').where('id', 'in', [...new Set(ids)]);
   if (flag) query = query.where(flag, '=', 1);
-  return new Set((await query.execute()).map((row) => row.id as string));
+  return new Set((await query.execute()).map((row) => String(row.id)));
 }
 
 /** id → name of those of `ids` that exist. */
 export async function namesOf(db: Db, table: NamedTable, ids: readonly string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
   const rows = await dynamic(db).selectFrom(table).select(['id', 'name']).where('id', 'in', [...new Set(ids)]).execute();
-  return new Map(rows.map((row) => [row.id as string, row.name as string]));
+  return new Map(rows.map((row) => [String(row.id), String(row.name)]));
 }

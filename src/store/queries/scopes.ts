@@ -4,12 +4,6 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { inTextList } from '../prepared.js';
 import type { Db, TableName } from '../store.js';
 
-declare const scopeBrand: unique symbol;
-
-/** A condition on the listed rows; opaque outside the store. */
-export interface Scope {
-  readonly [scopeBrand]: true;
-}
 
 /**
  * A scope is a shape and its values, so that list queries compile once per shape (src/store/prepared.ts): `key`
@@ -25,8 +19,27 @@ interface ScopeShape {
 /** The alias the listed table has in every list query (src/store/queries/entities.ts). */
 export const LISTED = 't';
 
-const scope = (shape: ScopeShape) => shape as unknown as Scope;
-const shapeOf = (value: Scope) => value as unknown as ScopeShape;
+/** A condition on the listed rows; opaque outside the store, which alone reads its shape. */
+export class Scope {
+  readonly #shape: ScopeShape;
+
+  private constructor(shape: ScopeShape) {
+    this.#shape = shape;
+  }
+
+  /** @internal the store's: see `scope` and `shapeOf` below. */
+  static of(shape: ScopeShape): Scope {
+    return new Scope(shape);
+  }
+
+  /** @internal */
+  static shapeOf(value: Scope): ScopeShape {
+    return value.#shape;
+  }
+}
+
+const scope = (shape: ScopeShape) => Scope.of(shape);
+const shapeOf = (value: Scope) => Scope.shapeOf(value);
 
 /** What names a scope's shape, inside the store. */
 export const scopeKey = (value: Scope): string => shapeOf(value).key;
@@ -73,6 +86,7 @@ export function anyOf(scopes: readonly Scope[]): Scope {
 /** Rows with one of these ids. */
 export function idIn(ids: readonly string[]): Scope {
   if (ids.length === 0) return noRow;
+  // `list` is the ids, or a prepared shape's stand-in for them (src/store/prepared.ts), which binds as they would.
   return scope({ key: 'idIn', values: [ids], render: ([list], db) => sql<SqlBool>`${listed('id')} IN ${inTextList(db, list as string[])}` });
 }
 
@@ -112,6 +126,7 @@ export function withAttributes(setTable: TableName, attributes: readonly string[
     key: `attributes(${setTable}.${semantic})`,
     values: [attributes, attributes.length],
     render([list, count], db) {
+      // `list`: the attributes or a prepared shape's stand-in for them, as in idIn.
       const holders = sql`SELECT entity_id FROM ${sql.table(setTable)} WHERE value IN ${inTextList(db, list as string[])}`;
       if (semantic === 'AnyOf') return sql<SqlBool>`${listed('id')} IN (${holders})`;
       return sql<SqlBool>`${listed('id')} IN (${holders} GROUP BY entity_id HAVING count(*) = ${count})`;

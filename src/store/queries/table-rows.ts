@@ -1,6 +1,6 @@
 // Rows of any table by name, matched by equality only: for code that works across tables the same way (the
 // integrity scan walks and repairs every derived table alike) and for tests that seed or inspect the database.
-import { sql, type Insertable, type Selectable, type SqlBool, type Updateable } from 'kysely';
+import { sql, type Insertable, type RawBuilder, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import { dynamic } from '../connection.js';
 import type { Database } from '../schema.js';
 import type { Db, TableName } from '../store.js';
@@ -28,57 +28,56 @@ export interface IdRange {
   upTo: string | undefined;
 }
 
-type Query = { where: (...args: never[]) => unknown };
-/** The one method the helpers below use, for select, update and delete queries alike. */
-type Narrowing = { where(column: string, op: string, value: unknown): Narrowing; where(condition: unknown): Narrowing };
-
 const noRow = sql<SqlBool>`1 = 0`;
+const everyRow = sql<SqlBool>`1 = 1`;
 
-function matching<Q extends Query>(query: Q, match: Readonly<Record<string, unknown>>): Q {
-  let narrowed = query as unknown as Narrowing;
-  for (const [column, value] of Object.entries(match)) {
-    if (value === undefined) continue;
-    if (Array.isArray(value)) narrowed = value.length > 0 ? narrowed.where(column, 'in', value) : narrowed.where(noRow);
-    else narrowed = value === null ? narrowed.where(column, 'is', null) : narrowed.where(column, '=', value);
-  }
-  return narrowed as unknown as Q;
+/** The condition of a match (see Match); written as SQL since the tables are named at run time. */
+function matching(match: Readonly<Record<string, unknown>>): RawBuilder<SqlBool> {
+  const conditions = Object.entries(match).flatMap(([column, value]) => {
+    if (value === undefined) return [];
+    if (Array.isArray(value)) return [value.length > 0 ? sql<SqlBool>`${sql.ref(column)} IN (${sql.join(value)})` : noRow];
+    return [value === null ? sql<SqlBool>`${sql.ref(column)} IS NULL` : sql<SqlBool>`${sql.ref(column)} = ${value}`];
+  });
+  return conditions.length === 0 ? everyRow : sql<SqlBool>`${sql.join(conditions, sql` AND `)}`;
 }
 
-function filtered<Q extends Query>(query: Q, filter: RowFilter = {}): Q {
-  let narrowed = query as unknown as Narrowing;
-  if (filter.flag) narrowed = narrowed.where(filter.flag, '=', 1);
-  if (filter.present) narrowed = narrowed.where(filter.present, 'is not', null);
-  return narrowed as unknown as Q;
+function filtered(filter: RowFilter = {}): RawBuilder<SqlBool> {
+  const conditions = [
+    ...(filter.flag ? [sql<SqlBool>`${sql.ref(filter.flag)} = 1`] : []),
+    ...(filter.present ? [sql<SqlBool>`${sql.ref(filter.present)} IS NOT NULL`] : []),
+  ];
+  return conditions.length === 0 ? everyRow : sql<SqlBool>`${sql.join(conditions, sql` AND `)}`;
 }
 
 /** The rows matching (every column, or `columns` only). Tables named at run time; see selectRows for typed use. */
 export async function selectMatching(db: Db, table: TableName, match: Readonly<Row>, columns?: readonly string[]): Promise<Row[]> {
   const from = dynamic(db).selectFrom(table);
-  return (await matching(columns ? from.select([...columns]) : from.selectAll(), match).execute());
+  return (columns ? from.select([...columns]) : from.selectAll()).where(matching(match)).execute();
 }
 
 /** Returns how many rows changed. */
 export async function updateMatching(tx: Db, table: TableName, values: Readonly<Row>, match: Readonly<Row>): Promise<number> {
-  const result = await matching(dynamic(tx).updateTable(table).set(values as never), match).executeTakeFirst();
+  const result = await dynamic(tx).updateTable(table).set({ ...values }).where(matching(match)).executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
 /** Returns how many rows went. */
 export async function deleteMatching(tx: Db, table: TableName, match: Readonly<Row>): Promise<number> {
-  const result = await matching(dynamic(tx).deleteFrom(table), match).executeTakeFirst();
+  const result = await dynamic(tx).deleteFrom(table).where(matching(match)).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 
 export async function insertRow(tx: Db, table: TableName, row: Readonly<Row>): Promise<void> {
-  await dynamic(tx).insertInto(table).values(row as Row).execute();
+  await dynamic(tx).insertInto(table).values({ ...row }).execute();
 }
 
 export async function selectRows<T extends TableName>(db: Db, table: T, match: Match<T> = {}): Promise<Selectable<Database[T]>[]> {
+  // The table is named at run time, so the builder cannot type its rows; the schema says what `T`'s are.
   return (await selectMatching(db, table, match)) as Selectable<Database[T]>[];
 }
 
 export async function insertRows<T extends TableName>(tx: Db, table: T, rows: readonly Insertable<Database[T]>[]): Promise<void> {
-  if (rows.length > 0) await dynamic(tx).insertInto(table).values(rows as Row[]).execute();
+  if (rows.length > 0) await dynamic(tx).insertInto(table).values([...rows]).execute();
 }
 
 export function updateRows<T extends TableName>(tx: Db, table: T, values: Updateable<Database[T]>, match: Match<T>): Promise<number> {
@@ -91,14 +90,14 @@ export function deleteRows<T extends TableName>(tx: Db, table: T, match: Match<T
 
 /** Up to `limit` rows with ids after `after`, in id order: `id` and `columns`. */
 export async function rowsAfter(db: Db, table: TableName, columns: readonly string[], after: string | undefined, limit: number, filter?: RowFilter): Promise<Row[]> {
-  let query = filtered(dynamic(db).selectFrom(table).select(['id', ...columns]), filter);
+  let query = dynamic(db).selectFrom(table).select(['id', ...columns]).where(filtered(filter));
   if (after !== undefined) query = query.where('id', '>', after);
   return (await query.orderBy('id').limit(limit).execute());
 }
 
 /** The rows whose `keyColumn` lies in `range`: `columns` only. */
 export async function rowsInRange(db: Db, table: TableName, columns: readonly string[], keyColumn: string, range: IdRange, filter?: RowFilter): Promise<Row[]> {
-  let query = filtered(dynamic(db).selectFrom(table).select([...columns]), filter);
+  let query = dynamic(db).selectFrom(table).select([...columns]).where(filtered(filter));
   if (range.after !== undefined) query = query.where(keyColumn, '>', range.after);
   if (range.upTo !== undefined) query = query.where(keyColumn, '<=', range.upTo);
   return (await query.execute());

@@ -22,12 +22,12 @@ export async function syncTunnelerEntities(tx: Db, at: string, before?: EntityVa
   const wasEnabled = before?.isTunnelerEnabled === true;
   const isEnabled = after?.isTunnelerEnabled === true;
   if (!wasEnabled && isEnabled) {
-    await createTunnelerEntities(tx, after.id as string, after.name as string, at);
+    await createTunnelerEntities(tx, after.id, String(after.name), at);
   } else if (wasEnabled && !isEnabled) {
-    await removeTunnelerEntities(tx, before.id as string, at);
+    await removeTunnelerEntities(tx, before.id, at);
   } else if (wasEnabled && isEnabled && before.name !== after.name) {
-    const id = after.id as string;
-    const name = after.name as string;
+    const id = after.id;
+    const name = String(after.name);
     await requireFreeIdentityName(tx, id, name);
     await renameRouterIdentity(tx, id, name, at);
   }
