@@ -3,7 +3,9 @@ import { ApiError } from '../errors/api-error.js';
 import type { FilterSymbol, SymbolTable } from '../store/filter/filter-types.js';
 import { baseSymbols, setSymbol, sideTable, snakeCase } from '../store/naming.js';
 import type { TableName } from '../store/store.js';
-import type { EntityRules } from './entity-rules.js';
+import type { BaseValues, EntityRules, EntityValues } from './entity-rules.js';
+
+export type { BaseValues, EntityValues } from './entity-rules.js';
 
 export type FieldKind = 'text' | 'integer' | 'boolean' | 'timestamp' | 'json' | 'stringSet';
 
@@ -113,14 +115,6 @@ function checkRoleAttributes(attributes: unknown): void {
 
 export type IdKind = 'shortId' | 'base62' | 'cuid';
 
-/** The fields every entity has, beside its declared ones. */
-export type BaseValues = {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  tags: Record<string, unknown>;
-  isSystem: boolean;
-};
 
 export type FieldBuilders = Record<string, FieldBuilder<unknown>>;
 
@@ -136,7 +130,6 @@ export type ValuesOf<F extends FieldBuilders> = BaseValues & {
 export type LinkSource<V> = Partial<V> & { id: string };
 
 /** Entity values of a definition not known here, keyed by API field name. */
-export type EntityValues = BaseValues & Record<string, unknown>;
 
 export interface EntityDefinitionInput<F extends FieldBuilders> {
   /** Singular name as upstream uses it in messages ("identity with id x not found"). */

@@ -3,9 +3,17 @@ import type { ApiError } from '../errors/api-error.js';
 import type { Db } from '../store/store.js';
 import type { EntityDeps } from '../app-deps.js';
 import type { RequestContext } from '../http/request-context.js';
-import type { EntityValues } from './define-entity.js';
+/** The fields every entity has, beside its declared ones. */
+export type BaseValues = {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  tags: Record<string, unknown>;
+  isSystem: boolean;
+};
 
-export type { EntityValues } from './define-entity.js';
+/** An entity's stored values: the base fields and its own (define-entity.ts ValuesOf types them per entity). */
+export type EntityValues = BaseValues & Record<string, unknown>;
 
 interface ChangeOf {
   id: string;

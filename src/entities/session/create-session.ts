@@ -3,7 +3,6 @@
 import { ApiError } from '../../errors/api-error.js';
 import { envelope } from '../../http/envelope.js';
 import type { OperationHandler } from '../../http/operation.js';
-import type { EntityValues } from '../../crud/entity-rules.js';
 import { findEntity } from '../../crud/entity-store.js';
 import { createEntityIn, requireEntity } from '../../crud/entity-writes.js';
 import { reusableSessionId } from '../../store/queries/sessions.js';
