@@ -87,9 +87,9 @@ export const wrongBody: OperationHandler<'disableIdentity'> = {
   // @ts-expect-error disableParams has no `name`
   handle: ({ body }) => Promise.resolve({ status: 200, json: body.name }),
 };
+const readsId = (c: OperationContext<{ params: { id: string }; query: Record<string, unknown>; headers: Record<string, unknown>; body: unknown }>) =>
+  Promise.resolve({ status: 200, json: c.params.id });
 export const wrongSlot: OperationTable<'management'> = {
   // @ts-expect-error listIdentities has no `{id}` for a handler that reads one
-  listIdentities: operation('admin', (c: OperationContext<{ params: { id: string }; query: object; headers: object; body: unknown }>) =>
-    Promise.resolve({ status: 200, json: c.params.id }),
-  ),
+  listIdentities: operation('admin', readsId),
 };
