@@ -25,6 +25,8 @@ export interface Explanation {
   differences?: string[];
   kind: Kind;
   reason: string;
+  /** The difference appears in some runs only (it rests on random ids): the entry may match nothing in a run. */
+  occasional?: boolean;
 }
 
 export interface LoadedExplanation extends Explanation {
@@ -48,6 +50,7 @@ export function loadExplanations(file: string): LoadedExplanation[] {
       exchange: entry.exchange,
       kind: entry.kind,
       reason: entry.reason,
+      ...(entry.occasional === true ? { occasional: true } : {}),
       ...(entry.differences ? { differences: entry.differences } : {}),
       exchangeRegex: globToRegex(entry.exchange),
       differenceRegexes: entry.differences?.map(globToRegex),
