@@ -25,6 +25,9 @@ export interface SyncConnection {
   channel: SyncChannel;
 }
 
+/** A frame's content type is any number; the enum names the one expected (lint refuses a mixed comparison). */
+const CLIENT_HELLO: number = ContentType.ClientHelloType;
+
 /** Upstream's chunk size for the full state (sync_instant.go synchronize). */
 export const FULL_STATE_CHUNK = 100;
 
@@ -100,8 +103,7 @@ export class RouterSync {
         await this.#record({ syncStatus: 'SYNC_HELLO_TIMEOUT' });
         continue;
       }
-      // A frame's content type is any number; the enum names the one expected (lint refuses a mixed comparison).
-      if (reply.contentType !== (ContentType.ClientHelloType as number)) throw new Error(`edge router answered the hello with content type ${reply.contentType}`);
+      if (reply.contentType !== CLIENT_HELLO) throw new Error(`edge router answered the hello with content type ${reply.contentType}`);
       this.#hello = readClientHello(reply.body);
       logger.info({ routerId: this.connection.routerId, ...this.#hello }, 'edge router sent its hello');
       return true;

@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { typed } from '../connection.js';
 import { inTextList } from '../prepared.js';
 import type { Db } from '../store.js';
+import { keysOf } from '../../lib/collections.js';
 
 /** An API session as routers receive it (edge_ctrl_pb.ApiSession). */
 export interface RouterApiSession {
@@ -133,7 +134,7 @@ export async function recordRouterSync(tx: Db, routerId: string, state: RouterSy
     ...(state.hostname === undefined ? {} : { hostname: state.hostname }),
     ...(state.supportedProtocols === undefined ? {} : { supported_protocols: JSON.stringify(state.supportedProtocols) }),
   };
-  const columns = Object.keys(values) as Array<keyof typeof values>;
+  const columns = keysOf(values);
   // Inserted only while the router exists (it may have been deleted meanwhile).
   await typed(tx)
     .insertInto('router_presence')
