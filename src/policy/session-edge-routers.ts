@@ -32,6 +32,7 @@ function parsedObject<T>(text: string | null, fallback: T): T {
   if (text === null) return fallback;
   try {
     const value = parseJsonValue(text);
+    // Written by this controller only (router presence), as the object T the fallback is.
     return value !== null && typeof value === 'object' ? (value as T) : fallback;
   } catch {
     // Written by this controller only; a row that does not parse reads as nothing stored.

@@ -7,6 +7,7 @@ import formatsPlugin from 'ajv-formats';
 import { isJsonObject } from '../../lib/object-path.js';
 
 const require = createRequire(import.meta.url);
+// ajv's own copy of the draft-06 meta-schema (a JSON file, which require answers as `any`).
 const draft06MetaSchema = require('ajv/dist/refs/json-schema-draft-06.json') as AnySchemaObject;
 
 /** One problem with config data, shaped like gojsonschema's first result error. */

@@ -103,6 +103,7 @@ export async function routerSyncFeedAfter(db: Db, afterSeq: number, limit: numbe
     .orderBy('seq')
     .limit(limit)
     .execute();
+  // The feed's rows are written only by migration 019's triggers, each with one of the FeedKind names.
   return rows.map((row) => ({ seq: Number(row.seq), kind: row.kind as FeedKind, entityId: row.entity_id, token: row.token }));
 }
 
