@@ -7,6 +7,7 @@ import { StoreError, type Db, type Store } from '../store/store.js';
 import { ChunkPacer, walkChunks, type Chunk, type Row } from './chunks.js';
 import { derivedTables, type DerivedStorage, type DerivedTable } from './derived-tables.js';
 import { loadScanContext } from './scan-context.js';
+import { mustAt } from '../lib/collections.js';
 
 /** One derived row that differs from what its sources imply: missing (no `stored`), unexpected (no `expected`) or wrong. */
 export interface Difference {
@@ -61,7 +62,7 @@ async function scanPass(
   const pacer = new ChunkPacer(4, options.signal);
   const context = await loadScanContext(db, pacer);
   for (let index = from.index; index < tables.length; index++) {
-    const table = tables[index]!;
+    const table = mustAt(tables, index);
     const started = performance.now();
     let found = 0;
     const stoppedAfter = await walkChunks(
@@ -145,7 +146,7 @@ async function repair(store: Store, differences: Difference[], options: ScanOpti
     options.signal?.throwIfAborted();
     const batch = differences.slice(start, start + REPAIRS_PER_TRANSACTION);
     const outcomes = await repairInTransaction(store, batch, options.clock);
-    batch.forEach((difference, index) => options.report(difference, outcomes[index]!));
+    batch.forEach((difference, index) => options.report(difference, mustAt(outcomes, index)));
     await new Promise((resolve) => setImmediate(resolve));
   }
 }

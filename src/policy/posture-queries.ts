@@ -13,6 +13,7 @@ import {
 import { NO_TIMEOUT } from '../posture/mfa-posture.js';
 import { policyPostureChecks } from '../posture/policy-checks.js';
 import { isJsonObject } from '../lib/object-path.js';
+import { mustGet } from '../lib/collections.js';
 
 export interface PostureQuery {
   _links: Record<string, { href: string }>;
@@ -62,7 +63,7 @@ export async function postureQueriesFor(
     for (const [serviceId, entries] of policies) {
       for (const policy of entries) {
         const postureQueries = policy.checks.map(queryOf);
-        byService.get(serviceId)!.push({
+        mustGet(byService, serviceId).push({
           isPassing: postureQueries.every((query) => query.isPassing),
           policyId: policy.policyId,
           policyType: policy.policyType,
@@ -72,7 +73,7 @@ export async function postureQueriesFor(
     }
   }
   for (const service of services) {
-    const entries = byService.get(service.id)!;
+    const entries = mustGet(byService, service.id);
     if (entries.length === 0) entries.push(...service.permissions.map(placeholder));
   }
   return byService;
