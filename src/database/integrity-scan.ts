@@ -10,11 +10,8 @@ import { loadScanContext } from './scan-context.js';
 import { mustAt } from '../lib/collections.js';
 
 /** One derived row that differs from what its sources imply: missing (no `stored`), unexpected (no `expected`) or wrong. */
-export interface Difference {
-  table: DerivedTable;
-  stored?: Row;
-  expected?: Row;
-}
+/** A row stored but not expected, expected but not stored, or both with other values: never neither. */
+export type Difference = { table: DerivedTable; stored: Row; expected?: Row } | { table: DerivedTable; stored?: undefined; expected: Row };
 
 export interface ScanOptions {
   fix: boolean;
@@ -128,10 +125,10 @@ function sameValues(table: DerivedTable, a: Row | undefined, b: Row | undefined)
 
 /** `identity_services: identity_id=x service_id=y has dial=2 bind=0, should have dial=1 bind=0`. */
 export function describeDifference({ table, stored, expected }: Difference): string {
-  const keyText = table.key.map((column) => `${column}=${String((stored ?? expected)![column])}`).join(' ');
+  const keyText = table.key.map((column) => `${column}=${String((stored ?? expected)[column])}`).join(' ');
   const values = (row: Row) => (table.values ?? []).map((column) => `${column}=${String(row[column])}`).join(' ');
   const suffix = (row: Row) => (table.values?.length ? ` (${values(row)})` : '');
-  if (!stored) return `${table.table}: missing ${keyText}${suffix(expected!)}`;
+  if (!stored) return `${table.table}: missing ${keyText}${suffix(expected)}`;
   if (!expected) return `${table.table}: unexpected ${keyText}${suffix(stored)}`;
   return `${table.table}: ${keyText} has ${values(stored)}, should have ${values(expected)}`;
 }
@@ -169,7 +166,7 @@ async function repairBatch(tx: Db, batch: Difference[], clock: Clock): Promise<b
   const repaired = new Map<DerivedTable, Row[]>();
   for (const difference of batch) {
     const { table, stored, expected } = difference;
-    const key = (stored ?? expected)!;
+    const key = stored ?? expected;
     const current = await readRow(tx, table, key);
     if (!sameValues(table, current, stored)) {
       outcomes.push(false);

@@ -20,3 +20,11 @@ export function mustAt<T>(list: readonly T[], index: number): T {
 export function keysOf<T extends object>(record: T): Array<Extract<keyof T, string>> {
   return Object.keys(record) as Array<Extract<keyof T, string>>; // such an object has exactly its declared keys
 }
+
+/** Drops the entry inserted first (a Map iterates in insertion order): the eviction of a bounded memo. */
+export function deleteOldest<K>(map: Map<K, unknown>): void {
+  for (const key of map.keys()) {
+    map.delete(key);
+    return;
+  }
+}

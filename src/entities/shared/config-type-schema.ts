@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { Ajv, type AnySchemaObject, type ErrorObject, type ValidateFunction } from 'ajv';
 import AjvDraft04 from 'ajv-draft-04';
 import formatsPlugin from 'ajv-formats';
+import { deleteOldest } from '../../lib/collections.js';
 import { isJsonObject } from '../../lib/object-path.js';
 
 const require = createRequire(import.meta.url);
@@ -46,7 +47,7 @@ export function configDataCheck(schema: Record<string, unknown>): ConfigDataChec
   if (cached) return cached;
   const validate = newAjv(schema).compile(schema);
   const check: ConfigDataCheck = (data) => (validate(data) ? undefined : violationOf(firstError(validate), data));
-  if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);
+  if (compiled.size >= MAX_COMPILED) deleteOldest(compiled);
   compiled.set(key, check);
   return check;
 }
