@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { deleteOldest, keysOf, mustAt, mustGet } from './collections.js';
+import { deleteOldest, getOrAdd, keysOf, mustAt, mustGet } from './collections.js';
 
 test('mustGet answers a present value, falsy ones included, and throws a clear error for a missing key', () => {
   const map = new Map<string, number | boolean>([['a', 1], ['zero', 0], ['no', false]]);
@@ -30,4 +30,13 @@ test('deleteOldest drops the entry inserted first, and nothing from an empty map
   const empty = new Map<string, number>();
   deleteOldest(empty);
   assert.equal(empty.size, 0);
+});
+
+test('getOrAdd makes a value once and keeps it, a falsy one included', () => {
+  const map = new Map<string, boolean>();
+  let made = 0;
+  const make = () => (made++, false);
+  assert.equal(getOrAdd(map, 'k', make), false);
+  assert.equal(getOrAdd(map, 'k', make), false);
+  assert.equal(made, 1);
 });

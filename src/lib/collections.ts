@@ -28,3 +28,12 @@ export function deleteOldest<K>(map: Map<K, unknown>): void {
     return;
   }
 }
+
+/** The value under `key`, made and kept by `make` the first time (a memo for one request's repeated lookups). */
+export function getOrAdd<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  const found = map.get(key);
+  if (found !== undefined) return found;
+  const made = make();
+  map.set(key, made);
+  return made;
+}
