@@ -14,7 +14,6 @@ import { fabricOperations } from './apis/fabric.js';
 import { requestObserver } from './http/request-observer.js';
 import { installHealthRoutes } from './system/health-routes.js';
 import { alpnProtocols, handOffAlpn } from './http/alpn-handoff.js';
-import type { Server } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 
 export interface TlsOptions {
@@ -46,7 +45,7 @@ export async function buildApp(deps: AppDeps, tls?: TlsOptions): Promise<Fastify
     // Fastify's overloads type an HTTPS and an HTTP instance apart; the rest of the app takes either, by the default.
   }) as unknown as FastifyInstance;
   // With a control plane the options above hold `https`, so the server is the HTTPS one.
-  if (tls?.controlPlane) handOffAlpn(app.server as Server, tls.controlPlane.protocol, tls.controlPlane.accept);
+  if (tls?.controlPlane) handOffAlpn(app.server, tls.controlPlane.protocol, tls.controlPlane.accept);
   limits.install(app);
 
   const routes: BoundRoute[] = [];

@@ -24,8 +24,9 @@ export async function ensureDefaultAdmin(options: DefaultAdminOptions): Promise<
   const { store, clock, ids, username } = options;
   if (await store.read(hasDefaultAdmin)) return { created: false };
 
-  const generatedPassword = options.password === undefined ? randomBytes(18).toString('base64url') : undefined;
-  const { hash, salt } = await hashPassword(options.password ?? generatedPassword!);
+  const password = options.password ?? randomBytes(18).toString('base64url');
+  const generatedPassword = options.password === undefined ? password : undefined;
+  const { hash, salt } = await hashPassword(password);
   const now = formatTimestamp(clock());
   const identityId = ids.shortId();
   const admin = { identityId, authenticatorId: ids.shortId(), username, passwordHash: hash, passwordSalt: salt };

@@ -17,6 +17,7 @@ import { ApiError } from '../errors/api-error.js';
 import { formatTimestamp, type Clock } from '../lib/clock.js';
 import { clearFailures, countFailures, openFailureWindows, type FailureWindow } from '../store/queries/login-failures.js';
 import { writeAreas, type Db, type Store, type WriteOptions } from '../store/store.js';
+import { mustGet } from '../lib/collections.js';
 
 export interface ThrottleKey {
   /** `address:<ip>`, `username:<name>`, `username-from:<ip> <name>`, `mfa:<identityId>`. */
@@ -122,7 +123,7 @@ export class LoginThrottle {
   /** `own`: how many of the counted failures are the caller's own attempt, which does not count against itself. */
   #refuseIfUsedUp(keys: readonly ThrottleKey[], windows: ReadonlyMap<string, FailureWindow>, own: 0 | 1, reply?: FastifyReply): void {
     const failuresBefore = (key: string) => Number(windows.get(key)?.failures ?? 0) - own;
-    const endOf = (key: string) => Date.parse(windows.get(key)!.windowEndsAt);
+    const endOf = (key: string) => Date.parse(mustGet(windows, key).windowEndsAt);
     let refusedUntil: number | undefined;
     for (const k of keys) {
       if (failuresBefore(k.key) < k.limit) continue;

@@ -5,6 +5,7 @@ import type { ListQuery, SymbolTable } from '../store/filter/filter-types.js';
 import { listInlineRows, type Row } from '../store/queries/entities.js';
 import { listQueryFrom } from './list-params.js';
 import { ApiError } from '../errors/api-error.js';
+import { mustGet } from '../lib/collections.js';
 
 export interface InlinePage<T> {
   /** The items of the page, in order. */
@@ -27,7 +28,7 @@ export async function pageOfInlineItems<T>(
   const byId = new Map(items.map((item) => [toRow(item), item] as const).map(([row, item]) => [row.id, { row, item }]));
   const rows = [...byId.values()].map(({ row }) => row);
   const page = await context.deps.store.read((db) => listInlineRows(db, rows, query));
-  return { items: page.rows.map((found) => byId.get(found.id)!.item), query, totalCount: page.totalCount };
+  return { items: page.rows.map((found) => mustGet(byId, found.id).item), query, totalCount: page.totalCount };
 }
 
 /**

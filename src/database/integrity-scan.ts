@@ -7,13 +7,11 @@ import { StoreError, type Db, type Store } from '../store/store.js';
 import { ChunkPacer, walkChunks, type Chunk, type Row } from './chunks.js';
 import { derivedTables, type DerivedStorage, type DerivedTable } from './derived-tables.js';
 import { loadScanContext } from './scan-context.js';
+import { mustAt } from '../lib/collections.js';
 
 /** One derived row that differs from what its sources imply: missing (no `stored`), unexpected (no `expected`) or wrong. */
-export interface Difference {
-  table: DerivedTable;
-  stored?: Row;
-  expected?: Row;
-}
+/** A row stored but not expected, expected but not stored, or both with other values: never neither. */
+export type Difference = { table: DerivedTable; stored: Row; expected?: Row } | { table: DerivedTable; stored?: undefined; expected: Row };
 
 export interface ScanOptions {
   fix: boolean;
@@ -61,7 +59,7 @@ async function scanPass(
   const pacer = new ChunkPacer(4, options.signal);
   const context = await loadScanContext(db, pacer);
   for (let index = from.index; index < tables.length; index++) {
-    const table = tables[index]!;
+    const table = mustAt(tables, index);
     const started = performance.now();
     let found = 0;
     const stoppedAfter = await walkChunks(
@@ -127,10 +125,10 @@ function sameValues(table: DerivedTable, a: Row | undefined, b: Row | undefined)
 
 /** `identity_services: identity_id=x service_id=y has dial=2 bind=0, should have dial=1 bind=0`. */
 export function describeDifference({ table, stored, expected }: Difference): string {
-  const keyText = table.key.map((column) => `${column}=${String((stored ?? expected)![column])}`).join(' ');
+  const keyText = table.key.map((column) => `${column}=${String((stored ?? expected)[column])}`).join(' ');
   const values = (row: Row) => (table.values ?? []).map((column) => `${column}=${String(row[column])}`).join(' ');
   const suffix = (row: Row) => (table.values?.length ? ` (${values(row)})` : '');
-  if (!stored) return `${table.table}: missing ${keyText}${suffix(expected!)}`;
+  if (!stored) return `${table.table}: missing ${keyText}${suffix(expected)}`;
   if (!expected) return `${table.table}: unexpected ${keyText}${suffix(stored)}`;
   return `${table.table}: ${keyText} has ${values(stored)}, should have ${values(expected)}`;
 }
@@ -145,7 +143,7 @@ async function repair(store: Store, differences: Difference[], options: ScanOpti
     options.signal?.throwIfAborted();
     const batch = differences.slice(start, start + REPAIRS_PER_TRANSACTION);
     const outcomes = await repairInTransaction(store, batch, options.clock);
-    batch.forEach((difference, index) => options.report(difference, outcomes[index]!));
+    batch.forEach((difference, index) => options.report(difference, mustAt(outcomes, index)));
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
@@ -168,7 +166,7 @@ async function repairBatch(tx: Db, batch: Difference[], clock: Clock): Promise<b
   const repaired = new Map<DerivedTable, Row[]>();
   for (const difference of batch) {
     const { table, stored, expected } = difference;
-    const key = (stored ?? expected)!;
+    const key = stored ?? expected;
     const current = await readRow(tx, table, key);
     if (!sameValues(table, current, stored)) {
       outcomes.push(false);

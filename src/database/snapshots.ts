@@ -37,8 +37,10 @@ export class Snapshots {
     this.#isWriting = true;
     try {
       const file = await this.write();
+      // Only a store without snapshots writes none, refused above.
+      if (file === undefined) throw ApiError.withMessage('NOT_IMPLEMENTED', NO_SNAPSHOTS);
       this.#lastAt = now;
-      return file!;
+      return file;
     } finally {
       this.#isWriting = false;
     }

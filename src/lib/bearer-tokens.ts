@@ -8,8 +8,8 @@ export const MAX_BEARER_TOKENS = 2;
 export function bearerTokensOf(rawHeaders: readonly string[]): string[] {
   const tokens: string[] = [];
   for (let i = 0; i + 1 < rawHeaders.length && tokens.length < MAX_BEARER_TOKENS; i += 2) {
-    const value = rawHeaders[i + 1]!;
-    if (rawHeaders[i]!.toLowerCase() !== 'authorization' || !value.startsWith('Bearer ')) continue;
+    const [name = '', value = ''] = rawHeaders.slice(i, i + 2); // both present: i + 1 is inside the list
+    if (name.toLowerCase() !== 'authorization' || !value.startsWith('Bearer ')) continue;
     const token = value.slice('Bearer '.length).trim();
     if (token) tokens.push(token);
   }

@@ -13,9 +13,9 @@ import { clusterSecrets, putClusterSecret } from '../store/queries/cluster.js';
 import type { Store } from '../store/store.js';
 import { ensurePki, type EnsurePkiOptions, type Pki } from './ensure-pki.js';
 import { pkiFileNames, preparePkiFolder, readPkiFile, writePkiFile, type PkiFile } from './pki-files.js';
+import { keysOf } from '../lib/collections.js';
 
-// Object.keys of a constant object: exactly its keys, which TypeScript widens to string.
-const files = Object.keys(pkiFileNames) as PkiFile[];
+const files = keysOf(pkiFileNames);
 const caFiles: ReadonlySet<PkiFile> = new Set(['rootCert', 'rootKey', 'signingCert', 'signingKey']);
 const CLUSTER_ID = 'clusterId';
 

@@ -2,6 +2,8 @@
 // identity's service-config overrides taking precedence (ziti `model/edge_service_manager.go` mergeConfigs).
 import { apiSessionConfigTypes, configsForServices, configTypesNamed, type ConfigTypeSelection } from '../store/queries/configs.js';
 import type { Db } from '../store/store.js';
+import { mustGet } from '../lib/collections.js';
+import { parseJsonValue, stringList } from '../lib/json-value.js';
 
 const ALL = 'all';
 
@@ -17,7 +19,7 @@ export async function resolveConfigTypes(db: Db, values: readonly string[]): Pro
   const rows = await configTypesNamed(db, wanted);
   const byId = new Set(rows.map((row) => row.id));
   const idByName = new Map(rows.map((row) => [row.name, row.id]));
-  const ids = wanted.flatMap((value) => (byId.has(value) ? [value] : idByName.has(value) ? [idByName.get(value)!] : []));
+  const ids = wanted.flatMap((value) => (byId.has(value) ? [value] : (idByName.get(value) ?? [])));
   return [...new Set(ids)];
 }
 
@@ -28,7 +30,7 @@ export function selectionOf(resolved: readonly string[]): ConfigTypeSelection {
 /** The selection an API session made at login; values stored before login resolved them are resolved here. */
 export async function sessionConfigTypes(db: Db, apiSessionId: string): Promise<ConfigTypeSelection> {
   const types = await apiSessionConfigTypes(db, apiSessionId);
-  const stored = types ? (JSON.parse(types) as string[]) : [];
+  const stored = types ? (stringList(parseJsonValue(types)) ?? []) : [];
   return selectionOf(await resolveConfigTypes(db, stored));
 }
 
@@ -48,7 +50,7 @@ export async function expandConfigs(
   const { own, overrides } = await configsForServices(db, identityId, serviceIds, selection);
   // Overrides come second, so they replace the service's own config of the same type.
   for (const row of [...own, ...overrides]) {
-    result.get(row.serviceId)![row.typeName] = JSON.parse(row.data) as unknown;
+    mustGet(result, row.serviceId)[row.typeName] = parseJsonValue(row.data);
   }
   for (const [id, config] of result) if (Object.keys(config).length > 1) result.set(id, sortedKeys(config));
   return result;

@@ -21,14 +21,14 @@ async function syncEntitySide(tx: Db, kind: PolicyKind, side: PolicySide, index:
   const removed = current.filter((id) => !matching.includes(id));
   if (added.length === 0 && removed.length === 0) return;
 
-  if (index <= 1) {
+  if (index === 0 || index === 1) {
     for (const [deltaKind, policies] of [['added', added], ['removed', removed]] as const) {
       for (const policyId of policies) {
         // The delta is this one entity; the policy's other side decides which pairs it gains or loses. (One
         // grouped statement for all the policies measured slower than these small cached ones, and far worse at p99.)
         await setEntityDelta(tx, side.entity, deltaKind, entityId);
         const type = kind.name === 'servicePolicy' ? await servicePolicyType(tx, policyId) : undefined;
-        await applyPairDelta(tx, kind, { id: policyId, type }, index as 0 | 1, deltaKind, at);
+        await applyPairDelta(tx, kind, { id: policyId, type }, index, deltaKind, at);
       }
     }
   }

@@ -2,6 +2,7 @@
 // §2.6) and independent of the engine's SQL: the integrity scan checks the stored links against it, and the tests
 // and the bench check the engine through that scan.
 import { entityKinds, policyKinds, type EntityKindName, type PolicyKind } from '../store/queries/policy-tables.js';
+import { keysOf } from '../lib/collections.js';
 
 /** The selection rule of reference §1.3: `@id` or `#all`; else AnyOf / AllOf over the `#attr` roles. */
 export function matches(roles: readonly string[], semantic: unknown, id: string, attributes: readonly string[]): boolean {
@@ -115,4 +116,4 @@ export class ExpectedLinks {
 }
 
 /** The entity kinds kept in memory by addEntities: every kind but identities. */
-export const memberKinds = (Object.keys(entityKinds) as EntityKindName[]).filter((kind) => kind !== 'identity');
+export const memberKinds = keysOf(entityKinds).filter((kind) => kind !== 'identity');

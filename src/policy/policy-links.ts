@@ -36,8 +36,8 @@ export async function unlinkPolicy(tx: Db, kind: PolicyKind, policy: PolicyRoles
 async function syncSide(tx: Db, kind: PolicyKind, policy: PolicyRoles, side: PolicySide, index: number, at: string): Promise<void> {
   const changes = await computePolicyDelta(tx, side, policy.id, { ...parseRoles(policy.roles[side.field]), semantic: policy.semantic });
   if (changes.added + changes.removed === 0) return;
-  if (index <= 1) {
-    const granting = index as 0 | 1;
+  if (index === 0 || index === 1) {
+    const granting = index;
     if (changes.added > 0) await applyPairDelta(tx, kind, policy, granting, 'added', at);
     if (changes.removed > 0) await applyPairDelta(tx, kind, policy, granting, 'removed', at);
   }

@@ -13,6 +13,7 @@ import {
 import { NO_TIMEOUT } from '../posture/mfa-posture.js';
 import { policyPostureChecks } from '../posture/policy-checks.js';
 import { isJsonObject } from '../lib/object-path.js';
+import { getOrAdd, mustGet } from '../lib/collections.js';
 
 export interface PostureQuery {
   _links: Record<string, { href: string }>;
@@ -55,14 +56,11 @@ export async function postureQueriesFor(
     const view = checks.length > 0 && readView ? await readView(checks) : undefined;
     // A check shared by several policies and services is evaluated once per request, as upstream caches it.
     const queries = new Map<string, PostureQuery>();
-    const queryOf = (check: PostureCheckRecord) => {
-      if (!queries.has(check.id)) queries.set(check.id, toPostureQuery(check, view));
-      return queries.get(check.id)!;
-    };
+    const queryOf = (check: PostureCheckRecord) => getOrAdd(queries, check.id, () => toPostureQuery(check, view));
     for (const [serviceId, entries] of policies) {
       for (const policy of entries) {
         const postureQueries = policy.checks.map(queryOf);
-        byService.get(serviceId)!.push({
+        mustGet(byService, serviceId).push({
           isPassing: postureQueries.every((query) => query.isPassing),
           policyId: policy.policyId,
           policyType: policy.policyType,
@@ -72,7 +70,7 @@ export async function postureQueriesFor(
     }
   }
   for (const service of services) {
-    const entries = byService.get(service.id)!;
+    const entries = mustGet(byService, service.id);
     if (entries.length === 0) entries.push(...service.permissions.map(placeholder));
   }
   return byService;

@@ -6,6 +6,7 @@ import type { ConfigTypeSelection } from '../store/queries/configs.js';
 import { expandConfigs, sessionConfigTypes } from './config-expansion.js';
 import { postureQueriesFor, type PolicyPostureQueries } from './posture-queries.js';
 import type { PostureCheckRecord, PostureView } from '../posture/check-evaluation.js';
+import { mustGet } from '../lib/collections.js';
 
 /** Who is looking: the identity and its API session (whose config types apply unless a request overrides them). */
 export interface ServiceViewer {
@@ -101,6 +102,6 @@ export async function serviceAccessViews(
   const configs = await expandConfigs(db, identityId, serviceIds, selection);
   // Without permissions there is nothing for upstream to put placeholder query sets in for.
   const withPermissions = !('read' in permissionSource) || permissionSource.read;
-  const queries = await postureQueriesFor(db, identityId, serviceIds.map((id) => ({ id, permissions: withPermissions ? permissions.get(id)! : [] })), posture);
-  return serviceIds.map((id) => ({ permissions: permissions.get(id)!, config: configs.get(id)!, postureQueries: queries.get(id)! }));
+  const queries = await postureQueriesFor(db, identityId, serviceIds.map((id) => ({ id, permissions: withPermissions ? mustGet(permissions, id) : [] })), posture);
+  return serviceIds.map((id) => ({ permissions: mustGet(permissions, id), config: mustGet(configs, id), postureQueries: mustGet(queries, id) }));
 }

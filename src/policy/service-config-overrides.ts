@@ -4,6 +4,7 @@ import { ApiError } from '../errors/api-error.js';
 import type { Db } from '../store/store.js';
 import { configTypeIds, deleteOverrides, existingServices, upsertOverrides } from '../store/queries/configs.js';
 import { touchServiceLists } from '../store/queries/service-lists.js';
+import { mustAt } from '../lib/collections.js';
 
 export interface ServiceConfigPair {
   serviceId: string;
@@ -39,7 +40,7 @@ export async function assignOverrides(tx: Db, identityId: string, pairs: readonl
     }
     seen.add(key);
   });
-  await upsertOverrides(tx, identityId, pairs.map((pair, index) => ({ ...pair, configTypeId: types[index]! })));
+  await upsertOverrides(tx, identityId, pairs.map((pair, index) => ({ ...pair, configTypeId: mustAt(types, index) })));
   await touchServiceLists(tx, { identities: [identityId] }, at);
 }
 

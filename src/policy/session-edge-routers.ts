@@ -5,6 +5,8 @@
 import { routerPresence, type RouterPresenceRow } from '../store/queries/router-presence.js';
 import { sharedEdgeRouterRows } from '../store/queries/service-access.js';
 import type { Db } from '../store/store.js';
+import { mustGet } from '../lib/collections.js';
+import { parseJsonValue } from '../lib/json-value.js';
 
 export interface EdgeRouterLiveState {
   hostname: string;
@@ -29,7 +31,8 @@ const neverConnected: EdgeRouterLiveState = {
 function parsedObject<T>(text: string | null, fallback: T): T {
   if (text === null) return fallback;
   try {
-    const value = JSON.parse(text) as unknown;
+    const value = parseJsonValue(text);
+    // Written by this controller only (router presence), as the object T the fallback is.
     return value !== null && typeof value === 'object' ? (value as T) : fallback;
   } catch {
     // Written by this controller only; a row that does not parse reads as nothing stored.
@@ -67,7 +70,7 @@ export async function sharedEdgeRouters(db: Db, identityId: string, serviceId: s
   const rows = await sharedEdgeRouterRows(db, identityId, serviceId, SESSION_EDGE_ROUTERS);
   const states = await edgeRouterLiveStates(db, rows.map((row) => row.id));
   return rows.map((row) => {
-    const state = states.get(row.id)!;
+    const state = mustGet(states, row.id);
     return {
       cost: row.cost ?? 0,
       disabled: row.disabled === 1,

@@ -18,6 +18,7 @@ import { policyPostureChecks, postureChecksOfIdentity } from './policy-checks.js
 import { postureViewFor, readMfaState, type MfaStateReader, type PostureSources } from './posture-inputs.js';
 import { addFailedServiceRequest, applyResponses, loadPosture, serializePosture, updatePosture, type FailedServiceRequest, type PostureResponse } from './reported-posture.js';
 import { evaluateSessionPosture } from './session-posture.js';
+import { mustAt } from '../lib/collections.js';
 
 export interface PostureMonitorOptions {
   store: Store;
@@ -134,7 +135,7 @@ export class PostureMonitor implements PostureSources {
     for (let after = ''; ; ) {
       const ids = await store.read((db) => reportedPostureIdentities(db, after, PRUNE_CHUNK));
       if (ids.length === 0) return;
-      after = ids.at(-1)!;
+      after = mustAt(ids, -1);
       await store.transaction(async (tx) => {
         const live = new Set(await apiSessionIdsOf(tx, ids));
         for (const id of ids) {

@@ -3,6 +3,7 @@
 // database, so a report made through one instance counts on every instance sharing it (and survives a restart;
 // SDKs still send everything again when they see a new controller instance id).
 import { formatTimestamp } from '../lib/clock.js';
+import { deleteOldest } from '../lib/collections.js';
 import { putReportedPosture, reportedPostureText } from '../store/queries/posture.js';
 import type { Db } from '../store/store.js';
 
@@ -75,8 +76,9 @@ export const PROCESS_REPORTS_KEPT = 256;
 /** The index of the report updated longest ago (the first of those, on a tie). */
 function leastRecentlyReported(reports: readonly ProcessReport[]): number {
   let oldest = 0;
+  let oldestAt = reports[0]?.lastUpdatedAt.getTime() ?? 0;
   reports.forEach((report, index) => {
-    if (report.lastUpdatedAt.getTime() < reports[oldest]!.lastUpdatedAt.getTime()) oldest = index;
+    if (report.lastUpdatedAt.getTime() < oldestAt) [oldest, oldestAt] = [index, report.lastUpdatedAt.getTime()];
   });
   return oldest;
 }
@@ -127,7 +129,8 @@ export function parsePosture(text: string): IdentityPosture {
   // Written by this module only (serializePosture), in this shape.
   const stored = JSON.parse(text) as StoredPosture;
   const time = (value: Date | undefined) => (value === undefined ? undefined : new Date(value));
-  const report = <T extends Report>(value: T | undefined): T | undefined => value && { ...value, lastUpdatedAt: new Date(value.lastUpdatedAt) };
+  const revived = <T extends Report>(value: T): T => ({ ...value, lastUpdatedAt: new Date(value.lastUpdatedAt) });
+  const report = <T extends Report>(value: T | undefined): T | undefined => value && revived(value);
   const state = (value: EndpointState): EndpointState => {
     const woken = time(value.wokenAt);
     const unlocked = time(value.unlockedAt);
@@ -140,8 +143,8 @@ export function parsePosture(text: string): IdentityPosture {
     ...(os ? { os } : {}),
     ...(mac ? { mac } : {}),
     ...(domain ? { domain } : {}),
-    processes: stored.processes.map((entry) => report(entry)!),
-    processesByPath: new Map(stored.processesByPath.map(([path, entry]) => [path, report(entry)!])),
+    processes: stored.processes.map(revived),
+    processesByPath: new Map(stored.processesByPath.map(([path, entry]) => [path, revived(entry)])),
     endpointStates: new Map(stored.endpointStates.map(([id, value]) => [id, state(value)])),
     failedServiceRequests: stored.failedServiceRequests,
   };
@@ -175,7 +178,7 @@ function applyResponse(data: IdentityPosture, apiSessionId: string, response: Po
         // Deleted first, so the map's order stays that of the last report.
         data.processesByPath.delete(process.path);
         data.processesByPath.set(process.path, process);
-        if (data.processesByPath.size > PROCESS_REPORTS_KEPT) data.processesByPath.delete(data.processesByPath.keys().next().value!);
+        if (data.processesByPath.size > PROCESS_REPORTS_KEPT) deleteOldest(data.processesByPath);
       }
       return;
     }

@@ -3,6 +3,7 @@
 // enough; none at all passes too.
 import { ApiError } from '../errors/api-error.js';
 import { formatTimestamp } from '../lib/clock.js';
+import { getOrAdd } from '../lib/collections.js';
 import { checkFailsAt, checkFailure, isCheckPassing, type PostureCheckRecord, type PostureView } from './check-evaluation.js';
 import type { PolicyPostureChecks } from './policy-checks.js';
 import type { FailedServiceRequest } from './reported-posture.js';
@@ -24,10 +25,7 @@ export interface SessionPostureResult {
 
 export function evaluateSessionPosture(policies: readonly PolicyPostureChecks[], type: string, view: PostureView): SessionPostureResult {
   const outcomes = new Map<string, boolean>();
-  const passes = (check: PostureCheckRecord) => {
-    if (!outcomes.has(check.id)) outcomes.set(check.id, isCheckPassing(check, view));
-    return outcomes.get(check.id)!;
-  };
+  const passes = (check: PostureCheckRecord) => getOrAdd(outcomes, check.id, () => isCheckPassing(check, view));
   const evaluated = policies
     .filter((policy) => policy.policyType === type)
     .map((policy) => ({ policy, failedChecks: policy.checks.filter((check) => !passes(check)) }));

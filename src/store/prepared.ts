@@ -47,7 +47,7 @@ const isRawBuilder = (query: Buildable<unknown>): query is RawBuilder<unknown> =
 /** The stand-ins a shape is built with, typed as the arguments they stand for. */
 function standIns<A extends readonly unknown[]>(count: number): A {
   // The builder only places its arguments (preparedQuery), so stand-ins of another type are never looked into.
-  return Array.from({ length: count }, (_, index) => new Argument(index)) as unknown as A;
+  return Array.from({ length: count }, (_, index) => new Argument(index)) as readonly unknown[] as A;
 }
 
 /** A store's adapter: the same for the store's handle and every transaction and connection made from it. */

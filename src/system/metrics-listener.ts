@@ -32,9 +32,11 @@ export async function listenForMetrics(address: ListenAddress, metrics: Metrics,
     server.once('error', reject);
     server.listen(address.port, address.host, () => resolve());
   });
+  // A server listening on a TCP port has an AddressInfo (a string only for pipes and sockets).
+  const bound = server.address();
+  if (bound === null || typeof bound === 'string') throw new Error('the metrics listener is not on a TCP port');
   return {
-    // A server listening on a TCP port has an AddressInfo (a string only for pipes and sockets).
-    address: server.address() as AddressInfo,
+    address: bound,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -34,9 +34,9 @@ class RouteStats {
 
   observe(status: number, seconds: number): void {
     this.byStatus.set(status, (this.byStatus.get(status) ?? 0) + 1);
-    let bucket = 0;
-    while (bucket < latencyBuckets.length && seconds > latencyBuckets[bucket]!) bucket++;
-    if (bucket < latencyBuckets.length) this.buckets[bucket]!++;
+    // The first bucket whose bound the latency is within (none: only +Inf counts it).
+    const bucket = latencyBuckets.findIndex((le) => seconds <= le);
+    if (bucket >= 0) this.buckets[bucket] = (this.buckets[bucket] ?? 0) + 1;
     this.sum += seconds;
     this.count++;
   }
@@ -201,7 +201,7 @@ function requestHistogram(routes: ReadonlyMap<string, RouteStats>): Metric {
       const labels = { api: route.labels.api, operation: route.labels.operation };
       const key = `${labels.api} ${labels.operation}`;
       const entry = merged.get(key) ?? { labels, buckets: latencyBuckets.map(() => 0), sum: 0, count: 0 };
-      route.buckets.forEach((n, index) => (entry.buckets[index]! += n));
+      route.buckets.forEach((n, index) => (entry.buckets[index] = (entry.buckets[index] ?? 0) + n));
       entry.sum += route.sum;
       entry.count += route.count;
       merged.set(key, entry);
@@ -216,7 +216,7 @@ function requestHistogram(routes: ReadonlyMap<string, RouteStats>): Metric {
     values: byOperation().flatMap(({ labels, buckets, sum, count }) => {
       let cumulative = 0;
       return [
-        ...latencyBuckets.map((le, index) => ({ metricName: `${name}_bucket`, labels: { ...labels, le }, value: (cumulative += buckets[index]!) })),
+        ...latencyBuckets.map((le, index) => ({ metricName: `${name}_bucket`, labels: { ...labels, le }, value: (cumulative += buckets[index] ?? 0) })),
         { metricName: `${name}_bucket`, labels: { ...labels, le: '+Inf' }, value: count },
         { metricName: `${name}_sum`, labels, value: sum },
         { metricName: `${name}_count`, labels, value: count },

@@ -26,7 +26,9 @@ function requireObjectSchema(schema: unknown): void {
  */
 function checkedSchema(schema: unknown): unknown {
   if (schema === null || schema === undefined) return null;
-  const document = schema as Record<string, unknown>;
+  // The contract types the schema as an object; anything else is refused as ajv would refuse it.
+  if (!isJsonObject(schema)) throw ApiError.invalidField('schema', 'invalid schema', schema);
+  const document = schema;
   // An empty schema is stored as none, so it reads back null (ziti `db/config_type_store.go` PersistEntity).
   if (Object.keys(document).length === 0) return null;
   try {

@@ -44,7 +44,7 @@ const detailsListOf = (value: unknown): Details[] => (Array.isArray(value) ? val
 const stringOf = (value: unknown): string => (typeof value === 'string' ? value : '');
 /** Entries in bolt's bucket order: byte-sorted keys. */
 const inKeyOrder = <T>(entries: Map<string, T>): T[] =>
-  [...entries.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map((key) => entries.get(key)!);
+  [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, value]) => value);
 
 /**
  * Every version must be a blang range; the first bad one is reported as upstream words it

@@ -4,6 +4,7 @@ import { boolean, defineEntity, integer, text } from '../../crud/define-entity.j
 import type { EntityRules } from '../../crud/entity-rules.js';
 import { edgeRouterLiveStates, type EdgeRouterLiveState } from '../../policy/session-edge-routers.js';
 import { edgeRouter } from '../edge-router/edge-router.definition.js';
+import { mustGet } from '../../lib/collections.js';
 
 /**
  * What the fabric view reads of a router's live state beyond `isOnline`: the version it reported in its hello and
@@ -30,7 +31,7 @@ export function fabricLiveFields(state: FabricLiveState): Record<string, unknown
 const fabricRouterRules: EntityRules = {
   async extend({ db }, routers) {
     const states = await edgeRouterLiveStates(db, routers.map((row) => row.id));
-    return routers.map((row) => fabricLiveFields(states.get(row.id)!));
+    return routers.map((row) => fabricLiveFields(mustGet(states, row.id)));
   },
 };
 

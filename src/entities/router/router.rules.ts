@@ -7,6 +7,7 @@ import { createRouterEnrollment, noEnrollment, routerEnrollments } from '../shar
 import { removeTunnelerEntities } from '../shared/tunneler-entities.js';
 import { withPolicyLinks } from '../shared/policy-links.rules.js';
 import { edgeRouterLiveStates } from '../../policy/session-edge-routers.js';
+import { mustGet } from '../../lib/collections.js';
 
 const ownRules: EntityRules = {
   /** An edge router has no transit data, so upstream refuses to update it here (`TransitRouterManager.Update`, IsBase). */
@@ -33,7 +34,7 @@ const ownRules: EntityRules = {
     const enrollments = await routerEnrollments(db, pending);
     const states = await edgeRouterLiveStates(db, routers.map((router) => router.id));
     return routers.map((router) => ({
-      isOnline: states.get(router.id)!.isOnline,
+      isOnline: mustGet(states, router.id).isOnline,
       isVerified: router.isEdge === true || router.isVerified === true,
       ...(enrollments.get(router.id) ?? noEnrollment),
     }));

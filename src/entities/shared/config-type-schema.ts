@@ -4,8 +4,11 @@ import { createRequire } from 'node:module';
 import { Ajv, type AnySchemaObject, type ErrorObject, type ValidateFunction } from 'ajv';
 import AjvDraft04 from 'ajv-draft-04';
 import formatsPlugin from 'ajv-formats';
+import { deleteOldest } from '../../lib/collections.js';
+import { isJsonObject } from '../../lib/object-path.js';
 
 const require = createRequire(import.meta.url);
+// ajv's own copy of the draft-06 meta-schema (a JSON file, which require answers as `any`).
 const draft06MetaSchema = require('ajv/dist/refs/json-schema-draft-06.json') as AnySchemaObject;
 
 /** One problem with config data, shaped like gojsonschema's first result error. */
@@ -44,7 +47,7 @@ export function configDataCheck(schema: Record<string, unknown>): ConfigDataChec
   if (cached) return cached;
   const validate = newAjv(schema).compile(schema);
   const check: ConfigDataCheck = (data) => (validate(data) ? undefined : violationOf(firstError(validate), data));
-  if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);
+  if (compiled.size >= MAX_COMPILED) deleteOldest(compiled);
   compiled.set(key, check);
   return check;
 }
@@ -56,13 +59,13 @@ function firstError(validate: ValidateFunction): ErrorObject {
 function violationOf(error: ErrorObject, data: unknown): SchemaViolation {
   const segments = error.instancePath.split('/').slice(1).map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
   const field = segments.length === 0 ? '(root)' : segments.join('.');
-  const value = segments.reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], data);
+  const value = segments.reduce<unknown>((at, key) => (typeof at === 'object' && at !== null ? Reflect.get(at, key) : undefined), data);
   return { field, message: messageOf(error), value };
 }
 
 /** gojsonschema's wording where it names the property, ajv's otherwise (the reason text is not part of parity). */
 function messageOf(error: ErrorObject): string {
-  const params = error.params as Record<string, unknown>;
+  const params: Record<string, unknown> = error.params;
   if (error.keyword === 'required') return `${String(params.missingProperty)} is required`;
   if (error.keyword === 'additionalProperties') return `Additional property ${String(params.additionalProperty)} is not allowed`;
   return error.message ?? error.keyword;
@@ -71,7 +74,7 @@ function messageOf(error: ErrorObject): string {
 /** A JSON value with object keys sorted at every depth, as Go's encoder writes the maps upstream stores. */
 export function withSortedKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withSortedKeys);
-  if (value === null || typeof value !== 'object') return value;
-  const record = value as Record<string, unknown>;
+  if (!isJsonObject(value)) return value;
+  const record = value;
   return Object.fromEntries(Object.keys(record).sort().map((key) => [key, withSortedKeys(record[key])]));
 }

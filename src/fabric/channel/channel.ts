@@ -181,9 +181,10 @@ export class Channel {
     try {
       this.#readHeartbeats(message);
       const replyFor = message.headers.get(Header.replyFor);
-      const pending = replyFor && replyFor.length === 4 ? this.#pending.get(decodeI32(replyFor)) : undefined;
-      if (pending) {
-        this.#pending.delete(decodeI32(replyFor!));
+      const sequence = replyFor?.length === 4 ? decodeI32(replyFor) : undefined;
+      const pending = sequence === undefined ? undefined : this.#pending.get(sequence);
+      if (pending && sequence !== undefined) {
+        this.#pending.delete(sequence);
         clearTimeout(pending.timer);
         pending.resolve(message);
         return;

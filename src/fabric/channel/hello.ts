@@ -18,28 +18,28 @@ export interface HelloReceived {
   following: Message[];
 }
 
-/** Reads one frame from a paused-or-flowing socket within `timeoutMs`; leaves the socket paused. */
-function readFirst(socket: Socket, reader: FrameReader, timeoutMs: number, onBadMagic: () => void): Promise<Message[]> {
+/** Reads one frame (and any that came with it) from a paused-or-flowing socket within `timeoutMs`; leaves the socket paused. */
+function readFirst(socket: Socket, reader: FrameReader, timeoutMs: number, onBadMagic: () => void): Promise<[Message, ...Message[]]> {
   return new Promise((resolve, reject) => {
-    const finish = (error: Error | undefined, messages?: Message[]) => {
+    const finish = (outcome: { error: Error } | { messages: [Message, ...Message[]] }) => {
       clearTimeout(timer);
       socket.off('data', onData).off('close', onClose).off('error', onError);
       socket.pause();
-      if (error) reject(error);
-      else resolve(messages!);
+      if ('error' in outcome) reject(outcome.error);
+      else resolve(outcome.messages);
     };
     const onData = (chunk: Buffer) => {
       try {
-        const messages = reader.push(chunk);
-        if (messages.length > 0) finish(undefined, messages);
+        const [first, ...rest] = reader.push(chunk);
+        if (first) finish({ messages: [first, ...rest] });
       } catch (error) {
         if (error instanceof FrameError && error.isBadMagic) onBadMagic();
-        finish(asError(error));
+        finish({ error: asError(error) });
       }
     };
-    const onClose = () => finish(new Error('connection closed before the hello exchange'));
-    const onError = (error: Error) => finish(error);
-    const timer = setTimeout(() => finish(new Error(`nothing received within ${timeoutMs} ms`)), timeoutMs);
+    const onClose = () => finish({ error: new Error('connection closed before the hello exchange') });
+    const onError = (error: Error) => finish({ error });
+    const timer = setTimeout(() => finish({ error: new Error(`nothing received within ${timeoutMs} ms`) }), timeoutMs);
     socket.on('data', onData).on('close', onClose).on('error', onError);
     socket.resume();
   });
@@ -49,8 +49,8 @@ function readFirst(socket: Socket, reader: FrameReader, timeoutMs: number, onBad
 export async function receiveHello(socket: Socket, timeoutMs: number): Promise<HelloReceived> {
   const reader = new FrameReader(HELLO_LIMITS);
   const [hello, ...following] = await readFirst(socket, reader, timeoutMs, () => socket.write(UNKNOWN_VERSION_RESPONSE));
-  if (hello!.contentType !== ContentType.hello) throw new FrameError(`expected a hello, got content type ${hello!.contentType}`);
-  return { hello: hello!, reader, following };
+  if (hello.contentType !== ContentType.hello) throw new FrameError(`expected a hello, got content type ${hello.contentType}`);
+  return { hello: hello, reader, following };
 }
 
 /** Listener side: the success Result for a hello, with the listener's headers. */
@@ -72,8 +72,8 @@ export async function sendHello(socket: Socket, hello: { headers: Map<number, Ui
   const reader = new FrameReader(limits);
   socket.write(encodeMessage({ contentType: ContentType.hello, sequence: HELLO_SEQUENCE, ...hello }));
   const [result, ...following] = await readFirst(socket, reader, timeoutMs, () => undefined);
-  if (result!.contentType !== ContentType.result) throw new FrameError(`expected a hello result, got content type ${result!.contentType}`);
-  const success = result!.headers.get(Header.resultSuccess);
-  if (!success || !decodeBool(success)) throw new Error(`hello refused: ${Buffer.from(result!.body).toString('utf8')}`);
-  return { result: result!, reader, following };
+  if (result.contentType !== ContentType.result) throw new FrameError(`expected a hello result, got content type ${result.contentType}`);
+  const success = result.headers.get(Header.resultSuccess);
+  if (!success || !decodeBool(success)) throw new Error(`hello refused: ${Buffer.from(result.body).toString('utf8')}`);
+  return { result: result, reader, following };
 }

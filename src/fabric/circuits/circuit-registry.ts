@@ -5,6 +5,7 @@
 // if it does not come back to this process within it, they are forgotten. A circuit is indexed under every router
 // of its path.
 import type { CircuitSummary } from '../network-views.js';
+import { mustGet } from '../../lib/collections.js';
 
 export interface Circuit {
   id: string;
@@ -101,7 +102,7 @@ export class CircuitRegistry {
   }
 
   ofRouter(routerId: string): Circuit[] {
-    return [...(this.#byRouter.get(routerId) ?? [])].map((id) => this.#circuits.get(id)!);
+    return [...(this.#byRouter.get(routerId) ?? [])].map((id) => mustGet(this.#circuits, id));
   }
 
   detach(routerId: string, now: number): void {

@@ -198,7 +198,8 @@ async function attemptEach(
     );
     await dropFailedTerminator(deps, outcome.result, terminator);
   }
-  throw new DialFailure(lastFailure!.reason, `exceeded maximum [${deps.retries}] retries creating circuit [c/${circuitId}]: ${lastFailure!.message}`);
+  if (!lastFailure) throw new Error('circuit creation is configured with no attempts');
+  throw new DialFailure(lastFailure.reason, `exceeded maximum [${deps.retries}] retries creating circuit [c/${circuitId}]: ${lastFailure.message}`);
 }
 
 type RouteOutcome = { success: true; peerData: PeerData } | { success: false; failure: DialFailure; result?: RouteResult };

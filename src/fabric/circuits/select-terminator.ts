@@ -5,6 +5,7 @@
 import { pathCostForTerminator, type Path } from '../links/paths.js';
 import { rankTerminators, type CandidateTerminator, type Strategies, type Strategy } from './strategies.js';
 import type { PeerData } from './circuit-messages.js';
+import { mustAt, mustGet } from '../../lib/collections.js';
 
 /** Why no terminator was chosen (upstream's CircuitFailureCause names, for metrics and logs). */
 export type SelectFailureCause = 'NO_TERMINATORS' | 'NO_ONLINE_TERMINATORS' | 'NO_PATH' | 'INVALID_STRATEGY';
@@ -46,7 +47,7 @@ export interface SelectedTerminator<T> {
 
 /** errorz.MultipleErrors' text: one error alone, else numbered. */
 function multipleErrors(errors: string[]): string {
-  return errors.length === 1 ? errors[0]! : `multiple errors occurred${errors.map((error, index) => ` ${index}: ${error}`).join('')}`;
+  return errors.length === 1 ? mustAt(errors, 0) : `multiple errors occurred${errors.map((error, index) => ` ${index}: ${error}`).join('')}`;
 }
 
 export function selectTerminator<T extends SelectableTerminator>(strategies: Strategies, request: SelectRequest<T>): SelectedTerminator<T> {
@@ -80,8 +81,8 @@ export function selectTerminator<T extends SelectableTerminator>(strategies: Str
   const strategy = strategies.get(request.terminatorStrategy);
   if (!strategy) throw new SelectFailure('INVALID_STRATEGY', `terminatorStrategy with name ${request.terminatorStrategy} not found`);
   const { chosen, peerData } = strategy.select(
-    rankTerminators(candidates, strategies.dynamic, (terminator) => pathCostForTerminator(paths.get(terminator)!)),
+    rankTerminators(candidates, strategies.dynamic, (terminator) => pathCostForTerminator(mustGet(paths, terminator))),
     request.dialPeerData,
   );
-  return { terminator: chosen, strategy, peerData, path: paths.get(chosen)! };
+  return { terminator: chosen, strategy, peerData, path: mustGet(paths, chosen) };
 }

@@ -3,6 +3,7 @@
 // but random move the shared dynamic costs as dials succeed and fail and circuits end. Pure: the random source is
 // injected, the costs are objects the caller owns.
 import { applyCostEvent, biasedCost, DynamicCosts, FailureCosts, precedenceOf, unbiasedCost, type PrecedenceName, type TerminatorEvent } from './terminator-costs.js';
+import { mustAt } from '../../lib/collections.js';
 
 /** Peer-data key of the sticky strategy's token (ctrl_msg.XtStickinessToken): the terminator id to stick to. */
 export const STICKINESS_TOKEN_KEY = 1114;
@@ -50,7 +51,7 @@ export function rankTerminators<T extends CandidateTerminator>(terminators: read
 
 /** The leading run of terminators sharing the first one's precedence (xt.GetRelatedTerminators). */
 export function sameBestPrecedence<T extends CandidateTerminator>(ranked: readonly CostedTerminator<T>[]): CostedTerminator<T>[] {
-  const first = ranked[0]!;
+  const first = mustAt(ranked, 0);
   const end = ranked.findIndex((entry) => entry.precedence !== first.precedence);
   return ranked.slice(0, end < 0 ? ranked.length : end);
 }
@@ -76,13 +77,13 @@ export class Strategies {
     };
     const strategies = [
       // The lowest route cost wins: the costs do the balancing.
-      costed('smartrouting', (ranked) => ({ chosen: ranked[0]!.terminator, peerData: none() })),
+      costed('smartrouting', (ranked) => ({ chosen: mustAt(ranked, 0).terminator, peerData: none() })),
       costed('weighted', (ranked, _peerData) => ({ chosen: weightedChoice(sameBestPrecedence(ranked), random), peerData: none() })),
       {
         name: 'random',
         select: <T extends CandidateTerminator>(ranked: readonly CostedTerminator<T>[]) => {
           const related = sameBestPrecedence(ranked);
-          return { chosen: related[related.length === 1 ? 0 : Math.floor(random() * related.length)]!.terminator, peerData: none() };
+          return { chosen: mustAt(related, related.length === 1 ? 0 : Math.floor(random() * related.length)).terminator, peerData: none() };
         },
         notify: () => undefined,
         forget: () => undefined,
@@ -91,7 +92,7 @@ export class Strategies {
         const related = sameBestPrecedence(ranked);
         const token = peerData.get(STICKINESS_TOKEN_KEY);
         const wanted = token && Buffer.from(token).toString('utf8');
-        const chosen = (related.find((entry) => entry.terminator.id === wanted) ?? related[0]!).terminator;
+        const chosen = (related.find((entry) => entry.terminator.id === wanted) ?? mustAt(related, 0)).terminator;
         return { chosen, peerData: new Map([[STICKINESS_TOKEN_KEY, new Uint8Array(Buffer.from(chosen.id, 'utf8'))]]) };
       }),
     ];
@@ -121,14 +122,14 @@ export class Strategies {
  * ones are reached less often than the formula's name suggests, and a draw past the last threshold picks the first.
  */
 export function weightedChoice<T extends CandidateTerminator>(related: readonly CostedTerminator<T>[], random: () => number): T {
-  if (related.length === 1) return related[0]!.terminator;
+  if (related.length === 1) return mustAt(related, 0).terminator;
   const costs = related.map((entry) => unbiasedCost(entry.precedence, entry.routeCost) || 1);
   const total = costs.reduce((sum, cost) => sum + cost, 0);
   const draw = random();
   let threshold = 0;
   for (const [index, cost] of costs.entries()) {
     threshold += 1 - cost / total;
-    if (draw < threshold) return related[index]!.terminator;
+    if (draw < threshold) return mustAt(related, index).terminator;
   }
-  return related[0]!.terminator;
+  return mustAt(related, 0).terminator;
 }

@@ -9,6 +9,7 @@ import type { Store } from '../../store/store.js';
 import { routerApiSessions, type RouterSyncState } from '../../store/queries/router-sync.js';
 import { ContentType } from '../messages/gen/edge_ctrl_pb.js';
 import { apiSessionAdded, newSyncId, readClientHello, serverHello, type OutgoingMessage, type RouterEdgeHello } from './edge-messages.js';
+import { mustAt } from '../../lib/collections.js';
 
 /** What the sync needs of a router's channel (src/fabric/channel/channel.ts provides it). */
 export interface SyncChannel {
@@ -24,6 +25,9 @@ export interface SyncConnection {
   isEdge: boolean;
   channel: SyncChannel;
 }
+
+/** A frame's content type is any number; the enum names the one expected (lint refuses a mixed comparison). */
+const CLIENT_HELLO: number = ContentType.ClientHelloType;
 
 /** Upstream's chunk size for the full state (sync_instant.go synchronize). */
 export const FULL_STATE_CHUNK = 100;
@@ -100,8 +104,7 @@ export class RouterSync {
         await this.#record({ syncStatus: 'SYNC_HELLO_TIMEOUT' });
         continue;
       }
-      // A frame's content type is any number; the enum names the one expected (lint refuses a mixed comparison).
-      if (reply.contentType !== (ContentType.ClientHelloType as number)) throw new Error(`edge router answered the hello with content type ${reply.contentType}`);
+      if (reply.contentType !== CLIENT_HELLO) throw new Error(`edge router answered the hello with content type ${reply.contentType}`);
       this.#hello = readClientHello(reply.body);
       logger.info({ routerId: this.connection.routerId, ...this.#hello }, 'edge router sent its hello');
       return true;
@@ -122,7 +125,7 @@ export class RouterSync {
     const page = (afterId: string) => store.read((db) => routerApiSessions(db, at, { afterId, limit: FULL_STATE_CHUNK }));
     let chunk = await page('');
     for (let sequence = 0; !this.#isClosed; sequence++) {
-      const next = chunk.length === FULL_STATE_CHUNK ? await page(chunk.at(-1)!.id) : [];
+      const next = chunk.length === FULL_STATE_CHUNK ? await page(mustAt(chunk, -1).id) : [];
       this.send(apiSessionAdded(chunk, true, { id, isLast: next.length === 0, sequence }));
       if (next.length === 0) break;
       chunk = next;

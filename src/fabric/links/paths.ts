@@ -2,6 +2,7 @@
 // routers, where stepping onto a router costs the least expensive usable link to it plus max(router cost,
 // minRouterCost), the source router never pays, and a no-traversal router may only start or end a path. Links are
 // undirected for routing. Pure: callers pass a snapshot of the network.
+import { mustAt, mustGet } from '../../lib/collections.js';
 
 /** upstream DefaultOptionsMinRouterCost. */
 export const MIN_ROUTER_COST = 10;
@@ -81,7 +82,7 @@ export function shortestPath(snapshot: NetworkSnapshot, sourceId: string, destId
     visited.add(u);
     for (const [r, link] of links.get(u) ?? []) {
       if (visited.has(r)) continue;
-      const router = routers.get(r)!;
+      const router = mustGet(routers, r);
       if (router.noTraversal && r !== sourceId && r !== destId) continue;
       const alt = d + link.cost + Math.max(router.cost, minRouterCost);
       if (alt < (dist.get(r) ?? UNREACHABLE)) {
@@ -94,8 +95,9 @@ export function shortestPath(snapshot: NetworkSnapshot, sourceId: string, destId
   if (!prev.has(destId)) return undefined;
   const routerIds = [destId];
   for (let p = prev.get(destId); p !== undefined; p = prev.get(p)) routerIds.unshift(p);
-  const linkIds = routerIds.slice(1).map((id, i) => links.get(routerIds[i]!)!.get(id)!.id);
-  return { routerIds, linkIds, cost: dist.get(destId)! };
+  // Each step of the chain was reached over a link from the router before it, at the distance recorded.
+  const linkIds = routerIds.slice(1).map((id, i) => mustGet(mustGet(links, mustAt(routerIds, i)), id).id);
+  return { routerIds, linkIds, cost: mustGet(dist, destId) };
 }
 
 /** The path cost a terminator's route cost adds (upstream newPathAndCost). */
@@ -110,10 +112,21 @@ class MinQueue {
     heap.push([distance, id]);
     for (let i = heap.length - 1; i > 0; ) {
       const parent = (i - 1) >> 1;
-      if (!before(heap[i]!, heap[parent]!)) break;
-      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+      if (!before(this.#at(i), this.#at(parent))) break;
+      this.#swap(i, parent);
       i = parent;
     }
+  }
+
+  /** An entry at an index inside the heap. */
+  #at(index: number): [number, string] {
+    return mustAt(this.#heap, index);
+  }
+
+  #swap(i: number, j: number): void {
+    const entry = this.#at(i);
+    this.#heap[i] = this.#at(j);
+    this.#heap[j] = entry;
   }
 
   pop(): [number, string] | undefined {
@@ -125,10 +138,10 @@ class MinQueue {
       for (let i = 0; ; ) {
         const [l, r] = [2 * i + 1, 2 * i + 2];
         let least = i;
-        if (l < heap.length && before(heap[l]!, heap[least]!)) least = l;
-        if (r < heap.length && before(heap[r]!, heap[least]!)) least = r;
+        if (l < heap.length && before(this.#at(l), this.#at(least))) least = l;
+        if (r < heap.length && before(this.#at(r), this.#at(least))) least = r;
         if (least === i) break;
-        [heap[i], heap[least]] = [heap[least]!, heap[i]!];
+        this.#swap(i, least);
         i = least;
       }
     }

@@ -30,7 +30,7 @@ export function peerStateChanges(changes: PeerStateChange[]): Omit<Message, 'seq
 export function supportsLinkManagement(version: string): boolean {
   const match = /^v?(\d+)\.(\d+)\.(\d+)/.exec(version);
   if (!match) return true;
-  const [major, minor, patch] = match.slice(1).map(Number) as [number, number, number];
+  const [major, minor, patch] = [Number(match[1]), Number(match[2]), Number(match[3])];
   if (major !== 0) return true;
   if (minor === 0 && patch === 0) return true;
   return minor > 32 || (minor === 32 && patch >= 1);

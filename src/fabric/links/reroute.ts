@@ -9,6 +9,7 @@ import { ContentType, UnrouteSchema } from '../messages/gen/ctrl_pb.js';
 import type { Link } from './link-model.js';
 import type { Path } from './paths.js';
 import { REROUTE_ATTEMPT, routePlan } from './route-plan.js';
+import { mustAt } from '../../lib/collections.js';
 
 export interface RoutedCircuit {
   id: string;
@@ -48,7 +49,7 @@ export const unrouteMessage = (circuitId: string, now: boolean): Omit<Message, '
 /** One circuit onto a new path, or torn down when there is none. The caller records the new path or forgets it. */
 export async function rerouteCircuit(deps: RerouteDeps, circuit: RoutedCircuit): Promise<RerouteOutcome> {
   const { routerIds } = circuit.path;
-  const path = await deps.path(routerIds[0]!, routerIds[routerIds.length - 1]!);
+  const path = await deps.path(mustAt(routerIds, 0), mustAt(routerIds, -1));
   if (!path) {
     deps.logger.warn({ circuitId: circuit.id, oldPath: routerIds }, 'circuit has no path left: removing it');
     await Promise.all(routerIds.map((routerId) => deps.messenger.send(routerId, unrouteMessage(circuit.id, true)).catch(() => undefined)));

@@ -6,6 +6,7 @@ import { create, toBinary } from '@bufbuild/protobuf';
 import type { Message } from '../channel/message.js';
 import { ContentType, DestType, RouteSchema } from '../messages/gen/ctrl_pb.js';
 import type { Path } from './paths.js';
+import { mustAt } from '../../lib/collections.js';
 
 /** upstream network.SmartRerouteAttempt: the attempt number of routes re-sent to move a circuit to another path. */
 export const REROUTE_ATTEMPT = 99969996;
@@ -41,10 +42,10 @@ function forwardsOf(spec: RoutePlanSpec, index: number): Forward[] {
   const { ingressId: ingress, egressId: egress, path } = spec;
   const last = path.routerIds.length - 1;
   if (last === 0) return [forward(ingress, egress, DestType.End), forward(egress, ingress, DestType.Start)];
-  if (index === 0) return [forward(ingress, path.linkIds[0]!, DestType.Link), forward(path.linkIds[0]!, ingress, DestType.Start)];
-  const previous = path.linkIds[index - 1]!;
+  if (index === 0) return [forward(ingress, mustAt(path.linkIds, 0), DestType.Link), forward(mustAt(path.linkIds, 0), ingress, DestType.Start)];
+  const previous = mustAt(path.linkIds, index - 1);
   if (index === last) return [forward(egress, previous, DestType.Link), forward(previous, egress, DestType.End)];
-  const next = path.linkIds[index]!;
+  const next = mustAt(path.linkIds, index);
   return [forward(previous, next, DestType.Link), forward(next, previous, DestType.Link)];
 }
 

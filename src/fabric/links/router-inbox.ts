@@ -15,6 +15,7 @@ import { writeAreas, type Db, type Store } from '../../store/store.js';
 import type { Message } from '../channel/message.js';
 import { RouterNotHeldError, type HeldChannels } from './messenger.js';
 import type { RouteMessenger } from './reroute.js';
+import { isJsonObject } from '../../lib/object-path.js';
 
 type Outgoing = Omit<Message, 'sequence'>;
 
@@ -195,7 +196,7 @@ function decode(text: string): Outgoing {
 }
 
 function isStoredMessage(value: unknown): value is StoredMessage {
-  if (typeof value !== 'object' || value === null) return false;
-  const { c, h, b } = value as Record<string, unknown>; // a parsed JSON object: its fields are checked right here
+  if (!isJsonObject(value)) return false;
+  const { c, h, b } = value;
   return typeof c === 'number' && typeof b === 'string' && Array.isArray(h) && h.every((entry) => Array.isArray(entry) && typeof entry[0] === 'number' && typeof entry[1] === 'string');
 }

@@ -116,7 +116,7 @@ function checkBody(op: OperationSpec, parameter: ParameterSpec, parts: RequestPa
   // all errors of thousands of items costs seconds (its error lists grow by concatenation). Should the errors lie
   // only past the cut (or be the length itself), the first one found stands.
   const shortened = withShortArrays(parts.body);
-  const validate = bodyValidator(op)!;
+  const validate = bodyValidator(op) ?? quick; // the same schema, so present as `quick` is
   const [errors, body] = validate(shortened) ? [quick.errors, parts.body] : [validate.errors, shortened];
   const problem = firstBodyProblem(errors ?? [], body, bodyNaming(op, parameter));
   return problem ? { ok: false, cause: problem.cause, kind: problem.kind } : undefined;

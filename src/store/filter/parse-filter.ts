@@ -10,7 +10,7 @@ import {
   type SortField,
 } from './filter-types.js';
 import { parseDatetime, parseNumber, unescapeString } from './literals.js';
-import { TokenCursor } from './token-cursor.js';
+import { syntaxError, TokenCursor } from './token-cursor.js';
 import { tokenize, type Token, type TokenKind } from './tokenize.js';
 
 const ALWAYS_TRUE: Predicate = { kind: 'constant', value: true };
@@ -185,6 +185,9 @@ function isNegated(token: Token): boolean {
   return /^not/i.test(token.text);
 }
 
+const COMPARE_OPS: ReadonlySet<string> = new Set<CompareOp>(['=', '!=', '<', '<=', '>', '>=']);
+const isCompareOp = (text: string): text is CompareOp => COMPARE_OPS.has(text);
+
 function parseComparison(cursor: TokenCursor): Predicate {
   const lhs = parseOperand(cursor);
   const mark = cursor.mark();
@@ -194,7 +197,8 @@ function parseComparison(cursor: TokenCursor): Predicate {
     case 'compare': {
       cursor.next();
       cursor.skipWs();
-      const op = token.text as CompareOp;
+      const op = token.text;
+      if (!isCompareOp(op)) throw syntaxError(token);
       const allowed: TokenKind[] = op === '=' || op === '!=' ? [...ORDERED_VALUES, 'bool', 'null'] : ORDERED_VALUES;
       return { kind: 'compare', lhs, op, value: parseLiteral(cursor.expect(...allowed)) };
     }

@@ -16,16 +16,20 @@ export const MAX_NESTING = 100;
 
 export class TokenCursor {
   readonly #tokens: readonly Token[];
+  readonly #eof: Token;
   #index = 0;
   #depth = 0;
 
   constructor(tokens: readonly Token[]) {
+    const eof = tokens.at(-1);
+    if (eof?.kind !== 'eof') throw new Error('a token list ends with its eof token');
     this.#tokens = tokens;
+    this.#eof = eof;
   }
 
   get current(): Token {
-    // The list always ends with an eof token and the cursor never moves past it.
-    return this.#tokens[Math.min(this.#index, this.#tokens.length - 1)] as Token;
+    // The cursor never moves past the eof token (next).
+    return this.#tokens[this.#index] ?? this.#eof;
   }
 
   at(...kinds: TokenKind[]): boolean {

@@ -12,6 +12,7 @@ interface BuiltInConfigType {
   schema: Record<string, unknown>;
 }
 
+// A data file committed beside this migration, in this shape (JSON.parse answers `any`).
 const builtInConfigTypes = JSON.parse(
   readFileSync(new URL('./data/built-in-config-types.json', import.meta.url), 'utf8'),
 ) as BuiltInConfigType[];

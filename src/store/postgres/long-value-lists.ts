@@ -31,10 +31,9 @@ class LongListTransformer extends OperationNodeTransformer {
   protected override transformBinaryOperation(node: BinaryOperationNode): BinaryOperationNode {
     const transformed = super.transformBinaryOperation(node);
     const { operator, rightOperand } = transformed;
-    if (!OperatorNode.is(operator) || !(operator.operator in QUANTIFIED)) return transformed;
+    if (!OperatorNode.is(operator) || (operator.operator !== 'in' && operator.operator !== 'not in')) return transformed;
     if (!PrimitiveValueListNode.is(rightOperand) || rightOperand.values.length <= LONG_LIST) return transformed;
-    // `in QUANTIFIED` above, which TypeScript does not narrow a string by.
-    const [comparison, quantifier] = QUANTIFIED[operator.operator as keyof typeof QUANTIFIED];
+    const [comparison, quantifier] = QUANTIFIED[operator.operator];
     const array = arrayOperand(rightOperand.values, quantifier);
     return array ? { ...transformed, operator: OperatorNode.create(comparison), rightOperand: array } : transformed;
   }

@@ -96,11 +96,11 @@ export async function openPostgresStore({ url, migrations, poolSize = 10 }: Post
  */
 function prepareByName(client: pg.PoolClient): void {
   client.query = new Proxy(client.query.bind(client), {
-    apply(send, self, args: unknown[]) {
+    apply(send, self, args: unknown[]): unknown {
       const [text, values] = args;
       const name = typeof text === 'string' ? preparedName(text) : undefined;
       // Reflect.apply answers `any`: passed on as pg's own answer, unlooked at.
-      return Reflect.apply(send, self, name === undefined ? args : [{ name, text, values }]) as unknown;
+      return Reflect.apply(send, self, name === undefined ? args : [{ name, text, values }]);
     },
   });
 }

@@ -82,7 +82,7 @@ export function writeTransactions(pool: pg.Pool, schema: string, store: Kysely<S
       const query = new Proxy(client.query.bind(client), {
         apply(send, self, args: unknown[]) {
           // Reflect.apply answers `any`: pg's answer, looked at below only through type guards.
-          const answer = Reflect.apply(send, self, args) as unknown;
+          const answer: unknown = Reflect.apply(send, self, args);
           const tables = typeof args[0] === 'string' ? writtenTables(args[0]) : [];
           if (tables.length === 0) return answer;
           return Promise.resolve(answer).then((result: unknown) => {
@@ -123,10 +123,13 @@ export function writeTransactions(pool: pg.Pool, schema: string, store: Kysely<S
  * A transaction an error aborted answers COMMIT with ROLLBACK rather than an error: work that caught a statement's
  * error and went on must not pass for committed.
  */
+/** pg answers a text of several statements with one result per statement, its typings only ever with one. */
+function resultsOf(answer: pg.QueryResult | pg.QueryResult[]): pg.QueryResult[] {
+  return Array.isArray(answer) ? answer : [answer];
+}
+
 async function commit(client: pg.PoolClient, keys: readonly ChangeKey[]): Promise<string | undefined> {
-  // pg answers a text of several statements with one result per statement, its typings only ever with one.
-  const answers = (await client.query(keys.length === 0 ? 'COMMIT' : logAndCommit(client, keys))) as unknown as pg.QueryResult | pg.QueryResult[];
-  const results = Array.isArray(answers) ? answers : [answers];
+  const results = resultsOf(await client.query(keys.length === 0 ? 'COMMIT' : logAndCommit(client, keys)));
   if (results.at(-1)?.command !== 'COMMIT') throw new Error('the write transaction was rolled back (a statement in it had failed)');
   const row: unknown = results.length > 1 ? results[0]?.rows[0] : undefined;
   return typeof row === 'object' && row !== null && 'xid' in row && typeof row.xid === 'string' ? row.xid : undefined;

@@ -6,6 +6,7 @@ import type { Db } from '../store.js';
 import { inTextList, preparedQuery, ShapeCache } from '../prepared.js';
 import { entityKinds, policyKinds, type EntityKindName, type PolicyKind, type PolicySide } from './policy-tables.js';
 import { markAccessCrossings } from './service-list-changes.js';
+import { parseJsonValue, stringList } from '../../lib/json-value.js';
 
 /** What a role list selects (reference §1.3): `@id`s, `#all`, and attributes all-of or any-of. */
 export interface RoleSelection {
@@ -275,7 +276,7 @@ export async function stripEntityReferences(tx: Db, entityKind: EntityKindName, 
       const policies = (await sql<{ entity_id: string }>`SELECT entity_id FROM ${roleTable} WHERE value = ${role}`.execute(tx)).rows;
       for (const { entity_id: policyId } of policies) {
         const row = await sql<{ roles: string | null }>`SELECT ${sql.ref(side.column)} AS roles FROM ${sql.table(kind.table)} WHERE id = ${policyId}`.execute(tx);
-        const remaining = (JSON.parse(row.rows[0]?.roles ?? '[]') as string[]).filter((r) => r !== role);
+        const remaining = (stringList(parseJsonValue(row.rows[0]?.roles ?? '[]')) ?? []).filter((r) => r !== role);
         await sql`UPDATE ${sql.table(kind.table)} SET ${sql.ref(side.column)} = ${remaining.length ? JSON.stringify(remaining) : null}, updated_at = ${at}
           WHERE id = ${policyId}`.execute(tx);
       }

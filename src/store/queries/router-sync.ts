@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { typed } from '../connection.js';
 import { inTextList } from '../prepared.js';
 import type { Db } from '../store.js';
+import { keysOf } from '../../lib/collections.js';
 
 /** An API session as routers receive it (edge_ctrl_pb.ApiSession). */
 export interface RouterApiSession {
@@ -102,6 +103,7 @@ export async function routerSyncFeedAfter(db: Db, afterSeq: number, limit: numbe
     .orderBy('seq')
     .limit(limit)
     .execute();
+  // The feed's rows are written only by migration 019's triggers, each with one of the FeedKind names.
   return rows.map((row) => ({ seq: Number(row.seq), kind: row.kind as FeedKind, entityId: row.entity_id, token: row.token }));
 }
 
@@ -133,7 +135,7 @@ export async function recordRouterSync(tx: Db, routerId: string, state: RouterSy
     ...(state.hostname === undefined ? {} : { hostname: state.hostname }),
     ...(state.supportedProtocols === undefined ? {} : { supported_protocols: JSON.stringify(state.supportedProtocols) }),
   };
-  const columns = Object.keys(values) as Array<keyof typeof values>;
+  const columns = keysOf(values);
   // Inserted only while the router exists (it may have been deleted meanwhile).
   await typed(tx)
     .insertInto('router_presence')

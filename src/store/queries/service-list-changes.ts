@@ -57,6 +57,7 @@ async function policiesShowingChecks(tx: Db, policyIds: readonly string[], needs
   const rows = await shapes.run<{ id: string }>(tx, `showing checks ${needs.checks} ${needs.services}`, [policyIds], (q, [ids]) => {
     const checks = needs.checks ? sql`AND EXISTS (SELECT 1 FROM service_policy_posture_checks c WHERE c.policy_id = p.id)` : sql``;
     const services = needs.services ? sql`AND EXISTS (SELECT 1 FROM service_policy_services s WHERE s.policy_id = p.id)` : sql``;
+    // `ids`: the policy ids or the shape's stand-in for them (src/store/prepared.ts), which binds as they would.
     return sql<{ id: string }>`SELECT p.id FROM service_policies p WHERE p.id IN ${inTextList(q, ids as readonly string[])} ${checks} ${services}`;
   });
   return rows.map((row) => row.id);
