@@ -60,12 +60,15 @@ const KEPT_ANSWERS = 256;
 const KEPT_ANSWER_CHARS = 64 * 1024;
 const keptAnswers = new ReadCaches<{ text: string; isKeepable: boolean }>(KEPT_ANSWERS);
 
-/** A scope for sub-lists such as `identities/{id}/authenticators`: 404 when the parent is missing. */
-export function childrenOf(parent: EntityDefinition, column: string): ListScope<ById> {
+/**
+ * A scope for sub-lists such as `identities/{id}/authenticators`: the `child` rows whose `field` holds the parent's
+ * id. 404 when the parent is missing.
+ */
+export function childrenOf(parent: EntityDefinition, child: EntityDefinition, field: string): ListScope<ById> {
   return async (context, db) => {
     const { id } = context.params;
     await requireEntity(db, parent, id);
-    return columnIs(column, id);
+    return fieldIs(child, field, id);
   };
 }
 
