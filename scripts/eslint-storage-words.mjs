@@ -4,7 +4,7 @@
 // words too, so they are caught only where the code says it means storage: as the value of a storage key
 // (`column:`, `parentColumn:`, `columns: [...]`) or the column argument of `columnIs`. Some API words equal a table's
 // name and are not storage by their place: the `entity` of an entity reference, the `field` of an error (also
-// `invalidField`'s first argument). The one exemption is the declaration that maps an entity onto its storage, as
+// `invalidField`'s first argument), a field a change changed (`change.changed.has('configs')`). The one exemption is the declaration that maps an entity onto its storage, as
 // design.md 2.5 has it: `table:` and `column:` (and a lookup symbol's keys) in a definition (`*.definition.ts`,
 // `*.fields.ts`, `*.fabric.ts`), beside its `path:`, the API's collection name, which is often the table's too.
 import { readFileSync } from 'node:fs';
@@ -39,6 +39,14 @@ const calleeName = (call) => (call.callee.type === 'MemberExpression' ? call.cal
 const firstArgumentOf = (node, names) => node.parent?.type === 'CallExpression' && node.parent.arguments[0] === node && names.has(calleeName(node.parent));
 const COLUMN_CALLS = new Set(['columnIs']);
 const API_FIELD_CALLS = new Set(['invalidField']);
+/** Whether a literal is what `<x>.changed.has(…)` asks about: a changed field's API name. */
+const isChangedField = (node) =>
+  node.parent?.type === 'CallExpression' &&
+  node.parent.arguments[0] === node &&
+  node.parent.callee.type === 'MemberExpression' &&
+  node.parent.callee.property.name === 'has' &&
+  node.parent.callee.object.type === 'MemberExpression' &&
+  node.parent.callee.object.property.name === 'changed';
 
 let cached;
 
@@ -56,7 +64,7 @@ export const noStorageWords = {
       const key = property && keyName(property);
       const inStoragePlace = STORAGE_KEYS.has(key) || firstArgumentOf(node, COLUMN_CALLS);
       if (!(inStoragePlace ? cached.columns : cached.words).has(word)) return;
-      if (!inStoragePlace && (API_KEYS.has(key) || firstArgumentOf(node, API_FIELD_CALLS))) return;
+      if (!inStoragePlace && (API_KEYS.has(key) || firstArgumentOf(node, API_FIELD_CALLS) || isChangedField(node))) return;
       const isMapping = isMappingFile && property?.value === node && MAPPING_KEYS.has(key);
       if (!isMapping) context.report({ node, messageId: 'word', data: { word } });
     };
