@@ -22,7 +22,7 @@ export function storageWords(schemaText) {
 const MAPPING_FILE = /\.(?:definition|fields|fabric)\.ts$/;
 const MAPPING_KEYS = new Set(['table', 'column', 'foreignKey', 'existsIn', 'ownerColumn', 'valueColumn', 'path']);
 /** Keys whose values are storage names wherever they are written. */
-const STORAGE_KEYS = new Set(['table', 'column', 'columns', 'foreignKey', 'existsIn', 'ownerColumn', 'valueColumn', 'parentColumn', 'childColumn', 'parentTable', 'key', 'values']);
+const STORAGE_KEYS = new Set(['table', 'column', 'columns', 'foreignKey', 'existsIn', 'ownerColumn', 'valueColumn', 'parentColumn', 'childColumn', 'parentTable']);
 /** Keys whose values are the API's words, even where one equals a table's name. */
 const API_KEYS = new Set(['entity', 'field']);
 
