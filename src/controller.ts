@@ -201,7 +201,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     await closeGracefully(server, settings.shutdownTimeoutMs, logger);
     await routersReleased;
     traffic.stop();
-    inbox.stop();
+    await inbox.stop();
     links.network?.stop();
     // After the requests: a feed read in progress may wait for a request's write to finish.
     await edgeSync.stop();

@@ -112,6 +112,7 @@ export class Changes implements ChangeClock {
   /** Everything moved at this point (the start, a change log an instance could no longer follow, the map was full). */
   #all = 0;
   readonly #moves = new Map<string, number>();
+  readonly #commitListeners: ((tables: ReadonlySet<string>) => void)[] = [];
 
   now(): number {
     return this.#clock;
@@ -132,6 +133,16 @@ export class Changes implements ChangeClock {
     const at = ++this.#clock;
     for (const key of keys) this.#moves.set(key, at);
     if (this.#moves.size > KEYS_KEPT) this.movedAll();
+  }
+
+  onLocalCommit(listener: (tables: ReadonlySet<string>) => void): void {
+    this.#commitListeners.push(listener);
+  }
+
+  /** A write transaction of this process committed, having changed rows of these tables. */
+  committedHere(tables: ReadonlySet<string>): void {
+    if (tables.size === 0) return;
+    for (const listener of this.#commitListeners) listener(tables);
   }
 
   movedAll(): void {

@@ -23,6 +23,11 @@ export interface ChangeClock {
   changedSince(keys: readonly ChangeKey[], since: number): boolean;
   /** The last move of any key: for tests and watchers that care whether anything moved at all. */
   readonly latest: number;
+  /**
+   * Calls `listener` after each write transaction this process commits, with the tables it changed rows in (bookkeeping
+   * writes included): for work that should follow this process's own writes at once rather than at its next poll.
+   */
+  onLocalCommit(listener: (tables: ReadonlySet<string>) => void): void;
 }
 
 /** A stored table's (or view's) name, as the typed schema knows it. */

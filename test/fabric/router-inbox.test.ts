@@ -69,7 +69,7 @@ describe('router inbox', () => {
       for (let i = 0; i < 200 && requests.at(-1)?.contentType !== 1023; i++) await new Promise((resolve) => setTimeout(resolve, 5));
       assert.equal(requests.at(-1)?.contentType, 1023);
     } finally {
-      there.stop();
+      await there.stop();
     }
   });
 

@@ -62,7 +62,7 @@ export interface CircuitDeps {
   /** Ids of circuits whose routes are being set up now. */
   routing: Set<string>;
   /** Records circuits that span processes with their owner (CircuitOwners in circuits.ts). */
-  owners?: { claim(circuitId: string, routerIds: readonly string[]): void };
+  owners?: { claim(circuitId: string, routerIds: readonly string[]): Promise<void> };
   /** Ends a circuit: unroutes it at its router, forgets it, tells its strategy (Circuits.remove). */
   remove(circuitId: string, now: boolean, end: CircuitEnd, detail?: string): void;
 }

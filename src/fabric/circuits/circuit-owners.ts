@@ -23,10 +23,10 @@ export function storeCircuitOwners(options: CircuitOwnersOptions): CircuitOwners
   const { store, clock, instanceId, instanceOfflineAfterMs, holds, onError } = options;
   const claimed = new Set<string>();
   return {
-    claim(circuitId, routerIds) {
+    async claim(circuitId, routerIds) {
       if (claimed.has(circuitId) || routerIds.every(holds)) return;
       claimed.add(circuitId);
-      store.transaction((tx) => addCircuitOwner(tx, circuitId, instanceId), BOOKKEEPING).catch(onError);
+      await store.transaction((tx) => addCircuitOwner(tx, circuitId, instanceId), BOOKKEEPING).catch(onError);
     },
     release(circuitId) {
       if (!claimed.delete(circuitId)) return;

@@ -59,8 +59,11 @@ export interface CircuitsOptions {
  * not unroute them as unknown (a router's CircuitConfirmation, a forward fault) while their owner lives.
  */
 export interface CircuitOwners {
-  /** The circuit's path has routers held elsewhere: it is recorded as this process's. */
-  claim(circuitId: string, routerIds: readonly string[]): void;
+  /**
+   * The circuit's path has routers held elsewhere: it is recorded as this process's, before the dial is answered (the
+   * far routers may ask about it at once, and their process must find its owner).
+   */
+  claim(circuitId: string, routerIds: readonly string[]): Promise<void>;
   release(circuitId: string): void;
   /** Those of these circuits another live process owns. */
   ownedElsewhere(circuitIds: readonly string[]): Promise<Set<string>>;
@@ -170,7 +173,7 @@ export class Circuits {
     for (const outcome of outcomes) {
       if (outcome.rerouted) {
         this.registry.setPath(outcome.circuitId, outcome.path, this.deps.clock().getTime());
-        this.#owners?.claim(outcome.circuitId, outcome.path.routerIds);
+        void this.#owners?.claim(outcome.circuitId, outcome.path.routerIds);
       } else {
         const circuit = this.registry.remove(outcome.circuitId);
         if (circuit) this.#ended(circuit, 'no path left', detail);

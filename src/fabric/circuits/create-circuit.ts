@@ -166,7 +166,7 @@ async function attemptEach(
         for (const routerId of path.routerIds) routed.add(routerId);
         throw new DialFailure('CAPACITY', `this controller holds its maximum of ${deps.registry.capacity} circuits`);
       }
-      deps.owners?.claim(circuitId, path.routerIds);
+      await deps.owners?.claim(circuitId, path.routerIds);
       const answered = new Map([...decodePeerData(terminator.row.peer_data), ...peerData]);
       if (service.encryptionRequired && !answered.has(PUBLIC_KEY_HEADER)) {
         deps.remove(circuitId, true, 'no public key', 'encryption required and the hosting side sent no public key');

@@ -1,8 +1,11 @@
 // Reads the routers' change feed (migration 019) after the last entry this process delivered, a few times a second,
-// so an API-session change committed by any worker or instance reaches the routers this process holds within 1 s.
+// so an API-session change committed by any worker or instance reaches the routers this process holds within 1 s;
+// and at once after this process's own commits that may have written it, because a v1.1.8 router holds an SDK's
+// Connect until it knows the SDK's new API session (xgress_edge GetApiSessionWithTimeout): a first dial right after a
+// login waited for the next poll.
 // A poll that finds nothing new is one primary-key read; nothing is written but the occasional pruning.
 import type { Store } from '../../store/store.js';
-import { hasRouterSyncFeedThrough, pruneRouterSyncFeed, routerSyncFeedAfter, routerSyncFeedHead, type FeedEntry } from '../../store/queries/router-sync.js';
+import { hasRouterSyncFeedThrough, pruneRouterSyncFeed, routerSyncFeedAfter, routerSyncFeedHead, writesRouterSyncFeed, type FeedEntry } from '../../store/queries/router-sync.js';
 
 /** How often the feed is looked at: a change waits at most this long plus the delivery. */
 export const FEED_POLL_MS = 250;
@@ -40,6 +43,9 @@ export class ChangeFeed {
   #pruneMark = { seq: 0, at: 0 };
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
+  /** A round was asked for while one ran: it may have read the feed before the commit that asked. */
+  #again = false;
+  #stopped = false;
 
   constructor(options: ChangeFeedOptions) {
     this.#options = options;
@@ -52,6 +58,9 @@ export class ChangeFeed {
     this.#pruneMark = { seq: this.#cursor, at: this.#now() };
     this.#timer = setInterval(() => void this.poll(), this.#options.pollMs ?? FEED_POLL_MS);
     this.#timer.unref();
+    this.#options.store.changes.onLocalCommit((tables) => {
+      if (!this.#stopped && writesRouterSyncFeed(tables)) setImmediate(() => void this.poll());
+    });
   }
 
   /** The sequence a full state read now covers: entries after it are delivered after that state. */
@@ -61,9 +70,19 @@ export class ChangeFeed {
 
   /** One round (rounds never overlap: a call during one waits for it). */
   poll(): Promise<void> {
-    this.#running ??= this.#round()
+    if (this.#running) {
+      this.#again = true;
+      return this.#running;
+    }
+    this.#running = this.#round()
       .catch(this.#options.onError)
-      .finally(() => (this.#running = undefined));
+      .finally(() => {
+        this.#running = undefined;
+        if (this.#again && !this.#stopped) {
+          this.#again = false;
+          void this.poll();
+        }
+      });
     return this.#running;
   }
 
@@ -109,6 +128,7 @@ export class ChangeFeed {
   }
 
   async stop(): Promise<void> {
+    this.#stopped = true;
     clearInterval(this.#timer);
     await this.#running;
   }

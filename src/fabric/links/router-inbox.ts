@@ -45,7 +45,10 @@ export class RouterInbox {
   readonly #replyPollMs: number;
   #timer: NodeJS.Timeout | undefined;
   #sweeper: NodeJS.Timeout | undefined;
-  #polling = false;
+  #polling: Promise<void> | undefined;
+  /** The messages being served now, awaited by stop(). */
+  readonly #serving = new Set<Promise<void>>();
+  #stopped = false;
   /** Rows being delivered now (read, not yet answered or removed): not delivered twice. */
   readonly #delivering = new Set<string>();
   readonly messenger: RouteMessenger;
@@ -66,32 +69,44 @@ export class RouterInbox {
   }
 
   start(): void {
+    this.#stopped = false;
     this.#timer ??= setInterval(() => void this.deliver(), this.#pollMs).unref();
     this.#sweeper ??= setInterval(() => void this.sweep(), 10_000).unref();
   }
 
-  stop(): void {
+  /** Stops looking for rows and waits for the look and the messages under way (a row is not served after it). */
+  async stop(): Promise<void> {
+    this.#stopped = true;
     clearInterval(this.#timer);
     clearInterval(this.#sweeper);
     this.#timer = this.#sweeper = undefined;
+    await this.#polling;
+    await Promise.all(this.#serving);
   }
 
   /** One look for rows addressed here: each message sent on its router's channel, a request's reply written back. */
-  async deliver(): Promise<void> {
+  deliver(): Promise<void> {
+    if (this.#polling || this.#stopped || !this.#options.holdsAny()) return this.#polling ?? Promise.resolve();
+    this.#polling = this.#look().finally(() => (this.#polling = undefined));
+    return this.#polling;
+  }
+
+  async #look(): Promise<void> {
     const { store, instanceId } = this.#options;
-    if (this.#polling || !this.#options.holdsAny()) return;
-    this.#polling = true;
     try {
       if (!(await store.read((db) => hasPendingInbox(db, instanceId)))) return;
       const rows = await store.read((db) => pendingInboxRows(db, instanceId, TAKE_AT_ONCE, [...this.#delivering]));
       for (const row of rows) {
+        if (this.#stopped) return;
         this.#delivering.add(row.id);
-        void this.#serve(row).finally(() => this.#delivering.delete(row.id));
+        const serving: Promise<void> = this.#serve(row).finally(() => {
+          this.#delivering.delete(row.id);
+          this.#serving.delete(serving);
+        });
+        this.#serving.add(serving);
       }
     } catch (error) {
       this.#warn(undefined, error);
-    } finally {
-      this.#polling = false;
     }
   }
 

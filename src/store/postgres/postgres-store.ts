@@ -73,6 +73,7 @@ export async function openPostgresStore({ url, migrations, poolSize = 10 }: Post
       } else done = areaWrites(write);
       const { result, committed } = await done;
       changes.moved(committed.keys);
+      changes.committedHere(committed.tables);
       if (committed.xid !== undefined) {
         log.own(committed.xid);
         if (++logged % CHANGE_LOG_PRUNE_EVERY === 0) void pool.query(PRUNE_CHANGE_LOG).catch(() => undefined);

@@ -47,6 +47,8 @@ const logAndCommit = (client: pg.PoolClient, keys: readonly ChangeKey[]) =>
 export interface Committed {
   keys: ChangeKey[];
   xid: string | undefined;
+  /** The tables it changed rows in, bookkeeping included. */
+  tables: ReadonlySet<string>;
 }
 
 export interface WriteTransactions {
@@ -101,7 +103,7 @@ export function writeTransactions(pool: pg.Pool, schema: string, store: Kysely<S
         await client.query(beginStatement(schema, options));
         const result = await work(tx);
         const keys = commitKeys(written, options);
-        return { result, committed: { keys, xid: await commit(client, keys) } };
+        return { result, committed: { keys, xid: await commit(client, keys), tables: written } };
       } catch (error) {
         // After a failed COMMIT the transaction is over already; ROLLBACK then only warns.
         await client.query('ROLLBACK').catch((failure: unknown) => {

@@ -142,3 +142,9 @@ export async function recordRouterSync(tx: Db, routerId: string, state: RouterSy
     .onConflict((conflict) => conflict.column('router_id').doUpdateSet(values))
     .execute();
 }
+
+/** The tables whose row changes write the routers' change feed (migration 019's triggers). */
+const FEED_SOURCES: ReadonlySet<string> = new Set(['api_sessions', 'api_session_certificates', 'sessions']);
+
+/** Whether a commit that changed rows of these tables may have written the routers' change feed. */
+export const writesRouterSyncFeed = (tables: ReadonlySet<string>): boolean => [...tables].some((table) => FEED_SOURCES.has(table));

@@ -114,6 +114,7 @@ export async function openSqliteStore({ file, migrations }: SqliteStoreOptions):
     },
     transaction: async (work, options) => {
       let keys: ChangeKey[] = [];
+      let wrote: ReadonlySet<string> = new Set();
       const result = await translateErrors(() =>
         db.transaction().execute(async (tx) => {
           writing = new Set();
@@ -122,6 +123,7 @@ export async function openSqliteStore({ file, migrations }: SqliteStoreOptions):
             result = await work(tx);
           } finally {
             keys = commitKeys(writing, options);
+            wrote = writing;
             writing = undefined;
           }
           if (keys.length > 0) {
@@ -136,6 +138,7 @@ export async function openSqliteStore({ file, migrations }: SqliteStoreOptions):
       );
       commits++;
       changes.moved(keys);
+      changes.committedHere(wrote);
       return result;
     },
     read: (work) => translateErrors(() => work(db)),

@@ -156,6 +156,23 @@ describe('edge sync', () => {
     assert.deepEqual(channel.take(), [{ type: 'removed', tokens: [token], ids: [id] }]);
   });
 
+  it('tells a synchronised router of a login made here at once, without waiting for the next poll (a minute here)', async () => {
+    await sync.poll();
+    const { channel } = connections.connect('router-at-once');
+    await sync.idle();
+    channel.take();
+    const user = await createUser(t, admin);
+    const token = await login(t, user.username, user.password);
+    const deadline = Date.now() + 5_000;
+    let told: DecodedMessage[] = [];
+    while (told.length === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      await sync.idle();
+      told = channel.take().filter((message) => message.type === 'added');
+    }
+    assert.deepEqual(told.map((message) => message.type === 'added' && message.tokens), [[token]]);
+  });
+
   it('refreshes the activity of the API sessions a router heartbeats, and removes unknown ones from the router', async () => {
     const { channel } = connections.connect('router-heartbeat');
     await sync.idle();
