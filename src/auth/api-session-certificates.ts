@@ -6,28 +6,12 @@ import type { IdGenerators } from '../lib/ids.js';
 import { envelope } from '../http/envelope.js';
 import type { OperationHandler, OperationShape, OperationTable } from '../http/operation.js';
 import type { SessionCaller } from '../http/request-context.js';
-import { defineEntity, text, timestamp } from '../crud/define-entity.js';
 import { detail, fieldIs, list, remove, type FindOptions } from '../crud/crud-handlers.js';
 import { insertApiSessionCertificate as storeCertificate } from '../store/queries/api-sessions.js';
 import type { Db } from '../store/store.js';
 import { certificateFingerprint } from '../pki/fingerprint.js';
 import { lifetimes, signCsr } from '../pki/sign-csr.js';
-
-const apiSessionCertificate = defineEntity({
-  type: 'apiSessionCertificate',
-  path: 'current-api-session/certificates',
-  table: 'api_session_certificates',
-  idKind: 'shortId',
-  fields: {
-    subject: text(),
-    fingerprint: text(),
-    // Upstream's symbols (asked of v1.1.8): the owning session as `apiSession`, no validity dates.
-    validFrom: timestamp({ filter: false }),
-    validTo: timestamp({ filter: false }),
-    certificate: text({ column: 'cert_pem', filter: false }),
-    apiSessionId: text({ filter: 'apiSession', output: false }),
-  },
-});
+import { apiSessionCertificate } from './api-session-certificate.definition.js';
 
 /** Go's `pkix.Name.String()`: the RDNs in reverse order, comma-separated (`CN=x,O=y,C=US`). */
 function goSubjectString(certificate: X509Certificate): string {

@@ -14,7 +14,7 @@ import {
   type ApiSessionRow,
 } from '../store/queries/api-sessions.js';
 import { ReadCache } from '../store/read-cache.js';
-import { changeKeys } from '../store/changes.js';
+import { changeKeys, readKeys } from '../store/changes.js';
 import type { ChangeKey } from '../store/store.js';
 import { outstandingAuthQueries, totpQueries, type AuthQuery } from './auth-queries.js';
 import type { ExternalJwtVerifier } from './ext-jwt/ext-jwt-verifier.js';
@@ -89,7 +89,7 @@ const FLUSHES_PER_SWEEP = 9;
  * stays unknown until an API session is made anywhere.
  */
 const lookupDependsOn = (found: SessionLookup | undefined): ChangeKey[] =>
-  found ? [...changeKeys.ofIdentity(found.identityId), changeKeys.table('auth_policies')] : [changeKeys.table('api_sessions')];
+  found ? [...changeKeys.ofIdentity(found.identityId), ...readKeys.authPolicies] : readKeys.apiSessions;
 
 /** Session lookup, in-memory activity and the periodic flush + expiry enforcement. */
 export class ApiSessions {

@@ -29,7 +29,7 @@ async function findHolder(db: Db, leafPem: string, caId: string | undefined): Pr
     const claim = stored ? (normaliseExternalIdClaim(parseJsonValue(stored)) ?? undefined) : undefined;
     const externalId = claim ? externalIdOf(leafPem, claim) : undefined;
     if (externalId !== undefined) {
-      const identityId = await identityIdBy(db, 'external_id', externalId);
+      const identityId = await identityIdBy(db, 'externalId', externalId);
       return identityId === undefined ? undefined : { identityId, authenticatorId: 'internal', storesPem: false };
     }
   }

@@ -9,6 +9,7 @@ import { listEntities, listSetValues } from './entity-store.js';
 import { createEntity, modifyEntity, removeEntity, requireEntity } from './entity-writes.js';
 import { listQueryFrom } from './list-params.js';
 import type { ListQuery } from '../store/filter/filter-types.js';
+import { setValues } from '../store/naming.js';
 import { columnIs, linkedTo as linkedRows, type LinkTable as StoredLinkTable, type Scope } from '../store/queries/scopes.js';
 import type { Db } from '../store/store.js';
 import { ReadCaches } from '../store/read-cache.js';
@@ -60,12 +61,15 @@ const KEPT_ANSWERS = 256;
 const KEPT_ANSWER_CHARS = 64 * 1024;
 const keptAnswers = new ReadCaches<{ text: string; isKeepable: boolean }>(KEPT_ANSWERS);
 
-/** A scope for sub-lists such as `identities/{id}/authenticators`: 404 when the parent is missing. */
-export function childrenOf(parent: EntityDefinition, column: string): ListScope<ById> {
+/**
+ * A scope for sub-lists such as `identities/{id}/authenticators`: the `child` rows whose `field` holds the parent's
+ * id. 404 when the parent is missing.
+ */
+export function childrenOf(parent: EntityDefinition, child: EntityDefinition, field: string): ListScope<ById> {
   return async (context, db) => {
     const { id } = context.params;
     await requireEntity(db, parent, id);
-    return columnIs(column, id);
+    return fieldIs(child, field, id);
   };
 }
 
@@ -195,10 +199,9 @@ export function remove<A extends Access>(definition: EntityDefinition, access: A
  * applies, with the single symbol `id` (the value); limit and offset are ignored, as upstream does.
  */
 export function listSetField(definition: EntityDefinition, field: string, access: Access): OperationHandler {
-  const symbols = { id: { kind: 'column', type: 'string', column: 'value' } } as const;
   return operation(access, async (context: OperationContext) => {
     const filterOnly = { ...context, query: {}, rawQuery: { filter: context.rawQuery.filter } };
-    const query = listQueryFrom(filterOnly, symbols, 'value');
+    const query = listQueryFrom(filterOnly, setValues.symbols, setValues.column);
     const hasLimitClause = /\blimit\b/i.test(String(context.rawQuery.filter ?? ''));
     const values = await context.deps.store.read((db) =>
       listSetValues(db, definition, field, context.rawQuery.filter ? query : undefined, hasLimitClause),

@@ -7,6 +7,7 @@ import { pairRows } from '../store/queries/pair-rows.js';
 import { policyKinds } from '../store/queries/policy-tables.js';
 import { touchServiceLists } from '../store/queries/service-lists.js';
 import type { IdRange, RowFilter } from '../store/queries/table-rows.js';
+import { fingerprintLayouts, scanLayouts, type FingerprintLayout } from '../store/queries/scan-layouts.js';
 import type { TableName } from '../store/store.js';
 import { textOf, type Row, type WalkSource } from './chunks.js';
 import { entityRecord, entitySource, listColumn, type ScanContext } from './scan-context.js';
@@ -57,7 +58,7 @@ function setTables(): DerivedTable[] {
       tables.set(spec.setTable, {
         table: spec.setTable,
         source: { table: definition.table, columns: [spec.column] },
-        key: ['entity_id', 'value'],
+        key: scanLayouts.setRowKey,
         expected: (sources) => sources.flatMap((row) => [...new Set(listColumn(row[spec.column]))].map((value) => ({ entity_id: row.id, value }))),
       });
     }
@@ -71,7 +72,7 @@ function membershipTables(): DerivedTable[] {
     kind.sides.map((side) => ({
       table: side.membershipTable,
       source: entitySource(side.entity),
-      key: ['entity_id', 'policy_id'] as const,
+      key: scanLayouts.membershipKey,
       expected: (sources: Row[], _stored: Row[], { links }: ScanContext) =>
         sources.flatMap((row) => links.policiesSelecting(kind, side.field, entityRecord(row)).map((policy) => ({ entity_id: row.id, policy_id: policy.id }))),
     })),
@@ -108,10 +109,8 @@ async function touchRepairedIdentities(tx: Db, repaired: Row[], at: string): Pro
  * that would let an SDK polling service-updates miss the change, so the repair moves it up to that bound.
  */
 const serviceListChangeTimes: DerivedTable = {
-  table: 'identity_service_updates',
+  ...scanLayouts.serviceListTimes,
   source: entitySource('identity'),
-  key: ['identity_id'],
-  values: ['changed_at'],
   expected(sources, stored, context) {
     const storedAt = new Map(stored.map((row) => [textOf(row.identity_id), textOf(row.changed_at)]));
     return sources.flatMap((row) => {
@@ -141,21 +140,21 @@ function serviceListBound(entity: ReturnType<typeof entityRecord>, { links, serv
 
 /** An override keeps its config's type beside it (its key); the config's own type is the truth. */
 const overrideConfigTypes: DerivedTable = {
-  table: 'identity_service_configs',
-  source: { table: 'identities', columns: [] },
-  key: ['identity_id', 'service_id', 'config_id'],
-  values: ['config_type_id'],
+  table: scanLayouts.overrideConfigTypes.table,
+  source: { table: scanLayouts.overrideConfigTypes.sourceTable, columns: [] },
+  key: scanLayouts.overrideConfigTypes.key,
+  values: scanLayouts.overrideConfigTypes.values,
   expected: (_sources, stored, { configs }) => stored.map((row) => ({ ...row, config_type_id: configs.get(textOf(row.config_id))?.typeId ?? row.config_type_id })),
 };
 
 /** A certificate's fingerprint, kept beside it for lookups (certificate login, enrollment), is the hash of its DER. */
-function fingerprintColumn(table: TableName, fingerprint: string, pem: string): DerivedTable {
+function fingerprintColumn({ table, fingerprint, pem }: FingerprintLayout): DerivedTable {
   const filter = { present: pem };
   return {
     table,
     source: { table, columns: [pem], filter },
     storedFilter: filter,
-    key: ['id'],
+    key: scanLayouts.ownKey,
     values: [fingerprint],
     expected: (sources) => sources.map((row) => ({ id: row.id, [fingerprint]: fingerprintOrNull(textOf(row[pem])) })),
   };
@@ -177,10 +176,5 @@ export const derivedTables: readonly DerivedTable[] = [
   ...pairTables(),
   serviceListChangeTimes,
   overrideConfigTypes,
-  fingerprintColumn('authenticators', 'cert_fingerprint', 'cert_pem'),
-  fingerprintColumn('authenticators', 'unverified_fingerprint', 'unverified_cert_pem'),
-  fingerprintColumn('routers', 'fingerprint', 'cert_pem'),
-  fingerprintColumn('routers', 'unverified_fingerprint', 'unverified_cert_pem'),
-  fingerprintColumn('cas', 'fingerprint', 'cert_pem'),
-  fingerprintColumn('api_session_certificates', 'fingerprint', 'cert_pem'),
+  ...fingerprintLayouts.map(fingerprintColumn),
 ];

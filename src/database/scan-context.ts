@@ -2,6 +2,7 @@
 // kinds with the policies selecting them, and the change times service lists depend on — all from source records.
 import { ExpectedLinks, memberKinds, type EntityRecord, type PolicyRecord } from '../policy/expected-links.js';
 import { entityKinds, policyKinds, type PolicyKind } from '../store/queries/policy-tables.js';
+import { scanLayouts } from '../store/queries/scan-layouts.js';
 import type { Db } from '../store/store.js';
 import { textOf, walkChunks, type ChunkPacer, type Row, type WalkSource } from './chunks.js';
 
@@ -26,7 +27,7 @@ export const entityRecord = (row: Row): EntityRecord => ({ id: textOf(row.id), a
 /** Where the entities of a kind are read from, with their role attributes and `extra` columns. */
 export function entitySource(kind: keyof typeof entityKinds, extra: readonly string[] = []): WalkSource {
   const entity = entityKinds[kind];
-  return { table: entity.table, columns: ['role_attributes', ...extra], ...('flag' in entity ? { filter: { flag: entity.flag } } : {}) };
+  return { table: entity.table, columns: [scanLayouts.roleAttributes, ...extra], ...('flag' in entity ? { filter: { flag: entity.flag } } : {}) };
 }
 
 export async function loadScanContext(db: Db, pacer: ChunkPacer): Promise<ScanContext> {
@@ -37,7 +38,7 @@ export async function loadScanContext(db: Db, pacer: ChunkPacer): Promise<ScanCo
   const services = new Map<string, { updatedAt: string; configs: string[] }>();
   const postureChecks = new Map<string, string>();
   for (const kind of memberKinds) {
-    await walkChunks(db, entitySource(kind, ['updated_at', ...(kind === 'service' ? ['configs'] : [])]), pacer, ({ rows }) => {
+    await walkChunks(db, entitySource(kind, [scanLayouts.changedAt, ...(kind === 'service' ? [scanLayouts.serviceConfigs] : [])]), pacer, ({ rows }) => {
       links.addEntities(kind, rows.map(entityRecord));
       for (const row of rows) {
         if (kind === 'service') services.set(textOf(row.id), { updatedAt: textOf(row.updated_at), configs: listColumn(row.configs) });
@@ -46,7 +47,7 @@ export async function loadScanContext(db: Db, pacer: ChunkPacer): Promise<ScanCo
     });
   }
   const configs = new Map<string, { updatedAt: string; typeId: string }>();
-  await walkChunks(db, { table: 'configs', columns: ['updated_at', 'config_type_id'] }, pacer, ({ rows }) => {
+  await walkChunks(db, scanLayouts.configs, pacer, ({ rows }) => {
     for (const row of rows) configs.set(textOf(row.id), { updatedAt: textOf(row.updated_at), typeId: textOf(row.config_type_id) });
   });
   return { links, services, configs, postureChecks };

@@ -61,7 +61,7 @@ export async function createEnrollment(tx: Db, deps: EnrollmentDeps, input: NewE
   };
   await insertEnrollment(tx, record, formatTimestamp(deps.clock())).catch((error: unknown) => {
     // Migration 015's unique (identity_id, method) backs makeRoomForEnrollment against a concurrent writer.
-    if (isUniqueViolation(deps.store, error, 'enrollments', 'method')) throw enrollmentExists(input.method);
+    if (isUniqueViolation(deps.store, error, 'enrollmentMethod')) throw enrollmentExists(input.method);
     throw error;
   });
   return record;

@@ -19,6 +19,21 @@ export const changeKeys = {
   tables: (...names: TableName[]): ChangeKey[] => names.map((name) => `table:${name}` as const),
 };
 
+/** What callers' kept answers read, named for what they are about: the store spells the tables behind each. */
+export const readKeys = {
+  /** The routers' rows (deleted, disabled, re-enrolled). */
+  routers: changeKeys.tables('routers'),
+  /** The shared network: links, where routers are, the routers themselves. */
+  network: changeKeys.tables('fabric_links', 'router_presence', 'routers'),
+  authPolicies: changeKeys.tables('auth_policies'),
+  apiSessions: changeKeys.tables('api_sessions'),
+  configTypes: changeKeys.tables('config_types'),
+  /** An identity's own view beyond its own rows: its auth policy and the CAs. */
+  currentIdentity: changeKeys.tables('auth_policies', 'cas'),
+  /** The identity list: identities, their attributes and everything their envelopes show. */
+  identities: changeKeys.tables('identities', 'identity_role_attributes', 'authenticators', 'api_sessions', 'auth_policies', 'mfas', 'enrollments', 'cas'),
+};
+
 /**
  * Tables whose every row belongs to one identity (the identity's row itself, its credentials, API sessions, MFA,
  * enrollments, posture and service-list marks). Writes that name identity areas (WriteOptions) change only these

@@ -1,5 +1,5 @@
 // How the store names columns and side tables from API words: the one place the naming rules live.
-import type { FilterSymbol } from './filter/filter-types.js';
+import type { FilterSymbol, SymbolTable } from './filter/filter-types.js';
 import type { TableName } from './store.js';
 
 /** `roleAttributes` → `role_attributes`; `primary.updb.maxAttempts` → `primary_updb_max_attempts`. */
@@ -32,3 +32,6 @@ export const baseSymbols: Readonly<Record<string, FilterSymbol>> = {
 
 /** The filter symbol of a set field: its side table's rows, one per element. */
 export const setSymbol = (table: TableName): FilterSymbol => ({ kind: 'set', type: 'string', table, ownerColumn: 'entity_id', valueColumn: 'value' });
+
+/** A set field's distinct values listed as entities (`/identity-role-attributes`): each value is the `id`. */
+export const setValues: { column: string; symbols: SymbolTable } = { column: 'value', symbols: { id: { kind: 'column', type: 'string', column: 'value' } } };

@@ -127,13 +127,22 @@ export class StoreError extends Error {
   }
 }
 
+/** The unique constraints callers turn into their rules' own errors, named for what they keep unique. */
+const uniqueKeys = {
+  /** One MFA per identity. */
+  mfaOfIdentity: { table: 'mfas', column: 'identity_id' },
+  /** One enrollment per method per identity. */
+  enrollmentMethod: { table: 'enrollments', column: 'method' },
+  terminatorId: { table: 'terminators', column: 'id' },
+} as const satisfies Record<string, { table: TableName; column: string }>;
+
 /**
- * Whether `error` (a StoreError, or the driver's error inside an open transaction) is a unique constraint on
- * `table` that covers `column`: the database's backstop for a check-then-insert rule, which callers turn into the
- * rule's own error.
+ * Whether `error` (a StoreError, or the driver's error inside an open transaction) is the unique constraint `key`
+ * names: the database's backstop for a check-then-insert rule, which callers turn into the rule's own error.
  */
-export function isUniqueViolation(store: Pick<Store, 'translateError'>, error: unknown, table: TableName, column: string): boolean {
+export function isUniqueViolation(store: Pick<Store, 'translateError'>, error: unknown, key: keyof typeof uniqueKeys): boolean {
   const refused = error instanceof StoreError ? error : store.translateError(error);
+  const { table, column } = uniqueKeys[key];
   return refused?.kind === 'unique' && refused.table === table && refused.columns.includes(column);
 }
 

@@ -8,23 +8,9 @@ import type { AppDeps } from '../app-deps.js';
 import { listEnvelope } from '../http/envelope.js';
 import type { OperationContext, OperationHandler } from '../http/operation.js';
 import { listQueryFrom } from '../crud/list-params.js';
-import type { SymbolTable } from '../store/filter/filter-types.js';
 import { listInlineRows } from '../store/queries/entities.js';
+import { controllerSymbols } from './controller.fields.js';
 
-/** Upstream's public symbols for controllers (its filterableFields). */
-const controllerSymbols: SymbolTable = {
-  id: { kind: 'column', type: 'string', column: 'id' },
-  name: { kind: 'column', type: 'string', column: 'name' },
-  ctrlAddress: { kind: 'column', type: 'string', column: 'ctrl_address' },
-  certPem: { kind: 'column', type: 'string', column: 'cert_pem' },
-  fingerprint: { kind: 'column', type: 'string', column: 'fingerprint' },
-  isOnline: { kind: 'column', type: 'bool', column: 'is_online' },
-  lastJoinedAt: { kind: 'column', type: 'datetime', column: 'last_joined_at' },
-  createdAt: { kind: 'column', type: 'datetime', column: 'created_at' },
-  updatedAt: { kind: 'column', type: 'datetime', column: 'updated_at' },
-  tags: { kind: 'map', column: 'tags' },
-  isSystem: { kind: 'column', type: 'bool', column: 'is_system' },
-};
 
 interface ControllerRow {
   id: string;

@@ -170,7 +170,7 @@ export class ExternalJwtVerifier {
 }
 
 function identityNamedBy(db: Db, signer: SignerRow, claim: string): Promise<string | undefined> {
-  return identityIdBy(db, signer.useExternalId ? 'external_id' : 'id', claim);
+  return identityIdBy(db, signer.useExternalId ? 'externalId' : 'id', claim);
 }
 
 const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));

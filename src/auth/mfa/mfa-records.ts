@@ -56,7 +56,7 @@ export async function createMfa(tx: Db, deps: { clock: Clock; ids: IdGenerators;
   const row = { id, created_at: at, updated_at: at, tags: '{}', is_system: 0, identity_id: identityId, is_verified: 0, secret: newTotpSecret(), recovery_codes: recoveryCodes, last_totp_step: 0 };
   await insertMfa(tx, row).catch((error: unknown) => {
     // mfas.identity_id is unique (migration 013): a concurrent request created the record after findMfa looked.
-    if (isUniqueViolation(deps.store, error, 'mfas', 'identity_id')) throw new ApiError('MFA_EXISTS');
+    if (isUniqueViolation(deps.store, error, 'mfaOfIdentity')) throw new ApiError('MFA_EXISTS');
     throw error;
   });
   return id;

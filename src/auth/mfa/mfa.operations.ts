@@ -6,7 +6,7 @@ import { ApiError } from '../../errors/api-error.js';
 import { emptyEnvelope, envelope } from '../../http/envelope.js';
 import type { OperationContext, OperationHandler, OperationShape, OperationTable } from '../../http/operation.js';
 import type { SessionCaller } from '../../http/request-context.js';
-import { namesOf } from '../../store/queries/references.js';
+import { named, namesOf } from '../../store/queries/references.js';
 import type { Db } from '../../store/store.js';
 import { requireEntity } from '../../crud/entity-writes.js';
 import { identity } from '../../entities/identity/identity.definition.js';
@@ -35,7 +35,7 @@ async function requireMfa(db: Db, context: MfaContext, want: 'any' | 'verified' 
 }
 
 async function provisioningUrlOf(db: Db, context: MfaContext, record: MfaRecord): Promise<string> {
-  const name = (await namesOf(db, 'identities', [record.identityId])).get(record.identityId);
+  const name = (await namesOf(db, named.identity, [record.identityId])).get(record.identityId);
   return provisioningUrl(context.deps.settings.totpIssuer, name ?? '', record.secret);
 }
 

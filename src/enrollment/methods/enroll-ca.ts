@@ -81,7 +81,7 @@ export async function enrollWithCa(context: OperationContext): Promise<Operation
     if (claim && externalId === undefined) throw new ApiError('MISSING_CERT_CLAIM');
     if (externalId !== undefined) {
       // Upstream fails on the unique index; 409 CERT_IN_USE tells the SDK the certificate already enrolled.
-      if (await identityIdBy(tx, 'external_id', externalId)) throw ApiError.withMessage('CERT_IN_USE', `an identity with externalId ${externalId} already exists`);
+      if (await identityIdBy(tx, 'externalId', externalId)) throw ApiError.withMessage('CERT_IN_USE', `an identity with externalId ${externalId} already exists`);
     } else {
       await requireUnusedFingerprint(tx, certificateFingerprint(leaf.raw));
     }

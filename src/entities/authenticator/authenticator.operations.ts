@@ -10,6 +10,7 @@ import { modifyEntity, removeEntityIn, requireEntity } from '../../crud/entity-w
 import { verifyPassword } from '../../auth/password.js';
 import { createEnrollment, futureInstant, makeRoomForEnrollment, type NewEnrollment } from '../../enrollment/create-enrollment.js';
 import { authenticator } from './authenticator.definition.js';
+import { enrollment } from '../enrollment/enrollment.definition.js';
 
 /** The caller's own authenticators; anyone else's is simply not found. */
 const ownScope: ListScope<OperationShape, SessionCaller> = ({ caller }) => Promise.resolve(fieldIs(authenticator, 'identityId', caller.session.identityId));
@@ -64,7 +65,7 @@ const reEnrollAuthenticator: OperationHandler<'reEnrollAuthenticator'> = {
       await removeEntityIn(tx, deps, authenticator, id);
       await createEnrollment(tx, deps, input);
     });
-    return { status: 201, json: createdEnvelope('enrollments', enrollmentId) };
+    return { status: 201, json: createdEnvelope(enrollment.path, enrollmentId) };
   },
 };
 

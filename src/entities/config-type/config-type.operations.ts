@@ -11,5 +11,5 @@ export const configTypeOperations: OperationTable<'management'> = {
   updateConfigType: update(configType, 'admin'),
   patchConfigType: patch(configType, 'admin'),
   deleteConfigType: remove(configType, 'admin'),
-  listConfigsForConfigType: list(config, 'admin', { scope: childrenOf(configType, 'config_type_id') }),
+  listConfigsForConfigType: list(config, 'admin', { scope: childrenOf(configType, config, 'configTypeId') }),
 };

@@ -1,6 +1,7 @@
 // The management API's /configs operations: generic CRUD and the services a config is attached to, admin-only.
 import type { OperationTable } from '../../http/operation.js';
 import { create, detail, linkedTo, list, patch, remove, update } from '../../crud/crud-handlers.js';
+import { policyLinks } from '../../store/queries/policy-tables.js';
 import { associatedService } from '../service/service.definition.js';
 import { config } from './config.definition.js';
 
@@ -11,5 +12,5 @@ export const configOperations: OperationTable<'management'> = {
   updateConfig: update(config, 'admin'),
   patchConfig: patch(config, 'admin'),
   deleteConfig: remove(config, 'admin'),
-  listConfigServices: list(associatedService, 'admin', { scope: linkedTo(config, { table: 'service_configs', parentColumn: 'value', childColumn: 'entity_id' }) }),
+  listConfigServices: list(associatedService, 'admin', { scope: linkedTo(config, policyLinks.configServices) }),
 };

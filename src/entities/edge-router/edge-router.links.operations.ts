@@ -1,11 +1,11 @@
 // An edge router's policy-derived sub-lists (admin), and the client's own usable edge routers, from link tables.
 import { listEnvelope } from '../../http/envelope.js';
 import type { OperationHandler, OperationTable } from '../../http/operation.js';
-import { linkedTo, list, type LinkTable } from '../../crud/crud-handlers.js';
+import { fieldIs, linkedTo, list, type LinkTable } from '../../crud/crud-handlers.js';
 import { toApiEntities } from '../../crud/entity-mapping.js';
 import { listEntities } from '../../crud/entity-store.js';
 import { listQueryFrom } from '../../crud/list-params.js';
-import { allOf, columnIs, everyRow, linkedTo as linkedRows } from '../../store/queries/scopes.js';
+import { allOf, everyRow, linkedTo as linkedRows } from '../../store/queries/scopes.js';
 import { edgeRouterPolicy } from '../edge-router-policy/edge-router-policy.definition.js';
 import { identity } from '../identity/identity.definition.js';
 import { associatedService } from '../service/service.definition.js';
@@ -37,7 +37,7 @@ const getCurrentIdentityEdgeRouters: OperationHandler<'getCurrentIdentityEdgeRou
       ? everyRow
       : linkedRows(policyLinks.identityEdgeRouters, session.identityId);
     const { data, totalCount } = await deps.store.read(async (db) => {
-      const page = await listEntities(db, edgeRouter, query, allOf(columnIs('is_edge', 1), columnIs('is_verified', 1), granted));
+      const page = await listEntities(db, edgeRouter, query, allOf(fieldIs(edgeRouter, 'isEdge', 1), fieldIs(edgeRouter, 'isVerified', 1), granted));
       const routers = await toApiEntities(edgeRouter, page.rows, { db, deps, caller });
       return { data: routers.map(toClientShape), totalCount: page.totalCount };
     });

@@ -12,8 +12,9 @@ import { identityExists } from '../../store/queries/identities.js';
 import type { Db } from '../../store/store.js';
 import { enrollment } from './enrollment.definition.js';
 
-async function requireRow(db: Db, table: 'identities' | 'cas', id: string | null | undefined, field: string, reason: string): Promise<string> {
-  const exists = table === 'identities' ? identityExists : caExists;
+type Exists = (db: Db, id: string) => Promise<boolean>;
+
+async function requireRow(db: Db, exists: Exists, id: string | null | undefined, field: string, reason: string): Promise<string> {
   if (!id || !(await exists(db, id))) throw ApiError.invalidField(field, reason, id);
   return id;
 }
@@ -29,11 +30,11 @@ const createEnrollmentOperation: OperationHandler<'createEnrollment'> = {
     const now = deps.clock();
     const id = deps.ids.base62();
     await deps.store.transaction(async (tx) => {
-      const identityId = await requireRow(tx, 'identities', input.identityId, 'identityId', 'identity not found');
+      const identityId = await requireRow(tx, identityExists, input.identityId, 'identityId', 'identity not found');
       const expiresAt = futureInstant(input.expiresAt, now, 'expiresAt must be in the future');
       let caId: string | undefined;
       let username: string | undefined;
-      if (input.method === 'ottca') caId = await requireRow(tx, 'cas', input.caId, 'caId', 'ca not found');
+      if (input.method === 'ottca') caId = await requireRow(tx, caExists, input.caId, 'caId', 'ca not found');
       if (input.method === 'updb') {
         if (!input.username) throw ApiError.invalidField('username', 'username not provided', input.username);
         username = input.username;

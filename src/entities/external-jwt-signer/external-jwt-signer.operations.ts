@@ -1,7 +1,6 @@
 // External JWT signer operations: admin CRUD on the management API, and the public list clients log in from.
 import type { OperationTable } from '../../http/operation.js';
-import { create, detail, list, patch, remove, update } from '../../crud/crud-handlers.js';
-import { columnIs } from '../../store/queries/scopes.js';
+import { create, detail, fieldIs, list, patch, remove, update } from '../../crud/crud-handlers.js';
 import { externalJwtSigner, publicExternalJwtSigner } from './external-jwt-signer.definition.js';
 
 export const externalJwtSignerOperations: OperationTable<'management'> = {
@@ -15,5 +14,5 @@ export const externalJwtSignerOperations: OperationTable<'management'> = {
 
 /** Anonymous, as upstream: a client picks its identity provider before it has a session. Enabled signers only. */
 export const clientExternalJwtSignerOperations: OperationTable<'client'> = {
-  listExternalJwtSigners: list(publicExternalJwtSigner, 'public', { scope: () => Promise.resolve(columnIs('enabled', 1)) }),
+  listExternalJwtSigners: list(publicExternalJwtSigner, 'public', { scope: () => Promise.resolve(fieldIs(externalJwtSigner, 'enabled', 1)) }),
 };

@@ -1,5 +1,6 @@
 // An identity's `enrollment` block: its outstanding ott, ottca and updb enrollments (reference §3.9).
 import type { IdentityEnrollmentRow } from '../../store/queries/identities.js';
+import { ca as caDefinition } from '../ca/ca.definition.js';
 
 /** `{_links, entity, id, name}` of a CA, with the links its own detail has (http-conventions §6.2). */
 function caRef(ca: NonNullable<IdentityEnrollmentRow['ca']>): Record<string, unknown> {
@@ -7,7 +8,7 @@ function caRef(ca: NonNullable<IdentityEnrollmentRow['ca']>): Record<string, unk
   const links: Record<string, { href: string }> = { self: { href: `./cas/${id}` } };
   if (!ca.isVerified) links.verify = { href: `./cas/${id}/verify` };
   if (ca.isAutoCaEnrollmentEnabled) links.jwt = { href: `./cas/${id}/jwt` };
-  return { _links: links, entity: 'cas', id, name: ca.name };
+  return { _links: links, entity: caDefinition.path, id, name: ca.name };
 }
 
 /**

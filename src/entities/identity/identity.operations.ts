@@ -2,7 +2,7 @@
 import { ApiError } from '../../errors/api-error.js';
 import { emptyEnvelope, envelope, serializeJson } from '../../http/envelope.js';
 import { ReadCaches } from '../../store/read-cache.js';
-import { changeKeys } from '../../store/changes.js';
+import { changeKeys, readKeys } from '../../store/changes.js';
 import type { OperationHandler, OperationTable } from '../../http/operation.js';
 import { childrenOf, create, detail, list, listSetField, patch, remove, update } from '../../crud/crud-handlers.js';
 import { toApiEntity } from '../../crud/entity-mapping.js';
@@ -13,7 +13,7 @@ import { authenticator } from '../authenticator/authenticator.definition.js';
 import { enrollment } from '../enrollment/enrollment.definition.js';
 import { identity } from './identity.definition.js';
 
-const IDENTITY_LIST_READS = changeKeys.tables('identities', 'identity_role_attributes', 'authenticators', 'api_sessions', 'auth_policies', 'mfas', 'enrollments', 'cas');
+const IDENTITY_LIST_READS = readKeys.identities;
 
 const LAST_WRITABLE_TIME = Date.parse('9999-12-31T23:59:59.999Z');
 
@@ -64,7 +64,7 @@ const getCurrentIdentity: OperationHandler<'getCurrentIdentity'> = {
   access: 'authenticated',
   async handle({ deps, caller }) {
     const identityId = caller.session.identityId;
-    const dependsOn = [...changeKeys.ofIdentity(identityId), ...changeKeys.tables('auth_policies', 'cas')];
+    const dependsOn = [...changeKeys.ofIdentity(identityId), ...readKeys.currentIdentity];
     const body = await currentIdentityCaches.of(deps.store).get(identityId, dependsOn, () =>
       deps.store.read(async (db) => {
         const data = await toApiEntity(identity, await requireEntity(db, identity, identityId), { db, deps, caller });
@@ -86,8 +86,8 @@ export const identityOperations: OperationTable<'management'> = {
   updateIdentity: update(identity, 'admin'),
   patchIdentity: patch(identity, 'admin'),
   deleteIdentity: remove(identity, 'admin'),
-  getIdentityAuthenticators: list(authenticator, 'admin', { scope: childrenOf(identity, 'identity_id') }),
-  getIdentityEnrollments: list(enrollment, 'admin', { scope: childrenOf(identity, 'identity_id') }),
+  getIdentityAuthenticators: list(authenticator, 'admin', { scope: childrenOf(identity, authenticator, 'identityId') }),
+  getIdentityEnrollments: list(enrollment, 'admin', { scope: childrenOf(identity, enrollment, 'identityId') }),
   disableIdentity,
   enableIdentity,
   listIdentityRoleAttributes: listSetField(identity, 'roleAttributes', 'admin'),

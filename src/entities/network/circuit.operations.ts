@@ -4,21 +4,12 @@ import type { OperationContext, OperationHandler, OperationTable } from '../../h
 import { emptyEnvelope } from '../../http/envelope.js';
 import { ApiError } from '../../errors/api-error.js';
 import { formatTimestamp } from '../../lib/clock.js';
-import type { SymbolTable } from '../../store/filter/filter-types.js';
-import { namesOf } from '../../store/queries/references.js';
+import { named, namesOf } from '../../store/queries/references.js';
 import { emptyNetwork, type CircuitSummary } from '../../fabric/network-views.js';
 import { networkRefs, type NetworkRefs } from './network-refs.js';
 import { networkListAndDetail } from './network-operations.js';
+import { circuitSymbols } from './circuit.fields.js';
 
-/** Upstream's circuit store symbols (`model/circuit.go` NewCircuitController); `updatedAt` reads createdAt there. */
-const circuitSymbols: SymbolTable = {
-  id: { kind: 'column', type: 'string', column: 'id' },
-  clientId: { kind: 'column', type: 'string', column: 'client_id' },
-  service: { kind: 'column', type: 'string', column: 'service' },
-  terminator: { kind: 'column', type: 'string', column: 'terminator' },
-  createdAt: { kind: 'column', type: 'datetime', column: 'created_at' },
-  updatedAt: { kind: 'column', type: 'datetime', column: 'created_at' },
-};
 
 const circuitsOf = (context: OperationContext) => (context.deps.network ?? emptyNetwork).circuits;
 
@@ -46,7 +37,7 @@ function toApi(circuit: CircuitSummary, refs: NetworkRefs, serviceNames: Map<str
 async function render(context: OperationContext, circuits: readonly CircuitSummary[]): Promise<Record<string, unknown>[]> {
   const serviceIds = [...new Set(circuits.map((c) => c.serviceId))];
   const routerIds = [...new Set(circuits.flatMap((c) => c.path.routerIds))];
-  const [serviceNames, refs] = await context.deps.store.read(async (db) => [await namesOf(db, 'services', serviceIds), await networkRefs(db, routerIds)] as const);
+  const [serviceNames, refs] = await context.deps.store.read(async (db) => [await namesOf(db, named.service, serviceIds), await networkRefs(db, routerIds)] as const);
   return circuits.map((circuit) => toApi(circuit, refs, serviceNames));
 }
 

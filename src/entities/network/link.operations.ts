@@ -1,25 +1,11 @@
 // `/fabric/v1/links`: the routers' links the network holds (deps.network), listed with the filter language
 // of every other list, shown as upstream's `api_impl/link_api_model.go` MapLinkToRestModel shows them.
 import type { OperationContext, OperationTable } from '../../http/operation.js';
-import type { SymbolTable } from '../../store/filter/filter-types.js';
 import { emptyNetwork, type LinkSummary } from '../../fabric/network-views.js';
 import { networkRefs } from './network-refs.js';
 import { networkListAndDetail } from './network-operations.js';
+import { linkSymbols } from './link.fields.js';
 
-/** Upstream's link store symbols (`model/link_manager.go` NewLinkManager). */
-const linkSymbols: SymbolTable = {
-  id: { kind: 'column', type: 'string', column: 'id' },
-  protocol: { kind: 'column', type: 'string', column: 'protocol' },
-  dialAddress: { kind: 'column', type: 'string', column: 'dial_address' },
-  sourceRouter: { kind: 'column', type: 'string', column: 'source_router' },
-  destRouter: { kind: 'column', type: 'string', column: 'dest_router' },
-  cost: { kind: 'column', type: 'number', column: 'cost' },
-  staticCost: { kind: 'column', type: 'number', column: 'static_cost' },
-  destLatency: { kind: 'column', type: 'number', column: 'dest_latency' },
-  sourceLatency: { kind: 'column', type: 'number', column: 'source_latency' },
-  state: { kind: 'column', type: 'string', column: 'state' },
-  iteration: { kind: 'column', type: 'number', column: 'iteration' },
-};
 
 const linksOf = (context: OperationContext) => (context.deps.network ?? emptyNetwork).links;
 

@@ -3,17 +3,16 @@
 import { ApiError } from '../../errors/api-error.js';
 import { envelope, listEnvelope, serializeJson } from '../../http/envelope.js';
 import { ReadCaches } from '../../store/read-cache.js';
-import { changeKeys } from '../../store/changes.js';
+import { changeKeys, readKeys } from '../../store/changes.js';
 import type { OperationContext, OperationHandler, OperationOf, OperationTable } from '../../http/operation.js';
 import type { SessionCaller } from '../../http/request-context.js';
-import { list } from '../../crud/crud-handlers.js';
+import { fieldIs, list } from '../../crud/crud-handlers.js';
 import type { EntityDefinition } from '../../crud/define-entity.js';
 import { entityRef, toApiEntities, toApiEntity } from '../../crud/entity-mapping.js';
 import type { EntityValues } from '../../crud/entity-rules.js';
 import { listEntities, rowToValues } from '../../crud/entity-store.js';
 import { requireEntity } from '../../crud/entity-writes.js';
 import { listQueryFrom } from '../../crud/list-params.js';
-import { columnIs } from '../../store/queries/scopes.js';
 import { grantedServicePage } from '../../store/queries/service-access.js';
 import type { Db } from '../../store/store.js';
 import { resolveConfigTypes, selectionOf, sessionConfigTypes } from '../../policy/config-expansion.js';
@@ -77,7 +76,7 @@ const listGrantedServices = list<ListServices, 'authenticated'>(service, 'authen
       ? selectionOf(await resolveConfigTypes(db, requested))
       : await sessionSelections
           .of(context.deps.store)
-          .get(viewer.apiSessionId, [...changeKeys.ofIdentity(viewer.identityId), changeKeys.table('config_types')], () => sessionConfigTypes(db, viewer.apiSessionId));
+          .get(viewer.apiSessionId, [...changeKeys.ofIdentity(viewer.identityId), ...readKeys.configTypes], () => sessionConfigTypes(db, viewer.apiSessionId));
     const page = await grantedServicePage(db, viewer.identityId, query);
     const pairs = new Map(page.rows.map((row) => [row.id, { dial: row.pair_dial, bind: row.pair_bind }]));
     const rows = page.rows.map((row) => rowToValues(service, row));
@@ -117,7 +116,7 @@ const listServiceTerminators: OperationHandler<'listServiceTerminators', 'client
     const query = listQueryFrom(context, terminator.symbols);
     const { data, totalCount } = await context.deps.store.read(async (db) => {
       const owner = await requireVisibleService(db, context.caller, id);
-      const page = await listEntities(db, terminator, query, columnIs('service_id', owner.id));
+      const page = await listEntities(db, terminator, query, fieldIs(terminator, 'service', owner.id));
       return { data: page.rows.map((row) => clientTerminator(row, owner)), totalCount: page.totalCount };
     });
     const pagination = { limit: query.limit, offset: query.offset, totalCount };

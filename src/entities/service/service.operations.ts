@@ -2,6 +2,7 @@
 import type { OperationTable } from '../../http/operation.js';
 import { create, detail, linkedTo, list, listSetField, patch, remove, update } from '../../crud/crud-handlers.js';
 import { roleFilterScope } from '../../crud/role-filter.js';
+import { policyLinks } from '../../store/queries/policy-tables.js';
 import { config } from '../config/config.definition.js';
 import { service } from './service.definition.js';
 
@@ -18,7 +19,7 @@ export const serviceOperations: OperationTable<'management'> = {
   listServices: list(service, 'admin', { scope: roleFilterScope(service) }),
   createService: create(service, 'admin'),
   detailService: detail(service, 'admin'),
-  listServiceConfig: list(config, 'admin', { scope: linkedTo(service, { table: 'service_configs', parentColumn: 'entity_id', childColumn: 'value' }) }),
+  listServiceConfig: list(config, 'admin', { scope: linkedTo(service, policyLinks.serviceConfigs) }),
   listServiceRoleAttributes: listSetField(service, 'roleAttributes', 'admin'),
 };
 

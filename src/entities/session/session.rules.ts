@@ -4,7 +4,7 @@ import { entityRef } from '../../crud/entity-mapping.js';
 import type { EntityRules, ReadContext } from '../../crud/entity-rules.js';
 import { sharedEdgeRouters, type CommonEdgeRouter } from '../../policy/session-edge-routers.js';
 import type { RequestContext } from '../../http/request-context.js';
-import { namesOf } from '../../store/queries/references.js';
+import { named, namesOf } from '../../store/queries/references.js';
 import { service } from '../service/service.definition.js';
 import { servicePolicy } from '../service-policy/service-policy.definition.js';
 import type { Session } from './session.fields.js';
@@ -53,9 +53,9 @@ export function sessionDetail(
 
 /** The detail of a page of sessions, with their service policies (a policy deleted since is left out, as upstream). */
 async function sessionViews({ db, caller }: ReadContext, sessions: readonly Session[]): Promise<Record<string, unknown>[]> {
-  const serviceNames = await namesOf(db, 'services', sessions.map((s) => s.serviceId));
+  const serviceNames = await namesOf(db, named.service, sessions.map((s) => s.serviceId));
   const policyIds = (s: Session) => (Array.isArray(s.servicePolicies) ? s.servicePolicies.filter((id): id is string => typeof id === 'string') : []);
-  const policyNames = await namesOf(db, 'service_policies', sessions.flatMap(policyIds));
+  const policyNames = await namesOf(db, named.servicePolicy, sessions.flatMap(policyIds));
   const views: Record<string, unknown>[] = [];
   for (const s of sessions) {
     const { serviceId } = s;

@@ -2,7 +2,7 @@
 // with the fabric fields (upstream `api_impl/terminator_api_model.go` MapTerminatorToRestModel).
 import { defineEntity, integer, text, type ValuesOf } from '../../crud/define-entity.js';
 import { entityRef } from '../../crud/entity-mapping.js';
-import { namesOf } from '../../store/queries/references.js';
+import { named, namesOf } from '../../store/queries/references.js';
 import { fabricRouter } from '../router/router.fabric.js';
 import { fabricService } from '../service/service.fabric.js';
 import { terminator } from './terminator.definition.js';
@@ -31,7 +31,7 @@ export const fabricTerminator = defineEntity({
     async extend({ db }, terminators: readonly ValuesOf<typeof fabricTerminatorFields>[]) {
       const serviceIds = [...new Set(terminators.map((t) => t.service))];
       const routerIds = [...new Set(terminators.map((t) => t.router))];
-      const [serviceNames, routerNames] = await Promise.all([namesOf(db, 'services', serviceIds), namesOf(db, 'routers', routerIds)]);
+      const [serviceNames, routerNames] = await Promise.all([namesOf(db, named.service, serviceIds), namesOf(db, named.router, routerIds)]);
       return terminators.map((row) => {
         const { service: serviceId, router: routerId } = row;
         return {

@@ -11,5 +11,5 @@ export const terminatorOperations: OperationTable<'management'> = {
   updateTerminator: update(terminator, 'admin'),
   patchTerminator: patch(terminator, 'admin'),
   deleteTerminator: remove(terminator, 'admin'),
-  listServiceTerminators: list(terminator, 'admin', { scope: childrenOf(service, 'service_id') }),
+  listServiceTerminators: list(terminator, 'admin', { scope: childrenOf(service, terminator, 'service') }),
 };

@@ -1,7 +1,7 @@
 // Terminator rules: the service and router exist, an address is given, binding and precedence get defaults.
 import { ApiError } from '../../errors/api-error.js';
 import type { EntityRules } from '../../crud/entity-rules.js';
-import { namesOf, rowExists } from '../../store/queries/references.js';
+import { named, namesOf, rowExists } from '../../store/queries/references.js';
 import type { Db, TableName } from '../../store/store.js';
 import { entityRef } from '../../crud/entity-mapping.js';
 import { service } from '../service/service.definition.js';
@@ -15,8 +15,8 @@ async function requireRow(tx: Db, table: TableName, field: string, id: unknown):
 export const terminatorRules: EntityRules<Terminator> = {
   async validate({ tx }, change) {
     const after = change.after;
-    if (change.op === 'create') await requireRow(tx, 'services', 'service', after.service);
-    if (change.op === 'create' || change.changed.has('router')) await requireRow(tx, 'routers', 'router', after.router);
+    if (change.op === 'create') await requireRow(tx, named.service, 'service', after.service);
+    if (change.op === 'create' || change.changed.has('router')) await requireRow(tx, named.router, 'router', after.router);
     if (!after.address) throw ApiError.invalidField('address', 'address is required', after.address);
     // ziti controller/model/terminator_manager.go: an empty binding is derived from the address.
     if (!after.binding) after.binding = after.address.startsWith('udp:') ? 'udp' : 'transport';
@@ -31,7 +31,7 @@ export const terminatorRules: EntityRules<Terminator> = {
   async extend({ db }, terminators) {
     const serviceIds = [...new Set(terminators.map((t) => t.service))];
     const routerIds = [...new Set(terminators.map((t) => t.router))];
-    const [serviceNames, routerNames] = await Promise.all([namesOf(db, 'services', serviceIds), namesOf(db, 'routers', routerIds)]);
+    const [serviceNames, routerNames] = await Promise.all([namesOf(db, named.service, serviceIds), namesOf(db, named.router, routerIds)]);
     return terminators.map((terminator) => {
       const { service: serviceId, router: routerId } = terminator;
       return {

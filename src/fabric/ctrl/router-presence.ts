@@ -13,11 +13,11 @@ import {
   routersForConnection,
 } from '../../store/queries/router-presence.js';
 import type { Store } from '../../store/store.js';
-import { changeKeys } from '../../store/changes.js';
+import { readKeys } from '../../store/changes.js';
 import type { RouterConnection, RouterRegistry } from './router-connections.js';
 
 /** What the watch reads: the routers' rows (deleted, disabled, re-enrolled). */
-const ROUTER_ROWS = changeKeys.tables('routers');
+const ROUTER_ROWS = readKeys.routers;
 
 export interface RouterPresenceOptions {
   store: Store;

@@ -1,6 +1,6 @@
 // The links of the routers this process holds, started from the controller's composition on its RouterConnections,
 // shared with the other processes through the store (docs/reference/router-control-plane-links.md §5.8).
-import { changeKeys } from '../../store/changes.js';
+import { readKeys } from '../../store/changes.js';
 import { formatTimestamp, type Clock } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
 import { writeAreas } from '../../store/store.js';
@@ -45,7 +45,7 @@ export function startRouterVerification(routers: { onConnected(listener: (router
 
 /** How long a read of the shared network is reused while its tables have not moved (latencies are bookkeeping writes). */
 const VIEW_MAX_AGE_MS = 1000;
-const NETWORK_ROWS = changeKeys.tables('fabric_links', 'router_presence', 'routers');
+const NETWORK_ROWS = readKeys.network;
 
 /**
  * The shared network in the store: link reports and faults are ordinary writes (they move `fabric_links`' change key

@@ -6,7 +6,7 @@ import type { Message } from '../channel/message.js';
 import { isUsable, type Link, type LinkTable } from './link-model.js';
 import type { LinkRouters, LinksLogger } from './link-routers.js';
 import { gone, healthy, linkFaultMessage, peerStateChanges, supportsLinkManagement } from './peer-states.js';
-import { allLinks, carryingLinks, emptyView, peerChanges, type SharedNetwork, type SharedView } from './shared-network.js';
+import { allLinks, carryingLinks, emptyView, peerChanges, type RemoteRouters, type SharedNetwork, type SharedView } from './shared-network.js';
 
 /** What the sync needs of its Links. */
 export interface SyncTarget {
@@ -24,7 +24,7 @@ export class NetworkSync {
   /** The last read of the shared network (a snapshot or a sync). */
   #remote: SharedView = emptyView;
   /** The routers elsewhere as this process's routers were last told of them. */
-  #told: SharedView['routers'] = new Map();
+  #told: RemoteRouters = new Map();
   /** The links that carried traffic at the last sync. */
   #carrying = new Map<string, Link>();
   #timer: NodeJS.Timeout | undefined;

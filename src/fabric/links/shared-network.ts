@@ -18,9 +18,12 @@ export interface RemoteRouter {
   noTraversal: boolean;
 }
 
+/** The routers online on other instances, by id. */
+export type RemoteRouters = ReadonlyMap<string, RemoteRouter>;
+
 export interface SharedView {
   /** Routers online on other (live) instances, by id. */
-  routers: ReadonlyMap<string, RemoteRouter>;
+  routers: RemoteRouters;
   /** Every stored link, by id. */
   links: ReadonlyMap<string, Link>;
 }
@@ -41,7 +44,7 @@ export interface SharedNetwork {
 export const emptyView: SharedView = { routers: new Map(), links: new Map() };
 
 /** Routers online elsewhere now that were not (or reconnected since), and those no longer online elsewhere. */
-export function peerChanges(before: SharedView['routers'], after: SharedView['routers']): { came: RemoteRouter[]; went: string[] } {
+export function peerChanges(before: RemoteRouters, after: RemoteRouters): { came: RemoteRouter[]; went: string[] } {
   const came = [...after.values()].filter((router) => {
     const was = before.get(router.routerId);
     return !was || was.instanceId !== router.instanceId || was.connectedAt !== router.connectedAt;

@@ -116,7 +116,7 @@ export async function createEdgeTerminator(store: Store, routerId: string, reque
     });
   } catch (error) {
     // Made by a concurrent request between our read and our write: judged as one found (upstream re-reads).
-    if (!isUniqueViolation(store, error, 'terminators', 'id')) throw error;
+    if (!isUniqueViolation(store, error, 'terminatorId')) throw error;
     const existing = await store.read((db) => terminatorById(db, request.address));
     const why = existing ? conflict(existing) : 'terminator could not be created';
     if (why) return refuse(request, existing ? CreateTerminatorResult.FailedIdConflict : CreateTerminatorResult.FailedOther, why, checked);

@@ -9,8 +9,9 @@ export async function identityExists(db: Db, id: string): Promise<boolean> {
   return (await typed(db).selectFrom('identities').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
 }
 
-/** The identity whose `column` (its id, or its external id) holds `value`. */
-export async function identityIdBy(db: Db, column: 'id' | 'external_id', value: string): Promise<string | undefined> {
+/** The identity whose `field` (its id, or its external id) holds `value`. */
+export async function identityIdBy(db: Db, field: 'id' | 'externalId', value: string): Promise<string | undefined> {
+  const column = field === 'externalId' ? 'external_id' : 'id';
   return (await typed(db).selectFrom('identities').select('id').where(column, '=', value).executeTakeFirst())?.id;
 }
 

@@ -125,7 +125,7 @@ function sideAt(kind: PolicyKind, index: number): PolicySide {
 
 /**
  * The links the entities' sub-lists read, by name, so that no entity spells the engine's tables: a policy's
- * members, the policies selecting an entity, and the pairs the engine grants.
+ * members, the policies selecting an entity, the pairs the engine grants, and a service's configs (its set's rows).
  */
 export const policyLinks = {
   servicePolicyIdentities: membersOf(servicePolicyKind, 0),
@@ -147,6 +147,8 @@ export const policyLinks = {
   edgeRouterIdentities: pairedWith(edgeRouterPolicyKind, 1),
   serviceEdgeRouters: pairedWith(serviceEdgeRouterPolicyKind, 0),
   edgeRouterServices: pairedWith(serviceEdgeRouterPolicyKind, 1),
+  serviceConfigs: { table: 'service_configs', parentColumn: 'entity_id', childColumn: 'value' },
+  configServices: { table: 'service_configs', parentColumn: 'value', childColumn: 'entity_id' },
 } satisfies Record<string, LinkTable>;
 
 /** A filter symbol over a link's far side (`anyOf(identities) = "<id>"` on service policies): an index lookup. */

@@ -5,6 +5,15 @@ import type { Db, TableName } from '../store.js';
 /** Tables of named entities. */
 export type NamedTable = 'identities' | 'services' | 'routers' | 'service_policies' | 'posture_checks' | 'configs' | 'config_types' | 'cas';
 
+/** The named entities' tables by the words callers use for them: only the store spells the tables. */
+export const named = {
+  identity: 'identities',
+  service: 'services',
+  router: 'routers',
+  servicePolicy: 'service_policies',
+  ca: 'cas',
+} as const satisfies Record<string, NamedTable>;
+
 export async function rowExists(db: Db, table: TableName, id: string): Promise<boolean> {
   return (await dynamic(db).selectFrom(table).select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
 }
