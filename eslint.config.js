@@ -7,7 +7,7 @@ import { noStorageWords } from './scripts/eslint-storage-words.mjs';
 
 // Module boundaries of design.md 2.3: who may import whom, by folder. Type-only imports of AppDeps are allowed
 // everywhere (it names every layer's pieces; lower layers use only its type).
-const DOMAIN = ['auth', 'policy', 'posture', 'enrollment', 'pki', 'database'];
+const DOMAIN = ['auth', 'policy', 'posture', 'enrollment', 'pki', 'integrity'];
 const anyOf = (folders) => folders.map((folder) => `**/${folder}/**`);
 /** What handlers may use of the HTTP layer: the operation types, envelopes, the caller, the client's certificates. */
 const HTTP_INTERNALS = [

@@ -1,6 +1,6 @@
 // Checks the scale model's derived tables against a from-scratch evaluation: the controller's own integrity scan
-// (src/database/integrity-scan.ts), the same evaluation the tests check the engine with, over every row.
-import { integrityDifferences } from '../src/database/integrity-scan.js';
+// (src/integrity/integrity-scan.ts), the same evaluation the tests check the engine with, over every row.
+import { integrityDifferences } from '../src/integrity/integrity-scan.js';
 import { systemClock } from '../src/lib/clock.js';
 import { withBenchStore } from './bench-store.js';
 

@@ -34,7 +34,7 @@ import { caOperations } from '../entities/ca/ca.operations.js';
 import { currentIdentityCertificateOperations } from '../auth/current-identity-certificates.js';
 import { currentIdentityMfaOperations, identityMfaOperations } from '../auth/mfa/mfa.operations.js';
 import { externalJwtSignerOperations } from '../entities/external-jwt-signer/external-jwt-signer.operations.js';
-import { databaseOperations } from '../database/database.operations.js';
+import { databaseOperations } from '../integrity/database.operations.js';
 import { identityTraceOperations } from '../entities/identity/identity.trace.operations.js';
 import { managementSessionOperations } from '../entities/session/session.operations.js';
 import { identityPostureOperations } from '../posture/identity-posture.operations.js';

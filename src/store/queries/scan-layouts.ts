@@ -1,4 +1,4 @@
-// The storage the integrity scan (src/database/) walks and compares, spelled here so that the scan names no table or
+// The storage the integrity scan (src/integrity/) walks and compares, spelled here so that the scan names no table or
 // column itself: the derived tables' keys and compared columns, and the source columns it reads.
 import type { TableName } from '../store.js';
 

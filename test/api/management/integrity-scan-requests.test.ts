@@ -4,7 +4,7 @@
 // be running when the next request of a client that asks straight away arrives.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { IntegrityStatus } from '../../../src/database/integrity-checks.js';
+import type { IntegrityStatus } from '../../../src/integrity/integrity-checks.js';
 import { assertError } from '../../support/conformance.js';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { buildTlsTestApp, type TlsTestApp } from '../../support/tls-client.js';
