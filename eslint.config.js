@@ -42,7 +42,7 @@ const boundaries = [
   restrict(['src/http/**/*.ts'], anyOf(['crud', 'entities', 'apis', 'system', 'store', ...DOMAIN]), 'http/ knows no entity, store or domain module.'),
   restrict(['src/crud/**/*.ts'], [...anyOf(['entities', 'apis', 'system', ...DOMAIN]), ...HTTP_INTERNALS], 'crud/ knows no entity or domain module, and of http/ only the handler types.'),
   restrict(DOMAIN.map((folder) => `src/${folder}/**/*.ts`), [...anyOf(['apis']), ...HTTP_INTERNALS], 'Domain modules use of http/ only the handler types, and never apis/.'),
-  // The control plane (design.md part 0): the channel is pure protocol; fabric/ never speaks HTTP.
+  // The control plane (docs/design.md part 0): the channel is pure protocol; fabric/ never speaks HTTP.
   restrict(['src/fabric/channel/**/*.ts'], ['../ctrl/**', '../messages/**', '../edge-sync/**', ...anyOf(['fabric/ctrl', 'fabric/messages', 'fabric/edge-sync', 'http', 'crud', 'entities', 'apis', 'system', 'settings', 'store', 'errors', ...DOMAIN])], 'fabric/channel/ is pure protocol: it imports lib/ only.'),
   // `ignores`, not a negated `files` entry: ESLint matches a negated entry alone, i.e. every file outside channel/.
   { ...restrict(['src/fabric/**/*.ts'], [...anyOf(['apis', 'http', 'crud'])], 'fabric/ never imports http/, apis/ or crud/.'), ignores: ['src/fabric/channel/**'] },

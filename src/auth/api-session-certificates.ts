@@ -1,5 +1,5 @@
-// Certificates bound to an API session (reference §10.2): signed on request for 12 hours, recorded at certificate
-// login and after extend-verify; each caller sees and deletes only its own session's.
+// Certificates bound to an API session (docs/reference/pki-enrollment-auth.md §10.2): signed on request for 12 hours,
+// recorded at certificate login and after extend-verify; each caller sees and deletes only its own session's.
 import { X509Certificate } from 'node:crypto';
 import { formatTimestamp, type Clock } from '../lib/clock.js';
 import type { IdGenerators } from '../lib/ids.js';

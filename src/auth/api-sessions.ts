@@ -25,7 +25,7 @@ export interface NewApiSession {
   authenticatorId: string;
   ipAddress: string;
   configTypes: string[];
-  /** The identity has verified MFA: the session must pass it (reference §4.5). */
+  /** The identity has verified MFA: the session must pass it (docs/reference/pki-enrollment-auth.md §4.5). */
   isMfaRequired: boolean;
 }
 
@@ -166,7 +166,9 @@ export class ApiSessions {
     };
   }
 
-  /** Every authenticated request needs this; it is served from memory until its identity's rows or auth policies change. */
+  /**
+   * Every authenticated request needs this; it is served from memory until its identity's rows or auth policies change.
+   */
   async #lookup(token: string): Promise<SessionLookup | undefined> {
     const found = await this.#options.store.read((db) => apiSessionByToken(db, token));
     return (
@@ -223,7 +225,8 @@ export class ApiSessions {
     const pending = [...this.#activity.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
     if (pending.length > 0) {
       // Bookkeeping: caches keep what they hold (resolve() looks at the stored activity before it refuses a token).
-      // Each row is written by one statement and decides nothing, so it takes turns with no other write but strict ones.
+      // Each row is written by one statement and decides nothing, so it takes turns with no other write but strict
+      // ones.
       await store.transaction(async (tx) => {
         for (const [id, at] of pending) await recordApiSessionActivity(tx, id, formatTimestamp(at));
       }, { bookkeeping: true, touches: writeAreas.rowsOnly });

@@ -1,5 +1,6 @@
-// Outstanding secondary factors of an API session (reference §6.3), recomputed on every request as upstream's
-// ProcessAuthQueries does: a session with any is partially authenticated and may use only the partial operations.
+// Outstanding secondary factors of an API session (docs/reference/pki-enrollment-auth.md §6.3), recomputed on every
+// request as upstream's ProcessAuthQueries does: a session with any is partially authenticated and may use only the
+// partial operations.
 import type { AuthQuery } from '../http/request-context.js';
 import type { ExternalJwtVerifier } from './ext-jwt/ext-jwt-verifier.js';
 

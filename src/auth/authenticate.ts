@@ -1,6 +1,6 @@
 // `POST /authenticate`: password, certificate and external-JWT login. Each method proves an identity; one shared
 // check (login-policy.ts) then decides whether that identity may log in that way, and the new API session carries
-// the secondary factors still outstanding (reference §4, §6.3, §7).
+// the secondary factors still outstanding (docs/reference/pki-enrollment-auth.md §4, §6.3, §7).
 import { ApiError } from '../errors/api-error.js';
 import { formatTimestamp } from '../lib/clock.js';
 import { envelope } from '../http/envelope.js';

@@ -1,5 +1,6 @@
-// `POST /authenticate?method=cert` (reference §4.3): the TLS client certificate must chain to the controller's
-// CAs or a verified third-party CA with auth enabled, and name an identity by fingerprint or by external id.
+// `POST /authenticate?method=cert` (docs/reference/pki-enrollment-auth.md §4.3): the TLS client certificate must chain
+// to the controller's CAs or a verified third-party CA with auth enabled, and name an identity by fingerprint or by
+// external id.
 import { formatTimestamp } from '../lib/clock.js';
 import type { OperationContext } from '../http/operation.js';
 import { clientCertificatesOf } from '../http/client-certificates.js';

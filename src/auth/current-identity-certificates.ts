@@ -1,5 +1,5 @@
-// Renewal of an identity's controller-issued certificate (reference §10.1): `extend` signs a new certificate that
-// waits beside the current one, `extend-verify` proves the client holds it and makes it current.
+// Renewal of an identity's controller-issued certificate (docs/reference/pki-enrollment-auth.md §10.1): `extend` signs
+// a new certificate that waits beside the current one, `extend-verify` proves the client holds it and makes it current.
 import 'reflect-metadata';
 import { createPublicKey, X509Certificate } from 'node:crypto';
 import {
@@ -67,7 +67,10 @@ function requirePresentedCertificate(context: OperationContext, authenticator: C
   return presented;
 }
 
-/** The identity-certificate profile of reference §1.3, with the current certificate's SANs rather than the CSR's. */
+/**
+ * The identity-certificate profile of docs/reference/pki-enrollment-auth.md §1.3, with the current certificate's SANs
+ * rather than the CSR's.
+ */
 async function issueExtension(deps: { clock: Clock; pki: Pki }, csrPem: string, current: X509Certificate): Promise<string> {
   const csr = await parseCsr(csrPem);
   const extensions: Extension[] = [

@@ -1,5 +1,6 @@
-// A CA's `externalIdClaim`: where in a client certificate an identity's externalId is found (reference §9.3), so
-// certificates from that CA may rotate while the identity stays the same.
+// A CA's `externalIdClaim`: where in a client certificate an identity's externalId is found
+// (docs/reference/pki-enrollment-auth.md §9.3), so certificates from that CA may rotate while the identity stays the
+// same.
 import 'reflect-metadata';
 import { SubjectAlternativeNameExtension, X509Certificate } from '@peculiar/x509';
 import { ApiError } from '../errors/api-error.js';

@@ -1,5 +1,5 @@
-// The one rule for disabled identities (reference §5.3): set by an admin or by a lockout, for some minutes or until
-// enabled, it refuses every login method and ends the identity's API sessions.
+// The one rule for disabled identities (docs/reference/pki-enrollment-auth.md §5.3): set by an admin or by a lockout,
+// for some minutes or until enabled, it refuses every login method and ends the identity's API sessions.
 import { formatTimestamp, type Clock } from '../lib/clock.js';
 import { disableIdentity, enableIdentity } from '../store/queries/identities.js';
 import type { Db } from '../store/store.js';

@@ -1,4 +1,5 @@
-// The link set of an identity, which every identity reference carries in full (reference §6.2–6.3).
+// The link set of an identity, which every identity reference carries in full (docs/reference/http-conventions.md
+// §6.2–6.3).
 import { identityNames } from '../store/queries/identities.js';
 import type { Db } from '../store/store.js';
 

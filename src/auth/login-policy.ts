@@ -1,5 +1,6 @@
-// What an identity's auth policy allows at login (reference §7), checked in one place for every primary method:
-// the identity is enabled, the method is allowed, and every secondary requirement is one this controller can check.
+// What an identity's auth policy allows at login (docs/reference/pki-enrollment-auth.md §7), checked in one place for
+// every primary method: the identity is enabled, the method is allowed, and every secondary requirement is one this
+// controller can check.
 import { ApiError } from '../errors/api-error.js';
 import { identityLoginPolicy } from '../store/queries/auth-policies.js';
 import { signerBy } from '../store/queries/external-jwt-signers.js';
@@ -39,7 +40,10 @@ export interface PrimaryCredential {
   record?: (tx: Db, apiSessionId: string) => Promise<void>;
 }
 
-/** Every failure at login is the same 401 INVALID_AUTH, whatever went wrong (reference §4.7). */
+/**
+ * Every failure at login is the same 401 INVALID_AUTH, whatever went wrong (docs/reference/pki-enrollment-auth.md
+ * §4.7).
+ */
 export const invalidAuth = () => new ApiError('INVALID_AUTH');
 
 export async function loginPolicyOf(db: Db, identityId: string): Promise<LoginPolicy | undefined> {

@@ -1,5 +1,6 @@
-// `POST /authenticate?method=password` (reference §4.2, §5.3): throttled per username and source address, then
-// the updb authenticator's password, with the auth policy's lockout after `maxAttempts` consecutive failures.
+// `POST /authenticate?method=password` (docs/reference/pki-enrollment-auth.md §4.2, §5.3): throttled per username and
+// source address, then the updb authenticator's password, with the auth policy's lockout after `maxAttempts`
+// consecutive failures.
 import { ApiError } from '../errors/api-error.js';
 import { clearPasswordFailures, countPasswordFailure, passwordCandidate } from '../store/queries/authenticators.js';
 import type { OperationContext } from '../http/operation.js';

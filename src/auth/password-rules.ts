@@ -1,6 +1,6 @@
 // The password rules of an identity's auth policy, checked wherever a password is set: updb enrollment, admin
 // authenticator create and update, self-service change. Upstream v1.1.8 stores them but never enforces them
-// (reference §5.2); its documents promise them, so we enforce them.
+// (docs/reference/pki-enrollment-auth.md §5.2); its documents promise them, so we enforce them.
 import { ApiError } from '../errors/api-error.js';
 import { identityPasswordRules } from '../store/queries/auth-policies.js';
 import type { Db } from '../store/store.js';
@@ -30,7 +30,9 @@ export async function passwordRulesFor(db: Db, identityId: string): Promise<Pass
   };
 }
 
-/** The password if it satisfies the rules; otherwise 400 COULD_NOT_VALIDATE on `field`, naming the first rule broken. */
+/**
+ * The password if it satisfies the rules; otherwise 400 COULD_NOT_VALIDATE on `field`, naming the first rule broken.
+ */
 export function checkPasswordRules(password: unknown, rules: PasswordRules, field = 'password'): string {
   const fail = (reason: string) => ApiError.invalidField(field, reason, password === undefined || password === null ? password : MASKED);
   if (typeof password !== 'string') throw fail('password is required');

@@ -1,5 +1,6 @@
 // Client-certificate trust: which anchor (the controller's own CAs, or a third-party CA) a presented chain leads to.
-// TLS never verifies client certificates (design part 0), so every use checks the chain here against its own roots.
+// TLS never verifies client certificates (docs/design.md part 0), so every use checks the chain here against its own
+// roots.
 import { X509Certificate } from 'node:crypto';
 import type { Pki } from '../pki/ensure-pki.js';
 import { splitPemCertificates } from '../pki/pem.js';

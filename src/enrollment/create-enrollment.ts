@@ -9,7 +9,10 @@ import { isUniqueViolation, type Db, type Store } from '../store/store.js';
 import { signEnrollmentJwt, type EnrollmentMethod } from './enrollment-jwt.js';
 import { deleteEnrollments, enrollmentsOfIdentity, insertEnrollment, isUsernameTaken, type EnrollmentRecord } from '../store/queries/enrollments.js';
 
-/** Upstream's `edge.enrollment.edgeIdentity.duration` default; identities and routers both use it (reference §2.2). */
+/**
+ * Upstream's `edge.enrollment.edgeIdentity.duration` default; identities and routers both use it
+ * (docs/reference/pki-enrollment-auth.md §2.2).
+ */
 export const DEFAULT_ENROLLMENT_LIFETIME_MS = 180 * 60_000;
 
 export interface NewEnrollment {
@@ -22,7 +25,10 @@ export interface NewEnrollment {
   /** updb: the username the new password authenticator gets. */
   username?: string;
   expiresAt: Date;
-  /** Default: a shortid, as upstream gives enrollments made with an identity or router (`POST /enrollments` uses base62). */
+  /**
+   * Default: a shortid, as upstream gives enrollments made with an identity or router (`POST /enrollments` uses
+   * base62).
+   */
   id?: string;
 }
 
@@ -34,7 +40,9 @@ export function futureInstant(text: string, now: Date, reason: string): Date {
   return at;
 }
 
-/** The JWT is signed with the controller's key for its advertised address; the store tells a unique-name refusal apart. */
+/**
+ * The JWT is signed with the controller's key for its advertised address; the store tells a unique-name refusal apart.
+ */
 export interface EnrollmentDeps {
   pki: Pki;
   settings: Settings;

@@ -1,5 +1,5 @@
 // `/enroll` and its per-method routes: one dispatcher that finds the enrollment behind the token and hands the
-// request to that method's module (reference §3.1).
+// request to that method's module (docs/reference/pki-enrollment-auth.md §3.1).
 import { ApiError } from '../errors/api-error.js';
 import { wrapHandler, type OperationContext, type OperationHandler, type OperationTable } from '../http/operation.js';
 import { requireEnrollment } from './enrollment-record.js';

@@ -1,5 +1,6 @@
-// Enrollment JWTs (reference §2.1): signed with the key of the TLS server certificate the controller presents, so
-// SDKs can check the token against the certificate they see at `iss` before trusting anything else.
+// Enrollment JWTs (docs/reference/pki-enrollment-auth.md §2.1): signed with the key of the TLS server certificate the
+// controller presents, so SDKs can check the token against the certificate they see at `iss` before trusting anything
+// else.
 import { SignJWT } from 'jose';
 import type { Pki } from '../pki/ensure-pki.js';
 import type { Settings } from '../settings/settings.schema.js';

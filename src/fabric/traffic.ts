@@ -10,7 +10,7 @@ import type { ControlChannel, FabricLogger, FabricMetrics } from './circuits/cir
 import { Terminators } from './terminators/terminators.js';
 import type { Fault } from './messages/gen/ctrl_pb.js';
 
-/** What this needs of fabric/ctrl's RouterConnections (fabric-seam.md). */
+/** What this needs of fabric/ctrl's RouterConnections (router-connections.ts). */
 export interface HeldRouters {
   get(routerId: string): { channel: ControlChannel } | undefined;
   onConnected(listener: (connection: { routerId: string; channel: ControlChannel & { close(reason: string): void } }) => void): void;
@@ -30,7 +30,9 @@ export interface TrafficOptions {
   linkFault?: (routerId: string, fault: Fault) => boolean;
   /** The routers' links, for circuits over several routers (see CircuitsOptions.links). */
   links?: CircuitLinks;
-  /** Several processes (§5.8 of docs/reference/router-control-plane-links.md): routers held elsewhere. */
+  /**
+   * Several processes (§5.8 of docs/reference/router-control-plane-links.md): routers held elsewhere.
+   */
   elsewhere?: { messenger: RouteMessenger; isOnline(routerId: string): boolean; owners: CircuitOwners };
 }
 

@@ -8,8 +8,8 @@ import type { ApiName, OperationSpec } from './spec/load-spec.js';
 const SELF_SERVICE = /^\/(current-identity|current-api-session|authenticate|controllers)(\/|$)/;
 
 /**
- * The access rule of design part 0 (reference/http-conventions.md §3.4): public where the contract lists no
- * security; on the management API admin-only except the caller's own identity, session, MFA and controllers;
+ * The access rule of docs/design.md part 0 (docs/reference/http-conventions.md §3.4): public where the contract lists
+ * no security; on the management API admin-only except the caller's own identity, session, MFA and controllers;
  * on the client API any authenticated caller, except changes to services, which need an admin.
  */
 export function defaultAccess(op: OperationSpec): Access {

@@ -1,6 +1,8 @@
 // Who is calling: resolved once per request from the `zt-session` header, before anything is refused.
 
-/** An outstanding secondary factor, as the API renders it in `authQueries` (reference §6.3). */
+/**
+ * An outstanding secondary factor, as the API renders it in `authQueries` (docs/reference/pki-enrollment-auth.md §6.3).
+ */
 export interface AuthQuery {
   typeId: 'MFA' | 'EXT-JWT';
   provider: 'ziti' | 'url';

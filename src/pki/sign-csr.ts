@@ -1,4 +1,5 @@
-// Certificates the controller issues from clients' CSRs (reference §1.3): identities, routers, API sessions.
+// Certificates the controller issues from clients' CSRs (docs/reference/pki-enrollment-auth.md §1.3): identities,
+// routers, API sessions.
 import 'reflect-metadata';
 import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
 import {

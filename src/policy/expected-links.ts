@@ -1,10 +1,13 @@
-// What the policy engine's link tables should hold, evaluated from scratch in plain code (reference §1.3, §2.4,
-// §2.6) and independent of the engine's SQL: the integrity scan checks the stored links against it, and the tests
-// and the bench check the engine through that scan.
+// What the policy engine's link tables should hold, evaluated from scratch in plain code
+// (docs/reference/policies-services-sessions.md §1.3, §2.4, §2.6) and independent of the engine's SQL: the integrity
+// scan checks the stored links against it, and the tests and the bench check the engine through that scan.
 import { entityKinds, policyKinds, type EntityKindName, type PolicyKind } from '../store/queries/policy-tables.js';
 import { keysOf } from '../lib/collections.js';
 
-/** The selection rule of reference §1.3: `@id` or `#all`; else AnyOf / AllOf over the `#attr` roles. */
+/**
+ * The selection rule of docs/reference/policies-services-sessions.md §1.3: `@id` or `#all`; else AnyOf / AllOf over the
+ * `#attr` roles.
+ */
 export function matches(roles: readonly string[], semantic: unknown, id: string, attributes: readonly string[]): boolean {
   if (roles.includes(`@${id}`) || roles.includes('#all')) return true;
   const wanted = roles.filter((role) => role.startsWith('#')).map((role) => role.slice(1));

@@ -21,7 +21,10 @@ export interface ServiceAccessView {
   postureQueries: PolicyPostureQueries[];
 }
 
-/** Admins see every service; anyone else only the services a policy lets them dial or bind (reference §4.1). */
+/**
+ * Admins see every service; anyone else only the services a policy lets them dial or bind
+ * (docs/reference/policies-services-sessions.md §4.1).
+ */
 export async function canSeeService(db: Db, viewer: ServiceViewer, serviceId: string): Promise<boolean> {
   if (viewer.isAdmin) return serviceExists(db, serviceId);
   return (await servicePair(db, viewer.identityId, serviceId)) !== undefined;
@@ -35,8 +38,8 @@ export interface ServiceGrant {
 }
 
 /**
- * The service if the viewer can see it (reference §4.1), with what it may do there, in one lookup: undefined when it
- * does not exist or, for a non-admin, no policy grants it anything.
+ * The service if the viewer can see it (docs/reference/policies-services-sessions.md §4.1), with what it may do there,
+ * in one lookup: undefined when it does not exist or, for a non-admin, no policy grants it anything.
  */
 export async function serviceGrant(db: Db, viewer: ServiceViewer, serviceId: string): Promise<ServiceGrant | undefined> {
   const row = await serviceWithPair(db, viewer.identityId, serviceId);

@@ -8,7 +8,10 @@ export interface Settings {
   configFile: string | undefined;
   /** `postgres://…`: the data lives in that PostgreSQL database; undefined: in SQLite in the home folder. */
   databaseUrl: string | undefined;
-  /** PostgreSQL connections each process keeps at most (reads and writes share them; see the README's PostgreSQL section). */
+  /**
+   * PostgreSQL connections each process keeps at most (reads and writes share them; see docs/operating.md, "On
+   * PostgreSQL").
+   */
   databasePoolSize: number;
   advertisedHost: string;
   advertisedPort: number;
@@ -22,9 +25,15 @@ export interface Settings {
   totpIssuer: string;
   /** Failed logins are counted per username and per source address within windows of this length. */
   loginThrottleWindowMs: number;
-  /** Failed password logins for one username from one source address (or MFA codes for one identity) per window before 429. */
+  /**
+   * Failed password logins for one username from one source address (or MFA codes for one identity) per window before
+   * 429.
+   */
   loginThrottleUsernameFailures: number;
-  /** Failed password logins for one username from every address per window; past it, only addresses without a failure on it may try. */
+  /**
+   * Failed password logins for one username from every address per window; past it, only addresses without a failure on
+   * it may try.
+   */
   loginThrottleUsernameFailuresAllAddresses: number;
   /** Failed logins from one source address per window before 429. */
   loginThrottleAddressFailures: number;

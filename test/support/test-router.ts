@@ -14,7 +14,7 @@ import type { TlsTestApp } from './tls-client.js';
 import { newCsr, newKeyPair } from './test-keys.js';
 import { TestRouterEdge, type EdgeListener } from './test-router-edge.js';
 
-/** The hello headers `ziti router run` v1.1.8 sent to a probe listener (reference/router-control-plane.md). */
+/** The hello headers `ziti router run` v1.1.8 sent to a probe listener (docs/reference/router-control-plane.md). */
 export const V118_HELLO = {
   version: 'v1.1.8|28fb11b5a76f358685317a85d230b60dd08f66b4|2024-07-29 13:47:45|linux|amd64',
   /** ctrl_pb.Listeners{[{address tls:127.0.0.1:10080, protocol tls, groups [default], localBinding lo}]} */
@@ -54,7 +54,10 @@ export interface TestRouterOptions {
   alpn?: string[];
   /** Replaces or removes (undefined value) hello headers. */
   helloHeaders?: Map<number, Uint8Array | undefined>;
-  /** Its edge listener, announced in its ClientHello (default tls://127.0.0.1:3022); null: it never answers the ServerHello. */
+  /**
+   * Its edge listener, announced in its ClientHello (default tls://127.0.0.1:3022); null: it never answers the
+   * ServerHello.
+   */
   edgeListener?: EdgeListener | null;
   /** The router's heartbeats (default: upstream's 10 s, never closing: a router does not close for this). */
   heartbeat?: Partial<HeartbeatOptions>;

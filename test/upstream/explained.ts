@@ -9,7 +9,7 @@ export const KINDS = {
   seeds: 'the seed specifications state it explicitly, and they win over upstream',
   'upstream-bug': 'upstream is broken here and we do what its documents promise',
   extension: 'ours answers where upstream has nothing (or more than upstream)',
-  design: 'a decision recorded in design.md part 0, with its reason there',
+  design: 'a decision recorded in docs/design.md part 0, with its reason there',
   decided: "a deviation a landed issue decided on purpose (its engineer's report names it)",
   wording: 'only a human-readable text differs (status, code and field agree)',
   gap: 'a shortfall of ours outside this change, reported to the integrator',

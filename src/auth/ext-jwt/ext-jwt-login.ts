@@ -1,6 +1,7 @@
-// `POST /authenticate?method=ext-jwt` (reference §4.4, §8.3): an `Authorization: Bearer` JWT from an enabled external
-// signer names the identity; its auth policy must allow ext-jwt logins from that signer. Of two bearer tokens (a
-// primary and a secondary factor's), the first one the policy accepts as primary wins, as upstream.
+// `POST /authenticate?method=ext-jwt` (docs/reference/pki-enrollment-auth.md §4.4, §8.3): an `Authorization: Bearer`
+// JWT from an enabled external signer names the identity; its auth policy must allow ext-jwt logins from that signer.
+// Of two bearer tokens (a primary and a secondary factor's), the first one the policy accepts as primary wins, as
+// upstream.
 import type { OperationContext } from '../../http/operation.js';
 import { allowsPrimary, invalidAuth, loginPolicyOf, type PrimaryCredential } from '../login-policy.js';
 import { bearerTokensOf } from '../../lib/bearer-tokens.js';

@@ -1,6 +1,6 @@
-// Verifies JWTs from external JWT signers (reference §8.3–8.4): the signer found by exact issuer and enabled, the
-// signature checked against its certificate or its JWKS (fetched on demand, refreshed on an unknown `kid`), issuer,
-// audience, expiry and not-before, then the identity named by the signer's claim.
+// Verifies JWTs from external JWT signers (docs/reference/pki-enrollment-auth.md §8.3–8.4): the signer found by exact
+// issuer and enabled, the signature checked against its certificate or its JWKS (fetched on demand, refreshed on an
+// unknown `kid`), issuer, audience, expiry and not-before, then the identity named by the signer's claim.
 import { X509Certificate, type KeyObject } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, importJWK, jwtVerify, type JSONWebKeySet, type JWK } from 'jose';
 import type { Logger } from 'pino';

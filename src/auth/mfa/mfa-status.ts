@@ -1,5 +1,5 @@
-// What MFA posture checks read (reference §6.4): whether an identity has verified TOTP MFA, and when one of its API
-// sessions last passed it (by `POST /authenticate/mfa` or `POST /current-identity/mfa/verify`).
+// What MFA posture checks read (docs/reference/pki-enrollment-auth.md §6.4): whether an identity has verified TOTP MFA,
+// and when one of its API sessions last passed it (by `POST /authenticate/mfa` or `POST /current-identity/mfa/verify`).
 import { apiSessionMfaCompletedAt } from '../../store/queries/api-sessions.js';
 import { mfaOf } from '../../store/queries/mfa.js';
 import type { Db } from '../../store/store.js';

@@ -1,6 +1,7 @@
-// TOTP MFA of the caller's identity (reference §6.2) on both APIs, `POST /authenticate/mfa`, and the admin's removal.
-// Which operations a partially authenticated session may use is upstream's list: status, enroll, verify, QR code and
-// authenticate/mfa; removing MFA and its recovery codes need a fully authenticated session.
+// TOTP MFA of the caller's identity (docs/reference/pki-enrollment-auth.md §6.2) on both APIs, `POST
+// /authenticate/mfa`, and the admin's removal. Which operations a partially authenticated session may use is upstream's
+// list: status, enroll, verify, QR code and authenticate/mfa; removing MFA and its recovery codes need a fully
+// authenticated session.
 import QRCode from 'qrcode';
 import { ApiError } from '../../errors/api-error.js';
 import { emptyEnvelope, envelope } from '../../http/envelope.js';

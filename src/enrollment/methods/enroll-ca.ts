@@ -1,5 +1,6 @@
-// CA auto-enrollment (`method=ca`, reference §3.5): a client certificate from a verified CA with auto-enrollment
-// creates its own identity, named by the CA's `identityNameFormat` and given the CA's `identityRoles`.
+// CA auto-enrollment (`method=ca`, docs/reference/pki-enrollment-auth.md §3.5): a client certificate from a verified CA
+// with auto-enrollment creates its own identity, named by the CA's `identityNameFormat` and given the CA's
+// `identityRoles`.
 import 'reflect-metadata';
 import type { X509Certificate } from 'node:crypto';
 import { X509Certificate as ParsedCertificate } from '@peculiar/x509';
@@ -35,7 +36,10 @@ function enrollingCa(cas: readonly CaRow[], leaf: X509Certificate, intermediates
   );
 }
 
-/** `[caName]`, `[caId]`, `[commonName]`, `[requestedName]` and `[identityId]` replaced literally (reference §9.4). */
+/**
+ * `[caName]`, `[caId]`, `[commonName]`, `[requestedName]` and `[identityId]` replaced literally
+ * (docs/reference/pki-enrollment-auth.md §9.4).
+ */
 function formatName(ca: CaRow, leaf: X509Certificate, requestedName: string, identityId: string): string {
   const symbols: Record<NameSymbol, string> = {
     caName: ca.name,

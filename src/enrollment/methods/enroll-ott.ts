@@ -15,9 +15,9 @@ function acceptsJson(context: OperationContext): boolean {
 }
 
 /**
- * The SDKs compare the content type as an exact string (reference §3.2): the Go SDK and CLI send no Accept and read
- * the leaf PEM as `application/x-pem-file`; the C SDK sends `Accept: application/json` and reads `data.cert`, the
- * leaf followed by the signing CA so it can build a path to the root from the EST bundle.
+ * The SDKs compare the content type as an exact string (docs/reference/pki-enrollment-auth.md §3.2): the Go SDK and CLI
+ * send no Accept and read the leaf PEM as `application/x-pem-file`; the C SDK sends `Accept: application/json` and
+ * reads `data.cert`, the leaf followed by the signing CA so it can build a path to the root from the EST bundle.
  */
 function certificateResponse(context: OperationContext, issued: IssuedCertificate): OperationResult {
   if (acceptsJson(context)) return { status: 200, json: envelope({ cert: issued.chainPem }) };

@@ -1,5 +1,6 @@
-// `ottca` (reference §3.4): a one-time token plus a client certificate from the third-party CA the token names
-// becomes that identity's `cert` authenticator. The CA must be verified (quirk Q13: upstream does not check).
+// `ottca` (docs/reference/pki-enrollment-auth.md §3.4): a one-time token plus a client certificate from the third-party
+// CA the token names becomes that identity's `cert` authenticator. The CA must be verified (quirk Q13: upstream does
+// not check).
 import type { X509Certificate } from 'node:crypto';
 import type { EntityDeps } from '../../app-deps.js';
 import { ApiError } from '../../errors/api-error.js';

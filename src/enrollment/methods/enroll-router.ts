@@ -1,4 +1,5 @@
-// erott / trott: a router trades its one-time token and two CSRs for its client and server certificates (§3.7).
+// erott / trott: a router trades its one-time token and two CSRs for its client and server certificates
+// (docs/reference/pki-enrollment-auth.md §3.7).
 import { ApiError } from '../../errors/api-error.js';
 import { envelope } from '../../http/envelope.js';
 import { formatTimestamp, type Clock } from '../../lib/clock.js';

@@ -1,4 +1,5 @@
-// `POST /enroll/extend/router`: an enrolled router renews its certificates, identified by the one it presents (§3.8).
+// `POST /enroll/extend/router`: an enrolled router renews its certificates, identified by the one it presents
+// (docs/reference/pki-enrollment-auth.md §3.8).
 import type { X509Certificate } from 'node:crypto';
 import { ApiError } from '../../errors/api-error.js';
 import { clientCertificatesOf } from '../../http/client-certificates.js';

@@ -9,7 +9,7 @@ export const authenticator = defineEntity({
   table: 'authenticators',
   idKind: 'base62',
   fields: authenticatorFields,
-  // Upstream's singular-looking target under a plural key (reference §6.2).
+  // Upstream's singular-looking target under a plural key (docs/reference/http-conventions.md §6.2).
   links: (entity) => ({ identities: `./identities/${String(entity.identityId)}` }),
   rules: authenticatorRules,
 });

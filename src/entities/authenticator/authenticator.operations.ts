@@ -39,10 +39,10 @@ function modifyOwn<Op extends 'updateCurrentIdentityAuthenticator' | 'patchCurre
 }
 
 /**
- * Turns an authenticator back into an enrollment of its kind (reference §10.3): cert → ottca when its certificate
- * came from a third-party CA, else ott; updb → updb with the same username. Upstream creates the enrollment and
- * then deletes the authenticator (ending the sessions it opened) in two steps; here all happens in one transaction.
- * 201 names the enrollment.
+ * Turns an authenticator back into an enrollment of its kind (docs/reference/pki-enrollment-auth.md §10.3): cert →
+ * ottca when its certificate came from a third-party CA, else ott; updb → updb with the same username. Upstream creates
+ * the enrollment and then deletes the authenticator (ending the sessions it opened) in two steps; here all happens in
+ * one transaction. 201 names the enrollment.
  */
 const reEnrollAuthenticator: OperationHandler<'reEnrollAuthenticator'> = {
   access: 'admin',

@@ -16,8 +16,9 @@ import { splitPemCertificates } from '../../pki/pem.js';
 import { ca } from './ca.definition.js';
 
 /**
- * The JWT SDKs enroll with against this CA (`em: ca`, reference §2.1): upstream's issuer here has a trailing
- * slash, `sub` and `jti` are the CA id, and there is no `exp` or `aud` because the token is not one-time.
+ * The JWT SDKs enroll with against this CA (`em: ca`, docs/reference/pki-enrollment-auth.md §2.1): upstream's issuer
+ * here has a trailing slash, `sub` and `jti` are the CA id, and there is no `exp` or `aud` because the token is not
+ * one-time.
  */
 const getCaJwt: OperationHandler<'getCaJwt'> = {
   access: 'admin',

@@ -26,7 +26,10 @@ const detailEdgeRouter: OperationHandler<'detailEdgeRouter'> = {
   },
 };
 
-/** Back to unenrolled with a fresh erott enrollment; the old certificate stops identifying the router (§3.7). */
+/**
+ * Back to unenrolled with a fresh erott enrollment; the old certificate stops identifying the router
+ * (docs/reference/pki-enrollment-auth.md §3.7).
+ */
 const reEnrollEdgeRouter: OperationHandler<'reEnrollEdgeRouter'> = {
   access: 'admin',
   async handle({ deps, params: { id } }) {

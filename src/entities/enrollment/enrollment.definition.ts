@@ -5,7 +5,8 @@ import { enrollmentRules } from './enrollment.rules.js';
 /**
  * Written only by the enrollment code (`create-enrollment.ts`), never through the generic create/update, so every
  * field is `writable: 'never'`. The references are rendered by the rules, which leave out what is empty as
- * upstream's `omitempty` does; `method` and `expiresAt` are not filterable upstream (http-conventions §10).
+ * upstream's `omitempty` does; `method` and `expiresAt` are not filterable upstream (docs/reference/http-conventions.md
+ * §10).
  */
 export const enrollment = defineEntity({
   type: 'enrollment',

@@ -1,4 +1,5 @@
-// Enrollment operations (management, admin): list, detail, create for an identity, delete, refresh (reference §3.9).
+// Enrollment operations (management, admin): list, detail, create for an identity, delete, refresh
+// (docs/reference/pki-enrollment-auth.md §3.9).
 import { ApiError } from '../../errors/api-error.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import { createdEnvelope } from '../../http/envelope.js';
@@ -47,7 +48,10 @@ const createEnrollmentOperation: OperationHandler<'createEnrollment'> = {
   },
 };
 
-/** A new `exp` and JWT for the same token, so a link already handed out keeps its token (reference §2.2). */
+/**
+ * A new `exp` and JWT for the same token, so a link already handed out keeps its token
+ * (docs/reference/pki-enrollment-auth.md §2.2).
+ */
 const refreshEnrollment: OperationHandler<'refreshEnrollment'> = {
   access: 'admin',
   async handle({ deps, params: { id }, body: { expiresAt: requested } }) {

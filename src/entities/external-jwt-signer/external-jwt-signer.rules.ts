@@ -1,5 +1,6 @@
-// External JWT signer rules (reference §8.1): blanks stored as none, exactly one key source (a certificate or a JWKS
-// endpoint over http(s)), certificate details derived, and no deletion while an auth policy names the signer.
+// External JWT signer rules (docs/reference/pki-enrollment-auth.md §8.1): blanks stored as none, exactly one key source
+// (a certificate or a JWKS endpoint over http(s)), certificate details derived, and no deletion while an auth policy
+// names the signer.
 import { X509Certificate } from 'node:crypto';
 import { ApiError } from '../../errors/api-error.js';
 import { authPoliciesAllowingSigner, firstAuthPolicyRequiringSigner } from '../../store/queries/auth-policies.js';

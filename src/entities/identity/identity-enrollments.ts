@@ -1,8 +1,11 @@
-// An identity's `enrollment` block: its outstanding ott, ottca and updb enrollments (reference §3.9).
+// An identity's `enrollment` block: its outstanding ott, ottca and updb enrollments
+// (docs/reference/pki-enrollment-auth.md §3.9).
 import type { IdentityEnrollmentRow } from '../../store/queries/identities.js';
 import { ca as caDefinition } from '../ca/ca.definition.js';
 
-/** `{_links, entity, id, name}` of a CA, with the links its own detail has (http-conventions §6.2). */
+/**
+ * `{_links, entity, id, name}` of a CA, with the links its own detail has (docs/reference/http-conventions.md §6.2).
+ */
 function caRef(ca: NonNullable<IdentityEnrollmentRow['ca']>): Record<string, unknown> {
   const id = ca.id;
   const links: Record<string, { href: string }> = { self: { href: `./cas/${id}` } };

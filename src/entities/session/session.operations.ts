@@ -1,5 +1,5 @@
 // Sessions on both APIs: on the client API any caller lists, reads and deletes its own and admins everyone's; the
-// management API is admin-only, as design part 0 has it for every management route (upstream lets any
+// management API is admin-only, as docs/design.md part 0 has it for every management route (upstream lets any
 // authenticated caller in there too, to the same own-sessions view the client API gives). Creation lives in
 // create-session.ts.
 import { envelope } from '../../http/envelope.js';

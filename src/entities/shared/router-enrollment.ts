@@ -35,7 +35,8 @@ export async function routerEnrollments(db: Db, routerIds: readonly string[]): P
 /**
  * A new erott (edge router) or trott (transit router) enrollment whose JWT names the router as `sub`, as upstream's
  * EdgeRouterManager / TransitRouterManager `Create` add one to every new router. Routers get the identities' default
- * lifetime: upstream never reads `edge.enrollment.edgeRouter.duration` (reference §2.2, quirk Q14).
+ * lifetime: upstream never reads `edge.enrollment.edgeRouter.duration` (docs/reference/pki-enrollment-auth.md §2.2,
+ * quirk Q14).
  */
 export async function createRouterEnrollment(tx: Db, deps: EnrollmentDeps, routerId: string, method: RouterEnrollmentMethod): Promise<void> {
   const expiresAt = new Date(deps.clock().getTime() + DEFAULT_ENROLLMENT_LIFETIME_MS);

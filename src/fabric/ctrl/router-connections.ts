@@ -1,5 +1,5 @@
-// The router control channels this process holds (the seam the edge sync builds on: fabric-seam.md). Presence in the
-// store says which instance holds which router; this registry is only this process's own share.
+// The router control channels this process holds (the seam the edge sync, terminators, circuits and links build on).
+// Presence in the store says which instance holds which router; this registry is only this process's own share.
 import type { Channel } from '../channel/channel.js';
 import type { Listener } from '../messages/gen/ctrl_pb.js';
 

@@ -62,7 +62,7 @@ export class Links {
 
   /**
    * The Fault (1004) subjects about links (LinkFault, LinkDuplicate), as upstream's faultHandler.handleFaultedLink;
-   * false for the circuit subjects, which the circuits' fault handler keeps (fabric-seam.md).
+   * false for the circuit subjects, which the circuits' fault handler keeps (circuits/circuits.ts).
    */
   handleFault(routerId: string, fault: Fault): boolean {
     if (fault.subject !== FaultSubject.LinkFault && fault.subject !== FaultSubject.LinkDuplicate) return false;
@@ -202,7 +202,9 @@ export class Links {
     }
   }
 
-  /** Each end's measured latency of its links (upstream AcceptMetricsMsg), truncated to whole ns as upstream's int64. */
+  /**
+   * Each end's measured latency of its links (upstream AcceptMetricsMsg), truncated to whole ns as upstream's int64.
+   */
   #metrics(router: LinkRouter, message: Message): void {
     let latencies;
     try {

@@ -1,5 +1,6 @@
 // Route messages reach a router through the process holding its channel. This one reaches the routers this process
-// holds; a router held elsewhere is refused here (see README, "Links and paths across instances").
+// holds; a router held elsewhere is refused here (router-inbox.ts reaches those:
+// docs/reference/router-control-plane-links.md §5.8).
 import type { Message } from '../channel/message.js';
 import type { RouteMessenger } from './reroute.js';
 

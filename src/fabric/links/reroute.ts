@@ -21,8 +21,9 @@ export interface RoutedCircuit {
 }
 
 /**
- * Reaches a router's channel wherever it is held (this process, or another one: see README "several instances").
- * `request` resolves with the reply, rejects on timeout or when the router is not connected anywhere.
+ * Reaches a router's channel wherever it is held (this process, or another one:
+ * docs/reference/router-control-plane-links.md §5.8). `request` resolves with the reply, rejects on timeout or when the
+ * router is not connected anywhere.
  */
 export interface RouteMessenger {
   request(routerId: string, message: Omit<Message, 'sequence'>, timeoutMs: number): Promise<Message>;

@@ -30,7 +30,7 @@ describe('fabric messages', () => {
   });
 
   it('reads the hello headers a real v1.1.8 router sent', () => {
-    // Captured from `ziti router run` (v1.1.8) against a probe listener (reference/router-control-plane.md).
+    // Captured from `ziti router run` (v1.1.8) against a probe listener (docs/reference/router-control-plane.md).
     const listeners = Buffer.from('0a270a13' + Buffer.from('tls:127.0.0.1:10080').toString('hex') + '1203' + Buffer.from('tls').toString('hex') + '2207' + Buffer.from('default').toString('hex') + '2a02' + Buffer.from('lo').toString('hex'), 'hex');
     const decoded = fromBinary(ListenersSchema, listeners);
     assert.equal(decoded.listeners.length, 1);

@@ -178,7 +178,7 @@ function checkPredicate(predicate: Predicate, symbols: SymbolTable): CheckedPred
     case 'isEmpty':
       return { kind: 'isEmpty', set: resolveSetOperand(predicate.set, 'isEmpty', symbols) };
     case 'bareSymbol': {
-      // A bare symbol means `symbol = true` (http-conventions §5.3).
+      // A bare symbol means `symbol = true` (docs/reference/http-conventions.md §5.3).
       const lhs = typeOperand({ kind: 'symbol', name: predicate.name }, symbols);
       return checkCompare(lhs, '=', { kind: 'bool', value: true });
     }

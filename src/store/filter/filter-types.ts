@@ -29,7 +29,7 @@ export type SymbolTable = Readonly<Record<string, FilterSymbol>>;
 /**
  * A filter or sort the caller must reject. `kind` 'filter' answers 400 INVALID_FILTER,
  * 'sort' answers 400 INVALID_SORT_IDENTIFIER; the message is the cause message of
- * http-conventions §5.9.
+ * docs/reference/http-conventions.md §5.9.
  */
 export class FilterError extends Error {
   constructor(
@@ -66,7 +66,9 @@ export interface ListQuerySql {
    * the count of a list with no other condition.
    */
   indexCount?: RawBuilder<{ n: number }>;
-  /** The page (`SELECT <alias>.* …` of `table`) read in id order from a set's index, when the filter and sort allow it. */
+  /**
+   * The page (`SELECT <alias>.* …` of `table`) read in id order from a set's index, when the filter and sort allow it.
+   */
   indexPage?: IndexPage;
 }
 
@@ -76,7 +78,10 @@ export type IndexPage = (table: string, limit: RawBuilder<unknown>, offset: unkn
 export type Literal =
   | { kind: 'string'; value: string }
   | { kind: 'number'; value: number }
-  /** `iso` is the instant truncated to whole milliseconds, in the stored form; `hasSubMillis` tells whether digits were dropped. */
+  /**
+   * `iso` is the instant truncated to whole milliseconds, in the stored form; `hasSubMillis` tells whether digits were
+   * dropped.
+   */
   | { kind: 'datetime'; iso: string; hasSubMillis: boolean; source: string }
   | { kind: 'bool'; value: boolean }
   | { kind: 'null' };

@@ -99,7 +99,7 @@ describe('skip and limit', () => {
   }
 });
 
-describe('limit and offset normalisation (http-conventions §4.2)', () => {
+describe('limit and offset normalisation (docs/reference/http-conventions.md §4.2)', () => {
   const cases: Array<[params: ListParams, expected: { limit: number | 'none'; offset: number }]> = [
     [{}, { limit: 10, offset: 0 }],
     [{ limit: 25 }, { limit: 25, offset: 0 }],

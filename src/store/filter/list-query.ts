@@ -28,8 +28,8 @@ export interface ListTarget {
 }
 
 /**
- * Checks a list request (http-conventions §4.2): the filter's own sort/skip/limit clauses win over the
- * parameters. Throws FilterError: kind 'filter' for the filter, 'sort' for the `sort` parameter. The result holds
+ * Checks a list request (docs/reference/http-conventions.md §4.2): the filter's own sort/skip/limit clauses win over
+ * the parameters. Throws FilterError: kind 'filter' for the filter, 'sort' for the `sort` parameter. The result holds
  * no SQL: the store compiles it for its own dialect (listQuerySql), so every refusal happens before the database.
  */
 export function checkListQuery(params: ListParams, target: ListTarget): ListQuery {

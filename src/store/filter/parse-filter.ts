@@ -1,4 +1,5 @@
-// Recursive-descent parser for ZitiQL (grammar: http-conventions §5.2), producing the syntax tree of filter-types.ts.
+// Recursive-descent parser for ZitiQL (grammar: docs/reference/http-conventions.md §5.2), producing the syntax tree of
+// filter-types.ts.
 import {
   FilterError,
   type CompareOp,

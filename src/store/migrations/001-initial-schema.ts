@@ -29,7 +29,7 @@ export const initialSchema: Migration = {
       primary_ext_jwt_allowed_signers TEXT,
       secondary_require_totp INTEGER NOT NULL,
       secondary_require_ext_jwt_signer TEXT)`,
-    // The default policy as upstream's migration_v14 creates it (reference/pki-enrollment-auth.md §7.2).
+    // The default policy as upstream's migration_v14 creates it (docs/reference/pki-enrollment-auth.md §7.2).
     `INSERT INTO auth_policies VALUES ('default', '${epoch}', '${epoch}', '{}', 1, 'Default',
       1, 1, 1, 5, 0, 0, 0, 0, 0, 1, NULL, 0, NULL)`,
 

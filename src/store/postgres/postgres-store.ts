@@ -1,5 +1,5 @@
 // The PostgreSQL store: a pg connection pool behind the same Store interface as SQLite, for operators who run
-// the controller on a database they already keep (design part 0).
+// the controller on a database they already keep (docs/design.md part 0).
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { ApiError } from '../../errors/api-error.js';
@@ -14,7 +14,10 @@ import { toPostgres } from './translate-migration.js';
 import { writeTransactions } from './write-transactions.js';
 
 export interface PostgresStoreOptions {
-  /** `postgres://user:password@host:port/database` (libpq's parameters, e.g. `?sslmode=require`, `options=-c search_path=s`). */
+  /**
+   * `postgres://user:password@host:port/database` (libpq's parameters, e.g. `?sslmode=require`, `options=-c
+   * search_path=s`).
+   */
   url: string;
   migrations: readonly Migration[];
   /** Connections at most (default 10). */

@@ -8,7 +8,10 @@ import { entityKinds, policyKinds, type EntityKindName, type PolicyKind, type Po
 import { markAccessCrossings } from './service-list-changes.js';
 import { parseJsonValue, stringList } from '../../lib/json-value.js';
 
-/** What a role list selects (reference §1.3): `@id`s, `#all`, and attributes all-of or any-of. */
+/**
+ * What a role list selects (docs/reference/policies-services-sessions.md §1.3): `@id`s, `#all`, and attributes all-of
+ * or any-of.
+ */
 export interface RoleSelection {
   ids: readonly string[];
   attributes: readonly string[];
@@ -113,7 +116,8 @@ export async function applyMembershipDelta(tx: Db, side: PolicySide, policyId: s
 /**
  * Adds one ('added') or takes one ('removed') from the policy's count of every pair (entity in
  * policy_delta[deltaKind] on side `sideIndex`) × (member of the policy's other granting side); a pair no policy
- * joins any more is dropped. Identities whose Dial or Bind on a service appears or goes have their lists marked at `at`.
+ * joins any more is dropped. Identities whose Dial or Bind on a service appears or goes have their lists marked at
+ * `at`.
  *
  * The pairs are never listed one by one: they are the cross product of two key sets, one per pair column, put in
  * key order. That lets SQLite walk the pair table's primary key once, in order, instead of once per entity of the
@@ -171,7 +175,10 @@ export async function applyPairDelta(tx: Db, kind: PolicyKind, policy: PolicySta
   if (table === 'identity_services') await dropSessionsWithoutAccess(tx, shape, policy.id, keySets);
 }
 
-/** A service policy's type changed: every pair it joins moves from one count to the other (lists marked as in applyPairDelta). */
+/**
+ * A service policy's type changed: every pair it joins moves from one count to the other (lists marked as in
+ * applyPairDelta).
+ */
 export async function movePairCounts(tx: Db, kind: PolicyKind, before: PolicyState, after: PolicyState, at: string): Promise<void> {
   const [fromColumn, toColumn] = [kind.pairs.countColumn(before), kind.pairs.countColumn(after)];
   const [from, to] = [sql.ref(fromColumn), sql.ref(toColumn)];
@@ -192,11 +199,11 @@ function onlyGrant(kind: PolicyKind, policy: PolicyState): RawBuilder<unknown> {
 }
 
 /**
- * Sessions follow the access they were created under (reference §6.4): deletes the sessions among (identities ×
- * services) whose type the identity may no longer use. The two key sets are those of the pair counts just lowered
- * (`keySets` of the policy id, in a shape named after the caller's), so the work follows the change, not the number
- * of sessions. Admins keep theirs, as upstream exempts them (`model/session_manager.go` via the access-lost event
- * handler).
+ * Sessions follow the access they were created under (docs/reference/policies-services-sessions.md §6.4): deletes the
+ * sessions among (identities × services) whose type the identity may no longer use. The two key sets are those of the
+ * pair counts just lowered (`keySets` of the policy id, in a shape named after the caller's), so the work follows the
+ * change, not the number of sessions. Admins keep theirs, as upstream exempts them (`model/session_manager.go` via the
+ * access-lost event handler).
  */
 async function dropSessionsWithoutAccess(
   tx: Db,
@@ -218,8 +225,9 @@ async function dropSessionsWithoutAccess(
 }
 
 /**
- * The policies whose roles on this side select the entity (reference §1.3): `@id` or `#all`; or AnyOf with one of
- * its attributes; or AllOf with at least one attribute role and every attribute role among its attributes.
+ * The policies whose roles on this side select the entity (docs/reference/policies-services-sessions.md §1.3): `@id` or
+ * `#all`; or AnyOf with one of its attributes; or AllOf with at least one attribute role and every attribute role among
+ * its attributes.
  */
 export async function policiesSelecting(tx: Db, kind: PolicyKind, side: PolicySide, entityId: string, attributes: readonly string[]): Promise<string[]> {
   const direct = [`@${entityId}`, '#all'];

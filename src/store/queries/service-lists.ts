@@ -63,7 +63,10 @@ export async function markServiceLists(tx: Db, holders: ServiceListHolders, at: 
   await markChanged(tx, holderIds(holders), at);
 }
 
-/** Only the change time of one identity's list: for changes that cannot alter posture outcomes (the posture monitor's own). */
+/**
+ * Only the change time of one identity's list: for changes that cannot alter posture outcomes (the posture monitor's
+ * own).
+ */
 export async function markServiceListChanged(tx: Db, identityId: string, at: string): Promise<void> {
   await markChanged(tx, sql`SELECT ${identityId} AS id`, at);
 }
@@ -101,8 +104,8 @@ async function queueRechecks(tx: Db, identityIds: RawBuilder<unknown>): Promise<
 
 /**
  * `lastChangeAt` for service-update polling: when the caller's service list last changed, never before its API
- * session began (reference §4.8). SDKs poll it every few seconds, so it is two primary-key lookups in one query.
- * Undefined when the API session no longer exists.
+ * session began (docs/reference/policies-services-sessions.md §4.8). SDKs poll it every few seconds, so it is two
+ * primary-key lookups in one query. Undefined when the API session no longer exists.
  */
 export async function serviceListChangedAt(db: Db, apiSessionId: string): Promise<string | undefined> {
   const { rows } = await sql<{ created_at: string; changed_at: string | null }>`SELECT s.created_at AS created_at, u.changed_at AS changed_at

@@ -11,7 +11,7 @@ const MANAGEMENT = '/edge/management/v1';
 const CLIENT = '/edge/client/v1';
 
 /**
- * The C SDK 1.0.12's sequence (reference/real-clients.md), over real mutual TLS: certificate login, services,
+ * The C SDK 1.0.12's sequence (docs/reference/real-clients.md), over real mutual TLS: certificate login, services,
  * posture responses, then Dial and Bind sessions and their refresh, reading exactly the fields the SDK reads.
  */
 describe('the C SDK dials and binds', () => {

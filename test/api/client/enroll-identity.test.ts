@@ -202,7 +202,7 @@ describe('identity enrollment over TLS (ott, updb), as the C SDK does it', () =>
       assert.equal(await refusal(csr + csr), 'unexpected PEM blocks at end of CSR');
       assertError(await post('-----BEGIN CERTIFICATE REQUEST-----\nAAAA\n-----END CERTIFICATE REQUEST-----\n'), 400, 'COULD_NOT_PROCESS_CSR');
       assertError(await post(tamperedCsr(csr)), 400, 'COULD_NOT_PROCESS_CSR');
-      // A JSON body is not a CSR (reference §3.3).
+      // A JSON body is not a CSR (docs/reference/pki-enrollment-auth.md §3.3).
       assertError(await post(JSON.stringify({ token: identity.token, clientCsr: csr }), 'application/json'), 400, 'COULD_NOT_PROCESS_CSR');
       assertError(await post(csr, 'application/pkcs10'), 400, 'INVALID_CONTENT_TYPE');
       const result = await post(csr);

@@ -6,8 +6,8 @@ import { createUser, login } from '../../support/factories.js';
 import { sampleRequest } from '../../support/sample-request.js';
 
 /**
- * Who may call what, written here independently of the handlers' own declarations (design part 0,
- * reference/http-conventions.md §3.4): the contract's unsecured operations are public; on the management API
+ * Who may call what, written here independently of the handlers' own declarations (docs/design.md part 0,
+ * docs/reference/http-conventions.md §3.4): the contract's unsecured operations are public; on the management API
  * everything else is admin-only except the caller's own identity, session and MFA, and the controllers list;
  * on the client API every secured operation needs a session, and changing services needs an admin; the fabric API
  * is admin-only throughout (v1.1.8 `controller/server/fabric-api.go`), whatever its document declares.

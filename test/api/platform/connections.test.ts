@@ -1,5 +1,5 @@
 // Connections that trickle, idle or pile up are closed, with short configured timeouts standing in for the
-// defaults (README: configuration). Real TLS sockets: inject() has no connection to time out.
+// defaults (docs/operating.md: settings). Real TLS sockets: inject() has no connection to time out.
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';

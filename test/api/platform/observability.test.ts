@@ -128,7 +128,8 @@ describe('metrics', () => {
     for (let i = 0; i < 2; i++) assert.equal((await t.call({ method: 'GET', url: `${api}/identities`, token })).status, 200);
     const snapshot = () => t.call({ method: 'POST', url: `${api}/database/snapshot`, token });
     if (testDatabaseUrl) {
-      // PostgreSQL has no file copy to make (README, "On PostgreSQL"): refused, and counted as no rate limit.
+      // PostgreSQL has no file copy to make (docs/operating.md, "On PostgreSQL"): refused, and counted as no rate
+      // limit.
       assertError(await snapshot(), 501, 'NOT_IMPLEMENTED');
     } else {
       assert.equal((await snapshot()).status, 200);
