@@ -4,7 +4,11 @@
 // needs CREATEDB), dropped when the run ends.
 import { join } from 'node:path';
 import { openStore } from '../src/store/open-store.js';
-import { createScratchDatabase, createScratchSchema, type ScratchSchema } from '../src/store/postgres/scratch-schema.js';
+import {
+  createScratchDatabase,
+  createScratchSchema,
+  type ScratchSchema,
+} from '../src/store/postgres/scratch-schema.js';
 import type { Store } from '../src/store/store.js';
 import { onCleanup } from './cleanup.js';
 import { settings } from './settings.js';

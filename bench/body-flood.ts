@@ -33,7 +33,13 @@ export interface BodyFloodResult {
 
 /** A JSON array of valid posture responses, as long as fits in `bytes`. */
 function postureResponses(bytes: number): string {
-  const item = JSON.stringify({ id: 'posture-check-id', typeId: 'OS', type: 'Windows', version: '10.0.19041', build: '19041' });
+  const item = JSON.stringify({
+    id: 'posture-check-id',
+    typeId: 'OS',
+    type: 'Windows',
+    version: '10.0.19041',
+    build: '19041',
+  });
   return `[${Array.from({ length: Math.floor((bytes - 2) / (item.length + 1)) }, () => item).join(',')}]`;
 }
 
@@ -70,9 +76,13 @@ export async function runBodyFloodPhase(home: string, port: number): Promise<Bod
         durationSeconds: settings.durationSeconds,
         warmupSeconds: 0,
       };
-      say(`body flood ${kind}: ${FLOOD_CONNECTIONS} clients × ${text.length} bytes, with the readers, ${settings.durationSeconds} s…`);
+      say(
+        `body flood ${kind}: ${FLOOD_CONNECTIONS} clients × ${text.length} bytes, with the readers, ${settings.durationSeconds} s…`,
+      );
       const [readerFigures, floodFigures] = await Promise.all([runLoad(readers, ROOT), runLoad(flood, ROOT)]);
-      say(`  readers p50 ${readerFigures.latencyP50Ms} ms, p99 ${readerFigures.latencyP99Ms} ms; flood ${floodFigures.requestsPerSecond.toFixed(0)} req/s ${JSON.stringify(floodFigures.statusCodes)}`);
+      say(
+        `  readers p50 ${readerFigures.latencyP50Ms} ms, p99 ${readerFigures.latencyP99Ms} ms; flood ${floodFigures.requestsPerSecond.toFixed(0)} req/s ${JSON.stringify(floodFigures.statusCodes)}`,
+      );
       floods.push({ kind, bodyBytes: text.length, flood: floodFigures, readers: readerFigures });
     }
     return { alone, floods };
@@ -97,7 +107,8 @@ export function evaluateBodyFloodGoals(result: BodyFloodResult): Goal[] {
 }
 
 export function formatBodyFlood(result: BodyFloodResult): string[] {
-  const line = (label: string, readers: LoadFigures) => `  ${label}: readers ${readers.requestsPerSecond.toFixed(0)} req/s, p50 ${readers.latencyP50Ms} ms, p99 ${readers.latencyP99Ms} ms`;
+  const line = (label: string, readers: LoadFigures) =>
+    `  ${label}: readers ${readers.requestsPerSecond.toFixed(0)} req/s, p50 ${readers.latencyP50Ms} ms, p99 ${readers.latencyP99Ms} ms`;
   return [
     `body flood (${FLOOD_CONNECTIONS} anonymous clients on ${FLOOD_PATH}, ${settings.connections} readers of ${VERSION_PATH}):`,
     line('no flood', result.alone),

@@ -11,7 +11,16 @@ import { readCpuSeconds } from './server-process.js';
 import { dialMs, percentile } from './sdk-dial.js';
 import { ROOT } from './scenario-run.js';
 import {
-  echoService, enrolledIdentity, findZiti, openPolicies, startController, startEchoServer, startRouter, tempDir, zcat, type ControllerKind,
+  echoService,
+  enrolledIdentity,
+  findZiti,
+  openPolicies,
+  startController,
+  startEchoServer,
+  startRouter,
+  tempDir,
+  zcat,
+  type ControllerKind,
 } from '../test/interop/network.js';
 
 const CIRCUITS = Number(process.env.BENCH_CIRCUITS ?? 200);
@@ -42,7 +51,12 @@ async function measure(ziti: string, kind: ControllerKind): Promise<Figures> {
     const client = await enrolledIdentity(ziti, controller, 'bench-client', work);
     const serviceId = await echoService(controller, 'echo', host.id, client.id, true);
     let echo = await startEchoServer(ziti, controller, host.file, 'echo', serviceId, work);
-    const dial = (index: number) => zcat(ziti, client.file, 'echo', Buffer.from(`circuit ${index}\n`), work, 120_000, ['-v', '--log-formatter', 'json']);
+    const dial = (index: number) =>
+      zcat(ziti, client.file, 'echo', Buffer.from(`circuit ${index}\n`), work, 120_000, [
+        '-v',
+        '--log-formatter',
+        'json',
+      ]);
     for (let index = 0; index < 3; index += 1) await dial(-1 - index); // warm-up
 
     const dials: number[] = [];
@@ -118,9 +132,26 @@ async function main(): Promise<void> {
   const upstream = results.upstream!;
   const ratio = (key: keyof Figures) => Number(((ours[key] as number) / (upstream[key] as number)).toFixed(2));
   const ratios = Object.fromEntries(
-    (['dialP50Ms', 'dialP99Ms', 'runP50Ms', 'runP99Ms', 'circuitsPerSecond', 'controllerCpuMsPerCircuit', 'bindsPerSecond'] as const).map((key) => [key, ratio(key)]),
+    (
+      [
+        'dialP50Ms',
+        'dialP99Ms',
+        'runP50Ms',
+        'runP99Ms',
+        'circuitsPerSecond',
+        'controllerCpuMsPerCircuit',
+        'bindsPerSecond',
+      ] as const
+    ).map((key) => [key, ratio(key)]),
   );
-  const report = { circuits: CIRCUITS, concurrency: CONCURRENCY, binds: BINDS, ours, upstream, oursOverUpstream: ratios };
+  const report = {
+    circuits: CIRCUITS,
+    concurrency: CONCURRENCY,
+    binds: BINDS,
+    ours,
+    upstream,
+    oursOverUpstream: ratios,
+  };
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
   writeFileSync(join(ROOT, 'bench', 'results', 'circuits.json'), `${JSON.stringify(report, null, 2)}\n`);
   process.stdout.write(`ours ÷ upstream: ${JSON.stringify(ratios)}\n`);

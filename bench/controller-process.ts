@@ -16,10 +16,25 @@ export interface ControllerStart {
   stdoutFile?: string;
 }
 
-export async function startController(home: string, port: number, options: ControllerStart = {}): Promise<ServerProcess> {
+export async function startController(
+  home: string,
+  port: number,
+  options: ControllerStart = {},
+): Promise<ServerProcess> {
   const started = performance.now();
   // The control plane on the API port unless options.args names its own (bench:routers).
-  const args = [...(options.nodeArgs ?? []), 'src/main.ts', '--home', home, '--port', String(port), '--bind', '127.0.0.1', '--ctrl-port', String(port)];
+  const args = [
+    ...(options.nodeArgs ?? []),
+    'src/main.ts',
+    '--home',
+    home,
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--ctrl-port',
+    String(port),
+  ];
   const databaseUrl = await databaseUrlFor(home);
   if (databaseUrl) args.push('--database-url', databaseUrl);
   if (settings.workers > 1) args.push('--workers', String(settings.workers));

@@ -17,7 +17,9 @@ interface CpuProfile {
 
 export function printProfile(profileDir: string, loadFromMs: number): void {
   // One profile per thread (`CPU.<date>.<time>.<pid>.<thread>.<n>`): the main thread's, 0, sorts first.
-  const file = readdirSync(profileDir).filter((name) => name.endsWith('.cpuprofile')).sort()[0];
+  const file = readdirSync(profileDir)
+    .filter((name) => name.endsWith('.cpuprofile'))
+    .sort()[0];
   if (!file) throw new Error(`no profile written in ${profileDir}`);
   const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as CpuProfile;
   const selfMs = new Map<number, number>();
@@ -34,10 +36,16 @@ export function printProfile(profileDir: string, loadFromMs: number): void {
     const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1];
     if (pkg) return pkg;
     if (url.includes('/src/')) return `src/${url.split('/src/')[1]!.split('/')[0]}`;
-    return url.startsWith('node:') ? 'node' : node.callFrame.functionName.startsWith('(') ? node.callFrame.functionName : 'other';
+    return url.startsWith('node:')
+      ? 'node'
+      : node.callFrame.functionName.startsWith('(')
+        ? node.callFrame.functionName
+        : 'other';
   };
   const idle = new Set(['(idle)', '(program)', '(garbage collector)']);
-  const busy = profile.nodes.filter((node) => !idle.has(node.callFrame.functionName) || node.callFrame.functionName === '(garbage collector)');
+  const busy = profile.nodes.filter(
+    (node) => !idle.has(node.callFrame.functionName) || node.callFrame.functionName === '(garbage collector)',
+  );
   const total = busy.reduce((sum, node) => sum + (selfMs.get(node.id) ?? 0), 0);
   const share = (ms: number) => `${((ms / total) * 100).toFixed(1)}%`;
 

@@ -20,7 +20,12 @@ export function httpsRequest(url: string, request: HttpsRequest = {}): Promise<H
   return new Promise((resolve, reject) => {
     const outgoing = https.request(
       url,
-      { method: request.method ?? 'GET', headers: request.headers, rejectUnauthorized: false, agent: request.agent ?? false },
+      {
+        method: request.method ?? 'GET',
+        headers: request.headers,
+        rejectUnauthorized: false,
+        agent: request.agent ?? false,
+      },
       (incoming) => {
         const chunks: Buffer[] = [];
         incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -64,18 +69,24 @@ export function totalCount(body: unknown): number | undefined {
 /** Logs in through the management API and returns the `zt-session` token. */
 export async function loginAdmin(baseUrl: string, username: string, password: string): Promise<string> {
   const token = await loginWithPassword(`${baseUrl}/edge/management/v1`, username, password);
-  if (typeof token !== 'string') throw new Error(`admin login answered ${token.status}: ${JSON.stringify(token.body).slice(0, 300)}`);
+  if (typeof token !== 'string')
+    throw new Error(`admin login answered ${token.status}: ${JSON.stringify(token.body).slice(0, 300)}`);
   return token;
 }
 
 /** Password login at one API prefix: the `zt-session` token, or the reply that refused it. */
-export async function loginWithPassword(apiUrl: string, username: string, password: string): Promise<string | HttpsReply> {
+export async function loginWithPassword(
+  apiUrl: string,
+  username: string,
+  password: string,
+): Promise<string | HttpsReply> {
   const reply = await httpsRequest(`${apiUrl}/authenticate?method=password`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ username, password }),
   });
-  const data = typeof reply.body === 'object' && reply.body !== null && 'data' in reply.body ? reply.body.data : undefined;
+  const data =
+    typeof reply.body === 'object' && reply.body !== null && 'data' in reply.body ? reply.body.data : undefined;
   const token = typeof data === 'object' && data !== null && 'token' in data ? data.token : undefined;
   return reply.status === 200 && typeof token === 'string' ? token : reply;
 }

@@ -5,7 +5,9 @@ import autocannon, { type RequestParams } from 'autocannon';
 import { LOAD_SPEC_VARIABLE, type LoadFigures, type LoadSpec, type RequestVariants } from './load.js';
 
 const spec = JSON.parse(process.env[LOAD_SPEC_VARIABLE] ?? '') as LoadSpec;
-const variants = spec.variantsFile ? (JSON.parse(readFileSync(spec.variantsFile, 'utf8')) as RequestVariants) : undefined;
+const variants = spec.variantsFile
+  ? (JSON.parse(readFileSync(spec.variantsFile, 'utf8')) as RequestVariants)
+  : undefined;
 let sent = 0;
 /** The next combination of token, body and path (see RequestVariants). */
 function nextVariant(request: RequestParams): RequestParams {
@@ -15,7 +17,10 @@ function nextVariant(request: RequestParams): RequestParams {
   const path = paths?.[sent % paths.length];
   sent++;
   // Either way every (token, body) combination comes once before any repeats.
-  const [token, body] = tokensInTurn && tokens ? [index % tokens.length, Math.floor(index / tokens.length)] : [Math.floor(index / perToken), index % perToken];
+  const [token, body] =
+    tokensInTurn && tokens
+      ? [index % tokens.length, Math.floor(index / tokens.length)]
+      : [Math.floor(index / perToken), index % perToken];
   const headers = tokens ? { ...request.headers, 'zt-session': tokens[token]! } : request.headers;
   return { ...request, headers, ...(bodies ? { body: bodies[body]! } : {}), ...(path ? { path } : {}) };
 }
@@ -50,6 +55,8 @@ const figures: LoadFigures = {
   statusCodes,
   durationSeconds: result.duration,
   loadCpuSeconds: (cpu.user + cpu.system) / 1e6,
-  ...(variants?.tokens && variants.bodies ? { repeated: Math.max(0, sent - variants.tokens.length * variants.bodies.length) } : {}),
+  ...(variants?.tokens && variants.bodies
+    ? { repeated: Math.max(0, sent - variants.tokens.length * variants.bodies.length) }
+    : {}),
 };
 process.stdout.write(`${JSON.stringify(figures)}\n`);

@@ -68,7 +68,13 @@ export function runLoad(spec: LoadSpec, cwd: string): Promise<LoadFigures> {
  * Runs a bench script in a process of its own, its spec in the environment rather than argv (so a session token
  * does not show in `ps`), and reads its figures from the last line it prints.
  */
-export async function runBenchChild<T>(script: string, specVariable: string, spec: unknown, cwd: string, what: string): Promise<T> {
+export async function runBenchChild<T>(
+  script: string,
+  specVariable: string,
+  spec: unknown,
+  cwd: string,
+  what: string,
+): Promise<T> {
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
     cwd,
     env: { ...process.env, [specVariable]: JSON.stringify(spec) },

@@ -14,13 +14,23 @@ import { say } from './settings.js';
 const count = Number(process.env.BENCH_LOGINS ?? 500);
 const guesses = Number(process.env.BENCH_GUESSES ?? 50);
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
-async function createUsers(api: string, token: string, total: number): Promise<{ username: string; password: string }[]> {
+async function createUsers(
+  api: string,
+  token: string,
+  total: number,
+): Promise<{ username: string; password: string }[]> {
   const users: { username: string; password: string }[] = [];
   const post = async (path: string, body: unknown) => {
-    const reply = await httpsRequest(`${api}/${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'zt-session': token }, body: JSON.stringify(body) });
-    if (reply.status !== 201) throw new Error(`POST ${path} answered ${reply.status}: ${JSON.stringify(reply.body).slice(0, 200)}`);
+    const reply = await httpsRequest(`${api}/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'zt-session': token },
+      body: JSON.stringify(body),
+    });
+    if (reply.status !== 201)
+      throw new Error(`POST ${path} answered ${reply.status}: ${JSON.stringify(reply.body).slice(0, 200)}`);
     return (reply.body as { data: { id: string } }).data.id;
   };
   for (let start = 0; start < total; start += 25) {
@@ -70,23 +80,36 @@ async function main(): Promise<void> {
     const wallMs = performance.now() - started;
     const failed = logins.filter((login) => login.status !== 200);
     const latencies = logins.map((login) => login.ms).sort((a, b) => a - b);
-    const attackStatuses = Object.fromEntries([401, 429].map((status) => [status, attacks.filter((attack) => attack.status === status).length]));
+    const attackStatuses = Object.fromEntries(
+      [401, 429].map((status) => [status, attacks.filter((attack) => attack.status === status).length]),
+    );
     const result = {
       startedAt: new Date().toISOString(),
       logins: logins.length,
       succeeded: logins.length - failed.length,
       wallMs: Math.round(wallMs),
       loginsPerSecond: Math.round((logins.length / wallMs) * 1000),
-      latencyMs: { p50: Math.round(percentile(latencies, 50)), p99: Math.round(percentile(latencies, 99)), max: Math.round(latencies.at(-1) ?? 0) },
+      latencyMs: {
+        p50: Math.round(percentile(latencies, 50)),
+        p99: Math.round(percentile(latencies, 99)),
+        max: Math.round(latencies.at(-1) ?? 0),
+      },
       guesses: attackStatuses,
       controllerRssMb: controller.rssMb(),
     };
     const folder = join(ROOT, 'bench/results');
     mkdirSync(folder, { recursive: true });
-    writeFileSync(join(folder, `logins-${result.startedAt.replaceAll(':', '-')}.json`), `${JSON.stringify(result, null, 2)}\n`);
+    writeFileSync(
+      join(folder, `logins-${result.startedAt.replaceAll(':', '-')}.json`),
+      `${JSON.stringify(result, null, 2)}\n`,
+    );
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    if (failed.length > 0) throw new Error(`${failed.length} logins failed: ${[...new Set(failed.map((login) => login.status))].join(', ')}`);
-    if (attackStatuses[401]! + attackStatuses[429]! !== guesses) throw new Error('a guess was answered with neither 401 nor 429');
+    if (failed.length > 0)
+      throw new Error(
+        `${failed.length} logins failed: ${[...new Set(failed.map((login) => login.status))].join(', ')}`,
+      );
+    if (attackStatuses[401]! + attackStatuses[429]! !== guesses)
+      throw new Error('a guess was answered with neither 401 nor 429');
   } finally {
     await controller.stop();
     await runCleanup();

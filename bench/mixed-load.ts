@@ -9,13 +9,21 @@ import { MIXED_SPEC_VARIABLE, type MixedLoadFigures, type MixedLoadSpec } from '
 
 const CLIENT = '/edge/client/v1';
 const MANAGEMENT = '/edge/management/v1';
-const POLLS = [`${CLIENT}/current-identity`, `${CLIENT}/services?limit=500`, `${CLIENT}/current-api-session/service-updates`];
+const POLLS = [
+  `${CLIENT}/current-identity`,
+  `${CLIENT}/services?limit=500`,
+  `${CLIENT}/current-api-session/service-updates`,
+];
 
 const spec = JSON.parse(process.env[MIXED_SPEC_VARIABLE] ?? '') as MixedLoadSpec;
 const figures: MixedLoadFigures = { requests: {}, seconds: spec.durationSeconds };
 const deadline = performance.now() + spec.durationSeconds * 1000;
 
-async function timed(kind: string, run: () => Promise<{ status: number; body: unknown }>, ok: (status: number) => boolean = (status) => status < 300) {
+async function timed(
+  kind: string,
+  run: () => Promise<{ status: number; body: unknown }>,
+  ok: (status: number) => boolean = (status) => status < 300,
+) {
   const tally = (figures.requests[kind] ??= { ok: 0, failed: 0 });
   try {
     const reply = await run();
@@ -29,7 +37,11 @@ async function timed(kind: string, run: () => Promise<{ status: number; body: un
 }
 
 const json = (token: string | undefined, body?: unknown) => ({
-  headers: { accept: 'application/json', ...(token ? { 'zt-session': token } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+  headers: {
+    accept: 'application/json',
+    ...(token ? { 'zt-session': token } : {}),
+    ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+  },
   ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   timeoutMs: 120_000,
 });
@@ -40,13 +52,19 @@ async function sdk(index: number): Promise<void> {
     const agent = new https.Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false });
     try {
       const login = await timed('sdk login (new connection)', () =>
-        httpsRequest(`${spec.baseUrl}${CLIENT}/authenticate?method=password`, { method: 'POST', agent, ...json(undefined, { username, password: spec.password }) }),
+        httpsRequest(`${spec.baseUrl}${CLIENT}/authenticate?method=password`, {
+          method: 'POST',
+          agent,
+          ...json(undefined, { username, password: spec.password }),
+        }),
       );
       const token = (login?.body as { data?: { token?: string } } | undefined)?.data?.token;
       if (!token) continue;
       for (let poll = 0; poll < spec.pollsPerLogin && performance.now() < deadline; poll++) {
         const path = POLLS[poll % POLLS.length]!;
-        await timed(`sdk GET ${path.split('?')[0]!.replace(CLIENT, '')}`, () => httpsRequest(`${spec.baseUrl}${path}`, { agent, ...json(token) }));
+        await timed(`sdk GET ${path.split('?')[0]!.replace(CLIENT, '')}`, () =>
+          httpsRequest(`${spec.baseUrl}${path}`, { agent, ...json(token) }),
+        );
       }
     } finally {
       agent.destroy();
@@ -60,14 +78,27 @@ async function admin(index: number): Promise<void> {
   try {
     while (performance.now() < deadline) {
       round++;
-      await timed('admin list identities', () => httpsRequest(`${spec.baseUrl}${MANAGEMENT}/identities?limit=100`, { agent, ...json(spec.adminToken) }));
+      await timed('admin list identities', () =>
+        httpsRequest(`${spec.baseUrl}${MANAGEMENT}/identities?limit=100`, { agent, ...json(spec.adminToken) }),
+      );
       if (round % 2 !== 0) continue;
       const name = `mixed-admin-${index}-${round}`;
       const created = await timed('admin create identity', () =>
-        httpsRequest(`${spec.baseUrl}${MANAGEMENT}/identities`, { method: 'POST', agent, ...json(spec.adminToken, { name, type: 'User', isAdmin: false, roleAttributes: ['mixed'] }) }),
+        httpsRequest(`${spec.baseUrl}${MANAGEMENT}/identities`, {
+          method: 'POST',
+          agent,
+          ...json(spec.adminToken, { name, type: 'User', isAdmin: false, roleAttributes: ['mixed'] }),
+        }),
       );
       const id = (created?.body as { data?: { id?: string } } | undefined)?.data?.id;
-      if (id) await timed('admin delete identity', () => httpsRequest(`${spec.baseUrl}${MANAGEMENT}/identities/${id}`, { method: 'DELETE', agent, ...json(spec.adminToken) }));
+      if (id)
+        await timed('admin delete identity', () =>
+          httpsRequest(`${spec.baseUrl}${MANAGEMENT}/identities/${id}`, {
+            method: 'DELETE',
+            agent,
+            ...json(spec.adminToken),
+          }),
+        );
     }
   } finally {
     agent.destroy();
@@ -75,6 +106,9 @@ async function admin(index: number): Promise<void> {
 }
 
 const started = performance.now();
-await Promise.all([...Array.from({ length: spec.sdkClients }, (_, i) => sdk(i)), ...Array.from({ length: spec.adminClients }, (_, i) => admin(i))]);
+await Promise.all([
+  ...Array.from({ length: spec.sdkClients }, (_, i) => sdk(i)),
+  ...Array.from({ length: spec.adminClients }, (_, i) => admin(i)),
+]);
 figures.seconds = (performance.now() - started) / 1000;
 process.stdout.write(`${JSON.stringify(figures)}\n`);

@@ -58,7 +58,8 @@ export interface MixedResult {
   idleHandshakes: HandshakeFigures;
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
 function handshake(port: number): Promise<number | undefined> {
   const started = performance.now();
@@ -85,23 +86,51 @@ async function probeHandshakes(port: number, until: Promise<unknown>): Promise<H
   const times = await Promise.all(probes);
   const sorted = times.map((ms) => ms ?? PROBE_TIMEOUT_MS).sort((a, b) => a - b);
   const round = (ms: number) => Math.round(ms * 10) / 10;
-  return { count: times.length, failed: times.filter((ms) => ms === undefined).length, p50Ms: round(percentile(sorted, 50)), p99Ms: round(percentile(sorted, 99)), maxMs: round(sorted.at(-1) ?? 0) };
+  return {
+    count: times.length,
+    failed: times.filter((ms) => ms === undefined).length,
+    p50Ms: round(percentile(sorted, 50)),
+    p99Ms: round(percentile(sorted, 99)),
+    maxMs: round(sorted.at(-1) ?? 0),
+  };
 }
 
 async function seed(baseUrl: string, token: string): Promise<string[]> {
   const post = async (path: string, body: unknown) => {
-    const reply = await httpsRequest(`${baseUrl}/edge/management/v1/${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'zt-session': token }, body: JSON.stringify(body) });
-    if (reply.status !== 201) throw new Error(`POST ${path} answered ${reply.status}: ${JSON.stringify(reply.body).slice(0, 200)}`);
+    const reply = await httpsRequest(`${baseUrl}/edge/management/v1/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'zt-session': token },
+      body: JSON.stringify(body),
+    });
+    if (reply.status !== 201)
+      throw new Error(`POST ${path} answered ${reply.status}: ${JSON.stringify(reply.body).slice(0, 200)}`);
     return (reply.body as { data: { id: string } }).data.id;
   };
   const usernames: string[] = [];
   for (let i = 0; i < SDK_USERS; i++) {
-    const identityId = await post('identities', { name: `mixed-sdk-${i}`, type: 'User', isAdmin: false, roleAttributes: ['sdk'] });
-    await post('authenticators', { method: 'updb', identityId, username: `mixed-sdk-user-${i}`, password: SDK_PASSWORD });
+    const identityId = await post('identities', {
+      name: `mixed-sdk-${i}`,
+      type: 'User',
+      isAdmin: false,
+      roleAttributes: ['sdk'],
+    });
+    await post('authenticators', {
+      method: 'updb',
+      identityId,
+      username: `mixed-sdk-user-${i}`,
+      password: SDK_PASSWORD,
+    });
     usernames.push(`mixed-sdk-user-${i}`);
   }
-  for (let i = 0; i < SERVICES; i++) await post('services', { name: `mixed-service-${i}`, encryptionRequired: true, roleAttributes: ['mixed'] });
-  await post('service-policies', { name: 'mixed-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#sdk'], serviceRoles: ['#mixed'] });
+  for (let i = 0; i < SERVICES; i++)
+    await post('services', { name: `mixed-service-${i}`, encryptionRequired: true, roleAttributes: ['mixed'] });
+  await post('service-policies', {
+    name: 'mixed-dial',
+    type: 'Dial',
+    semantic: 'AnyOf',
+    identityRoles: ['#sdk'],
+    serviceRoles: ['#mixed'],
+  });
   return usernames;
 }
 
@@ -119,8 +148,19 @@ export async function runMixedPhase(): Promise<MixedResult> {
     const usernames = await seed(controller.baseUrl, adminToken);
     const idleHandshakes = await probeHandshakes(port, new Promise((resolve) => setTimeout(resolve, 2_000)));
     const sdkClients = settings.mixedClients - settings.mixedAdmins;
-    say(`mixed: ${sdkClients} SDK clients and ${settings.mixedAdmins} admins for ${settings.mixedSeconds} s, a new TLS connection every ${PROBE_INTERVAL_MS} ms…`);
-    const spec: MixedLoadSpec = { baseUrl: controller.baseUrl, sdkClients, adminClients: settings.mixedAdmins, usernames, password: SDK_PASSWORD, adminToken, durationSeconds: settings.mixedSeconds, pollsPerLogin: 30 };
+    say(
+      `mixed: ${sdkClients} SDK clients and ${settings.mixedAdmins} admins for ${settings.mixedSeconds} s, a new TLS connection every ${PROBE_INTERVAL_MS} ms…`,
+    );
+    const spec: MixedLoadSpec = {
+      baseUrl: controller.baseUrl,
+      sdkClients,
+      adminClients: settings.mixedAdmins,
+      usernames,
+      password: SDK_PASSWORD,
+      adminToken,
+      durationSeconds: settings.mixedSeconds,
+      pollsPerLogin: 30,
+    };
     const clients = runClients(spec);
     // The probe starts once the clients are connecting, and stops as they do.
     await new Promise((resolve) => setTimeout(resolve, 2_000));
@@ -150,6 +190,8 @@ export function formatMixed(result: MixedResult): string[] {
   const perSecond = (n: number) => (n / load.seconds).toFixed(1);
   return [
     `mixed load: ${result.sdkClients} SDK clients + ${result.adminClients} admins, ${load.seconds.toFixed(0)} s; new TLS handshakes: p50 ${h.p50Ms} ms, p99 ${h.p99Ms} ms, max ${h.maxMs} ms, ${h.failed}/${h.count} failed (idle: p50 ${idle.p50Ms} ms, p99 ${idle.p99Ms} ms)`,
-    ...Object.entries(load.requests).map(([kind, tally]) => `  ${kind}: ${perSecond(tally.ok)}/s${tally.failed ? `, ${tally.failed} failed` : ''}`),
+    ...Object.entries(load.requests).map(
+      ([kind, tally]) => `  ${kind}: ${perSecond(tally.ok)}/s${tally.failed ? `, ${tally.failed} failed` : ''}`,
+    ),
   ];
 }

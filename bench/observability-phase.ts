@@ -42,26 +42,43 @@ export async function runObservabilityPhase(start: ObservabilityStart): Promise<
         variant === 'plain'
           ? ['--access-log', 'false']
           : ['--access-log', 'true', '--log-level', 'info', '--metrics-address', `127.0.0.1:${metricsPort}`];
-      const controller = await startController(start.home, start.port, { args, ...(variant === 'observed' ? { stdoutFile: logFile } : {}) });
+      const controller = await startController(start.home, start.port, {
+        args,
+        ...(variant === 'observed' ? { stdoutFile: logFile } : {}),
+      });
       try {
         const token = await loginAdmin(controller.baseUrl, ADMIN_USERNAME, ADMIN_PASSWORD);
-        const result = await runScenario({ ...scenarios.currentIdentity, key: `current-identity-${variant}` }, controller, token, 0);
+        const result = await runScenario(
+          { ...scenarios.currentIdentity, key: `current-identity-${variant}` },
+          controller,
+          token,
+          0,
+        );
         rounds[variant].push(result);
         if (variant === 'observed') {
           const scraped = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-          const sample = /^ziti_http_requests_total\{api="client",operation="getCurrentIdentity",method="GET",status="200"\} (\d+)$/m.exec(scraped);
+          const sample =
+            /^ziti_http_requests_total\{api="client",operation="getCurrentIdentity",method="GET",status="200"\} (\d+)$/m.exec(
+              scraped,
+            );
           counted += Number(sample?.[1] ?? 0);
           requests += result.load.totalRequests + result.load.warmupRequests;
         }
       } finally {
         await controller.stop();
       }
-      if (variant === 'observed') logLines += readFileSync(logFile, 'utf8').split('\n').filter((line) => line.includes('"operation":"getCurrentIdentity"')).length;
+      if (variant === 'observed')
+        logLines += readFileSync(logFile, 'utf8')
+          .split('\n')
+          .filter((line) => line.includes('"operation":"getCurrentIdentity"')).length;
     }
   }
-  const best = (results: ScenarioResult[]) => results.reduce((a, b) => (b.load.requestsPerSecond > a.load.requestsPerSecond ? b : a));
+  const best = (results: ScenarioResult[]) =>
+    results.reduce((a, b) => (b.load.requestsPerSecond > a.load.requestsPerSecond ? b : a));
   const result = { plain: best(rounds.plain), observed: best(rounds.observed), logLines, counted, requests };
-  say(`access log + metrics: ${result.observed.load.requestsPerSecond.toFixed(0)} vs ${result.plain.load.requestsPerSecond.toFixed(0)} req/s; ${logLines} log lines and ${counted} counted for ${requests} requests`);
+  say(
+    `access log + metrics: ${result.observed.load.requestsPerSecond.toFixed(0)} vs ${result.plain.load.requestsPerSecond.toFixed(0)} req/s; ${logLines} log lines and ${counted} counted for ${requests} requests`,
+  );
   return result;
 }
 
@@ -75,5 +92,11 @@ export function evaluateObservabilityGoal(result: ObservabilityResult): Goal {
   const note =
     `by CPU/request: ${(cpuCost * 100).toFixed(1)}% (${observed.cpuMsPerRequest.toFixed(4)} vs ${plain.cpuMsPerRequest.toFixed(4)} ms); ` +
     `${result.logLines} log lines, ${result.counted} counted, for ${result.requests} loaded requests${isComplete ? '' : ' — INCOMPLETE'}`;
-  return { goal: `access log + metrics cost < ${MAX_COST * 100}% of current-identity req/s`, measured: cost, cpuRatio: 1 + cpuCost, verdict: cost < MAX_COST && isComplete ? 'pass' : 'miss', note };
+  return {
+    goal: `access log + metrics cost < ${MAX_COST * 100}% of current-identity req/s`,
+    measured: cost,
+    cpuRatio: 1 + cpuCost,
+    verdict: cost < MAX_COST && isComplete ? 'pass' : 'miss',
+    note,
+  };
 }

@@ -67,8 +67,16 @@ function controllerSetupMs(network: LinkedNetwork, service: string): number[] {
 async function measurePath(ziti: string, network: LinkedNetwork, service: PathName): Promise<PathFigures> {
   const held = await holdCircuit(ziti, network, service);
   await held.program.stop();
-  if (held.routers.length !== PATHS[service] + 1) throw new Error(`${network.kind}: the ${service} circuit took ${held.routers.join(' → ')}, not ${PATHS[service]} links`);
-  const dial = (index: number) => zcat(ziti, network.client.file, service, Buffer.from(`${service} ${index}\n`), network.work, 60_000, ['-v', '--log-formatter', 'json']);
+  if (held.routers.length !== PATHS[service] + 1)
+    throw new Error(
+      `${network.kind}: the ${service} circuit took ${held.routers.join(' → ')}, not ${PATHS[service]} links`,
+    );
+  const dial = (index: number) =>
+    zcat(ziti, network.client.file, service, Buffer.from(`${service} ${index}\n`), network.work, 60_000, [
+      '-v',
+      '--log-formatter',
+      'json',
+    ]);
   for (let index = 0; index < 3; index += 1) await dial(-1 - index); // warm-up
   const setupBefore = network.kind === 'ours' ? controllerSetupMs(network, service).length : 0;
   const dials: number[] = [];
@@ -102,7 +110,10 @@ async function measurePath(ziti: string, network: LinkedNetwork, service: PathNa
   };
   if (network.kind === 'ours') {
     const setup = controllerSetupMs(network, service).slice(setupBefore);
-    Object.assign(figures, { controllerSetupP50Ms: percentile(setup, 50), controllerSetupP95Ms: percentile(setup, 95) });
+    Object.assign(figures, {
+      controllerSetupP50Ms: percentile(setup, 50),
+      controllerSetupP95Ms: percentile(setup, 95),
+    });
   }
   process.stdout.write(`${network.kind} ${service}: ${JSON.stringify({ ...figures, medianDialSteps: undefined })}\n`);
   return figures;
@@ -149,12 +160,22 @@ async function main(): Promise<void> {
   });
   process.stdout.write(`\npath-setup times, ours / upstream (ours ÷ upstream), ${DIALS} dials each:\n`);
   console.table(rows);
-  const report = { dials: DIALS, ours, upstream, oursOverUpstream: Object.fromEntries(PATH_NAMES.map((path) => [path, {
-    dialP50Ms: ratio(ours[path].dialP50Ms, upstream[path].dialP50Ms),
-    dialP95Ms: ratio(ours[path].dialP95Ms, upstream[path].dialP95Ms),
-    runP50Ms: ratio(ours[path].runP50Ms, upstream[path].runP50Ms),
-    runP95Ms: ratio(ours[path].runP95Ms, upstream[path].runP95Ms),
-  }])) };
+  const report = {
+    dials: DIALS,
+    ours,
+    upstream,
+    oursOverUpstream: Object.fromEntries(
+      PATH_NAMES.map((path) => [
+        path,
+        {
+          dialP50Ms: ratio(ours[path].dialP50Ms, upstream[path].dialP50Ms),
+          dialP95Ms: ratio(ours[path].dialP95Ms, upstream[path].dialP95Ms),
+          runP50Ms: ratio(ours[path].runP50Ms, upstream[path].runP50Ms),
+          runP95Ms: ratio(ours[path].runP95Ms, upstream[path].runP95Ms),
+        },
+      ]),
+    ),
+  };
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
   writeFileSync(join(ROOT, 'bench', 'results', 'paths.json'), `${JSON.stringify(report, null, 2)}\n`);
 }

@@ -23,15 +23,19 @@ applyConnectionSettings(database);
 const statements: LogEvent[] = [];
 const db: Db = new Kysely({ dialect: new SqliteDialect({ database }), log: (event) => void statements.push(event) });
 
-const row = database.prepare(`SELECT id, semantic, type, identity_roles FROM service_policies WHERE name = ?`).get(FIVE_PERCENT.policyName) as
-  | { id: string; semantic: string; type: number; identity_roles: string }
-  | undefined;
+const row = database
+  .prepare(`SELECT id, semantic, type, identity_roles FROM service_policies WHERE name = ?`)
+  .get(FIVE_PERCENT.policyName) as { id: string; semantic: string; type: number; identity_roles: string } | undefined;
 if (!row) throw new Error(`no policy named ${FIVE_PERCENT.policyName}: not a scale-phase database`);
 const view = (withExtra: boolean): PolicyRoles => ({
   id: row.id,
   semantic: row.semantic,
   type: row.type,
-  roles: { identityRoles: JSON.parse(row.identity_roles) as string[], serviceRoles: fivePercentPolicy(withExtra).roles.service_roles, postureCheckRoles: null },
+  roles: {
+    identityRoles: JSON.parse(row.identity_roles) as string[],
+    serviceRoles: fivePercentPolicy(withExtra).roles.service_roles,
+    postureCheckRoles: null,
+  },
 });
 
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
@@ -41,7 +45,9 @@ for (let step = 0; step < rounds * 2; step++) {
   const adding = step % 2 === 0;
   statements.length = 0;
   const started = performance.now();
-  await db.transaction().execute((tx) => syncPolicy(tx, servicePolicyKind, view(adding), view(!adding), new Date().toISOString()));
+  await db
+    .transaction()
+    .execute((tx) => syncPolicy(tx, servicePolicyKind, view(adding), view(!adding), new Date().toISOString()));
   const total = performance.now() - started;
   const inStatements = statements.reduce((sum, event) => sum + event.queryDurationMillis, 0);
   // The store's timer checkpoints between requests; done here between steps so each commit starts from an empty WAL.
@@ -56,11 +62,17 @@ for (let step = 0; step < rounds * 2; step++) {
     const text = oneLine(event.query.sql);
     process.stdout.write(`  ${event.queryDurationMillis.toFixed(1).padStart(7)} ms  ${text.slice(0, 150)}\n`);
     if (event.queryDurationMillis >= SLOW_MS && /^(INSERT|UPDATE|DELETE|SELECT)/i.test(text) && !plans.has(text)) {
-      const plan = database.prepare(`EXPLAIN QUERY PLAN ${event.query.sql}`).all(...event.query.parameters) as Array<{ detail: string }>;
-      plans.set(text, plan.map((p) => p.detail));
+      const plan = database.prepare(`EXPLAIN QUERY PLAN ${event.query.sql}`).all(...event.query.parameters) as Array<{
+        detail: string;
+      }>;
+      plans.set(
+        text,
+        plan.map((p) => p.detail),
+      );
     }
   }
 }
 process.stdout.write('\nquery plans of the statements over 20 ms:\n');
-for (const [text, plan] of plans) process.stdout.write(`${text.slice(0, 150)}\n${plan.map((p) => `    ${p}`).join('\n')}\n`);
+for (const [text, plan] of plans)
+  process.stdout.write(`${text.slice(0, 150)}\n${plan.map((p) => `    ${p}`).join('\n')}\n`);
 await db.destroy();

@@ -24,7 +24,11 @@ if (!home || !path || (who !== undefined && who !== 'typical' && who !== 'heavy'
 
 async function logIn(baseUrl: string): Promise<string> {
   if (!who) return loginAdmin(baseUrl, ADMIN_USERNAME, ADMIN_PASSWORD);
-  const token = await loginWithPassword(`${baseUrl}/edge/client/v1`, scaleIdentities[who as 'typical' | 'heavy'].username, scaleIdentities.password);
+  const token = await loginWithPassword(
+    `${baseUrl}/edge/client/v1`,
+    scaleIdentities[who as 'typical' | 'heavy'].username,
+    scaleIdentities.password,
+  );
   if (typeof token !== 'string') throw new Error(`the ${who} identity's login answered ${token.status}`);
   return token;
 }
@@ -33,22 +37,64 @@ const profileDir = mkdtempSync(join(tmpdir(), 'ziti-profile-'));
 const port = await freePort();
 const spawnedAt = performance.now();
 let loadFromMs = 0;
-const args = [`--cpu-prof`, `--cpu-prof-dir=${profileDir}`, 'src/main.ts', '--home', home, '--port', String(port), '--bind', '127.0.0.1', '--ctrl-port', String(port)];
+const args = [
+  `--cpu-prof`,
+  `--cpu-prof-dir=${profileDir}`,
+  'src/main.ts',
+  '--home',
+  home,
+  '--port',
+  String(port),
+  '--bind',
+  '127.0.0.1',
+  '--ctrl-port',
+  String(port),
+];
 args.push('--password', ADMIN_PASSWORD, '--log-level', 'warn');
-const controller = await startServer({ name: 'controller', args, port, readyPath: '/edge/client/v1/version', cwd: ROOT });
+const controller = await startServer({
+  name: 'controller',
+  args,
+  port,
+  readyPath: '/edge/client/v1/version',
+  cwd: ROOT,
+});
 try {
   const token = await logIn(controller.baseUrl);
   loadFromMs = performance.now() - spawnedAt;
   const method = (process.env.PROFILE_METHOD ?? 'GET') as LoadSpec['method'];
   const connections = Number(process.env.PROFILE_CONNECTIONS ?? 10);
-  const bodies = process.env.PROFILE_BODIES ? (JSON.parse(process.env.PROFILE_BODIES) as unknown[]).map((body) => JSON.stringify(body)) : undefined;
-  const headers = { accept: 'application/json', 'zt-session': token, ...(bodies ? { 'content-type': 'application/json' } : {}) };
+  const bodies = process.env.PROFILE_BODIES
+    ? (JSON.parse(process.env.PROFILE_BODIES) as unknown[]).map((body) => JSON.stringify(body))
+    : undefined;
+  const headers = {
+    accept: 'application/json',
+    'zt-session': token,
+    ...(bodies ? { 'content-type': 'application/json' } : {}),
+  };
   const paths = process.env.PROFILE_PATHS ? (JSON.parse(process.env.PROFILE_PATHS) as string[]) : undefined;
   const variantsFile = join(profileDir, 'variants.json');
   const varied = bodies || paths;
-  if (varied) writeFileSync(variantsFile, JSON.stringify({ ...(bodies ? { tokens: [token], bodies } : {}), ...(paths ? { paths } : {}) } satisfies RequestVariants));
+  if (varied)
+    writeFileSync(
+      variantsFile,
+      JSON.stringify({
+        ...(bodies ? { tokens: [token], bodies } : {}),
+        ...(paths ? { paths } : {}),
+      } satisfies RequestVariants),
+    );
   const url = `${controller.baseUrl}${path}`;
-  const load = await runLoad({ url, method, headers, connections, durationSeconds: Number(seconds), warmupSeconds: 1, ...(varied ? { variantsFile } : {}) }, ROOT);
+  const load = await runLoad(
+    {
+      url,
+      method,
+      headers,
+      connections,
+      durationSeconds: Number(seconds),
+      warmupSeconds: 1,
+      ...(varied ? { variantsFile } : {}),
+    },
+    ROOT,
+  );
   process.stdout.write(`${load.requestsPerSecond.toFixed(0)} req/s, non-2xx ${load.non2xx}\n`);
 } finally {
   await controller.stop();

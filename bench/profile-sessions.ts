@@ -35,22 +35,52 @@ try {
   let loadFromMs = 0;
   try {
     const admin = await loginAdmin(controller.baseUrl, ADMIN_USERNAME, ADMIN_PASSWORD);
-    const fixture = await setUpSessionModel(controller.baseUrl, admin, sessionModel(settings.sessionHeavyServices), say);
+    const fixture = await setUpSessionModel(
+      controller.baseUrl,
+      admin,
+      sessionModel(settings.sessionHeavyServices),
+      say,
+    );
     const user = fixture[who];
     const services = user[set];
-    const tokens = await loginMany(controller.baseUrl, user, Math.ceil((CREATES_PER_SECOND * (Number(seconds) + 1)) / services.length));
+    const tokens = await loginMany(
+      controller.baseUrl,
+      user,
+      Math.ceil((CREATES_PER_SECOND * (Number(seconds) + 1)) / services.length),
+    );
     await reportPosture(controller.baseUrl, tokens[0]!, fixture.osCheckId);
     const variantsFile = join(home, 'variants.json');
     // The next API session each request, as the stores bench sends them (PROFILE_ONE_SESSION=1: one API session's at a time).
     const tokensInTurn = process.env.PROFILE_ONE_SESSION !== '1';
-    writeFileSync(variantsFile, JSON.stringify({ tokens, bodies: services.map((serviceId) => JSON.stringify({ serviceId, type: 'Dial' })), tokensInTurn }));
+    writeFileSync(
+      variantsFile,
+      JSON.stringify({
+        tokens,
+        bodies: services.map((serviceId) => JSON.stringify({ serviceId, type: 'Dial' })),
+        tokensInTurn,
+      }),
+    );
     loadFromMs = performance.now() - spawnedAt;
     const url = `${controller.baseUrl}/edge/client/v1/sessions`;
     const headers = { accept: 'application/json', 'content-type': 'application/json' };
     const cpuBefore = controller.cpuSeconds();
-    const load = await runLoad({ url, method: 'POST', headers, variantsFile, connections: 10, durationSeconds: Number(seconds), warmupSeconds: 1 }, ROOT);
-    const cpuMs = ((controller.cpuSeconds() - cpuBefore) * 1000) / Math.max(1, load.totalRequests + load.warmupRequests);
-    process.stdout.write(`${load.requestsPerSecond.toFixed(0)} creates/s (server CPU ${cpuMs.toFixed(3)} ms each, profiler on), non-2xx ${load.non2xx}, repeated ${load.repeated ?? 0}\n`);
+    const load = await runLoad(
+      {
+        url,
+        method: 'POST',
+        headers,
+        variantsFile,
+        connections: 10,
+        durationSeconds: Number(seconds),
+        warmupSeconds: 1,
+      },
+      ROOT,
+    );
+    const cpuMs =
+      ((controller.cpuSeconds() - cpuBefore) * 1000) / Math.max(1, load.totalRequests + load.warmupRequests);
+    process.stdout.write(
+      `${load.requestsPerSecond.toFixed(0)} creates/s (server CPU ${cpuMs.toFixed(3)} ms each, profiler on), non-2xx ${load.non2xx}, repeated ${load.repeated ?? 0}\n`,
+    );
   } finally {
     closeModelConnections();
     await controller.stop();

@@ -63,7 +63,12 @@ export interface BenchRun {
 const CURRENT_IDENTITY_SHARE = 0.7;
 const LARGE_LIST_SHARE = 0.8;
 
-export function evaluatePlatformGoals(scenarios: ScenarioResult[], hashRate: HashRate, smallSeed: number, largeSeed: number): Goal[] {
+export function evaluatePlatformGoals(
+  scenarios: ScenarioResult[],
+  hashRate: HashRate,
+  smallSeed: number,
+  largeSeed: number,
+): Goal[] {
   const find = (key: string, identities?: number) =>
     scenarios.find((s) => s.key === key && (identities === undefined || s.identities === identities));
   const ceiling = find('ceiling');
@@ -96,7 +101,12 @@ export function evaluatePlatformGoals(scenarios: ScenarioResult[], hashRate: Has
   return goals;
 }
 
-export function shareGoal(goal: string, measured: ScenarioResult | undefined, base: ScenarioResult | undefined, share: number): Goal {
+export function shareGoal(
+  goal: string,
+  measured: ScenarioResult | undefined,
+  base: ScenarioResult | undefined,
+  share: number,
+): Goal {
   if (!measured || !base) return { goal, measured: undefined, verdict: 'miss', note: 'not run' };
   const ratio = measured.load.requestsPerSecond / base.load.requestsPerSecond;
   // The same ratio from server CPU per request: what req/s would show on a machine nobody else uses.
@@ -115,10 +125,24 @@ function failureNote(result: ScenarioResult): string | undefined {
 }
 
 const TABLE_ORDER = [
-  ...['ceiling', 'current-identity', 'password-login', 'list-by-name', 'list-by-name-each', 'list-by-attribute', 'list-by-attribute-each'],
+  ...[
+    'ceiling',
+    'current-identity',
+    'password-login',
+    'list-by-name',
+    'list-by-name-each',
+    'list-by-attribute',
+    'list-by-attribute-each',
+  ],
   ...['client-services-typical', 'client-services-heavy', 'service-updates'],
   ...['current-identity-plain', 'current-identity-observed'],
-  ...['session-create-typical', 'session-create-typical-posture', 'session-create-heavy', 'session-create-heavy-posture', 'posture-response-bulk'],
+  ...[
+    'session-create-typical',
+    'session-create-typical-posture',
+    'session-create-heavy',
+    'session-create-heavy-posture',
+    'posture-response-bulk',
+  ],
 ];
 const HEADER = [
   ...['scenario', 'identities', 'matches', 'req/s', '÷ ceiling', 'p50 ms', 'p99 ms'],
@@ -127,7 +151,8 @@ const HEADER = [
 
 function scenarioRows(results: ScenarioResult[]): string[][] {
   const ceiling = results.find((s) => s.key === 'ceiling')?.load.requestsPerSecond;
-  const order = (s: ScenarioResult) => (s.identities * TABLE_ORDER.length + TABLE_ORDER.indexOf(s.key)) * 2 + (s.target === 'upstream' ? 1 : 0);
+  const order = (s: ScenarioResult) =>
+    (s.identities * TABLE_ORDER.length + TABLE_ORDER.indexOf(s.key)) * 2 + (s.target === 'upstream' ? 1 : 0);
   return [...results]
     .sort((a, b) => order(a) - order(b))
     .map(({ key, target, identities, probe, load, cpuMsPerRequest, rssMb, otherCores }) => [
@@ -154,9 +179,19 @@ export function formatReport(run: BenchRun): string {
     `machine: ${machine.cpus} × ${machine.cpuModel}, node ${machine.node}; phases: ${settings.phases.join(', ')}`,
     `controller: ${settings.store === 'postgres' ? 'PostgreSQL' : 'SQLite'}, ${settings.workers === 1 ? 'one process' : `${settings.workers} worker processes (CPU and RSS: all of them)`}`,
     `load: autocannon, ${settings.connections} connections, ${settings.durationSeconds} s (+${settings.warmupSeconds} s warm-up) per scenario`,
-    ...(hashRate ? [`argon2id raw hash rate: ${hashRate.hashesPerSecond.toFixed(0)}/s (${hashRate.inFlight} in flight)`] : []),
-    ...(run.controllerRssMb.length ? [`controller RSS when idle: ${run.controllerRssMb.map((r) => `${r.rssMb.toFixed(0)} MB (${r.when})`).join(', ')}`] : []),
-    ...(run.seeding.length ? [`seeding: ${run.seeding.map((s) => `${s.to - s.from} identities in ${(s.ms / 1000).toFixed(1)} s`).join(', ')}`] : []),
+    ...(hashRate
+      ? [`argon2id raw hash rate: ${hashRate.hashesPerSecond.toFixed(0)}/s (${hashRate.inFlight} in flight)`]
+      : []),
+    ...(run.controllerRssMb.length
+      ? [
+          `controller RSS when idle: ${run.controllerRssMb.map((r) => `${r.rssMb.toFixed(0)} MB (${r.when})`).join(', ')}`,
+        ]
+      : []),
+    ...(run.seeding.length
+      ? [
+          `seeding: ${run.seeding.map((s) => `${s.to - s.from} identities in ${(s.ms / 1000).toFixed(1)} s`).join(', ')}`,
+        ]
+      : []),
     ...(run.scale ? formatScale(run.scale) : []),
     ...(run.bodyFlood ? formatBodyFlood(run.bodyFlood) : []),
     ...(run.mixed ? formatMixed(run.mixed) : []),
@@ -169,15 +204,21 @@ export function formatReport(run: BenchRun): string {
     ...repeatedWarning(run.scenarios),
     '',
     'goals:',
-    ...run.goals.map((g) => `  ${g.verdict.toUpperCase().padEnd(4)}  ${g.goal}: ${measured(g)}${g.note ? `  (${g.note})` : ''}`),
+    ...run.goals.map(
+      (g) => `  ${g.verdict.toUpperCase().padEnd(4)}  ${g.goal}: ${measured(g)}${g.note ? `  (${g.note})` : ''}`,
+    ),
   ];
   return lines.join('\n');
 }
 
 /** Session creates that ran out of new (API session, service) combinations measured some reuses too. */
 function repeatedWarning(results: ScenarioResult[]): string[] {
-  const repeated = results.filter((s) => (s.load.repeated ?? 0) > 0).map((s) => `${s.key}@${s.identities} (${s.load.repeated})`);
-  return repeated.length === 0 ? [] : [`WARNING: requests repeated an already made session in ${repeated.join(', ')}; raise BENCH_SESSION_MAX_RATE.`];
+  const repeated = results
+    .filter((s) => (s.load.repeated ?? 0) > 0)
+    .map((s) => `${s.key}@${s.identities} (${s.load.repeated})`);
+  return repeated.length === 0
+    ? []
+    : [`WARNING: requests repeated an already made session in ${repeated.join(', ')}; raise BENCH_SESSION_MAX_RATE.`];
 }
 
 const NOISY_CORES = 0.25;
@@ -186,12 +227,15 @@ function noiseWarning(results: ScenarioResult[]): string[] {
   const label = (s: ScenarioResult) => (s.target === 'hello' ? s.key : `${s.key}@${s.identities}`);
   const noisy = results.filter((s) => s.otherCores > NOISY_CORES).map(label);
   if (noisy.length === 0) return [];
-  return [`WARNING: other processes loaded the machine during ${noisy.join(', ')}; compare CPU ms/req there, not req/s.`];
+  return [
+    `WARNING: other processes loaded the machine during ${noisy.join(', ')}; compare CPU ms/req there, not req/s.`,
+  ];
 }
 
 function table(header: string[], rows: string[][]): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];
 }
 

@@ -17,7 +17,11 @@ const query = pg.Client.prototype.query;
 const show = process.env.ROUND_TRIPS_SHOW === '1';
 pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   sent++;
-  if (show) console.log('  >', (typeof args[0] === 'string' ? args[0] : JSON.stringify(args[0])).replace(/\s+/g, ' ').slice(0, 160));
+  if (show)
+    console.log(
+      '  >',
+      (typeof args[0] === 'string' ? args[0] : JSON.stringify(args[0])).replace(/\s+/g, ' ').slice(0, 160),
+    );
   return Reflect.apply(query, this, args) as unknown;
 } as typeof query;
 
@@ -49,12 +53,24 @@ try {
   console.log('round trips per request, five requests in a row (the first may fill caches)');
   await perRequest('GET current-identity', () => get(`${client}/current-identity`));
   await perRequest('GET services (client)', () => get(`${client}/services`));
-  await perRequest('GET current-api-session/service-updates', () => get(`${client}/current-api-session/service-updates`));
+  await perRequest('GET current-api-session/service-updates', () =>
+    get(`${client}/current-api-session/service-updates`),
+  );
   await perRequest('POST sessions (Dial)', () => requestSession(t, token, serviceId, 'Dial'));
-  await perRequest('GET identities?filter=name = <a different name each>', (i) => get(`${management}/identities?filter=${encodeURIComponent(`name = "n${i}"`)}`, admin));
+  await perRequest('GET identities?filter=name = <a different name each>', (i) =>
+    get(`${management}/identities?filter=${encodeURIComponent(`name = "n${i}"`)}`, admin),
+  );
   await perRequest('GET identities (kept answer)', () => get(`${management}/identities`, admin));
-  await perRequest('POST authenticate (password)', () => t.call({ method: 'POST', url: `${client}/authenticate?method=password`, payload: { username: user.username, password: user.password } }));
-  await perRequest('POST services (admin create)', (i) => createService(t, admin, { name: `rt-${i}` }).then(() => ({ status: 201 })));
+  await perRequest('POST authenticate (password)', () =>
+    t.call({
+      method: 'POST',
+      url: `${client}/authenticate?method=password`,
+      payload: { username: user.username, password: user.password },
+    }),
+  );
+  await perRequest('POST services (admin create)', (i) =>
+    createService(t, admin, { name: `rt-${i}` }).then(() => ({ status: 201 })),
+  );
 } finally {
   await app?.close();
   await scratch.drop();

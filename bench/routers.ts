@@ -30,13 +30,24 @@ async function enrollRouters(baseUrl: string, token: string): Promise<EnrolledRo
       ...(await Promise.all(
         batch.map(async (index) => {
           const name = `bench-router-${index}`;
-          const created = await httpsRequest(`${management}/edge-routers`, { method: 'POST', headers: { 'content-type': 'application/json', 'zt-session': token }, body: JSON.stringify({ name }) });
+          const created = await httpsRequest(`${management}/edge-routers`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'zt-session': token },
+            body: JSON.stringify({ name }),
+          });
           if (created.status !== 201) throw new Error(`create router: ${created.status}`);
           const id = (created.body as { data: { id: string } }).data.id;
           const detail = await httpsRequest(`${management}/edge-routers/${id}`, { headers: { 'zt-session': token } });
           const enrollmentToken = (detail.body as { data: { enrollmentToken: string } }).data.enrollmentToken;
           const csr = await newCsr(key, `C=US, O=OpenZiti, CN=${id}`);
-          const enrolled = await httpsRequest(`${baseUrl}/edge/client/v1/enroll?method=erott&token=${enrollmentToken}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ certCsr: csr, serverCertCsr: csr }) });
+          const enrolled = await httpsRequest(
+            `${baseUrl}/edge/client/v1/enroll?method=erott&token=${enrollmentToken}`,
+            {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ certCsr: csr, serverCertCsr: csr }),
+            },
+          );
           if (enrolled.status !== 200) throw new Error(`enroll router: ${enrolled.status}`);
           return { id, name, certPem: (enrolled.body as { data: { cert: string } }).data.cert, keyPem: key.keyPem };
         }),
@@ -47,7 +58,10 @@ async function enrollRouters(baseUrl: string, token: string): Promise<EnrolledRo
 }
 
 async function onlineCount(baseUrl: string, token: string): Promise<number> {
-  const reply = await httpsRequest(`${baseUrl}/edge/management/v1/edge-routers?limit=1&filter=${encodeURIComponent('online = true')}`, { headers: { 'zt-session': token } });
+  const reply = await httpsRequest(
+    `${baseUrl}/edge/management/v1/edge-routers?limit=1&filter=${encodeURIComponent('online = true')}`,
+    { headers: { 'zt-session': token } },
+  );
   return totalCount(reply.body) ?? -1;
 }
 
@@ -98,7 +112,11 @@ async function main(): Promise<void> {
     const helloMs = performance.now() - started;
     for (const result of results) if (result.status === 'fulfilled') connected.push(result.value);
     const refused = results.filter((result) => result.status === 'rejected').length;
-    const controllerRefusals = readFileSync(join(home, 'controller.log'), 'utf8').split('\n').flatMap((line) => (line.includes('router connection refused') ? [String((JSON.parse(line) as { reason: string }).reason)] : []));
+    const controllerRefusals = readFileSync(join(home, 'controller.log'), 'utf8')
+      .split('\n')
+      .flatMap((line) =>
+        line.includes('router connection refused') ? [String((JSON.parse(line) as { reason: string }).reason)] : [],
+      );
     while ((await onlineCount(controller.baseUrl, token)) < connected.length) await sleep(50);
     const allOnlineMs = performance.now() - started;
 
@@ -111,18 +129,33 @@ async function main(): Promise<void> {
       routers: count,
       connected: connected.length,
       refused,
-      retriedAfter: Object.fromEntries([...new Set(reasons)].map((reason) => [reason, reasons.filter((r) => r === reason).length])),
-      controllerRefusals: Object.fromEntries([...new Set(controllerRefusals)].map((reason) => [reason, controllerRefusals.filter((r) => r === reason).length])),
+      retriedAfter: Object.fromEntries(
+        [...new Set(reasons)].map((reason) => [reason, reasons.filter((r) => r === reason).length]),
+      ),
+      controllerRefusals: Object.fromEntries(
+        [...new Set(controllerRefusals)].map((reason) => [
+          reason,
+          controllerRefusals.filter((r) => r === reason).length,
+        ]),
+      ),
       helloExchangesDoneMs: Math.round(helloMs),
       allOnlineInRestMs: Math.round(allOnlineMs),
       controllerRssMb: { before: rssBeforeMb, after: rssAfterMb },
       memoryPerRouterKb: Math.round(((rssAfterMb - rssBeforeMb) * 1024) / Math.max(1, connected.length)),
-      controllerCpuMsPerSecond: { withoutRouters: Number(baselineCpu.toFixed(2)), withRouters: Number(idleCpu.toFixed(2)) },
-      heartbeatCpuMicrosecondsPerRouterPerSecond: Number((((idleCpu - baselineCpu) * 1000) / Math.max(1, connected.length)).toFixed(2)),
+      controllerCpuMsPerSecond: {
+        withoutRouters: Number(baselineCpu.toFixed(2)),
+        withRouters: Number(idleCpu.toFixed(2)),
+      },
+      heartbeatCpuMicrosecondsPerRouterPerSecond: Number(
+        (((idleCpu - baselineCpu) * 1000) / Math.max(1, connected.length)).toFixed(2),
+      ),
     };
     const folder = join(ROOT, 'bench/results');
     mkdirSync(folder, { recursive: true });
-    writeFileSync(join(folder, `routers-${result.startedAt.replaceAll(':', '-')}.json`), `${JSON.stringify(result, null, 2)}\n`);
+    writeFileSync(
+      join(folder, `routers-${result.startedAt.replaceAll(':', '-')}.json`),
+      `${JSON.stringify(result, null, 2)}\n`,
+    );
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     if (refused > 0) throw new Error(`${refused} routers were refused`);
   } finally {

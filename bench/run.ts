@@ -27,11 +27,28 @@ import { runSessionPhase } from './session-phase.js';
 import { freePort, startServer, type ServerProcess } from './server-process.js';
 import { say, settings } from './settings.js';
 
-type RunFigures = Pick<BenchRun, 'hashRate' | 'seeding' | 'controllerRssMb' | 'scenarios' | 'scale' | 'observability' | 'bodyFlood' | 'mixed' | 'upstream' | 'goals'>;
+type RunFigures = Pick<
+  BenchRun,
+  | 'hashRate'
+  | 'seeding'
+  | 'controllerRssMb'
+  | 'scenarios'
+  | 'scale'
+  | 'observability'
+  | 'bodyFlood'
+  | 'mixed'
+  | 'upstream'
+  | 'goals'
+>;
 
 function machineFacts(): BenchRun['machine'] {
   const totalMemoryMb = Math.round(totalmem() / 2 ** 20);
-  return { cpus: availableParallelism(), cpuModel: cpus()[0]?.model ?? 'unknown', node: process.version, totalMemoryMb };
+  return {
+    cpus: availableParallelism(),
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    node: process.version,
+    totalMemoryMb,
+  };
 }
 
 async function seed(home: string, from: number, to: number, log: BenchRun['seeding']): Promise<void> {
@@ -82,8 +99,17 @@ async function runPlatformPhase(home: string, port: number, run: RunFigures): Pr
   say(`  ${hashRate.hashesPerSecond.toFixed(0)} hashes/s`);
 
   await seed(home, 0, smallSeed, run.seeding);
-  const lists = [scenarios.listByName, scenarios.listByNameEach(home, smallSeed), scenarios.listByAttribute, scenarios.listByAttributeEach(home, smallSeed)];
-  const others = [scenarios.ceiling, scenarios.currentIdentity, scenarios.passwordLogin(ADMIN_USERNAME, ADMIN_PASSWORD)];
+  const lists = [
+    scenarios.listByName,
+    scenarios.listByNameEach(home, smallSeed),
+    scenarios.listByAttribute,
+    scenarios.listByAttributeEach(home, smallSeed),
+  ];
+  const others = [
+    scenarios.ceiling,
+    scenarios.currentIdentity,
+    scenarios.passwordLogin(ADMIN_USERNAME, ADMIN_PASSWORD),
+  ];
   await runLoads({ home, port, identities: smallSeed, scenarios: [...lists, ...others], withHello: true }, run);
   await seed(home, smallSeed, largeSeed, run.seeding);
   await runLoads({ home, port, identities: largeSeed, scenarios: lists, withHello: false }, run);
@@ -129,7 +155,13 @@ async function main(): Promise<void> {
   run.scenarios.push(...run.upstream.scenarios);
   run.goals.push(...upstreamGoals(compareWithUpstream(run.scenarios, run.scale, run.upstream), run.upstream));
 
-  const report: BenchRun = { startedAt, finishedAt: new Date().toISOString(), machine: machineFacts(), settings, ...run };
+  const report: BenchRun = {
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    machine: machineFacts(),
+    settings,
+    ...run,
+  };
   process.stdout.write(`\n${formatReport(report)}\n`);
   const file = writeResults(report, join(ROOT, 'bench', 'results'));
   process.stdout.write(`\nresults: ${file}\n`);

@@ -49,7 +49,9 @@ export async function generateLinks(home: string, progress: Progress): Promise<L
         });
         const done = Math.min(from + POLICIES_PER_TRANSACTION, all.length);
         if (done % 500 === 0 || done === all.length) {
-          progress(`  ${kind.table}: ${done}/${all.length} linked (${((performance.now() - kindStarted) / 1000).toFixed(1)} s)`);
+          progress(
+            `  ${kind.table}: ${done}/${all.length} linked (${((performance.now() - kindStarted) / 1000).toFixed(1)} s)`,
+          );
         }
       }
       msByKind[kind.name] = performance.now() - kindStarted;
@@ -66,7 +68,9 @@ export async function generateLinks(home: string, progress: Progress): Promise<L
 
 /** Every policy of one kind in the shape the engine's rules hand to syncPolicy (see src/entities/shared/policy-rules.ts). */
 async function readPolicies(db: Db, kind: PolicyKind): Promise<PolicyRoles[]> {
-  const rows = (await selectMatching(db, kind.table, {})).sort((a, b) => ((a.name as string) < (b.name as string) ? -1 : 1));
+  const rows = (await selectMatching(db, kind.table, {})).sort((a, b) =>
+    (a.name as string) < (b.name as string) ? -1 : 1,
+  );
   return rows.map((row) => ({
     id: row.id as string,
     semantic: row.semantic ?? 'AllOf',

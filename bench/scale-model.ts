@@ -39,7 +39,8 @@ const ROUTER_ATTRIBUTES_EACH = 2;
 /** Distinct attributes drawn by the same hash the identity seeder uses, sorted as the controller stores sets. */
 function drawAttributes(index: number, salt: number, count: number, pool: number, prefix: string): string[] {
   const chosen = new Set<string>();
-  for (let draw = 0; chosen.size < Math.min(count, pool); draw++) chosen.add(`${prefix}${mix(index * 104_729 + salt + draw) % pool}`);
+  for (let draw = 0; chosen.size < Math.min(count, pool); draw++)
+    chosen.add(`${prefix}${mix(index * 104_729 + salt + draw) % pool}`);
   return [...chosen].sort(byteOrder);
 }
 

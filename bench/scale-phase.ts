@@ -7,7 +7,13 @@ import type { ScenarioResult } from './report.js';
 import { generateLinks, type LinkGeneration } from './scale-links.js';
 import { scaleIdentities, scaleModel, type ScaleModel } from './scale-model.js';
 import { verifyLinks, type LinkCheck } from './scale-verify.js';
-import { measureAttributeChanges, measurePolicyChanges, storeLinkCounter, type AttributeChanges, type PolicyChanges } from './scale-writes.js';
+import {
+  measureAttributeChanges,
+  measurePolicyChanges,
+  storeLinkCounter,
+  type AttributeChanges,
+  type PolicyChanges,
+} from './scale-writes.js';
 import * as scenarios from './scenarios.js';
 import type { Scenario } from './scenarios.js';
 import { probeScenario, ROOT, runScenario } from './scenario-run.js';
@@ -50,14 +56,20 @@ export async function runScalePhase(start: ScalePhaseStart): Promise<ScaleResult
   const identities = Math.max(start.seededIdentities, model.identities);
   const seedMore = start.seededIdentities < model.identities;
   const seedProgress = (done: number) => say(`seeded ${done}/${model.identities} identities`);
-  const identitiesMs = seedMore ? await seedIdentities(start.home, start.seededIdentities, model.identities, seedProgress) : 0;
+  const identitiesMs = seedMore
+    ? await seedIdentities(start.home, start.seededIdentities, model.identities, seedProgress)
+    : 0;
 
   say('seeding services, edge routers and policies…');
   const seeded = await seedScaleModel(start.home, model, progress);
   say(`  ${(seeded.ms / 1000).toFixed(1)} s`);
   say('generating links with the policy engine (syncPolicy per policy)…');
   const links = await generateLinks(start.home, progress);
-  say(`  ${(links.ms / 1000).toFixed(1)} s: ${Object.entries(links.rows).map(([table, n]) => `${table} ${n}`).join(', ')}`);
+  say(
+    `  ${(links.ms / 1000).toFixed(1)} s: ${Object.entries(links.rows)
+      .map(([table, n]) => `${table} ${n}`)
+      .join(', ')}`,
+  );
   const checkAfterSeeding = await checkLinks(start.home, 'after seeding');
 
   const result: ScaleResult = {
@@ -100,9 +112,15 @@ export function describeUnavailable(u: Pick<Unavailable, 'key' | 'status' | 'err
 }
 
 /** Records a scenario whose login or probe failed as not measured, instead of loading a stream of errors. */
-export function notMeasured(scenario: Scenario, refusal: { status: number; errorCode?: string | undefined }, what = scenario.path): Unavailable {
+export function notMeasured(
+  scenario: Scenario,
+  refusal: { status: number; errorCode?: string | undefined },
+  what = scenario.path,
+): Unavailable {
   const code = refusal.errorCode;
-  say(`${scenario.target} ${scenario.key}: NOT MEASURED — ${what}: ${describeUnavailable({ key: scenario.key, ...refusal })}`);
+  say(
+    `${scenario.target} ${scenario.key}: NOT MEASURED — ${what}: ${describeUnavailable({ key: scenario.key, ...refusal })}`,
+  );
   return { key: scenario.key, path: scenario.path, status: refusal.status, ...(code ? { errorCode: code } : {}) };
 }
 
@@ -110,7 +128,11 @@ export function notMeasured(scenario: Scenario, refusal: { status: number; error
  * The client reads at the scale model, each as the identity whose list it is (logged in through the client API);
  * a login or probe that fails is recorded as not measured instead of loading a stream of errors.
  */
-export async function measureClientReads(server: ServerProcess, identities: number, target: Scenario['target']): Promise<{ loads: ScenarioResult[]; unavailable: Unavailable[] }> {
+export async function measureClientReads(
+  server: ServerProcess,
+  identities: number,
+  target: Scenario['target'],
+): Promise<{ loads: ScenarioResult[]; unavailable: Unavailable[] }> {
   const clientApi = `${server.baseUrl}/edge/client/v1`;
   const runs = [
     { scenario: scenarios.clientServices('typical'), username: scaleIdentities.typical.username },
@@ -123,7 +145,13 @@ export async function measureClientReads(server: ServerProcess, identities: numb
     const scenario = { ...base, target };
     const token = await loginWithPassword(clientApi, username, scaleIdentities.password);
     if (typeof token !== 'string') {
-      unavailable.push(notMeasured(scenario, { status: token.status, errorCode: errorCode(token.body) }, `the client login as ${username}`));
+      unavailable.push(
+        notMeasured(
+          scenario,
+          { status: token.status, errorCode: errorCode(token.body) },
+          `the client login as ${username}`,
+        ),
+      );
       continue;
     }
     const probe = await probeScenario(scenario, server, token);
@@ -149,7 +177,13 @@ async function measure({ controller, home, seeded, loads }: Measured, result: Sc
   );
 
   say(`5% policy: ${settings.policyChanges} service-role changes…`);
-  const policy = await measurePolicyChanges(controller, adminToken, seeded.ids.fivePercentPolicy, settings.policyChanges, await storeLinkCounter(home));
+  const policy = await measurePolicyChanges(
+    controller,
+    adminToken,
+    seeded.ids.fivePercentPolicy,
+    settings.policyChanges,
+    await storeLinkCounter(home),
+  );
   result.policyChanges = policy;
   for (const step of policy.steps) {
     const rows = `${step.rowsAddedOrDeleted} rows ${step.change === 'add' ? 'inserted' : 'deleted'}`;
@@ -165,7 +199,13 @@ async function measure({ controller, home, seeded, loads }: Measured, result: Sc
 
 async function measureCeiling(home: string): Promise<ScenarioResult> {
   const port = await freePort();
-  const hello = await startServer({ name: 'hello server', args: ['bench/hello-server.ts', join(home, 'pki'), String(port)], port, readyPath: '/hello', cwd: ROOT });
+  const hello = await startServer({
+    name: 'hello server',
+    args: ['bench/hello-server.ts', join(home, 'pki'), String(port)],
+    port,
+    readyPath: '/hello',
+    cwd: ROOT,
+  });
   try {
     return await runScenario(scenarios.ceiling, hello, '', 0);
   } finally {
@@ -176,7 +216,8 @@ async function measureCeiling(home: string): Promise<ScenarioResult> {
 async function checkLinks(home: string, when: string): Promise<LinkCheck> {
   say(`integrity scan ${when}…`);
   const check = await verifyLinks(home);
-  const verdict = check.differences === 0 ? 'consistent' : `${check.differences} DIFFERENCES, first: ${check.mismatches[0]}`;
+  const verdict =
+    check.differences === 0 ? 'consistent' : `${check.differences} DIFFERENCES, first: ${check.mismatches[0]}`;
   say(`  every derived row checked: ${verdict} (${(check.ms / 1000).toFixed(1)} s)`);
   return check;
 }

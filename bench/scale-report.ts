@@ -15,7 +15,9 @@ export function evaluateScaleGoals(scale: ScaleResult, scenarios: ScenarioResult
     const missing = scale.unavailable.find((u) => u.key === key);
     const measured = scenarios.find((s) => s.key === key && s.identities === scale.identities);
     if (missing || !measured) {
-      const why = missing ? `not measured: answered ${missing.status}${missing.errorCode ? ` ${missing.errorCode}` : ''}` : 'not run';
+      const why = missing
+        ? `not measured: answered ${missing.status}${missing.errorCode ? ` ${missing.errorCode}` : ''}`
+        : 'not run';
       goals.push({ goal, measured: undefined, verdict: 'info', note: why });
       continue;
     }
@@ -59,7 +61,10 @@ export function evaluateScaleGoals(scale: ScaleResult, scenarios: ScenarioResult
     note: `idle ${scale.rssMb.idle.toFixed(0)} MB, after reads ${scale.rssMb.afterReads?.toFixed(0) ?? '-'} MB, after writes ${scale.rssMb.afterWrites?.toFixed(0) ?? '-'} MB`,
   });
 
-  for (const [when, check] of [['after seeding', scale.checkAfterSeeding], ['after the measured writes', scale.checkAfterRun]] as const) {
+  for (const [when, check] of [
+    ['after seeding', scale.checkAfterSeeding],
+    ['after the measured writes', scale.checkAfterRun],
+  ] as const) {
     goals.push(checkGoal(when, check));
   }
   return goals;
@@ -88,9 +93,13 @@ export function formatScale(scale: ScaleResult): string[] {
       `${model.serviceEdgeRouterPolicies} service edge router policies`,
     `  seeding: identities ${seconds(seeding.identitiesMs)}, other entities and policies ${seconds(seeding.entitiesMs)}`,
     `  links by the engine: ${seconds(links.ms)} for ${links.policies} policies (` +
-      `${Object.entries(links.msByKind).map(([kind, ms]) => `${kind} ${seconds(ms)}`).join(', ')}), ` +
+      `${Object.entries(links.msByKind)
+        .map(([kind, ms]) => `${kind} ${seconds(ms)}`)
+        .join(', ')}), ` +
       `${((links.rows.identity_services ?? 0) / (links.ms / 1000) / 1000).toFixed(0)}k identity–service rows/s`,
-    `  link rows: ${Object.entries(links.rows).map(([table, n]) => `${table} ${n}`).join(', ')}`,
+    `  link rows: ${Object.entries(links.rows)
+      .map(([table, n]) => `${table} ${n}`)
+      .join(', ')}`,
     ...scale.unavailable.map((u) => `  NOT MEASURED: ${describeUnavailable(u)} (${u.path})`),
   ];
 }

@@ -64,7 +64,13 @@ function summarise(samples: number[]): Latencies {
 async function timedPatch(agent: https.Agent, url: string, token: string, body: unknown) {
   const started = performance.now();
   const headers = { 'content-type': 'application/json', accept: 'application/json', 'zt-session': token };
-  const reply = await httpsRequest(url, { method: 'PATCH', headers, body: JSON.stringify(body), agent, timeoutMs: 60_000 });
+  const reply = await httpsRequest(url, {
+    method: 'PATCH',
+    headers,
+    body: JSON.stringify(body),
+    agent,
+    timeoutMs: 60_000,
+  });
   return { ms: performance.now() - started, status: reply.status, code: errorCode(reply.body) };
 }
 
@@ -87,7 +93,12 @@ function keptAlive(): https.Agent {
 }
 
 /** PATCHes `roleAttributes` alternately to the two sets; the first tenth of the requests warm up and are not counted. */
-export async function measureAttributeChanges(server: ServerProcess, token: string, identityId: string, count: number): Promise<AttributeChanges> {
+export async function measureAttributeChanges(
+  server: ServerProcess,
+  token: string,
+  identityId: string,
+  count: number,
+): Promise<AttributeChanges> {
   const agent = keptAlive();
   const url = `${server.baseUrl}/edge/management/v1/identities/${identityId}`;
   const sets = scaleIdentities.changed.attributeSets;
@@ -127,8 +138,13 @@ export async function storeLinkCounter(home: string): Promise<LinkCounter> {
   const store = await openStore({ databaseUrl: await databaseUrlFor(home), databaseFile: join(home, 'ctrl.db') });
   const count = () =>
     store.read(async (db) => {
-      const { rows } = await sql<{ rows: number; links: number }>`SELECT count(*) AS rows, coalesce(sum(dial + bind), 0) AS links FROM identity_services
-        WHERE service_seq IN (SELECT s.seq FROM service_role_attributes a JOIN services s ON s.id = a.entity_id WHERE a.value = ${FIVE_PERCENT.extraAttribute})`.execute(db);
+      const { rows } = await sql<{
+        rows: number;
+        links: number;
+      }>`SELECT count(*) AS rows, coalesce(sum(dial + bind), 0) AS links FROM identity_services
+        WHERE service_seq IN (SELECT s.seq FROM service_role_attributes a JOIN services s ON s.id = a.entity_id WHERE a.value = ${FIVE_PERCENT.extraAttribute})`.execute(
+        db,
+      );
       return { rows: Number(rows[0]?.rows ?? 0), links: Number(rows[0]?.links ?? 0) };
     });
   return { count, close: () => store.close() };
@@ -141,7 +157,13 @@ const uncounted: LinkCounter = { count: () => Promise.resolve({ rows: 0, links: 
  * PATCHes the 5% policy's `serviceRoles`, alternately adding and removing the extra attribute, and counts with
  * `links` how many identity–service links each change moved.
  */
-export async function measurePolicyChanges(server: ServerProcess, token: string, policyId: string, steps: number, links: LinkCounter = uncounted): Promise<PolicyChanges> {
+export async function measurePolicyChanges(
+  server: ServerProcess,
+  token: string,
+  policyId: string,
+  steps: number,
+  links: LinkCounter = uncounted,
+): Promise<PolicyChanges> {
   const agent = keptAlive();
   const url = `${server.baseUrl}/edge/management/v1/service-policies/${policyId}`;
   const count = () => links.count();
@@ -153,7 +175,9 @@ export async function measurePolicyChanges(server: ServerProcess, token: string,
       const change = i % 2 === 0 ? 'add' : 'remove';
       const before = await count();
       const stop = meter(server);
-      const reply = await timedPatch(agent, url, token, { serviceRoles: fivePercentPolicy(change === 'add').roles.service_roles });
+      const reply = await timedPatch(agent, url, token, {
+        serviceRoles: fivePercentPolicy(change === 'add').roles.service_roles,
+      });
       const usage = stop();
       const after = await count();
       results.push({

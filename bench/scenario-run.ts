@@ -26,19 +26,38 @@ export async function probeScenario(scenario: Scenario, server: ServerProcess, t
   // Generous: the server may still be working off the previous scenario's queue. No answer at all is a result
   // (upstream's filtered lists at 100k identities), recorded as status 0 rather than ending the run.
   // A broken connection is a result too (upstream once ended its posture-response-bulk probe with a bad record MAC).
-  const probe = await httpsRequest(url, { method: scenario.method, headers: requestHeaders(scenario, token), timeoutMs: PROBE_TIMEOUT_MS, ...body }).catch(
-    (error: unknown) => (error instanceof Error && error.message.startsWith('timeout:') ? undefined : { failed: error instanceof Error ? error.message : String(error) }),
+  const probe = await httpsRequest(url, {
+    method: scenario.method,
+    headers: requestHeaders(scenario, token),
+    timeoutMs: PROBE_TIMEOUT_MS,
+    ...body,
+  }).catch((error: unknown) =>
+    error instanceof Error && error.message.startsWith('timeout:')
+      ? undefined
+      : { failed: error instanceof Error ? error.message : String(error) },
   );
   if (!probe) return { status: 0, errorCode: `no answer within ${PROBE_TIMEOUT_MS / 1000} s` };
   if ('failed' in probe) return { status: 0, errorCode: `no answer: ${probe.failed.slice(0, 120)}` };
   const code = errorCode(probe.body);
   const matches = totalCount(probe.body);
-  return { status: probe.status, ...(code ? { errorCode: code } : {}), ...(matches === undefined ? {} : { totalCount: matches }) };
+  return {
+    status: probe.status,
+    ...(code ? { errorCode: code } : {}),
+    ...(matches === undefined ? {} : { totalCount: matches }),
+  };
 }
 
 /** `token` is sent as `zt-session` when the scenario is authenticated; `identities` labels the result. */
-export async function runScenario(scenario: Scenario, server: ServerProcess, token: string, identities: number, probe?: Probe): Promise<ScenarioResult> {
-  const url = server.baseUrls ? server.baseUrls.map((base) => `${base}${scenario.path}`) : `${server.baseUrl}${scenario.path}`;
+export async function runScenario(
+  scenario: Scenario,
+  server: ServerProcess,
+  token: string,
+  identities: number,
+  probe?: Probe,
+): Promise<ScenarioResult> {
+  const url = server.baseUrls
+    ? server.baseUrls.map((base) => `${base}${scenario.path}`)
+    : `${server.baseUrl}${scenario.path}`;
   const headers = requestHeaders(scenario, token);
   const body = scenario.body === undefined ? {} : { body: scenario.body };
   const probed = probe ?? (await probeScenario(scenario, server, token));
@@ -50,7 +69,10 @@ export async function runScenario(scenario: Scenario, server: ServerProcess, tok
   const wallBefore = performance.now();
   const { connections, durationSeconds, warmupSeconds } = settings;
   const variants = scenario.variantsFile ? { variantsFile: scenario.variantsFile } : {};
-  const load = await runLoad({ url, method: scenario.method, headers, ...body, ...variants, connections, durationSeconds, warmupSeconds }, ROOT);
+  const load = await runLoad(
+    { url, method: scenario.method, headers, ...body, ...variants, connections, durationSeconds, warmupSeconds },
+    ROOT,
+  );
   const rssMb = server.rssMb();
   const serverCpu = server.cpuSeconds() - cpuBefore;
   const cpuMsPerRequest = (serverCpu * 1000) / Math.max(1, load.totalRequests + load.warmupRequests);

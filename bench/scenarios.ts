@@ -25,7 +25,13 @@ export const QUERIED_ATTRIBUTE = attributesFor(42)[0]!;
 
 const listPath = (filter: string) => `/edge/management/v1/identities?filter=${encodeURIComponent(filter)}`;
 
-export const ceiling: Scenario = { key: 'ceiling', target: 'hello', method: 'GET', path: '/hello', isAuthenticated: false };
+export const ceiling: Scenario = {
+  key: 'ceiling',
+  target: 'hello',
+  method: 'GET',
+  path: '/hello',
+  isAuthenticated: false,
+};
 
 export const currentIdentity: Scenario = {
   key: 'current-identity',
@@ -63,13 +69,16 @@ const EACH_IDENTITIES = 1_000;
  * until the next write). The variants go to `dir`.
  */
 function listEach(dir: string, key: string, seeded: number, filterOf: (index: number) => string): Scenario {
-  const paths = Array.from({ length: Math.max(1, Math.min(EACH_IDENTITIES, seeded)) }, (_, index) => listPath(filterOf(index)));
+  const paths = Array.from({ length: Math.max(1, Math.min(EACH_IDENTITIES, seeded)) }, (_, index) =>
+    listPath(filterOf(index)),
+  );
   const variantsFile = join(dir, `${key}.json`);
   writeFileSync(variantsFile, JSON.stringify({ paths } satisfies RequestVariants));
   return { key, target: 'controller', method: 'GET', path: paths[0]!, isAuthenticated: true, variantsFile };
 }
 
-export const listByNameEach = (dir: string, seeded: number): Scenario => listEach(dir, 'list-by-name-each', seeded, (index) => `name = "${identityName(index)}"`);
+export const listByNameEach = (dir: string, seeded: number): Scenario =>
+  listEach(dir, 'list-by-name-each', seeded, (index) => `name = "${identityName(index)}"`);
 
 export const listByAttributeEach = (dir: string, seeded: number): Scenario =>
   listEach(dir, 'list-by-attribute-each', seeded, (index) => `anyOf(roleAttributes) = "${attributesFor(index)[0]!}"`);

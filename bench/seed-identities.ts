@@ -57,7 +57,12 @@ async function insertBatch(store: Store, start: number, end: number): Promise<vo
 }
 
 /** Inserts identities with indexes [from, to) into the home's store; returns how long it took in ms. */
-export async function seedIdentities(home: string, from: number, to: number, progress: (done: number) => void): Promise<number> {
+export async function seedIdentities(
+  home: string,
+  from: number,
+  to: number,
+  progress: (done: number) => void,
+): Promise<number> {
   const started = performance.now();
   await withBenchStore(home, async (store) => {
     for (let start = from; start < to; start += BATCH) {

@@ -74,18 +74,44 @@ export async function seedScaleModel(home: string, model: ScaleModel, progress: 
     await inBatches('edge routers', model.edgeRouters, (index, add) => {
       const id = newShortId();
       const attributes = routerAttributesFor(index);
-      add('routers', { id, created_at: now, updated_at: now, name: routerName(index), is_edge: 1, role_attributes: JSON.stringify(attributes) });
+      add('routers', {
+        id,
+        created_at: now,
+        updated_at: now,
+        name: routerName(index),
+        is_edge: 1,
+        role_attributes: JSON.stringify(attributes),
+      });
       for (const value of attributes) add('router_role_attributes', { entity_id: id, value });
     });
 
-    const servicePolicies = policyWriter('service_policies', 'service_policy', ['identity_roles', 'service_roles'], now);
-    await inBatches('service policies', model.servicePolicies, (index, add) => servicePolicies(servicePolicyAt(model, index), add));
+    const servicePolicies = policyWriter(
+      'service_policies',
+      'service_policy',
+      ['identity_roles', 'service_roles'],
+      now,
+    );
+    await inBatches('service policies', model.servicePolicies, (index, add) =>
+      servicePolicies(servicePolicyAt(model, index), add),
+    );
     let fivePercentPolicyId = '';
     await writeBatch(store, (add) => (fivePercentPolicyId = servicePolicies(fivePercentPolicy(false), add)));
     rows['service policies'] = model.servicePolicies + 1;
-    const edgeRouterPolicies = policyWriter('edge_router_policies', 'edge_router_policy', ['identity_roles', 'edge_router_roles'], now);
-    await inBatches('edge router policies', model.edgeRouterPolicies, (index, add) => edgeRouterPolicies(edgeRouterPolicyAt(index), add));
-    const serviceEdgeRouterPolicies = policyWriter('service_edge_router_policies', 'service_edge_router_policy', ['service_roles', 'edge_router_roles'], now);
+    const edgeRouterPolicies = policyWriter(
+      'edge_router_policies',
+      'edge_router_policy',
+      ['identity_roles', 'edge_router_roles'],
+      now,
+    );
+    await inBatches('edge router policies', model.edgeRouterPolicies, (index, add) =>
+      edgeRouterPolicies(edgeRouterPolicyAt(index), add),
+    );
+    const serviceEdgeRouterPolicies = policyWriter(
+      'service_edge_router_policies',
+      'service_edge_router_policy',
+      ['service_roles', 'edge_router_roles'],
+      now,
+    );
     await inBatches('service edge router policies', model.serviceEdgeRouterPolicies, (index, add) =>
       serviceEdgeRouterPolicies(serviceEdgeRouterPolicyAt(model, index), add),
     );
@@ -113,13 +139,20 @@ async function markFivePercent(store: Store): Promise<number> {
   const { identityAttribute, identityStride } = FIVE_PERCENT;
   const identities = await store.read((db) => selectRows(db, 'identities'));
   // 'bench-identity-' is 15 characters: the index follows.
-  const selected = identities.filter((row) => row.name.startsWith('bench-identity-') && Number(row.name.slice(15)) % identityStride === 0);
+  const selected = identities.filter(
+    (row) => row.name.startsWith('bench-identity-') && Number(row.name.slice(15)) % identityStride === 0,
+  );
   await store.transaction(async (tx) => {
     for (const row of selected) {
       const attributes = [...(JSON.parse(row.role_attributes ?? '[]') as string[]), identityAttribute];
       await updateRows(tx, 'identities', { role_attributes: JSON.stringify(attributes) }, { id: row.id });
     }
-    for (const part of slices(selected)) await insertRows(tx, 'identity_role_attributes', part.map((row) => ({ entity_id: row.id, value: identityAttribute })));
+    for (const part of slices(selected))
+      await insertRows(
+        tx,
+        'identity_role_attributes',
+        part.map((row) => ({ entity_id: row.id, value: identityAttribute })),
+      );
   });
   return selected.length;
 }
@@ -141,16 +174,32 @@ async function seedBenchIdentities(store: Store, now: string, password: { hash: 
         service_hosting_precedences: '{}',
       },
     ]);
-    await insertRows(tx, 'identity_role_attributes', heavy.attributes.map((value) => ({ entity_id: heavyId, value })));
+    await insertRows(
+      tx,
+      'identity_role_attributes',
+      heavy.attributes.map((value) => ({ entity_id: heavyId, value })),
+    );
     const idOf = async (name: string) => {
       const [row] = await selectRows(tx, 'identities', { name });
       if (!row) throw new Error(`identity ${name} was not seeded`);
       return row.id;
     };
     const typicalId = await idOf(typical.name);
-    for (const [identityId, username] of [[typicalId, typical.username], [heavyId, heavy.username]] as const) {
+    for (const [identityId, username] of [
+      [typicalId, typical.username],
+      [heavyId, heavy.username],
+    ] as const) {
       await insertRows(tx, 'authenticators', [
-        { id: newBase62Id(), created_at: now, updated_at: now, identity_id: identityId, method: 'updb', username, password_hash: password.hash, password_salt: password.salt },
+        {
+          id: newBase62Id(),
+          created_at: now,
+          updated_at: now,
+          identity_id: identityId,
+          method: 'updb',
+          username,
+          password_hash: password.hash,
+          password_salt: password.salt,
+        },
       ]);
     }
     return { typical: typicalId, heavy: heavyId, changed: await idOf(changed.name) };
@@ -163,10 +212,19 @@ function policyWriter(table: TableName, prefix: string, roleColumns: string[], n
   return (policy: SeededPolicy, add: Add): string => {
     const id = newBase62Id();
     const roles = roleColumns.map((column) => [...(policy.roles[column] ?? [])].sort(byteOrder));
-    const row: Row = { id, created_at: now, updated_at: now, name: policy.name, semantic: policy.semantic, ...(hasType ? { type: policy.type ?? 1 } : {}) };
+    const row: Row = {
+      id,
+      created_at: now,
+      updated_at: now,
+      name: policy.name,
+      semantic: policy.semantic,
+      ...(hasType ? { type: policy.type ?? 1 } : {}),
+    };
     roleColumns.forEach((column, index) => (row[column] = roles[index]!.length ? JSON.stringify(roles[index]) : null));
     add(table, row);
-    roles.forEach((list, index) => list.forEach((value) => add(`${prefix}_${roleColumns[index]}` as TableName, { entity_id: id, value })));
+    roles.forEach((list, index) =>
+      list.forEach((value) => add(`${prefix}_${roleColumns[index]}` as TableName, { entity_id: id, value })),
+    );
     return id;
   };
 }

@@ -100,7 +100,12 @@ async function stopChild(child: ChildProcess, exited: Promise<number | null>): P
 function captureTail(child: ChildProcess): () => string[] {
   const lines: string[] = [];
   const keep = (chunk: Buffer) => {
-    lines.push(...chunk.toString('utf8').split('\n').filter((line) => line.length > 0));
+    lines.push(
+      ...chunk
+        .toString('utf8')
+        .split('\n')
+        .filter((line) => line.length > 0),
+    );
     lines.splice(0, Math.max(0, lines.length - OUTPUT_TAIL_LINES));
   };
   child.stdout?.on('data', keep);

@@ -15,7 +15,12 @@ export interface SessionModel {
   backgroundPolicies: number;
 }
 
-export const sessionModel = (heavyServices: number): SessionModel => ({ edgeRouters: 10, typicalServices: 50, heavyServices, backgroundPolicies: 50 });
+export const sessionModel = (heavyServices: number): SessionModel => ({
+  edgeRouters: 10,
+  typicalServices: 50,
+  heavyServices,
+  backgroundPolicies: 50,
+});
 
 export interface BenchUser {
   username: string;
@@ -41,7 +46,8 @@ async function call(url: string, token: string, method: string, body?: unknown):
     headers: { 'zt-session': token, 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  if (reply.status >= 300) throw new Error(`${method} ${url} answered ${reply.status}: ${JSON.stringify(reply.body).slice(0, 300)}`);
+  if (reply.status >= 300)
+    throw new Error(`${method} ${url} answered ${reply.status}: ${JSON.stringify(reply.body).slice(0, 300)}`);
   return (reply.body as { data: Record<string, unknown> }).data;
 }
 
@@ -56,22 +62,47 @@ async function inParallel<T, R>(items: readonly T[], work: (item: T) => Promise<
   return results;
 }
 
-export async function setUpSessionModel(baseUrl: string, adminToken: string, model: SessionModel, progress: (line: string) => void): Promise<SessionFixture> {
+export async function setUpSessionModel(
+  baseUrl: string,
+  adminToken: string,
+  model: SessionModel,
+  progress: (line: string) => void,
+): Promise<SessionFixture> {
   const management = `${baseUrl}/edge/management/v1`;
-  const create = async (collection: string, body: Record<string, unknown>) => (await call(`${management}/${collection}`, adminToken, 'POST', body)).id as string;
+  const create = async (collection: string, body: Record<string, unknown>) =>
+    (await call(`${management}/${collection}`, adminToken, 'POST', body)).id as string;
   const indexes = (count: number) => Array.from({ length: count }, (_, index) => index);
 
-  await inParallel(indexes(model.edgeRouters), (n) => create('edge-routers', { name: `bench-session-router-${n}`, roleAttributes: ['bench-session-routers'] }));
-  await create('edge-router-policies', { name: 'bench-session-routers', semantic: 'AnyOf', identityRoles: ['#all'], edgeRouterRoles: ['#bench-session-routers'] });
-  await create('service-edge-router-policies', { name: 'bench-session-routers', semantic: 'AnyOf', serviceRoles: ['#all'], edgeRouterRoles: ['#bench-session-routers'] });
-  const osCheckId = await create('posture-checks', { name: 'bench-session-os', typeId: 'OS', roleAttributes: ['bench-session-os'], operatingSystems: [{ type: 'Linux', versions: ['>=5.0.0'] }] });
+  await inParallel(indexes(model.edgeRouters), (n) =>
+    create('edge-routers', { name: `bench-session-router-${n}`, roleAttributes: ['bench-session-routers'] }),
+  );
+  await create('edge-router-policies', {
+    name: 'bench-session-routers',
+    semantic: 'AnyOf',
+    identityRoles: ['#all'],
+    edgeRouterRoles: ['#bench-session-routers'],
+  });
+  await create('service-edge-router-policies', {
+    name: 'bench-session-routers',
+    semantic: 'AnyOf',
+    serviceRoles: ['#all'],
+    edgeRouterRoles: ['#bench-session-routers'],
+  });
+  const osCheckId = await create('posture-checks', {
+    name: 'bench-session-os',
+    typeId: 'OS',
+    roleAttributes: ['bench-session-os'],
+    operatingSystems: [{ type: 'Linux', versions: ['>=5.0.0'] }],
+  });
 
   const user = async (who: 'typical' | 'heavy', services: number): Promise<BenchUser> => {
     progress(`  ${who} identity: ${services} + ${services} services…`);
     const sets: Record<'plain' | 'postured', string[]> = { plain: [], postured: [] };
     for (const set of ['plain', 'postured'] as const) {
       const attribute = `bench-${who}-${set}`;
-      sets[set] = await inParallel(indexes(services), (n) => create('services', { name: `${attribute}-${n}`, encryptionRequired: true, roleAttributes: [attribute] }));
+      sets[set] = await inParallel(indexes(services), (n) =>
+        create('services', { name: `${attribute}-${n}`, encryptionRequired: true, roleAttributes: [attribute] }),
+      );
       await create('service-policies', {
         name: attribute,
         type: 'Dial',
@@ -81,7 +112,12 @@ export async function setUpSessionModel(baseUrl: string, adminToken: string, mod
         postureCheckRoles: set === 'postured' ? ['#bench-session-os'] : [],
       });
     }
-    const identityId = await create('identities', { name: `bench-session-${who}`, type: 'User', isAdmin: false, roleAttributes: [`bench-${who}-user`] });
+    const identityId = await create('identities', {
+      name: `bench-session-${who}`,
+      type: 'User',
+      isAdmin: false,
+      roleAttributes: [`bench-${who}-user`],
+    });
     const username = `bench-session-${who}`;
     const password = `Bench-${who}-password-1`;
     await create('authenticators', { method: 'updb', identityId, username, password });
@@ -90,7 +126,13 @@ export async function setUpSessionModel(baseUrl: string, adminToken: string, mod
   const typical = await user('typical', model.typicalServices);
   const heavy = await user('heavy', model.heavyServices);
   await inParallel(indexes(model.backgroundPolicies), (n) =>
-    create('service-policies', { name: `bench-session-background-${n}`, type: 'Dial', semantic: 'AnyOf', identityRoles: [`#attr-${n}`], serviceRoles: ['#bench-typical-plain'] }),
+    create('service-policies', {
+      name: `bench-session-background-${n}`,
+      type: 'Dial',
+      semantic: 'AnyOf',
+      identityRoles: [`#attr-${n}`],
+      serviceRoles: ['#bench-typical-plain'],
+    }),
   );
   return { typical, heavy, osCheckId };
 }
@@ -105,11 +147,18 @@ export async function loginMany(baseUrl: string, user: BenchUser, count: number)
     Array.from({ length: count }, (_, index) => index),
     async () => {
       for (let attempt = 1; ; attempt++) {
-        const reply = await httpsRequest(url, { method: 'POST', agent, timeoutMs: 60_000, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const reply = await httpsRequest(url, {
+          method: 'POST',
+          agent,
+          timeoutMs: 60_000,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
         const token = (reply.body as { data?: { token?: string } }).data?.token;
         if (reply.status === 200 && token) return token;
         // Upstream's login rate limiter answers 429 to logins beyond what it admits at once: wait and send again.
-        if (reply.status !== 429 || attempt === LOGIN_ATTEMPTS) throw new Error(`login of ${user.username} answered ${reply.status}`);
+        if (reply.status !== 429 || attempt === LOGIN_ATTEMPTS)
+          throw new Error(`login of ${user.username} answered ${reply.status}`);
         await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
       }
     },

@@ -12,13 +12,27 @@ import { shareGoal, type BenchRun, type Goal, type ScenarioResult } from './repo
 import type { Scenario } from './scenarios.js';
 import { runScenario } from './scenario-run.js';
 import { seedIdentities } from './seed-identities.js';
-import { closeModelConnections, loginMany, postureReport, reportPosture, sessionModel, setUpSessionModel, type BenchUser } from './session-model.js';
+import {
+  closeModelConnections,
+  loginMany,
+  postureReport,
+  reportPosture,
+  sessionModel,
+  setUpSessionModel,
+  type BenchUser,
+} from './session-model.js';
 import type { ServerProcess } from './server-process.js';
 import { say, settings } from './settings.js';
 
 const LARGE_SHARE = 0.8;
 
-export const SESSION_SCENARIOS = ['session-create-typical', 'session-create-typical-posture', 'session-create-heavy', 'session-create-heavy-posture', 'posture-response-bulk'];
+export const SESSION_SCENARIOS = [
+  'session-create-typical',
+  'session-create-typical-posture',
+  'session-create-heavy',
+  'session-create-heavy-posture',
+  'posture-response-bulk',
+];
 
 type Figures = Pick<BenchRun, 'seeding' | 'controllerRssMb' | 'scenarios'>;
 
@@ -31,12 +45,27 @@ function tokensNeeded(services: number): number {
   return Math.max(1, Math.ceil(requests / services));
 }
 
-function createScenario(target: Scenario['target'], home: string, key: string, tokens: string[], services: string[], tokensInTurn: boolean): Scenario {
+function createScenario(
+  target: Scenario['target'],
+  home: string,
+  key: string,
+  tokens: string[],
+  services: string[],
+  tokensInTurn: boolean,
+): Scenario {
   const bodies = services.map((serviceId) => JSON.stringify({ serviceId, type: 'Dial' }));
   const variants: RequestVariants = { tokens, bodies, tokensInTurn };
   const variantsFile = join(home, `${key}.json`);
   writeFileSync(variantsFile, JSON.stringify(variants));
-  return { key, target, method: 'POST', path: '/edge/client/v1/sessions', isAuthenticated: true, body: bodies[0]!, variantsFile };
+  return {
+    key,
+    target,
+    method: 'POST',
+    path: '/edge/client/v1/sessions',
+    isAuthenticated: true,
+    body: bodies[0]!,
+    variantsFile,
+  };
 }
 
 /**
@@ -63,18 +92,41 @@ export async function prepareSessionScenarios(
   say(`  ${((performance.now() - started) / 1000).toFixed(1)} s, ${typical.length} + ${heavy.length} API sessions`);
   return [
     [createScenario(target, dir, 'session-create-typical', typical, fixture.typical.plain, tokensInTurn), typical[0]!],
-    [createScenario(target, dir, 'session-create-typical-posture', typical, fixture.typical.postured, tokensInTurn), typical[0]!],
+    [
+      createScenario(target, dir, 'session-create-typical-posture', typical, fixture.typical.postured, tokensInTurn),
+      typical[0]!,
+    ],
     [createScenario(target, dir, 'session-create-heavy', heavy, fixture.heavy.plain, tokensInTurn), heavy[0]!],
-    [createScenario(target, dir, 'session-create-heavy-posture', heavy, fixture.heavy.postured, tokensInTurn), heavy[0]!],
-    [{ key: 'posture-response-bulk', target, method: 'POST', path: '/edge/client/v1/posture-response-bulk', isAuthenticated: true, body: postureReport(fixture.osCheckId) }, typical[0]!],
+    [
+      createScenario(target, dir, 'session-create-heavy-posture', heavy, fixture.heavy.postured, tokensInTurn),
+      heavy[0]!,
+    ],
+    [
+      {
+        key: 'posture-response-bulk',
+        target,
+        method: 'POST',
+        path: '/edge/client/v1/posture-response-bulk',
+        isAuthenticated: true,
+        body: postureReport(fixture.osCheckId),
+      },
+      typical[0]!,
+    ],
   ];
 }
 
-export async function loadSessionScenarios(scenarios: Array<[Scenario, string]>, server: ServerProcess, identities: number): Promise<ScenarioResult[]> {
+export async function loadSessionScenarios(
+  scenarios: Array<[Scenario, string]>,
+  server: ServerProcess,
+  identities: number,
+): Promise<ScenarioResult[]> {
   const results: ScenarioResult[] = [];
   for (const [scenario, token] of scenarios) {
     const result = await runScenario(scenario, server, token, identities);
-    if (result.load.repeated) say(`  ${scenario.key}: ${result.load.repeated} requests repeated a session already made (raise BENCH_SESSION_MAX_RATE)`);
+    if (result.load.repeated)
+      say(
+        `  ${scenario.key}: ${result.load.repeated} requests repeated a session already made (raise BENCH_SESSION_MAX_RATE)`,
+      );
     results.push(result);
   }
   return results;
@@ -108,8 +160,14 @@ async function runAtSeed(identities: number, port: number, run: Figures): Promis
 export async function runSessionPhase(port: number, run: Figures): Promise<Goal[]> {
   const { smallSeed, largeSeed } = settings;
   for (const identities of [smallSeed, largeSeed]) await runAtSeed(identities, port, run);
-  const find = (key: string, identities: number) => run.scenarios.find((s) => s.key === key && s.identities === identities);
+  const find = (key: string, identities: number) =>
+    run.scenarios.find((s) => s.key === key && s.identities === identities);
   return SESSION_SCENARIOS.map((key) =>
-    shareGoal(`${key} at ${largeSeed} ≥ ${LARGE_SHARE * 100}% of its rate at ${smallSeed}`, find(key, largeSeed), find(key, smallSeed), LARGE_SHARE),
+    shareGoal(
+      `${key} at ${largeSeed} ≥ ${LARGE_SHARE * 100}% of its rate at ${smallSeed}`,
+      find(key, largeSeed),
+      find(key, smallSeed),
+      LARGE_SHARE,
+    ),
   );
 }

@@ -59,9 +59,13 @@ function numberFromEnv(name: string, fallback: number): number {
 function phasesFromEnv(name: string): PhaseName[] {
   const raw = process.env[name];
   if (raw === undefined || raw.trim() === '') return [...PHASES];
-  const asked = raw.split(',').map((phase) => phase.trim()).filter((phase) => phase.length > 0);
+  const asked = raw
+    .split(',')
+    .map((phase) => phase.trim())
+    .filter((phase) => phase.length > 0);
   const unknown = asked.filter((phase) => !(PHASES as readonly string[]).includes(phase));
-  if (unknown.length > 0 || asked.length === 0) throw new Error(`${name} takes a comma-separated list of ${PHASES.join(', ')}; got "${raw}"`);
+  if (unknown.length > 0 || asked.length === 0)
+    throw new Error(`${name} takes a comma-separated list of ${PHASES.join(', ')}; got "${raw}"`);
   // Always in the same order: the scale phase reuses the identities the platform phase seeded.
   return PHASES.filter((phase) => asked.includes(phase));
 }

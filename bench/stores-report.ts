@@ -8,7 +8,12 @@ import type { Settings } from './settings.js';
 export const STORES = ['sqlite', 'postgres', 'postgres2', 'upstream'] as const;
 export type StoreName = (typeof STORES)[number];
 
-const LABELS: Record<StoreName, string> = { sqlite: 'SQLite', postgres: 'PG-1', postgres2: 'PG-2', upstream: 'upstream' };
+const LABELS: Record<StoreName, string> = {
+  sqlite: 'SQLite',
+  postgres: 'PG-1',
+  postgres2: 'PG-2',
+  upstream: 'upstream',
+};
 
 export interface StoresRun {
   startedAt: string;
@@ -32,13 +37,35 @@ interface Row {
 }
 
 const ROWS: Row[] = [
-  { key: 'session-create-typical', seed: 'large', label: 'session create (Dial), typical identity', previousSqlite: 645, scalesOut: true },
-  { key: 'session-create-heavy', seed: 'large', label: 'session create (Dial), heavy identity', previousSqlite: 804, scalesOut: true },
+  {
+    key: 'session-create-typical',
+    seed: 'large',
+    label: 'session create (Dial), typical identity',
+    previousSqlite: 645,
+    scalesOut: true,
+  },
+  {
+    key: 'session-create-heavy',
+    seed: 'large',
+    label: 'session create (Dial), heavy identity',
+    previousSqlite: 804,
+    scalesOut: true,
+  },
   { key: 'posture-response-bulk', seed: 'large', label: 'posture-response-bulk', previousSqlite: 591 },
   { key: 'password-login', seed: 'small', label: 'password login', previousSqlite: 184 },
   { key: 'current-identity', seed: 'small', label: 'current-identity', previousSqlite: 5_987 },
-  { key: 'list-by-name-each', seed: 'small', label: 'list by name, a different name each request', previousSqlite: 2_031 },
-  { key: 'list-by-name-each', seed: 'large', label: 'list by name, a different name each request', previousSqlite: 1_780 },
+  {
+    key: 'list-by-name-each',
+    seed: 'small',
+    label: 'list by name, a different name each request',
+    previousSqlite: 2_031,
+  },
+  {
+    key: 'list-by-name-each',
+    seed: 'large',
+    label: 'list by name, a different name each request',
+    previousSqlite: 1_780,
+  },
 ];
 
 const SCALE_OUT = 1.6;
@@ -54,7 +81,8 @@ function rate(result: ScenarioResult | undefined): number | undefined {
   return result.load.requestsPerSecond;
 }
 
-const ratio = (over: number | undefined, under: number | undefined) => (over === undefined || under === undefined || under === 0 ? undefined : over / under);
+const ratio = (over: number | undefined, under: number | undefined) =>
+  over === undefined || under === undefined || under === 0 ? undefined : over / under;
 
 export function storesGoals(run: StoresRun): Goal[] {
   const goals: Goal[] = [];
@@ -62,31 +90,55 @@ export function storesGoals(run: StoresRun): Goal[] {
     const what = `${row.label} @ ${row.seed === 'small' ? run.settings.smallSeed : run.settings.largeSeed}`;
     const pg1 = rate(find(run, 'postgres', row));
     const versusUpstream = ratio(pg1, rate(find(run, 'upstream', row)));
-    if (versusUpstream !== undefined) goals.push({ goal: `PG-1 ≥ upstream: ${what}`, measured: versusUpstream, verdict: versusUpstream >= 1 ? 'pass' : 'miss' });
+    if (versusUpstream !== undefined)
+      goals.push({
+        goal: `PG-1 ≥ upstream: ${what}`,
+        measured: versusUpstream,
+        verdict: versusUpstream >= 1 ? 'pass' : 'miss',
+      });
     const scaleOut = ratio(rate(find(run, 'postgres2', row)), pg1);
-    if (row.scalesOut && scaleOut !== undefined) goals.push({ goal: `PG-2 ≥ ${SCALE_OUT}× PG-1: ${what}`, measured: scaleOut, verdict: scaleOut >= SCALE_OUT ? 'pass' : 'miss' });
+    if (row.scalesOut && scaleOut !== undefined)
+      goals.push({
+        goal: `PG-2 ≥ ${SCALE_OUT}× PG-1: ${what}`,
+        measured: scaleOut,
+        verdict: scaleOut >= SCALE_OUT ? 'pass' : 'miss',
+      });
     const sqlite = ratio(rate(find(run, 'sqlite', row)), row.previousSqlite);
-    if (sqlite !== undefined) goals.push({ goal: `SQLite ÷ issue 26's SQLite: ${what}`, measured: sqlite, verdict: 'info', note: `then ${row.previousSqlite}/s` });
+    if (sqlite !== undefined)
+      goals.push({
+        goal: `SQLite ÷ issue 26's SQLite: ${what}`,
+        measured: sqlite,
+        verdict: 'info',
+        note: `then ${row.previousSqlite}/s`,
+      });
   }
   return goals;
 }
 
 function cell(result: ScenarioResult | undefined): string {
   if (!result) return '—';
-  if (result.load.totalRequests === 0) return `none completed (probe ${result.probe.status}${result.probe.errorCode ? `: ${result.probe.errorCode.slice(0, 40)}` : ''})`;
+  if (result.load.totalRequests === 0)
+    return `none completed (probe ${result.probe.status}${result.probe.errorCode ? `: ${result.probe.errorCode.slice(0, 40)}` : ''})`;
   const failed = result.load.non2xx + result.load.errors + result.load.timeouts;
   const shown = `${result.load.requestsPerSecond.toFixed(0)}/s, p99 ${result.load.latencyP99Ms} ms`;
   return failed > 0 ? `${shown} (${failed} failed)` : shown;
 }
 
 /** Nothing completed: the CPU spent was spent on no request. */
-const cpuCell = (result: ScenarioResult | undefined) => (result && result.load.totalRequests > 0 ? result.cpuMsPerRequest.toFixed(2) : '—');
+const cpuCell = (result: ScenarioResult | undefined) =>
+  result && result.load.totalRequests > 0 ? result.cpuMsPerRequest.toFixed(2) : '—';
 
 const shownRatio = (value: number | undefined) => (value === undefined ? '—' : value.toFixed(2));
 
 export function formatStoresReport(run: StoresRun): string {
   const measured = STORES.filter((store) => run.stores[store]);
-  const header = ['scenario', ...measured.map((store) => LABELS[store]), 'PG-1 ÷ upstream', 'PG-2 ÷ PG-1', 'SQLite ÷ before'];
+  const header = [
+    'scenario',
+    ...measured.map((store) => LABELS[store]),
+    'PG-1 ÷ upstream',
+    'PG-2 ÷ PG-1',
+    'SQLite ÷ before',
+  ];
   const lines = [
     `stores bench ${run.startedAt} → ${run.finishedAt ?? '?'}${run.quick ? ' (--quick)' : ''}: ${run.settings.durationSeconds} s loads after ${run.settings.warmupSeconds} s warm-up, ${run.settings.connections} connections`,
     '',
@@ -105,7 +157,13 @@ export function formatStoresReport(run: StoresRun): string {
     ];
     lines.push(`| ${cells.join(' | ')} |`);
   }
-  lines.push('', `CPU per request, ms (on PostgreSQL the controller's and its database backends' together):`, '', `| scenario | ${measured.map((store) => LABELS[store]).join(' | ')} |`, `|---|${measured.map(() => '---').join('|')}|`);
+  lines.push(
+    '',
+    `CPU per request, ms (on PostgreSQL the controller's and its database backends' together):`,
+    '',
+    `| scenario | ${measured.map((store) => LABELS[store]).join(' | ')} |`,
+    `|---|${measured.map(() => '---').join('|')}|`,
+  );
   for (const row of ROWS) {
     const seed = row.seed === 'small' ? run.settings.smallSeed : run.settings.largeSeed;
     lines.push(`| ${row.label}, ${seed} | ${measured.map((store) => cpuCell(find(run, store, row))).join(' | ')} |`);
@@ -117,7 +175,13 @@ export function formatStoresReport(run: StoresRun): string {
   });
   lines.push('', `other processes' load during the loads (cores, mean): ${busy.join(', ')}`);
   for (const [store, why] of Object.entries(run.skipped)) lines.push(`${store}: not measured (${why})`);
-  lines.push('', ...(run.goals ?? []).map((goal) => `${goal.verdict.toUpperCase().padEnd(4)} ${goal.goal}: ${shownRatio(goal.measured)}${goal.note ? ` (${goal.note})` : ''}`));
+  lines.push(
+    '',
+    ...(run.goals ?? []).map(
+      (goal) =>
+        `${goal.verdict.toUpperCase().padEnd(4)} ${goal.goal}: ${shownRatio(goal.measured)}${goal.note ? ` (${goal.note})` : ''}`,
+    ),
+  );
   return lines.join('\n');
 }
 

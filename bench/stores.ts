@@ -23,7 +23,14 @@ import { databaseBackendsCpu, freePort, readCpuSeconds, readRssMb, type ServerPr
 import { closeModelConnections } from './session-model.js';
 import { loadSessionScenarios, prepareSessionScenarios } from './session-phase.js';
 import { say, settings } from './settings.js';
-import { formatStoresReport, STORES, storesGoals, writeStoresResults, type StoreName, type StoresRun } from './stores-report.js';
+import {
+  formatStoresReport,
+  STORES,
+  storesGoals,
+  writeStoresResults,
+  type StoreName,
+  type StoresRun,
+} from './stores-report.js';
 import { apiSeeder, seedUpstreamIdentities } from './upstream-seed.js';
 
 /** The session scenarios of issue 26's table (the posture-checked variants are the sessions phase's). */
@@ -33,7 +40,8 @@ function parseArguments(argv: string[]): { stores: StoreName[]; quick: boolean }
   const at = argv.indexOf('--stores');
   const asked = at >= 0 ? (argv[at + 1] ?? '').split(',').map((name) => name.trim()) : [...STORES];
   const unknown = asked.filter((name) => !(STORES as readonly string[]).includes(name));
-  if (unknown.length > 0 || asked.length === 0) throw new Error(`--stores takes a comma-separated list of ${STORES.join(', ')}; got "${asked.join(',')}"`);
+  if (unknown.length > 0 || asked.length === 0)
+    throw new Error(`--stores takes a comma-separated list of ${STORES.join(', ')}; got "${asked.join(',')}"`);
   return { stores: STORES.filter((name) => asked.includes(name)), quick: argv.includes('--quick') };
 }
 
@@ -70,13 +78,30 @@ function platformLoads(dir: string, target: Scenario['target']): { small: Load; 
   };
   const { smallSeed, largeSeed } = settings;
   return {
-    small: (server, token) => run([scenarios.listByNameEach(dir, smallSeed), scenarios.currentIdentity, scenarios.passwordLogin(ADMIN_USERNAME, ADMIN_PASSWORD)], server, token, smallSeed),
+    small: (server, token) =>
+      run(
+        [
+          scenarios.listByNameEach(dir, smallSeed),
+          scenarios.currentIdentity,
+          scenarios.passwordLogin(ADMIN_USERNAME, ADMIN_PASSWORD),
+        ],
+        server,
+        token,
+        smallSeed,
+      ),
     large: async (server, token) => {
       const lists = await run([scenarios.listByNameEach(dir, largeSeed)], server, token, largeSeed);
       say(`sessions model at ${largeSeed} identities…`);
       const prepared = await prepareSessionScenarios(server.baseUrl, token, dir, target, true);
       try {
-        return [...lists, ...(await loadSessionScenarios(prepared.filter(([scenario]) => SESSION_KEYS.has(scenario.key)), server, largeSeed))];
+        return [
+          ...lists,
+          ...(await loadSessionScenarios(
+            prepared.filter(([scenario]) => SESSION_KEYS.has(scenario.key)),
+            server,
+            largeSeed,
+          )),
+        ];
       } finally {
         closeModelConnections();
       }
@@ -109,7 +134,8 @@ async function measureOurs(store: 'sqlite' | 'postgres', instances: number): Pro
       await Promise.all(started.map((one) => one.stop()));
     }
   };
-  const seed = async (from: number, to: number) => void (await seedIdentities(home, from, to, (done) => say(`seeded ${done}/${to}`)));
+  const seed = async (from: number, to: number) =>
+    void (await seedIdentities(home, from, to, (done) => say(`seeded ${done}/${to}`)));
   await seed(0, settings.smallSeed);
   const small = await within(loads.small);
   await seed(settings.smallSeed, settings.largeSeed);
@@ -158,14 +184,21 @@ async function main(): Promise<void> {
   // Issue 26's seeds: 1k and 5k identities (the general bench's large seed is 100k).
   if (!process.env.BENCH_LARGE_SEED) settings.largeSeed = 5_000;
   if (quick) Object.assign(settings, { durationSeconds: 5, warmupSeconds: 2 });
-  const run: StoresRun = { startedAt: new Date().toISOString(), quick, settings: { ...settings }, stores: {}, skipped: {} };
+  const run: StoresRun = {
+    startedAt: new Date().toISOString(),
+    quick,
+    settings: { ...settings },
+    stores: {},
+    skipped: {},
+  };
   for (const store of stores) {
     say(`\n=== ${store} ===`);
     if (store === 'upstream') {
       const measured = await measureUpstream();
       if (typeof measured === 'string') run.skipped[store] = measured;
       else run.stores[store] = measured;
-    } else run.stores[store] = await measureOurs(store === 'sqlite' ? 'sqlite' : 'postgres', store === 'postgres2' ? 2 : 1);
+    } else
+      run.stores[store] = await measureOurs(store === 'sqlite' ? 'sqlite' : 'postgres', store === 'postgres2' ? 2 : 1);
   }
   run.finishedAt = new Date().toISOString();
   run.goals = storesGoals(run);

@@ -12,7 +12,12 @@ import type { ScenarioResult } from './report.js';
 import { scaleIdentities, scaleModel } from './scale-model.js';
 import { closeModelConnections } from './session-model.js';
 import { loadSessionScenarios, prepareSessionScenarios } from './session-phase.js';
-import { measureAttributeChanges, measurePolicyChanges, type AttributeChanges, type PolicyChanges } from './scale-writes.js';
+import {
+  measureAttributeChanges,
+  measurePolicyChanges,
+  type AttributeChanges,
+  type PolicyChanges,
+} from './scale-writes.js';
 import * as scenarios from './scenarios.js';
 import type { Scenario } from './scenarios.js';
 import { measureClientReads, notMeasured, type Unavailable } from './scale-phase.js';
@@ -79,15 +84,24 @@ export async function runUpstreamPhase(): Promise<UpstreamRun> {
     const load = async (list: Scenario[], identities: number) => {
       for (const scenario of list.map(onUpstream)) {
         const probe = await probeScenario(scenario, server, token);
-        if (probe.status >= 200 && probe.status <= 299) run.scenarios.push(await runScenario(scenario, server, token, identities, probe));
+        if (probe.status >= 200 && probe.status <= 299)
+          run.scenarios.push(await runScenario(scenario, server, token, identities, probe));
         else run.unavailable.push(notMeasured(scenario, probe));
       }
     };
     if (settings.phases.includes('platform')) {
       await seedTo(settings.smallSeed);
       const { smallSeed } = settings;
-      const lists = [scenarios.listByName, scenarios.listByNameEach(dir, smallSeed), scenarios.listByAttribute, scenarios.listByAttributeEach(dir, smallSeed)];
-      await load([...lists, scenarios.currentIdentity, scenarios.passwordLogin(ADMIN_USERNAME, ADMIN_PASSWORD)], settings.smallSeed);
+      const lists = [
+        scenarios.listByName,
+        scenarios.listByNameEach(dir, smallSeed),
+        scenarios.listByAttribute,
+        scenarios.listByAttributeEach(dir, smallSeed),
+      ];
+      await load(
+        [...lists, scenarios.currentIdentity, scenarios.passwordLogin(ADMIN_USERNAME, ADMIN_PASSWORD)],
+        settings.smallSeed,
+      );
       await seedTo(settings.largeSeed);
       await load(lists, settings.largeSeed);
     }
@@ -108,14 +122,26 @@ export async function runUpstreamPhase(): Promise<UpstreamRun> {
  * that phase ran), compared with ours at the large seed. Upstream checks that an edge router is shared by policy,
  * not that one is online, so it creates sessions without a router running.
  */
-async function runUpstreamSessions(server: ServerProcess, token: string, seedTo: (to: number) => Promise<void>, run: UpstreamRun, dir: string): Promise<void> {
+async function runUpstreamSessions(
+  server: ServerProcess,
+  token: string,
+  seedTo: (to: number) => Promise<void>,
+  run: UpstreamRun,
+  dir: string,
+): Promise<void> {
   await seedTo(settings.largeSeed);
   try {
     say(`upstream sessions model at ${settings.largeSeed} identities…`);
     const scenarios = await prepareSessionScenarios(server.baseUrl, token, dir, 'upstream');
     for (const result of await loadSessionScenarios(scenarios, server, settings.largeSeed)) {
       if (result.load.totalRequests > 0) run.scenarios.push(result);
-      else run.unavailable.push({ key: result.key, path: result.path, status: 0, errorCode: `no request completed within the ${settings.durationSeconds} s load` });
+      else
+        run.unavailable.push({
+          key: result.key,
+          path: result.path,
+          status: 0,
+          errorCode: `no request completed within the ${settings.durationSeconds} s load`,
+        });
     }
   } finally {
     closeModelConnections();
@@ -134,7 +160,11 @@ async function runUpstreamScale(
   await seedTo(model.identities);
   const started = performance.now();
   const ids = await seedUpstreamScale(seeder, model);
-  run.seeding.push({ what: 'scale model (services, routers, policies)', count: model.services + model.edgeRouters + model.servicePolicies, ms: performance.now() - started });
+  run.seeding.push({
+    what: 'scale model (services, routers, policies)',
+    count: model.services + model.edgeRouters + model.servicePolicies,
+    ms: performance.now() - started,
+  });
 
   const reads = await measureClientReads(server, seeded.identities, 'upstream');
   run.scenarios.push(...reads.loads);
@@ -143,8 +173,12 @@ async function runUpstreamScale(
   const changedId = await seeder.idByName('identities', scaleIdentities.changed.name);
   say(`upstream role-attribute changes on ${scaleIdentities.changed.name}: ${settings.attributeChanges} timed…`);
   run.attributeChanges = await measureAttributeChanges(server, token, changedId, settings.attributeChanges);
-  say(`  mean ${run.attributeChanges.meanMs.toFixed(2)} ms, p99 ${run.attributeChanges.p99Ms.toFixed(2)} ms, failures ${run.attributeChanges.failures}`);
+  say(
+    `  mean ${run.attributeChanges.meanMs.toFixed(2)} ms, p99 ${run.attributeChanges.p99Ms.toFixed(2)} ms, failures ${run.attributeChanges.failures}`,
+  );
   say(`upstream 5% policy: ${settings.policyChanges} service-role changes…`);
   run.policyChanges = await measurePolicyChanges(server, token, ids.fivePercentPolicy, settings.policyChanges);
-  say(`  ${run.policyChanges.steps.map((step) => `${step.change} ${step.status} ${step.ms.toFixed(0)} ms`).join(', ')}`);
+  say(
+    `  ${run.policyChanges.steps.map((step) => `${step.change} ${step.status} ${step.ms.toFixed(0)} ms`).join(', ')}`,
+  );
 }

@@ -15,10 +15,16 @@ export interface Comparison {
   unit: 'req/s' | 'ms';
 }
 
-export function compareWithUpstream(ours: ScenarioResult[], scale: ScaleResult | undefined, upstream: UpstreamRun): Comparison[] {
+export function compareWithUpstream(
+  ours: ScenarioResult[],
+  scale: ScaleResult | undefined,
+  upstream: UpstreamRun,
+): Comparison[] {
   const comparisons: Comparison[] = [];
   for (const theirs of upstream.scenarios) {
-    const mine = ours.find((s) => s.target === 'controller' && s.key === theirs.key && s.identities === theirs.identities);
+    const mine = ours.find(
+      (s) => s.target === 'controller' && s.key === theirs.key && s.identities === theirs.identities,
+    );
     if (!mine) continue;
     comparisons.push({
       what: `${theirs.key} @ ${theirs.identities}`,
@@ -42,8 +48,10 @@ export function compareWithUpstream(ours: ScenarioResult[], scale: ScaleResult |
   }
   const policy = { ours: scale?.policyChanges, upstream: upstream.policyChanges };
   if (policy.ours && policy.upstream) {
-    const mean = (steps: Array<{ ms: number }>) => steps.reduce((sum, step) => sum + step.ms, 0) / Math.max(1, steps.length);
-    const cpu = (steps: Array<{ usage: { serverCpuMs: number } }>) => steps.reduce((sum, step) => sum + step.usage.serverCpuMs, 0) / Math.max(1, steps.length);
+    const mean = (steps: Array<{ ms: number }>) =>
+      steps.reduce((sum, step) => sum + step.ms, 0) / Math.max(1, steps.length);
+    const cpu = (steps: Array<{ usage: { serverCpuMs: number } }>) =>
+      steps.reduce((sum, step) => sum + step.usage.serverCpuMs, 0) / Math.max(1, steps.length);
     comparisons.push({
       what: '5% policy service-role change (mean)',
       ours: mean(policy.ours.steps),
@@ -57,8 +65,19 @@ export function compareWithUpstream(ours: ScenarioResult[], scale: ScaleResult |
 }
 
 export function upstreamGoals(comparisons: Comparison[], upstream: UpstreamRun): Goal[] {
-  if (upstream.skipped) return [{ goal: 'ours ÷ upstream v1.1.8', measured: undefined, verdict: 'info', note: `upstream not run: ${upstream.skipped}` }];
-  const failed = (key: string) => upstream.scenarios.find((s) => `${s.key} @ ${s.identities}` === key && s.load.non2xx + s.load.errors + s.load.timeouts > 0);
+  if (upstream.skipped)
+    return [
+      {
+        goal: 'ours ÷ upstream v1.1.8',
+        measured: undefined,
+        verdict: 'info',
+        note: `upstream not run: ${upstream.skipped}`,
+      },
+    ];
+  const failed = (key: string) =>
+    upstream.scenarios.find(
+      (s) => `${s.key} @ ${s.identities}` === key && s.load.non2xx + s.load.errors + s.load.timeouts > 0,
+    );
   return comparisons.map((c) => ({
     goal: `ours ÷ upstream: ${c.what}`,
     measured: c.ratio,
@@ -73,7 +92,10 @@ export function upstreamGoals(comparisons: Comparison[], upstream: UpstreamRun):
 export function formatUpstream(upstream: UpstreamRun | undefined): string[] {
   if (!upstream) return [];
   if (upstream.skipped) return [`upstream v1.1.8: not run (${upstream.skipped})`];
-  const seeding = upstream.seeding.map((s) => `${s.what} ×${s.count} in ${(s.ms / 1000).toFixed(1)} s (${((s.count * 1000) / Math.max(1, s.ms)).toFixed(0)}/s)`);
+  const seeding = upstream.seeding.map(
+    (s) =>
+      `${s.what} ×${s.count} in ${(s.ms / 1000).toFixed(1)} s (${((s.count * 1000) / Math.max(1, s.ms)).toFixed(0)}/s)`,
+  );
   const missing = upstream.unavailable.map(describeUnavailable);
   return [
     `upstream v1.1.8 seeding through its API: ${seeding.join(', ') || 'none'}`,
@@ -82,4 +104,5 @@ export function formatUpstream(upstream: UpstreamRun | undefined): string[] {
   ];
 }
 
-const format = (value: number, unit: 'req/s' | 'ms') => (unit === 'ms' ? `${value.toFixed(2)} ms` : `${value.toFixed(0)} req/s`);
+const format = (value: number, unit: 'req/s' | 'ms') =>
+  unit === 'ms' ? `${value.toFixed(2)} ms` : `${value.toFixed(0)} req/s`;

@@ -40,7 +40,9 @@ export function apiSeeder(baseUrl: string, token: string): ApiSeeder {
     });
     const id = (reply.body as { data?: { id?: unknown } } | undefined)?.data?.id;
     if (reply.status !== 201 || typeof id !== 'string') {
-      throw new Error(`upstream POST /${collection} answered ${reply.status} ${errorCode(reply.body) ?? ''}: ${JSON.stringify(reply.body).slice(0, 300)}`);
+      throw new Error(
+        `upstream POST /${collection} answered ${reply.status} ${errorCode(reply.body) ?? ''}: ${JSON.stringify(reply.body).slice(0, 300)}`,
+      );
     }
     return id;
   };
@@ -66,7 +68,10 @@ export function apiSeeder(baseUrl: string, token: string): ApiSeeder {
     },
     async idByName(collection, name) {
       const filter = encodeURIComponent(`name = "${name}"`);
-      const reply = await httpsRequest(`${baseUrl}/edge/management/v1/${collection}?filter=${filter}`, { headers: { 'zt-session': token }, agent });
+      const reply = await httpsRequest(`${baseUrl}/edge/management/v1/${collection}?filter=${filter}`, {
+        headers: { 'zt-session': token },
+        agent,
+      });
       const id = (reply.body as { data?: Array<{ id?: unknown }> } | undefined)?.data?.[0]?.id;
       if (typeof id !== 'string') throw new Error(`upstream has no ${collection} named ${name} (${reply.status})`);
       return id;
@@ -79,11 +84,21 @@ export function apiSeeder(baseUrl: string, token: string): ApiSeeder {
  * Bench identities [from, to) as ours has them: the same names and attributes, plus the 5% attribute on every 20th
  * when the scale phase will run (ours adds it straight into its database then).
  */
-export function seedUpstreamIdentities(seeder: ApiSeeder, from: number, to: number, withFivePercent: boolean): Promise<string[]> {
+export function seedUpstreamIdentities(
+  seeder: ApiSeeder,
+  from: number,
+  to: number,
+  withFivePercent: boolean,
+): Promise<string[]> {
   return seeder.create('identities', to - from, (offset) => {
     const index = from + offset;
     const extra = withFivePercent && index % FIVE_PERCENT.identityStride === 0 ? [FIVE_PERCENT.identityAttribute] : [];
-    return { name: identityName(index), type: 'User', isAdmin: false, roleAttributes: [...attributesFor(index), ...extra] };
+    return {
+      name: identityName(index),
+      type: 'User',
+      isAdmin: false,
+      roleAttributes: [...attributesFor(index), ...extra],
+    };
   });
 }
 
@@ -103,14 +118,30 @@ export interface UpstreamScaleIds {
 /** The scale model's services, routers and policies, the heavy identity and the two logins, through the API. */
 export async function seedUpstreamScale(seeder: ApiSeeder, model: ScaleModel): Promise<UpstreamScaleIds> {
   say('seeding upstream through its API: services, edge routers, policies…');
-  await seeder.create('services', model.services, (index) => ({ name: serviceName(index), encryptionRequired: true, roleAttributes: serviceAttributesFor(model, index) }));
-  await seeder.create('edge-routers', model.edgeRouters, (index) => ({ name: routerName(index), roleAttributes: routerAttributesFor(index) }));
+  await seeder.create('services', model.services, (index) => ({
+    name: serviceName(index),
+    encryptionRequired: true,
+    roleAttributes: serviceAttributesFor(model, index),
+  }));
+  await seeder.create('edge-routers', model.edgeRouters, (index) => ({
+    name: routerName(index),
+    roleAttributes: routerAttributesFor(index),
+  }));
   await seeder.create('service-policies', model.servicePolicies, (index) => policyBody(servicePolicyAt(model, index)));
   const [fivePercent] = await seeder.create('service-policies', 1, () => policyBody(fivePercentPolicy(false)));
-  await seeder.create('edge-router-policies', model.edgeRouterPolicies, (index) => policyBody(edgeRouterPolicyAt(index)));
-  await seeder.create('service-edge-router-policies', model.serviceEdgeRouterPolicies, (index) => policyBody(serviceEdgeRouterPolicyAt(model, index)));
+  await seeder.create('edge-router-policies', model.edgeRouterPolicies, (index) =>
+    policyBody(edgeRouterPolicyAt(index)),
+  );
+  await seeder.create('service-edge-router-policies', model.serviceEdgeRouterPolicies, (index) =>
+    policyBody(serviceEdgeRouterPolicyAt(model, index)),
+  );
   const { heavy, typical, password } = scaleIdentities;
-  const [heavyId] = await seeder.create('identities', 1, () => ({ name: heavy.name, type: 'User', isAdmin: false, roleAttributes: heavy.attributes }));
+  const [heavyId] = await seeder.create('identities', 1, () => ({
+    name: heavy.name,
+    type: 'User',
+    isAdmin: false,
+    roleAttributes: heavy.attributes,
+  }));
   const typicalId = await seeder.idByName('identities', typical.name);
   const logins = [
     { identityId: typicalId, username: typical.username },

@@ -22,30 +22,47 @@ async function round(stores: readonly Store[], mode: 'strict' | 'areas'): Promis
   const endAt = performance.now() + seconds * 1000;
   const writer = async (store: Store, index: number) => {
     const options: WriteOptions | undefined =
-      mode === 'strict' ? undefined : { touches: [writeAreas.apiSession(`a${index}`)], reads: [writeAreas.identity(`i${index % 3}`)] };
+      mode === 'strict'
+        ? undefined
+        : { touches: [writeAreas.apiSession(`a${index}`)], reads: [writeAreas.identity(`i${index % 3}`)] };
     while (performance.now() < endAt) {
       const started = performance.now();
       await store.transaction(async (tx) => {
         await selectRows(tx, 'cluster_secrets', { name: 'anchor' });
-        await insertRow(tx, 'cluster_secrets', { name: `w${++counter}`, value: 'x', updated_at: '2024-01-01T00:00:00.000Z' });
+        await insertRow(tx, 'cluster_secrets', {
+          name: `w${++counter}`,
+          value: 'x',
+          updated_at: '2024-01-01T00:00:00.000Z',
+        });
       }, options);
       latencies.push(performance.now() - started);
     }
   };
   const began = performance.now();
-  await Promise.all(stores.flatMap((store, s) => Array.from({ length: writers }, (_, w) => writer(store, s * writers + w))));
+  await Promise.all(
+    stores.flatMap((store, s) => Array.from({ length: writers }, (_, w) => writer(store, s * writers + w))),
+  );
   latencies.sort((x, y) => x - y);
-  return { rate: latencies.length / ((performance.now() - began) / 1000), p99: latencies[Math.floor(latencies.length * 0.99)] ?? NaN };
+  return {
+    rate: latencies.length / ((performance.now() - began) / 1000),
+    p99: latencies[Math.floor(latencies.length * 0.99)] ?? NaN,
+  };
 }
 
 const scratch = await createScratchSchema(url, 'ziti_bench_turns');
 try {
-  const stores = [await openPostgresStore({ url: scratch.url, migrations }), await openPostgresStore({ url: scratch.url, migrations })];
+  const stores = [
+    await openPostgresStore({ url: scratch.url, migrations }),
+    await openPostgresStore({ url: scratch.url, migrations }),
+  ];
   const results: Record<string, Array<{ rate: number; p99: number }>> = { strict: [], areas: [] };
-  for (let i = 0; i < 3; i++) for (const mode of ['strict', 'areas'] as const) results[mode]!.push(await round(stores, mode));
+  for (let i = 0; i < 3; i++)
+    for (const mode of ['strict', 'areas'] as const) results[mode]!.push(await round(stores, mode));
   for (const [mode, runs] of Object.entries(results)) {
     const best = runs.reduce((x, y) => (y.rate > x.rate ? y : x));
-    process.stdout.write(`${mode.padEnd(6)} best of ${runs.length}: ${best.rate.toFixed(0)} commits/s, p99 ${best.p99.toFixed(1)} ms (all: ${runs.map((r) => r.rate.toFixed(0)).join(', ')})\n`);
+    process.stdout.write(
+      `${mode.padEnd(6)} best of ${runs.length}: ${best.rate.toFixed(0)} commits/s, p99 ${best.p99.toFixed(1)} ms (all: ${runs.map((r) => r.rate.toFixed(0)).join(', ')})\n`,
+    );
   }
   for (const store of stores) await store.close();
 } finally {

@@ -15,7 +15,10 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export function build(out = join(ROOT, 'dist')) {
   const tsc = createRequire(join(ROOT, 'package.json')).resolve('typescript/bin/tsc');
   rmSync(out, { recursive: true, force: true });
-  const compiled = spawnSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', out], { cwd: ROOT, encoding: 'utf8' });
+  const compiled = spawnSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', out], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   if (compiled.status !== 0) throw new Error(`tsc failed:\n${compiled.stdout}${compiled.stderr}`);
   // Everything under src/ that is not TypeScript is data the code reads beside itself.
   cpSync(join(ROOT, 'src'), join(out, 'src'), { recursive: true, filter: (source) => !source.endsWith('.ts') });

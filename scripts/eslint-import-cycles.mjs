@@ -21,7 +21,9 @@ function sourceFiles(folder) {
 function importGraph(root) {
   const graph = new Map();
   for (const file of sourceFiles(root)) {
-    const targets = [...readFileSync(file, 'utf8').matchAll(IMPORT)].map((match) => resolve(dirname(file), match[1].replace(/\.js$/, '.ts')));
+    const targets = [...readFileSync(file, 'utf8').matchAll(IMPORT)].map((match) =>
+      resolve(dirname(file), match[1].replace(/\.js$/, '.ts')),
+    );
     graph.set(file, targets);
   }
   return graph;
@@ -64,7 +66,11 @@ function filesOnCycles(graph) {
 let cached;
 
 export const noImportCycles = {
-  meta: { type: 'problem', schema: [{ type: 'string' }], messages: { cycle: 'Import cycle: {{path}} imports back into this file ({{size}} files in the cycle).' } },
+  meta: {
+    type: 'problem',
+    schema: [{ type: 'string' }],
+    messages: { cycle: 'Import cycle: {{path}} imports back into this file ({{size}} files in the cycle).' },
+  },
   create(context) {
     const root = resolve(context.cwd, context.options[0] ?? 'src');
     cached ??= filesOnCycles(importGraph(root));
@@ -73,7 +79,8 @@ export const noImportCycles = {
     const report = (node) => {
       if (!node.source || !node.source.value.startsWith('.')) return;
       const target = resolve(dirname(context.filename), node.source.value.replace(/\.js$/, '.ts'));
-      if (cycle.has(target)) context.report({ node, messageId: 'cycle', data: { path: node.source.value, size: String(cycle.size) } });
+      if (cycle.has(target))
+        context.report({ node, messageId: 'cycle', data: { path: node.source.value, size: String(cycle.size) } });
     };
     return { ImportDeclaration: report, ExportNamedDeclaration: report, ExportAllDeclaration: report };
   },

@@ -16,13 +16,27 @@ export function storageWords(schemaText) {
   if (!database) throw new Error('src/store/schema.ts has no Database interface');
   const tables = [...database[1].matchAll(/^\s+(\w+):/gm)].map((match) => match[1]);
   const columns = [...schemaText.matchAll(/^\s+(\w+)\??:/gm)].map((match) => match[1]);
-  return { words: new Set([...tables, ...columns.filter((name) => name.includes('_'))]), columns: new Set([...tables, ...columns]) };
+  return {
+    words: new Set([...tables, ...columns.filter((name) => name.includes('_'))]),
+    columns: new Set([...tables, ...columns]),
+  };
 }
 
 const MAPPING_FILE = /\.(?:definition|fields|fabric)\.ts$/;
 const MAPPING_KEYS = new Set(['table', 'column', 'foreignKey', 'existsIn', 'ownerColumn', 'valueColumn', 'path']);
 /** Keys whose values are storage names wherever they are written. */
-const STORAGE_KEYS = new Set(['table', 'column', 'columns', 'foreignKey', 'existsIn', 'ownerColumn', 'valueColumn', 'parentColumn', 'childColumn', 'parentTable']);
+const STORAGE_KEYS = new Set([
+  'table',
+  'column',
+  'columns',
+  'foreignKey',
+  'existsIn',
+  'ownerColumn',
+  'valueColumn',
+  'parentColumn',
+  'childColumn',
+  'parentTable',
+]);
 /** Keys whose values are the API's words, even where one equals a table's name. */
 const API_KEYS = new Set(['entity', 'field']);
 
@@ -31,12 +45,14 @@ const keyName = (property) => property.key?.name ?? property.key?.value;
 function ownerProperty(node) {
   const parent = node.parent;
   if (parent?.type === 'Property' && parent.value === node) return parent;
-  if (parent?.type === 'ArrayExpression' && parent.parent?.type === 'Property' && parent.parent.value === parent) return parent.parent;
+  if (parent?.type === 'ArrayExpression' && parent.parent?.type === 'Property' && parent.parent.value === parent)
+    return parent.parent;
   return undefined;
 }
 const calleeName = (call) => (call.callee.type === 'MemberExpression' ? call.callee.property.name : call.callee.name);
 /** Whether a literal is the first argument of a call to `name`. */
-const firstArgumentOf = (node, names) => node.parent?.type === 'CallExpression' && node.parent.arguments[0] === node && names.has(calleeName(node.parent));
+const firstArgumentOf = (node, names) =>
+  node.parent?.type === 'CallExpression' && node.parent.arguments[0] === node && names.has(calleeName(node.parent));
 const COLUMN_CALLS = new Set(['columnIs']);
 const API_FIELD_CALLS = new Set(['invalidField']);
 /** Whether a literal is what `<x>.changed.has(…)` asks about: a changed field's API name. */
@@ -54,7 +70,9 @@ export const noStorageWords = {
   meta: {
     type: 'problem',
     schema: [{ type: 'string' }],
-    messages: { word: "'{{word}}' is a storage name: only src/store/ spells tables and columns (add a query or a named link there)." },
+    messages: {
+      word: "'{{word}}' is a storage name: only src/store/ spells tables and columns (add a query or a named link there).",
+    },
   },
   create(context) {
     cached ??= storageWords(readFileSync(resolve(context.cwd, context.options[0] ?? 'src/store/schema.ts'), 'utf8'));
@@ -64,7 +82,8 @@ export const noStorageWords = {
       const key = property && keyName(property);
       const inStoragePlace = STORAGE_KEYS.has(key) || firstArgumentOf(node, COLUMN_CALLS);
       if (!(inStoragePlace ? cached.columns : cached.words).has(word)) return;
-      if (!inStoragePlace && (API_KEYS.has(key) || firstArgumentOf(node, API_FIELD_CALLS) || isChangedField(node))) return;
+      if (!inStoragePlace && (API_KEYS.has(key) || firstArgumentOf(node, API_FIELD_CALLS) || isChangedField(node)))
+        return;
       const isMapping = isMappingFile && property?.value === node && MAPPING_KEYS.has(key);
       if (!isMapping) context.report({ node, messageId: 'word', data: { word } });
     };

@@ -17,9 +17,26 @@ export const specDir = path.join(repoRoot, 'src/http/spec');
 export const upstreamDir = path.resolve(repoRoot, '../shared/openapi');
 
 /** Keys that only carry prose or code-generation hints, dropped wherever a schema or operation can hold them. */
-const proseKeys = new Set(['description', 'summary', 'example', 'examples', 'title', 'x-omitempty', 'x-omit-empty', 'externalDocs']);
+const proseKeys = new Set([
+  'description',
+  'summary',
+  'example',
+  'examples',
+  'title',
+  'x-omitempty',
+  'x-omit-empty',
+  'externalDocs',
+]);
 /** Maps keyed by names (a property may be called `description`): their keys are data, their values are walked. */
-const nameMaps = new Set(['properties', 'definitions', 'paths', 'responses', 'securityDefinitions', 'headers', 'parameters']);
+const nameMaps = new Set([
+  'properties',
+  'definitions',
+  'paths',
+  'responses',
+  'securityDefinitions',
+  'headers',
+  'parameters',
+]);
 /** Values copied as they are. */
 const opaqueKeys = new Set(['enum', 'default', 'required', 'scopes', 'x-class', 'discriminator']);
 
@@ -111,14 +128,18 @@ interface Correction {
 
 function pointerParts(pointer: string): string[] {
   if (!pointer.startsWith('/')) throw new Error(`bad JSON pointer ${pointer}`);
-  return pointer.slice(1).split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 function applyAt(root: JsonObject, correction: Correction, where: string): void {
   const parts = pointerParts(correction.target);
   const last = parts.pop()!;
   let parent: Json | undefined = root;
-  for (const part of parts) parent = Array.isArray(parent) ? parent[Number(part)] : isObject(parent) ? parent[part] : undefined;
+  for (const part of parts)
+    parent = Array.isArray(parent) ? parent[Number(part)] : isObject(parent) ? parent[part] : undefined;
   const fail = (why: string) => new Error(`correction ${where} ${correction.target}: ${why} (${correction.reason})`);
   if (!isObject(parent)) throw fail('parent not found');
   const current = parent[last];
@@ -175,7 +196,8 @@ function checkDocument(doc: JsonObject, api: ApiName): void {
       return propertiesOf(definitions[name], new Set([...visited, name]));
     }
     if (isObject(schema.properties)) Object.keys(schema.properties).forEach((n) => names.add(n));
-    if (Array.isArray(schema.allOf)) schema.allOf.forEach((part) => propertiesOf(part, visited).forEach((n) => names.add(n)));
+    if (Array.isArray(schema.allOf))
+      schema.allOf.forEach((part) => propertiesOf(part, visited).forEach((n) => names.add(n)));
     return names;
   };
   const walk = (schema: Json | undefined, where: string, whole: Set<string> | undefined): void => {
@@ -185,7 +207,8 @@ function checkDocument(doc: JsonObject, api: ApiName): void {
       const missing = schema.required.filter((name): name is string => typeof name === 'string' && !own.has(name));
       if (missing.length) throw new Error(`${api} ${where} requires undefined ${missing.join(', ')}`);
     }
-    if (isObject(schema.properties)) Object.entries(schema.properties).forEach(([n, s]) => walk(s, `${where}.${n}`, undefined));
+    if (isObject(schema.properties))
+      Object.entries(schema.properties).forEach(([n, s]) => walk(s, `${where}.${n}`, undefined));
     if (Array.isArray(schema.allOf)) schema.allOf.forEach((part, i) => walk(part, `${where}/allOf/${i}`, own));
     for (const key of ['items', 'additionalProperties'] as const) walk(schema[key], `${where}/${key}`, undefined);
   };
@@ -224,14 +247,17 @@ function readYaml(file: string): Json {
 /** The two documents as they are committed, from the upstream YAML files and the two committed edit files. */
 export function buildContractDocuments(sourceDir = upstreamDir, editsDir = specDir): Record<ApiName, string> {
   const additions = readYaml(path.join(editsDir, 'additions-0.26.23.yml')) as unknown as Additions;
-  const corrections = (readYaml(path.join(editsDir, 'corrections.yml')) as unknown as { corrections: Correction[] }).corrections;
+  const corrections = (readYaml(path.join(editsDir, 'corrections.yml')) as unknown as { corrections: Correction[] })
+    .corrections;
   const out = {} as Record<ApiName, string>;
   for (const api of apis) {
     const doc = stripDocument(readYaml(path.join(sourceDir, `${api}.yml`)));
     inlineSharedRefs(doc);
     applyAdditions(doc, api, additions);
     for (const correction of corrections) {
-      const applies = Array.isArray(correction.api) ? correction.api.includes(api) : correction.api === api || (correction.api === 'both' && api !== 'fabric');
+      const applies = Array.isArray(correction.api)
+        ? correction.api.includes(api)
+        : correction.api === api || (correction.api === 'both' && api !== 'fabric');
       if (applies) applyCorrection(doc, correction);
     }
     checkDocument(doc, api);
@@ -240,7 +266,11 @@ export function buildContractDocuments(sourceDir = upstreamDir, editsDir = specD
   return out;
 }
 
-export const outputFiles: Record<ApiName, string> = { client: 'edge-client.json', management: 'edge-management.json', fabric: 'fabric.json' };
+export const outputFiles: Record<ApiName, string> = {
+  client: 'edge-client.json',
+  management: 'edge-management.json',
+  fabric: 'fabric.json',
+};
 /** The per-operation types handlers are written against (scripts/operation-types.ts). */
 export const operationTypesFile = path.join(specDir, 'gen/operations.ts');
 

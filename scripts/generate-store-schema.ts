@@ -11,7 +11,8 @@ export const schemaFile = fileURLToPath(new URL('../src/store/schema.ts', import
 /** The tables and views every migration together builds, read from a fresh in-memory SQLite database. */
 export const migratedSchema = (): Promise<TableDescription[]> => migratedSqliteSchema(migrations);
 
-const pascalCase = (name: string) => name.replace(/(^|_)([a-z0-9])/g, (_, _separator: string, letter: string) => letter.toUpperCase());
+const pascalCase = (name: string) =>
+  name.replace(/(^|_)([a-z0-9])/g, (_, _separator: string, letter: string) => letter.toUpperCase());
 
 function columnType(column: TableDescription['columns'][number], isView: boolean): string {
   const type = column.type === 'integer' ? 'number' : 'string';
@@ -34,7 +35,12 @@ export function schemaText(tables: readonly TableDescription[]): string {
     '}',
   ];
   for (const { table, type } of names) {
-    lines.push('', `export interface ${type} {`, ...table.columns.map((column) => `  ${column.name}: ${columnType(column, table.isView)};`), '}');
+    lines.push(
+      '',
+      `export interface ${type} {`,
+      ...table.columns.map((column) => `  ${column.name}: ${columnType(column, table.isView)};`),
+      '}',
+    );
   }
   return `${lines.join('\n')}\n`;
 }

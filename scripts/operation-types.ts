@@ -25,7 +25,8 @@ const text = (value: Json | undefined) => (typeof value === 'string' ? value : '
 const capitalise = (name: string) => `${name.charAt(0).toUpperCase()}${name.slice(1)}`;
 const literal = (value: Json) => JSON.stringify(value);
 const key = (name: string) => (/^[A-Za-z_$][\w$]*$/.test(name) ? name : literal(name));
-const refName = (ref: Json | undefined) => (typeof ref === 'string' && ref.startsWith('#/definitions/') ? ref.slice('#/definitions/'.length) : undefined);
+const refName = (ref: Json | undefined) =>
+  typeof ref === 'string' && ref.startsWith('#/definitions/') ? ref.slice('#/definitions/'.length) : undefined;
 
 /** The request-body types of one API: definitions are emitted as they are first referenced. */
 class DefinitionTypes {
@@ -37,7 +38,8 @@ class DefinitionTypes {
     private readonly definitions: JsonObject,
   ) {
     for (const [name, schema] of Object.entries(definitions)) {
-      if (isObject(schema) && typeof schema.discriminator === 'string') this.subtypes.set(name, new Map([[name, name]]));
+      if (isObject(schema) && typeof schema.discriminator === 'string')
+        this.subtypes.set(name, new Map([[name, name]]));
     }
     for (const [name, schema] of Object.entries(definitions)) {
       if (!isObject(schema) || !Array.isArray(schema.allOf)) continue;
@@ -62,7 +64,10 @@ class DefinitionTypes {
     else {
       const property = key(text(schema.discriminator));
       type = [...discriminated]
-        .map(([value, target]) => `(${target === name ? this.reference(name, true) : this.reference(target, false)} & { ${property}: ${literal(value)} })`)
+        .map(
+          ([value, target]) =>
+            `(${target === name ? this.reference(name, true) : this.reference(target, false)} & { ${property}: ${literal(value)} })`,
+        )
         .join(' | ');
     }
     this.emitted.set(typeName, type);
@@ -74,7 +79,9 @@ class DefinitionTypes {
     if (!isObject(schema)) return 'Json';
     const ref = refName(schema.$ref);
     if (ref !== undefined) return this.reference(ref, options.inAllOf ?? false);
-    const parts: string[] = Array.isArray(schema.allOf) ? schema.allOf.map((part) => this.schema(part, { inAllOf: true })) : [];
+    const parts: string[] = Array.isArray(schema.allOf)
+      ? schema.allOf.map((part) => this.schema(part, { inAllOf: true }))
+      : [];
     if (schema.type === 'array') return `${this.wrap(this.schema(schema.items))}[]`;
     if (schema.type === 'object' || isObject(schema.properties)) {
       const object = this.object(schema, options.omit);
@@ -92,7 +99,9 @@ class DefinitionTypes {
   /** An object's own members, or undefined when it declares no shape (Go's interface{}: any JSON value). */
   private object(schema: JsonObject, omit: string | undefined): string | undefined {
     const properties = isObject(schema.properties) ? schema.properties : {};
-    const required = new Set(Array.isArray(schema.required) ? schema.required.filter((name) => typeof name === 'string') : []);
+    const required = new Set(
+      Array.isArray(schema.required) ? schema.required.filter((name) => typeof name === 'string') : [],
+    );
     const extra = schema.additionalProperties;
     const members = Object.entries(properties)
       .filter(([name]) => name !== omit)
@@ -133,7 +142,10 @@ function members(parameters: JsonObject[], location: string): string {
   const fields = own.map((parameter) => {
     const name = location === 'header' ? text(parameter.name).toLowerCase() : text(parameter.name);
     // An empty optional value is dropped, unless a scalar parameter has a default (bind-parameter.ts).
-    const present = location === 'path' || parameter.required === true || (parameter.default !== undefined && parameter.type !== 'array');
+    const present =
+      location === 'path' ||
+      parameter.required === true ||
+      (parameter.default !== undefined && parameter.type !== 'array');
     return `${key(name)}${present ? '' : '?'}: ${parameterType(parameter)}`;
   });
   return `{ ${fields.join('; ')} }`;
@@ -146,13 +158,24 @@ function operationType(doc: JsonObject, types: DefinitionTypes, shared: Json[], 
   }
   const parameters = [...merged.values()];
   const bodyParameter = parameters.find((parameter) => parameter.in === 'body');
-  const consumes = Array.isArray(operation.consumes) ? operation.consumes : Array.isArray(doc.consumes) ? doc.consumes : [];
+  const consumes = Array.isArray(operation.consumes)
+    ? operation.consumes
+    : Array.isArray(doc.consumes)
+      ? doc.consumes
+      : [];
   // A body of another media type than JSON (a PEM, a CSR) reaches the handler as its text (media-type.ts isJsonMediaType).
-  const asText = consumes.some((type) => typeof type === 'string' && type.toLowerCase() !== 'application/json' && !type.toLowerCase().endsWith('+json'));
+  const asText = consumes.some(
+    (type) =>
+      typeof type === 'string' && type.toLowerCase() !== 'application/json' && !type.toLowerCase().endsWith('+json'),
+  );
   // Without a body parameter nothing checks the body: whatever JSON arrived, if any (`/enroll` reads its CSR so).
   const schema = bodyParameter ? types.schema(bodyParameter.schema) : 'Json';
   const isRequired = bodyParameter?.required === true;
-  const alternatives = [schema === 'Json' && isRequired ? 'JsonPresent' : schema, asText ? 'string' : '', isRequired ? '' : 'undefined'];
+  const alternatives = [
+    schema === 'Json' && isRequired ? 'JsonPresent' : schema,
+    asText ? 'string' : '',
+    isRequired ? '' : 'undefined',
+  ];
   const body = [...new Set(alternatives.filter(Boolean))].join(' | ');
   return `{ params: ${members(parameters, 'path')}; query: ${members(parameters, 'query')}; headers: ${members(parameters, 'header')}; body: ${body} }`;
 }
@@ -182,8 +205,13 @@ export function operationTypesSource(documents: Record<ApiName, string>): string
       }
     }
     out.push('', `export type ${apiPrefix[api]}Operations = {`, ...operations.sort(), '};');
-    for (const [name, type] of [...types.emitted].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) out.push(`export type ${name} = ${type};`);
+    for (const [name, type] of [...types.emitted].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      out.push(`export type ${name} = ${type};`);
   }
-  out.push('', 'export type OperationsByApi = { client: ClientOperations; management: ManagementOperations; fabric: FabricOperations };', '');
+  out.push(
+    '',
+    'export type OperationsByApi = { client: ClientOperations; management: ManagementOperations; fabric: FabricOperations };',
+    '',
+  );
   return out.join('\n');
 }

@@ -17,7 +17,10 @@ function newestSource(path = join(ROOT, 'src')) {
 }
 
 const inputs = [join(ROOT, 'package.json'), join(ROOT, 'tsconfig.json'), join(ROOT, 'tsconfig.build.json')];
-const isStale = !existsSync(entry) || !existsSync(manifest) || Math.max(newestSource(), ...inputs.map(newestSource)) > statSync(manifest).mtimeMs;
+const isStale =
+  !existsSync(entry) ||
+  !existsSync(manifest) ||
+  Math.max(newestSource(), ...inputs.map(newestSource)) > statSync(manifest).mtimeMs;
 if (isStale) {
   process.stderr.write('building the controller (dist/ is missing or older than src/)…\n');
   build(dist);

@@ -9,7 +9,9 @@ import { join } from 'node:path';
 
 const url = process.env.ZITI_TEST_DATABASE_URL;
 if (!url || !/^postgres(ql)?:\/\//.test(url)) {
-  process.stderr.write('test:postgres needs ZITI_TEST_DATABASE_URL=postgres://user:password@host:port/database (see README)\n');
+  process.stderr.write(
+    'test:postgres needs ZITI_TEST_DATABASE_URL=postgres://user:password@host:port/database (see README)\n',
+  );
   process.exit(1);
 }
 
@@ -21,10 +23,22 @@ function testsUnder(folder) {
     .sort();
 }
 
-const files = [...testsUnder('test/store'), ...testsUnder('src/store'), ...testsUnder('test/api'), ...testsUnder('test/fabric')];
-const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], { stdio: 'inherit' });
+const files = [
+  ...testsUnder('test/store'),
+  ...testsUnder('src/store'),
+  ...testsUnder('test/api'),
+  ...testsUnder('test/fabric'),
+];
+const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
+  stdio: 'inherit',
+});
 // Then the instance tests (test/cluster/*.postgres.ts: several controllers on one database, real processes among
 // them), one file at a time: they start and kill controllers of their own.
-const cluster = readdirSync('test/cluster').filter((name) => name.endsWith('.postgres.ts')).map((name) => join('test/cluster', name)).sort();
-const instances = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...cluster], { stdio: 'inherit' });
+const cluster = readdirSync('test/cluster')
+  .filter((name) => name.endsWith('.postgres.ts'))
+  .map((name) => join('test/cluster', name))
+  .sort();
+const instances = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...cluster], {
+  stdio: 'inherit',
+});
 process.exit(run.status === 0 ? (instances.status ?? 1) : (run.status ?? 1));

@@ -3,7 +3,18 @@
 // `npm run test:upstream`, `npm run test:interop` and the benchmarks; `npm run upstream` starts one by hand.
 // Nothing of upstream is committed: the binary lives in a cache folder outside the repository.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { accessSync, closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import https from 'node:https';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,7 +53,9 @@ export class UpstreamUnavailable extends Error {}
 
 /** Where installed binaries are kept: `ZITI_UPSTREAM_CACHE`, else `$XDG_CACHE_HOME/ziti-upstream`, else `~/.cache/ziti-upstream`. */
 export function upstreamCacheDir(): string {
-  return process.env.ZITI_UPSTREAM_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'ziti-upstream');
+  return (
+    process.env.ZITI_UPSTREAM_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'ziti-upstream')
+  );
 }
 
 /**
@@ -77,7 +90,10 @@ const releases = new Set<string>();
 function requireRelease(binary: string): string {
   if (releases.has(binary)) return binary;
   const run = spawnSync(binary, ['version'], { env: zitiEnv(), encoding: 'utf8', timeout: 60_000 });
-  const reported = run.status === 0 ? run.stdout.trim() : `no version (${run.error?.message ?? lastLine(`${run.stdout}\n${run.stderr}`)})`;
+  const reported =
+    run.status === 0
+      ? run.stdout.trim()
+      : `no version (${run.error?.message ?? lastLine(`${run.stdout}\n${run.stderr}`)})`;
   if (reported !== UPSTREAM_VERSION) {
     throw new UpstreamUnavailable(
       `${binary} reports ${reported}, not ${UPSTREAM_VERSION}: a build without the release's version strings behaves differently. ` +
@@ -89,14 +105,17 @@ function requireRelease(binary: string): string {
 }
 
 function installWithGo(binDir: string): void {
-  const hint =
-    `Provide a ziti ${UPSTREAM_VERSION} binary instead: set ZITI_UPSTREAM_BIN=/path/to/ziti, or place it at ${join(binDir, 'ziti')}.`;
+  const hint = `Provide a ziti ${UPSTREAM_VERSION} binary instead: set ZITI_UPSTREAM_BIN=/path/to/ziti, or place it at ${join(binDir, 'ziti')}.`;
   const goVersion = spawnSync('go', ['version'], { encoding: 'utf8' });
   if (goVersion.error || goVersion.status !== 0) {
-    throw new UpstreamUnavailable(`upstream ${UPSTREAM_VERSION} is not installed and Go is not available to install it. ${hint}`);
+    throw new UpstreamUnavailable(
+      `upstream ${UPSTREAM_VERSION} is not installed and Go is not available to install it. ${hint}`,
+    );
   }
   mkdirSync(binDir, { recursive: true });
-  process.stderr.write(`installing ${MODULE}@${UPSTREAM_VERSION} with ${goVersion.stdout.trim()} into ${binDir} (minutes on a first run)…\n`);
+  process.stderr.write(
+    `installing ${MODULE}@${UPSTREAM_VERSION} with ${goVersion.stdout.trim()} into ${binDir} (minutes on a first run)…\n`,
+  );
   const install = spawnSync('go', ['install', `${MODULE}@${UPSTREAM_VERSION}`], {
     encoding: 'utf8',
     env: { ...process.env, GOBIN: binDir },
@@ -133,7 +152,11 @@ export async function startUpstream(start: UpstreamStart = {}): Promise<Upstream
   }
   const log = openSync(logFile, 'a');
   // No CLI agent: it would open a control socket per instance in /tmp.
-  const child = spawn(binary, ['controller', 'run', config, '--cliagent=false'], { cwd: home, env: zitiEnv(), stdio: ['ignore', log, log] });
+  const child = spawn(binary, ['controller', 'run', config, '--cliagent=false'], {
+    cwd: home,
+    env: zitiEnv(),
+    stdio: ['ignore', log, log],
+  });
   closeSync(log);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const killOnExit = () => child.kill('SIGKILL');
@@ -158,11 +181,27 @@ export async function startUpstream(start: UpstreamStart = {}): Promise<Upstream
 /** Root CA → intermediate (the edge signing CA) → server and client certificates, P-256 like ours, as quickstart lays them out. */
 function createPki(binary: string, root: string): void {
   const curve = '--curve=P256';
-  const create = (what: string, ...args: string[]) => runZiti(binary, ['pki', 'create', what, `--pki-root=${root}`, ...args], root);
+  const create = (what: string, ...args: string[]) =>
+    runZiti(binary, ['pki', 'create', what, `--pki-root=${root}`, ...args], root);
   mkdirSync(root, { recursive: true });
   create('ca', '--ca-file=root-ca', '--ca-name=root-ca', curve);
-  create('intermediate', '--ca-name=root-ca', '--intermediate-name=intermediate-ca', '--intermediate-file=intermediate-ca', '--max-path-len=1', curve);
-  create('server', '--ca-name=intermediate-ca', '--server-name=server', '--server-file=server', '--dns=localhost', '--ip=127.0.0.1,::1', curve);
+  create(
+    'intermediate',
+    '--ca-name=root-ca',
+    '--intermediate-name=intermediate-ca',
+    '--intermediate-file=intermediate-ca',
+    '--max-path-len=1',
+    curve,
+  );
+  create(
+    'server',
+    '--ca-name=intermediate-ca',
+    '--server-name=server',
+    '--server-file=server',
+    '--dns=localhost',
+    '--ip=127.0.0.1,::1',
+    curve,
+  );
   create('client', '--ca-name=intermediate-ca', '--client-name=client', '--client-file=client', '--key-file=server');
 }
 
@@ -213,7 +252,9 @@ export function zitiEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 function runZiti(binary: string, args: string[], cwd: string): void {
   const run = spawnSync(binary, args, { cwd, env: zitiEnv(), encoding: 'utf8', timeout: 60_000 });
   if (run.status !== 0) {
-    throw new Error(`ziti ${args.slice(0, 3).join(' ')} failed (${run.status ?? run.signal}): ${lastLine(`${run.stdout}\n${run.stderr}`)}`);
+    throw new Error(
+      `ziti ${args.slice(0, 3).join(' ')} failed (${run.status ?? run.signal}): ${lastLine(`${run.stdout}\n${run.stderr}`)}`,
+    );
   }
 }
 
@@ -248,7 +289,6 @@ async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<vo
   clearTimeout(timer);
 }
 
-
 function isExecutable(file: string): boolean {
   try {
     accessSync(file, constants.X_OK);
@@ -258,7 +298,12 @@ function isExecutable(file: string): boolean {
   }
 }
 
-const lastLine = (text: string) => text.trim().split('\n').filter((line) => line.trim() !== '').at(-1) ?? '';
+const lastLine = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .at(-1) ?? '';
 
 /** `npm run upstream [-- --port N]`: start one, print its URL and credentials, stop on SIGINT/SIGTERM. */
 async function main(): Promise<void> {
@@ -266,7 +311,9 @@ async function main(): Promise<void> {
   const port = portFlag > 0 ? Number(process.argv[portFlag + 1]) : undefined;
   const upstream = await startUpstream(port === undefined ? {} : { port });
   process.stdout.write(`${upstream.baseUrl}\n`);
-  process.stderr.write(`upstream ${UPSTREAM_VERSION} ready: admin ${upstream.username}/${upstream.password}, CA ${upstream.caFile}, log ${upstream.logFile}\n`);
+  process.stderr.write(
+    `upstream ${UPSTREAM_VERSION} ready: admin ${upstream.username}/${upstream.password}, CA ${upstream.caFile}, log ${upstream.logFile}\n`,
+  );
   const stop = () => void upstream.stop().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -41,7 +41,18 @@ export async function buildApp(deps: AppDeps, tls?: TlsOptions): Promise<Fastify
     ...limits.fastifyOptions,
     // Client certificates are requested but verified per request against our CAs, never at the TLS layer:
     // a `ca` list would make Go clients withhold certificates from other issuers.
-    ...(tls ? { https: { key: tls.key, cert: tls.cert, ...limits.tlsServerOptions, requestCert: true, rejectUnauthorized: false, ...(tls.controlPlane ? { ALPNProtocols: alpnProtocols(tls.controlPlane.protocol) } : {}) } } : {}),
+    ...(tls
+      ? {
+          https: {
+            key: tls.key,
+            cert: tls.cert,
+            ...limits.tlsServerOptions,
+            requestCert: true,
+            rejectUnauthorized: false,
+            ...(tls.controlPlane ? { ALPNProtocols: alpnProtocols(tls.controlPlane.protocol) } : {}),
+          },
+        }
+      : {}),
     // Fastify's overloads type an HTTPS and an HTTP instance apart; the rest of the app takes either, by the default.
   }) as unknown as FastifyInstance;
   // With a control plane the options above hold `https`, so the server is the HTTPS one.
@@ -52,7 +63,10 @@ export async function buildApp(deps: AppDeps, tls?: TlsOptions): Promise<Fastify
   installErrorHandler(app);
   installBodyParsers(app);
   installBodyLimits(app, deps.settings);
-  installRequestHooks(app, deps, { tracker: limits.requests, observe: requestObserver({ accessLog: deps.settings.accessLog, metrics: deps.metrics }) });
+  installRequestHooks(app, deps, {
+    tracker: limits.requests,
+    observe: requestObserver({ accessLog: deps.settings.accessLog, metrics: deps.metrics }),
+  });
   installNotFound(app, () => routes);
   routes.push(...bindOperations(app, deps, 'client', clientOperations));
   routes.push(...bindOperations(app, deps, 'management', managementOperations));

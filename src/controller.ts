@@ -74,13 +74,27 @@ export async function openController(settings: Settings, options: ControllerOpti
   const logger = options.logger ?? pino({ level: settings.logLevel });
   mkdirSync(settings.home, { recursive: true, mode: 0o700 });
   const databaseFile = options.databaseFile ?? join(settings.home, 'ctrl.db');
-  const opened = await openStore({ databaseUrl: settings.databaseUrl, databaseFile, poolSize: settings.databasePoolSize });
+  const opened = await openStore({
+    databaseUrl: settings.databaseUrl,
+    databaseFile,
+    poolSize: settings.databasePoolSize,
+  });
   const ids = options.ids ?? defaultIds;
   let shared: SharedPki;
   let admin: DefaultAdminResult;
   try {
-    shared = await ensureSharedPki(opened, { home: settings.home, advertisedHost: settings.advertisedHost, now: clock });
-    admin = await ensureDefaultAdmin({ store: opened, clock, ids, username: settings.adminUsername, password: settings.adminPassword });
+    shared = await ensureSharedPki(opened, {
+      home: settings.home,
+      advertisedHost: settings.advertisedHost,
+      now: clock,
+    });
+    admin = await ensureDefaultAdmin({
+      store: opened,
+      clock,
+      ids,
+      username: settings.adminUsername,
+      password: settings.adminPassword,
+    });
   } catch (error) {
     await opened.close();
     throw error;
@@ -91,7 +105,10 @@ export async function openController(settings: Settings, options: ControllerOpti
   const listener: { app?: FastifyInstance; traffic?: TrafficFlows } = {};
   const metrics = settings.metricsAddress
     ? new Metrics({
-        openConnections: () => new Promise((resolve) => (listener.app ? listener.app.server.getConnections((_error, count) => resolve(count ?? 0)) : resolve(0))),
+        openConnections: () =>
+          new Promise((resolve) =>
+            listener.app ? listener.app.server.getConnections((_error, count) => resolve(count ?? 0)) : resolve(0),
+          ),
         apiSessions: () => opened.read(countApiSessions),
         circuits: () => listener.traffic?.circuits.registry.size ?? 0,
         terminators: () => opened.read(countTerminators),
@@ -99,7 +116,9 @@ export async function openController(settings: Settings, options: ControllerOpti
     : undefined;
   // Background work (activity flushes, scans) uses `store`; requests write through the bounded queue.
   const store = metrics ? metrics.timed(opened) : opened;
-  const requestStore = settings.commandRateLimiterEnabled ? queueWrites(store, settings.commandRateLimiterMaxQueued) : store;
+  const requestStore = settings.commandRateLimiterEnabled
+    ? queueWrites(store, settings.commandRateLimiterMaxQueued)
+    : store;
   const externalJwts = new ExternalJwtVerifier({ store, clock, logger });
   const apiSessions = new ApiSessions({
     store,
@@ -117,7 +136,12 @@ export async function openController(settings: Settings, options: ControllerOpti
     addressFailures: settings.loginThrottleAddressFailures,
   });
   // An in-memory database (tests) has no file to be beside: its snapshots go to the home folder.
-  const snapshots = new Snapshots({ store, clock, logger, databaseFile: databaseFile === ':memory:' ? join(settings.home, 'ctrl.db') : databaseFile });
+  const snapshots = new Snapshots({
+    store,
+    clock,
+    logger,
+    databaseFile: databaseFile === ':memory:' ? join(settings.home, 'ctrl.db') : databaseFile,
+  });
   const integrityChecks = new IntegrityChecks({ store, clock, logger, snapshots });
   const health = new Health(store, formatTimestamp(clock()));
   const posture = new PostureMonitor({
@@ -153,11 +177,31 @@ export async function openController(settings: Settings, options: ControllerOpti
   const inbox = new RouterInbox({ ...held, routers: controlPlane.routers, holdsAny, logger });
   const links = startLinks(controlPlane.routers, store, logger, { ...held, messenger: inbox.messenger });
   startRouterVerification(controlPlane.routers, store, logger);
-  const owners = storeCircuitOwners({ ...held, holds: (routerId) => controlPlane.routers.get(routerId) !== undefined, onError: (error) => logger.warn({ err: error }, 'could not record a circuit’s owner') });
+  const owners = storeCircuitOwners({
+    ...held,
+    holds: (routerId) => controlPlane.routers.get(routerId) !== undefined,
+    onError: (error) => logger.warn({ err: error }, 'could not record a circuit’s owner'),
+  });
   const elsewhere = { messenger: inbox.messenger, isOnline: (routerId: string) => links.isOnline(routerId), owners };
-  const traffic = new TrafficFlows({ routers: controlPlane.routers, store, clock, logger, linkFault: (routerId, fault) => links.handleFault(routerId, fault), links, elsewhere, ...(metrics ? { metrics } : {}) });
+  const traffic = new TrafficFlows({
+    routers: controlPlane.routers,
+    store,
+    clock,
+    logger,
+    linkFault: (routerId, fault) => links.handleFault(routerId, fault),
+    links,
+    elsewhere,
+    ...(metrics ? { metrics } : {}),
+  });
   listener.traffic = traffic;
-  const edgeSync = new EdgeSync({ store, clock, version: build.wireVersion, connections: controlPlane.routers, recordActivity: (ids) => apiSessions.recordActivity(ids), logger });
+  const edgeSync = new EdgeSync({
+    store,
+    clock,
+    version: build.wireVersion,
+    connections: controlPlane.routers,
+    recordActivity: (ids) => apiSessions.recordActivity(ids),
+    logger,
+  });
   const deps: AppDeps = {
     settings,
     store: requestStore,
@@ -179,10 +223,15 @@ export async function openController(settings: Settings, options: ControllerOpti
     posture,
     network: { circuits: traffic.circuits.view, links: links.view },
   };
-  const tls = { key: pki.serverKeyPem, cert: pki.serverChainPem, controlPlane: { protocol: CTRL_ALPN, accept: (socket: TLSSocket) => controlPlane.accept(socket) } };
+  const tls = {
+    key: pki.serverKeyPem,
+    cert: pki.serverChainPem,
+    controlPlane: { protocol: CTRL_ALPN, accept: (socket: TLSSocket) => controlPlane.accept(socket) },
+  };
   const app = await buildApp(deps, options.tls ? tls : undefined);
   listener.app = app;
-  const metricsListener = metrics && settings.metricsAddress ? await listenForMetrics(settings.metricsAddress, metrics, health) : undefined;
+  const metricsListener =
+    metrics && settings.metricsAddress ? await listenForMetrics(settings.metricsAddress, metrics, health) : undefined;
   apiSessions.start();
   await heartbeat.start();
   await posture.start();

@@ -28,19 +28,33 @@ async function main(): Promise<void> {
   }
   const worker = workerIndex();
   const name = settings.controllerName ?? settings.advertisedHost;
-  const controller = await openController(settings, { tls: true, logger, ...(worker ? { instanceName: `${name}#${worker}` } : {}) });
+  const controller = await openController(settings, {
+    tls: true,
+    logger,
+    ...(worker ? { instanceName: `${name}#${worker}` } : {}),
+  });
   const { admin, app } = controller;
   if (admin.created && admin.generatedPassword) {
     const file = writeAdminPasswordFile(settings.home, admin.generatedPassword);
     // Printed once on stdout, never through the logger, so it does not end up in log files.
-    process.stdout.write(`Default admin "${settings.adminUsername}" created with password: ${admin.generatedPassword}\n(also in ${file})\n`);
+    process.stdout.write(
+      `Default admin "${settings.adminUsername}" created with password: ${admin.generatedPassword}\n(also in ${file})\n`,
+    );
   }
   await app.listen({ host: settings.bindAddress, port: settings.advertisedPort });
   // With `workers` > 1 every worker listens here too: node:cluster shares the port, as it does the API's. A control
   // port equal to the API port means the API port alone serves routers (by ALPN), as upstream's quickstart does.
-  if (!servesControlOnApiPort(settings)) await controller.controlPlane.listen(settings.ctrlBindAddress, settings.ctrlAdvertisedPort);
+  if (!servesControlOnApiPort(settings))
+    await controller.controlPlane.listen(settings.ctrlBindAddress, settings.ctrlAdvertisedPort);
   if (worker === undefined || worker === 1) process.stdout.write(banner(settings, controller));
-  logger.info({ address: `https://${settings.advertisedHost}:${settings.advertisedPort}`, bind: settings.bindAddress, home: settings.home }, 'controller ready');
+  logger.info(
+    {
+      address: `https://${settings.advertisedHost}:${settings.advertisedPort}`,
+      bind: settings.bindAddress,
+      home: settings.home,
+    },
+    'controller ready',
+  );
 
   let stopping = false;
   const exit = (code: number) => {
@@ -87,7 +101,9 @@ function banner(settings: Settings, { deps, metricsListener }: Controller): stri
     `  routers:        ctrl.endpoint tls:${settings.ctrlAdvertisedHost ?? settings.advertisedHost}:${settings.ctrlAdvertisedPort}${servesControlOnApiPort(settings) ? ' (the API port, by ALPN ziti-ctrl)' : ' (or the API port, by ALPN ziti-ctrl)'}`,
     `  home:           ${settings.home} (database ${settings.databaseUrl ? 'PostgreSQL' : 'ctrl.db'}, PKI in pki/)`,
     ...(settings.workers > 1 ? [`  workers:        ${settings.workers} processes`] : []),
-    ...(metricsListener ? [`  metrics:        http://${metricsListener.address.address}:${metricsListener.address.port}/metrics`] : []),
+    ...(metricsListener
+      ? [`  metrics:        http://${metricsListener.address.address}:${metricsListener.address.port}/metrics`]
+      : []),
     `  log in:         ziti edge login ${settings.advertisedHost}:${settings.advertisedPort} -u ${settings.adminUsername} -p ${password} -y`,
     `                  curl -sk -H 'content-type: application/json' -d '{"username":"${settings.adminUsername}","password":"…"}' '${advertised}/edge/management/v1/authenticate?method=password'`,
   ];

@@ -19,7 +19,12 @@ function goSubjectString(certificate: X509Certificate): string {
 }
 
 /** Records a certificate as usable by one API session (what edge routers accept for it, while valid). */
-export async function insertApiSessionCertificate(tx: Db, deps: { clock: Clock; ids: IdGenerators }, apiSessionId: string, certPem: string): Promise<string> {
+export async function insertApiSessionCertificate(
+  tx: Db,
+  deps: { clock: Clock; ids: IdGenerators },
+  apiSessionId: string,
+  certPem: string,
+): Promise<string> {
   const certificate = new X509Certificate(certPem);
   const id = deps.ids.shortId();
   await storeCertificate(
@@ -47,9 +52,22 @@ const own: FindOptions<OperationShape, SessionCaller> = {
 const createCurrentApiSessionCertificate: OperationHandler<'createCurrentApiSessionCertificate', 'client'> = {
   access: 'authenticated',
   async handle({ deps, body, caller }) {
-    const issued = await signCsr(deps.pki, body.csr, { use: 'client', now: deps.clock(), lifetimeMs: lifetimes.apiSession, keepAltNames: false, backdate: false });
-    const id = await deps.store.transaction((tx) => insertApiSessionCertificate(tx, deps, caller.session.apiSessionId, issued.certPem));
-    const data = { _links: { self: { href: `./${apiSessionCertificate.path}/${id}` } }, id, certificate: issued.certPem, cas: deps.pki.caBundlePem };
+    const issued = await signCsr(deps.pki, body.csr, {
+      use: 'client',
+      now: deps.clock(),
+      lifetimeMs: lifetimes.apiSession,
+      keepAltNames: false,
+      backdate: false,
+    });
+    const id = await deps.store.transaction((tx) =>
+      insertApiSessionCertificate(tx, deps, caller.session.apiSessionId, issued.certPem),
+    );
+    const data = {
+      _links: { self: { href: `./${apiSessionCertificate.path}/${id}` } },
+      id,
+      certificate: issued.certPem,
+      cas: deps.pki.caBundlePem,
+    };
     return { status: 201, json: envelope(data) };
   },
 };

@@ -16,12 +16,19 @@ export interface SessionForDetail {
  * Fields computed from other tables or from memory, for a page of sessions at once. Outstanding factors depend on
  * the request (its bearer tokens), so other sessions' lists show none, as upstream ("not in a request context").
  */
-export async function apiSessionExtras(db: Db, deps: { apiSessions: ApiSessions }, sessions: readonly SessionForDetail[]): Promise<Record<string, unknown>[]> {
-  const refFor = await identityRefs(db, sessions.map((s) => s.identityId));
+export async function apiSessionExtras(
+  db: Db,
+  deps: { apiSessions: ApiSessions },
+  sessions: readonly SessionForDetail[],
+): Promise<Record<string, unknown>[]> {
+  const refFor = await identityRefs(
+    db,
+    sessions.map((s) => s.identityId),
+  );
   return sessions.map((session) => ({
-      authQueries: [],
-      cachedLastActivityAt: deps.apiSessions.lastActivity(session.id, session.lastActivityAt),
-      identity: refFor(session.identityId),
+    authQueries: [],
+    cachedLastActivityAt: deps.apiSessions.lastActivity(session.id, session.lastActivityAt),
+    identity: refFor(session.identityId),
   }));
 }
 
@@ -37,7 +44,9 @@ export async function apiSessionDetail(
 ): Promise<Record<string, unknown> & { token: string }> {
   const sessions = deps.apiSessions;
   const links = { self: { href: `./api-sessions/${row.id}` }, sessions: { href: `./api-sessions/${row.id}/sessions` } };
-  const [extras] = await apiSessionExtras(db, deps, [{ id: row.id, identityId: row.identity_id, lastActivityAt: row.last_activity_at }]);
+  const [extras] = await apiSessionExtras(db, deps, [
+    { id: row.id, identityId: row.identity_id, lastActivityAt: row.last_activity_at },
+  ]);
   return {
     _links: links,
     createdAt: row.created_at,

@@ -29,7 +29,12 @@ export interface NewApiSession {
   isMfaRequired: boolean;
 }
 
-export async function insertApiSession(tx: Db, clock: Clock, ids: IdGenerators, input: NewApiSession): Promise<ApiSessionRow> {
+export async function insertApiSession(
+  tx: Db,
+  clock: Clock,
+  ids: IdGenerators,
+  input: NewApiSession,
+): Promise<ApiSessionRow> {
   const now = clock();
   const at = formatTimestamp(now);
   const row: ApiSessionRow = {
@@ -149,7 +154,12 @@ export class ApiSessions {
     }
     if (isIdentityDisabled(found.disabled, now)) return undefined;
     this.#activity.set(found.id, now);
-    return this.#callerSession(found, token, now, await outstandingAuthQueries(this.#options.externalJwts, found, bearerTokens));
+    return this.#callerSession(
+      found,
+      token,
+      now,
+      await outstandingAuthQueries(this.#options.externalJwts, found, bearerTokens),
+    );
   }
 
   /** The session as this request sees it. */
@@ -227,16 +237,20 @@ export class ApiSessions {
       // Bookkeeping: caches keep what they hold (resolve() looks at the stored activity before it refuses a token).
       // Each row is written by one statement and decides nothing, so it takes turns with no other write but strict
       // ones.
-      await store.transaction(async (tx) => {
-        for (const [id, at] of pending) await recordApiSessionActivity(tx, id, formatTimestamp(at));
-      }, { bookkeeping: true, touches: writeAreas.rowsOnly });
+      await store.transaction(
+        async (tx) => {
+          for (const [id, at] of pending) await recordApiSessionActivity(tx, id, formatTimestamp(at));
+        },
+        { bookkeeping: true, touches: writeAreas.rowsOnly },
+      );
       for (const [id, at] of pending) if (this.#activity.get(id) === at) this.#activity.delete(id);
     }
     if (!sweep) return;
     // Deleting sessions is a change every instance must see; looked for first, so a sweep that finds nothing idle
     // writes nothing.
     const cutoff = formatTimestamp(new Date(clock().getTime() - this.timeoutMs - ACTIVITY_FLUSH_MS));
-    if (await store.read((db) => hasIdleApiSessions(db, cutoff))) await store.transaction((tx) => deleteIdleApiSessions(tx, cutoff));
+    if (await store.read((db) => hasIdleApiSessions(db, cutoff)))
+      await store.transaction((tx) => deleteIdleApiSessions(tx, cutoff));
   }
 
   start(): void {

@@ -32,10 +32,17 @@ export interface SecondaryState {
  * the policy names a signer and none of the request's bearer tokens is that signer's JWT for this very identity
  * (upstream accepts any identity's token from the signer; we do not).
  */
-export async function outstandingAuthQueries(verifier: ExternalJwtVerifier, state: SecondaryState, bearerTokens: readonly string[]): Promise<AuthQuery[]> {
+export async function outstandingAuthQueries(
+  verifier: ExternalJwtVerifier,
+  state: SecondaryState,
+  bearerTokens: readonly string[],
+): Promise<AuthQuery[]> {
   const queries = totpQueries(state);
   if (state.requiredExtJwtSigner !== null) {
-    const verified = await verifier.verify(bearerTokens, { requiredSignerId: state.requiredExtJwtSigner, identityId: state.identityId });
+    const verified = await verifier.verify(bearerTokens, {
+      requiredSignerId: state.requiredExtJwtSigner,
+      identityId: state.identityId,
+    });
     if (!verified) {
       const url = (await verifier.signerById(state.requiredExtJwtSigner))?.externalAuthUrl ?? '';
       queries.push({ httpUrl: url, provider: 'url', typeId: 'EXT-JWT' });

@@ -21,7 +21,10 @@ import { checkPasswordLogin } from './password-login.js';
 type AuthenticateOperation = OperationOf<'authenticate'>;
 type AuthenticateBody = NonNullable<AuthenticateOperation['body']>;
 
-const primaryMethods: Record<PrimaryMethod, (context: OperationContext, body: AuthenticateBody) => Promise<PrimaryCredential>> = {
+const primaryMethods: Record<
+  PrimaryMethod,
+  (context: OperationContext, body: AuthenticateBody) => Promise<PrimaryCredential>
+> = {
   password: (context, body) => checkPasswordLogin(context, body.username, body.password),
   cert: (context) => checkCertificateLogin(context),
   'ext-jwt': (context) => checkExtJwtLogin(context),
@@ -41,26 +44,35 @@ export const authenticate: OperationHandler<AuthenticateOperation> = {
     // exclusively); what it writes is its own new API session and rows a single statement locks (client info, the
     // authenticator's certificate), so one identity's logins run at once. The policies, config types and MFA state
     // it reads change only in strict writes.
-    const { row, policy } = await deps.store.transaction(async (tx) => {
-      const now = deps.clock();
-      const policy = await requireLoginAllowed(tx, credential.identityId, method, now, credential.signerId);
-      if (credential.satisfies && !credential.satisfies(policy, now)) throw invalidAuth();
-      await recordClientInfo(tx, context, credential.identityId, body);
-      const row = await insertApiSession(tx, deps.clock, deps.ids, {
-        identityId: credential.identityId,
-        authenticatorId: credential.authenticatorId,
-        ipAddress: context.caller.ip,
-        // Stored as upstream stores them: ids (names mapped, unknown ones dropped), or just `all`.
-        configTypes: await resolveConfigTypes(tx, body.configTypes ?? []),
-        isMfaRequired: await hasVerifiedMfa(tx, credential.identityId),
-      });
-      await credential.record?.(tx, row.id);
-      return { row, policy };
-    }, { touches: [], reads: [writeAreas.identity(credential.identityId)] });
+    const { row, policy } = await deps.store.transaction(
+      async (tx) => {
+        const now = deps.clock();
+        const policy = await requireLoginAllowed(tx, credential.identityId, method, now, credential.signerId);
+        if (credential.satisfies && !credential.satisfies(policy, now)) throw invalidAuth();
+        await recordClientInfo(tx, context, credential.identityId, body);
+        const row = await insertApiSession(tx, deps.clock, deps.ids, {
+          identityId: credential.identityId,
+          authenticatorId: credential.authenticatorId,
+          ipAddress: context.caller.ip,
+          // Stored as upstream stores them: ids (names mapped, unknown ones dropped), or just `all`.
+          configTypes: await resolveConfigTypes(tx, body.configTypes ?? []),
+          isMfaRequired: await hasVerifiedMfa(tx, credential.identityId),
+        });
+        await credential.record?.(tx, row.id);
+        return { row, policy };
+      },
+      { touches: [], reads: [writeAreas.identity(credential.identityId)] },
+    );
     // Unlike upstream's password module (quirk Q4), every method answers with the factors still outstanding.
     const authQueries = await outstandingAuthQueries(
       deps.externalJwts,
-      { identityId: row.identity_id, isMfaRequired: row.is_mfa_required === 1, isMfaComplete: false, requireTotp: policy.requireTotp, requiredExtJwtSigner: policy.requiredExtJwtSigner },
+      {
+        identityId: row.identity_id,
+        isMfaRequired: row.is_mfa_required === 1,
+        isMfaComplete: false,
+        requireTotp: policy.requireTotp,
+        requiredExtJwtSigner: policy.requiredExtJwtSigner,
+      },
       bearerTokensOf(context.request.raw.rawHeaders),
     );
     const detail = await deps.store.read((db) => apiSessionDetail(db, deps, row, authQueries));
@@ -68,7 +80,15 @@ export const authenticate: OperationHandler<AuthenticateOperation> = {
   },
 };
 
-async function recordClientInfo(tx: Db, context: OperationContext, identityId: string, body: AuthenticateBody): Promise<void> {
-  const info = { ...(body.envInfo ? { envInfo: JSON.stringify(body.envInfo) } : {}), ...(body.sdkInfo ? { sdkInfo: JSON.stringify(body.sdkInfo) } : {}) };
+async function recordClientInfo(
+  tx: Db,
+  context: OperationContext,
+  identityId: string,
+  body: AuthenticateBody,
+): Promise<void> {
+  const info = {
+    ...(body.envInfo ? { envInfo: JSON.stringify(body.envInfo) } : {}),
+    ...(body.sdkInfo ? { sdkInfo: JSON.stringify(body.sdkInfo) } : {}),
+  };
   await storeClientInfo(tx, identityId, info, formatTimestamp(context.deps.clock()));
 }

@@ -36,7 +36,13 @@ async function findHolder(db: Db, leafPem: string, caId: string | undefined): Pr
   }
   // cert_fingerprint is UNIQUE, so this is one index probe.
   const authenticator = await certAuthenticatorWithFingerprint(db, certificateFingerprint(leafPem));
-  return authenticator && { identityId: authenticator.identityId, authenticatorId: authenticator.id, storesPem: !authenticator.hasCertPem };
+  return (
+    authenticator && {
+      identityId: authenticator.identityId,
+      authenticatorId: authenticator.id,
+      storesPem: !authenticator.hasCertPem,
+    }
+  );
 }
 
 /**
@@ -49,7 +55,11 @@ export async function checkCertificateLogin(context: OperationContext): Promise<
   const { deps } = context;
   const leafPem = derToPem(leaf.raw, 'CERTIFICATE');
   const holder = await deps.store.read(async (db) => {
-    const anchor = verifyPath(leaf, intermediates, await loginAnchors(db, deps.pki), { now: deps.clock(), checkLeafValidity: false, requireClientAuth: false });
+    const anchor = verifyPath(leaf, intermediates, await loginAnchors(db, deps.pki), {
+      now: deps.clock(),
+      checkLeafValidity: false,
+      requireClientAuth: false,
+    });
     return anchor && findHolder(db, leafPem, anchor.caId);
   });
   if (!holder) throw invalidAuth();

@@ -24,7 +24,9 @@ export const deleteCurrentApiSession: OperationHandler<'deleteCurrentApiSession'
   access: 'partial',
   async handle({ deps, caller }) {
     const { apiSessionId, identityId } = caller.session;
-    await deps.store.transaction((tx) => deleteApiSession(tx, apiSessionId), { touches: [writeAreas.identity(identityId)] });
+    await deps.store.transaction((tx) => deleteApiSession(tx, apiSessionId), {
+      touches: [writeAreas.identity(identityId)],
+    });
     deps.apiSessions.forget(apiSessionId);
     return { status: 200, json: emptyEnvelope() };
   },

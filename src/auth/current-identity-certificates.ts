@@ -17,7 +17,11 @@ import { emptyEnvelope, envelope } from '../http/envelope.js';
 import type { OperationContext, OperationHandler, OperationTable } from '../http/operation.js';
 import { clientCertificatesOf } from '../http/client-certificates.js';
 import { deleteApiSessionCertificates } from '../store/queries/api-sessions.js';
-import { authenticatorById, promotePendingCertificate, setPendingCertificate } from '../store/queries/authenticators.js';
+import {
+  authenticatorById,
+  promotePendingCertificate,
+  setPendingCertificate,
+} from '../store/queries/authenticators.js';
 import type { Db } from '../store/store.js';
 import { certificateFingerprint } from '../pki/fingerprint.js';
 import type { Pki } from '../pki/ensure-pki.js';
@@ -58,11 +62,16 @@ async function renewableAuthenticator(db: Db, id: string, identityId: string): P
  * certificates the edge signing CA issued directly can be renewed here (third-party CAs renew their own).
  */
 function requirePresentedCertificate(context: OperationContext, authenticator: CertAuthenticator): X509Certificate {
-  const presented = clientCertificatesOf(context.request).find((certificate) => !certificate.ca && certificateFingerprint(certificate.raw) === authenticator.fingerprint);
+  const presented = clientCertificatesOf(context.request).find(
+    (certificate) => !certificate.ca && certificateFingerprint(certificate.raw) === authenticator.fingerprint,
+  );
   if (!presented) throw new ApiError('UNAUTHORIZED');
   const signer = new X509Certificate(context.deps.pki.signingCertPem);
   if (!presented.checkIssued(signer) || !presented.verify(signer.publicKey)) {
-    throw ApiError.withMessage('CAN_NOT_UPDATE_AUTHENTICATOR', 'only certificates issued by this controller can be extended');
+    throw ApiError.withMessage(
+      'CAN_NOT_UPDATE_AUTHENTICATOR',
+      'only certificates issued by this controller can be extended',
+    );
   }
   return presented;
 }
@@ -71,10 +80,17 @@ function requirePresentedCertificate(context: OperationContext, authenticator: C
  * The identity-certificate profile of docs/reference/pki-enrollment-auth.md §1.3, with the current certificate's SANs
  * rather than the CSR's.
  */
-async function issueExtension(deps: { clock: Clock; pki: Pki }, csrPem: string, current: X509Certificate): Promise<string> {
+async function issueExtension(
+  deps: { clock: Clock; pki: Pki },
+  csrPem: string,
+  current: X509Certificate,
+): Promise<string> {
   const csr = await parseCsr(csrPem);
   const extensions: Extension[] = [
-    new KeyUsagesExtension(KeyUsageFlags.digitalSignature | KeyUsageFlags.keyEncipherment | KeyUsageFlags.dataEncipherment, true),
+    new KeyUsagesExtension(
+      KeyUsageFlags.digitalSignature | KeyUsageFlags.keyEncipherment | KeyUsageFlags.dataEncipherment,
+      true,
+    ),
     new ExtendedKeyUsageExtension([ExtendedKeyUsage.clientAuth]),
   ];
   const altNames = new ParsedCertificate(new Uint8Array(current.raw)).getExtension(SubjectAlternativeNameExtension);
@@ -97,12 +113,17 @@ const extendCurrentIdentityAuthenticator: OperationHandler<'extendCurrentIdentit
   async handle(context) {
     const { deps, params, caller } = context;
     // Upstream's first check: no client certificate in the handshake at all is 401, whatever the id.
-    if (!clientCertificatesOf(context.request).some((certificate) => !certificate.ca)) throw new ApiError('UNAUTHORIZED');
-    const authenticator = await deps.store.read((db) => renewableAuthenticator(db, params.id, caller.session.identityId));
+    if (!clientCertificatesOf(context.request).some((certificate) => !certificate.ca))
+      throw new ApiError('UNAUTHORIZED');
+    const authenticator = await deps.store.read((db) =>
+      renewableAuthenticator(db, params.id, caller.session.identityId),
+    );
     const current = requirePresentedCertificate(context, authenticator);
     const clientCert = await issueExtension(deps, context.body.clientCertCsr, current);
     const pending = { certPem: clientCert, fingerprint: certificateFingerprint(clientCert) };
-    await deps.store.transaction((tx) => setPendingCertificate(tx, authenticator.id, pending, formatTimestamp(deps.clock())));
+    await deps.store.transaction((tx) =>
+      setPendingCertificate(tx, authenticator.id, pending, formatTimestamp(deps.clock())),
+    );
     return { status: 200, json: envelope({ ca: deps.pki.caBundlePem, clientCert }) };
   },
 };
@@ -118,9 +139,14 @@ const extendVerifyCurrentIdentityAuthenticator: OperationHandler<'extendVerifyCu
     await deps.store.transaction(async (tx) => {
       const authenticator = await renewableAuthenticator(tx, params.id, caller.session.identityId);
       // Nothing waiting for verification: upstream's bare refusal, without a cause.
-      if (!authenticator.unverifiedCertPem || !authenticator.unverifiedFingerprint) throw new ApiError('CAN_NOT_UPDATE_AUTHENTICATOR');
+      if (!authenticator.unverifiedCertPem || !authenticator.unverifiedFingerprint)
+        throw new ApiError('CAN_NOT_UPDATE_AUTHENTICATOR');
       const [only, ...more] = given;
-      if (only === undefined || more.length > 0 || certificateFingerprintOrUndefined(only) !== authenticator.unverifiedFingerprint) {
+      if (
+        only === undefined ||
+        more.length > 0 ||
+        certificateFingerprintOrUndefined(only) !== authenticator.unverifiedFingerprint
+      ) {
         throw new ApiError('INVALID_CLIENT_CERT');
       }
       const renewed = { certPem: authenticator.unverifiedCertPem, fingerprint: authenticator.unverifiedFingerprint };

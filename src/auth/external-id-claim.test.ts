@@ -43,18 +43,39 @@ void describe('externalIdOf', () => {
   });
 
   void it('keeps URIs by scheme, and strips a matched prefix or suffix', () => {
-    assert.equal(externalIdOf(pem, claim({ location: 'SAN_URI', matcher: 'SCHEME', matcherCriteria: 'spiffe' })), 'spiffe://trust.example/ns/prod/sa/web');
-    assert.equal(externalIdOf(pem, claim({ location: 'SAN_URI', matcher: 'PREFIX', matcherCriteria: 'spiffe://trust.example/' })), 'ns/prod/sa/web');
+    assert.equal(
+      externalIdOf(pem, claim({ location: 'SAN_URI', matcher: 'SCHEME', matcherCriteria: 'spiffe' })),
+      'spiffe://trust.example/ns/prod/sa/web',
+    );
+    assert.equal(
+      externalIdOf(pem, claim({ location: 'SAN_URI', matcher: 'PREFIX', matcherCriteria: 'spiffe://trust.example/' })),
+      'ns/prod/sa/web',
+    );
     assert.equal(externalIdOf(pem, claim({ location: 'SAN_URI', index: 1 })), 'spiffe://trust.example/ns/prod/sa/web');
-    assert.equal(externalIdOf(pem, claim({ location: 'SAN_EMAIL', matcher: 'SUFFIX', matcherCriteria: '@devices.example.com' })), 'device-9');
-    assert.equal(externalIdOf(pem, claim({ location: 'SAN_EMAIL', matcher: 'PREFIX', matcherCriteria: 'nobody' })), undefined);
+    assert.equal(
+      externalIdOf(pem, claim({ location: 'SAN_EMAIL', matcher: 'SUFFIX', matcherCriteria: '@devices.example.com' })),
+      'device-9',
+    );
+    assert.equal(
+      externalIdOf(pem, claim({ location: 'SAN_EMAIL', matcher: 'PREFIX', matcherCriteria: 'nobody' })),
+      undefined,
+    );
   });
 });
 
 void describe('normaliseExternalIdClaim', () => {
   void it('fills absent criteria as upstream stores them and refuses SCHEME outside SAN_URI', () => {
     assert.equal(normaliseExternalIdClaim(null), null);
-    assert.deepEqual(normaliseExternalIdClaim({ location: 'SAN_URI', matcher: 'ALL', parser: 'NONE', matcherCriteria: null, index: null }), claim({ location: 'SAN_URI' }));
+    assert.deepEqual(
+      normaliseExternalIdClaim({
+        location: 'SAN_URI',
+        matcher: 'ALL',
+        parser: 'NONE',
+        matcherCriteria: null,
+        index: null,
+      }),
+      claim({ location: 'SAN_URI' }),
+    );
     const field = (raw: unknown) => {
       try {
         normaliseExternalIdClaim(raw);
@@ -63,7 +84,10 @@ void describe('normaliseExternalIdClaim', () => {
         return [(error as ApiError).code, ((error as ApiError).cause as { field: string }).field];
       }
     };
-    assert.deepEqual(field({ location: 'COMMON_NAME', matcher: 'SCHEME', parser: 'NONE' }), ['COULD_NOT_VALIDATE', 'externalIdClaim.matcher']);
+    assert.deepEqual(field({ location: 'COMMON_NAME', matcher: 'SCHEME', parser: 'NONE' }), [
+      'COULD_NOT_VALIDATE',
+      'externalIdClaim.matcher',
+    ]);
     assert.deepEqual(field({ matcher: 'ALL', parser: 'NONE' }), ['COULD_NOT_VALIDATE', 'externalIdClaim.location']);
   });
 });

@@ -22,7 +22,8 @@ export interface ExternalIdClaim {
 /** One of the contract's enum values (which the contract has checked); none is refused as missing, in field order. */
 function requiredChoice<T extends string>(field: string, choices: readonly T[], value: unknown): T {
   const choice = choices.find((allowed) => allowed === value);
-  if (choice === undefined) throw ApiError.invalidField(`externalIdClaim.${field}`, `${field} is required`, value ?? '');
+  if (choice === undefined)
+    throw ApiError.invalidField(`externalIdClaim.${field}`, `${field} is required`, value ?? '');
   return choice;
 }
 
@@ -43,7 +44,11 @@ export function normaliseExternalIdClaim(raw: unknown): ExternalIdClaim | null {
     index: typeof given.index === 'number' ? given.index : 0,
   };
   if (claim.matcher === 'SCHEME' && claim.location !== 'SAN_URI') {
-    throw ApiError.invalidField('externalIdClaim.matcher', 'the SCHEME matcher requires the SAN_URI location', claim.matcher);
+    throw ApiError.invalidField(
+      'externalIdClaim.matcher',
+      'the SCHEME matcher requires the SAN_URI location',
+      claim.matcher,
+    );
   }
   return claim;
 }
@@ -61,7 +66,9 @@ function match(values: string[], claim: ExternalIdClaim): string[] {
     case 'PREFIX':
       return values.filter((value) => value.startsWith(criteria)).map((value) => value.slice(criteria.length));
     case 'SUFFIX':
-      return values.filter((value) => value.endsWith(criteria)).map((value) => value.slice(0, value.length - criteria.length));
+      return values
+        .filter((value) => value.endsWith(criteria))
+        .map((value) => value.slice(0, value.length - criteria.length));
     case 'SCHEME':
       return values.filter((value) => value.toLowerCase().startsWith(`${criteria.toLowerCase()}:`));
     default:
@@ -71,7 +78,10 @@ function match(values: string[], claim: ExternalIdClaim): string[] {
 
 /** The externalId a certificate carries under a claim, or undefined when it has none ("no claim found"). */
 export function externalIdOf(certificatePem: string | Uint8Array, claim: ExternalIdClaim): string | undefined {
-  const certificate = typeof certificatePem === 'string' ? new X509Certificate(certificatePem) : new X509Certificate(new Uint8Array(certificatePem));
+  const certificate =
+    typeof certificatePem === 'string'
+      ? new X509Certificate(certificatePem)
+      : new X509Certificate(new Uint8Array(certificatePem));
   const matched = match(locate(certificate, claim.location), claim);
   const parsed = claim.parser === 'SPLIT' ? matched.flatMap((value) => value.split(claim.parserCriteria)) : matched;
   const value = parsed[claim.index];

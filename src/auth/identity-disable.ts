@@ -25,7 +25,12 @@ export function disabledStateOf(row: Record<string, unknown>): DisabledState {
  * Disables an identity for `minutes` (0: until an admin enables it) inside the caller's transaction, deletes its API
  * sessions and returns their ids, for the caller to forget once the transaction has committed.
  */
-export async function disableIdentityIn(tx: Db, deps: { clock: Clock }, identityId: string, minutes: number): Promise<string[]> {
+export async function disableIdentityIn(
+  tx: Db,
+  deps: { clock: Clock },
+  identityId: string,
+  minutes: number,
+): Promise<string[]> {
   const now = deps.clock();
   const until = minutes > 0 ? formatTimestamp(new Date(now.getTime() + minutes * 60_000)) : null;
   return disableIdentity(tx, identityId, formatTimestamp(now), until);

@@ -26,7 +26,9 @@ export function identityLinks(id: string, authPolicyId: string): Record<string, 
 }
 
 export function identityRef(identity: { id: string; name: string; authPolicyId: string }): Record<string, unknown> {
-  const links = Object.fromEntries(Object.entries(identityLinks(identity.id, identity.authPolicyId)).map(([k, href]) => [k, { href }]));
+  const links = Object.fromEntries(
+    Object.entries(identityLinks(identity.id, identity.authPolicyId)).map(([k, href]) => [k, { href }]),
+  );
   return { _links: links, entity: 'identities', id: identity.id, name: identity.name };
 }
 

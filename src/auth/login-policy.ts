@@ -73,7 +73,10 @@ export function allowsPrimary(policy: LoginPolicy, method: PrimaryMethod, signer
     case 'cert':
       return policy.certAllowed;
     case 'ext-jwt':
-      return policy.extJwtAllowed && (policy.allowedSigners.length === 0 || (signerId !== undefined && policy.allowedSigners.includes(signerId)));
+      return (
+        policy.extJwtAllowed &&
+        (policy.allowedSigners.length === 0 || (signerId !== undefined && policy.allowedSigners.includes(signerId)))
+      );
   }
 }
 
@@ -82,9 +85,16 @@ export function allowsPrimary(policy: LoginPolicy, method: PrimaryMethod, signer
  * is enabled, the policy allows the method, and a required external JWT signer exists and is enabled — a
  * requirement nobody can satisfy refuses the login rather than leaving a session that can never complete.
  */
-export async function requireLoginAllowed(db: Db, identityId: string, method: PrimaryMethod, now: Date, signerId?: string): Promise<LoginPolicy> {
+export async function requireLoginAllowed(
+  db: Db,
+  identityId: string,
+  method: PrimaryMethod,
+  now: Date,
+  signerId?: string,
+): Promise<LoginPolicy> {
   const policy = await loginPolicyOf(db, identityId);
-  if (!policy || isIdentityDisabled(policy.disabled, now) || !allowsPrimary(policy, method, signerId)) throw invalidAuth();
+  if (!policy || isIdentityDisabled(policy.disabled, now) || !allowsPrimary(policy, method, signerId))
+    throw invalidAuth();
   if (policy.requiredExtJwtSigner !== null) {
     const signer = await signerBy(db, 'id', policy.requiredExtJwtSigner);
     if (signer?.enabled !== 1) throw invalidAuth();

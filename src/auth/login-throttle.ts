@@ -15,7 +15,12 @@ import type { FastifyReply } from 'fastify';
 import { isIPv6 } from 'node:net';
 import { ApiError } from '../errors/api-error.js';
 import { formatTimestamp, type Clock } from '../lib/clock.js';
-import { clearFailures, countFailures, openFailureWindows, type FailureWindow } from '../store/queries/login-failures.js';
+import {
+  clearFailures,
+  countFailures,
+  openFailureWindows,
+  type FailureWindow,
+} from '../store/queries/login-failures.js';
 import { writeAreas, type Db, type Store, type WriteOptions } from '../store/store.js';
 import { mustGet } from '../lib/collections.js';
 
@@ -74,7 +79,9 @@ export class LoginThrottle {
 
   /** Before the check: 429 RATE_LIMITED (with Retry-After) when a limit is used up for this caller. */
   async admit(keys: readonly ThrottleKey[], reply?: FastifyReply, db?: Db): Promise<void> {
-    const windows = db ? await this.#windows(db, keys) : await this.#options.store.read((reader) => this.#windows(reader, keys));
+    const windows = db
+      ? await this.#windows(db, keys)
+      : await this.#options.store.read((reader) => this.#windows(reader, keys));
     this.#refuseIfUsedUp(keys, windows, 0, reply);
   }
 
@@ -96,7 +103,12 @@ export class LoginThrottle {
   /** One more failure on every key; a key whose window has ended starts a new one. */
   async count(tx: Db, keys: readonly ThrottleKey[]): Promise<void> {
     const now = this.#options.clock();
-    await countFailures(tx, keys.map((k) => k.key), formatTimestamp(now), formatTimestamp(new Date(now.getTime() + this.#options.windowMs)));
+    await countFailures(
+      tx,
+      keys.map((k) => k.key),
+      formatTimestamp(now),
+      formatTimestamp(new Date(now.getTime() + this.#options.windowMs)),
+    );
   }
 
   /**
@@ -116,12 +128,21 @@ export class LoginThrottle {
   }
 
   async #windows(db: Db, keys: readonly ThrottleKey[]): Promise<Map<string, FailureWindow>> {
-    const rows = await openFailureWindows(db, keys.map((k) => k.key), formatTimestamp(this.#options.clock()));
+    const rows = await openFailureWindows(
+      db,
+      keys.map((k) => k.key),
+      formatTimestamp(this.#options.clock()),
+    );
     return new Map(rows.map((row) => [row.key, row]));
   }
 
   /** `own`: how many of the counted failures are the caller's own attempt, which does not count against itself. */
-  #refuseIfUsedUp(keys: readonly ThrottleKey[], windows: ReadonlyMap<string, FailureWindow>, own: 0 | 1, reply?: FastifyReply): void {
+  #refuseIfUsedUp(
+    keys: readonly ThrottleKey[],
+    windows: ReadonlyMap<string, FailureWindow>,
+    own: 0 | 1,
+    reply?: FastifyReply,
+  ): void {
     const failuresBefore = (key: string) => Number(windows.get(key)?.failures ?? 0) - own;
     const endOf = (key: string) => Date.parse(mustGet(windows, key).windowEndsAt);
     let refusedUntil: number | undefined;
@@ -133,7 +154,10 @@ export class LoginThrottle {
       refusedUntil = Math.max(refusedUntil ?? until, until);
     }
     if (refusedUntil === undefined) return;
-    void reply?.header('retry-after', String(Math.max(1, Math.ceil((refusedUntil - this.#options.clock().getTime()) / 1000))));
+    void reply?.header(
+      'retry-after',
+      String(Math.max(1, Math.ceil((refusedUntil - this.#options.clock().getTime()) / 1000))),
+    );
     throw ApiError.withMessage('RATE_LIMITED', 'too many failed attempts, try again later');
   }
 }
@@ -152,6 +176,11 @@ export function addressOf(ip: string): string {
   const right = bare.includes('::') && tail ? tail.split(':') : [];
   // An embedded IPv4 address (`::ffff:0:1.2.3.4`, `64:ff9b::1.2.3.4`) stands for two groups.
   const width = (groups: string[]) => groups.reduce((sum, group) => sum + (group.includes('.') ? 2 : 1), 0);
-  const groups = bare.includes('::') ? [...left, ...Array<string>(8 - width(left) - width(right)).fill('0'), ...right] : left;
-  return `${groups.slice(0, 4).map((group) => Number.parseInt(group, 16).toString(16)).join(':')}::/64`;
+  const groups = bare.includes('::')
+    ? [...left, ...Array<string>(8 - width(left) - width(right)).fill('0'), ...right]
+    : left;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => Number.parseInt(group, 16).toString(16))
+    .join(':')}::/64`;
 }

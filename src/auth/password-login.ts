@@ -55,15 +55,22 @@ async function countFailure(context: OperationContext, candidate: Candidate): Pr
   // In the identity's write area, not the strict turn (issue 26): the count and the lockout are the identity's own
   // (its authenticator, its disabled state and API sessions), so a password guesser at one account holds back no
   // other identity's login, session create or posture report, and nothing strict.
-  const ended = await deps.store.transaction(async (tx) => {
-    if ((await countPasswordFailure(tx, candidate.authenticatorId)) < candidate.maxAttempts) return [];
-    await clearPasswordFailures(tx, candidate.authenticatorId);
-    return disableIdentityIn(tx, deps, candidate.identityId, candidate.lockoutMinutes);
-  }, { touches: [writeAreas.identity(candidate.identityId)] });
+  const ended = await deps.store.transaction(
+    async (tx) => {
+      if ((await countPasswordFailure(tx, candidate.authenticatorId)) < candidate.maxAttempts) return [];
+      await clearPasswordFailures(tx, candidate.authenticatorId);
+      return disableIdentityIn(tx, deps, candidate.identityId, candidate.lockoutMinutes);
+    },
+    { touches: [writeAreas.identity(candidate.identityId)] },
+  );
   for (const id of ended) deps.apiSessions.forget(id);
 }
 
-export async function checkPasswordLogin(context: OperationContext, username: unknown, password: unknown): Promise<PasswordCredential> {
+export async function checkPasswordLogin(
+  context: OperationContext,
+  username: unknown,
+  password: unknown,
+): Promise<PasswordCredential> {
   if (typeof username !== 'string' || typeof password !== 'string' || !username || !password) {
     throw ApiError.withMessage('COULD_NOT_VALIDATE', 'username and password fields are required');
   }
@@ -81,7 +88,9 @@ export async function checkPasswordLogin(context: OperationContext, username: un
   }
   await throttle.succeeded(keys, context.reply);
   if (candidate.failedAttempts > 0) {
-    await deps.store.transaction((tx) => clearPasswordFailures(tx, candidate.authenticatorId), { touches: [writeAreas.identity(candidate.identityId)] });
+    await deps.store.transaction((tx) => clearPasswordFailures(tx, candidate.authenticatorId), {
+      touches: [writeAreas.identity(candidate.identityId)],
+    });
   }
   return { identityId: candidate.identityId, authenticatorId: candidate.authenticatorId };
 }

@@ -3,8 +3,18 @@ import { describe, it } from 'node:test';
 import type { ApiError } from '../errors/api-error.js';
 import { checkPasswordRules, type PasswordRules } from './password-rules.js';
 
-const lax: PasswordRules = { minLength: 5, requireMixedCase: false, requireNumberChar: false, requireSpecialChar: false };
-const strict: PasswordRules = { minLength: 8, requireMixedCase: true, requireNumberChar: true, requireSpecialChar: true };
+const lax: PasswordRules = {
+  minLength: 5,
+  requireMixedCase: false,
+  requireNumberChar: false,
+  requireSpecialChar: false,
+};
+const strict: PasswordRules = {
+  minLength: 8,
+  requireMixedCase: true,
+  requireNumberChar: true,
+  requireSpecialChar: true,
+};
 
 function reason(password: unknown, rules: PasswordRules): string | undefined {
   try {

@@ -34,7 +34,8 @@ export async function passwordRulesFor(db: Db, identityId: string): Promise<Pass
  * The password if it satisfies the rules; otherwise 400 COULD_NOT_VALIDATE on `field`, naming the first rule broken.
  */
 export function checkPasswordRules(password: unknown, rules: PasswordRules, field = 'password'): string {
-  const fail = (reason: string) => ApiError.invalidField(field, reason, password === undefined || password === null ? password : MASKED);
+  const fail = (reason: string) =>
+    ApiError.invalidField(field, reason, password === undefined || password === null ? password : MASKED);
   if (typeof password !== 'string') throw fail('password is required');
   // Characters, not UTF-16 units: a password of emoji is as long as it looks.
   const length = [...password].length;
@@ -44,6 +45,7 @@ export function checkPasswordRules(password: unknown, rules: PasswordRules, fiel
     throw fail('password must contain both upper and lower case letters');
   }
   if (rules.requireNumberChar && !/\p{N}/u.test(password)) throw fail('password must contain a number');
-  if (rules.requireSpecialChar && !/[^\p{L}\p{N}]/u.test(password)) throw fail('password must contain a special character');
+  if (rules.requireSpecialChar && !/[^\p{L}\p{N}]/u.test(password))
+    throw fail('password must contain a special character');
   return password;
 }

@@ -3,7 +3,13 @@ import { Algorithm, hashRaw } from '@node-rs/argon2';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 
 // ziti controller/model/authenticator_mod_updb.go: argon2.IDKey(password, salt, 1, 3*1024, 4, 32).
-const PARAMETERS = { algorithm: Algorithm.Argon2id, timeCost: 1, memoryCost: 3 * 1024, parallelism: 4, outputLen: 32 } as const;
+const PARAMETERS = {
+  algorithm: Algorithm.Argon2id,
+  timeCost: 1,
+  memoryCost: 3 * 1024,
+  parallelism: 4,
+  outputLen: 32,
+} as const;
 // Upstream's salt length is binary.MaxVarintLen64 bytes.
 const SALT_BYTES = 10;
 

@@ -19,8 +19,12 @@ export async function checkServiceAccessToken(pki: Pki, token: string, apiSessio
     if (error instanceof errors.JOSEError) throw ApiError.withMessage('UNAUTHORIZED', error.message);
     throw error;
   }
-  if (payload.z_t !== 's') throw ApiError.withMessage('UNAUTHORIZED', `invalid token type, expected s, got ${String(payload.z_t)}`);
+  if (payload.z_t !== 's')
+    throw ApiError.withMessage('UNAUTHORIZED', `invalid token type, expected s, got ${String(payload.z_t)}`);
   if (payload.z_asid !== apiSessionId) {
-    throw ApiError.withMessage('UNAUTHORIZED', `invalid api sessoin id, expected ${apiSessionId}, got ${String(payload.z_asid)}`);
+    throw ApiError.withMessage(
+      'UNAUTHORIZED',
+      `invalid api sessoin id, expected ${apiSessionId}, got ${String(payload.z_asid)}`,
+    );
   }
 }

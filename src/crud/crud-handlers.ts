@@ -1,6 +1,21 @@
 // The generic operations every entity gets from its definition: list, detail, create, update, patch, delete.
-import { createdEnvelope, emptyEnvelope, envelopeWriter, isVersionedMeta, listEnvelope, type EnvelopeWriter } from '../http/envelope.js';
-import { operation, type Access, type CallerFor, type HandlerOf, type OperationContext, type OperationHandler, type OperationShape } from '../http/operation.js';
+import {
+  createdEnvelope,
+  emptyEnvelope,
+  envelopeWriter,
+  isVersionedMeta,
+  listEnvelope,
+  type EnvelopeWriter,
+} from '../http/envelope.js';
+import {
+  operation,
+  type Access,
+  type CallerFor,
+  type HandlerOf,
+  type OperationContext,
+  type OperationHandler,
+  type OperationShape,
+} from '../http/operation.js';
 import type { RequestContext } from '../http/request-context.js';
 import type { EntityDefinition } from './define-entity.js';
 import type { EntityValues } from './entity-rules.js';
@@ -10,7 +25,12 @@ import { createEntity, modifyEntity, removeEntity, requireEntity } from './entit
 import { listQueryFrom } from './list-params.js';
 import type { ListQuery } from '../store/filter/filter-types.js';
 import { setValues } from '../store/naming.js';
-import { columnIs, linkedTo as linkedRows, type LinkTable as StoredLinkTable, type Scope } from '../store/queries/scopes.js';
+import {
+  columnIs,
+  linkedTo as linkedRows,
+  type LinkTable as StoredLinkTable,
+  type Scope,
+} from '../store/queries/scopes.js';
 import type { Db } from '../store/store.js';
 import { ReadCaches } from '../store/read-cache.js';
 import type { ChangeKey } from '../store/store.js';
@@ -27,7 +47,10 @@ export type ListScope<Op extends OperationShape = OperationShape, Caller extends
   db: Db,
 ) => Promise<Scope>;
 
-export interface ListOptions<Op extends OperationShape = OperationShape, Caller extends RequestContext = RequestContext> {
+export interface ListOptions<
+  Op extends OperationShape = OperationShape,
+  Caller extends RequestContext = RequestContext,
+> {
   scope?: ListScope<Op, Caller>;
   /**
    * Keeps answers, as sent, per query string until a committed write of any instance moves one of `dependsOn`
@@ -47,7 +70,10 @@ export interface ListOptions<Op extends OperationShape = OperationShape, Caller 
  * Options of detail and remove: `scope` as for lists (the caller's own rows, a parent's children) finds the id only
  * among its rows; one outside it is as missing as one that does not exist (404), so nothing about it shows.
  */
-export type FindOptions<Op extends OperationShape = OperationShape, Caller extends RequestContext = RequestContext> = Pick<ListOptions<Op, Caller>, 'scope'>;
+export type FindOptions<
+  Op extends OperationShape = OperationShape,
+  Caller extends RequestContext = RequestContext,
+> = Pick<ListOptions<Op, Caller>, 'scope'>;
 
 /** A read page: its entities as stored and as the API shows them, and the count of all matches. */
 export interface ListedPage {
@@ -113,7 +139,9 @@ function writerOf(definition: EntityDefinition, api: OperationContext['api']): E
 
 /** Whether an entity shows nothing that changes with time alone: only then may an answer holding it be kept. */
 function timeless(definition: EntityDefinition): (entity: EntityValues) => boolean {
-  const timed = Object.entries(definition.fields).filter(([, spec]) => spec.changesWithTime).map(([name]) => name);
+  const timed = Object.entries(definition.fields)
+    .filter(([, spec]) => spec.changesWithTime)
+    .map(([name]) => name);
   return (entity) => timed.every((name) => entity[name] === null || entity[name] === undefined);
 }
 
@@ -131,7 +159,11 @@ export function list<Op extends OperationShape, A extends Access>(
       const scope = options.scope ? await options.scope(context, db) : undefined;
       const page = await listEntities(db, definition, query, scope);
       const { deps, caller } = context;
-      return { rows: page.rows, data: await toApiEntities(definition, page.rows, { db, deps, caller }), totalCount: page.totalCount };
+      return {
+        rows: page.rows,
+        data: await toApiEntities(definition, page.rows, { db, deps, caller }),
+        totalCount: page.totalCount,
+      };
     });
   const answer = async (context: Context) => {
     const query = listQueryFrom(context, definition.symbols);
@@ -142,7 +174,12 @@ export function list<Op extends OperationShape, A extends Access>(
   return operation(access, async (context: Context) => {
     const key = `${definition.path}?${queryOf(context.request.url)}`;
     const { text } = keep
-      ? await keptAnswers.of(context.deps.store).get(key, keep.dependsOn, () => answer(context), (kept) => kept.isKeepable)
+      ? await keptAnswers.of(context.deps.store).get(
+          key,
+          keep.dependsOn,
+          () => answer(context),
+          (kept) => kept.isKeepable,
+        )
       : await answer(context);
     return { status: 200, raw: text, contentType: 'application/json' };
   });
@@ -153,7 +190,11 @@ const queryOf = (url: string): string => {
   return at === -1 ? '' : url.slice(at + 1);
 };
 
-export function detail<A extends Access>(definition: EntityDefinition, access: A, options: FindOptions<ById, CallerFor<A>> = {}): OperationHandler<ById> {
+export function detail<A extends Access>(
+  definition: EntityDefinition,
+  access: A,
+  options: FindOptions<ById, CallerFor<A>> = {},
+): OperationHandler<ById> {
   return operation(access, async (context: OperationContext<ById, CallerFor<A>>) => {
     const { deps, caller } = context;
     const data = await deps.store.read(async (db) => {
@@ -186,7 +227,11 @@ function modify(definition: EntityDefinition, access: Access, mode: 'update' | '
   });
 }
 
-export function remove<A extends Access>(definition: EntityDefinition, access: A, options: FindOptions<ById, CallerFor<A>> = {}): OperationHandler<ById> {
+export function remove<A extends Access>(
+  definition: EntityDefinition,
+  access: A,
+  options: FindOptions<ById, CallerFor<A>> = {},
+): OperationHandler<ById> {
   const { scope } = options;
   return operation(access, async (context: OperationContext<ById, CallerFor<A>>) => {
     await removeEntity(context.deps, definition, context.params.id, scope && ((tx) => scope(context, tx)));
@@ -207,6 +252,9 @@ export function listSetField(definition: EntityDefinition, field: string, access
       listSetValues(db, definition, field, context.rawQuery.filter ? query : undefined, hasLimitClause),
     );
     const limit = hasLimitClause ? query.limit : 'none';
-    return { status: 200, json: listEnvelope(values, { limit, offset: query.offset, totalCount: values.length }, ['id']) };
+    return {
+      status: 200,
+      json: listEnvelope(values, { limit, offset: query.offset, totalCount: values.length }, ['id']),
+    };
   });
 }

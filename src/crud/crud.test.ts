@@ -106,11 +106,22 @@ describe('the entity kit', () => {
 
   it('maps another unique index to its field', async () => {
     await createEntity(deps, widget, { name: 's1', serial: 'X-1' });
-    await expectField(createEntity(deps, widget, { name: 's2', serial: 'X-1' }), 'serial', /duplicate value 'X-1' in unique index on widgets store/);
+    await expectField(
+      createEntity(deps, widget, { name: 's2', serial: 'X-1' }),
+      'serial',
+      /duplicate value 'X-1' in unique index on widgets store/,
+    );
   });
 
   it('PUT writes every writable field, emptying those left out; create-only fields keep their value', async () => {
-    const id = await createEntity(deps, widget, { name: 'put', cost: 5, isShiny: true, sealed: true, roleAttributes: ['x'], tags: { a: 'b' } });
+    const id = await createEntity(deps, widget, {
+      name: 'put',
+      cost: 5,
+      isShiny: true,
+      sealed: true,
+      roleAttributes: ['x'],
+      tags: { a: 'b' },
+    });
     clock.advance(1000);
     await modifyEntity(deps, widget, id, { name: 'put2', sealed: false }, 'update');
     const stored = await get(id);
@@ -123,10 +134,19 @@ describe('the entity kit', () => {
   });
 
   it('PATCH writes only present non-null keys, and an empty map changes nothing', async () => {
-    const id = await createEntity(deps, widget, { name: 'patch', cost: 5, roleAttributes: ['x'], tags: { a: 'b' }, appData: { k: 1 } });
+    const id = await createEntity(deps, widget, {
+      name: 'patch',
+      cost: 5,
+      roleAttributes: ['x'],
+      tags: { a: 'b' },
+      appData: { k: 1 },
+    });
     await modifyEntity(deps, widget, id, { cost: null, tags: {}, appData: {}, isShiny: true }, 'patch');
     let stored = await get(id);
-    assert.deepEqual([stored?.cost, stored?.tags, stored?.appData, stored?.isShiny, stored?.roleAttributes], [5, { a: 'b' }, { k: 1 }, true, ['x']]);
+    assert.deepEqual(
+      [stored?.cost, stored?.tags, stored?.appData, stored?.isShiny, stored?.roleAttributes],
+      [5, { a: 'b' }, { k: 1 }, true, ['x']],
+    );
     await modifyEntity(deps, widget, id, { roleAttributes: [], tags: { c: true } }, 'patch');
     stored = await get(id);
     assert.deepEqual([stored?.roleAttributes, stored?.tags], [null, { c: true }]);
@@ -140,7 +160,10 @@ describe('the entity kit', () => {
   it('runs validate and afterWrite inside the transaction: a failing hook leaves nothing written', async () => {
     calls.length = 0;
     await expectField(createEntity(deps, widget, { name: 'unlucky', cost: 13 }), 'cost');
-    await assert.rejects(createEntity(deps, widget, { name: 'explode', roleAttributes: ['boom'] }), /side effect failed/);
+    await assert.rejects(
+      createEntity(deps, widget, { name: 'explode', roleAttributes: ['boom'] }),
+      /side effect failed/,
+    );
     assert.deepEqual(calls, ['validate create', 'validate create', 'afterWrite create']);
     const rows = await store.read((db) => selectMatching(db, widget.table, { name: ['unlucky', 'explode'] }, ['name']));
     assert.deepEqual(rows, []);
@@ -148,14 +171,14 @@ describe('the entity kit', () => {
     assert.deepEqual(sets, []);
   });
 
-  it('creates inside a caller\'s transaction with the same rules, and rolls back with it', async () => {
+  it("creates inside a caller's transaction with the same rules, and rolls back with it", async () => {
     calls.length = 0;
     let id = '';
     await assert.rejects(
       store.transaction(async (tx) => {
         id = await createEntityIn(tx, deps, widget, { name: 'inner', roleAttributes: ['inner-set'] });
         assert.equal((await findEntity(tx, widget, id))?.name, 'inner', 'visible inside the transaction');
-        throw new Error('the caller\'s later work failed');
+        throw new Error("the caller's later work failed");
       }),
       /later work failed/,
     );
@@ -165,7 +188,7 @@ describe('the entity kit', () => {
     assert.deepEqual(sets, []);
   });
 
-  it('maps a constraint error inside a caller\'s transaction to the field, leaving the transaction usable', async () => {
+  it("maps a constraint error inside a caller's transaction to the field, leaving the transaction usable", async () => {
     await createEntity(deps, widget, { name: 'taken' });
     const kept = await store.transaction(async (tx) => {
       await expectField(createEntityIn(tx, deps, widget, { name: 'taken' }), 'name', /must be unique/);
@@ -177,7 +200,11 @@ describe('the entity kit', () => {
   });
 
   it('answers NOT_FOUND with upstream cause for a missing id on update, patch and delete', async () => {
-    for (const work of [modifyEntity(deps, widget, 'nope', { name: 'x' }, 'update'), modifyEntity(deps, widget, 'nope', {}, 'patch'), removeEntity(deps, widget, 'nope')]) {
+    for (const work of [
+      modifyEntity(deps, widget, 'nope', { name: 'x' }, 'update'),
+      modifyEntity(deps, widget, 'nope', {}, 'patch'),
+      removeEntity(deps, widget, 'nope'),
+    ]) {
       await assert.rejects(work, (error: unknown) => {
         assert.ok(error instanceof ApiError);
         assert.equal(error.code, 'NOT_FOUND');
@@ -195,13 +222,19 @@ describe('the entity kit', () => {
     assert.deepEqual(sets, []);
   });
 
-  it('finds and deletes an id only within a scope (the caller\'s own): one outside it is NOT_FOUND and stays', async () => {
+  it("finds and deletes an id only within a scope (the caller's own): one outside it is NOT_FOUND and stays", async () => {
     const mine = await createEntity(deps, widget, { name: 'mine', serial: 'owner-a' });
     const theirs = await createEntity(deps, widget, { name: 'theirs', serial: 'owner-b' });
     const own = fieldIs(widget, 'serial', 'owner-a');
     assert.equal((await store.read((db) => requireEntity(db, widget, mine, own))).name, 'mine');
-    await assert.rejects(store.read((db) => requireEntity(db, widget, theirs, own)), (error: unknown) => error instanceof ApiError && error.code === 'NOT_FOUND');
-    await assert.rejects(removeEntity(deps, widget, theirs, () => Promise.resolve(own)), (error: unknown) => error instanceof ApiError && error.code === 'NOT_FOUND');
+    await assert.rejects(
+      store.read((db) => requireEntity(db, widget, theirs, own)),
+      (error: unknown) => error instanceof ApiError && error.code === 'NOT_FOUND',
+    );
+    await assert.rejects(
+      removeEntity(deps, widget, theirs, () => Promise.resolve(own)),
+      (error: unknown) => error instanceof ApiError && error.code === 'NOT_FOUND',
+    );
     assert.equal((await get(theirs))?.name, 'theirs');
     await removeEntity(deps, widget, mine, () => Promise.resolve(own));
     assert.equal(await get(mine), undefined);
@@ -209,21 +242,52 @@ describe('the entity kit', () => {
   });
 
   it('lists through the filter compiler with its symbols, sorting and paging', async () => {
-    for (const [name, cost, attrs] of [['l1', 3, ['red']], ['l2', 1, ['blue', 'red']], ['l3', 2, []]] as const) {
+    for (const [name, cost, attrs] of [
+      ['l1', 3, ['red']],
+      ['l2', 1, ['blue', 'red']],
+      ['l3', 2, []],
+    ] as const) {
       await createEntity(deps, widget, { name, cost, roleAttributes: attrs });
     }
-    const query = compileSqlite({ filter: 'name contains "l" and anyOf(roleAttributes) = "red" sort by cost desc' }, { alias: 't', symbols: widget.symbols });
+    const query = compileSqlite(
+      { filter: 'name contains "l" and anyOf(roleAttributes) = "red" sort by cost desc' },
+      { alias: 't', symbols: widget.symbols },
+    );
     const page = await store.read((db) => listEntities(db, widget, query));
-    assert.deepEqual(page.rows.map((r) => r.name), ['l1', 'l2']);
+    assert.deepEqual(
+      page.rows.map((r) => r.name),
+      ['l1', 'l2'],
+    );
     assert.equal(page.totalCount, 2);
-    const paged = compileSqlite({ filter: 'name contains "l" sort by name', limit: 1, offset: 1 }, { alias: 't', symbols: widget.symbols });
+    const paged = compileSqlite(
+      { filter: 'name contains "l" sort by name', limit: 1, offset: 1 },
+      { alias: 't', symbols: widget.symbols },
+    );
     const second = await store.read((db) => listEntities(db, widget, paged));
-    assert.deepEqual(second.rows.map((r) => r.name), ['l2']);
+    assert.deepEqual(
+      second.rows.map((r) => r.name),
+      ['l2'],
+    );
     assert.ok(second.totalCount >= 3);
   });
 
   it('derives the filterable fields and links from the definition', () => {
-    assert.deepEqual(widget.filterableFields, ['id', 'createdAt', 'updatedAt', 'tags', 'isSystem', 'name', 'serial', 'cost', 'isShiny', 'sealed', 'roleAttributes']);
-    assert.deepEqual(widget.links({ id: 'w1' }), { self: { href: './widgets/w1' }, parts: { href: './widgets/w1/parts' } });
+    assert.deepEqual(widget.filterableFields, [
+      'id',
+      'createdAt',
+      'updatedAt',
+      'tags',
+      'isSystem',
+      'name',
+      'serial',
+      'cost',
+      'isShiny',
+      'sealed',
+      'roleAttributes',
+    ]);
+    assert.deepEqual(widget.links({ id: 'w1' }), {
+      self: { href: './widgets/w1' },
+      parts: { href: './widgets/w1/parts' },
+    });
   });
 });

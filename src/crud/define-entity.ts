@@ -63,7 +63,11 @@ export interface FieldBuilder<T> {
 }
 
 /** What a field holds: its fallback's type when it has one, `Base` when required, else `Base` or the kind's empty value. */
-type Held<Base, Unset, O> = O extends { fallback: () => infer F } ? F : O extends { required: true } ? Base : Base | Unset;
+type Held<Base, Unset, O> = O extends { fallback: () => infer F }
+  ? F
+  : O extends { required: true }
+    ? Base
+    : Base | Unset;
 
 function field<Base, Unset>(kind: FieldKind) {
   return <O extends FieldOptions = Record<never, never>>(options?: O): FieldBuilder<Held<Base, Unset, O>> =>
@@ -99,7 +103,8 @@ export const stringSet = field<string[], null>('stringSet');
  * `db/policy_common.go` validateRoleAttributes, run by the identity, service and edge router stores; posture
  * checks' attributes are a plain set there).
  */
-export const roleAttributes = (options: Omit<FieldOptions, 'check' | 'fallback'> = {}) => stringSet({ ...options, check: checkRoleAttributes });
+export const roleAttributes = (options: Omit<FieldOptions, 'check' | 'fallback'> = {}) =>
+  stringSet({ ...options, check: checkRoleAttributes });
 
 /** Upstream reports the first offending attribute, in the order given. */
 function checkRoleAttributes(attributes: unknown): void {
@@ -114,7 +119,6 @@ function checkRoleAttributes(attributes: unknown): void {
 }
 
 export type IdKind = 'shortId' | 'base62' | 'cuid';
-
 
 export type FieldBuilders = Record<string, FieldBuilder<unknown>>;
 
@@ -179,7 +183,9 @@ export interface EntityDefinition<V extends EntityValues = EntityValues> {
 }
 
 export function defineEntity<F extends FieldBuilders>(input: EntityDefinitionInput<F>): EntityDefinition<ValuesOf<F>> {
-  const fields = Object.fromEntries(Object.entries(input.fields).map(([name, build]) => [name, build(name, input.table)]));
+  const fields = Object.fromEntries(
+    Object.entries(input.fields).map(([name, build]) => [name, build(name, input.table)]),
+  );
   const symbols: Record<string, FilterSymbol> = { ...baseSymbols };
   for (const spec of Object.values(fields)) {
     if (spec.symbol !== undefined) symbols[spec.symbol] = symbolFor(spec);
@@ -208,6 +214,13 @@ export function defineEntity<F extends FieldBuilders>(input: EntityDefinitionInp
 function symbolFor(spec: FieldSpec): FilterSymbol {
   if (spec.setTable) return setSymbol(spec.setTable);
   if (spec.kind === 'json') return { kind: 'map', column: spec.column };
-  const type = spec.kind === 'text' ? 'string' : spec.kind === 'integer' ? 'number' : spec.kind === 'boolean' ? 'bool' : 'datetime';
+  const type =
+    spec.kind === 'text'
+      ? 'string'
+      : spec.kind === 'integer'
+        ? 'number'
+        : spec.kind === 'boolean'
+          ? 'bool'
+          : 'datetime';
   return { kind: 'column', type, column: spec.column };
 }

@@ -31,7 +31,9 @@ const outputFields = new WeakMap<EntityDefinition<never>, { name: string; path: 
 function outputFieldsOf(definition: EntityDefinition<never>): { name: string; path: string | undefined }[] {
   let fields = outputFields.get(definition);
   if (!fields) {
-    fields = Object.entries(definition.fields).flatMap(([name, spec]) => (spec.output ? [{ name, path: name.includes('.') ? name : undefined }] : []));
+    fields = Object.entries(definition.fields).flatMap(([name, spec]) =>
+      spec.output ? [{ name, path: name.includes('.') ? name : undefined }] : [],
+    );
     outputFields.set(definition, fields);
   }
   return fields;
@@ -47,6 +49,9 @@ export async function toApiEntity<V extends EntityValues>(
 }
 
 /** `{_links, entity, id, name}`: a reference carries the full link set the entity has in its own detail. */
-export function entityRef<V extends EntityValues>(definition: EntityDefinition<V>, values: LinkSource<V>): Record<string, unknown> {
+export function entityRef<V extends EntityValues>(
+  definition: EntityDefinition<V>,
+  values: LinkSource<V>,
+): Record<string, unknown> {
   return { _links: definition.links(values), entity: definition.path, id: values.id, name: values.name };
 }

@@ -29,7 +29,12 @@ export type WriteChange<V extends EntityValues = EntityValues> = ChangeOf & {
 } & ({ op: 'create'; before?: undefined } | { op: 'update' | 'patch'; before: V });
 
 /** A delete: only the stored entity. */
-export type DeleteChange<V extends EntityValues = EntityValues> = ChangeOf & { op: 'delete'; before: V; after?: undefined; body?: undefined };
+export type DeleteChange<V extends EntityValues = EntityValues> = ChangeOf & {
+  op: 'delete';
+  before: V;
+  after?: undefined;
+  body?: undefined;
+};
 
 export type EntityChange<V extends EntityValues = EntityValues> = WriteChange<V> | DeleteChange<V>;
 

@@ -1,7 +1,18 @@
 // Reads and writes entities of any definition: row ↔ value mapping here, the SQL in the store's entity queries.
 import type { Db } from '../store/store.js';
 import type { ListQuery } from '../store/filter/filter-types.js';
-import { deleteRow, findRow, insertRow, isValueTaken, listRows, listSetValues as listStoredSetValues, updateRow, type EntityRow, type Row, type SetRows } from '../store/queries/entities.js';
+import {
+  deleteRow,
+  findRow,
+  insertRow,
+  isValueTaken,
+  listRows,
+  listSetValues as listStoredSetValues,
+  updateRow,
+  type EntityRow,
+  type Row,
+  type SetRows,
+} from '../store/queries/entities.js';
 import type { Scope } from '../store/queries/scopes.js';
 import type { EntityDefinition, EntityValues, FieldSpec } from './define-entity.js';
 import { isJsonObject } from '../lib/object-path.js';
@@ -95,16 +106,29 @@ export async function findEntity<V extends EntityValues>(
 }
 
 /** Whether another entity of the definition already has the name. */
-export async function isNameTaken(db: Db, definition: EntityDefinition, name: string, exceptId: string): Promise<boolean> {
+export async function isNameTaken(
+  db: Db,
+  definition: EntityDefinition,
+  name: string,
+  exceptId: string,
+): Promise<boolean> {
   const column = definition.fields.name?.column ?? 'name';
   return isValueTaken(db, definition.table, column, name, exceptId);
 }
 
-export async function insertEntity<V extends EntityValues>(tx: Db, definition: EntityDefinition<V>, values: V): Promise<void> {
+export async function insertEntity<V extends EntityValues>(
+  tx: Db,
+  definition: EntityDefinition<V>,
+  values: V,
+): Promise<void> {
   await insertRow(tx, definition.table, valuesToRow(definition, values), setRows(definition, values));
 }
 
-export async function updateEntity<V extends EntityValues>(tx: Db, definition: EntityDefinition<V>, values: V): Promise<void> {
+export async function updateEntity<V extends EntityValues>(
+  tx: Db,
+  definition: EntityDefinition<V>,
+  values: V,
+): Promise<void> {
   await updateRow(tx, definition.table, valuesToRow(definition, values), setRows(definition, values));
 }
 
@@ -125,13 +149,24 @@ export interface Page<V extends EntityValues = EntityValues> {
 }
 
 /** One page of a list; `scope` narrows it beyond the filter (a parent's children, the caller's own rows). */
-export async function listEntities<V extends EntityValues>(db: Db, definition: EntityDefinition<V>, query: ListQuery, scope?: Scope): Promise<Page<V>> {
+export async function listEntities<V extends EntityValues>(
+  db: Db,
+  definition: EntityDefinition<V>,
+  query: ListQuery,
+  scope?: Scope,
+): Promise<Page<V>> {
   const page = await listRows(db, definition.table, query, scope);
   return { rows: page.rows.map((row) => rowToValues(definition, row)), totalCount: page.totalCount };
 }
 
 /** The distinct values of one set field across all entities, e.g. every identity role attribute in use. */
-export async function listSetValues(db: Db, definition: EntityDefinition, field: string, query?: ListQuery, isPaged = false): Promise<string[]> {
+export async function listSetValues(
+  db: Db,
+  definition: EntityDefinition,
+  field: string,
+  query?: ListQuery,
+  isPaged = false,
+): Promise<string[]> {
   const table = definition.fields[field]?.setTable;
   if (!table) throw new Error(`${definition.type}.${field} is not a set field`);
   return listStoredSetValues(db, table, query, isPaged);

@@ -53,7 +53,11 @@ export async function createEntityIn<V extends EntityValues>(
     await runRules(deps, definition, change, tx, () => insertEntity(tx, definition, change.after));
   } catch (error) {
     // Inside a transaction the driver's own error arrives (the store translates only at its boundary).
-    rethrowStoreError(definition, error instanceof StoreError ? error : (deps.store.translateError(error) ?? error), change.after);
+    rethrowStoreError(
+      definition,
+      error instanceof StoreError ? error : (deps.store.translateError(error) ?? error),
+      change.after,
+    );
   }
   return id;
 }
@@ -66,13 +70,15 @@ export async function modifyEntity<V extends EntityValues>(
   mode: Exclude<WriteMode, 'create'>,
 ): Promise<void> {
   const { values, changed } = entityInput(definition, body, mode);
-  await deps.store.transaction(async (tx) => {
-    const before = await requireEntity(tx, definition, id);
-    // The body's values are of the fields they are named by (validated against the contract, which they mirror).
-    const after = { ...before, ...values, updatedAt: formatTimestamp(deps.clock()) } as V;
-    const change: WriteChange<V> = { op: mode, id, body: isJsonObject(body) ? body : {}, before, after, changed };
-    await runRules(deps, definition, change, tx, () => updateEntity(tx, definition, change.after));
-  }).catch((error: unknown) => rethrowStoreError(definition, error, values));
+  await deps.store
+    .transaction(async (tx) => {
+      const before = await requireEntity(tx, definition, id);
+      // The body's values are of the fields they are named by (validated against the contract, which they mirror).
+      const after = { ...before, ...values, updatedAt: formatTimestamp(deps.clock()) } as V;
+      const change: WriteChange<V> = { op: mode, id, body: isJsonObject(body) ? body : {}, before, after, changed };
+      await runRules(deps, definition, change, tx, () => updateEntity(tx, definition, change.after));
+    })
+    .catch((error: unknown) => rethrowStoreError(definition, error, values));
 }
 
 /**
@@ -90,7 +96,10 @@ export async function removeEntity<V extends EntityValues>(
     .catch((error: unknown) => {
       // Rules name the referencing entities where they can; the database's own refusal is the backstop.
       if (error instanceof StoreError && error.kind === 'foreignKey') {
-        throw ApiError.withMessage('CAN_NOT_DELETE_REFERENCED_ENTITY', `${definition.type} ${id} is referenced by another entity`);
+        throw ApiError.withMessage(
+          'CAN_NOT_DELETE_REFERENCED_ENTITY',
+          `${definition.type} ${id} is referenced by another entity`,
+        );
       }
       throw error;
     });
@@ -143,7 +152,11 @@ async function runRules<V extends EntityValues>(
  * Upstream's managers check a new name after the entity's own checks (a CA's certificate) and before the store's
  * indexes, so a duplicate name is reported even when another unique field (a signer's issuer) is duplicated too.
  */
-async function requireFreeName<V extends EntityValues>(tx: Db, definition: EntityDefinition<V>, change: WriteChange<V>): Promise<void> {
+async function requireFreeName<V extends EntityValues>(
+  tx: Db,
+  definition: EntityDefinition<V>,
+  change: WriteChange<V>,
+): Promise<void> {
   const name = change.after.name;
   if (definition.duplicateName !== 'checked' || !change.changed.has('name') || typeof name !== 'string') return;
   if (await isNameTaken(tx, definition, name, change.id)) throw duplicateNameError(definition, name);
@@ -154,22 +167,39 @@ function duplicateNameError(definition: EntityDefinition<never>, value: unknown)
   // index names its bolt bucket, which is our table.
   return definition.duplicateName === 'checked'
     ? ApiError.invalidField('name', 'name is must be unique', value)
-    : ApiError.invalidField('name', `duplicate value '${String(value)}' in unique index on ${definition.table} store`, value);
+    : ApiError.invalidField(
+        'name',
+        `duplicate value '${String(value)}' in unique index on ${definition.table} store`,
+        value,
+      );
 }
 
 /**
  * Unique-index violations become the upstream field error on the field that owns the column; a reference to a
  * missing entity that no rule caught first becomes REFERENCED_ENTITY_NOT_FOUND rather than a 500.
  */
-function rethrowStoreError<V extends EntityValues>(definition: EntityDefinition<V>, error: unknown, values: Record<string, unknown>): never {
+function rethrowStoreError<V extends EntityValues>(
+  definition: EntityDefinition<V>,
+  error: unknown,
+  values: Record<string, unknown>,
+): never {
   if (error instanceof StoreError && error.kind === 'foreignKey') {
-    throw ApiError.withMessage('REFERENCED_ENTITY_NOT_FOUND', `a ${definition.type} field references an entity that does not exist`);
+    throw ApiError.withMessage(
+      'REFERENCED_ENTITY_NOT_FOUND',
+      `a ${definition.type} field references an entity that does not exist`,
+    );
   }
   if (!(error instanceof StoreError) || error.kind !== 'unique' || error.table !== definition.table) throw error;
   const ruleError = definition.rules.uniqueError?.(error.columns);
   if (ruleError) throw ruleError;
-  const [name] = Object.entries(definition.fields).find(([, spec]) => error.columns.includes(spec.column)) ?? [error.columns[0] ?? 'id'];
+  const [name] = Object.entries(definition.fields).find(([, spec]) => error.columns.includes(spec.column)) ?? [
+    error.columns[0] ?? 'id',
+  ];
   const value = values[name];
   if (name === 'name') throw duplicateNameError(definition, value);
-  throw ApiError.invalidField(name, `duplicate value '${String(value)}' in unique index on ${definition.path} store`, value);
+  throw ApiError.invalidField(
+    name,
+    `duplicate value '${String(value)}' in unique index on ${definition.path} store`,
+    value,
+  );
 }

@@ -19,7 +19,10 @@ function queryValues(context: OperationContext, name: string): string[] {
  * (`AllOf`, the default) or any (`AnyOf`); `@id` values are added whatever the semantic. `#all` has no special
  * meaning here. Upstream answers 500 for an unprefixed value or an unknown semantic; we answer 400.
  */
-export function roleFilterScope(definition: EntityDefinition, field = 'roleAttributes'): NonNullable<ListOptions['scope']> {
+export function roleFilterScope(
+  definition: EntityDefinition,
+  field = 'roleAttributes',
+): NonNullable<ListOptions['scope']> {
   const setTable = definition.fields[field]?.setTable;
   if (!setTable) throw new Error(`${definition.type}.${field} is not a set field`);
   return (context) => {

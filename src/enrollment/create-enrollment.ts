@@ -7,7 +7,13 @@ import type { Pki } from '../pki/ensure-pki.js';
 import type { Settings } from '../settings/settings.schema.js';
 import { isUniqueViolation, type Db, type Store } from '../store/store.js';
 import { signEnrollmentJwt, type EnrollmentMethod } from './enrollment-jwt.js';
-import { deleteEnrollments, enrollmentsOfIdentity, insertEnrollment, isUsernameTaken, type EnrollmentRecord } from '../store/queries/enrollments.js';
+import {
+  deleteEnrollments,
+  enrollmentsOfIdentity,
+  insertEnrollment,
+  isUsernameTaken,
+  type EnrollmentRecord,
+} from '../store/queries/enrollments.js';
 
 /**
  * Upstream's `edge.enrollment.edgeIdentity.duration` default; identities and routers both use it
@@ -55,7 +61,12 @@ export async function createEnrollment(tx: Db, deps: EnrollmentDeps, input: NewE
   const subject = input.identityId ?? input.routerId;
   if (subject === undefined) throw new Error('an enrollment needs an identity or a router');
   const token = deps.ids.token();
-  const jwt = await signEnrollmentJwt(deps.pki, deps.settings, { subject, token, method: input.method, expiresAt: input.expiresAt });
+  const jwt = await signEnrollmentJwt(deps.pki, deps.settings, {
+    subject,
+    token,
+    method: input.method,
+    expiresAt: input.expiresAt,
+  });
   const record: EnrollmentRecord = {
     id: input.id ?? deps.ids.shortId(),
     method: input.method,
@@ -83,12 +94,20 @@ const enrollmentExists = (method: EnrollmentMethod) =>
  * as upstream), an expired one is deleted to make room. Upstream counts expired ones too, but it never expires
  * ott/ottca/updb tokens; we do, so an expired token must not block its replacement.
  */
-export async function makeRoomForEnrollment(tx: Db, identityId: string, method: EnrollmentMethod, now: Date): Promise<void> {
+export async function makeRoomForEnrollment(
+  tx: Db,
+  identityId: string,
+  method: EnrollmentMethod,
+  now: Date,
+): Promise<void> {
   const existing = await enrollmentsOfIdentity(tx, identityId, method);
   if (existing.some((row) => Date.parse(row.expiresAt) > now.getTime())) {
     throw enrollmentExists(method);
   }
-  await deleteEnrollments(tx, existing.map((row) => row.id));
+  await deleteEnrollments(
+    tx,
+    existing.map((row) => row.id),
+  );
 }
 
 /**
@@ -96,5 +115,6 @@ export async function makeRoomForEnrollment(tx: Db, identityId: string, method: 
  * password authenticator or another live updb enrollment already holds. `field` names the body field.
  */
 export async function requireUnusedUsername(tx: Db, username: string, field: string, now: Date): Promise<void> {
-  if (await isUsernameTaken(tx, username, formatTimestamp(now))) throw ApiError.invalidField(field, 'username is already in use', username);
+  if (await isUsernameTaken(tx, username, formatTimestamp(now)))
+    throw ApiError.invalidField(field, 'username is already in use', username);
 }

@@ -34,11 +34,17 @@ const enroll: OperationHandler = {
   async handle(context) {
     const contentType = context.request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
     if (contentType !== undefined && !READABLE_TYPES.includes(contentType)) {
-      throw new ApiError('INVALID_CONTENT_TYPE', undefined, `The content type supplied is not acceptable: ${contentType}`);
+      throw new ApiError(
+        'INVALID_CONTENT_TYPE',
+        undefined,
+        `The content type supplied is not acceptable: ${contentType}`,
+      );
     }
     // CA auto-enrollment has no token: the client certificate is the credential.
     if (queryValue(context, 'method') === 'ca') return enrollWithCa(context);
-    const enrollment = await context.deps.store.read((db) => requireEnrollment(db, queryValue(context, 'token'), context.deps.clock()));
+    const enrollment = await context.deps.store.read((db) =>
+      requireEnrollment(db, queryValue(context, 'token'), context.deps.clock()),
+    );
     const method = byMethod[enrollment.method];
     if (!method) throw new ApiError('INVALID_ENROLL_METHOD');
     return method(context, enrollment);
@@ -64,14 +70,18 @@ function withPemErrors(handler: OperationHandler): OperationHandler {
 
 /** Go's comparison: media types as written (case and all), each header value split on commas. */
 function wantsPemOnly(accept: string | string[] | undefined): boolean {
-  const entries = (Array.isArray(accept) ? accept : accept === undefined ? [] : [accept]).flatMap((value) => value.split(','));
+  const entries = (Array.isArray(accept) ? accept : accept === undefined ? [] : [accept]).flatMap((value) =>
+    value.split(','),
+  );
   const types = entries.map((entry) => {
     const [type = '', ...parameters] = entry.split(';').map((part) => part.trim());
     const q = parameters.find((parameter) => parameter.startsWith('q='));
     return { type, accepted: q === undefined || Number(q.slice(2)) > 0 };
   });
   if (types.length === 0 || types.some(({ type }) => type === '*/*' || type === 'application/json')) return false;
-  return types.some(({ type, accepted }) => accepted && (type === 'application/x-pem-file' || type === 'application/*'));
+  return types.some(
+    ({ type, accepted }) => accepted && (type === 'application/x-pem-file' || type === 'application/*'),
+  );
 }
 
 export const enrollOperations: OperationTable<'client'> = {

@@ -38,5 +38,7 @@ export async function signEnrollmentJwt(pki: Pki, settings: Settings, claims: En
     // A stand-alone controller has no HA peers.
     ctrls: null,
   };
-  return new SignJWT(payload).setProtectedHeader({ alg: jwtAlgorithm(pki), kid: pki.serverCertFingerprint, typ: 'JWT' }).sign(pki.serverKey);
+  return new SignJWT(payload)
+    .setProtectedHeader({ alg: jwtAlgorithm(pki), kid: pki.serverCertFingerprint, typ: 'JWT' })
+    .sign(pki.serverKey);
 }

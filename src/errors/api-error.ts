@@ -58,13 +58,26 @@ export class ApiError extends Error {
    */
   static referencedByKey(entityType: string, field: string, referrerType: string, firstReferrer: string): ApiError {
     const ids = goValue([firstReferrer]);
-    return new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', { field, reason: `entity type ${entityType} referenced by ${referrerType}: ${ids}`, value: ids });
+    return new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', {
+      field,
+      reason: `entity type ${entityType} referenced by ${referrerType}: ${ids}`,
+      value: ids,
+    });
   }
 
   /** The same through a link collection (a many-valued field): every referrer, types in the plural. */
-  static referencedByLinks(entityTypes: string, field: string, referrerTypes: string, referrers: readonly string[]): ApiError {
+  static referencedByLinks(
+    entityTypes: string,
+    field: string,
+    referrerTypes: string,
+    referrers: readonly string[],
+  ): ApiError {
     const ids = goValue(referrers);
-    return new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', { field, reason: `entity type ${entityTypes} referenced by ${referrerTypes}: ${ids}`, value: ids });
+    return new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', {
+      field,
+      reason: `entity type ${entityTypes} referenced by ${referrerTypes}: ${ids}`,
+      value: ids,
+    });
   }
 
   static notFound(singularType: string, id: string): ApiError {

@@ -2,7 +2,13 @@
 // upstream's order: the service session by its token, its type, the API session's certificate fingerprints, the
 // edge router policies for this router, the service. Each failure carries the edge error code the SDK is told.
 import { mayUseEdgeRouter } from '../policy/session-edge-routers.js';
-import { apiSessionFingerprints, edgeServiceById, edgeSessionByToken, type EdgeService, type EdgeSession } from '../store/queries/edge-sessions.js';
+import {
+  apiSessionFingerprints,
+  edgeServiceById,
+  edgeSessionByToken,
+  type EdgeService,
+  type EdgeSession,
+} from '../store/queries/edge-sessions.js';
 import type { Db } from '../store/store.js';
 
 /** sdk-golang ziti/edge: the codes of header 1014 on an error reply. */
@@ -53,7 +59,8 @@ export interface CheckedSession {
 export async function checkSession(db: Db, request: Omit<SessionRequest, 'routerId'>): Promise<EdgeSession> {
   const session = await edgeSessionByToken(db, request.sessionToken);
   if (!session) throw new EdgeRequestError('invalid session', EdgeErrorCode.invalidSession);
-  if (session.type !== request.type) throw new EdgeRequestError('incorrect session type', EdgeErrorCode.wrongSessionType);
+  if (session.type !== request.type)
+    throw new EdgeRequestError('incorrect session type', EdgeErrorCode.wrongSessionType);
   const known = await apiSessionFingerprints(db, session.apiSessionId, session.identityId, request.at);
   if (!request.fingerprints.some((fingerprint) => known.includes(fingerprint))) {
     throw new EdgeRequestError('invalid api session', EdgeErrorCode.invalidApiSession);

@@ -13,7 +13,9 @@ import type { Fault } from './messages/gen/ctrl_pb.js';
 /** What this needs of fabric/ctrl's RouterConnections (router-connections.ts). */
 export interface HeldRouters {
   get(routerId: string): { channel: ControlChannel } | undefined;
-  onConnected(listener: (connection: { routerId: string; channel: ControlChannel & { close(reason: string): void } }) => void): void;
+  onConnected(
+    listener: (connection: { routerId: string; channel: ControlChannel & { close(reason: string): void } }) => void,
+  ): void;
   onDisconnected(listener: (connection: { routerId: string }) => void): void;
 }
 
@@ -48,7 +50,10 @@ export class TrafficFlows {
       logger,
       ...(metrics ? { metrics } : {}),
       // One process holds each router's channel; a router held by another process is reached through the store.
-      routers: { channelOf: (routerId) => routers.get(routerId)?.channel, isOnline: (routerId) => routers.get(routerId) !== undefined || options.elsewhere?.isOnline(routerId) === true },
+      routers: {
+        channelOf: (routerId) => routers.get(routerId)?.channel,
+        isOnline: (routerId) => routers.get(routerId) !== undefined || options.elsewhere?.isOnline(routerId) === true,
+      },
       ...(options.elsewhere ? { messenger: options.elsewhere.messenger, owners: options.elsewhere.owners } : {}),
       ...(options.routeTimeoutMs !== undefined ? { routeTimeoutMs: options.routeTimeoutMs } : {}),
       ...(options.retries !== undefined ? { retries: options.retries } : {}),
@@ -56,7 +61,13 @@ export class TrafficFlows {
       ...(options.linkFault ? { linkFault: options.linkFault } : {}),
       ...(options.links ? { links: options.links } : {}),
     });
-    this.terminators = new Terminators({ store, clock, logger, strategies: this.circuits.strategies, ...(metrics ? { metrics } : {}) });
+    this.terminators = new Terminators({
+      store,
+      clock,
+      logger,
+      strategies: this.circuits.strategies,
+      ...(metrics ? { metrics } : {}),
+    });
     routers.onConnected((connection) => {
       this.terminators.attach(connection.routerId, connection.channel);
       this.circuits.attach(connection.routerId, connection.channel);

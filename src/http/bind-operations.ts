@@ -21,14 +21,20 @@ export interface BoundRoute {
 }
 
 /** Binds one API; fails at boot if the table names an operation the contract does not have. */
-export function bindOperations<Api extends ApiName>(app: FastifyInstance, deps: AppDeps, api: Api, table: OperationTable<Api>): BoundRoute[] {
+export function bindOperations<Api extends ApiName>(
+  app: FastifyInstance,
+  deps: AppDeps,
+  api: Api,
+  table: OperationTable<Api>,
+): BoundRoute[] {
   const contract = loadContract(api);
   const known = new Set(contract.operations.map((op) => op.operationId));
   // Each handler is typed by its operation's generated types, which describe what validateRequest lets through for
   // that operation; the binder looks handlers up by the contract's id and hands them the validated request.
   const handlers = table as Readonly<Record<string, OperationHandler | undefined>>;
   const unknown = Object.keys(handlers).filter((id) => !known.has(id));
-  if (unknown.length > 0) throw new Error(`${api} operation table names operations the contract lacks: ${unknown.join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(`${api} operation table names operations the contract lacks: ${unknown.join(', ')}`);
 
   return contract.operations.map((op) => {
     const handler = handlers[op.operationId] ?? notImplemented(op);
@@ -48,7 +54,8 @@ export function bindOperations<Api extends ApiName>(app: FastifyInstance, deps: 
 export function notImplemented(op: OperationSpec): OperationHandler {
   return {
     access: defaultAccess(op),
-    handle: () => Promise.reject(ApiError.withMessage('NOT_IMPLEMENTED', `operation ${op.operationId} is not implemented yet`)),
+    handle: () =>
+      Promise.reject(ApiError.withMessage('NOT_IMPLEMENTED', `operation ${op.operationId} is not implemented yet`)),
   };
 }
 
@@ -88,7 +95,8 @@ async function runOperation(
 export function sendResult(reply: FastifyReply, result: OperationResult): FastifyReply {
   if (result.headers) void reply.headers(result.headers);
   if ('json' in result) return sendJsonText(reply, result.status, serializeJson(result.json));
-  if (result.contentType === 'application/json' && typeof result.raw === 'string') return sendJsonText(reply, result.status, result.raw);
+  if (result.contentType === 'application/json' && typeof result.raw === 'string')
+    return sendJsonText(reply, result.status, result.raw);
   return reply.status(result.status).header('content-type', result.contentType).send(result.raw);
 }
 
@@ -102,6 +110,8 @@ export function sendJsonText(reply: FastifyReply, status: number, text: string):
 
 /** `/edge/management/v1/identities/:id` → a regex over concrete paths, used to tell 405 from 404. */
 function routePattern(url: string): RegExp {
-  const escaped = url.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  const escaped = url
+    .split('/')
+    .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
   return new RegExp(`^${escaped.join('/')}$`);
 }

@@ -21,7 +21,9 @@ export type BodyLimitSettings = Pick<Settings, 'unauthenticatedBodyLimit' | 'aut
  */
 export function bodyLimitFor(op: OperationSpec, request: FastifyRequest, settings: BodyLimitSettings): number {
   const takesBody = op.parameters.some((parameter) => parameter.in === 'body');
-  return takesBody && !op.isPublic && request.caller.session ? settings.authenticatedBodyLimit : settings.unauthenticatedBodyLimit;
+  return takesBody && !op.isPublic && request.caller.session
+    ? settings.authenticatedBodyLimit
+    : settings.unauthenticatedBodyLimit;
 }
 
 /**
@@ -63,7 +65,10 @@ const bodyless = new Set(['GET', 'HEAD']);
 
 function tooLarge(reply: FastifyReply, limit: number): ApiError {
   void reply.header('connection', 'close');
-  return ApiError.withMessage('COULD_NOT_PARSE_BODY', `request body is too large: the limit for this request is ${limit} bytes`);
+  return ApiError.withMessage(
+    'COULD_NOT_PARSE_BODY',
+    `request body is too large: the limit for this request is ${limit} bytes`,
+  );
 }
 
 /** Passes bytes through until more than `limit` have come, then fails with `refuse()`. */

@@ -22,7 +22,8 @@ export function tooDeepAt(text: string, limit: number): string | undefined {
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
     if (inString) {
-      if (code === 0x5c) index++; // backslash: skip the escaped character
+      if (code === 0x5c)
+        index++; // backslash: skip the escaped character
       else if (code === 0x22) inString = false;
     } else if (code === 0x22) inString = true;
     else if (code === 0x5b || code === 0x7b) {
@@ -49,12 +50,18 @@ export function installBodyParsers(app: FastifyInstance): void {
     if (deepAt !== undefined) {
       // Worded as Go's decoder words it (it stops at 10,000 levels; see MAX_JSON_DEPTH for ours).
       const reason = `invalid character '${deepAt}' exceeded max depth`;
-      return done(ApiError.withMessage('COULD_NOT_PARSE_BODY', `parsing body body from "" failed, because ${reason}`), undefined);
+      return done(
+        ApiError.withMessage('COULD_NOT_PARSE_BODY', `parsing body body from "" failed, because ${reason}`),
+        undefined,
+      );
     }
     try {
       done(null, JSON.parse(text));
     } catch (error) {
-      done(ApiError.withMessage('COULD_NOT_PARSE_BODY', unparsableBodyReason(namingOf(request), errorMessage(error))), undefined);
+      done(
+        ApiError.withMessage('COULD_NOT_PARSE_BODY', unparsableBodyReason(namingOf(request), errorMessage(error))),
+        undefined,
+      );
     }
   });
   // PEM CSRs (text/plain, application/x-pem-file, application/pkcs10) and anything else: the contract check

@@ -8,7 +8,12 @@ import { errorBody } from './error-response.js';
 
 export type ConnectionSettings = Pick<
   Settings,
-  'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'idleTimeoutMs' | 'maxConnections' | 'maxConnectionsPerClient'
+  | 'headersTimeoutMs'
+  | 'requestTimeoutMs'
+  | 'keepAliveTimeoutMs'
+  | 'idleTimeoutMs'
+  | 'maxConnections'
+  | 'maxConnectionsPerClient'
 >;
 
 /** Node checks the header and request timeouts on a timer: often enough that neither overruns by much. */
@@ -35,9 +40,16 @@ export function connectionLimits(settings: ConnectionSettings) {
     // headers are in (an idle or trickling connection), it just closes. Malformed requests get Go's plain answers.
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
       if (requestId === undefined) socket.destroy();
-      else endWith(socket, 503, 'Service Unavailable', 'application/json', errorBody(new ApiError('TIMEOUT'), requestId));
+      else
+        endWith(socket, 503, 'Service Unavailable', 'application/json', errorBody(new ApiError('TIMEOUT'), requestId));
     } else if (error.code === 'HPE_HEADER_OVERFLOW') {
-      endWith(socket, 431, 'Request Header Fields Too Large', 'text/plain; charset=utf-8', '431 Request Header Fields Too Large');
+      endWith(
+        socket,
+        431,
+        'Request Header Fields Too Large',
+        'text/plain; charset=utf-8',
+        '431 Request Header Fields Too Large',
+      );
     } else {
       endWith(socket, 400, 'Bad Request', 'text/plain; charset=utf-8', '400 Bad Request');
     }

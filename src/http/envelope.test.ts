@@ -10,13 +10,18 @@ describe('envelopeWriter', () => {
     { limit: 'none', offset: 0, totalCount: 3 },
     { limit: 'none', offset: 7, totalCount: 7 },
   ];
-  const pageData = [[], [{ id: 'a' }], hostileStrings.map((text, index) => ({ id: String(index), name: text, tags: hostileValue(text) }))];
+  const pageData = [
+    [],
+    [{ id: 'a' }],
+    hostileStrings.map((text, index) => ({ id: String(index), name: text, tags: hostileValue(text) })),
+  ];
 
   for (const fields of [undefined, [], ['id', 'name', 'tags', 'roleAttributes']]) {
     it(`writes list envelopes as serializeJson does (filterable fields: ${JSON.stringify(fields)})`, () => {
       const writer = envelopeWriter(fields);
       for (const pagination of pages) {
-        for (const data of pageData) assert.equal(writer.list(data, pagination), serializeJson(listEnvelope(data, pagination, fields)));
+        for (const data of pageData)
+          assert.equal(writer.list(data, pagination), serializeJson(listEnvelope(data, pagination, fields)));
       }
     });
   }

@@ -68,7 +68,8 @@ export function createdEnvelope(path: string, id: string): Envelope {
 export function serializeJson(body: unknown): string {
   const meta = isJsonObject(body) ? body.meta : undefined;
   const pagination = isJsonObject(meta) ? meta.pagination : undefined;
-  if (!isJsonObject(body) || !isJsonObject(pagination) || pagination.limit !== 'none') return `${JSON.stringify(body)}\n`;
+  if (!isJsonObject(body) || !isJsonObject(pagination) || pagination.limit !== 'none')
+    return `${JSON.stringify(body)}\n`;
   const { data } = body;
   const metaText = JSON.stringify(meta).replace('"limit":"none"', `"limit":${INT64_MAX}`);
   return `{"data":${JSON.stringify(data)},"meta":${metaText}}\n`;
@@ -94,7 +95,8 @@ const integerText = (value: number): string => (Number.isFinite(value) ? String(
  */
 export function envelopeWriter(filterableFields?: readonly string[], isVersioned = true): EnvelopeWriter {
   const version = isVersioned ? JSON.stringify(versionMeta).slice(1, -1) : '';
-  const fields = filterableFields && filterableFields.length > 0 ? `"filterableFields":${JSON.stringify(filterableFields)}` : '';
+  const fields =
+    filterableFields && filterableFields.length > 0 ? `"filterableFields":${JSON.stringify(filterableFields)}` : '';
   const listMeta = `,"meta":{${[version, fields, '"pagination":{"limit":'].filter(Boolean).join(',')}`;
   return {
     one: (value) => `{"data":${JSON.stringify(value)},"meta":{${version}}}\n`,

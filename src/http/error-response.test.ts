@@ -18,7 +18,9 @@ async function appLogging(lines: LogLine[]) {
   // As app.ts does: the pino-typed instance is used as a plain FastifyInstance.
   const app = Fastify({ loggerInstance: logger }) as unknown as FastifyInstance;
   installErrorHandler(app);
-  app.get('/not-implemented', () => Promise.reject(ApiError.withMessage('NOT_IMPLEMENTED', 'operation x is not implemented yet')));
+  app.get('/not-implemented', () =>
+    Promise.reject(ApiError.withMessage('NOT_IMPLEMENTED', 'operation x is not implemented yet')),
+  );
   app.get('/refused', () => Promise.reject(new ApiError('UNAUTHORIZED')));
   app.get('/broken', () => Promise.reject(new TypeError('cannot read properties of undefined')));
   await app.ready();
@@ -35,7 +37,13 @@ describe('error logging', () => {
     assert.equal((await app.inject({ url: '/not-implemented' })).statusCode, 501);
     assert.equal((await app.inject({ url: '/refused' })).statusCode, 401);
     const refused = lines.filter((line) => line.msg === 'request refused');
-    assert.deepEqual(refused.map((line) => [line.level, line.code]), [[DEBUG, 'NOT_IMPLEMENTED'], [DEBUG, 'UNAUTHORIZED']]);
+    assert.deepEqual(
+      refused.map((line) => [line.level, line.code]),
+      [
+        [DEBUG, 'NOT_IMPLEMENTED'],
+        [DEBUG, 'UNAUTHORIZED'],
+      ],
+    );
     assert.ok(lines.every((line) => line.level < ERROR && line.err === undefined));
     await app.close();
   });

@@ -20,14 +20,18 @@ export function errorBody(error: ApiError, requestId: string, meta: ErrorMeta = 
 
 export function sendError(reply: FastifyReply, error: ApiError, requestId: string, meta?: ErrorMeta): FastifyReply {
   // Bytes, not text: see sendJsonText in bind-operations.ts.
-  return reply.status(error.status).header('content-type', 'application/json').send(Buffer.from(errorBody(error, requestId, meta)));
+  return reply
+    .status(error.status)
+    .header('content-type', 'application/json')
+    .send(Buffer.from(errorBody(error, requestId, meta)));
 }
 
 /** Translates framework errors (body limits, malformed JSON, unexpected throws) into catalogue errors. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   const code = error instanceof Error && 'code' in error ? error.code : undefined;
-  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return ApiError.withMessage('COULD_NOT_PARSE_BODY', 'request body is too large');
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return ApiError.withMessage('COULD_NOT_PARSE_BODY', 'request body is too large');
   if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
     return ApiError.withMessage('COULD_NOT_PARSE_BODY', errorMessage(error));
   }
@@ -46,7 +50,8 @@ export function installErrorHandler(app: FastifyInstance): void {
     const meta = operation?.api === 'fabric' && !reachedHandler.has(request) ? fabricFrameworkErrorMeta : versionMeta;
     // Only a real server failure is an error with its stack; an unbuilt operation (501) or a refused request is
     // what the controller is meant to answer, so it is a debug line that names the code.
-    if (apiError.status >= 500 && apiError.code !== 'NOT_IMPLEMENTED') request.log.error({ err: error, requestId }, 'request failed');
+    if (apiError.status >= 500 && apiError.code !== 'NOT_IMPLEMENTED')
+      request.log.error({ err: error, requestId }, 'request failed');
     else request.log.debug({ code: apiError.code, status: apiError.status, requestId }, 'request refused');
     return sendError(reply, apiError, requestId, meta);
   });
@@ -57,5 +62,9 @@ export function installErrorHandler(app: FastifyInstance): void {
  * which upstream's Go server refuses while parsing the request line: a plain-text 400, no envelope.
  */
 export function onFrameworkError(_error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  void reply.code(400).header('content-type', 'text/plain; charset=utf-8').header('connection', 'close').send('400 Bad Request');
+  void reply
+    .code(400)
+    .header('content-type', 'text/plain; charset=utf-8')
+    .header('connection', 'close')
+    .send('400 Bad Request');
 }

@@ -4,7 +4,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError } from '../errors/api-error.js';
 import { admitCaller } from './access.js';
-import { operation, wrapHandler, type OperationContext, type OperationHandler, type OperationTable } from './operation.js';
+import {
+  operation,
+  wrapHandler,
+  type OperationContext,
+  type OperationHandler,
+  type OperationTable,
+} from './operation.js';
 import type { CallerSession, RequestContext } from './request-context.js';
 
 const session: CallerSession = {
@@ -28,7 +34,10 @@ const callerWith = (over: Partial<CallerSession> | undefined, presentedToken = t
 const refusal = (error: unknown, why?: string | null) =>
   error instanceof ApiError &&
   error.code === 'UNAUTHORIZED' &&
-  (why === undefined || (why === null ? error.cause === undefined : JSON.stringify(error.cause) === JSON.stringify({ code: 'UNHANDLED', message: why })));
+  (why === undefined ||
+    (why === null
+      ? error.cause === undefined
+      : JSON.stringify(error.cause) === JSON.stringify({ code: 'UNHANDLED', message: why })));
 const noCredentials = 'unauthenticated for invalid credentials';
 
 describe('admitCaller', () => {
@@ -40,15 +49,33 @@ describe('admitCaller', () => {
   });
 
   it('refuses a caller without a session, saying so when no credentials were presented (not on the fabric API)', () => {
-    assert.throws(() => admitCaller('partial', callerWith(undefined, false)), (e) => refusal(e, noCredentials));
-    assert.throws(() => admitCaller('partial', callerWith(undefined, true)), (e) => refusal(e, null));
-    assert.throws(() => admitCaller('admin', callerWith(undefined, false), 'fabric'), (e) => refusal(e, null));
+    assert.throws(
+      () => admitCaller('partial', callerWith(undefined, false)),
+      (e) => refusal(e, noCredentials),
+    );
+    assert.throws(
+      () => admitCaller('partial', callerWith(undefined, true)),
+      (e) => refusal(e, null),
+    );
+    assert.throws(
+      () => admitCaller('admin', callerWith(undefined, false), 'fabric'),
+      (e) => refusal(e, null),
+    );
   });
 
   it('refuses a partial session where full authentication is needed, and a non-admin where an admin is', () => {
-    assert.throws(() => admitCaller('authenticated', callerWith({ isPartial: true })), (e) => refusal(e, null));
-    assert.throws(() => admitCaller('admin', callerWith({ isPartial: true, isAdmin: true })), (e) => refusal(e, null));
-    assert.throws(() => admitCaller('admin', callerWith({})), (e) => refusal(e, null));
+    assert.throws(
+      () => admitCaller('authenticated', callerWith({ isPartial: true })),
+      (e) => refusal(e, null),
+    );
+    assert.throws(
+      () => admitCaller('admin', callerWith({ isPartial: true, isAdmin: true })),
+      (e) => refusal(e, null),
+    );
+    assert.throws(
+      () => admitCaller('admin', callerWith({})),
+      (e) => refusal(e, null),
+    );
   });
 });
 
@@ -64,7 +91,10 @@ describe('handlers built at run time', () => {
     assert.equal(handler.access, 'authenticated');
     const wrapped = wrapHandler(handler, async (run) => ({ ...(await run()), status: 201 }));
     assert.equal(wrapped.access, 'authenticated');
-    assert.equal((await wrapped.handle({ ...context, caller: admitCaller('authenticated', context.caller) })).status, 201);
+    assert.equal(
+      (await wrapped.handle({ ...context, caller: admitCaller('authenticated', context.caller) })).status,
+      201,
+    );
     assert.deepEqual(seen, ['id1']);
   });
 });
@@ -87,8 +117,14 @@ export const wrongBody: OperationHandler<'disableIdentity'> = {
   // @ts-expect-error disableParams has no `name`
   handle: ({ body }) => Promise.resolve({ status: 200, json: body.name }),
 };
-const readsId = (c: OperationContext<{ params: { id: string }; query: Record<string, unknown>; headers: Record<string, unknown>; body: unknown }>) =>
-  Promise.resolve({ status: 200, json: c.params.id });
+const readsId = (
+  c: OperationContext<{
+    params: { id: string };
+    query: Record<string, unknown>;
+    headers: Record<string, unknown>;
+    body: unknown;
+  }>,
+) => Promise.resolve({ status: 200, json: c.params.id });
 export const wrongSlot: OperationTable<'management'> = {
   // @ts-expect-error listIdentities has no `{id}` for a handler that reads one
   listIdentities: operation('admin', readsId),

@@ -31,7 +31,9 @@ export interface OperationShape {
 }
 
 /** An operationId of one API (or of any, by default). */
-export type OperationId<Api extends ApiName = ApiName> = Api extends ApiName ? keyof OperationsByApi[Api] & string : never;
+export type OperationId<Api extends ApiName = ApiName> = Api extends ApiName
+  ? keyof OperationsByApi[Api] & string
+  : never;
 
 /** The shape of an operation, by id (of every API that has it, or of the one named) or as a shape already. */
 export type OperationOf<Op extends string | OperationShape, Api extends ApiName = ApiName> = Op extends OperationShape
@@ -42,7 +44,10 @@ export type OperationOf<Op extends string | OperationShape, Api extends ApiName 
       : never
     : never;
 
-export interface OperationContext<Op extends OperationShape = OperationShape, Caller extends RequestContext = RequestContext> {
+export interface OperationContext<
+  Op extends OperationShape = OperationShape,
+  Caller extends RequestContext = RequestContext,
+> {
   deps: AppDeps;
   caller: Caller;
   api: ApiName;
@@ -62,9 +67,10 @@ export type OperationResult =
   | { status: number; raw: string | Buffer; contentType: string; headers?: Record<string, string> };
 
 /** A handler of the operation `Op` (an operationId, with `Api` when it differs between APIs, or a shape). */
-export type OperationHandler<Op extends OperationId | OperationShape = OperationShape, Api extends ApiName = ApiName> = HandlerOf<
-  OperationOf<Op, Api>
->;
+export type OperationHandler<
+  Op extends OperationId | OperationShape = OperationShape,
+  Api extends ApiName = ApiName,
+> = HandlerOf<OperationOf<Op, Api>>;
 
 /** A handler of an operation shape, its caller typed by its access. */
 export type HandlerOf<Op extends OperationShape> =
@@ -97,4 +103,6 @@ export function wrapHandler<Op extends OperationShape>(
 }
 
 /** operationId → handler for one API (apis/*.ts); a table served by two APIs names both and holds their common ids. */
-export type OperationTable<Api extends ApiName> = { readonly [Id in keyof OperationsByApi[Api] & string]?: HandlerOf<OperationOf<Id, Api>> };
+export type OperationTable<Api extends ApiName> = {
+  readonly [Id in keyof OperationsByApi[Api] & string]?: HandlerOf<OperationOf<Id, Api>>;
+};

@@ -39,7 +39,6 @@ export interface SessionCaller extends RequestContext {
   session: CallerSession;
 }
 
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Upstream treats a token that is not a UUID as absent. */

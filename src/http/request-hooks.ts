@@ -29,7 +29,11 @@ export interface RequestHookParts {
   observe: ((request: FastifyRequest, reply: FastifyReply) => void) | undefined;
 }
 
-export function installRequestHooks(app: FastifyInstance, deps: CallerDeps, { tracker, observe }: RequestHookParts): void {
+export function installRequestHooks(
+  app: FastifyInstance,
+  deps: CallerDeps,
+  { tracker, observe }: RequestHookParts,
+): void {
   // Fastify wants an initial value; the onRequest hook below sets the caller before anything reads it.
   app.decorateRequest('caller', null as unknown as RequestContext);
   const turns = new LoopTurns();
@@ -72,7 +76,12 @@ async function identifyCaller(deps: CallerDeps, request: FastifyRequest, reply: 
   setCaller(deps, request, reply, session);
 }
 
-function setCaller(deps: CallerDeps, request: FastifyRequest, reply: FastifyReply, session: CallerSession | undefined): void {
+function setCaller(
+  deps: CallerDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  session: CallerSession | undefined,
+): void {
   request.caller = {
     requestId: request.id,
     ip: request.ip,
@@ -81,7 +90,9 @@ function setCaller(deps: CallerDeps, request: FastifyRequest, reply: FastifyRepl
   };
   void reply.header('ziti-instance-id', deps.instanceId).header('server', `ziti-controller/${deps.build.version}`);
   if (session) {
-    void reply.header('expiration-seconds', String(session.expirationSeconds)).header('expires-at', goTime(session.expiresAt));
+    void reply
+      .header('expiration-seconds', String(session.expirationSeconds))
+      .header('expires-at', goTime(session.expiresAt));
   }
 }
 
@@ -89,7 +100,10 @@ function setCaller(deps: CallerDeps, request: FastifyRequest, reply: FastifyRepl
 function allowCors(request: FastifyRequest, reply: FastifyReply): void {
   const origin = request.headers.origin;
   if (!origin) return;
-  void reply.header('access-control-allow-origin', origin).header('access-control-allow-credentials', 'true').header('vary', 'Origin');
+  void reply
+    .header('access-control-allow-origin', origin)
+    .header('access-control-allow-credentials', 'true')
+    .header('vary', 'Origin');
 }
 
 /** An unknown path is 404 NOT_FOUND; a known path with another verb is 405 METHOD_NOT_ALLOWED. */
@@ -97,7 +111,13 @@ export function installNotFound(app: FastifyInstance, routes: () => readonly Bou
   app.setNotFoundHandler((request, reply) => {
     const rawPath = request.originalUrl.split('?')[0] ?? '/';
     const path = routedPath(rawPath);
-    const methods = [...new Set(routes().filter((r) => r.pattern.test(path)).map((r) => r.method))];
+    const methods = [
+      ...new Set(
+        routes()
+          .filter((r) => r.pattern.test(path))
+          .map((r) => r.method),
+      ),
+    ];
     const requestId = request.caller?.requestId ?? request.id;
     const meta = isFabricPath(path) ? fabricFrameworkErrorMeta : versionMeta;
     if (methods.length > 0) {
@@ -105,6 +125,11 @@ export function installNotFound(app: FastifyInstance, routes: () => readonly Bou
       return sendError(reply, ApiError.withMessage('METHOD_NOT_ALLOWED', message), requestId, meta);
     }
     // Upstream names the path as its handler rewrote it, before the router cleaned it.
-    return sendError(reply, ApiError.withMessage('NOT_FOUND', `path ${rewritePath(rawPath)} was not found`), requestId, meta);
+    return sendError(
+      reply,
+      ApiError.withMessage('NOT_FOUND', `path ${rewritePath(rawPath)} was not found`),
+      requestId,
+      meta,
+    );
   });
 }

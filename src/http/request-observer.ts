@@ -18,7 +18,10 @@ export interface RequestObserverOptions {
 const authMethods = new Set(['password', 'cert', 'ext-jwt']);
 
 /** What to do once each reply has gone (request-hooks.ts runs it); undefined when nothing is recorded. */
-export function requestObserver({ accessLog, metrics }: RequestObserverOptions): ((request: FastifyRequest, reply: FastifyReply) => void) | undefined {
+export function requestObserver({
+  accessLog,
+  metrics,
+}: RequestObserverOptions): ((request: FastifyRequest, reply: FastifyReply) => void) | undefined {
   if (!accessLog && !metrics) return undefined;
   return (request, reply) => {
     const spec = request.routeOptions.config.operation;
@@ -29,7 +32,8 @@ export function requestObserver({ accessLog, metrics }: RequestObserverOptions):
       const identityId = request.caller?.session?.identityId;
       const line = { method: request.method, operation, status, ms: Math.round(ms * 1000) / 1000, identityId };
       // Outside the contract the path says what was asked; without its query string, which may carry a token.
-      if (operation === 'none') request.log.info({ ...line, path: request.url.split('?', 1)[0]!.slice(0, 200) }, 'request');
+      if (operation === 'none')
+        request.log.info({ ...line, path: request.url.split('?', 1)[0]!.slice(0, 200) }, 'request');
       else request.log.info(line, 'request');
     }
     if (metrics) {

@@ -25,7 +25,8 @@ export function rewritePath(path: string): string {
 /** Go's path.Clean for a rooted path: no repeated or trailing slashes, `.` and `..` resolved. */
 export function cleanPath(path: string): string {
   // Already clean (every well-formed request): nothing to collapse, resolve or trim.
-  if (path !== '' && !path.includes('//') && !path.includes('/.') && (path.length === 1 || !path.endsWith('/'))) return path;
+  if (path !== '' && !path.includes('//') && !path.includes('/.') && (path.length === 1 || !path.endsWith('/')))
+    return path;
   const normal = posix.normalize(path);
   return normal.length > 1 && normal.endsWith('/') ? normal.slice(0, -1) : normal;
 }

@@ -12,10 +12,15 @@ describe('walkChunks', () => {
   let store: Store;
   const ids = Array.from({ length: 25 }, (_, i) => `id-${String(i).padStart(2, '0')}`);
   before(async () => {
-    const migration = { version: 1, name: 'things', statements: ['CREATE TABLE things (id TEXT PRIMARY KEY, kind TEXT, is_even INTEGER)'] };
+    const migration = {
+      version: 1,
+      name: 'things',
+      statements: ['CREATE TABLE things (id TEXT PRIMARY KEY, kind TEXT, is_even INTEGER)'],
+    };
     store = await openSqliteStore({ file: ':memory:', migrations: [migration] });
     await store.transaction(async (tx) => {
-      for (const [index, id] of ids.entries()) await insertRow(tx, things, { id, kind: index % 2 ? 'odd' : 'even', is_even: index % 2 ? 0 : 1 });
+      for (const [index, id] of ids.entries())
+        await insertRow(tx, things, { id, kind: index % 2 ? 'odd' : 'even', is_even: index % 2 ? 0 : 1 });
     });
   });
   after(() => store.close());
@@ -31,8 +36,13 @@ describe('walkChunks', () => {
 
   it('visits every row once in id order; the chunks tile the id space and the last one is open-ended', async () => {
     const chunks: Chunk[] = [];
-    await store.read((db) => walkChunks(db, { table: things, columns: ['kind'] }, fixedPacer(8), (chunk) => void chunks.push(chunk)));
-    assert.deepEqual(chunks.flatMap((c) => c.rows.map((r) => r.id)), ids);
+    await store.read((db) =>
+      walkChunks(db, { table: things, columns: ['kind'] }, fixedPacer(8), (chunk) => void chunks.push(chunk)),
+    );
+    assert.deepEqual(
+      chunks.flatMap((c) => c.rows.map((r) => r.id)),
+      ids,
+    );
     assert.equal(chunks[0]!.after, undefined);
     for (let i = 1; i < chunks.length; i++) assert.equal(chunks[i]!.after, chunks[i - 1]!.upTo);
     assert.equal(chunks.at(-1)!.upTo, undefined);
@@ -42,24 +52,48 @@ describe('walkChunks', () => {
     let hasOtherWorkRun = false;
     setImmediate(() => (hasOtherWorkRun = true));
     const seenBeforeLast: boolean[] = [];
-    await store.read((db) => walkChunks(db, { table: things, columns: [] }, fixedPacer(5), () => void seenBeforeLast.push(hasOtherWorkRun)));
+    await store.read((db) =>
+      walkChunks(db, { table: things, columns: [] }, fixedPacer(5), () => void seenBeforeLast.push(hasOtherWorkRun)),
+    );
     assert.equal(seenBeforeLast[0], false);
     assert.equal(seenBeforeLast.at(-1), true);
   });
 
   it('stops when the handler says so and tells where to resume', async () => {
     const seen: unknown[] = [];
-    const resume = await store.read((db) => walkChunks(db, { table: things, columns: [], filter: { flag: 'is_even' } }, fixedPacer(4), (c) => (seen.push(...c.rows.map((r) => r.id)), false)));
+    const resume = await store.read((db) =>
+      walkChunks(
+        db,
+        { table: things, columns: [], filter: { flag: 'is_even' } },
+        fixedPacer(4),
+        (c) => (seen.push(...c.rows.map((r) => r.id)), false),
+      ),
+    );
     assert.deepEqual(seen, ['id-00', 'id-02', 'id-04', 'id-06']);
     assert.equal(resume, 'id-06');
     const rest: unknown[] = [];
-    await store.read((db) => walkChunks(db, { table: things, columns: [], filter: { flag: 'is_even' } }, fixedPacer(4), (c) => void rest.push(...c.rows.map((r) => r.id)), resume));
-    assert.deepEqual(rest, ids.filter((_, i) => i % 2 === 0 && i > 6));
+    await store.read((db) =>
+      walkChunks(
+        db,
+        { table: things, columns: [], filter: { flag: 'is_even' } },
+        fixedPacer(4),
+        (c) => void rest.push(...c.rows.map((r) => r.id)),
+        resume,
+      ),
+    );
+    assert.deepEqual(
+      rest,
+      ids.filter((_, i) => i % 2 === 0 && i > 6),
+    );
   });
 
   it('stops between chunks once cancelled', async () => {
     const abort = new AbortController();
-    const walk = store.read((db) => walkChunks(db, { table: things, columns: [] }, fixedPacer(5, abort.signal), () => abort.abort(new Error('stopping'))));
+    const walk = store.read((db) =>
+      walkChunks(db, { table: things, columns: [] }, fixedPacer(5, abort.signal), () =>
+        abort.abort(new Error('stopping')),
+      ),
+    );
     await assert.rejects(walk, /stopping/);
   });
 
@@ -76,7 +110,8 @@ describe('walkChunks', () => {
   });
 
   it('reads the rows of a chunk range', async () => {
-    const count = async (chunk: Pick<Chunk, 'after' | 'upTo'>) => (await store.read((db) => rowsInRange(db, things, ['id'], 'id', chunk))).length;
+    const count = async (chunk: Pick<Chunk, 'after' | 'upTo'>) =>
+      (await store.read((db) => rowsInRange(db, things, ['id'], 'id', chunk))).length;
     assert.equal(await count({ after: undefined, upTo: undefined }), 25);
     assert.equal(await count({ after: 'id-09', upTo: undefined }), 15);
     assert.equal(await count({ after: 'id-09', upTo: 'id-12' }), 3);

@@ -48,7 +48,16 @@ export interface DerivedStorage {
 }
 
 /** Entities whose set fields have side tables (one row per element, for indexed filters). */
-const entitiesWithSets: readonly EntityDefinition[] = [identity, service, edgeRouter, postureCheck, ca, servicePolicy, edgeRouterPolicy, serviceEdgeRouterPolicy];
+const entitiesWithSets: readonly EntityDefinition[] = [
+  identity,
+  service,
+  edgeRouter,
+  postureCheck,
+  ca,
+  servicePolicy,
+  edgeRouterPolicy,
+  serviceEdgeRouterPolicy,
+];
 
 function setTables(): DerivedTable[] {
   const tables = new Map<string, DerivedTable>();
@@ -59,7 +68,10 @@ function setTables(): DerivedTable[] {
         table: spec.setTable,
         source: { table: definition.table, columns: [spec.column] },
         key: scanLayouts.setRowKey,
-        expected: (sources) => sources.flatMap((row) => [...new Set(listColumn(row[spec.column]))].map((value) => ({ entity_id: row.id, value }))),
+        expected: (sources) =>
+          sources.flatMap((row) =>
+            [...new Set(listColumn(row[spec.column]))].map((value) => ({ entity_id: row.id, value })),
+          ),
       });
     }
   }
@@ -74,7 +86,11 @@ function membershipTables(): DerivedTable[] {
       source: entitySource(side.entity),
       key: scanLayouts.membershipKey,
       expected: (sources: Row[], _stored: Row[], { links }: ScanContext) =>
-        sources.flatMap((row) => links.policiesSelecting(kind, side.field, entityRecord(row)).map((policy) => ({ entity_id: row.id, policy_id: policy.id }))),
+        sources.flatMap((row) =>
+          links
+            .policiesSelecting(kind, side.field, entityRecord(row))
+            .map((policy) => ({ entity_id: row.id, policy_id: policy.id })),
+        ),
     })),
   );
 }
@@ -92,7 +108,14 @@ function pairTables(): DerivedTable[] {
       key: [first, second],
       values: kind.pairs.counts,
       expected: (sources, _stored, { links }) =>
-        sources.flatMap((row) => [...links.pairsOf(kind, entityRecord(row))].map(([other, counts]) => ({ [first]: row.id, [second]: other, ...zeros, ...counts }))),
+        sources.flatMap((row) =>
+          [...links.pairsOf(kind, entityRecord(row))].map(([other, counts]) => ({
+            [first]: row.id,
+            [second]: other,
+            ...zeros,
+            ...counts,
+          })),
+        ),
       ...(kind.pairs.touchesServiceLists ? { afterRepair: touchRepairedIdentities } : {}),
     };
   });
@@ -122,7 +145,10 @@ const serviceListChangeTimes: DerivedTable = {
   },
 };
 
-function serviceListBound(entity: ReturnType<typeof entityRecord>, { links, services, configs, postureChecks }: ScanContext): string | undefined {
+function serviceListBound(
+  entity: ReturnType<typeof entityRecord>,
+  { links, services, configs, postureChecks }: ScanContext,
+): string | undefined {
   const times: string[] = [];
   const [servicePolicies] = policyKinds;
   for (const serviceId of links.pairsOf(servicePolicies, entity).keys()) {
@@ -144,7 +170,8 @@ const overrideConfigTypes: DerivedTable = {
   source: { table: scanLayouts.overrideConfigTypes.sourceTable, columns: [] },
   key: scanLayouts.overrideConfigTypes.key,
   values: scanLayouts.overrideConfigTypes.values,
-  expected: (_sources, stored, { configs }) => stored.map((row) => ({ ...row, config_type_id: configs.get(textOf(row.config_id))?.typeId ?? row.config_type_id })),
+  expected: (_sources, stored, { configs }) =>
+    stored.map((row) => ({ ...row, config_type_id: configs.get(textOf(row.config_id))?.typeId ?? row.config_type_id })),
 };
 
 /** A certificate's fingerprint, kept beside it for lookups (certificate login, enrollment), is the hash of its DER. */

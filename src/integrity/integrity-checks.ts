@@ -23,7 +23,15 @@ const MAX_RESULTS = 1000;
 
 export class IntegrityChecks implements IntegrityScans {
   readonly #options: IntegrityChecksOptions;
-  #status: IntegrityStatus = { inProgress: false, fixingErrors: false, tooManyErrors: false, startTime: null, endTime: null, error: null, results: null };
+  #status: IntegrityStatus = {
+    inProgress: false,
+    fixingErrors: false,
+    tooManyErrors: false,
+    startTime: null,
+    endTime: null,
+    error: null,
+    results: null,
+  };
   #running: Promise<void> | undefined;
   #abort: AbortController | undefined;
 
@@ -39,7 +47,15 @@ export class IntegrityChecks implements IntegrityScans {
   start(fix: boolean): boolean {
     if (this.#running) return false;
     const { clock, logger } = this.#options;
-    this.#status = { inProgress: true, fixingErrors: fix, tooManyErrors: false, startTime: formatTimestamp(clock()), endTime: null, error: null, results: null };
+    this.#status = {
+      inProgress: true,
+      fixingErrors: fix,
+      tooManyErrors: false,
+      startTime: formatTimestamp(clock()),
+      endTime: null,
+      error: null,
+      results: null,
+    };
     const abort = (this.#abort = new AbortController());
     logger.info({ fix }, 'data integrity scan started');
     // The scan begins once the 202 is on its way, as upstream's goroutine does: started within the request, a small
@@ -79,7 +95,8 @@ export class IntegrityChecks implements IntegrityScans {
           this.#record({ description, fixed: isFixed });
         },
         beforeRepair: async () => void (await snapshots.write()),
-        progress: (table, differences, ms) => logger.info({ table, differences, ms: Math.round(ms) }, 'data integrity scan: table done'),
+        progress: (table, differences, ms) =>
+          logger.info({ table, differences, ms: Math.round(ms) }, 'data integrity scan: table done'),
       });
     } catch (error) {
       this.#status.error = errorMessage(error);
@@ -87,7 +104,10 @@ export class IntegrityChecks implements IntegrityScans {
     } finally {
       this.#status.inProgress = false;
       this.#status.endTime = formatTimestamp(clock());
-      logger.info({ fix, differences: found, ms: Math.round(performance.now() - started) }, 'data integrity scan finished');
+      logger.info(
+        { fix, differences: found, ms: Math.round(performance.now() - started) },
+        'data integrity scan finished',
+      );
     }
   }
 

@@ -2,7 +2,13 @@
 // snapshot in small chunks, and with `fix` repairs each difference that is still as the snapshot saw it.
 import type { Clock } from '../lib/clock.js';
 import { formatTimestamp } from '../lib/clock.js';
-import { deleteMatching, insertRow as insertStoredRow, rowsInRange, selectMatching, updateMatching } from '../store/queries/table-rows.js';
+import {
+  deleteMatching,
+  insertRow as insertStoredRow,
+  rowsInRange,
+  selectMatching,
+  updateMatching,
+} from '../store/queries/table-rows.js';
 import { StoreError, type Db, type Store } from '../store/store.js';
 import { ChunkPacer, walkChunks, type Chunk, type Row } from './chunks.js';
 import { derivedTables, type DerivedStorage, type DerivedTable } from './derived-tables.js';
@@ -11,7 +17,8 @@ import { mustAt } from '../lib/collections.js';
 
 /** One derived row that differs from what its sources imply: missing (no `stored`), unexpected (no `expected`) or wrong. */
 /** A row stored but not expected, expected but not stored, or both with other values: never neither. */
-export type Difference = { table: DerivedTable; stored: Row; expected?: Row } | { table: DerivedTable; stored?: undefined; expected: Row };
+export type Difference =
+  { table: DerivedTable; stored: Row; expected?: Row } | { table: DerivedTable; stored?: undefined; expected: Row };
 
 export interface ScanOptions {
   fix: boolean;
@@ -184,7 +191,8 @@ async function repairBatch(tx: Db, batch: Difference[], clock: Clock): Promise<b
   return outcomes;
 }
 
-const pick = (row: Row, columns: readonly string[]): Row => Object.fromEntries(columns.map((column) => [column, row[column]]));
+const pick = (row: Row, columns: readonly string[]): Row =>
+  Object.fromEntries(columns.map((column) => [column, row[column]]));
 
 /** The row's key columns: which stored row a difference is about. */
 const keyOfRow = (table: DerivedTable, row: Row): Row => pick(row, table.key);

@@ -22,12 +22,19 @@ export function listColumn(value: unknown): string[] {
   return Array.isArray(list) ? list.map(textOf) : [];
 }
 
-export const entityRecord = (row: Row): EntityRecord => ({ id: textOf(row.id), attributes: listColumn(row.role_attributes) });
+export const entityRecord = (row: Row): EntityRecord => ({
+  id: textOf(row.id),
+  attributes: listColumn(row.role_attributes),
+});
 
 /** Where the entities of a kind are read from, with their role attributes and `extra` columns. */
 export function entitySource(kind: keyof typeof entityKinds, extra: readonly string[] = []): WalkSource {
   const entity = entityKinds[kind];
-  return { table: entity.table, columns: [scanLayouts.roleAttributes, ...extra], ...('flag' in entity ? { filter: { flag: entity.flag } } : {}) };
+  return {
+    table: entity.table,
+    columns: [scanLayouts.roleAttributes, ...extra],
+    ...('flag' in entity ? { filter: { flag: entity.flag } } : {}),
+  };
 }
 
 export async function loadScanContext(db: Db, pacer: ChunkPacer): Promise<ScanContext> {
@@ -38,23 +45,34 @@ export async function loadScanContext(db: Db, pacer: ChunkPacer): Promise<ScanCo
   const services = new Map<string, { updatedAt: string; configs: string[] }>();
   const postureChecks = new Map<string, string>();
   for (const kind of memberKinds) {
-    await walkChunks(db, entitySource(kind, [scanLayouts.changedAt, ...(kind === 'service' ? [scanLayouts.serviceConfigs] : [])]), pacer, ({ rows }) => {
-      links.addEntities(kind, rows.map(entityRecord));
-      for (const row of rows) {
-        if (kind === 'service') services.set(textOf(row.id), { updatedAt: textOf(row.updated_at), configs: listColumn(row.configs) });
-        if (kind === 'postureCheck') postureChecks.set(textOf(row.id), textOf(row.updated_at));
-      }
-    });
+    await walkChunks(
+      db,
+      entitySource(kind, [scanLayouts.changedAt, ...(kind === 'service' ? [scanLayouts.serviceConfigs] : [])]),
+      pacer,
+      ({ rows }) => {
+        links.addEntities(kind, rows.map(entityRecord));
+        for (const row of rows) {
+          if (kind === 'service')
+            services.set(textOf(row.id), { updatedAt: textOf(row.updated_at), configs: listColumn(row.configs) });
+          if (kind === 'postureCheck') postureChecks.set(textOf(row.id), textOf(row.updated_at));
+        }
+      },
+    );
   }
   const configs = new Map<string, { updatedAt: string; typeId: string }>();
   await walkChunks(db, scanLayouts.configs, pacer, ({ rows }) => {
-    for (const row of rows) configs.set(textOf(row.id), { updatedAt: textOf(row.updated_at), typeId: textOf(row.config_type_id) });
+    for (const row of rows)
+      configs.set(textOf(row.id), { updatedAt: textOf(row.updated_at), typeId: textOf(row.config_type_id) });
   });
   return { links, services, configs, postureChecks };
 }
 
 async function loadPolicies(db: Db, kind: PolicyKind, pacer: ChunkPacer): Promise<PolicyRecord[]> {
-  const columns = ['semantic', ...(kind.name === 'servicePolicy' ? ['type'] : []), ...kind.sides.map((side) => side.column)];
+  const columns = [
+    'semantic',
+    ...(kind.name === 'servicePolicy' ? ['type'] : []),
+    ...kind.sides.map((side) => side.column),
+  ];
   const policies: PolicyRecord[] = [];
   await walkChunks(db, { table: kind.table, columns }, pacer, ({ rows }) => {
     for (const row of rows) {

@@ -15,7 +15,8 @@ export interface SnapshotsOptions {
   databaseFile: string;
 }
 
-const NO_SNAPSHOTS = 'this controller keeps its data in PostgreSQL, which takes snapshots with its own tools (pg_dump, base backups): no snapshot was written';
+const NO_SNAPSHOTS =
+  'this controller keeps its data in PostgreSQL, which takes snapshots with its own tools (pg_dump, base backups): no snapshot was written';
 
 /** Upstream refuses a snapshot within a minute of the last one (ziti controller/network/network.go SnapshotDatabase). */
 const MIN_INTERVAL_MS = 60_000;
@@ -33,7 +34,8 @@ export class Snapshots {
   async create(): Promise<string> {
     if (!this.#options.store.backup) throw ApiError.withMessage('NOT_IMPLEMENTED', NO_SNAPSHOTS);
     const now = this.#options.clock().getTime();
-    if (this.#isWriting || (this.#lastAt !== undefined && now < this.#lastAt + MIN_INTERVAL_MS)) throw new ApiError('RATE_LIMITED');
+    if (this.#isWriting || (this.#lastAt !== undefined && now < this.#lastAt + MIN_INTERVAL_MS))
+      throw new ApiError('RATE_LIMITED');
     this.#isWriting = true;
     try {
       const file = await this.write();

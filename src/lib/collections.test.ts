@@ -3,7 +3,11 @@ import { test } from 'node:test';
 import { deleteOldest, getOrAdd, keysOf, mustAt, mustGet } from './collections.js';
 
 test('mustGet answers a present value, falsy ones included, and throws a clear error for a missing key', () => {
-  const map = new Map<string, number | boolean>([['a', 1], ['zero', 0], ['no', false]]);
+  const map = new Map<string, number | boolean>([
+    ['a', 1],
+    ['zero', 0],
+    ['no', false],
+  ]);
   assert.equal(mustGet(map, 'a'), 1);
   assert.equal(mustGet(map, 'zero'), 0);
   assert.equal(mustGet(map, 'no'), false);
@@ -18,12 +22,15 @@ test('mustAt answers the element at an index (negative from the end) and throws 
   assert.throws(() => mustAt([], 0), /no element at 0/);
 });
 
-test('keysOf lists an object literal\'s own keys', () => {
+test("keysOf lists an object literal's own keys", () => {
   assert.deepEqual(keysOf({ one: 1, two: 2 }), ['one', 'two']);
 });
 
 test('deleteOldest drops the entry inserted first, and nothing from an empty map', () => {
-  const map = new Map([['first', 1], ['second', 2]]);
+  const map = new Map([
+    ['first', 1],
+    ['second', 2],
+  ]);
   map.set('first', 3); // updating keeps the insertion position
   deleteOldest(map);
   assert.deepEqual([...map.keys()], ['second']);

@@ -5,8 +5,20 @@ import { goFloat, goQuote, goTime, goValue, parseGoDuration } from './go-format.
 describe('parseGoDuration', () => {
   it('reads what Go reads, in milliseconds', () => {
     const cases: Array<[string, number]> = [
-      ['30m', 1_800_000], ['1h30m', 5_400_000], ['1.5h', 5_400_000], ['300ms', 300], ['-5m', -300_000], ['+1s', 1000],
-      ['.5s', 500], ['5.s', 5000], ['0', 0], ['-0', 0], ['2us', 0.002], ['2µs', 0.002], ['1500ns', 0.0015], ['1h0m0s', 3_600_000],
+      ['30m', 1_800_000],
+      ['1h30m', 5_400_000],
+      ['1.5h', 5_400_000],
+      ['300ms', 300],
+      ['-5m', -300_000],
+      ['+1s', 1000],
+      ['.5s', 500],
+      ['5.s', 5000],
+      ['0', 0],
+      ['-0', 0],
+      ['2us', 0.002],
+      ['2µs', 0.002],
+      ['1500ns', 0.0015],
+      ['1h0m0s', 3_600_000],
     ];
     for (const [text, ms] of cases) assert.deepEqual(parseGoDuration(text), { ms }, text);
   });

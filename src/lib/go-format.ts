@@ -41,7 +41,13 @@ export function goValue(value: unknown, isInteger = false): string {
     }
     return write(goScalar(item, asInteger));
   };
-  const renderList = <T>(open: string, items: readonly T[], close: string, depth: number, renderItem: (item: T) => boolean): boolean => {
+  const renderList = <T>(
+    open: string,
+    items: readonly T[],
+    close: string,
+    depth: number,
+    renderItem: (item: T) => boolean,
+  ): boolean => {
     if (depth >= MAX_RENDERED_DEPTH) return write(CUT);
     if (!write(open)) return false;
     for (const [index, item] of items.entries()) {
@@ -63,7 +69,15 @@ function goScalar(value: unknown, isInteger: boolean): string {
   return typeof value === 'bigint' ? value.toString() : '';
 }
 
-const shortEscapes: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v' };
+const shortEscapes: Record<string, string> = {
+  '\x07': '\\a',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\v': '\\v',
+};
 
 /** Go's `%q` of a string (strconv.Quote): double quotes, backslash escapes, printable Unicode kept. */
 export function goQuote(text: string): string {
@@ -84,7 +98,16 @@ export function goList(values: readonly unknown[]): string {
   return `[${values.map((value) => goValue(value)).join(' ')}]`;
 }
 
-const durationUnits: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const durationUnits: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
 /** Go's time.Duration range: ±2^63 ns. */
 const maxDurationMs = 9_223_372_036_854.775;
 

@@ -8,5 +8,7 @@ export function parseJsonValue(text: string): unknown {
 
 /** A list of strings, or undefined when the value is anything else (an element that is not a string included). */
 export function stringList(value: unknown): string[] | undefined {
-  return Array.isArray(value) && value.every((element): element is string => typeof element === 'string') ? value : undefined;
+  return Array.isArray(value) && value.every((element): element is string => typeof element === 'string')
+    ? value
+    : undefined;
 }

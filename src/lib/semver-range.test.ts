@@ -43,7 +43,17 @@ describe('parseVersion', () => {
 
 describe('compareVersions', () => {
   it('orders numbers, then pre-releases (numeric before text, a release after its pre-releases)', () => {
-    const ordered = ['1.0.0-1', '1.0.0-2', '1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-beta', '1.0.0', '1.0.1', '1.1.0', '2.0.0'];
+    const ordered = [
+      '1.0.0-1',
+      '1.0.0-2',
+      '1.0.0-alpha',
+      '1.0.0-alpha.1',
+      '1.0.0-beta',
+      '1.0.0',
+      '1.0.1',
+      '1.1.0',
+      '2.0.0',
+    ];
     for (let i = 0; i < ordered.length - 1; i++) {
       const [a, b] = [parseVersion(ordered[i]!), parseVersion(ordered[i + 1]!)];
       assert.equal(compareVersions(a, b), -1, `${ordered[i]} < ${ordered[i + 1]}`);
@@ -57,19 +67,32 @@ describe('compareVersions', () => {
 describe('parseRange', () => {
   it('accepts every comparator blang knows', () => {
     const cases: [string, string, boolean][] = [
-      ['>1.2.3', '1.2.4', true], ['>1.2.3', '1.2.3', false],
-      ['>=1.2.3', '1.2.3', true], ['>=1.2.3', '1.2.2', false],
-      ['<1.2.3', '1.2.2', true], ['<1.2.3', '1.2.3', false],
-      ['<=1.2.3', '1.2.3', true], ['<=1.2.3', '1.2.4', false],
-      ['1.2.3', '1.2.3', true], ['=1.2.3', '1.2.4', false], ['==1.2.3', '1.2.3', true],
-      ['!=1.2.3', '1.2.3', false], ['!1.2.3', '1.2.2', true],
+      ['>1.2.3', '1.2.4', true],
+      ['>1.2.3', '1.2.3', false],
+      ['>=1.2.3', '1.2.3', true],
+      ['>=1.2.3', '1.2.2', false],
+      ['<1.2.3', '1.2.2', true],
+      ['<1.2.3', '1.2.3', false],
+      ['<=1.2.3', '1.2.3', true],
+      ['<=1.2.3', '1.2.4', false],
+      ['1.2.3', '1.2.3', true],
+      ['=1.2.3', '1.2.4', false],
+      ['==1.2.3', '1.2.3', true],
+      ['!=1.2.3', '1.2.3', false],
+      ['!1.2.3', '1.2.2', true],
     ];
-    for (const [range, version, expected] of cases) assert.equal(matches(range, version), expected, `${range} ∋ ${version}`);
+    for (const [range, version, expected] of cases)
+      assert.equal(matches(range, version), expected, `${range} ∋ ${version}`);
   });
 
   it('joins with spaces (AND) and || (OR), AND binding tighter', () => {
     const range = '>1.2.2 <1.2.4 || >=2.0.0 <3.0.0';
-    for (const [version, expected] of [['1.2.2', false], ['1.2.3', true], ['2.9.9', true], ['3.0.0', false]] as const) {
+    for (const [version, expected] of [
+      ['1.2.2', false],
+      ['1.2.3', true],
+      ['2.9.9', true],
+      ['3.0.0', false],
+    ] as const) {
       assert.equal(matches(range, version), expected, version);
     }
     assert.equal(matches('>1.2.2 <1.2.5 !=1.2.4', '1.2.4'), false);
@@ -98,10 +121,19 @@ describe('parseRange', () => {
     assert.equal(rangeError('>1.0.0 ||'), "Last element in range is '||'");
     assert.equal(rangeError('|| >1.0.0'), "First element in range is '||'");
     assert.equal(rangeError('abc'), 'Could not get version from string: "abc"');
-    assert.equal(rangeError('10'), 'Could not parse Range "10": Could not parse version "10" in "10": No Major.Minor.Patch elements found');
-    assert.equal(rangeError('>>1.2.3'), 'Could not parse Range ">>1.2.3": Could not parse comparator ">>" in ">>1.2.3"');
+    assert.equal(
+      rangeError('10'),
+      'Could not parse Range "10": Could not parse version "10" in "10": No Major.Minor.Patch elements found',
+    );
+    assert.equal(
+      rangeError('>>1.2.3'),
+      'Could not parse Range ">>1.2.3": Could not parse comparator ">>" in ">>1.2.3"',
+    );
     assert.equal(rangeError('~1.2.0'), 'Could not parse Range "~1.2.0": Could not parse comparator "~" in "~1.2.0"');
     assert.equal(rangeError('1.0.0-xyz'), 'Could not get version from string: "<"', 'a bare pre-release with an x');
-    assert.equal(rangeError('>=1.0.0 <2.0'), 'Could not parse Range "<2.0": Could not parse version "2.0" in "<2.0": No Major.Minor.Patch elements found');
+    assert.equal(
+      rangeError('>=1.0.0 <2.0'),
+      'Could not parse Range "<2.0": Could not parse version "2.0" in "<2.0": No Major.Minor.Patch elements found',
+    );
   });
 });

@@ -33,7 +33,9 @@ function parseUint(text: string): bigint {
 function parseNumber(text: string, name: string): bigint {
   if (!NUMBERS.test(text)) throw new SemverError(`Invalid character(s) found in ${name} number ${goQuote(text)}`);
   if (text.length > 1 && text.startsWith('0')) {
-    throw new SemverError(`${name[0]!.toUpperCase()}${name.slice(1)} number must not contain leading zeroes ${goQuote(text)}`);
+    throw new SemverError(
+      `${name[0]!.toUpperCase()}${name.slice(1)} number must not contain leading zeroes ${goQuote(text)}`,
+    );
   }
   return parseUint(text);
 }
@@ -68,7 +70,8 @@ export function parseVersion(text: string): SemanticVersion {
   const version: SemanticVersion = { major, minor, patch, pre: pre.map(parsePrerelease) };
   for (const part of build) {
     if (part === '') throw new SemverError('Build meta data is empty');
-    if (!ALPHANUMERIC.test(part)) throw new SemverError(`Invalid character(s) found in build meta data ${goQuote(part)}`);
+    if (!ALPHANUMERIC.test(part))
+      throw new SemverError(`Invalid character(s) found in build meta data ${goQuote(part)}`);
   }
   return version;
 }
@@ -79,7 +82,17 @@ function splitN(text: string, separator: string, n: number): string[] {
   return parts.length <= n ? parts : [...parts.slice(0, n - 1), parts.slice(n - 1).join(separator)];
 }
 
-const comparisons: Record<string, Comparison> = { '': '=', '=': '=', '==': '=', '!': '!=', '!=': '!=', '>': '>', '>=': '>=', '<': '<', '<=': '<=' };
+const comparisons: Record<string, Comparison> = {
+  '': '=',
+  '=': '=',
+  '==': '=',
+  '!': '!=',
+  '!=': '!=',
+  '>': '>',
+  '>=': '>=',
+  '<': '<',
+  '<=': '<=',
+};
 
 /** blang `ParseRange`: space-separated comparators (AND), groups joined by `||` (OR), `x` wildcards expanded. */
 export function parseRange(text: string): VersionRange {
@@ -169,7 +182,8 @@ function expandWildcard(part: string): string[] {
   const wildcard = elements[elements.length - 1] === 'x' ? elements.length : 0;
   let flat = versionText.replace('.x.x', '.x').replace('.x', '.0');
   if (flat.split('.').length === 2) flat += '.0';
-  const increment = () => (wildcard === 3 ? incrementElement(flat, 1) : wildcard === 2 ? incrementElement(flat, 0) : '');
+  const increment = () =>
+    wildcard === 3 ? incrementElement(flat, 1) : wildcard === 2 ? incrementElement(flat, 0) : '';
   switch (operator) {
     case '>':
       return [`>=${increment()}`];
@@ -216,6 +230,8 @@ const tests: Record<Comparison, (order: number) => boolean> = {
 /** Whether a version satisfies a range; an empty AND group (from `a || || b`) matches nothing. */
 export function rangeIncludes(range: VersionRange, version: SemanticVersion): boolean {
   return range.some(
-    (group) => group.length > 0 && group.every(({ comparison, version: bound }) => tests[comparison](compareVersions(version, bound))),
+    (group) =>
+      group.length > 0 &&
+      group.every(({ comparison, version: bound }) => tests[comparison](compareVersions(version, bound))),
   );
 }

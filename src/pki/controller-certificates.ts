@@ -90,7 +90,11 @@ export function createServerCertificate(
 
 /** SANs for the server certificate: the advertised host (IP or DNS), `localhost`, `127.0.0.1` and `::1`, once each. */
 export function serverAltNames(advertisedHost: string): JsonGeneralName[] {
-  const names: JsonGeneralName[] = [{ type: 'dns', value: 'localhost' }, { type: 'ip', value: '127.0.0.1' }, { type: 'ip', value: '::1' }];
+  const names: JsonGeneralName[] = [
+    { type: 'dns', value: 'localhost' },
+    { type: 'ip', value: '127.0.0.1' },
+    { type: 'ip', value: '::1' },
+  ];
   const advertised: JsonGeneralName = { type: isIP(advertisedHost) === 0 ? 'dns' : 'ip', value: advertisedHost };
   const isListed = names.some((name) => name.type === advertised.type && name.value === advertised.value.toLowerCase());
   return isListed ? names : [advertised, ...names];

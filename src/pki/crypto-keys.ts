@@ -1,5 +1,12 @@
 // Key generation and PEM export, and the bridge from node:crypto KeyObjects to the WebCrypto keys @peculiar/x509 uses.
-import { createPrivateKey, createPublicKey, generateKeyPairSync, webcrypto, X509Certificate, type KeyObject } from 'node:crypto';
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  webcrypto,
+  X509Certificate,
+  type KeyObject,
+} from 'node:crypto';
 
 /** A private key ready for @peculiar/x509, with the signature algorithm Go would pick for it. */
 export interface WebSigningKey {
@@ -47,7 +54,13 @@ export async function toWebSigningKey(key: KeyObject): Promise<WebSigningKey> {
   if (key.asymmetricKeyType === 'ec') {
     const curve = ecCurves[key.asymmetricKeyDetails?.namedCurve ?? ''];
     if (!curve) throw new Error(`unsupported EC curve ${key.asymmetricKeyDetails?.namedCurve ?? '(none)'}`);
-    const cryptoKey = await webcrypto.subtle.importKey('pkcs8', pkcs8, { name: 'ECDSA', namedCurve: curve.namedCurve }, false, ['sign']);
+    const cryptoKey = await webcrypto.subtle.importKey(
+      'pkcs8',
+      pkcs8,
+      { name: 'ECDSA', namedCurve: curve.namedCurve },
+      false,
+      ['sign'],
+    );
     return { cryptoKey, algorithm: { name: 'ECDSA', hash: curve.hash } };
   }
   if (key.asymmetricKeyType === 'rsa') {

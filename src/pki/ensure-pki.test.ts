@@ -7,7 +7,13 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { BasicConstraintsExtension, KeyUsageFlags, KeyUsagesExtension, SubjectAlternativeNameExtension, X509Certificate } from '@peculiar/x509';
+import {
+  BasicConstraintsExtension,
+  KeyUsageFlags,
+  KeyUsagesExtension,
+  SubjectAlternativeNameExtension,
+  X509Certificate,
+} from '@peculiar/x509';
 import { fixedClock } from '../lib/clock.js';
 import { ensurePki, type Pki } from './ensure-pki.js';
 import { splitPemCertificates } from './pem.js';
@@ -41,16 +47,21 @@ function isIssuedBy(certPem: string, issuerPem: string): boolean {
 
 /** Makes one HTTPS request to a server using the PKI, trusting only the root CA, with hostname checks on. */
 async function requestOverTls(pki: Pki, servername: string): Promise<string> {
-  const server = https.createServer({ cert: pki.serverChainPem, key: pki.serverKeyPem }, (_request, response) => response.end('hello'));
+  const server = https.createServer({ cert: pki.serverChainPem, key: pki.serverKeyPem }, (_request, response) =>
+    response.end('hello'),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const { port } = server.address() as AddressInfo;
     return await new Promise<string>((resolve, reject) => {
-      const request = https.get({ host: '127.0.0.1', port, ca: pki.rootCertPem, servername, rejectUnauthorized: true, agent: false }, (response) => {
-        let body = '';
-        response.on('data', (chunk: Buffer) => (body += chunk.toString()));
-        response.on('end', () => resolve(body));
-      });
+      const request = https.get(
+        { host: '127.0.0.1', port, ca: pki.rootCertPem, servername, rejectUnauthorized: true, agent: false },
+        (response) => {
+          let body = '';
+          response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          response.on('end', () => resolve(body));
+        },
+      );
       request.on('error', reject);
     });
   } finally {
@@ -118,7 +129,8 @@ void describe('ensurePki on first start', () => {
   void it('gives CAs 10 years and the server certificate 1 year from the injected clock', async () => {
     const now = fixedClock('2030-06-01T00:00:00Z');
     const pki = await ensurePki({ home, advertisedHost: 'ctrl.example.com', now });
-    const years = (pem: string): number => (new X509Certificate(pem).notAfter.getTime() - now().getTime()) / (365 * day);
+    const years = (pem: string): number =>
+      (new X509Certificate(pem).notAfter.getTime() - now().getTime()) / (365 * day);
     assert.ok(Math.abs(years(pki.rootCertPem) - 10) < 0.01);
     assert.ok(Math.abs(years(pki.signingCertPem) - 10) < 0.01);
     assert.ok(Math.abs(years(pki.serverCertPem) - 1) < 0.01);
@@ -127,7 +139,9 @@ void describe('ensurePki on first start', () => {
 
   void it('uses distinct positive serial numbers of at least 64 bits', async () => {
     const pki = await ensurePki({ home, advertisedHost: 'ctrl.example.com' });
-    const serials = [pki.rootCertPem, pki.signingCertPem, pki.serverCertPem].map((pem) => new NodeX509Certificate(pem).serialNumber);
+    const serials = [pki.rootCertPem, pki.signingCertPem, pki.serverCertPem].map(
+      (pem) => new NodeX509Certificate(pem).serialNumber,
+    );
     assert.equal(new Set(serials).size, 3);
     for (const serial of serials) {
       assert.ok(serial.length >= 16, serial);
@@ -182,7 +196,12 @@ void describe('ensurePki on later starts', () => {
     const before = readPkiFiles();
     const second = await ensurePki({ home, advertisedHost: 'new.example.com' });
     const after = readPkiFiles();
-    for (const name of [pkiFileNames.rootCert, pkiFileNames.rootKey, pkiFileNames.signingCert, pkiFileNames.signingKey]) {
+    for (const name of [
+      pkiFileNames.rootCert,
+      pkiFileNames.rootKey,
+      pkiFileNames.signingCert,
+      pkiFileNames.signingKey,
+    ]) {
       assert.deepEqual(after[name], before[name], name);
     }
     assert.notDeepEqual(after[pkiFileNames.serverCert], before[pkiFileNames.serverCert]);

@@ -69,12 +69,20 @@ export async function ensurePki(options: EnsurePkiOptions): Promise<Pki> {
   };
 }
 
-async function loadCas(folder: string, now: Date): Promise<{ root: KeyedCertificate; signing: KeyedCertificate } | undefined> {
-  const [rootCert, rootKey, signingCert, signingKey] = await Promise.all(caFiles.map((file) => readPkiFile(folder, file)));
-  if (rootCert === undefined && rootKey === undefined && signingCert === undefined && signingKey === undefined) return undefined;
+async function loadCas(
+  folder: string,
+  now: Date,
+): Promise<{ root: KeyedCertificate; signing: KeyedCertificate } | undefined> {
+  const [rootCert, rootKey, signingCert, signingKey] = await Promise.all(
+    caFiles.map((file) => readPkiFile(folder, file)),
+  );
+  if (rootCert === undefined && rootKey === undefined && signingCert === undefined && signingKey === undefined)
+    return undefined;
   if (rootCert === undefined || rootKey === undefined || signingCert === undefined || signingKey === undefined) {
     // Never silently replace a CA: certificates it issued (and clients that trust it) would stop working.
-    throw new Error(`incomplete controller PKI in ${folder}: restore the CA files or remove the folder to create a new PKI`);
+    throw new Error(
+      `incomplete controller PKI in ${folder}: restore the CA files or remove the folder to create a new PKI`,
+    );
   }
   return {
     root: loadCa(rootCert, rootKey, 'root CA', now),
@@ -105,7 +113,12 @@ async function createCas(folder: string, now: Date): Promise<{ root: KeyedCertif
   return { root, signing };
 }
 
-async function ensureServerCertificate(folder: string, signing: KeyedCertificate, host: string, now: Date): Promise<KeyedCertificate> {
+async function ensureServerCertificate(
+  folder: string,
+  signing: KeyedCertificate,
+  host: string,
+  now: Date,
+): Promise<KeyedCertificate> {
   // A renewal keeps the key: SDKs verify enrollment JWTs with the TLS server key, so outstanding JWTs stay valid.
   const keyText = await readPkiFile(folder, 'serverKey');
   const key = keyText === undefined ? generateEcPrivateKey() : importPrivateKeyPem(keyText);
@@ -122,7 +135,12 @@ async function ensureServerCertificate(folder: string, signing: KeyedCertificate
 }
 
 /** Whether the stored server certificate can stay: names the host, has over 30 days left, matches issuer and key. */
-function isServerCertificateCurrent(server: KeyedCertificate, signingCertPem: string, host: string, now: Date): boolean {
+function isServerCertificateCurrent(
+  server: KeyedCertificate,
+  signingCertPem: string,
+  host: string,
+  now: Date,
+): boolean {
   const cert = new NodeX509Certificate(server.certPem);
   const signer = new NodeX509Certificate(signingCertPem);
   const isForHost = isIP(host) === 0 ? cert.checkHost(host) !== undefined : cert.checkIP(host) !== undefined;

@@ -28,9 +28,25 @@ void describe('formatEstCaCerts', () => {
     const now = new Date();
     const notAfter = new Date(now.getTime() + 86_400_000);
     const rootKey = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
-    const root = await issueCertificate({ subject: 'CN=est root', subjectKey: rootKey, issuerKey: rootKey, notBefore: now, notAfter, extensions: [], hasSubjectKeyId: true });
+    const root = await issueCertificate({
+      subject: 'CN=est root',
+      subjectKey: rootKey,
+      issuerKey: rootKey,
+      notBefore: now,
+      notAfter,
+      extensions: [],
+      hasSubjectKeyId: true,
+    });
     const signingKey = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
-    const signing = await issueCertificate({ subject: 'CN=est signing', subjectKey: signingKey, issuerCertPem: root, issuerKey: rootKey, notBefore: now, notAfter, extensions: [] });
+    const signing = await issueCertificate({
+      subject: 'CN=est signing',
+      subjectKey: signingKey,
+      issuerCertPem: root,
+      issuerKey: rootKey,
+      notBefore: now,
+      notAfter,
+      extensions: [],
+    });
     certPems.push(root, signing);
   });
 
@@ -72,7 +88,9 @@ void describe('formatEstCaCerts', () => {
 
   void it('is accepted by openssl pkcs7', { skip: !hasOpenssl() && 'openssl not installed' }, () => {
     const der = Buffer.from(formatEstCaCerts(certPems).replace(/\n/g, ''), 'base64');
-    const printed = execFileSync('openssl', ['pkcs7', '-inform', 'DER', '-print_certs', '-noout'], { input: der }).toString();
+    const printed = execFileSync('openssl', ['pkcs7', '-inform', 'DER', '-print_certs', '-noout'], {
+      input: der,
+    }).toString();
     assert.match(printed, /subject=CN ?= ?est root/);
     assert.match(printed, /subject=CN ?= ?est signing/);
   });

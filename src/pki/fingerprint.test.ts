@@ -7,7 +7,14 @@ import { issueCertificate } from './issue-certificate.js';
 async function createCertificatePem(): Promise<string> {
   const key = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
   const now = Date.now();
-  return issueCertificate({ subject: 'CN=fingerprint test', subjectKey: key, issuerKey: key, notBefore: new Date(now), notAfter: new Date(now + 86_400_000), extensions: [] });
+  return issueCertificate({
+    subject: 'CN=fingerprint test',
+    subjectKey: key,
+    issuerKey: key,
+    notBefore: new Date(now),
+    notAfter: new Date(now + 86_400_000),
+    extensions: [],
+  });
 }
 
 void describe('certificateFingerprint', () => {
@@ -24,6 +31,9 @@ void describe('certificateFingerprint', () => {
   });
 
   void it('differs between certificates', async () => {
-    assert.notEqual(certificateFingerprint(await createCertificatePem()), certificateFingerprint(await createCertificatePem()));
+    assert.notEqual(
+      certificateFingerprint(await createCertificatePem()),
+      certificateFingerprint(await createCertificatePem()),
+    );
   });
 });

@@ -25,9 +25,25 @@ void describe('issueCertificate', () => {
       generateKeyPairSync('ec', { namedCurve: 'secp384r1' }).privateKey,
       generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey,
     ]) {
-      const caPem = await issueCertificate({ subject: 'CN=ca', subjectKey: issuerKey, issuerKey, notBefore: now, notAfter, extensions: [], hasSubjectKeyId: true });
+      const caPem = await issueCertificate({
+        subject: 'CN=ca',
+        subjectKey: issuerKey,
+        issuerKey,
+        notBefore: now,
+        notAfter,
+        extensions: [],
+        hasSubjectKeyId: true,
+      });
       const leafKey = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
-      const leafPem = await issueCertificate({ subject: 'CN=leaf', subjectKey: leafKey, issuerCertPem: caPem, issuerKey, notBefore: now, notAfter, extensions: [] });
+      const leafPem = await issueCertificate({
+        subject: 'CN=leaf',
+        subjectKey: leafKey,
+        issuerCertPem: caPem,
+        issuerKey,
+        notBefore: now,
+        notAfter,
+        extensions: [],
+      });
       const ca = new NodeX509Certificate(caPem);
       const leaf = new NodeX509Certificate(leafPem);
       assert.ok(leaf.checkIssued(ca) && leaf.verify(ca.publicKey));

@@ -8,7 +8,10 @@ const otherDer = Buffer.from('another certificate body');
 void describe('splitPemCertificates', () => {
   void it('returns each certificate block in order and skips other block types', () => {
     const bundle = `junk\n${derToPem(fakeDer, 'CERTIFICATE')}${derToPem(otherDer, 'PRIVATE KEY')}\n${derToPem(otherDer, 'CERTIFICATE')}`;
-    assert.deepEqual(splitPemCertificates(bundle), [derToPem(fakeDer, 'CERTIFICATE'), derToPem(otherDer, 'CERTIFICATE')]);
+    assert.deepEqual(splitPemCertificates(bundle), [
+      derToPem(fakeDer, 'CERTIFICATE'),
+      derToPem(otherDer, 'CERTIFICATE'),
+    ]);
   });
 
   void it('normalises CRLF line endings and returns nothing for text without certificates', () => {

@@ -46,14 +46,20 @@ describe('shared PKI', () => {
     assert.equal(b.pki.serverKeyPem, a.pki.serverKeyPem);
     assert.equal(b.clusterId, a.clusterId);
     // The second home holds the stored copy, so it runs as a single controller always has.
-    assert.equal(readFileSync(join(homeB, 'pki', pkiFileNames.signingKey), 'utf8'), readFileSync(join(homeA, 'pki', pkiFileNames.signingKey), 'utf8'));
+    assert.equal(
+      readFileSync(join(homeB, 'pki', pkiFileNames.signingKey), 'utf8'),
+      readFileSync(join(homeA, 'pki', pkiFileNames.signingKey), 'utf8'),
+    );
   });
 
   it('refuses a home whose CA differs from the stored one instead of overwriting it', async () => {
     const other = tempFolder();
     await ensurePki({ home: other, advertisedHost: 'ctrl.example.com', now });
     const before = readFileSync(join(other, 'pki', pkiFileNames.rootKey), 'utf8');
-    await assert.rejects(ensureSharedPki(await openShared(), { home: other, advertisedHost: 'ctrl.example.com', now }), /differs from the CA stored in the database/);
+    await assert.rejects(
+      ensureSharedPki(await openShared(), { home: other, advertisedHost: 'ctrl.example.com', now }),
+      /differs from the CA stored in the database/,
+    );
     assert.equal(readFileSync(join(other, 'pki', pkiFileNames.rootKey), 'utf8'), before);
   });
 

@@ -25,7 +25,10 @@ export interface SharedPki {
   clusterId: string;
 }
 
-export async function ensureSharedPki(store: Store, options: EnsurePkiOptions & { now: () => Date }): Promise<SharedPki> {
+export async function ensureSharedPki(
+  store: Store,
+  options: EnsurePkiOptions & { now: () => Date },
+): Promise<SharedPki> {
   // Inside one write transaction: instances starting together take turns, and the second finds the first's PKI.
   return store.transaction(async (tx) => {
     const stored = await clusterSecrets(tx);
@@ -36,7 +39,9 @@ export async function ensureSharedPki(store: Store, options: EnsurePkiOptions & 
       const local = await readPkiFile(folder, file);
       if (local === text) continue;
       if (local !== undefined && caFiles.has(file)) {
-        throw new Error(`${folder}/${pkiFileNames[file]} differs from the CA stored in the database: this home belongs to another controller network`);
+        throw new Error(
+          `${folder}/${pkiFileNames[file]} differs from the CA stored in the database: this home belongs to another controller network`,
+        );
       }
       await writePkiFile(folder, file, text);
     }

@@ -53,15 +53,18 @@ export async function parseCsr(csrPem: unknown): Promise<Pkcs10CertificateReques
   if (text === '') throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', 'csrPem must not be null or empty');
   const block = PEM_BLOCK.exec(text);
   if (!block) throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', 'could not decode csrPem as PEM');
-  if (block.index + block[0].length !== text.length) throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', 'unexpected PEM blocks at end of CSR');
+  if (block.index + block[0].length !== text.length)
+    throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', 'unexpected PEM blocks at end of CSR');
   let csr: Pkcs10CertificateRequest;
   try {
-    if (!/^(NEW )?CERTIFICATE REQUEST$/.test(block[1]!)) throw new Error(`a ${block[1]!} block is not a certificate request`);
+    if (!/^(NEW )?CERTIFICATE REQUEST$/.test(block[1]!))
+      throw new Error(`a ${block[1]!} block is not a certificate request`);
     csr = new Pkcs10CertificateRequest(block[0]);
   } catch (error) {
     throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', `could not parse the CSR: ${errorMessage(error)}`);
   }
-  if (!(await csr.verify().catch(() => false))) throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', 'the CSR signature is invalid');
+  if (!(await csr.verify().catch(() => false)))
+    throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', 'the CSR signature is invalid');
   return csr;
 }
 
@@ -70,12 +73,23 @@ export async function signCsr(pki: Pki, csrPem: unknown, options: SignCsrOptions
   if (options.requiredCommonName !== undefined && commonName(csr.subject) !== options.requiredCommonName) {
     throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', `the CSR common name must be ${options.requiredCommonName}`);
   }
-  const subjectKey: KeyObject = createPublicKey({ key: Buffer.from(csr.publicKey.rawData), format: 'der', type: 'spki' });
+  const subjectKey: KeyObject = createPublicKey({
+    key: Buffer.from(csr.publicKey.rawData),
+    format: 'der',
+    type: 'spki',
+  });
   const extensions: Extension[] = [
-    new KeyUsagesExtension(KeyUsageFlags.digitalSignature | KeyUsageFlags.keyEncipherment | KeyUsageFlags.dataEncipherment, true),
-    new ExtendedKeyUsageExtension([options.use === 'client' ? ExtendedKeyUsage.clientAuth : ExtendedKeyUsage.serverAuth]),
+    new KeyUsagesExtension(
+      KeyUsageFlags.digitalSignature | KeyUsageFlags.keyEncipherment | KeyUsageFlags.dataEncipherment,
+      true,
+    ),
+    new ExtendedKeyUsageExtension([
+      options.use === 'client' ? ExtendedKeyUsage.clientAuth : ExtendedKeyUsage.serverAuth,
+    ]),
   ];
-  const altNames = csr.extensions.find((extension): extension is SubjectAlternativeNameExtension => extension instanceof SubjectAlternativeNameExtension);
+  const altNames = csr.extensions.find(
+    (extension): extension is SubjectAlternativeNameExtension => extension instanceof SubjectAlternativeNameExtension,
+  );
   if (options.keepAltNames && altNames) extensions.push(new SubjectAlternativeNameExtension(altNames.names.toJSON()));
   const start = options.backdate === false ? options.now.getTime() : options.now.getTime() - 60_000;
   const certPem = await issueCertificate({
@@ -115,7 +129,9 @@ export function goSubject(csr: Pkcs10CertificateRequest): JsonName {
   const given = csr.subjectName.toJSON();
   const subject: JsonName = [];
   for (const { types, single } of GO_NAME_FIELDS) {
-    const values = given.flatMap((rdn) => Object.entries(rdn).flatMap(([type, found]) => (types.includes(type) ? found : [])));
+    const values = given.flatMap((rdn) =>
+      Object.entries(rdn).flatMap(([type, found]) => (types.includes(type) ? found : [])),
+    );
     if (values.length > 0) subject.push({ [types[0]!]: single ? values.slice(-1) : values });
   }
   return subject.length > 0 ? subject : [{ CN: ['unnamed'] }];

@@ -1,6 +1,11 @@
 // A service's `config` map for one identity: the configs of the wanted config types, keyed by type name, with the
 // identity's service-config overrides taking precedence (ziti `model/edge_service_manager.go` mergeConfigs).
-import { apiSessionConfigTypes, configsForServices, configTypesNamed, type ConfigTypeSelection } from '../store/queries/configs.js';
+import {
+  apiSessionConfigTypes,
+  configsForServices,
+  configTypesNamed,
+  type ConfigTypeSelection,
+} from '../store/queries/configs.js';
 import type { Db } from '../store/store.js';
 import { mustGet } from '../lib/collections.js';
 import { parseJsonValue, stringList } from '../lib/json-value.js';
@@ -57,5 +62,9 @@ export async function expandConfigs(
 }
 
 function sortedKeys(map: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.keys(map).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map((key) => [key, map[key]]));
+  return Object.fromEntries(
+    Object.keys(map)
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+      .map((key) => [key, map[key]]),
+  );
 }

@@ -8,11 +8,18 @@ import { keysOf } from '../lib/collections.js';
  * The selection rule of docs/reference/policies-services-sessions.md §1.3: `@id` or `#all`; else AnyOf / AllOf over the
  * `#attr` roles.
  */
-export function matches(roles: readonly string[], semantic: unknown, id: string, attributes: readonly string[]): boolean {
+export function matches(
+  roles: readonly string[],
+  semantic: unknown,
+  id: string,
+  attributes: readonly string[],
+): boolean {
   if (roles.includes(`@${id}`) || roles.includes('#all')) return true;
   const wanted = roles.filter((role) => role.startsWith('#')).map((role) => role.slice(1));
   if (wanted.length === 0) return false;
-  return semantic === 'AnyOf' ? wanted.some((a) => attributes.includes(a)) : wanted.every((a) => attributes.includes(a));
+  return semantic === 'AnyOf'
+    ? wanted.some((a) => attributes.includes(a))
+    : wanted.every((a) => attributes.includes(a));
 }
 
 export interface PolicyRecord {
@@ -50,7 +57,9 @@ class SideSelection {
   }
 
   select({ id, attributes }: EntityRecord): PolicyRecord[] {
-    const candidates = new Set([`#all`, `@${id}`, ...attributes.map((a) => `#${a}`)].flatMap((role) => this.#byRole.get(role) ?? []));
+    const candidates = new Set(
+      [`#all`, `@${id}`, ...attributes.map((a) => `#${a}`)].flatMap((role) => this.#byRole.get(role) ?? []),
+    );
     return [...candidates].filter((policy) => matches(policy.roles[this.field] ?? [], policy.semantic, id, attributes));
   }
 }
@@ -66,7 +75,8 @@ export class ExpectedLinks {
 
   constructor(policies: ReadonlyMap<PolicyKind, readonly PolicyRecord[]>) {
     for (const kind of policyKinds) {
-      for (const side of kind.sides) this.#selections.set(`${kind.name}.${side.field}`, new SideSelection(side.field, policies.get(kind) ?? []));
+      for (const side of kind.sides)
+        this.#selections.set(`${kind.name}.${side.field}`, new SideSelection(side.field, policies.get(kind) ?? []));
     }
   }
 
@@ -80,7 +90,8 @@ export class ExpectedLinks {
     for (const kind of policyKinds) {
       for (const side of kind.sides.filter((s) => s.entity === entityKind)) {
         for (const entity of entities) {
-          for (const policy of this.policiesSelecting(kind, side.field, entity)) this.#membersOf(policy.id, side.field).push(entity.id);
+          for (const policy of this.policiesSelecting(kind, side.field, entity))
+            this.#membersOf(policy.id, side.field).push(entity.id);
         }
       }
     }

@@ -14,7 +14,11 @@ export interface ServiceReachability {
   commonRouters: { id: string; name: string }[];
 }
 
-export async function analyzeServiceReachability(db: Db, identityId: string, serviceId: string): Promise<ServiceReachability> {
+export async function analyzeServiceReachability(
+  db: Db,
+  identityId: string,
+  serviceId: string,
+): Promise<ServiceReachability> {
   const pair = await servicePair(db, identityId, serviceId);
   const reach = await edgeRouterReach(db, identityId, serviceId);
   return {

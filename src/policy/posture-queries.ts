@@ -51,7 +51,11 @@ export async function postureQueriesFor(
 ): Promise<Map<string, PolicyPostureQueries[]>> {
   const byService = new Map<string, PolicyPostureQueries[]>(services.map((s) => [s.id, []]));
   if (identityId && services.length > 0) {
-    const policies = await policyPostureChecks(db, identityId, services.map((s) => s.id));
+    const policies = await policyPostureChecks(
+      db,
+      identityId,
+      services.map((s) => s.id),
+    );
     const checks = [...policies.values()].flatMap((entries) => entries.flatMap((policy) => policy.checks));
     const view = checks.length > 0 && readView ? await readView(checks) : undefined;
     // A check shared by several policies and services is evaluated once per request, as upstream caches it.
@@ -82,7 +86,12 @@ const placeholders = new Map<string, PolicyPostureQueries>();
 function placeholder(permission: string): PolicyPostureQueries {
   let made = placeholders.get(permission);
   if (!made) {
-    made = Object.freeze({ isPassing: true, policyId: `dummy ${permission.toLowerCase()} policy: no posture checks defined`, policyType: permission, postureQueries: [] });
+    made = Object.freeze({
+      isPassing: true,
+      policyId: `dummy ${permission.toLowerCase()} policy: no posture checks defined`,
+      policyType: permission,
+      postureQueries: [],
+    });
     placeholders.set(permission, made);
   }
   return made;
@@ -97,7 +106,10 @@ function toPostureQuery(check: PostureCheckRecord, view: PostureView | undefined
     createdAt: check.createdAt,
     id: check.id,
     tags: check.tags,
-    updatedAt: stateChangedAt && stateChangedAt.getTime() > Date.parse(check.updatedAt) ? formatTimestamp(stateChangedAt) : check.updatedAt,
+    updatedAt:
+      stateChangedAt && stateChangedAt.getTime() > Date.parse(check.updatedAt)
+        ? formatTimestamp(stateChangedAt)
+        : check.updatedAt,
     isPassing: view ? isCheckPassing(check, view) : false,
     queryType: check.typeId,
     timeout,
@@ -105,11 +117,15 @@ function toPostureQuery(check: PostureCheckRecord, view: PostureView | undefined
     timeoutRemaining: view ? checkTimeoutRemaining(check, view) : timeout === NO_TIMEOUT ? NO_TIMEOUT : 0,
   };
   if (check.typeId === 'PROCESS') query.process = processOf(check.details.process);
-  if (check.typeId === 'PROCESS_MULTI') query.processes = (Array.isArray(check.details.processes) ? check.details.processes : []).map(processOf);
+  if (check.typeId === 'PROCESS_MULTI')
+    query.processes = (Array.isArray(check.details.processes) ? check.details.processes : []).map(processOf);
   return query;
 }
 
 function processOf(value: unknown): { osType: string; path: string } {
   const process = isJsonObject(value) ? value : {};
-  return { osType: typeof process.osType === 'string' ? process.osType : '', path: typeof process.path === 'string' ? process.path : '' };
+  return {
+    osType: typeof process.osType === 'string' ? process.osType : '',
+    path: typeof process.path === 'string' ? process.path : '',
+  };
 }

@@ -28,20 +28,30 @@ export function parseRoles(roles: readonly string[] | null | undefined): ParsedR
  * entry is prefixed, and every `@id` names an existing entity of the side's kind. The `#all` and missing-id causes
  * show their lists sorted, the unprefixed one in the order sent (as v1.1.8 answers).
  */
-export async function validateRoles(tx: Db, field: string, kind: EntityKindName, roles: readonly string[]): Promise<void> {
+export async function validateRoles(
+  tx: Db,
+  field: string,
+  kind: EntityKindName,
+  roles: readonly string[],
+): Promise<void> {
   if (roles.length > 1 && roles.includes('#all')) {
     throw ApiError.invalidField(field, 'if using #all, it should be the only role specified', [...roles].sort());
   }
   const unprefixed = roles.filter((role) => !role.startsWith('#') && !role.startsWith('@'));
   if (unprefixed.length > 0) {
-    throw ApiError.invalidField(field, 'role entries must prefixed with # (to indicate role attributes) or @ (to indicate a name or id)', unprefixed);
+    throw ApiError.invalidField(
+      field,
+      'role entries must prefixed with # (to indicate role attributes) or @ (to indicate a name or id)',
+      unprefixed,
+    );
   }
   const { ids } = parseRoles(roles);
   if (ids.length === 0) return;
   const entity = entityKinds[kind];
   const found = await existingIds(tx, entity.table, ids, 'flag' in entity ? entity.flag : undefined);
   const missing = ids.filter((id) => !found.has(id)).sort();
-  if (missing.length > 0) throw ApiError.invalidField(field, `no ${entity.storeName} found with the given ids`, missing);
+  if (missing.length > 0)
+    throw ApiError.invalidField(field, `no ${entity.storeName} found with the given ids`, missing);
 }
 
 export interface RoleDisplay {
@@ -53,8 +63,16 @@ export interface RoleDisplay {
  * `*RolesDisplay` for many role lists of one entity kind at once: `#attr` shows itself, `@id` shows `@<name>`,
  * and an `@id` whose entity cannot be read is left out, as upstream does.
  */
-export async function displayRoles(db: Db, kind: EntityKindName, lists: readonly (readonly string[] | null)[]): Promise<RoleDisplay[][]> {
-  const names = await namesOf(db, entityKinds[kind].table, lists.flatMap((roles) => parseRoles(roles).ids));
+export async function displayRoles(
+  db: Db,
+  kind: EntityKindName,
+  lists: readonly (readonly string[] | null)[],
+): Promise<RoleDisplay[][]> {
+  const names = await namesOf(
+    db,
+    entityKinds[kind].table,
+    lists.flatMap((roles) => parseRoles(roles).ids),
+  );
   return lists.map((roles) =>
     (roles ?? []).flatMap((role) => {
       if (!role.startsWith('@')) return [{ role, name: role }];

@@ -1,6 +1,12 @@
 // What an identity may do with services and what it sees of them: visibility and permissions read from the
 // policy engine's `identity_services` pairs (an index lookup, never a policy evaluation), with config and posture.
-import { serviceExists, servicePair, servicePairs, serviceWithPair, type PairCounts } from '../store/queries/service-access.js';
+import {
+  serviceExists,
+  servicePair,
+  servicePairs,
+  serviceWithPair,
+  type PairCounts,
+} from '../store/queries/service-access.js';
 import type { Db } from '../store/store.js';
 import type { ConfigTypeSelection } from '../store/queries/configs.js';
 import { expandConfigs, sessionConfigTypes } from './config-expansion.js';
@@ -41,7 +47,11 @@ export interface ServiceGrant {
  * The service if the viewer can see it (docs/reference/policies-services-sessions.md §4.1), with what it may do there,
  * in one lookup: undefined when it does not exist or, for a non-admin, no policy grants it anything.
  */
-export async function serviceGrant(db: Db, viewer: ServiceViewer, serviceId: string): Promise<ServiceGrant | undefined> {
+export async function serviceGrant(
+  db: Db,
+  viewer: ServiceViewer,
+  serviceId: string,
+): Promise<ServiceGrant | undefined> {
   const row = await serviceWithPair(db, viewer.identityId, serviceId);
   if (!row || (!viewer.isAdmin && row.dial === null)) return undefined;
   return { name: row.name, canDial: Number(row.dial ?? 0) > 0, canBind: Number(row.bind ?? 0) > 0 };
@@ -64,7 +74,11 @@ const DIAL: readonly string[] = Object.freeze(['Dial']);
 const INVALID: readonly string[] = Object.freeze(['Invalid']);
 
 /** Each service's permissions (permissionsOf), from the identity's pairs. */
-async function servicePermissions(db: Db, identityId: string | undefined, serviceIds: readonly string[]): Promise<Map<string, readonly string[]>> {
+async function servicePermissions(
+  db: Db,
+  identityId: string | undefined,
+  serviceIds: readonly string[],
+): Promise<Map<string, readonly string[]>> {
   const counts = identityId ? await servicePairs(db, identityId, serviceIds) : new Map<string, never>();
   return new Map(serviceIds.map((id) => [id, permissionsOf(counts.get(id))]));
 }
@@ -77,7 +91,12 @@ function noPermissions(serviceIds: readonly string[]): Map<string, readonly stri
 /** How a page of services gets its permissions: from the pairs (read now, or already read with the page), or none. */
 export type PermissionSource = { read: true } | { read: false } | { pairs: ReadonlyMap<string, PairCounts> };
 
-function permissionsFrom(db: Db, identityId: string | undefined, serviceIds: readonly string[], source: PermissionSource): Promise<Map<string, readonly string[]>> | Map<string, readonly string[]> {
+function permissionsFrom(
+  db: Db,
+  identityId: string | undefined,
+  serviceIds: readonly string[],
+  source: PermissionSource,
+): Promise<Map<string, readonly string[]>> | Map<string, readonly string[]> {
   if ('pairs' in source) return new Map(serviceIds.map((id) => [id, permissionsOf(source.pairs.get(id))]));
   return source.read ? servicePermissions(db, identityId, serviceIds) : noPermissions(serviceIds);
 }
@@ -100,11 +119,21 @@ export async function serviceAccessViews(
 ): Promise<ServiceAccessView[]> {
   if (serviceIds.length === 0) return [];
   const identityId = viewer?.identityId;
-  const selection = configTypes ?? (viewer ? await sessionConfigTypes(db, viewer.apiSessionId) : { all: false, ids: [] });
+  const selection =
+    configTypes ?? (viewer ? await sessionConfigTypes(db, viewer.apiSessionId) : { all: false, ids: [] });
   const permissions = await permissionsFrom(db, identityId, serviceIds, permissionSource);
   const configs = await expandConfigs(db, identityId, serviceIds, selection);
   // Without permissions there is nothing for upstream to put placeholder query sets in for.
   const withPermissions = !('read' in permissionSource) || permissionSource.read;
-  const queries = await postureQueriesFor(db, identityId, serviceIds.map((id) => ({ id, permissions: withPermissions ? mustGet(permissions, id) : [] })), posture);
-  return serviceIds.map((id) => ({ permissions: mustGet(permissions, id), config: mustGet(configs, id), postureQueries: mustGet(queries, id) }));
+  const queries = await postureQueriesFor(
+    db,
+    identityId,
+    serviceIds.map((id) => ({ id, permissions: withPermissions ? mustGet(permissions, id) : [] })),
+    posture,
+  );
+  return serviceIds.map((id) => ({
+    permissions: mustGet(permissions, id),
+    config: mustGet(configs, id),
+    postureQueries: mustGet(queries, id),
+  }));
 }

@@ -16,7 +16,8 @@ async function configTypesOf(tx: Db, pairs: readonly ServiceConfigPair[]): Promi
   const services = await existingServices(tx, [...new Set(pairs.map((pair) => pair.serviceId))]);
   const typeOf = await configTypeIds(tx, [...new Set(pairs.map((pair) => pair.configId))]);
   return pairs.map(({ serviceId, configId }) => {
-    if (!services.has(serviceId)) throw ApiError.withMessage('NOT_FOUND', `service with id or name ${serviceId} not found`);
+    if (!services.has(serviceId))
+      throw ApiError.withMessage('NOT_FOUND', `service with id or name ${serviceId} not found`);
     const type = typeOf.get(configId);
     if (type === undefined) throw ApiError.withMessage('NOT_FOUND', `config with id or name ${configId} not found`);
     return type;
@@ -28,7 +29,12 @@ async function configTypesOf(tx: Db, pairs: readonly ServiceConfigPair[]): Promi
  * that type. Two pairs of one type for one service in a request are refused: upstream refuses a repeated type
  * across the whole request (even for different services) with a 500; we refuse only the real conflict, with a 400.
  */
-export async function assignOverrides(tx: Db, identityId: string, pairs: readonly ServiceConfigPair[], at: string): Promise<void> {
+export async function assignOverrides(
+  tx: Db,
+  identityId: string,
+  pairs: readonly ServiceConfigPair[],
+  at: string,
+): Promise<void> {
   if (pairs.length === 0) return;
   const types = await configTypesOf(tx, pairs);
   const seen = new Set<string>();
@@ -40,12 +46,21 @@ export async function assignOverrides(tx: Db, identityId: string, pairs: readonl
     }
     seen.add(key);
   });
-  await upsertOverrides(tx, identityId, pairs.map((pair, index) => ({ ...pair, configTypeId: mustAt(types, index) })));
+  await upsertOverrides(
+    tx,
+    identityId,
+    pairs.map((pair, index) => ({ ...pair, configTypeId: mustAt(types, index) })),
+  );
   await touchServiceLists(tx, { identities: [identityId] }, at);
 }
 
 /** Removes exactly the given (service, config) pairs; no pairs at all removes every override of the identity. */
-export async function removeOverrides(tx: Db, identityId: string, pairs: readonly ServiceConfigPair[], at: string): Promise<void> {
+export async function removeOverrides(
+  tx: Db,
+  identityId: string,
+  pairs: readonly ServiceConfigPair[],
+  at: string,
+): Promise<void> {
   if (pairs.length > 0) await configTypesOf(tx, pairs);
   await deleteOverrides(tx, identityId, pairs);
   await touchServiceLists(tx, { identities: [identityId] }, at);

@@ -54,7 +54,10 @@ function liveState(row: RouterPresenceRow | undefined): EdgeRouterLiveState {
 }
 
 /** Live state of these routers, one read for all. */
-export async function edgeRouterLiveStates(db: Db, routerIds: readonly string[]): Promise<Map<string, EdgeRouterLiveState>> {
+export async function edgeRouterLiveStates(
+  db: Db,
+  routerIds: readonly string[],
+): Promise<Map<string, EdgeRouterLiveState>> {
   const rows = await routerPresence(db, routerIds);
   return new Map(routerIds.map((id) => [id, liveState(rows.get(id))]));
 }
@@ -68,7 +71,10 @@ export type CommonEdgeRouter = Record<string, unknown>;
 /** Up to 25 routers in both sets, connected ones first, then by id (upstream's `SORT BY connected DESC`). */
 export async function sharedEdgeRouters(db: Db, identityId: string, serviceId: string): Promise<CommonEdgeRouter[]> {
   const rows = await sharedEdgeRouterRows(db, identityId, serviceId, SESSION_EDGE_ROUTERS);
-  const states = await edgeRouterLiveStates(db, rows.map((row) => row.id));
+  const states = await edgeRouterLiveStates(
+    db,
+    rows.map((row) => row.id),
+  );
   return rows.map((row) => {
     const state = mustGet(states, row.id);
     return {

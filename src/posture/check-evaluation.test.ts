@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkFailure, checkTimeout, checkTimeoutRemaining, isCheckPassing, type PostureCheckRecord, type PostureView } from './check-evaluation.js';
+import {
+  checkFailure,
+  checkTimeout,
+  checkTimeoutRemaining,
+  isCheckPassing,
+  type PostureCheckRecord,
+  type PostureView,
+} from './check-evaluation.js';
 import {
   FAILED_SERVICE_REQUESTS_KEPT,
   PROCESS_REPORTS_KEPT,
@@ -34,8 +41,18 @@ const nothing: PostureView = { data: undefined, mfa: { isEnrolled: false }, now 
 
 describe('posture check evaluation', () => {
   describe('OS', () => {
-    const os = check('OS', { operatingSystems: [{ type: 'Linux', versions: ['>=5.0.0 <6.0.0', '6.1.x'] }, { type: 'Windows', versions: [] }] });
-    const report = (type: string, version: string): PostureResponse => ({ typeId: 'OS', id: 'os-check', type, version });
+    const os = check('OS', {
+      operatingSystems: [
+        { type: 'Linux', versions: ['>=5.0.0 <6.0.0', '6.1.x'] },
+        { type: 'Windows', versions: [] },
+      ],
+    });
+    const report = (type: string, version: string): PostureResponse => ({
+      typeId: 'OS',
+      id: 'os-check',
+      type,
+      version,
+    });
 
     it('passes a listed type (any case) whose version satisfies one of the ranges', () => {
       assert.equal(isCheckPassing(os, viewAfter(report('linux', '5.4.0'))), true);
@@ -68,8 +85,17 @@ describe('posture check evaluation', () => {
   describe('MAC', () => {
     const mac = check('MAC', { macAddresses: ['aabbccddeeff'] });
     it('passes when any reported address, cleaned as upstream cleans it, is listed', () => {
-      assert.equal(isCheckPassing(mac, viewAfter({ typeId: 'MAC', id: 'x', macAddresses: ['11:22:33:44:55:66', 'AA-BB-CC-DD-EE-FF'] })), true);
-      assert.equal(isCheckPassing(mac, viewAfter({ typeId: 'MAC', id: 'x', macAddresses: ['11:22:33:44:55:66'] })), false);
+      assert.equal(
+        isCheckPassing(
+          mac,
+          viewAfter({ typeId: 'MAC', id: 'x', macAddresses: ['11:22:33:44:55:66', 'AA-BB-CC-DD-EE-FF'] }),
+        ),
+        true,
+      );
+      assert.equal(
+        isCheckPassing(mac, viewAfter({ typeId: 'MAC', id: 'x', macAddresses: ['11:22:33:44:55:66'] })),
+        false,
+      );
       assert.equal(isCheckPassing(mac, nothing), false);
       assert.deepEqual(checkFailure(mac, nothing).actualValue, []);
     });
@@ -86,7 +112,11 @@ describe('posture check evaluation', () => {
   });
 
   describe('PROCESS', () => {
-    const process = check('PROCESS', { process: { osType: 'Linux', path: '/usr/bin/agent', hashes: ['abcd'], signerFingerprint: 'ff00' } }, 'proc');
+    const process = check(
+      'PROCESS',
+      { process: { osType: 'Linux', path: '/usr/bin/agent', hashes: ['abcd'], signerFingerprint: 'ff00' } },
+      'proc',
+    );
     const report = (overrides: Partial<Extract<PostureResponse, { typeId: 'PROCESS' }>> = {}): PostureResponse => ({
       typeId: 'PROCESS',
       id: 'proc',
@@ -113,7 +143,11 @@ describe('posture check evaluation', () => {
     });
 
     it('passes any hash and signer when the check lists none; the latest report for the check counts', () => {
-      const bare = check('PROCESS', { process: { osType: 'Linux', path: '/usr/bin/agent', hashes: [], signerFingerprint: '' } }, 'proc');
+      const bare = check(
+        'PROCESS',
+        { process: { osType: 'Linux', path: '/usr/bin/agent', hashes: [], signerFingerprint: '' } },
+        'proc',
+      );
       assert.equal(isCheckPassing(bare, viewAfter(report({ hash: 'beef', signerFingerprints: [] }))), true);
       assert.equal(isCheckPassing(bare, viewAfter(report(), report({ isRunning: false }))), false);
     });
@@ -134,7 +168,14 @@ describe('posture check evaluation', () => {
       { osType: 'Linux', path: '/bin/a', hashes: ['aa'], signerFingerprints: [] },
       { osType: 'Linux', path: '/bin/b', hashes: [], signerFingerprints: ['bb'] },
     ];
-    const running = (path: string, hash: string, signers: string[] = []): PostureResponse => ({ typeId: 'PROCESS', id: `report-${path}`, path, isRunning: true, hash, signerFingerprints: signers });
+    const running = (path: string, hash: string, signers: string[] = []): PostureResponse => ({
+      typeId: 'PROCESS',
+      id: `report-${path}`,
+      path,
+      isRunning: true,
+      hash,
+      signerFingerprints: signers,
+    });
 
     it('AllOf needs every listed path running and meeting its hashes and signers', () => {
       const allOf = check('PROCESS_MULTI', { semantic: 'AllOf', processes });
@@ -159,12 +200,24 @@ describe('posture check evaluation', () => {
 
     it('describes a failure with the semantic and the expected processes', () => {
       const failure = checkFailure(check('PROCESS_MULTI', { semantic: 'AllOf', processes }), nothing);
-      assert.deepEqual(failure, { actualValue: [], expectedValue: processes, semantic: 'AllOf', postureCheckId: 'PROCESS_MULTI-check', postureCheckName: 'PROCESS_MULTI check', postureCheckType: 'PROCESS_MULTI' });
+      assert.deepEqual(failure, {
+        actualValue: [],
+        expectedValue: processes,
+        semantic: 'AllOf',
+        postureCheckId: 'PROCESS_MULTI-check',
+        postureCheckName: 'PROCESS_MULTI check',
+        postureCheckType: 'PROCESS_MULTI',
+      });
     });
   });
 
   describe('MFA', () => {
-    const mfa = check('MFA', { timeoutSeconds: 300, promptOnWake: true, promptOnUnlock: false, ignoreLegacyEndpoints: false });
+    const mfa = check('MFA', {
+      timeoutSeconds: 300,
+      promptOnWake: true,
+      promptOnUnlock: false,
+      ignoreLegacyEndpoints: false,
+    });
 
     it('fails closed without MFA and reports its timeout', () => {
       assert.equal(isCheckPassing(mfa, nothing), false);
@@ -172,7 +225,13 @@ describe('posture check evaluation', () => {
       assert.equal(checkTimeoutRemaining(mfa, nothing), 0);
       assert.deepEqual(checkFailure(mfa, nothing), {
         actualValue: { passedMfa: false, passedOnUnlock: true, passedOnWake: false, timedOut: true },
-        criteria: { passedMfaAt: null, timeoutRemainingSeconds: 0, timeoutSeconds: 300, unlockedAt: null, wokenAt: null },
+        criteria: {
+          passedMfaAt: null,
+          timeoutRemainingSeconds: 0,
+          timeoutSeconds: 300,
+          unlockedAt: null,
+          wokenAt: null,
+        },
         expectedValue: { passedMfa: true, passedOnUnlock: false, passedOnWake: true, timedOut: false },
         postureCheckId: 'MFA-check',
         postureCheckName: 'MFA check',
@@ -181,7 +240,11 @@ describe('posture check evaluation', () => {
     });
 
     it('passes a session that passed MFA, from the inputs the MFA seam gives', () => {
-      const view: PostureView = { data: undefined, mfa: { isEnrolled: true, passedAt: new Date(now.getTime() - 60_000) }, now };
+      const view: PostureView = {
+        data: undefined,
+        mfa: { isEnrolled: true, passedAt: new Date(now.getTime() - 60_000) },
+        now,
+      };
       assert.equal(isCheckPassing(mfa, view), true);
       assert.equal(checkTimeoutRemaining(mfa, view), 240);
     });
@@ -202,7 +265,15 @@ describe('reported posture', () => {
     const data = emptyPosture();
     applyResponses(data, 'as-1', [{ typeId: 'ENDPOINT_STATE', id: 'x', woken: true }], now);
     const later = new Date(now.getTime() + 1000);
-    applyResponses(data, 'as-2', [{ typeId: 'ENDPOINT_STATE', id: 'x', unlocked: true }, { typeId: 'OS', id: 'os', type: 'Linux', version: '6.1.0' }], later);
+    applyResponses(
+      data,
+      'as-2',
+      [
+        { typeId: 'ENDPOINT_STATE', id: 'x', unlocked: true },
+        { typeId: 'OS', id: 'os', type: 'Linux', version: '6.1.0' },
+      ],
+      later,
+    );
     const stored = parsePosture(serializePosture(data));
     assert.deepEqual(stored, data);
     assert.deepEqual(stored.endpointStates.get('as-1'), { wokenAt: now, lastUpdatedAt: now });
@@ -213,10 +284,24 @@ describe('reported posture', () => {
 
   it('replaces a process report per check id and indexes the latest by path', () => {
     const data = emptyPosture();
-    applyResponses(data, 'as', [{ typeId: 'PROCESS', id: 'p1', path: '/a', isRunning: true }, { typeId: 'PROCESS', id: 'p2', path: '/a', isRunning: false }], now);
+    applyResponses(
+      data,
+      'as',
+      [
+        { typeId: 'PROCESS', id: 'p1', path: '/a', isRunning: true },
+        { typeId: 'PROCESS', id: 'p2', path: '/a', isRunning: false },
+      ],
+      now,
+    );
     applyResponses(data, 'as', [{ typeId: 'PROCESS', id: 'p1', path: '/a', isRunning: true, hash: 'AB' }], now);
     const stored = parsePosture(serializePosture(data));
-    assert.deepEqual(stored.processes.map((p) => [p.postureCheckId, p.hash]), [['p1', 'ab'], ['p2', '']]);
+    assert.deepEqual(
+      stored.processes.map((p) => [p.postureCheckId, p.hash]),
+      [
+        ['p1', 'ab'],
+        ['p2', ''],
+      ],
+    );
     assert.equal(stored.processesByPath.get('/a')?.postureCheckId, 'p1');
   });
 
@@ -230,7 +315,12 @@ describe('reported posture', () => {
 
   it('keeps the latest process reports only, however many check ids and paths a client makes up', () => {
     const data = emptyPosture();
-    const reports = Array.from({ length: PROCESS_REPORTS_KEPT + 5 }, (_, n) => ({ typeId: 'PROCESS' as const, id: `check-${n}`, path: `/bin/p${n}`, isRunning: true }));
+    const reports = Array.from({ length: PROCESS_REPORTS_KEPT + 5 }, (_, n) => ({
+      typeId: 'PROCESS' as const,
+      id: `check-${n}`,
+      path: `/bin/p${n}`,
+      isRunning: true,
+    }));
     applyResponses(data, 'as', reports, now);
     const later = new Date(now.getTime() + 1000);
     // Reported again: a known path moves to the newest end instead of being dropped first.

@@ -79,7 +79,9 @@ const operatingSystem: Evaluator = {
   passes(details, { data }) {
     const os = data?.os;
     // Check details are stored as the contract validated them (posture-check rules), so their shape is known.
-    const ranges = validOperatingSystems((details.operatingSystems ?? []) as OperatingSystem[]).get((os?.type ?? '').toLowerCase());
+    const ranges = validOperatingSystems((details.operatingSystems ?? []) as OperatingSystem[]).get(
+      (os?.type ?? '').toLowerCase(),
+    );
     if (!ranges) return false;
     if (ranges.length === 0) return true;
     if (!os) return false;
@@ -102,7 +104,10 @@ const macAddress: Evaluator = {
     const valid = new Set(listOf(details.macAddresses));
     return (data?.mac?.addresses ?? []).some((address) => valid.has(address));
   },
-  failure: (details, { data }) => ({ actualValue: data?.mac?.addresses ?? [], expectedValue: listOf(details.macAddresses) }),
+  failure: (details, { data }) => ({
+    actualValue: data?.mac?.addresses ?? [],
+    expectedValue: listOf(details.macAddresses),
+  }),
 };
 
 const domain: Evaluator = {
@@ -111,7 +116,8 @@ const domain: Evaluator = {
 };
 
 /** PROCESS checks match the report sent for the same check id; path and OS are not compared (upstream). */
-const reportFor = (data: IdentityPosture | undefined, checkId: string) => data?.processes.find((report) => report.postureCheckId === checkId);
+const reportFor = (data: IdentityPosture | undefined, checkId: string) =>
+  data?.processes.find((report) => report.postureCheckId === checkId);
 
 const actualProcess = (report: ProcessReport | undefined) => ({
   hash: report?.hash ?? '',
@@ -120,14 +126,19 @@ const actualProcess = (report: ProcessReport | undefined) => ({
 });
 
 /** A PROCESS check's criteria: stored as the contract validated them (posture-check rules), so their shape is known. */
-const processOf = (details: Record<string, unknown>) => details.process as { osType: string; path: string; hashes: string[]; signerFingerprint: string };
+const processOf = (details: Record<string, unknown>) =>
+  details.process as { osType: string; path: string; hashes: string[]; signerFingerprint: string };
 
 const process: Evaluator = {
   passes(details, { data }, checkId) {
     const criteria = processOf(details);
     const report = reportFor(data, checkId);
     if (!report?.isRunning) return false;
-    if (criteria.signerFingerprint && !report.signerFingerprints.some((signer) => equalFold(signer, criteria.signerFingerprint))) return false;
+    if (
+      criteria.signerFingerprint &&
+      !report.signerFingerprints.some((signer) => equalFold(signer, criteria.signerFingerprint))
+    )
+      return false;
     return criteria.hashes.length === 0 || criteria.hashes.some((hash) => equalFold(hash, report.hash));
   },
   failure(details, { data }, checkId) {
@@ -143,7 +154,10 @@ const process: Evaluator = {
 function meetsCriteria(report: ProcessReport, criteria: ProcessCriteria): boolean {
   if (!report.isRunning) return false;
   if (criteria.hashes.length > 0 && !criteria.hashes.some((hash) => equalFold(hash, report.hash))) return false;
-  return criteria.signerFingerprints.length === 0 || criteria.signerFingerprints.some((signer) => report.signerFingerprints.some((given) => equalFold(given, signer)));
+  return (
+    criteria.signerFingerprints.length === 0 ||
+    criteria.signerFingerprints.some((signer) => report.signerFingerprints.some((given) => equalFold(given, signer)))
+  );
 }
 
 const processMulti: Evaluator = {
@@ -171,7 +185,8 @@ const processMulti: Evaluator = {
 };
 
 const mfaCheckOf = (details: Record<string, unknown>): MfaCheck => ({
-  timeoutSeconds: typeof details.timeoutSeconds === 'number' && details.timeoutSeconds > 0 ? details.timeoutSeconds : NO_TIMEOUT,
+  timeoutSeconds:
+    typeof details.timeoutSeconds === 'number' && details.timeoutSeconds > 0 ? details.timeoutSeconds : NO_TIMEOUT,
   promptOnWake: details.promptOnWake === true,
   promptOnUnlock: details.promptOnUnlock === true,
   ignoreLegacyEndpoints: details.ignoreLegacyEndpoints === true,
@@ -199,7 +214,12 @@ const mfa: Evaluator = {
         unlockedAt: timestampOrNull(inputs.unlockedAt),
         wokenAt: timestampOrNull(inputs.wokenAt),
       },
-      expectedValue: { passedMfa: true, passedOnUnlock: check.promptOnUnlock, passedOnWake: check.promptOnWake, timedOut: false },
+      expectedValue: {
+        passedMfa: true,
+        passedOnUnlock: check.promptOnUnlock,
+        passedOnWake: check.promptOnWake,
+        timedOut: false,
+      },
     };
   },
 };

@@ -20,7 +20,12 @@ const base = (report: { postureCheckId: string; lastUpdatedAt: Date } | undefine
 });
 
 /** Every live API session of the identity, with its MFA state and the endpoint state it reported. */
-async function apiSessionPostureData(db: Db, readMfa: MfaStateReader, identityId: string, data: IdentityPosture | undefined): Promise<Record<string, unknown>> {
+async function apiSessionPostureData(
+  db: Db,
+  readMfa: MfaStateReader,
+  identityId: string,
+  data: IdentityPosture | undefined,
+): Promise<Record<string, unknown>> {
   const entries: [string, unknown][] = [];
   for (const id of await apiSessionIdsOf(db, [identityId])) {
     const mfa = await readMfa(db, identityId, id);
@@ -31,7 +36,13 @@ async function apiSessionPostureData(db: Db, readMfa: MfaStateReader, identityId
       {
         endpointState: { unlockedAt: timestampOrNull(state?.unlockedAt), wokenAt: timestampOrNull(state?.wokenAt) },
         // Upstream's mapper never fills the two prompt results; they depend on a check, which this has none of.
-        mfa: { apiSessionId: id, passedAt: timestampOrNull(passedAt), passedMfa: passedAt !== undefined, passedOnUnlock: null, passedOnWake: null },
+        mfa: {
+          apiSessionId: id,
+          passedAt: timestampOrNull(passedAt),
+          passedMfa: passedAt !== undefined,
+          passedOnUnlock: null,
+          passedOnWake: null,
+        },
       },
     ]);
   }
@@ -42,12 +53,22 @@ async function apiSessionPostureData(db: Db, readMfa: MfaStateReader, identityId
  * Upstream does not check the identity: an unknown one answers an empty document. Data of a deleted identity,
  * not yet pruned from memory, is not shown.
  */
-async function postureOf(db: Db, readMfa: MfaStateReader, identityId: string, data: IdentityPosture | undefined): Promise<Record<string, unknown>> {
+async function postureOf(
+  db: Db,
+  readMfa: MfaStateReader,
+  identityId: string,
+  data: IdentityPosture | undefined,
+): Promise<Record<string, unknown>> {
   return {
     apiSessionPostureData: await apiSessionPostureData(db, readMfa, identityId, data),
     domain: { ...base(data?.domain), domain: data?.domain?.domain ?? null },
     mac: { ...base(data?.mac), addresses: data?.mac?.addresses ?? null },
-    os: { ...base(data?.os), build: data?.os ? data.os.build : null, type: data?.os?.type ?? null, version: data?.os?.version ?? null },
+    os: {
+      ...base(data?.os),
+      build: data?.os ? data.os.build : null,
+      type: data?.os?.type ?? null,
+      version: data?.os?.version ?? null,
+    },
     // An empty hash and a stopped process are left out, as upstream's model does (omitempty).
     processes: (data?.processes ?? []).map((process) => ({
       ...base(process),
@@ -62,7 +83,12 @@ const getIdentityPostureData: OperationHandler<'getIdentityPostureData'> = {
   access: 'admin',
   async handle({ deps, params: { id } }) {
     const data = await deps.store.read(async (db) =>
-      postureOf(db, deps.posture.readMfaState, id, (await identityExists(db, id)) ? await loadPosture(db, id) : undefined),
+      postureOf(
+        db,
+        deps.posture.readMfaState,
+        id,
+        (await identityExists(db, id)) ? await loadPosture(db, id) : undefined,
+      ),
     );
     return { status: 200, json: envelope(data) };
   },
@@ -71,9 +97,14 @@ const getIdentityPostureData: OperationHandler<'getIdentityPostureData'> = {
 const getIdentityFailedServiceRequests: OperationHandler<'getIdentityFailedServiceRequests'> = {
   access: 'admin',
   async handle({ deps, params: { id } }) {
-    const failures = await deps.store.read(async (db) => ((await identityExists(db, id)) ? (await loadPosture(db, id))?.failedServiceRequests : undefined));
+    const failures = await deps.store.read(async (db) =>
+      (await identityExists(db, id)) ? (await loadPosture(db, id))?.failedServiceRequests : undefined,
+    );
     return { status: 200, json: envelope(failures ?? []) };
   },
 };
 
-export const identityPostureOperations: OperationTable<'management'> = { getIdentityPostureData, getIdentityFailedServiceRequests };
+export const identityPostureOperations: OperationTable<'management'> = {
+  getIdentityPostureData,
+  getIdentityFailedServiceRequests,
+};

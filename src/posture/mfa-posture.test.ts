@@ -14,8 +14,19 @@ import {
 
 const start = new Date('2030-01-01T00:00:00.000Z');
 const at = (seconds: number) => new Date(start.getTime() + seconds * 1000);
-const check = (overrides: Partial<MfaCheck> = {}): MfaCheck => ({ timeoutSeconds: -1, promptOnWake: false, promptOnUnlock: false, ignoreLegacyEndpoints: false, ...overrides });
-const passed = (overrides: Partial<MfaInputs> = {}): MfaInputs => ({ isEnrolled: true, passedAt: start, sdk: { type: 'ziti-sdk-c', version: '1.0.12' }, ...overrides });
+const check = (overrides: Partial<MfaCheck> = {}): MfaCheck => ({
+  timeoutSeconds: -1,
+  promptOnWake: false,
+  promptOnUnlock: false,
+  ignoreLegacyEndpoints: false,
+  ...overrides,
+});
+const passed = (overrides: Partial<MfaInputs> = {}): MfaInputs => ({
+  isEnrolled: true,
+  passedAt: start,
+  sdk: { type: 'ziti-sdk-c', version: '1.0.12' },
+  ...overrides,
+});
 
 describe('MFA posture', () => {
   describe('isMfaPassing', () => {
@@ -55,7 +66,11 @@ describe('MFA posture', () => {
 
     it('prompt on unlock works as on wake, on the unlock time only', () => {
       const unlock = check({ promptOnUnlock: true });
-      assert.equal(isMfaPassing(unlock, passed({ wokenAt: at(100) }), at(1000)), true, 'a wake does not prompt an unlock check');
+      assert.equal(
+        isMfaPassing(unlock, passed({ wokenAt: at(100) }), at(1000)),
+        true,
+        'a wake does not prompt an unlock check',
+      );
       const unlocked = passed({ unlockedAt: at(100) });
       assert.equal(isMfaPassing(unlock, unlocked, at(399)), true);
       assert.equal(isMfaPassing(unlock, unlocked, at(400)), false);
@@ -81,12 +96,19 @@ describe('MFA posture', () => {
       assert.equal(mfaTimeoutRemaining(timed, passed({ wokenAt: at(100) }), at(160)), 240);
       assert.equal(mfaTimeoutRemaining(timed, passed({ wokenAt: at(100), unlockedAt: at(150) }), at(160)), 240);
       assert.equal(mfaTimeoutRemaining(timed, passed({ unlockedAt: at(150) }), at(500)), 0);
-      assert.equal(mfaTimeoutRemaining(check({ timeoutSeconds: 3600 }), passed({ wokenAt: at(100) }), at(160)), 3440, 'no prompt, no lowering');
+      assert.equal(
+        mfaTimeoutRemaining(check({ timeoutSeconds: 3600 }), passed({ wokenAt: at(100) }), at(160)),
+        3440,
+        'no prompt, no lowering',
+      );
     });
 
     it('tells legacy clients there is no timeout when the check ignores legacy endpoints', () => {
       const ignoring = check({ timeoutSeconds: 60, ignoreLegacyEndpoints: true });
-      assert.equal(mfaTimeoutRemaining(ignoring, passed({ sdk: { type: 'ziti-sdk-c', version: '0.24.9' } }), at(10)), -1);
+      assert.equal(
+        mfaTimeoutRemaining(ignoring, passed({ sdk: { type: 'ziti-sdk-c', version: '0.24.9' } }), at(10)),
+        -1,
+      );
       assert.equal(mfaTimeoutRemaining(ignoring, passed({ sdk: undefined }), at(10)), -1);
       assert.equal(mfaTimeoutRemaining(ignoring, passed(), at(10)), 50);
     });
@@ -106,7 +128,10 @@ describe('MFA posture', () => {
     it('is the later prompting event once MFA was passed', () => {
       const both = check({ promptOnWake: true, promptOnUnlock: true });
       assert.deepEqual(mfaLastUpdatedAt(both, passed({ wokenAt: at(100), unlockedAt: at(50) })), at(100));
-      assert.deepEqual(mfaLastUpdatedAt(check({ promptOnUnlock: true }), passed({ wokenAt: at(100), unlockedAt: at(50) })), at(50));
+      assert.deepEqual(
+        mfaLastUpdatedAt(check({ promptOnUnlock: true }), passed({ wokenAt: at(100), unlockedAt: at(50) })),
+        at(50),
+      );
       assert.equal(mfaLastUpdatedAt(both, { isEnrolled: true, wokenAt: at(100) }), undefined, 'no MFA record yet');
     });
   });
@@ -117,7 +142,11 @@ describe('MFA posture', () => {
       const both = check({ timeoutSeconds: 3600, promptOnWake: true });
       assert.deepEqual(mfaFailsAt(both, passed({ wokenAt: at(100) }), at(101)), at(400));
       assert.equal(mfaFailsAt(check(), passed(), at(1)), undefined, 'nothing runs out');
-      assert.equal(mfaFailsAt(check({ timeoutSeconds: 60 }), { isEnrolled: false }, at(1)), undefined, 'failing already');
+      assert.equal(
+        mfaFailsAt(check({ timeoutSeconds: 60 }), { isEnrolled: false }, at(1)),
+        undefined,
+        'failing already',
+      );
     });
   });
 });

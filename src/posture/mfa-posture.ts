@@ -78,7 +78,8 @@ export function mfaTimeoutRemaining(check: MfaCheck, inputs: MfaInputs, now: Dat
     [check.promptOnWake, inputs.wokenAt],
     [check.promptOnUnlock, inputs.unlockedAt],
   ] as const) {
-    if (prompted && event && event > passed) remaining = Math.min(remaining, Math.max(0, wholeSeconds(PROMPT_GRACE_MS - (now.getTime() - event.getTime()))));
+    if (prompted && event && event > passed)
+      remaining = Math.min(remaining, Math.max(0, wholeSeconds(PROMPT_GRACE_MS - (now.getTime() - event.getTime()))));
   }
   return remaining;
 }
@@ -89,8 +90,14 @@ export function mfaTimeoutRemaining(check: MfaCheck, inputs: MfaInputs, now: Dat
  */
 export function mfaLastUpdatedAt(check: MfaCheck, inputs: MfaInputs): Date | undefined {
   if (!passedAt(inputs)) return undefined;
-  const events = [check.promptOnWake ? inputs.wokenAt : undefined, check.promptOnUnlock ? inputs.unlockedAt : undefined];
-  return events.reduce<Date | undefined>((latest, event) => (event && (!latest || event > latest) ? event : latest), undefined);
+  const events = [
+    check.promptOnWake ? inputs.wokenAt : undefined,
+    check.promptOnUnlock ? inputs.unlockedAt : undefined,
+  ];
+  return events.reduce<Date | undefined>(
+    (latest, event) => (event && (!latest || event > latest) ? event : latest),
+    undefined,
+  );
 }
 
 /**

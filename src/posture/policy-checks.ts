@@ -2,7 +2,12 @@
 // its `postureCheckRoles` select (ziti `model/edge_service_manager.go` GetPolicyPostureChecks), read from the
 // policy engine's membership tables.
 import type { Db } from '../store/store.js';
-import { postureChecksOfIdentity as checkRowsOfIdentity, postureChecksOfPolicies, servicePoliciesLinking, type PostureCheckRow } from '../store/queries/posture.js';
+import {
+  postureChecksOfIdentity as checkRowsOfIdentity,
+  postureChecksOfPolicies,
+  servicePoliciesLinking,
+  type PostureCheckRow,
+} from '../store/queries/posture.js';
 import type { PostureCheckRecord } from './check-evaluation.js';
 import { parseJsonValue } from '../lib/json-value.js';
 import { isJsonObject } from '../lib/object-path.js';
@@ -25,7 +30,11 @@ export const policyTypeName = (stored: unknown): PolicyType => (stored === 2 ? '
  * posture check exists at all upstream looks at no policy (`EdgeServiceManager.GetPolicyPostureChecks`), so
  * services show placeholder query sets and sessions name no passing policies (servicePoliciesLinking finds none).
  */
-export async function policyPostureChecks(db: Db, identityId: string, serviceIds: readonly string[]): Promise<Map<string, PolicyPostureChecks[]>> {
+export async function policyPostureChecks(
+  db: Db,
+  identityId: string,
+  serviceIds: readonly string[],
+): Promise<Map<string, PolicyPostureChecks[]>> {
   const byService = new Map<string, PolicyPostureChecks[]>(serviceIds.map((id) => [id, []]));
   if (serviceIds.length === 0) return byService;
   const policies = await servicePoliciesLinking(db, identityId, serviceIds);
@@ -34,7 +43,14 @@ export async function policyPostureChecks(db: Db, identityId: string, serviceIds
     checks.set(row.policyId, [...(checks.get(row.policyId) ?? []), toRecord(row)]);
   }
   for (const row of policies) {
-    byService.get(row.serviceId)?.push({ policyId: row.policyId, policyName: row.name, policyType: policyTypeName(row.type), checks: checks.get(row.policyId) ?? [] });
+    byService
+      .get(row.serviceId)
+      ?.push({
+        policyId: row.policyId,
+        policyName: row.name,
+        policyType: policyTypeName(row.type),
+        checks: checks.get(row.policyId) ?? [],
+      });
   }
   return byService;
 }

@@ -21,7 +21,10 @@ export type MfaStateReader = (db: Db, identityId: string, apiSessionId: string) 
  * `PostureMonitor.postureChanged` when a session passes MFA or the identity's MFA is removed.
  */
 export const readMfaState: MfaStateReader = async (db, identityId, apiSessionId) => {
-  const [status, sdkInfo] = await Promise.all([readMfaStatus(db, identityId, apiSessionId), identitySdkInfo(db, identityId)]);
+  const [status, sdkInfo] = await Promise.all([
+    readMfaStatus(db, identityId, apiSessionId),
+    identitySdkInfo(db, identityId),
+  ]);
   const sdk = parseSdkInfo(sdkInfo);
   return { isEnrolled: status.isMfaEnabled, passedAt: status.passedAt, ...(sdk ? { sdk } : {}) };
 };

@@ -16,7 +16,15 @@ import { markServiceListChanged } from '../store/queries/service-lists.js';
 import { checkLastUpdatedAt, isCheckPassing, type PostureCheckRecord } from './check-evaluation.js';
 import { policyPostureChecks, postureChecksOfIdentity } from './policy-checks.js';
 import { postureViewFor, readMfaState, type MfaStateReader, type PostureSources } from './posture-inputs.js';
-import { addFailedServiceRequest, applyResponses, loadPosture, serializePosture, updatePosture, type FailedServiceRequest, type PostureResponse } from './reported-posture.js';
+import {
+  addFailedServiceRequest,
+  applyResponses,
+  loadPosture,
+  serializePosture,
+  updatePosture,
+  type FailedServiceRequest,
+  type PostureResponse,
+} from './reported-posture.js';
 import { evaluateSessionPosture } from './session-posture.js';
 import { mustAt } from '../lib/collections.js';
 
@@ -35,7 +43,6 @@ const BATCH = 200;
 const PRUNE_EVERY = 12;
 /** Identities whose reports one prune transaction looks at. */
 const PRUNE_CHUNK = 500;
-
 
 export class PostureMonitor implements PostureSources {
   readonly readMfaState: MfaStateReader;
@@ -60,23 +67,29 @@ export class PostureMonitor implements PostureSources {
   async record(identityId: string, apiSessionId: string, responses: readonly PostureResponse[]): Promise<void> {
     const { store, clock } = this.#options;
     const now = clock();
-    const changed = await store.transaction(async (tx) => {
-      const checks = await postureChecksOfIdentity(tx, identityId);
-      const before = await this.#outcomes(tx, checks, identityId, apiSessionId, now);
-      await updatePosture(tx, identityId, now, (data) => applyResponses(data, apiSessionId, responses, now));
-      return before !== (await this.#outcomes(tx, checks, identityId, apiSessionId, now));
-      // Bookkeeping: no kept answer reads reported posture; a change of outcome moves the generation below.
-    }, { bookkeeping: true, touches: [writeAreas.identity(identityId)] });
+    const changed = await store.transaction(
+      async (tx) => {
+        const checks = await postureChecksOfIdentity(tx, identityId);
+        const before = await this.#outcomes(tx, checks, identityId, apiSessionId, now);
+        await updatePosture(tx, identityId, now, (data) => applyResponses(data, apiSessionId, responses, now));
+        return before !== (await this.#outcomes(tx, checks, identityId, apiSessionId, now));
+        // Bookkeeping: no kept answer reads reported posture; a change of outcome moves the generation below.
+      },
+      { bookkeeping: true, touches: [writeAreas.identity(identityId)] },
+    );
     if (changed) await this.postureChanged(identityId);
   }
 
   /** Keeps a refused session request for admins (`GET /identities/{id}/failed-service-requests`). */
   async recordFailedServiceRequest(identityId: string, failure: FailedServiceRequest): Promise<void> {
     const now = this.#options.clock();
-    await this.#options.store.transaction((tx) => updatePosture(tx, identityId, now, (data) => addFailedServiceRequest(data, failure)), {
-      bookkeeping: true,
-      touches: [writeAreas.identity(identityId)],
-    });
+    await this.#options.store.transaction(
+      (tx) => updatePosture(tx, identityId, now, (data) => addFailedServiceRequest(data, failure)),
+      {
+        bookkeeping: true,
+        touches: [writeAreas.identity(identityId)],
+      },
+    );
   }
 
   /**
@@ -85,10 +98,13 @@ export class PostureMonitor implements PostureSources {
    */
   async postureChanged(identityId: string): Promise<void> {
     const now = this.#options.clock();
-    await this.#options.store.transaction(async (tx) => {
-      await markServiceListChanged(tx, identityId, formatTimestamp(now));
-      await this.#recheck(tx, [identityId], now);
-    }, { touches: [writeAreas.identity(identityId)] });
+    await this.#options.store.transaction(
+      async (tx) => {
+        await markServiceListChanged(tx, identityId, formatTimestamp(now));
+        await this.#recheck(tx, [identityId], now);
+      },
+      { touches: [writeAreas.identity(identityId)] },
+    );
   }
 
   /** A session created now passes posture until `at` at the latest (MFA): look at it again then. */
@@ -132,7 +148,7 @@ export class PostureMonitor implements PostureSources {
    */
   async prune(): Promise<void> {
     const { store, clock } = this.#options;
-    for (let after = ''; ; ) {
+    for (let after = ''; ;) {
       const ids = await store.read((db) => reportedPostureIdentities(db, after, PRUNE_CHUNK));
       if (ids.length === 0) return;
       after = mustAt(ids, -1);
@@ -150,10 +166,18 @@ export class PostureMonitor implements PostureSources {
   }
 
   /** Every check's outcome (and MFA prompt time) for one API session, as one comparable text. */
-  async #outcomes(db: Db, checks: readonly PostureCheckRecord[], identityId: string, apiSessionId: string, now: Date): Promise<string> {
+  async #outcomes(
+    db: Db,
+    checks: readonly PostureCheckRecord[],
+    identityId: string,
+    apiSessionId: string,
+    now: Date,
+  ): Promise<string> {
     if (checks.length === 0) return '';
     const view = await postureViewFor(db, this, identityId, apiSessionId, now);
-    return checks.map((check) => `${check.id}:${isCheckPassing(check, view)}:${checkLastUpdatedAt(check, view)?.getTime() ?? ''}`).join(',');
+    return checks
+      .map((check) => `${check.id}:${isCheckPassing(check, view)}:${checkLastUpdatedAt(check, view)?.getTime() ?? ''}`)
+      .join(',');
   }
 
   /** Evaluates every session of these identities; deletes those whose posture fails and marks their lists changed. */
@@ -162,12 +186,20 @@ export class PostureMonitor implements PostureSources {
       this.#due.delete(identityId);
       const sessions = await sessionsOfIdentity(tx, identityId);
       if (sessions.length === 0) continue;
-      const policies = await policyPostureChecks(tx, identityId, sessions.map((session) => session.serviceId));
+      const policies = await policyPostureChecks(
+        tx,
+        identityId,
+        sessions.map((session) => session.serviceId),
+      );
       const views = new Map<string, Awaited<ReturnType<typeof postureViewFor>>>();
       const failing: string[] = [];
       for (const session of sessions) {
         let view = views.get(session.apiSessionId);
-        if (!view) views.set(session.apiSessionId, (view = await postureViewFor(tx, this, identityId, session.apiSessionId, now)));
+        if (!view)
+          views.set(
+            session.apiSessionId,
+            (view = await postureViewFor(tx, this, identityId, session.apiSessionId, now)),
+          );
         const result = evaluateSessionPosture(policies.get(session.serviceId) ?? [], session.type, view);
         if (!result.passed) failing.push(session.id);
         else this.recheckAt(identityId, result.failsAt);

@@ -15,7 +15,8 @@ import type { PostureResponse } from './reported-posture.js';
 const RESPONSE_TYPES: ReadonlySet<string> = new Set(['OS', 'MAC', 'DOMAIN', 'PROCESS', 'ENDPOINT_STATE']);
 
 /** The contract's discriminator lets only known types through; a base name that parses is ignored, as upstream. */
-const isResponse = (value: unknown): value is PostureResponse => isJsonObject(value) && typeof value.typeId === 'string' && RESPONSE_TYPES.has(value.typeId);
+const isResponse = (value: unknown): value is PostureResponse =>
+  isJsonObject(value) && typeof value.typeId === 'string' && RESPONSE_TYPES.has(value.typeId);
 
 interface PromptService {
   id: string;
@@ -31,21 +32,37 @@ interface PromptService {
  * every such service in the system; this lists only those the caller's service policies give it, so one identity
  * never learns the names of services it cannot see.
  */
-async function promptedServices(db: Db, identityId: string, sinceMfaMs: number, onWake: boolean, onUnlock: boolean): Promise<PromptService[]> {
+async function promptedServices(
+  db: Db,
+  identityId: string,
+  sinceMfaMs: number,
+  onWake: boolean,
+  onUnlock: boolean,
+): Promise<PromptService[]> {
   const byService = new Map<string, PromptService>();
   for (const row of await promptingMfaChecks(db, identityId, onWake, onUnlock)) {
     const details = parseJsonValue(row.details);
-    const timeout = isJsonObject(details) && typeof details.timeoutSeconds === 'number' ? details.timeoutSeconds : NO_TIMEOUT;
+    const timeout =
+      isJsonObject(details) && typeof details.timeoutSeconds === 'number' ? details.timeoutSeconds : NO_TIMEOUT;
     if (timeout !== NO_TIMEOUT && timeout - Math.trunc(sinceMfaMs / 1000) <= PROMPT_GRACE_MS / 1000) continue;
     const known = byService.get(row.serviceId);
     if (!known || timeout < known.timeout) {
-      byService.set(row.serviceId, { id: row.serviceId, name: row.serviceName, postureQueryType: 'MFA', timeout, timeoutRemaining: PROMPT_GRACE_MS / 1000 });
+      byService.set(row.serviceId, {
+        id: row.serviceId,
+        name: row.serviceName,
+        postureQueryType: 'MFA',
+        timeout,
+        timeoutRemaining: PROMPT_GRACE_MS / 1000,
+      });
     }
   }
   return [...byService.values()];
 }
 
-async function respond({ deps, caller }: OperationContext<OperationShape, SessionCaller>, given: readonly unknown[]): Promise<{ status: number; json: unknown }> {
+async function respond(
+  { deps, caller }: OperationContext<OperationShape, SessionCaller>,
+  given: readonly unknown[],
+): Promise<{ status: number; json: unknown }> {
   const { identityId, apiSessionId } = caller.session;
   const responses = given.filter(isResponse);
   await deps.posture.record(identityId, apiSessionId, responses);

@@ -93,7 +93,12 @@ export function emptyPosture(): IdentityPosture {
 }
 
 /** Applies responses in order (ziti `PostureResponse*.Apply`); ENDPOINT_STATE belongs to the API session. */
-export function applyResponses(data: IdentityPosture, apiSessionId: string, responses: readonly PostureResponse[], now: Date): void {
+export function applyResponses(
+  data: IdentityPosture,
+  apiSessionId: string,
+  responses: readonly PostureResponse[],
+  now: Date,
+): void {
   for (const response of responses) applyResponse(data, apiSessionId, response, now);
 }
 
@@ -109,7 +114,12 @@ export async function loadPosture(db: Db, identityId: string): Promise<IdentityP
 }
 
 /** Reads the identity's posture, lets `change` update it, and stores it again, in the caller's transaction. */
-export async function updatePosture(tx: Db, identityId: string, now: Date, change: (data: IdentityPosture) => void): Promise<void> {
+export async function updatePosture(
+  tx: Db,
+  identityId: string,
+  now: Date,
+  change: (data: IdentityPosture) => void,
+): Promise<void> {
   const data = (await loadPosture(tx, identityId)) ?? emptyPosture();
   change(data);
   await putReportedPosture(tx, identityId, serializePosture(data), formatTimestamp(now));
@@ -117,7 +127,11 @@ export async function updatePosture(tx: Db, identityId: string, now: Date, chang
 
 /** Maps as entry lists and times as RFC 3339 text. */
 export function serializePosture(data: IdentityPosture): string {
-  return JSON.stringify({ ...data, processesByPath: [...data.processesByPath], endpointStates: [...data.endpointStates] });
+  return JSON.stringify({
+    ...data,
+    processesByPath: [...data.processesByPath],
+    endpointStates: [...data.endpointStates],
+  });
 }
 
 type StoredPosture = Omit<IdentityPosture, 'processesByPath' | 'endpointStates'> & {
@@ -134,7 +148,11 @@ export function parsePosture(text: string): IdentityPosture {
   const state = (value: EndpointState): EndpointState => {
     const woken = time(value.wokenAt);
     const unlocked = time(value.unlockedAt);
-    return { lastUpdatedAt: new Date(value.lastUpdatedAt), ...(woken ? { wokenAt: woken } : {}), ...(unlocked ? { unlockedAt: unlocked } : {}) };
+    return {
+      lastUpdatedAt: new Date(value.lastUpdatedAt),
+      ...(woken ? { wokenAt: woken } : {}),
+      ...(unlocked ? { unlockedAt: unlocked } : {}),
+    };
   };
   const os = report(stored.os);
   const mac = report(stored.mac);

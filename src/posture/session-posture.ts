@@ -4,7 +4,13 @@
 import { ApiError } from '../errors/api-error.js';
 import { formatTimestamp } from '../lib/clock.js';
 import { getOrAdd } from '../lib/collections.js';
-import { checkFailsAt, checkFailure, isCheckPassing, type PostureCheckRecord, type PostureView } from './check-evaluation.js';
+import {
+  checkFailsAt,
+  checkFailure,
+  isCheckPassing,
+  type PostureCheckRecord,
+  type PostureView,
+} from './check-evaluation.js';
 import type { PolicyPostureChecks } from './policy-checks.js';
 import type { FailedServiceRequest } from './reported-posture.js';
 
@@ -23,7 +29,11 @@ export interface SessionPostureResult {
   failsAt?: Date;
 }
 
-export function evaluateSessionPosture(policies: readonly PolicyPostureChecks[], type: string, view: PostureView): SessionPostureResult {
+export function evaluateSessionPosture(
+  policies: readonly PolicyPostureChecks[],
+  type: string,
+  view: PostureView,
+): SessionPostureResult {
   const outcomes = new Map<string, boolean>();
   const passes = (check: PostureCheckRecord) => getOrAdd(outcomes, check.id, () => isCheckPassing(check, view));
   const evaluated = policies
@@ -55,9 +65,15 @@ function latestFailure(passing: readonly PolicyPostureChecks[], view: PostureVie
 export function invalidPosture(result: SessionPostureResult): ApiError {
   const ids = result.failures.map((failure) => failure.policy.policyId);
   const data = Object.fromEntries(
-    result.failures.map((failure) => [failure.policy.policyId, failure.failedChecks.map((check) => ({ id: check.id, isPassing: false, typeId: check.typeId }))]),
+    result.failures.map((failure) => [
+      failure.policy.policyId,
+      failure.failedChecks.map((check) => ({ id: check.id, isPassing: false, typeId: check.typeId })),
+    ]),
   );
-  return new ApiError('INVALID_POSTURE', { message: `Failed to pass posture checks for service policies: [${ids.join(' ')}]`, data });
+  return new ApiError('INVALID_POSTURE', {
+    message: `Failed to pass posture checks for service policies: [${ids.join(' ')}]`,
+    data,
+  });
 }
 
 export interface RefusedRequest {
@@ -68,7 +84,11 @@ export interface RefusedRequest {
 }
 
 /** The refused request as `GET /identities/{id}/failed-service-requests` lists it. */
-export function failedServiceRequest(result: SessionPostureResult, view: PostureView, request: RefusedRequest): FailedServiceRequest {
+export function failedServiceRequest(
+  result: SessionPostureResult,
+  view: PostureView,
+  request: RefusedRequest,
+): FailedServiceRequest {
   return {
     apiSessionId: request.apiSessionId,
     policyFailures: result.failures.map((failure) => ({

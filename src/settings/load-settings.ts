@@ -27,10 +27,13 @@ export function loadSettings({ argv = [], env = process.env, cwd = process.cwd()
     // A key written with no value (null) counts as absent.
     const fromYaml = getPath(yaml, spec.yamlPath) ?? undefined;
     const [raw, source] =
-      fromFlag !== undefined ? [fromFlag, `--${spec.flag}`]
-      : fromEnv !== undefined && fromEnv !== '' ? [fromEnv, spec.env]
-      : fromYaml !== undefined ? [fromYaml, `${configFile}`]
-      : [undefined, 'default'];
+      fromFlag !== undefined
+        ? [fromFlag, `--${spec.flag}`]
+        : fromEnv !== undefined && fromEnv !== ''
+          ? [fromEnv, spec.env]
+          : fromYaml !== undefined
+            ? [fromYaml, `${configFile}`]
+            : [undefined, 'default'];
     if (raw === undefined) {
       settings[spec.key] = spec.default;
       continue;

@@ -118,7 +118,10 @@ const port: Parse<number> = (raw) => {
 
 const host: Parse<string> = (raw) => {
   const value = text(1, 253)(raw);
-  if (isIP(value) === 0 && !/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(value)) {
+  if (
+    isIP(value) === 0 &&
+    !/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(value)
+  ) {
     throw new Error('must be a host name or an IP address');
   }
   return value;
@@ -144,7 +147,11 @@ const integer =
   (raw) => {
     const value = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : raw;
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-      throw new Error(max === Number.MAX_SAFE_INTEGER ? `must be a whole number of at least ${min}` : `must be a whole number from ${min} to ${max}`);
+      throw new Error(
+        max === Number.MAX_SAFE_INTEGER
+          ? `must be a whole number of at least ${min}`
+          : `must be a whole number from ${min} to ${max}`,
+      );
     }
     return value;
   };
@@ -170,7 +177,9 @@ const byteUnits: Record<string, number> = { '': 1, B: 1, KiB: 1024, MiB: 1024 * 
 const byteSize =
   (minBytes: number): Parse =>
   (raw) => {
-    const match = /^(\d+)\s*(B|KiB|MiB)?$/.exec(typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '');
+    const match = /^(\d+)\s*(B|KiB|MiB)?$/.exec(
+      typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '',
+    );
     if (!match) throw new Error('must be a size in bytes such as 65536, 64KiB or 1MiB');
     const bytes = Number(match[1]) * (byteUnits[match[2] ?? ''] ?? 1);
     if (bytes < minBytes) throw new Error(`must be at least ${minBytes} bytes`);
@@ -201,44 +210,247 @@ const oneOf =
 /** Every setting except `home` and `configFile`, which decide where the others are read from. */
 export const settingSpecs: readonly SettingSpec[] = [
   { key: 'databaseUrl', yamlPath: 'db.url', env: 'ZITI_DATABASE_URL', flag: 'database-url', parse: databaseUrl },
-  { key: 'databasePoolSize', yamlPath: 'db.poolSize', env: 'ZITI_DATABASE_POOL_SIZE', flag: 'database-pool-size', parse: integer(4, 1000), default: 10 },
-  { key: 'advertisedHost', yamlPath: 'edge.api.advertisedHost', env: 'ZITI_CTRL_EDGE_ADVERTISED_ADDRESS', flag: 'address', parse: host, default: 'localhost' },
-  { key: 'advertisedPort', yamlPath: 'edge.api.advertisedPort', env: 'ZITI_CTRL_EDGE_ADVERTISED_PORT', flag: 'port', parse: port, default: 1280 },
-  { key: 'bindAddress', yamlPath: 'edge.api.bindAddress', env: 'ZITI_CTRL_EDGE_BIND_ADDRESS', flag: 'bind', parse: host, default: '0.0.0.0' },
+  {
+    key: 'databasePoolSize',
+    yamlPath: 'db.poolSize',
+    env: 'ZITI_DATABASE_POOL_SIZE',
+    flag: 'database-pool-size',
+    parse: integer(4, 1000),
+    default: 10,
+  },
+  {
+    key: 'advertisedHost',
+    yamlPath: 'edge.api.advertisedHost',
+    env: 'ZITI_CTRL_EDGE_ADVERTISED_ADDRESS',
+    flag: 'address',
+    parse: host,
+    default: 'localhost',
+  },
+  {
+    key: 'advertisedPort',
+    yamlPath: 'edge.api.advertisedPort',
+    env: 'ZITI_CTRL_EDGE_ADVERTISED_PORT',
+    flag: 'port',
+    parse: port,
+    default: 1280,
+  },
+  {
+    key: 'bindAddress',
+    yamlPath: 'edge.api.bindAddress',
+    env: 'ZITI_CTRL_EDGE_BIND_ADDRESS',
+    flag: 'bind',
+    parse: host,
+    default: '0.0.0.0',
+  },
   // The router control plane (issue 22), with upstream quickstart's environment names.
-  { key: 'ctrlAdvertisedHost', yamlPath: 'ctrl.advertisedAddress', env: 'ZITI_CTRL_ADVERTISED_ADDRESS', flag: 'ctrl-address', parse: host },
-  { key: 'ctrlAdvertisedPort', yamlPath: 'ctrl.advertisedPort', env: 'ZITI_CTRL_ADVERTISED_PORT', flag: 'ctrl-port', parse: port, default: 6262 },
-  { key: 'ctrlBindAddress', yamlPath: 'ctrl.bindAddress', env: 'ZITI_CTRL_BIND_ADDRESS', flag: 'ctrl-bind', parse: host, default: '0.0.0.0' },
-  { key: 'ctrlHeartbeatIntervalMs', yamlPath: 'ctrl.heartbeats.sendInterval', env: 'ZITI_CTRL_HEARTBEAT_INTERVAL', parse: duration(1000), default: 10_000 },
-  { key: 'ctrlConnectTimeoutMs', yamlPath: 'ctrl.options.connectTimeout', env: 'ZITI_CTRL_CONNECT_TIMEOUT', parse: duration(100, 60_000), default: 5000 },
-  { key: 'ctrlCloseUnresponsiveMs', yamlPath: 'ctrl.heartbeats.closeUnresponsiveTimeout', env: 'ZITI_CTRL_CLOSE_UNRESPONSIVE_TIMEOUT', parse: duration(1000), default: 30_000 },
-  { key: 'sessionTimeoutMs', yamlPath: 'edge.api.sessionTimeout', env: 'ZITI_SESSION_TIMEOUT', flag: 'session-timeout', parse: duration(60_000), default: 30 * 60_000 },
-  { key: 'adminUsername', yamlPath: 'admin.username', env: 'ZITI_USER', flag: 'username', parse: text(4, 100), default: 'admin' },
+  {
+    key: 'ctrlAdvertisedHost',
+    yamlPath: 'ctrl.advertisedAddress',
+    env: 'ZITI_CTRL_ADVERTISED_ADDRESS',
+    flag: 'ctrl-address',
+    parse: host,
+  },
+  {
+    key: 'ctrlAdvertisedPort',
+    yamlPath: 'ctrl.advertisedPort',
+    env: 'ZITI_CTRL_ADVERTISED_PORT',
+    flag: 'ctrl-port',
+    parse: port,
+    default: 6262,
+  },
+  {
+    key: 'ctrlBindAddress',
+    yamlPath: 'ctrl.bindAddress',
+    env: 'ZITI_CTRL_BIND_ADDRESS',
+    flag: 'ctrl-bind',
+    parse: host,
+    default: '0.0.0.0',
+  },
+  {
+    key: 'ctrlHeartbeatIntervalMs',
+    yamlPath: 'ctrl.heartbeats.sendInterval',
+    env: 'ZITI_CTRL_HEARTBEAT_INTERVAL',
+    parse: duration(1000),
+    default: 10_000,
+  },
+  {
+    key: 'ctrlConnectTimeoutMs',
+    yamlPath: 'ctrl.options.connectTimeout',
+    env: 'ZITI_CTRL_CONNECT_TIMEOUT',
+    parse: duration(100, 60_000),
+    default: 5000,
+  },
+  {
+    key: 'ctrlCloseUnresponsiveMs',
+    yamlPath: 'ctrl.heartbeats.closeUnresponsiveTimeout',
+    env: 'ZITI_CTRL_CLOSE_UNRESPONSIVE_TIMEOUT',
+    parse: duration(1000),
+    default: 30_000,
+  },
+  {
+    key: 'sessionTimeoutMs',
+    yamlPath: 'edge.api.sessionTimeout',
+    env: 'ZITI_SESSION_TIMEOUT',
+    flag: 'session-timeout',
+    parse: duration(60_000),
+    default: 30 * 60_000,
+  },
+  {
+    key: 'adminUsername',
+    yamlPath: 'admin.username',
+    env: 'ZITI_USER',
+    flag: 'username',
+    parse: text(4, 100),
+    default: 'admin',
+  },
   { key: 'adminPassword', yamlPath: 'admin.password', env: 'ZITI_PWD', flag: 'password', parse: text(5, 100) },
-  { key: 'totpIssuer', yamlPath: 'edge.totp.hostname', env: 'ZITI_TOTP_HOSTNAME', flag: 'totp-hostname', parse: text(1, 253), default: 'openziti.io' },
-  { key: 'loginThrottleWindowMs', yamlPath: 'edge.api.loginThrottle.window', env: 'ZITI_LOGIN_THROTTLE_WINDOW', flag: 'login-throttle-window', parse: duration(1000), default: 5 * 60_000 },
-  { key: 'loginThrottleUsernameFailures', yamlPath: 'edge.api.loginThrottle.usernameFailures', env: 'ZITI_LOGIN_THROTTLE_USERNAME_FAILURES', flag: 'login-throttle-username-failures', parse: integer(1, 1_000_000), default: 10 },
-  { key: 'loginThrottleUsernameFailuresAllAddresses', yamlPath: 'edge.api.loginThrottle.usernameFailuresAllAddresses', env: 'ZITI_LOGIN_THROTTLE_USERNAME_FAILURES_ALL_ADDRESSES', flag: 'login-throttle-username-failures-all-addresses', parse: integer(1, 1_000_000), default: 100 },
-  { key: 'loginThrottleAddressFailures', yamlPath: 'edge.api.loginThrottle.addressFailures', env: 'ZITI_LOGIN_THROTTLE_ADDRESS_FAILURES', flag: 'login-throttle-address-failures', parse: integer(1, 1_000_000), default: 100 },
+  {
+    key: 'totpIssuer',
+    yamlPath: 'edge.totp.hostname',
+    env: 'ZITI_TOTP_HOSTNAME',
+    flag: 'totp-hostname',
+    parse: text(1, 253),
+    default: 'openziti.io',
+  },
+  {
+    key: 'loginThrottleWindowMs',
+    yamlPath: 'edge.api.loginThrottle.window',
+    env: 'ZITI_LOGIN_THROTTLE_WINDOW',
+    flag: 'login-throttle-window',
+    parse: duration(1000),
+    default: 5 * 60_000,
+  },
+  {
+    key: 'loginThrottleUsernameFailures',
+    yamlPath: 'edge.api.loginThrottle.usernameFailures',
+    env: 'ZITI_LOGIN_THROTTLE_USERNAME_FAILURES',
+    flag: 'login-throttle-username-failures',
+    parse: integer(1, 1_000_000),
+    default: 10,
+  },
+  {
+    key: 'loginThrottleUsernameFailuresAllAddresses',
+    yamlPath: 'edge.api.loginThrottle.usernameFailuresAllAddresses',
+    env: 'ZITI_LOGIN_THROTTLE_USERNAME_FAILURES_ALL_ADDRESSES',
+    flag: 'login-throttle-username-failures-all-addresses',
+    parse: integer(1, 1_000_000),
+    default: 100,
+  },
+  {
+    key: 'loginThrottleAddressFailures',
+    yamlPath: 'edge.api.loginThrottle.addressFailures',
+    env: 'ZITI_LOGIN_THROTTLE_ADDRESS_FAILURES',
+    flag: 'login-throttle-address-failures',
+    parse: integer(1, 1_000_000),
+    default: 100,
+  },
   // The smallest body cap still takes the largest legitimate unauthenticated body: an enrollment with two RSA-4096
   // CSRs (~2 KiB each in PEM) and the SDKs' envInfo/sdkInfo.
-  { key: 'unauthenticatedBodyLimit', yamlPath: 'http.unauthenticatedBodyLimit', env: 'ZITI_HTTP_UNAUTHENTICATED_BODY_LIMIT', flag: 'unauthenticated-body-limit', parse: byteSize(16 * 1024), default: 64 * 1024 },
-  { key: 'authenticatedBodyLimit', yamlPath: 'http.authenticatedBodyLimit', env: 'ZITI_HTTP_AUTHENTICATED_BODY_LIMIT', flag: 'authenticated-body-limit', parse: byteSize(16 * 1024), default: 1024 * 1024 },
-  { key: 'headersTimeoutMs', yamlPath: 'http.headersTimeout', env: 'ZITI_HTTP_HEADERS_TIMEOUT', flag: 'headers-timeout', parse: duration(1000), default: 10_000 },
-  { key: 'requestTimeoutMs', yamlPath: 'http.requestTimeout', env: 'ZITI_HTTP_REQUEST_TIMEOUT', flag: 'request-timeout', parse: duration(1000), default: 30_000 },
-  { key: 'keepAliveTimeoutMs', yamlPath: 'http.keepAliveTimeout', env: 'ZITI_HTTP_KEEP_ALIVE_TIMEOUT', flag: 'keep-alive-timeout', parse: duration(1000), default: 5_000 },
-  { key: 'idleTimeoutMs', yamlPath: 'http.idleTimeout', env: 'ZITI_HTTP_IDLE_TIMEOUT', flag: 'idle-timeout', parse: duration(1000), default: 60_000 },
-  { key: 'maxConnections', yamlPath: 'http.maxConnections', env: 'ZITI_HTTP_MAX_CONNECTIONS', flag: 'max-connections', parse: integer(1), default: 4096 },
-  { key: 'maxConnectionsPerClient', yamlPath: 'http.maxConnectionsPerClient', env: 'ZITI_HTTP_MAX_CONNECTIONS_PER_CLIENT', flag: 'max-connections-per-client', parse: integer(1), default: 256 },
-  { key: 'logLevel', yamlPath: 'log.level', env: 'ZITI_LOG_LEVEL', flag: 'log-level', parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), default: 'info' },
+  {
+    key: 'unauthenticatedBodyLimit',
+    yamlPath: 'http.unauthenticatedBodyLimit',
+    env: 'ZITI_HTTP_UNAUTHENTICATED_BODY_LIMIT',
+    flag: 'unauthenticated-body-limit',
+    parse: byteSize(16 * 1024),
+    default: 64 * 1024,
+  },
+  {
+    key: 'authenticatedBodyLimit',
+    yamlPath: 'http.authenticatedBodyLimit',
+    env: 'ZITI_HTTP_AUTHENTICATED_BODY_LIMIT',
+    flag: 'authenticated-body-limit',
+    parse: byteSize(16 * 1024),
+    default: 1024 * 1024,
+  },
+  {
+    key: 'headersTimeoutMs',
+    yamlPath: 'http.headersTimeout',
+    env: 'ZITI_HTTP_HEADERS_TIMEOUT',
+    flag: 'headers-timeout',
+    parse: duration(1000),
+    default: 10_000,
+  },
+  {
+    key: 'requestTimeoutMs',
+    yamlPath: 'http.requestTimeout',
+    env: 'ZITI_HTTP_REQUEST_TIMEOUT',
+    flag: 'request-timeout',
+    parse: duration(1000),
+    default: 30_000,
+  },
+  {
+    key: 'keepAliveTimeoutMs',
+    yamlPath: 'http.keepAliveTimeout',
+    env: 'ZITI_HTTP_KEEP_ALIVE_TIMEOUT',
+    flag: 'keep-alive-timeout',
+    parse: duration(1000),
+    default: 5_000,
+  },
+  {
+    key: 'idleTimeoutMs',
+    yamlPath: 'http.idleTimeout',
+    env: 'ZITI_HTTP_IDLE_TIMEOUT',
+    flag: 'idle-timeout',
+    parse: duration(1000),
+    default: 60_000,
+  },
+  {
+    key: 'maxConnections',
+    yamlPath: 'http.maxConnections',
+    env: 'ZITI_HTTP_MAX_CONNECTIONS',
+    flag: 'max-connections',
+    parse: integer(1),
+    default: 4096,
+  },
+  {
+    key: 'maxConnectionsPerClient',
+    yamlPath: 'http.maxConnectionsPerClient',
+    env: 'ZITI_HTTP_MAX_CONNECTIONS_PER_CLIENT',
+    flag: 'max-connections-per-client',
+    parse: integer(1),
+    default: 256,
+  },
+  {
+    key: 'logLevel',
+    yamlPath: 'log.level',
+    env: 'ZITI_LOG_LEVEL',
+    flag: 'log-level',
+    parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
+    default: 'info',
+  },
   { key: 'accessLog', yamlPath: 'log.access', env: 'ZITI_ACCESS_LOG', flag: 'access-log', parse: flag, default: true },
-  { key: 'metricsAddress', yamlPath: 'metrics.address', env: 'ZITI_METRICS_ADDRESS', flag: 'metrics-address', parse: listenAddress },
+  {
+    key: 'metricsAddress',
+    yamlPath: 'metrics.address',
+    env: 'ZITI_METRICS_ADDRESS',
+    flag: 'metrics-address',
+    parse: listenAddress,
+  },
   { key: 'controllerName', yamlPath: 'controller.name', env: 'ZITI_CONTROLLER_NAME', parse: text(1, 100) },
   { key: 'workers', yamlPath: 'workers', env: 'ZITI_WORKERS', flag: 'workers', parse: integer(1, 64), default: 1 },
   // Upstream's keys and limits (ziti controller/config/config.go, command.DefaultLimiterSize / MinLimiterSize).
-  { key: 'commandRateLimiterEnabled', yamlPath: 'commandRateLimiter.enabled', env: 'ZITI_COMMAND_RATE_LIMITER_ENABLED', parse: flag, default: true },
-  { key: 'commandRateLimiterMaxQueued', yamlPath: 'commandRateLimiter.maxQueued', env: 'ZITI_COMMAND_RATE_LIMITER_MAX_QUEUED', parse: integer(10, 4_294_967_295), default: 100 },
-  { key: 'shutdownTimeoutMs', yamlPath: 'shutdown.timeout', env: 'ZITI_SHUTDOWN_TIMEOUT', flag: 'shutdown-timeout', parse: duration(0, 10 * 60_000), default: 10_000 },
+  {
+    key: 'commandRateLimiterEnabled',
+    yamlPath: 'commandRateLimiter.enabled',
+    env: 'ZITI_COMMAND_RATE_LIMITER_ENABLED',
+    parse: flag,
+    default: true,
+  },
+  {
+    key: 'commandRateLimiterMaxQueued',
+    yamlPath: 'commandRateLimiter.maxQueued',
+    env: 'ZITI_COMMAND_RATE_LIMITER_MAX_QUEUED',
+    parse: integer(10, 4_294_967_295),
+    default: 100,
+  },
+  {
+    key: 'shutdownTimeoutMs',
+    yamlPath: 'shutdown.timeout',
+    env: 'ZITI_SHUTDOWN_TIMEOUT',
+    flag: 'shutdown-timeout',
+    parse: duration(0, 10 * 60_000),
+    default: 10_000,
+  },
 ];
 
 type NumberSetting = { [K in keyof Settings]: Settings[K] extends number ? K : never }[keyof Settings];
@@ -248,7 +460,8 @@ export function checkSettingRelations(settings: Settings): void {
   const pathOf = (key: keyof Settings) => settingSpecs.find((spec) => spec.key === key)?.yamlPath ?? key;
   const atMost = (smaller: NumberSetting, larger: NumberSetting, what: (value: number) => string) => {
     const [a, b] = [settings[smaller], settings[larger]];
-    if (a > b) throw new SettingsError(`[${pathOf(smaller)}] (${what(a)}) must not exceed [${pathOf(larger)}] (${what(b)})`);
+    if (a > b)
+      throw new SettingsError(`[${pathOf(smaller)}] (${what(a)}) must not exceed [${pathOf(larger)}] (${what(b)})`);
   };
   // Node refuses a headers timeout longer than the request timeout it is part of.
   atMost('headersTimeoutMs', 'requestTimeoutMs', durationText);

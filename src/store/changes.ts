@@ -31,7 +31,16 @@ export const readKeys = {
   /** An identity's own view beyond its own rows: its auth policy and the CAs. */
   currentIdentity: changeKeys.tables('auth_policies', 'cas'),
   /** The identity list: identities, their attributes and everything their envelopes show. */
-  identities: changeKeys.tables('identities', 'identity_role_attributes', 'authenticators', 'api_sessions', 'auth_policies', 'mfas', 'enrollments', 'cas'),
+  identities: changeKeys.tables(
+    'identities',
+    'identity_role_attributes',
+    'authenticators',
+    'api_sessions',
+    'auth_policies',
+    'mfas',
+    'enrollments',
+    'cas',
+  ),
 };
 
 /**
@@ -54,7 +63,13 @@ export const IDENTITY_OWNED: ReadonlySet<string> = new Set<TableName>([
 ]);
 
 /** Tables no kept answer reads and whose writes so move nothing: the store's own and the policy engine's scratch rows. */
-const UNWATCHED: ReadonlySet<string> = new Set(['policy_delta', 'cluster_changes', 'cluster_changes_pruned', 'schema_migrations', 'set']);
+const UNWATCHED: ReadonlySet<string> = new Set([
+  'policy_delta',
+  'cluster_changes',
+  'cluster_changes_pruned',
+  'schema_migrations',
+  'set',
+]);
 
 /**
  * The tables a statement may write, from its text: every `INSERT … INTO t`, `UPDATE t`, `DELETE FROM t` (in CTEs

@@ -31,7 +31,16 @@ export const baseSymbols: Readonly<Record<string, FilterSymbol>> = {
 };
 
 /** The filter symbol of a set field: its side table's rows, one per element. */
-export const setSymbol = (table: TableName): FilterSymbol => ({ kind: 'set', type: 'string', table, ownerColumn: 'entity_id', valueColumn: 'value' });
+export const setSymbol = (table: TableName): FilterSymbol => ({
+  kind: 'set',
+  type: 'string',
+  table,
+  ownerColumn: 'entity_id',
+  valueColumn: 'value',
+});
 
 /** A set field's distinct values listed as entities (`/identity-role-attributes`): each value is the `id`. */
-export const setValues: { column: string; symbols: SymbolTable } = { column: 'value', symbols: { id: { kind: 'column', type: 'string', column: 'value' } } };
+export const setValues: { column: string; symbols: SymbolTable } = {
+  column: 'value',
+  symbols: { id: { kind: 'column', type: 'string', column: 'value' } },
+};

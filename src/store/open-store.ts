@@ -15,5 +15,7 @@ export interface OpenStoreOptions {
 
 /** Migrated to the latest schema this build knows before it is returned. */
 export function openStore({ databaseUrl, databaseFile, poolSize }: OpenStoreOptions): Promise<Store> {
-  return databaseUrl ? openPostgresStore({ url: databaseUrl, migrations, poolSize }) : openSqliteStore({ file: databaseFile, migrations });
+  return databaseUrl
+    ? openPostgresStore({ url: databaseUrl, migrations, poolSize })
+    : openSqliteStore({ file: databaseFile, migrations });
 }

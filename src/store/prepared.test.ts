@@ -13,17 +13,36 @@ import type { Store } from './store.js';
 import { openTestStore } from '../../test/store/test-store.js';
 
 const at = '2024-01-01T00:00:00.000Z';
-const identity = (id: string) => ({ id, created_at: at, updated_at: at, tags: '{}', is_system: 0, name: `name-${id}`, type_id: 'Default' });
+const identity = (id: string) => ({
+  id,
+  created_at: at,
+  updated_at: at,
+  tags: '{}',
+  is_system: 0,
+  name: `name-${id}`,
+  type_id: 'Default',
+});
 
 const namesOf = preparedQuery((q, ids: readonly string[], typeId: string) =>
-  q.selectFrom('identities').select('name').where('id', 'in', inTextList(q, ids)).where('type_id', '=', typeId).orderBy('name'),
+  q
+    .selectFrom('identities')
+    .select('name')
+    .where('id', 'in', inTextList(q, ids))
+    .where('type_id', '=', typeId)
+    .orderBy('name'),
 );
 const nameOf = preparedQuery((q, id: string) => q.selectFrom('identities').select('name').where('id', '=', id));
 
 const symbols: SymbolTable = {
   id: { kind: 'column', type: 'string', column: 'id' },
   name: { kind: 'column', type: 'string', column: 'name' },
-  roleAttributes: { kind: 'set', type: 'string', table: 'identity_role_attributes', ownerColumn: 'entity_id', valueColumn: 'value' },
+  roleAttributes: {
+    kind: 'set',
+    type: 'string',
+    table: 'identity_role_attributes',
+    ownerColumn: 'entity_id',
+    valueColumn: 'value',
+  },
 };
 
 describe('prepared shapes', () => {
@@ -45,7 +64,8 @@ describe('prepared shapes', () => {
   after(() => Promise.all([store.close(), other.close()]));
 
   it('runs one shape with each call’s arguments, lists of any length included', async () => {
-    const names = (list: readonly string[], typeId = 'Default') => store.read(async (db) => (await namesOf(db, list, typeId)).map((row) => row.name));
+    const names = (list: readonly string[], typeId = 'Default') =>
+      store.read(async (db) => (await namesOf(db, list, typeId)).map((row) => row.name));
     assert.deepEqual(await names(['p001', 'p003']), ['name-p001', 'name-p003']);
     assert.deepEqual(await names(['p002']), ['name-p002']);
     assert.deepEqual(await names([]), []);
@@ -65,17 +85,28 @@ describe('prepared shapes', () => {
   it('compiles list pages and counts per shape: new scope values and pages give their own answers', async () => {
     const page = (filter: string, scope = allOf(), limit = 2, offset = 0) =>
       store.read(async (db) => {
-        const { rows, totalCount } = await listRows(db, 'identities', checkListQuery({ filter, limit, offset }, { symbols }), scope);
+        const { rows, totalCount } = await listRows(
+          db,
+          'identities',
+          checkListQuery({ filter, limit, offset }, { symbols }),
+          scope,
+        );
         return { ids: rows.map((row) => row.id), totalCount };
       });
     assert.deepEqual(await page('anyOf(roleAttributes) in ["x", "y"]'), { ids: ['p001', 'p002'], totalCount: 2 });
     assert.deepEqual(await page('anyOf(roleAttributes) = "y"'), { ids: ['p001'], totalCount: 1 });
-    assert.deepEqual(await page('true', idIn(['p010', 'p005', 'p007']), 2, 1), { ids: ['p007', 'p010'], totalCount: 3 });
+    assert.deepEqual(await page('true', idIn(['p010', 'p005', 'p007']), 2, 1), {
+      ids: ['p007', 'p010'],
+      totalCount: 3,
+    });
     assert.deepEqual(await page('true', idIn(['p100'])), { ids: ['p100'], totalCount: 1 });
     assert.deepEqual(await page('name != "x"', columnIs('id', 'p004')), { ids: ['p004'], totalCount: 1 });
     assert.deepEqual(await page('name != "x"', columnIs('id', 'p005')), { ids: ['p005'], totalCount: 1 });
     const both = withAttributes('identity_role_attributes', ['x', 'y'], 'AllOf');
     assert.deepEqual(await page('true', both), { ids: ['p001'], totalCount: 1 });
-    assert.deepEqual(await page('true', withAttributes('identity_role_attributes', ['x'], 'AllOf')), { ids: ['p001', 'p002'], totalCount: 2 });
+    assert.deepEqual(await page('true', withAttributes('identity_role_attributes', ['x'], 'AllOf')), {
+      ids: ['p001', 'p002'],
+      totalCount: 2,
+    });
   });
 });

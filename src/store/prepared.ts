@@ -27,7 +27,10 @@ type Buildable<R> = Compilable<R> | RawBuilder<R>;
 
 function compileShape(db: Kysely<Database>, query: Buildable<unknown>): Shape {
   const compiled = isRawBuilder(query) ? query.compile(db) : query.compile();
-  return { compiled, slots: compiled.parameters.map((parameter) => (parameter instanceof Argument ? parameter : undefined)) };
+  return {
+    compiled,
+    slots: compiled.parameters.map((parameter) => (parameter instanceof Argument ? parameter : undefined)),
+  };
 }
 
 function executeShape<R>(db: Db, shape: Shape, args: readonly unknown[]): Promise<QueryResult<R>> {
@@ -57,7 +60,9 @@ const storeOf = (db: Db): object => typed(db).getExecutor().adapter;
  * A query of one fixed shape: `build` places its arguments (it must not look at them: while the shape is built they
  * are stand-ins) and runs once per store; every call runs the compiled statement with the call's arguments.
  */
-export function preparedQuery<A extends unknown[], R>(build: (db: Kysely<Database>, ...args: A) => Buildable<R>): (db: Db, ...args: A) => Promise<R[]> {
+export function preparedQuery<A extends unknown[], R>(
+  build: (db: Kysely<Database>, ...args: A) => Buildable<R>,
+): (db: Db, ...args: A) => Promise<R[]> {
   const shapes = new WeakMap<object, Shape>();
   return (db, ...args) => {
     let shape = shapes.get(storeOf(db));
@@ -79,16 +84,31 @@ export class ShapeCache {
 
   constructor(private readonly capacity: number) {}
 
-  run<R>(db: Db, key: string, args: readonly unknown[], build: (db: Kysely<Database>, args: readonly unknown[]) => Buildable<R>): Promise<R[]> {
+  run<R>(
+    db: Db,
+    key: string,
+    args: readonly unknown[],
+    build: (db: Kysely<Database>, args: readonly unknown[]) => Buildable<R>,
+  ): Promise<R[]> {
     return runShape<R>(db, this.#shape(db, key, args.length, build), args);
   }
 
   /** As `run`, with the whole result: a write's `numAffectedRows`. */
-  execute(db: Db, key: string, args: readonly unknown[], build: (db: Kysely<Database>, args: readonly unknown[]) => Buildable<unknown>): Promise<QueryResult<unknown>> {
+  execute(
+    db: Db,
+    key: string,
+    args: readonly unknown[],
+    build: (db: Kysely<Database>, args: readonly unknown[]) => Buildable<unknown>,
+  ): Promise<QueryResult<unknown>> {
     return executeShape(db, this.#shape(db, key, args.length, build), args);
   }
 
-  #shape(db: Db, key: string, argCount: number, build: (db: Kysely<Database>, args: readonly unknown[]) => Buildable<unknown>): Shape {
+  #shape(
+    db: Db,
+    key: string,
+    argCount: number,
+    build: (db: Kysely<Database>, args: readonly unknown[]) => Buildable<unknown>,
+  ): Shape {
     let shapes = this.#stores.get(storeOf(db));
     if (!shapes) {
       shapes = new LruMap(this.capacity);
@@ -112,7 +132,9 @@ export function inTextList(db: Db, values: readonly string[]): RawBuilder<string
   // At a run the argument is the caller's `values`, typed by the shape's signature.
   const bind = (list: unknown) => textList.bind(list as readonly string[]);
   // The dialect's list is a subquery of one text column.
-  return textList.sql(values instanceof Argument ? new Argument(values.index, bind) : bind(values)) as RawBuilder<string>;
+  return textList.sql(
+    values instanceof Argument ? new Argument(values.index, bind) : bind(values),
+  ) as RawBuilder<string>;
 }
 
 /**

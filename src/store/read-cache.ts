@@ -24,7 +24,12 @@ export class ReadCache<V> {
   }
 
   /** `keep` may refuse to keep a value (one that would go stale with time alone, or is too large to hold). */
-  async get(key: string, dependsOn: DependsOn<V>, build: () => Promise<V>, keep: (value: V) => boolean = () => true): Promise<V> {
+  async get(
+    key: string,
+    dependsOn: DependsOn<V>,
+    build: () => Promise<V>,
+    keep: (value: V) => boolean = () => true,
+  ): Promise<V> {
     const cached = this.peek(key);
     if (cached) return cached.value;
     const at = this.#changes.now();

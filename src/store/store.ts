@@ -140,7 +140,11 @@ const uniqueKeys = {
  * Whether `error` (a StoreError, or the driver's error inside an open transaction) is the unique constraint `key`
  * names: the database's backstop for a check-then-insert rule, which callers turn into the rule's own error.
  */
-export function isUniqueViolation(store: Pick<Store, 'translateError'>, error: unknown, key: keyof typeof uniqueKeys): boolean {
+export function isUniqueViolation(
+  store: Pick<Store, 'translateError'>,
+  error: unknown,
+  key: keyof typeof uniqueKeys,
+): boolean {
   const refused = error instanceof StoreError ? error : store.translateError(error);
   const { table, column } = uniqueKeys[key];
   return refused?.kind === 'unique' && refused.table === table && refused.columns.includes(column);

@@ -12,7 +12,9 @@ function packageInfo(document: unknown): { version: string; build?: { revision: 
   const { version, build } = isJsonObject(document) ? document : {};
   if (typeof version !== 'string') throw new Error('package.json has no version');
   const { revision, date } = isJsonObject(build) ? build : {};
-  return typeof revision === 'string' && typeof date === 'string' ? { version, build: { revision, date } } : { version };
+  return typeof revision === 'string' && typeof date === 'string'
+    ? { version, build: { revision, date } }
+    : { version };
 }
 
 /** The upstream release whose wire behaviour this controller reproduces. */
@@ -34,10 +36,18 @@ export function versionHeader(build: BuildInfo): string {
  */
 export function readBuildInfo(now: Date = new Date()): BuildInfo {
   const format = (date: Date) => date.toISOString().slice(0, 19).replace('T', ' ');
-  if (packageJson.build) return { version: `v${packageJson.version}`, wireVersion: WIRE_VERSION, revision: packageJson.build.revision, buildDate: format(new Date(packageJson.build.date)) };
+  if (packageJson.build)
+    return {
+      version: `v${packageJson.version}`,
+      wireVersion: WIRE_VERSION,
+      revision: packageJson.build.revision,
+      buildDate: format(new Date(packageJson.build.date)),
+    };
   const git = (...args: string[]) => {
     try {
-      return execFileSync('git', args, { cwd: new URL('../..', import.meta.url), stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+      return execFileSync('git', args, { cwd: new URL('../..', import.meta.url), stdio: ['ignore', 'pipe', 'ignore'] })
+        .toString()
+        .trim();
     } catch {
       return undefined;
     }

@@ -11,7 +11,6 @@ import { listQueryFrom } from '../crud/list-params.js';
 import { listInlineRows } from '../store/queries/entities.js';
 import { controllerSymbols } from './controller.fields.js';
 
-
 interface ControllerRow {
   id: string;
   name: string;
@@ -56,7 +55,10 @@ async function instanceRows(deps: Pick<AppDeps, 'pki' | 'heartbeat'>): Promise<C
 function toApi(row: ControllerRow, api: OperationContext['api']): Record<string, unknown> {
   const stored = parseJsonValue(row.api_addresses);
   const addresses = isJsonObject(stored) ? stored : {};
-  const apiAddresses = api === 'management' ? addresses : Object.fromEntries(Object.entries(addresses).filter(([key]) => key === 'edge-client' || key === 'edge-oidc'));
+  const apiAddresses =
+    api === 'management'
+      ? addresses
+      : Object.fromEntries(Object.entries(addresses).filter(([key]) => key === 'edge-client' || key === 'edge-oidc'));
   return {
     _links: { self: { href: `./controllers/${row.id}` } },
     apiAddresses,
@@ -80,7 +82,13 @@ export const listControllers: OperationHandler = {
     const { deps, api } = context;
     const query = listQueryFrom(context, controllerSymbols);
     const rows = await instanceRows(deps);
-    const page = await deps.store.read((db) => listInlineRows(db, rows.map((row) => ({ ...row })), query));
+    const page = await deps.store.read((db) =>
+      listInlineRows(
+        db,
+        rows.map((row) => ({ ...row })),
+        query,
+      ),
+    );
     const pagination = { limit: query.limit, offset: query.offset, totalCount: page.totalCount };
     // The page holds copies of the rows given, filtered and ordered: each is rendered from its original by id.
     const byId = new Map(rows.map((row) => [row.id, row]));

@@ -16,7 +16,13 @@ export async function readinessReply(health: Health): Promise<PlainReply> {
 
 export function installHealthRoutes(app: FastifyInstance, health: Health): void {
   const send = (reply: import('fastify').FastifyReply, { status, body }: PlainReply) =>
-    reply.status(status).header('content-type', 'application/json').header('cache-control', 'no-store').send(Buffer.from(body));
+    reply
+      .status(status)
+      .header('content-type', 'application/json')
+      .header('cache-control', 'no-store')
+      .send(Buffer.from(body));
   app.get('/health', { config: { operationId: 'health' } }, (_request, reply) => send(reply, livenessReply()));
-  app.get('/ready', { config: { operationId: 'ready' } }, async (_request, reply) => send(reply, await readinessReply(health)));
+  app.get('/ready', { config: { operationId: 'ready' } }, async (_request, reply) =>
+    send(reply, await readinessReply(health)),
+  );
 }

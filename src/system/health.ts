@@ -30,7 +30,9 @@ export class Health {
     let isReady = true;
     try {
       const done = new Set(await this.store.read(appliedMigrations));
-      const missing = migrations.filter((migration) => !done.has(migration.version)).map((migration) => migration.version);
+      const missing = migrations
+        .filter((migration) => !done.has(migration.version))
+        .map((migration) => migration.version);
       checks.store = 'ok';
       checks.migrations = missing.length === 0 ? `${migrations.length} applied` : `missing ${missing.join(', ')}`;
       isReady = missing.length === 0;

@@ -12,7 +12,10 @@ export const listProtocols: OperationHandler = {
   access: 'public',
   handle: ({ deps }) => {
     const { advertisedHost, advertisedPort } = deps.settings;
-    return Promise.resolve({ status: 200, json: envelope({ https: { address: `${advertisedHost}:${advertisedPort}` } }) });
+    return Promise.resolve({
+      status: 200,
+      json: envelope({ https: { address: `${advertisedHost}:${advertisedPort}` } }),
+    });
   },
 };
 

@@ -2,7 +2,12 @@
 // `GET /controllers` on any instance lists every instance sharing the database. A stopped instance removes its
 // row; one that died stops beating, shows offline, and is forgotten after an hour.
 import { formatTimestamp, type Clock } from '../lib/clock.js';
-import { beatControllerInstance, liveControllerInstances, removeControllerInstances, type ControllerInstanceRow } from '../store/queries/cluster.js';
+import {
+  beatControllerInstance,
+  liveControllerInstances,
+  removeControllerInstances,
+  type ControllerInstanceRow,
+} from '../store/queries/cluster.js';
 import { writeAreas, type Store } from '../store/store.js';
 
 const BEAT_MS = 10_000;
@@ -41,7 +46,13 @@ export class InstanceHeartbeat {
   async beat(): Promise<void> {
     const { store, clock, instanceId, name, apiBase } = this.#options;
     const now = clock();
-    const row: ControllerInstanceRow = { id: instanceId, name, api_base: apiBase, started_at: this.#startedAt, last_seen_at: formatTimestamp(now) };
+    const row: ControllerInstanceRow = {
+      id: instanceId,
+      name,
+      api_base: apiBase,
+      started_at: this.#startedAt,
+      last_seen_at: formatTimestamp(now),
+    };
     // Bookkeeping: nothing cached holds instance rows (`instances()` reads them), so no instance drops its caches.
     await store.transaction(
       async (tx) => {
@@ -56,16 +67,21 @@ export class InstanceHeartbeat {
   async instances(): Promise<Array<ControllerInstanceRow & { isOnline: boolean }>> {
     const { store, clock } = this.#options;
     const now = clock().getTime();
-    const rows = await store.read((db) => liveControllerInstances(db, formatTimestamp(new Date(now - FORGET_AFTER_MS))));
+    const rows = await store.read((db) =>
+      liveControllerInstances(db, formatTimestamp(new Date(now - FORGET_AFTER_MS))),
+    );
     return rows.map((row) => ({ ...row, isOnline: Date.parse(row.last_seen_at) >= now - OFFLINE_AFTER_MS }));
   }
 
   async stop(): Promise<void> {
     clearInterval(this.#timer);
     const { store, clock, instanceId } = this.#options;
-    await store.transaction((tx) => removeControllerInstances(tx, instanceId, formatTimestamp(new Date(clock().getTime() - FORGET_AFTER_MS))), {
-      bookkeeping: true,
-      touches: [writeAreas.controllerInstances],
-    });
+    await store.transaction(
+      (tx) => removeControllerInstances(tx, instanceId, formatTimestamp(new Date(clock().getTime() - FORGET_AFTER_MS))),
+      {
+        bookkeeping: true,
+        touches: [writeAreas.controllerInstances],
+      },
+    );
   }
 }

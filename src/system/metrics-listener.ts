@@ -13,19 +13,30 @@ export interface MetricsListener {
   close(): Promise<void>;
 }
 
-export async function listenForMetrics(address: ListenAddress, metrics: Metrics, health: Health): Promise<MetricsListener> {
+export async function listenForMetrics(
+  address: ListenAddress,
+  metrics: Metrics,
+  health: Health,
+): Promise<MetricsListener> {
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?', 1)[0];
     const answer = async (): Promise<PlainReply & { type?: string }> => {
       if (request.method !== 'GET') return { status: 405, body: 'method not allowed\n', type: 'text/plain' };
-      if (path === '/metrics') return { status: 200, body: await metrics.registry.metrics(), type: metrics.registry.contentType };
+      if (path === '/metrics')
+        return { status: 200, body: await metrics.registry.metrics(), type: metrics.registry.contentType };
       if (path === '/health') return livenessReply();
       if (path === '/ready') return readinessReply(health);
       return { status: 404, body: 'not found\n', type: 'text/plain' };
     };
     answer().then(
-      ({ status, body, type }) => response.writeHead(status, { 'content-type': type ?? 'application/json', 'cache-control': 'no-store' }).end(body),
-      (error: unknown) => response.writeHead(500, { 'content-type': 'text/plain' }).end(`${error instanceof Error ? error.message : String(error)}\n`),
+      ({ status, body, type }) =>
+        response
+          .writeHead(status, { 'content-type': type ?? 'application/json', 'cache-control': 'no-store' })
+          .end(body),
+      (error: unknown) =>
+        response
+          .writeHead(500, { 'content-type': 'text/plain' })
+          .end(`${error instanceof Error ? error.message : String(error)}\n`),
     );
   });
   await new Promise<void>((resolve, reject) => {

@@ -109,7 +109,8 @@ export class Metrics implements FabricMetrics {
       registers: [this.registry],
       collect() {
         this.reset();
-        for (const route of routes.values()) for (const [status, count] of route.byStatus) this.inc({ ...route.labels, status: String(status) }, count);
+        for (const route of routes.values())
+          for (const [status, count] of route.byStatus) this.inc({ ...route.labels, status: String(status) }, count);
       },
     });
     new Counter({
@@ -196,7 +197,10 @@ function requestHistogram(routes: ReadonlyMap<string, RouteStats>): Metric {
   const name = 'ziti_http_request_duration_seconds';
   const help = 'Time from receiving a request to sending its reply, by API and operation id';
   const byOperation = () => {
-    const merged = new Map<string, { labels: { api: string; operation: string }; buckets: number[]; sum: number; count: number }>();
+    const merged = new Map<
+      string,
+      { labels: { api: string; operation: string }; buckets: number[]; sum: number; count: number }
+    >();
     for (const route of routes.values()) {
       const labels = { api: route.labels.api, operation: route.labels.operation };
       const key = `${labels.api} ${labels.operation}`;
@@ -216,7 +220,11 @@ function requestHistogram(routes: ReadonlyMap<string, RouteStats>): Metric {
     values: byOperation().flatMap(({ labels, buckets, sum, count }) => {
       let cumulative = 0;
       return [
-        ...latencyBuckets.map((le, index) => ({ metricName: `${name}_bucket`, labels: { ...labels, le }, value: (cumulative += buckets[index] ?? 0) })),
+        ...latencyBuckets.map((le, index) => ({
+          metricName: `${name}_bucket`,
+          labels: { ...labels, le },
+          value: (cumulative += buckets[index] ?? 0),
+        })),
         { metricName: `${name}_bucket`, labels: { ...labels, le: '+Inf' }, value: count },
         { metricName: `${name}_sum`, labels, value: sum },
         { metricName: `${name}_count`, labels, value: count },

@@ -30,7 +30,10 @@ export const listSpecs: OperationHandler = {
   access: 'public',
   handle: ({ deps }) => {
     const data = Object.keys(specApis).map((id) => specEntity(id, deps));
-    return Promise.resolve({ status: 200, json: listEnvelope(data, { limit: data.length, offset: 0, totalCount: data.length }) });
+    return Promise.resolve({
+      status: 200,
+      json: listEnvelope(data, { limit: data.length, offset: 0, totalCount: data.length }),
+    });
   },
 };
 

@@ -12,7 +12,12 @@ export function caCertsResult(deps: { pki: Pki }): OperationResult {
     body = formatEstCaCerts(splitPemCertificates(deps.pki.caBundlePem));
     cache.set(deps.pki, body);
   }
-  return { status: 200, raw: body, contentType: 'application/pkcs7-mime', headers: { 'content-transfer-encoding': 'base64' } };
+  return {
+    status: 200,
+    raw: body,
+    contentType: 'application/pkcs7-mime',
+    headers: { 'content-transfer-encoding': 'base64' },
+  };
 }
 
 export const listWellKnownCas: OperationHandler = {

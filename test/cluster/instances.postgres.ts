@@ -21,7 +21,10 @@ describe('instances on one PostgreSQL database', () => {
       const [a, b] = apps;
       assert.deepEqual(apps.map((app) => app.admin.created).sort(), [false, true]);
       const applied = await a.deps.store.read((db) => selectRows(db, 'schema_migrations'));
-      assert.deepEqual(applied.map((row) => Number(row.version)).sort((x, y) => x - y), migrations.map((migration) => migration.version));
+      assert.deepEqual(
+        applied.map((row) => Number(row.version)).sort((x, y) => x - y),
+        migrations.map((migration) => migration.version),
+      );
       const admins = await a.deps.store.read((db) => selectRows(db, 'identities', { is_default_admin: 1 }));
       assert.equal(admins.length, 1);
       assert.equal(b.deps.clusterId, a.deps.clusterId);
@@ -38,11 +41,19 @@ describe('instances on one PostgreSQL database', () => {
     const home = mkdtempSync(join(tmpdir(), 'ziti-killed-'));
     let b: TestApp | undefined;
     const port = await freePort();
-    const a = startController(home, port, { args: ['--database-url', database.options.settings!.databaseUrl!, '--password', ADMIN_PASSWORD] });
+    const a = startController(home, port, {
+      args: ['--database-url', database.options.settings!.databaseUrl!, '--password', ADMIN_PASSWORD],
+    });
     try {
       const ca = await waitReady(port, home, a);
       b = await buildTestApp(database.options);
-      const login = await get(port, `${management}/authenticate?method=password`, ca, 'POST', JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }));
+      const login = await get(
+        port,
+        `${management}/authenticate?method=password`,
+        ca,
+        'POST',
+        JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
+      );
       const tokenA = (JSON.parse(login.text) as { data: { token: string } }).data.token;
       const tokenB = await b.loginAsAdmin();
       const acknowledged: string[] = [];
@@ -53,7 +64,9 @@ describe('instances on one PostgreSQL database', () => {
       let killed = false;
       const onA = async () => {
         for (;;) {
-          const created = await get(port, `${management}/identities`, ca, 'POST', body(), { 'zt-session': tokenA }).catch(() => undefined);
+          const created = await get(port, `${management}/identities`, ca, 'POST', body(), {
+            'zt-session': tokenA,
+          }).catch(() => undefined);
           if (!created) return;
           if (created.status === 201) acknowledged.push((JSON.parse(created.text) as { data: { id: string } }).data.id);
         }
@@ -61,7 +74,12 @@ describe('instances on one PostgreSQL database', () => {
       let writtenOnB = 0;
       const onB = async () => {
         while (!killed || writtenOnB < 40) {
-          const created = await b!.call({ method: 'POST', url: `${management}/identities`, token: tokenB, payload: JSON.parse(body()) as object });
+          const created = await b!.call({
+            method: 'POST',
+            url: `${management}/identities`,
+            token: tokenB,
+            payload: JSON.parse(body()) as object,
+          });
           assert.equal(created.status, 201, created.text);
           acknowledged.push((created.body as { data: { id: string } }).data.id);
           if (killed) writtenOnB++;
@@ -77,7 +95,11 @@ describe('instances on one PostgreSQL database', () => {
 
       assert.equal(a.child.signalCode, 'SIGKILL');
       for (const id of acknowledged) {
-        assert.equal((await b.call({ method: 'GET', url: `${management}/identities/${id}`, token: tokenB })).status, 200, `acknowledged identity ${id} is missing`);
+        assert.equal(
+          (await b.call({ method: 'GET', url: `${management}/identities/${id}`, token: tokenB })).status,
+          200,
+          `acknowledged identity ${id} is missing`,
+        );
       }
       assert.ok(acknowledged.length >= 80, `${acknowledged.length} writes acknowledged`);
     } finally {

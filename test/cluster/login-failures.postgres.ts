@@ -38,31 +38,39 @@ describe('password failures on two instances of one PostgreSQL database', () => 
     return createUser(a, admin, { authPolicyId: policy });
   }
 
-  it("counts and locks in the identity's area: beside another identity's open write, one count across instances", { timeout: 60_000 }, async () => {
-    const guessed = await lockableUser();
-    const other = await lockableUser();
-    let open = (): void => undefined;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    let started = (): void => undefined;
-    const isHeld = new Promise<void>((resolve) => (started = resolve));
-    // Another identity's write stays open on A (as a slow login or posture report of it would) until the failures are done.
-    const held = a.deps.store.transaction(async () => {
-      started();
-      await gate;
-    }, { touches: [writeAreas.identity(other.id)] });
-    try {
-      await isHeld;
-      // Were the failure bookkeeping strict, each of these would wait for the held write, and the test for its timeout.
-      for (const t of [a, b, a]) assertError(await passwordLogin(t, guessed.username, 'wrong-password'), 401, 'INVALID_AUTH');
-    } finally {
-      open();
-      await held;
-    }
-    // The third failure, counted with the two before it whichever instance saw them, locked the identity.
-    assertError(await passwordLogin(b, guessed.username, guessed.password), 401, 'INVALID_AUTH');
-    const shown = await b.call({ method: 'GET', url: `${management}/identities/${guessed.id}`, token: admin });
-    assert.equal((shown.body as { data: { disabled: boolean } }).data.disabled, true, shown.text);
-    // The other identity, whose write was open meanwhile, was not touched.
-    assert.equal((await passwordLogin(b, other.username, other.password)).status, 200);
-  });
+  it(
+    "counts and locks in the identity's area: beside another identity's open write, one count across instances",
+    { timeout: 60_000 },
+    async () => {
+      const guessed = await lockableUser();
+      const other = await lockableUser();
+      let open = (): void => undefined;
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      let started = (): void => undefined;
+      const isHeld = new Promise<void>((resolve) => (started = resolve));
+      // Another identity's write stays open on A (as a slow login or posture report of it would) until the failures are done.
+      const held = a.deps.store.transaction(
+        async () => {
+          started();
+          await gate;
+        },
+        { touches: [writeAreas.identity(other.id)] },
+      );
+      try {
+        await isHeld;
+        // Were the failure bookkeeping strict, each of these would wait for the held write, and the test for its timeout.
+        for (const t of [a, b, a])
+          assertError(await passwordLogin(t, guessed.username, 'wrong-password'), 401, 'INVALID_AUTH');
+      } finally {
+        open();
+        await held;
+      }
+      // The third failure, counted with the two before it whichever instance saw them, locked the identity.
+      assertError(await passwordLogin(b, guessed.username, guessed.password), 401, 'INVALID_AUTH');
+      const shown = await b.call({ method: 'GET', url: `${management}/identities/${guessed.id}`, token: admin });
+      assert.equal((shown.body as { data: { disabled: boolean } }).data.disabled, true, shown.text);
+      // The other identity, whose write was open meanwhile, was not touched.
+      assert.equal((await passwordLogin(b, other.username, other.password)).status, 200);
+    },
+  );
 });

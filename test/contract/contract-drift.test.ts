@@ -11,22 +11,43 @@ const apis: ApiName[] = ['client', 'management', 'fabric'];
 const upstreamPresent = existsSync(path.join(upstreamDir, 'management.yml'));
 
 describe('contract drift', () => {
-  it('matches a fresh generation from ../shared/openapi', { skip: upstreamPresent ? false : `no upstream documents at ${upstreamDir}` }, () => {
-    const documents = buildContractDocuments();
-    for (const api of apis) {
-      const committed = readFileSync(path.join(specDir, outputFiles[api]), 'utf8');
-      assert.ok(committed === documents[api], `${outputFiles[api]} differs from upstream plus edits: run npm run contract`);
-    }
-  });
+  it(
+    'matches a fresh generation from ../shared/openapi',
+    { skip: upstreamPresent ? false : `no upstream documents at ${upstreamDir}` },
+    () => {
+      const documents = buildContractDocuments();
+      for (const api of apis) {
+        const committed = readFileSync(path.join(specDir, outputFiles[api]), 'utf8');
+        assert.ok(
+          committed === documents[api],
+          `${outputFiles[api]} differs from upstream plus edits: run npm run contract`,
+        );
+      }
+    },
+  );
 
-  it('starts from 240 edge operations, one of them unnamed, and 37 fabric ones', { skip: upstreamPresent ? false : 'no upstream documents' }, () => {
-    const counts = apis.map((api) => {
-      const document = parseYaml(readFileSync(path.join(upstreamDir, `${api}.yml`), 'utf8')) as { paths: Record<string, Record<string, { operationId?: string }>> };
-      const operations = Object.values(document.paths).flatMap((item) => Object.entries(item).filter(([key]) => key !== 'parameters').map(([, op]) => op));
-      return { total: operations.length, named: operations.filter((op) => op.operationId).length };
-    });
-    assert.deepEqual(counts, [{ total: 56, named: 55 }, { total: 184, named: 183 }, { total: 37, named: 37 }]);
-  });
+  it(
+    'starts from 240 edge operations, one of them unnamed, and 37 fabric ones',
+    { skip: upstreamPresent ? false : 'no upstream documents' },
+    () => {
+      const counts = apis.map((api) => {
+        const document = parseYaml(readFileSync(path.join(upstreamDir, `${api}.yml`), 'utf8')) as {
+          paths: Record<string, Record<string, { operationId?: string }>>;
+        };
+        const operations = Object.values(document.paths).flatMap((item) =>
+          Object.entries(item)
+            .filter(([key]) => key !== 'parameters')
+            .map(([, op]) => op),
+        );
+        return { total: operations.length, named: operations.filter((op) => op.operationId).length };
+      });
+      assert.deepEqual(counts, [
+        { total: 56, named: 55 },
+        { total: 184, named: 183 },
+        { total: 37, named: 37 },
+      ]);
+    },
+  );
 });
 
 describe('contract operations', () => {
@@ -44,10 +65,15 @@ describe('contract operations', () => {
   it('names every operation, uniquely within its API', () => {
     for (const api of apis) {
       const ids = loadContract(api).operations.map((op) => op.operationId);
-      assert.ok(ids.every((id) => /^[a-zA-Z]+$/.test(id)), `${api}: every operation has an operationId`);
+      assert.ok(
+        ids.every((id) => /^[a-zA-Z]+$/.test(id)),
+        `${api}: every operation has an operationId`,
+      );
       assert.equal(new Set(ids).size, ids.length, `${api}: operationIds are unique`);
     }
-    const logout = loadContract('client').operations.find((op) => op.method === 'DELETE' && op.path === '/current-api-session');
+    const logout = loadContract('client').operations.find(
+      (op) => op.method === 'DELETE' && op.path === '/current-api-session',
+    );
     assert.equal(logout?.operationId, 'deleteCurrentApiSession');
   });
 
@@ -67,19 +93,36 @@ describe('contract operations', () => {
     assert.equal(loadContract('client').version, '0.26.23', 'edge-api keeps both documents at one version');
     assert.equal(loadContract('management').basePath, '/edge/management/v1');
     assert.equal(loadContract('client').basePath, '/edge/client/v1');
-    assert.equal(loadContract('fabric').version, '0.16.54', 'v1.1.8 embeds the fabric document of controller/specs/swagger.yml');
+    assert.equal(
+      loadContract('fabric').version,
+      '0.16.54',
+      'v1.1.8 embeds the fabric document of controller/specs/swagger.yml',
+    );
     assert.equal(loadContract('fabric').basePath, '/fabric/v1');
   });
 
-  it('inlines the fabric document\'s shared parameters and responses, and makes every fabric operation need a session', () => {
+  it("inlines the fabric document's shared parameters and responses, and makes every fabric operation need a session", () => {
     const fabric = loadContract('fabric');
     const text = JSON.stringify(fabric.document);
     assert.ok(!text.includes('#/parameters/') && !text.includes('#/responses/'));
     const list = fabric.operations.find((op) => op.operationId === 'listCircuits');
-    assert.deepEqual(list?.parameters.map((p) => [p.name, p.in]), [['limit', 'query'], ['offset', 'query'], ['filter', 'query']]);
-    assert.deepEqual(fabric.operations.filter((op) => op.isPublic), []);
+    assert.deepEqual(
+      list?.parameters.map((p) => [p.name, p.in]),
+      [
+        ['limit', 'query'],
+        ['offset', 'query'],
+        ['filter', 'query'],
+      ],
+    );
+    assert.deepEqual(
+      fabric.operations.filter((op) => op.isPublic),
+      [],
+    );
     const detail = fabric.operations.find((op) => op.operationId === 'detailCircuit');
-    assert.deepEqual(detail?.parameters.map((p) => [p.name, p.in, p.required]), [['id', 'path', true]]);
+    assert.deepEqual(
+      detail?.parameters.map((p) => [p.name, p.in, p.required]),
+      [['id', 'path', true]],
+    );
   });
 
   it('exposes routes, access and media types', () => {
@@ -88,10 +131,21 @@ describe('contract operations', () => {
     assert.equal(op?.isPublic, false);
     const enroll = all.find((o) => o.api === 'client' && o.operationId === 'enroll');
     assert.equal(enroll?.isPublic, true, 'no security at all means public');
-    assert.deepEqual(enroll?.consumes, ['application/pkcs10', 'application/json', 'application/x-pem-file', 'text/plain']);
+    assert.deepEqual(enroll?.consumes, [
+      'application/pkcs10',
+      'application/json',
+      'application/x-pem-file',
+      'text/plain',
+    ]);
     const verify = all.find((o) => o.api === 'management' && o.operationId === 'verifyCa');
     assert.deepEqual(verify?.consumes, ['text/plain']);
-    assert.deepEqual(verify?.parameters.map((p) => [p.name, p.in, p.required]), [['id', 'path', true], ['certificate', 'body', true]]);
+    assert.deepEqual(
+      verify?.parameters.map((p) => [p.name, p.in, p.required]),
+      [
+        ['id', 'path', true],
+        ['certificate', 'body', true],
+      ],
+    );
   });
 
   it('keeps the document free of prose', () => {

@@ -1,7 +1,12 @@
 // Swagger 2.0 → JSON schema conversion, and response validation against the converted contract.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { convertDefinitions, convertSchema, createConvertContext, type SchemaMode } from '../../src/http/spec/convert-schema.js';
+import {
+  convertDefinitions,
+  convertSchema,
+  createConvertContext,
+  type SchemaMode,
+} from '../../src/http/spec/convert-schema.js';
 import { loadContract, validateResponse, type ApiName, type OperationSpec } from '../../src/http/spec/load-spec.js';
 import { bodyValidator, createContractAjv, responseValidator } from '../../src/http/spec/operation-validators.js';
 
@@ -22,9 +27,25 @@ const definitions = {
       owner: { type: 'string', 'x-nullable': true },
     },
   },
-  shape: { type: 'object', required: ['kind'], properties: { kind: { type: 'string', enum: ['circle'] }, label: { type: 'string' } }, discriminator: 'kind' },
-  circle: { allOf: [{ $ref: '#/definitions/shape' }, { type: 'object', required: ['radius'], properties: { radius: { type: 'number' } } }], 'x-class': 'CIRCLE' },
-  square: { allOf: [{ $ref: '#/definitions/shape' }, { type: 'object', required: ['side'], properties: { side: { type: 'number' } } }] },
+  shape: {
+    type: 'object',
+    required: ['kind'],
+    properties: { kind: { type: 'string', enum: ['circle'] }, label: { type: 'string' } },
+    discriminator: 'kind',
+  },
+  circle: {
+    allOf: [
+      { $ref: '#/definitions/shape' },
+      { type: 'object', required: ['radius'], properties: { radius: { type: 'number' } } },
+    ],
+    'x-class': 'CIRCLE',
+  },
+  square: {
+    allOf: [
+      { $ref: '#/definitions/shape' },
+      { type: 'object', required: ['side'], properties: { side: { type: 'number' } } },
+    ],
+  },
 };
 
 function validatorFor(mode: SchemaMode, name: string) {
@@ -43,7 +64,7 @@ describe('convertSchema', () => {
     assert.deepEqual(convertSchema(definitions.subTags, ctx), { type: 'object', additionalProperties: {} });
   });
 
-  it('lets requests put any value where the object is only additionalProperties: true (a config\'s data)', () => {
+  it("lets requests put any value where the object is only additionalProperties: true (a config's data)", () => {
     const open = { type: 'object', additionalProperties: true };
     assert.deepEqual(convertSchema(open, createConvertContext(definitions, 'request', 'x')), {});
     assert.deepEqual(convertSchema(open, createConvertContext(definitions, 'response', 'x')), { type: 'object' });
@@ -57,14 +78,22 @@ describe('convertSchema', () => {
 
   it('writes Swagger boolean exclusive bounds as draft-07 numbers', () => {
     const ctx = createConvertContext(definitions, 'response', 'x');
-    assert.deepEqual(convertSchema(definitions.thing.properties.port, ctx), { type: 'integer', minimum: 1, exclusiveMaximum: 65536 });
+    assert.deepEqual(convertSchema(definitions.thing.properties.port, ctx), {
+      type: 'integer',
+      minimum: 1,
+      exclusiveMaximum: 65536,
+    });
   });
 
   it('makes subtypes of a discriminated definition extend its plain base', () => {
     const converted = convertDefinitions(createConvertContext(definitions, 'request', 'doc'));
     assert.deepEqual((converted.circle as { allOf: unknown[] }).allOf[0], { $ref: 'doc#/definitions/shape__base' });
     assert.ok(converted.shape__base);
-    assert.deepEqual((converted.shape as Record<string, unknown>)['x-go-discriminator'], { property: 'kind', values: ['CIRCLE', 'square', 'shape'], base: 'shape' });
+    assert.deepEqual((converted.shape as Record<string, unknown>)['x-go-discriminator'], {
+      property: 'kind',
+      values: ['CIRCLE', 'square', 'shape'],
+      base: 'shape',
+    });
   });
 });
 
@@ -118,7 +147,12 @@ const identity = {
   id: 'Hk3.9xWab',
   tags: {},
   name: 'laptop',
-  type: { _links: { self: { href: './identity-types/Device' } }, entity: 'identity-types', id: 'Device', name: 'Device' },
+  type: {
+    _links: { self: { href: './identity-types/Device' } },
+    entity: 'identity-types',
+    id: 'Device',
+    name: 'Device',
+  },
   typeId: 'Device',
   isDefaultAdmin: false,
   isAdmin: false,
@@ -135,7 +169,12 @@ const identity = {
   defaultHostingCost: 0,
   defaultHostingPrecedence: 'default',
   authPolicyId: 'default',
-  authPolicy: { _links: { self: { href: './auth-policies/default' } }, entity: 'auth-policies', id: 'default', name: 'Default' },
+  authPolicy: {
+    _links: { self: { href: './auth-policies/default' } },
+    entity: 'auth-policies',
+    id: 'default',
+    name: 'Default',
+  },
   externalId: null,
   disabled: false,
   disabledAt: null,
@@ -147,7 +186,8 @@ describe('the converted contract', () => {
   it('compiles a validator for every body and every declared response', () => {
     for (const api of ['client', 'management'] as const) {
       for (const op of loadContract(api).operations) {
-        if (op.parameters.some((parameter) => parameter.in === 'body')) assert.ok(bodyValidator(op), `${api} ${op.operationId} body`);
+        if (op.parameters.some((parameter) => parameter.in === 'body'))
+          assert.ok(bodyValidator(op), `${api} ${op.operationId} body`);
         for (const status of op.responseStatuses) responseValidator(op, String(status));
       }
     }
@@ -163,31 +203,61 @@ describe('validateResponse', () => {
 
   it('reports a missing required field', () => {
     const { name: _name, ...nameless } = identity;
-    assert.deepEqual(validateResponse(listIdentities, 200, { data: [nameless], meta: page }), ["/data/0 must have required property 'name'"]);
+    assert.deepEqual(validateResponse(listIdentities, 200, { data: [nameless], meta: page }), [
+      "/data/0 must have required property 'name'",
+    ]);
   });
 
   it('reports null where the schema does not allow it', () => {
-    assert.deepEqual(validateResponse(listIdentities, 200, { data: [{ ...identity, isAdmin: null }], meta: page }), ['/data/0/isAdmin must be boolean']);
+    assert.deepEqual(validateResponse(listIdentities, 200, { data: [{ ...identity, isAdmin: null }], meta: page }), [
+      '/data/0/isAdmin must be boolean',
+    ]);
   });
 
   it('treats an undeclared status as a problem', () => {
-    assert.deepEqual(validateResponse(listIdentities, 418, {}), ['status 418 is not declared for listIdentities (declared: 200, 400, 401, 429, 501)']);
+    assert.deepEqual(validateResponse(listIdentities, 418, {}), [
+      'status 418 is not declared for listIdentities (declared: 200, 400, 401, 429, 501)',
+    ]);
   });
 
   it('accepts the error envelope on the 501 every operation declares', () => {
-    const error = { error: { code: 'NOT_IMPLEMENTED', message: 'not yet', requestId: 'x1' }, meta: { apiEnrollmentVersion: '0.0.1', apiVersion: '0.0.1' } };
+    const error = {
+      error: { code: 'NOT_IMPLEMENTED', message: 'not yet', requestId: 'x1' },
+      meta: { apiEnrollmentVersion: '0.0.1', apiVersion: '0.0.1' },
+    };
     assert.deepEqual(validateResponse(operation('client', 'getEnrollmentJwks'), 501, error), []);
   });
 
   it('validates posture checks in a list by their typeId', () => {
-    const check = { _links: { self: { href: './posture-checks/p1' } }, createdAt: now, updatedAt: now, id: 'p1', tags: {}, name: 'os', typeId: 'OS', version: 1, roleAttributes: ['#a'] };
+    const check = {
+      _links: { self: { href: './posture-checks/p1' } },
+      createdAt: now,
+      updatedAt: now,
+      id: 'p1',
+      tags: {},
+      name: 'os',
+      typeId: 'OS',
+      version: 1,
+      roleAttributes: ['#a'],
+    };
     const op = operation('management', 'listPostureChecks');
-    assert.deepEqual(validateResponse(op, 200, { data: [{ ...check, operatingSystems: [{ type: 'Linux', versions: [] }] }], meta: page }), []);
-    assert.deepEqual(validateResponse(op, 200, { data: [check], meta: page }), ["/data/0 must have required property 'operatingSystems'"]);
+    assert.deepEqual(
+      validateResponse(op, 200, {
+        data: [{ ...check, operatingSystems: [{ type: 'Linux', versions: [] }] }],
+        meta: page,
+      }),
+      [],
+    );
+    assert.deepEqual(validateResponse(op, 200, { data: [check], meta: page }), [
+      "/data/0 must have required property 'operatingSystems'",
+    ]);
   });
 
   it('applies the corrections: undefined required fields are gone, /summary may answer meta null', () => {
-    assert.deepEqual(validateResponse(operation('management', 'listSummary'), 200, { data: { identities: 1 }, meta: null }), []);
+    assert.deepEqual(
+      validateResponse(operation('management', 'listSummary'), 200, { data: { identities: 1 }, meta: null }),
+      [],
+    );
     const enroll = operation('client', 'enroll');
     assert.deepEqual(validateResponse(enroll, 200, '-----BEGIN CERTIFICATE-----\n'), []);
     assert.deepEqual(validateResponse(enroll, 200, { data: { cert: 'pem' }, meta: {} }), []);

@@ -11,7 +11,11 @@ const committed = (file: string) => readFileSync(path.join(specDir, file), 'utf8
 /** A one-operation management document around `definitions` and the operation's parameters. */
 function generate(parameters: object[], definitions: object = {}, consumes = ['application/json']): string {
   const empty = JSON.stringify({ paths: {}, definitions: {} });
-  const management = JSON.stringify({ consumes, definitions, paths: { '/things/{id}': { put: { operationId: 'updateThing', parameters } } } });
+  const management = JSON.stringify({
+    consumes,
+    definitions,
+    paths: { '/things/{id}': { put: { operationId: 'updateThing', parameters } } },
+  });
   return operationTypesSource({ client: empty, management, fabric: empty });
 }
 
@@ -19,15 +23,29 @@ const lineOf = (source: string, start: string) => source.split('\n').find((line)
 
 describe('operation types', () => {
   it('are committed as the generator writes them from the committed contract', () => {
-    const documents = { client: committed(outputFiles.client), management: committed(outputFiles.management), fabric: committed(outputFiles.fabric) };
-    assert.ok(readFileSync(operationTypesFile, 'utf8') === operationTypesSource(documents), 'src/http/spec/gen/operations.ts is stale: run npm run contract');
+    const documents = {
+      client: committed(outputFiles.client),
+      management: committed(outputFiles.management),
+      fabric: committed(outputFiles.fabric),
+    };
+    assert.ok(
+      readFileSync(operationTypesFile, 'utf8') === operationTypesSource(documents),
+      'src/http/spec/gen/operations.ts is stale: run npm run contract',
+    );
   });
 
   it('type path, query and header parameters as bound (an array ignores its default)', () => {
     const source = generate([
       { name: 'id', in: 'path', type: 'string', required: true },
       { name: 'limit', in: 'query', type: 'integer' },
-      { name: 'roleFilter', in: 'query', type: 'array', items: { type: 'string' }, collectionFormat: 'multi', default: ['#all'] },
+      {
+        name: 'roleFilter',
+        in: 'query',
+        type: 'array',
+        items: { type: 'string' },
+        collectionFormat: 'multi',
+        default: ['#all'],
+      },
       { name: 'semantic', in: 'query', type: 'string', enum: ['allOf', 'anyOf'], default: 'allOf' },
       { name: 'MFA-Validation-Code', in: 'header', type: 'string' },
     ]);
@@ -51,7 +69,10 @@ describe('operation types', () => {
         },
       },
     };
-    const source = generate([{ name: 'thing', in: 'body', required: true, schema: { $ref: '#/definitions/thing' } }], definitions);
+    const source = generate(
+      [{ name: 'thing', in: 'body', required: true, schema: { $ref: '#/definitions/thing' } }],
+      definitions,
+    );
     assert.match(lineOf(source, '  updateThing:'), /body: ManagementThing \};$/);
     assert.equal(
       lineOf(source, 'export type ManagementThing '),
@@ -61,16 +82,36 @@ describe('operation types', () => {
 
   it('type a discriminated body as the union of its subtypes, and a text body where other media types are consumed', () => {
     const definitions = {
-      check: { type: 'object', discriminator: 'typeId', required: ['typeId', 'name'], properties: { typeId: { type: 'string' }, name: { type: 'string' } } },
-      macCheck: { 'x-class': 'MAC', allOf: [{ $ref: '#/definitions/check' }, { type: 'object', properties: { macs: { type: 'array', items: { type: 'string' } } } }] },
+      check: {
+        type: 'object',
+        discriminator: 'typeId',
+        required: ['typeId', 'name'],
+        properties: { typeId: { type: 'string' }, name: { type: 'string' } },
+      },
+      macCheck: {
+        'x-class': 'MAC',
+        allOf: [
+          { $ref: '#/definitions/check' },
+          { type: 'object', properties: { macs: { type: 'array', items: { type: 'string' } } } },
+        ],
+      },
     };
-    const source = generate([{ name: 'check', in: 'body', schema: { $ref: '#/definitions/check' } }], definitions, ['application/json', 'text/plain']);
+    const source = generate([{ name: 'check', in: 'body', schema: { $ref: '#/definitions/check' } }], definitions, [
+      'application/json',
+      'text/plain',
+    ]);
     assert.match(lineOf(source, '  updateThing:'), /body: ManagementCheck \| string \| undefined \};$/);
     assert.equal(
       lineOf(source, 'export type ManagementCheck '),
       'export type ManagementCheck = (ManagementCheckBase & { typeId: "check" }) | (ManagementMacCheck & { typeId: "MAC" });',
     );
-    assert.equal(lineOf(source, 'export type ManagementCheckBase '), 'export type ManagementCheckBase = { name: string };');
-    assert.equal(lineOf(source, 'export type ManagementMacCheck '), 'export type ManagementMacCheck = ManagementCheckBase & { macs?: string[] | null };');
+    assert.equal(
+      lineOf(source, 'export type ManagementCheckBase '),
+      'export type ManagementCheckBase = { name: string };',
+    );
+    assert.equal(
+      lineOf(source, 'export type ManagementMacCheck '),
+      'export type ManagementMacCheck = ManagementCheckBase & { macs?: string[] | null };',
+    );
   });
 });

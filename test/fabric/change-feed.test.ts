@@ -33,7 +33,12 @@ describe(`the routers' change feed on ${storeUnderTest}`, () => {
   /** A feed polling once a minute, whose deliveries resolve the promises `next()` hands out. */
   async function startFeed(store: Store, pollMs: number) {
     const waiting: ((entries: FeedEntry[]) => void)[] = [];
-    const feed = new ChangeFeed({ store, pollMs, deliver: (entries) => waiting.shift()?.(entries), onError: (error) => errors.push(error) });
+    const feed = new ChangeFeed({
+      store,
+      pollMs,
+      deliver: (entries) => waiting.shift()?.(entries),
+      onError: (error) => errors.push(error),
+    });
     await feed.start();
     return { feed, next: () => new Promise<FeedEntry[]>((resolve) => waiting.push(resolve)) };
   }
@@ -44,7 +49,10 @@ describe(`the routers' change feed on ${storeUnderTest}`, () => {
       const delivered = next();
       await here.transaction((tx) => insertRow(tx, 'api_sessions', apiSession('as1')));
       const entries = await delivered;
-      assert.deepEqual(entries.map((entry) => [entry.kind, entry.token]), [['apiSessionAdded', 'token-as1']]);
+      assert.deepEqual(
+        entries.map((entry) => [entry.kind, entry.token]),
+        [['apiSessionAdded', 'token-as1']],
+      );
     } finally {
       await feed.stop();
     }
@@ -57,7 +65,10 @@ describe(`the routers' change feed on ${storeUnderTest}`, () => {
       await elsewhere.transaction((tx) => insertRow(tx, 'api_sessions', apiSession('as2')));
       // The feed's timer does not hold the process open (unref): this does, while the poll is awaited.
       const awake = setTimeout(() => undefined, 10_000);
-      assert.deepEqual((await delivered).map((entry) => entry.token), ['token-as2']);
+      assert.deepEqual(
+        (await delivered).map((entry) => entry.token),
+        ['token-as2'],
+      );
       clearTimeout(awake);
     } finally {
       await feed.stop();

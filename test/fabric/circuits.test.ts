@@ -5,10 +5,32 @@ import { create, fromBinary, toBinary, type MessageInitShape } from '@bufbuild/p
 import pino from 'pino';
 import { Circuits } from '../../src/fabric/circuits/circuits.js';
 import { createEdgeTerminator } from '../../src/fabric/terminators/create-terminator.js';
-import { CreateTerminatorResult, CreateTerminatorV2RequestSchema, ContentType as EdgeType } from '../../src/fabric/messages/gen/edge_ctrl_pb.js';
-import { CircuitConfirmationSchema, ContentType as CtrlType, DestType, FaultSchema, FaultSubject, RouteSchema, UnrouteSchema } from '../../src/fabric/messages/gen/ctrl_pb.js';
+import {
+  CreateTerminatorResult,
+  CreateTerminatorV2RequestSchema,
+  ContentType as EdgeType,
+} from '../../src/fabric/messages/gen/edge_ctrl_pb.js';
+import {
+  CircuitConfirmationSchema,
+  ContentType as CtrlType,
+  DestType,
+  FaultSchema,
+  FaultSubject,
+  RouteSchema,
+  UnrouteSchema,
+} from '../../src/fabric/messages/gen/ctrl_pb.js';
 import { CreateCircuitV2Header, RouteResultHeader } from '../../src/fabric/messages/headers.js';
-import { decodeString, decodeStringToStringMap, decodeU32, decodeU32ToBytesMap, encodeBool, encodeString, encodeStringSlice, encodeU32, encodeU32ToBytesMap } from '../../src/fabric/channel/header-codecs.js';
+import {
+  decodeString,
+  decodeStringToStringMap,
+  decodeU32,
+  decodeU32ToBytesMap,
+  encodeBool,
+  encodeString,
+  encodeStringSlice,
+  encodeU32,
+  encodeU32ToBytesMap,
+} from '../../src/fabric/channel/header-codecs.js';
 import type { Message } from '../../src/fabric/channel/message.js';
 import { buildTestApp, type TestApp } from '../support/test-app.js';
 import { createEdgeRouter, createEntity, readEntity } from '../support/factories.js';
@@ -38,39 +60,80 @@ describe('circuits through one router', () => {
   after(() => t.close());
   beforeEach(() => {
     channel = new FakeChannel();
-    circuits = new Circuits({ store: t.deps.store, clock: t.clock, logger: pino({ level: 'silent' }), routers: { channelOf: () => channel, isOnline: (id) => id === routerId }, routeTimeoutMs: 50 });
+    circuits = new Circuits({
+      store: t.deps.store,
+      clock: t.clock,
+      logger: pino({ level: 'silent' }),
+      routers: { channelOf: () => channel, isOnline: (id) => id === routerId },
+      routeTimeoutMs: 50,
+    });
     circuits.attach(routerId, channel);
   });
 
   /** A service the host binds and the dialer dials, with the given terminators made by CreateTerminatorV2. */
-  async function service(body: Record<string, unknown> = {}, terminators: Omit<MessageInitShape<typeof CreateTerminatorV2RequestSchema>, '$typeName'>[] = [{}]) {
-    const serviceId = await createEntity(t, admin, 'services', { name: `svc-${Math.random().toString(36).slice(2)}`, encryptionRequired: false, ...body });
-    for (const [type, who] of [['Bind', host], ['Dial', dialer]] as const) {
-      await createEntity(t, admin, 'service-policies', { name: `${type}-${serviceId}`, type, semantic: 'AnyOf', identityRoles: [`@${who.identityId}`], serviceRoles: [`@${serviceId}`] });
+  async function service(
+    body: Record<string, unknown> = {},
+    terminators: Omit<MessageInitShape<typeof CreateTerminatorV2RequestSchema>, '$typeName'>[] = [{}],
+  ) {
+    const serviceId = await createEntity(t, admin, 'services', {
+      name: `svc-${Math.random().toString(36).slice(2)}`,
+      encryptionRequired: false,
+      ...body,
+    });
+    for (const [type, who] of [
+      ['Bind', host],
+      ['Dial', dialer],
+    ] as const) {
+      await createEntity(t, admin, 'service-policies', {
+        name: `${type}-${serviceId}`,
+        type,
+        semantic: 'AnyOf',
+        identityRoles: [`@${who.identityId}`],
+        serviceRoles: [`@${serviceId}`],
+      });
     }
     const bind = (await createSession(t, host.apiSessionToken, serviceId, 'Bind')).token;
     const ids: string[] = [];
     for (const fields of terminators) {
       const address = `t-${Math.random().toString(36).slice(2)}`;
-      const request = create(CreateTerminatorV2RequestSchema, { address, sessionToken: bind, fingerprints: [host.fingerprint], peerData: { 1003: Uint8Array.of(7) }, ...fields });
-      assert.equal((await createEdgeTerminator(t.deps.store, routerId, request, t.clock())).result, CreateTerminatorResult.Success);
+      const request = create(CreateTerminatorV2RequestSchema, {
+        address,
+        sessionToken: bind,
+        fingerprints: [host.fingerprint],
+        peerData: { 1003: Uint8Array.of(7) },
+        ...fields,
+      });
+      assert.equal(
+        (await createEdgeTerminator(t.deps.store, routerId, request, t.clock())).result,
+        CreateTerminatorResult.Success,
+      );
       ids.push(address);
     }
     const session = await createSession(t, dialer.apiSessionToken, serviceId, 'Dial');
     return { serviceId, terminatorIds: ids, dial: session.token, dialSessionId: session.id };
   }
 
-  const dialMessage = (token: string, peerData = new Map([[1003, Uint8Array.of(1)]]), fingerprint = dialer.fingerprint, instanceId = ''): Outgoing => ({
+  const dialMessage = (
+    token: string,
+    peerData = new Map([[1003, Uint8Array.of(1)]]),
+    fingerprint = dialer.fingerprint,
+    instanceId = '',
+  ): Outgoing => ({
     contentType: EdgeType.CreateCircuitV2RequestType,
     headers: new Map([
       [CreateCircuitV2Header.requestSessionToken, encodeString(token)],
       [CreateCircuitV2Header.requestFingerprints, encodeStringSlice([fingerprint])],
       [CreateCircuitV2Header.peerData, encodeU32ToBytesMap(peerData)],
-      ...(instanceId ? [[CreateCircuitV2Header.requestTerminatorInstanceId, encodeString(instanceId)] as [number, Uint8Array]] : []),
+      ...(instanceId
+        ? [[CreateCircuitV2Header.requestTerminatorInstanceId, encodeString(instanceId)] as [number, Uint8Array]]
+        : []),
     ]),
     body: new Uint8Array(0),
   });
-  const routeResult = (route: Outgoing, outcome: { success: true; peer?: [number, Uint8Array][] } | { success: false; error: string; code: number }): Outgoing => {
+  const routeResult = (
+    route: Outgoing,
+    outcome: { success: true; peer?: [number, Uint8Array][] } | { success: false; error: string; code: number },
+  ): Outgoing => {
     const decoded = fromBinary(RouteSchema, route.body);
     const headers = new Map<number, Uint8Array>([[RouteResultHeader.attempt, encodeU32(decoded.attempt)]]);
     if (outcome.success) {
@@ -82,7 +145,10 @@ describe('circuits through one router', () => {
     }
     return { contentType: 1022, headers, body: encodeString(decoded.circuitId) };
   };
-  const succeed = (peer: [number, Uint8Array][] = [[1003, Uint8Array.of(8)]]) => (route: Outgoing) => Promise.resolve(routeResult(route, { success: true, peer }));
+  const succeed =
+    (peer: [number, Uint8Array][] = [[1003, Uint8Array.of(8)]]) =>
+    (route: Outgoing) =>
+      Promise.resolve(routeResult(route, { success: true, peer }));
   const routesSent = () => channel.requests.map((request) => fromBinary(RouteSchema, request.body));
   const errorOf = (reply: Outgoing | undefined) => {
     assert.equal(reply?.contentType, EdgeType.ErrorType);
@@ -91,25 +157,51 @@ describe('circuits through one router', () => {
 
   it('routes a dial to the terminator and answers with the circuit, its address, peer data and tags', async () => {
     const { serviceId, terminatorIds, dial } = await service();
-    channel.responder = succeed([[1003, Uint8Array.of(8)], [1110, encodeString('10.0.0.1:80')], [5000, Uint8Array.of(3)]]);
+    channel.responder = succeed([
+      [1003, Uint8Array.of(8)],
+      [1110, encodeString('10.0.0.1:80')],
+      [5000, Uint8Array.of(3)],
+    ]);
     const reply = await channel.deliver(dialMessage(dial));
     assert.equal(reply?.contentType, EdgeType.CreateCircuitV2ResponseType, reply && decodeString(reply.body));
     const [route] = routesSent();
     assert.equal(route!.attempt, 0);
-    assert.deepEqual(route!.forwards.map((f) => [f.dstType]), [[DestType.End], [DestType.Start]]);
+    assert.deepEqual(
+      route!.forwards.map((f) => [f.dstType]),
+      [[DestType.End], [DestType.Start]],
+    );
     const [toEgress, toIngress] = route!.forwards;
     assert.deepEqual([toEgress!.srcAddress, toEgress!.dstAddress], [toIngress!.dstAddress, toIngress!.srcAddress]);
-    assert.deepEqual([route!.egress!.binding, route!.egress!.destination, route!.egress!.address], ['edge', terminatorIds[0], toEgress!.dstAddress]);
-    assert.deepEqual(route!.egress!.peerData[1003], Uint8Array.of(1), 'the dialler’s peer data goes to the hosting side');
+    assert.deepEqual(
+      [route!.egress!.binding, route!.egress!.destination, route!.egress!.address],
+      ['edge', terminatorIds[0], toEgress!.dstAddress],
+    );
+    assert.deepEqual(
+      route!.egress!.peerData[1003],
+      Uint8Array.of(1),
+      'the dialler’s peer data goes to the hosting side',
+    );
     assert.ok(route!.timeout > 0n && route!.timeout <= 50_000_000n);
     const circuitId = decodeString(reply.headers.get(CreateCircuitV2Header.responseCircuitId)!);
     assert.equal(circuitId, route!.circuitId);
-    assert.equal(decodeString(reply.headers.get(CreateCircuitV2Header.responseAddress)!), toEgress!.srcAddress, 'the address is the ingress id');
+    assert.equal(
+      decodeString(reply.headers.get(CreateCircuitV2Header.responseAddress)!),
+      toEgress!.srcAddress,
+      'the address is the ingress id',
+    );
     const peerData = decodeU32ToBytesMap(reply.headers.get(CreateCircuitV2Header.peerData)!);
-    assert.deepEqual([...peerData.get(1003)!], [8], 'the route result’s peer data wins over the terminator’s static one');
+    assert.deepEqual(
+      [...peerData.get(1003)!],
+      [8],
+      'the route result’s peer data wins over the terminator’s static one',
+    );
     assert.deepEqual([...peerData.get(5000)!], [3]);
     assert.equal(peerData.has(1110), false, 'path addresses are not peer data');
-    assert.deepEqual(decodeStringToStringMap(reply.headers.get(CreateCircuitV2Header.responseTags)!), { serviceId, clientId: dialer.identityId, hostId: host.identityId });
+    assert.deepEqual(decodeStringToStringMap(reply.headers.get(CreateCircuitV2Header.responseTags)!), {
+      serviceId,
+      clientId: dialer.identityId,
+      hostId: host.identityId,
+    });
     assert.equal(circuits.registry.get(circuitId)?.terminatorId, terminatorIds[0]);
   });
 
@@ -118,10 +210,17 @@ describe('circuits through one router', () => {
     channel.responder = succeed();
     const reply = await channel.deliver(dialMessage(dial));
     const circuitId = decodeString(reply!.headers.get(CreateCircuitV2Header.responseCircuitId)!);
-    await channel.deliver({ contentType: CtrlType.FaultType, headers: new Map(), body: toBinary(FaultSchema, create(FaultSchema, { subject: FaultSubject.EgressFault, id: circuitId })) });
+    await channel.deliver({
+      contentType: CtrlType.FaultType,
+      headers: new Map(),
+      body: toBinary(FaultSchema, create(FaultSchema, { subject: FaultSubject.EgressFault, id: circuitId })),
+    });
     assert.equal(circuits.registry.get(circuitId), undefined);
     const unroute = fromBinary(UnrouteSchema, channel.sent.at(-1)!.body);
-    assert.deepEqual([channel.sent.at(-1)!.contentType, unroute.circuitId, unroute.now], [CtrlType.UnrouteType, circuitId, false]);
+    assert.deepEqual(
+      [channel.sent.at(-1)!.contentType, unroute.circuitId, unroute.now],
+      [CtrlType.UnrouteType, circuitId, false],
+    );
   });
 
   it('shows its circuits to the fabric API, and an operator’s delete unroutes at once', async () => {
@@ -131,12 +230,25 @@ describe('circuits through one router', () => {
     const circuitId = decodeString(reply!.headers.get(CreateCircuitV2Header.responseCircuitId)!);
     const shown = await circuits.view.get(circuitId);
     assert.deepEqual(
-      shown && { serviceId: shown.serviceId, terminatorId: shown.terminatorId, clientId: shown.clientId, path: shown.path },
-      { serviceId, terminatorId: terminatorIds[0], clientId: dialSessionId, path: { routerIds: [routerId], linkIds: [] } },
+      shown && {
+        serviceId: shown.serviceId,
+        terminatorId: shown.terminatorId,
+        clientId: shown.clientId,
+        path: shown.path,
+      },
+      {
+        serviceId,
+        terminatorId: terminatorIds[0],
+        clientId: dialSessionId,
+        path: { routerIds: [routerId], linkIds: [] },
+      },
     );
     assert.ok((await circuits.view.list()).some((circuit) => circuit.id === circuitId));
     assert.equal(await circuits.view.remove(circuitId, true), true);
-    assert.deepEqual(fromBinary(UnrouteSchema, channel.sent.at(-1)!.body), create(UnrouteSchema, { circuitId, now: true }));
+    assert.deepEqual(
+      fromBinary(UnrouteSchema, channel.sent.at(-1)!.body),
+      create(UnrouteSchema, { circuitId, now: true }),
+    );
     assert.equal(await circuits.view.get(circuitId), undefined);
     assert.equal(await circuits.view.remove(circuitId, true), false);
   });
@@ -152,19 +264,39 @@ describe('circuits through one router', () => {
     });
     const linkChannel = new FakeChannel();
     withLinks.attach(routerId, linkChannel);
-    await linkChannel.deliver({ contentType: CtrlType.FaultType, headers: new Map(), body: toBinary(FaultSchema, create(FaultSchema, { subject: FaultSubject.LinkFault, id: 'link-1', iteration: 1 })) });
-    await linkChannel.deliver({ contentType: CtrlType.FaultType, headers: new Map(), body: toBinary(FaultSchema, create(FaultSchema, { subject: FaultSubject.ForwardFault, id: 'unknown-circuit' })) });
+    await linkChannel.deliver({
+      contentType: CtrlType.FaultType,
+      headers: new Map(),
+      body: toBinary(FaultSchema, create(FaultSchema, { subject: FaultSubject.LinkFault, id: 'link-1', iteration: 1 })),
+    });
+    await linkChannel.deliver({
+      contentType: CtrlType.FaultType,
+      headers: new Map(),
+      body: toBinary(FaultSchema, create(FaultSchema, { subject: FaultSubject.ForwardFault, id: 'unknown-circuit' })),
+    });
     assert.deepEqual(linkFaults, ['link-1']);
-    assert.deepEqual(linkChannel.sent.map((message) => fromBinary(UnrouteSchema, message.body).circuitId), ['unknown-circuit']);
+    assert.deepEqual(
+      linkChannel.sent.map((message) => fromBinary(UnrouteSchema, message.body).circuitId),
+      ['unknown-circuit'],
+    );
   });
 
   it('retries a failed route, and the second attempt carries attempt 1', async () => {
     const { dial } = await service();
     let calls = 0;
-    channel.responder = (route) => Promise.resolve(routeResult(route, ++calls === 1 ? { success: false, error: 'connection refused', code: 4 } : { success: true }));
+    channel.responder = (route) =>
+      Promise.resolve(
+        routeResult(
+          route,
+          ++calls === 1 ? { success: false, error: 'connection refused', code: 4 } : { success: true },
+        ),
+      );
     const reply = await channel.deliver(dialMessage(dial));
     assert.equal(reply?.contentType, EdgeType.CreateCircuitV2ResponseType);
-    assert.deepEqual(routesSent().map((route) => route.attempt), [0, 1]);
+    assert.deepEqual(
+      routesSent().map((route) => route.attempt),
+      [0, 1],
+    );
     assert.equal(new Set(routesSent().map((route) => route.circuitId)).size, 1, 'one circuit id across attempts');
   });
 
@@ -173,28 +305,42 @@ describe('circuits through one router', () => {
     const reply = await channel.deliver(dialMessage(dial));
     const { code, message } = errorOf(reply);
     assert.equal(code, 1);
-    assert.match(message, /^exceeded maximum \[2\] retries creating circuit \[c\/(\S+)\]: timeout creating routes for \[s\/\1\]$/);
+    assert.match(
+      message,
+      /^exceeded maximum \[2\] retries creating circuit \[c\/(\S+)\]: timeout creating routes for \[s\/\1\]$/,
+    );
     assert.equal(routesSent().length, 2);
     assert.equal(circuits.registry.size, 0);
   });
 
   it('answers a dial of a service with no terminator', async () => {
     const { serviceId, dial } = await service({}, []);
-    assert.deepEqual(errorOf(await channel.deliver(dialMessage(dial))), { code: 1, message: `service ${serviceId} has no terminators` });
+    assert.deepEqual(errorOf(await channel.deliver(dialMessage(dial))), {
+      code: 1,
+      message: `service ${serviceId} has no terminators`,
+    });
     assert.equal(routesSent().length, 0);
   });
 
   it('deletes an edge terminator its router calls invalid', async () => {
     const { terminatorIds, dial } = await service();
-    channel.responder = (route) => Promise.resolve(routeResult(route, { success: false, error: 'invalid terminator', code: 1 }));
+    channel.responder = (route) =>
+      Promise.resolve(routeResult(route, { success: false, error: 'invalid terminator', code: 1 }));
     const { message } = errorOf(await channel.deliver(dialMessage(dial)));
     // The second attempt finds the terminator gone.
     assert.match(message, /has no terminators$/);
-    assert.equal((await t.call({ method: 'GET', url: `/edge/management/v1/terminators/${terminatorIds[0]}`, token: admin })).status, 404);
+    assert.equal(
+      (await t.call({ method: 'GET', url: `/edge/management/v1/terminators/${terminatorIds[0]}`, token: admin }))
+        .status,
+      404,
+    );
   });
 
   it('chooses by precedence first: a required terminator over a cheaper default one', async () => {
-    const { terminatorIds, dial } = await service({ terminatorStrategy: 'random' }, [{ cost: 0 }, { cost: 500, precedence: 1 }]);
+    const { terminatorIds, dial } = await service({ terminatorStrategy: 'random' }, [
+      { cost: 0 },
+      { cost: 500, precedence: 1 },
+    ]);
     channel.responder = succeed();
     await channel.deliver(dialMessage(dial));
     assert.equal(routesSent()[0]!.egress!.destination, terminatorIds[1]);
@@ -211,26 +357,52 @@ describe('circuits through one router', () => {
 
   it('refuses another identity’s certificate, a router the policies exclude, and a bind session', async () => {
     const { serviceId, dial } = await service();
-    assert.deepEqual(errorOf(await channel.deliver(dialMessage(dial, undefined, host.fingerprint))), { code: 2, message: 'invalid api session' });
+    assert.deepEqual(errorOf(await channel.deliver(dialMessage(dial, undefined, host.fingerprint))), {
+      code: 2,
+      message: 'invalid api session',
+    });
     const closed = await createEdgeRouter(t, admin);
     const elsewhere = new FakeChannel();
     circuits.attach(closed, elsewhere);
-    assert.deepEqual(errorOf(await elsewhere.deliver(dialMessage(dial))), { code: 5, message: 'invalid edge router for session' });
+    assert.deepEqual(errorOf(await elsewhere.deliver(dialMessage(dial))), {
+      code: 5,
+      message: 'invalid edge router for session',
+    });
     const bind = (await createSession(t, host.apiSessionToken, serviceId, 'Bind')).token;
-    assert.deepEqual(errorOf(await channel.deliver(dialMessage(bind, undefined, host.fingerprint))), { code: 4, message: 'incorrect session type' });
+    assert.deepEqual(errorOf(await channel.deliver(dialMessage(bind, undefined, host.fingerprint))), {
+      code: 4,
+      message: 'incorrect session type',
+    });
   });
 
   it('demands the dialler’s public key when the service requires encryption', async () => {
     const { dial } = await service({ encryptionRequired: true });
     channel.responder = succeed();
-    assert.deepEqual(errorOf(await channel.deliver(dialMessage(dial, new Map()))), { code: 11, message: 'encryption required on service, initiator did not send public header' });
+    assert.deepEqual(errorOf(await channel.deliver(dialMessage(dial, new Map()))), {
+      code: 11,
+      message: 'encryption required on service, initiator did not send public header',
+    });
     assert.equal((await channel.deliver(dialMessage(dial)))?.contentType, EdgeType.CreateCircuitV2ResponseType);
   });
 
   it('answers a confirmation of unknown circuits, and a result no one waits for, with Unroute', async () => {
-    await channel.deliver({ contentType: CtrlType.CircuitConfirmationType, headers: new Map(), body: toBinary(CircuitConfirmationSchema, create(CircuitConfirmationSchema, { circuitIds: ['gone'] })) });
-    await channel.deliver({ contentType: 1022, headers: new Map([[RouteResultHeader.attempt, encodeU32(0)]]), body: encodeString('stale') });
-    assert.deepEqual(channel.sent.map((message) => [message.contentType, fromBinary(UnrouteSchema, message.body).circuitId]), [[CtrlType.UnrouteType, 'gone'], [CtrlType.UnrouteType, 'stale']]);
+    await channel.deliver({
+      contentType: CtrlType.CircuitConfirmationType,
+      headers: new Map(),
+      body: toBinary(CircuitConfirmationSchema, create(CircuitConfirmationSchema, { circuitIds: ['gone'] })),
+    });
+    await channel.deliver({
+      contentType: 1022,
+      headers: new Map([[RouteResultHeader.attempt, encodeU32(0)]]),
+      body: encodeString('stale'),
+    });
+    assert.deepEqual(
+      channel.sent.map((message) => [message.contentType, fromBinary(UnrouteSchema, message.body).circuitId]),
+      [
+        [CtrlType.UnrouteType, 'gone'],
+        [CtrlType.UnrouteType, 'stale'],
+      ],
+    );
   });
 
   it('forgets a disconnected router’s circuits when it stays away past the grace, not before', async () => {
@@ -258,9 +430,18 @@ describe('circuits through one router', () => {
     const elsewhere = new FakeChannel();
     failing.attach(routerId, elsewhere);
     assert.deepEqual(errorOf(await elsewhere.deliver(dialMessage(dial))), { code: 1, message: 'database is gone' });
-    const full = new Circuits({ store: t.deps.store, clock: t.clock, logger: pino({ level: 'silent' }), routers: { channelOf: () => channel, isOnline: () => true }, capacity: 0 });
+    const full = new Circuits({
+      store: t.deps.store,
+      clock: t.clock,
+      logger: pino({ level: 'silent' }),
+      routers: { channelOf: () => channel, isOnline: () => true },
+      capacity: 0,
+    });
     const third = new FakeChannel(succeed());
     full.attach(routerId, third);
-    assert.deepEqual(errorOf(await third.deliver(dialMessage(dial))), { code: 1, message: 'this controller holds its maximum of 0 circuits' });
+    assert.deepEqual(errorOf(await third.deliver(dialMessage(dial))), {
+      code: 1,
+      message: 'this controller holds its maximum of 0 circuits',
+    });
   });
 });

@@ -3,7 +3,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import { createEdgeTerminator } from '../../src/fabric/terminators/create-terminator.js';
-import { CreateTerminatorResult, CreateTerminatorV2RequestSchema, TerminatorPrecedence } from '../../src/fabric/messages/gen/edge_ctrl_pb.js';
+import {
+  CreateTerminatorResult,
+  CreateTerminatorV2RequestSchema,
+  TerminatorPrecedence,
+} from '../../src/fabric/messages/gen/edge_ctrl_pb.js';
 import { buildTestApp, type TestApp } from '../support/test-app.js';
 import { createEdgeRouter, readEntity } from '../support/factories.js';
 import { createSession, grantService, openEdgeRouter } from '../support/sessions.js';
@@ -30,11 +34,23 @@ describe('CreateTerminatorV2 decisions', () => {
   after(() => t.close());
 
   const request = (fields: Omit<MessageInitShape<typeof CreateTerminatorV2RequestSchema>, '$typeName'> = {}) =>
-    create(CreateTerminatorV2RequestSchema, { address: `t-${Math.random().toString(36).slice(2)}`, sessionToken: bindToken, fingerprints: [host.fingerprint], ...fields });
-  const decide = (req: ReturnType<typeof request>, router = routerId) => createEdgeTerminator(t.deps.store, router, req, t.clock());
+    create(CreateTerminatorV2RequestSchema, {
+      address: `t-${Math.random().toString(36).slice(2)}`,
+      sessionToken: bindToken,
+      fingerprints: [host.fingerprint],
+      ...fields,
+    });
+  const decide = (req: ReturnType<typeof request>, router = routerId) =>
+    createEdgeTerminator(t.deps.store, router, req, t.clock());
 
   it('creates an edge terminator the management API shows as upstream does', async () => {
-    const req = request({ cost: 7, precedence: TerminatorPrecedence.Required, instanceId: 'inst-1', instanceSecret: Uint8Array.of(1, 2), peerData: { 1003: Uint8Array.of(9) } });
+    const req = request({
+      cost: 7,
+      precedence: TerminatorPrecedence.Required,
+      instanceId: 'inst-1',
+      instanceSecret: Uint8Array.of(1, 2),
+      peerData: { 1003: Uint8Array.of(9) },
+    });
     const outcome = await decide(req);
     assert.equal(outcome.result, CreateTerminatorResult.Success, outcome.message);
     assert.equal(outcome.created, true);
@@ -46,7 +62,11 @@ describe('CreateTerminatorV2 decisions', () => {
     assert.equal(shown.identity, 'inst-1');
     assert.equal(shown.cost, 7);
     assert.equal(shown.precedence, 'required');
-    const listed = await t.call({ method: 'GET', url: `/edge/management/v1/services/${serviceId}/terminators`, token: admin });
+    const listed = await t.call({
+      method: 'GET',
+      url: `/edge/management/v1/services/${serviceId}/terminators`,
+      token: admin,
+    });
     assert.ok((listed.body as { data: { id: string }[] }).data.some((row) => row.id === req.address));
   });
 
@@ -77,7 +97,10 @@ describe('CreateTerminatorV2 decisions', () => {
 
   it('answers an unknown session token with FailedInvalidSession', async () => {
     const outcome = await decide(request({ sessionToken: 'no-such-token' }));
-    assert.deepEqual([outcome.result, outcome.message], [CreateTerminatorResult.FailedInvalidSession, 'invalid session']);
+    assert.deepEqual(
+      [outcome.result, outcome.message],
+      [CreateTerminatorResult.FailedInvalidSession, 'invalid session'],
+    );
   });
 
   it('refuses another identity’s session (its certificate is not the session’s)', async () => {
@@ -89,21 +112,40 @@ describe('CreateTerminatorV2 decisions', () => {
   it('refuses a router the policies exclude', async () => {
     const closed = await createEdgeRouter(t, admin);
     const outcome = await decide(request(), closed);
-    assert.deepEqual([outcome.result, outcome.message], [CreateTerminatorResult.FailedOther, 'invalid edge router for session']);
+    assert.deepEqual(
+      [outcome.result, outcome.message],
+      [CreateTerminatorResult.FailedOther, 'invalid edge router for session'],
+    );
   });
 
   it('refuses a blank id and a cost past 65535', async () => {
     assert.deepEqual((await decide(request({ address: '' }))).message, 'provided terminator id is blank');
     const outcome = await decide(request({ cost: 65536 }));
-    assert.deepEqual([outcome.result, outcome.message], [CreateTerminatorResult.FailedOther, 'invalid cost 65536. cost must be between 0 and 65535 inclusive']);
+    assert.deepEqual(
+      [outcome.result, outcome.message],
+      [CreateTerminatorResult.FailedOther, 'invalid cost 65536. cost must be between 0 and 65535 inclusive'],
+    );
   });
 
   it('keeps terminators sharing an instance id to one hosting identity', async () => {
     const other = await sdkClient(t, admin);
-    await t.call({ method: 'POST', url: '/edge/management/v1/service-policies', token: admin, payload: { name: `bind-${other.identityId}`, type: 'Bind', semantic: 'AnyOf', identityRoles: [`@${other.identityId}`], serviceRoles: [`@${serviceId}`] } });
+    await t.call({
+      method: 'POST',
+      url: '/edge/management/v1/service-policies',
+      token: admin,
+      payload: {
+        name: `bind-${other.identityId}`,
+        type: 'Bind',
+        semantic: 'AnyOf',
+        identityRoles: [`@${other.identityId}`],
+        serviceRoles: [`@${serviceId}`],
+      },
+    });
     const otherBind = (await createSession(t, other.apiSessionToken, serviceId, 'Bind')).token;
     assert.equal((await decide(request({ instanceId: 'shared' }))).result, CreateTerminatorResult.Success);
-    const outcome = await decide(request({ instanceId: 'shared', sessionToken: otherBind, fingerprints: [other.fingerprint] }));
+    const outcome = await decide(
+      request({ instanceId: 'shared', sessionToken: otherBind, fingerprints: [other.fingerprint] }),
+    );
     assert.equal(outcome.result, CreateTerminatorResult.FailedOther);
     assert.match(outcome.message, /^sibling terminator \S+ with shared identity shared belongs to different identity$/);
   });

@@ -32,9 +32,24 @@ describe('edge routers: hello and API-session sync', () => {
     adminB = await b.loginAsAdmin();
     ctrlPort = (await a.controlPlane.listen('127.0.0.1', 0)).port;
     enrolled = await enrollEdgeRouter(a, adminA, { name: 'sync-router', roleAttributes: ['sync'] });
-    await a.call({ method: 'POST', url: `${MANAGEMENT}/edge-router-policies`, token: adminA, payload: { name: 'all-sync', semantic: 'AnyOf', identityRoles: ['#all'], edgeRouterRoles: ['#sync'] } });
-    await a.call({ method: 'POST', url: `${MANAGEMENT}/service-edge-router-policies`, token: adminA, payload: { name: 'all-sync', semantic: 'AnyOf', serviceRoles: ['#all'], edgeRouterRoles: ['#sync'] } });
-    router = await TestRouter.connect({ port: ctrlPort, router: enrolled, ca: a.deps.pki.caBundlePem, edgeListener: { hostname: 'edge.example', port: 3022 } });
+    await a.call({
+      method: 'POST',
+      url: `${MANAGEMENT}/edge-router-policies`,
+      token: adminA,
+      payload: { name: 'all-sync', semantic: 'AnyOf', identityRoles: ['#all'], edgeRouterRoles: ['#sync'] },
+    });
+    await a.call({
+      method: 'POST',
+      url: `${MANAGEMENT}/service-edge-router-policies`,
+      token: adminA,
+      payload: { name: 'all-sync', semantic: 'AnyOf', serviceRoles: ['#all'], edgeRouterRoles: ['#sync'] },
+    });
+    router = await TestRouter.connect({
+      port: ctrlPort,
+      router: enrolled,
+      ca: a.deps.pki.caBundlePem,
+      edgeListener: { hostname: 'edge.example', port: 3022 },
+    });
   });
   after(async () => {
     await router?.close();
@@ -44,13 +59,20 @@ describe('edge routers: hello and API-session sync', () => {
   });
 
   const edgeRouter = async (t: TlsTestApp, token: string) =>
-    ((await t.call({ method: 'GET', url: `${MANAGEMENT}/edge-routers/${enrolled.id}`, token })).body as { data: Record<string, unknown> }).data;
+    (
+      (await t.call({ method: 'GET', url: `${MANAGEMENT}/edge-routers/${enrolled.id}`, token })).body as {
+        data: Record<string, unknown>;
+      }
+    ).data;
 
   it('receives every API session, and shows SYNC_DONE with its hostname and URLs on both instances', async () => {
     await router.edge.until(() => router.edge.appliedSyncs.length === 1);
     assert.ok(router.edge.apiSessions.has(adminA) && router.edge.apiSessions.has(adminB));
     await waitUntil(async () => (await edgeRouter(b, adminB)).syncStatus === 'SYNC_DONE');
-    for (const [t, token] of [[a, adminA], [b, adminB]] as const) {
+    for (const [t, token] of [
+      [a, adminA],
+      [b, adminB],
+    ] as const) {
       const detail = await edgeRouter(t, token);
       assert.equal(detail.isOnline, true);
       assert.equal(detail.hostname, 'edge.example');
@@ -62,7 +84,10 @@ describe('edge routers: hello and API-session sync', () => {
     const user = await createUser(b, adminB);
     const { serviceId } = await grantService(b, adminB, user.id, ['Dial']);
     const session = await createSession(b, await login(b, user.username, user.password), serviceId);
-    assert.deepEqual(session.edgeRouters.map((edge) => edge.urls), [{ tls: 'tls://edge.example:3022' }]);
+    assert.deepEqual(
+      session.edgeRouters.map((edge) => edge.urls),
+      [{ tls: 'tls://edge.example:3022' }],
+    );
     await b.call({ method: 'DELETE', url: `${MANAGEMENT}/identities/${user.id}`, token: adminB });
     await router.edge.until(() => router.edge.removedSessions.includes(session.token));
   });
@@ -84,11 +109,18 @@ describe('edge routers: hello and API-session sync', () => {
     await waitUntil(async () => {
       await a.deps.apiSessions.flush(false);
       const detail = await b.call({ method: 'GET', url: `${CLIENT}/current-api-session`, token });
-      return detail.status === 200 && (detail.body as { data: { lastActivityAt: string } }).data.lastActivityAt === a.clock().toISOString();
+      return (
+        detail.status === 200 &&
+        (detail.body as { data: { lastActivityAt: string } }).data.lastActivityAt === a.clock().toISOString()
+      );
     });
     for (const t of [a, b]) t.clock.advance(20 * 60_000);
     await b.deps.apiSessions.flush(true);
-    assert.equal((await b.call({ method: 'GET', url: `${CLIENT}/current-api-session`, token })).status, 200, 'alive 40 minutes after its last request');
+    assert.equal(
+      (await b.call({ method: 'GET', url: `${CLIENT}/current-api-session`, token })).status,
+      200,
+      'alive 40 minutes after its last request',
+    );
     adminA = await a.loginAsAdmin();
     adminB = await b.loginAsAdmin();
   });

@@ -6,7 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
-import { ContentType, FaultSchema, FaultSubject, PeerState, PeerStateChangesSchema, RouterLinksSchema } from '../../src/fabric/messages/gen/ctrl_pb.js';
+import {
+  ContentType,
+  FaultSchema,
+  FaultSubject,
+  PeerState,
+  PeerStateChangesSchema,
+  RouterLinksSchema,
+} from '../../src/fabric/messages/gen/ctrl_pb.js';
 import type { Message } from '../../src/fabric/channel/message.js';
 import { buildTlsTestApp, type TlsTestApp } from '../support/tls-client.js';
 import { enrollEdgeRouter, TestRouter, type EnrolledRouter } from '../support/test-router.js';
@@ -22,14 +29,20 @@ describe('links between routers (real TLS)', () => {
     t = await buildTlsTestApp();
     const token = await t.loginAsAdmin();
     ctrlPort = (await t.controlPlane.listen('127.0.0.1', 0)).port;
-    routers = [await enrollEdgeRouter(t, token, { name: 'link-a', cost: 5 }), await enrollEdgeRouter(t, token, { name: 'link-b' })];
+    routers = [
+      await enrollEdgeRouter(t, token, { name: 'link-a', cost: 5 }),
+      await enrollEdgeRouter(t, token, { name: 'link-b' }),
+    ];
   });
   after(() => t.close());
 
-  const connect = (router: EnrolledRouter) => TestRouter.connect({ port: ctrlPort, router, ca: t.deps.pki.caBundlePem });
+  const connect = (router: EnrolledRouter) =>
+    TestRouter.connect({ port: ctrlPort, router, ca: t.deps.pki.caBundlePem });
   const peerStates = async (router: TestRouter, count: number) => {
     for (;;) {
-      const states = router.received.filter(isType(ContentType.PeerStateChangeRequestType)).flatMap((m) => fromBinary(PeerStateChangesSchema, m.body).changes);
+      const states = router.received
+        .filter(isType(ContentType.PeerStateChangeRequestType))
+        .flatMap((m) => fromBinary(PeerStateChangesSchema, m.body).changes);
       if (states.length >= count) return states;
       await router.waitFor(() => false, 20).catch(() => undefined);
     }
@@ -44,18 +57,54 @@ describe('links between routers (real TLS)', () => {
       assert.equal(toB!.id, a.id);
       assert.equal(toB!.state, PeerState.Healthy);
       assert.equal(toB!.version, 'v1.1.8');
-      assert.deepEqual(toB!.listeners.map((l) => [l.address, l.protocol, l.groups, l.localBinding]), [['tls:127.0.0.1:10080', 'tls', ['default'], 'lo']], 'the hello header 10 of the other router');
+      assert.deepEqual(
+        toB!.listeners.map((l) => [l.address, l.protocol, l.groups, l.localBinding]),
+        [['tls:127.0.0.1:10080', 'tls', ['default'], 'lo']],
+        'the hello header 10 of the other router',
+      );
       const [toA] = await peerStates(routerA, 1);
       assert.equal(toA!.id, b.id);
 
-      routerB.channel.send({ contentType: ContentType.RouterLinksType, headers: new Map(), body: toBinary(RouterLinksSchema, create(RouterLinksSchema, { links: [{ id: 'link-ba', destRouterId: a.id, linkProtocol: 'tls', dialAddress: 'tls:127.0.0.1:10080', iteration: 1 }] })) });
-      for (let i = 0; i < 200 && (await t.links.view.list()).length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      routerB.channel.send({
+        contentType: ContentType.RouterLinksType,
+        headers: new Map(),
+        body: toBinary(
+          RouterLinksSchema,
+          create(RouterLinksSchema, {
+            links: [
+              {
+                id: 'link-ba',
+                destRouterId: a.id,
+                linkProtocol: 'tls',
+                dialAddress: 'tls:127.0.0.1:10080',
+                iteration: 1,
+              },
+            ],
+          }),
+        ),
+      });
+      for (let i = 0; i < 200 && (await t.links.view.list()).length === 0; i++)
+        await new Promise((resolve) => setTimeout(resolve, 10));
       const [link] = await t.links.view.list();
-      assert.deepEqual([link!.id, link!.sourceRouterId, link!.destRouterId, link!.state, link!.cost], ['link-ba', b.id, a.id, 'Connected', 130_001]);
+      assert.deepEqual(
+        [link!.id, link!.sourceRouterId, link!.destRouterId, link!.state, link!.cost],
+        ['link-ba', b.id, a.id, 'Connected', 130_001],
+      );
       // a costs 5 (at least 10 counts), the source router nothing
-      assert.deepEqual(await t.links.path(b.id, a.id), { routerIds: [b.id, a.id], linkIds: ['link-ba'], cost: 130_011 });
+      assert.deepEqual(await t.links.path(b.id, a.id), {
+        routerIds: [b.id, a.id],
+        linkIds: ['link-ba'],
+        cost: 130_011,
+      });
 
-      routerA.channel.send({ contentType: ContentType.FaultType, headers: new Map(), body: toBinary(FaultSchema, create(FaultSchema, { subject: FaultSubject.LinkFault, id: 'link-ba', iteration: 1 })) });
+      routerA.channel.send({
+        contentType: ContentType.FaultType,
+        headers: new Map(),
+        body: toBinary(
+          FaultSchema,
+          create(FaultSchema, { subject: FaultSubject.LinkFault, id: 'link-ba', iteration: 1 }),
+        ),
+      });
       const relayed = fromBinary(FaultSchema, (await routerB.waitFor(isType(ContentType.FaultType))).body);
       assert.deepEqual([relayed.subject, relayed.id, relayed.iteration], [FaultSubject.LinkFault, 'link-ba', 1]);
       assert.deepEqual(await t.links.view.list(), []);
@@ -92,14 +141,27 @@ describe('a router reconnecting to another instance (two instances, one SQLite f
     rmSync(folder, { recursive: true, force: true });
   });
 
-  const connect = (router: EnrolledRouter, instance: number) => TestRouter.connect({ port: ports[instance]!, router, ca: one.deps.pki.caBundlePem });
+  const connect = (router: EnrolledRouter, instance: number) =>
+    TestRouter.connect({ port: ports[instance]!, router, ca: one.deps.pki.caBundlePem });
   const reportLink = (router: TestRouter, id: string, dest: string) =>
-    router.channel.send({ contentType: ContentType.RouterLinksType, headers: new Map(), body: toBinary(RouterLinksSchema, create(RouterLinksSchema, { links: [{ id, destRouterId: dest, linkProtocol: 'tls', dialAddress: 'tls:x', iteration: 1 }] })) });
+    router.channel.send({
+      contentType: ContentType.RouterLinksType,
+      headers: new Map(),
+      body: toBinary(
+        RouterLinksSchema,
+        create(RouterLinksSchema, {
+          links: [{ id, destRouterId: dest, linkProtocol: 'tls', dialAddress: 'tls:x', iteration: 1 }],
+        }),
+      ),
+    });
   const until = async (test: () => Promise<boolean>) => {
     for (let i = 0; i < 500 && !(await test()); i++) await new Promise((resolve) => setTimeout(resolve, 10));
     assert.ok(await test());
   };
-  const states = (router: TestRouter) => router.received.filter(isType(ContentType.PeerStateChangeRequestType)).flatMap((m) => fromBinary(PeerStateChangesSchema, m.body).changes.map((c) => [c.id, c.state]));
+  const states = (router: TestRouter) =>
+    router.received
+      .filter(isType(ContentType.PeerStateChangeRequestType))
+      .flatMap((m) => fromBinary(PeerStateChangesSchema, m.body).changes.map((c) => [c.id, c.state]));
 
   it('the instance it leaves forgets its links and tells its routers; the one it joins hears its links and tells it of its routers', async () => {
     const [a, b, c] = [routers[0]!, routers[1]!, routers[2]!];
@@ -110,7 +172,9 @@ describe('a router reconnecting to another instance (two instances, one SQLite f
       reportLink(routerB, 'link-ba', a.id);
       await until(async () => (await one.links.view.list()).length === 1);
       await routerB.close();
-      await until(() => Promise.resolve(states(routerA).some(([id, state]) => id === b.id && state === PeerState.Unhealthy)));
+      await until(() =>
+        Promise.resolve(states(routerA).some(([id, state]) => id === b.id && state === PeerState.Unhealthy)),
+      );
       assert.deepEqual(await one.links.view.list(), [], 'its dialled link went with it');
       await one.controlPlane.presenceFlushed();
 

@@ -8,10 +8,30 @@ import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import pino from 'pino';
 import { Circuits, type CircuitLinks } from '../../src/fabric/circuits/circuits.js';
 import { createEdgeTerminator } from '../../src/fabric/terminators/create-terminator.js';
-import { CreateTerminatorResult, CreateTerminatorV2RequestSchema, ContentType as EdgeType } from '../../src/fabric/messages/gen/edge_ctrl_pb.js';
-import { ContentType as CtrlType, DestType, FaultSchema, FaultSubject, RouteSchema, UnrouteSchema, type Route } from '../../src/fabric/messages/gen/ctrl_pb.js';
+import {
+  CreateTerminatorResult,
+  CreateTerminatorV2RequestSchema,
+  ContentType as EdgeType,
+} from '../../src/fabric/messages/gen/edge_ctrl_pb.js';
+import {
+  ContentType as CtrlType,
+  DestType,
+  FaultSchema,
+  FaultSubject,
+  RouteSchema,
+  UnrouteSchema,
+  type Route,
+} from '../../src/fabric/messages/gen/ctrl_pb.js';
 import { CreateCircuitV2Header, RouteResultHeader } from '../../src/fabric/messages/headers.js';
-import { decodeString, decodeU32ToBytesMap, encodeBool, encodeString, encodeStringSlice, encodeU32, encodeU32ToBytesMap } from '../../src/fabric/channel/header-codecs.js';
+import {
+  decodeString,
+  decodeU32ToBytesMap,
+  encodeBool,
+  encodeString,
+  encodeStringSlice,
+  encodeU32,
+  encodeU32ToBytesMap,
+} from '../../src/fabric/channel/header-codecs.js';
 import type { Message } from '../../src/fabric/channel/message.js';
 import type { Link } from '../../src/fabric/links/link-model.js';
 import type { NetworkSnapshot, PathLink, PathRouter } from '../../src/fabric/links/paths.js';
@@ -47,7 +67,17 @@ class FakeLinks implements CircuitLinks {
   lose(id: string): void {
     const link = this.links.get(id)!;
     this.links.delete(id);
-    const lost: Link = { ...link, iteration: 1, protocol: 'tls', dialAddress: 'tls:x', state: 'Failed', down: false, staticCost: 1, srcLatency: 0, dstLatency: 0 };
+    const lost: Link = {
+      ...link,
+      iteration: 1,
+      protocol: 'tls',
+      dialAddress: 'tls:x',
+      state: 'Failed',
+      down: false,
+      staticCost: 1,
+      srcLatency: 0,
+      dstLatency: 0,
+    };
     this.lost?.([lost]);
   }
 }
@@ -95,7 +125,10 @@ describe('circuits over links', () => {
 
   const channel = (id: string) => channels.get(id)!;
   const routes = (id: string): Route[] => channel(id).requests.map((request) => fromBinary(RouteSchema, request.body));
-  const unroutes = (id: string) => channel(id).sent.filter((m) => m.contentType === Number(CtrlType.UnrouteType)).map((m) => fromBinary(UnrouteSchema, m.body));
+  const unroutes = (id: string) =>
+    channel(id)
+      .sent.filter((m) => m.contentType === Number(CtrlType.UnrouteType))
+      .map((m) => fromBinary(UnrouteSchema, m.body));
   const forwards = (route: Route) => route.forwards.map((f) => [f.srcAddress, f.dstAddress, f.dstType]);
 
   function routeResult(route: Outgoing, answer: Answer): Outgoing {
@@ -113,16 +146,37 @@ describe('circuits over links', () => {
 
   /** A service the host binds with a terminator on each router given (with its static cost), dialled by the dialer. */
   async function service(terminators: [routerId: string, cost: number][]) {
-    const serviceId = await createEntity(t, admin, 'services', { name: `svc-${Math.random().toString(36).slice(2)}`, encryptionRequired: false });
-    for (const [type, who] of [['Bind', host], ['Dial', dialer]] as const) {
-      await createEntity(t, admin, 'service-policies', { name: `${type}-${serviceId}`, type, semantic: 'AnyOf', identityRoles: [`@${who.identityId}`], serviceRoles: [`@${serviceId}`] });
+    const serviceId = await createEntity(t, admin, 'services', {
+      name: `svc-${Math.random().toString(36).slice(2)}`,
+      encryptionRequired: false,
+    });
+    for (const [type, who] of [
+      ['Bind', host],
+      ['Dial', dialer],
+    ] as const) {
+      await createEntity(t, admin, 'service-policies', {
+        name: `${type}-${serviceId}`,
+        type,
+        semantic: 'AnyOf',
+        identityRoles: [`@${who.identityId}`],
+        serviceRoles: [`@${serviceId}`],
+      });
     }
     const bind = (await createSession(t, host.apiSessionToken, serviceId, 'Bind')).token;
     const addresses: string[] = [];
     for (const [routerId, cost] of terminators) {
       const address = `t-${Math.random().toString(36).slice(2)}`;
-      const request = create(CreateTerminatorV2RequestSchema, { address, sessionToken: bind, fingerprints: [host.fingerprint], peerData: { 1003: Uint8Array.of(7) }, cost });
-      assert.equal((await createEdgeTerminator(t.deps.store, routerId, request, t.clock())).result, CreateTerminatorResult.Success);
+      const request = create(CreateTerminatorV2RequestSchema, {
+        address,
+        sessionToken: bind,
+        fingerprints: [host.fingerprint],
+        peerData: { 1003: Uint8Array.of(7) },
+        cost,
+      });
+      assert.equal(
+        (await createEdgeTerminator(t.deps.store, routerId, request, t.clock())).result,
+        CreateTerminatorResult.Success,
+      );
       addresses.push(address);
     }
     return { addresses, dial: (await createSession(t, dialer.apiSessionToken, serviceId, 'Dial')).token };
@@ -150,8 +204,10 @@ describe('circuits over links', () => {
   it('routes over two routers: link forwards at both, the egress only at the terminator’s, its peer data answered', async () => {
     network.link('ab', a, b, 5);
     const { addresses, dial: token } = await service([[b, 0]]);
-    channel(a).responder = (route) => Promise.resolve(routeResult(route, { success: true, peer: [[1003, Uint8Array.of(9)]] }));
-    channel(b).responder = (route) => Promise.resolve(routeResult(route, { success: true, peer: [[1003, Uint8Array.of(8)]] }));
+    channel(a).responder = (route) =>
+      Promise.resolve(routeResult(route, { success: true, peer: [[1003, Uint8Array.of(9)]] }));
+    channel(b).responder = (route) =>
+      Promise.resolve(routeResult(route, { success: true, peer: [[1003, Uint8Array.of(8)]] }));
     const reply = await dialReply(a, token);
     assert.equal(reply?.contentType, EdgeType.CreateCircuitV2ResponseType, reply && decodeString(reply.body));
     const circuitId = decodeString(reply.headers.get(CreateCircuitV2Header.responseCircuitId)!);
@@ -160,17 +216,30 @@ describe('circuits over links', () => {
     assert.deepEqual([atA!.circuitId, atB!.circuitId, atA!.attempt, atB!.attempt], [circuitId, circuitId, 0, 0]);
     const ingress = decodeString(reply.headers.get(CreateCircuitV2Header.responseAddress)!);
     const egress = atB!.egress!.address;
-    assert.deepEqual(forwards(atA!), [[ingress, 'ab', DestType.Link], ['ab', ingress, DestType.Start]]);
-    assert.deepEqual(forwards(atB!), [[egress, 'ab', DestType.Link], ['ab', egress, DestType.End]]);
+    assert.deepEqual(forwards(atA!), [
+      [ingress, 'ab', DestType.Link],
+      ['ab', ingress, DestType.Start],
+    ]);
+    assert.deepEqual(forwards(atB!), [
+      [egress, 'ab', DestType.Link],
+      ['ab', egress, DestType.End],
+    ]);
     assert.equal(atA!.egress, undefined, 'the dialling router dials nothing');
     assert.deepEqual([atB!.egress!.destination, atB!.egress!.peerData[1003]], [addresses[0], Uint8Array.of(1)]);
-    assert.deepEqual([...decodeU32ToBytesMap(reply.headers.get(CreateCircuitV2Header.peerData)!).get(1003)!], [8], 'the terminator router’s peer data');
+    assert.deepEqual(
+      [...decodeU32ToBytesMap(reply.headers.get(CreateCircuitV2Header.peerData)!).get(1003)!],
+      [8],
+      'the terminator router’s peer data',
+    );
 
     const shown = await circuits.view.get(circuitId);
     assert.deepEqual(shown?.path, { routerIds: [a, b], linkIds: ['ab'] });
     assert.equal(circuits.registry.get(circuitId)?.routerId, b);
     assert.equal(await circuits.view.remove(circuitId, true), true);
-    assert.deepEqual([unroutes(a), unroutes(b)], [[create(UnrouteSchema, { circuitId, now: true })], [create(UnrouteSchema, { circuitId, now: true })]]);
+    assert.deepEqual(
+      [unroutes(a), unroutes(b)],
+      [[create(UnrouteSchema, { circuitId, now: true })], [create(UnrouteSchema, { circuitId, now: true })]],
+    );
   });
 
   it('answers no path when no terminator’s router is reachable', async () => {
@@ -189,11 +258,17 @@ describe('circuits over links', () => {
     const viaB = await dial(a, onC.dial);
     assert.deepEqual(circuits.registry.get(viaB)?.path, { routerIds: [a, b, c], linkIds: ['ab', 'bc'] });
     const [middle] = routes(b);
-    assert.deepEqual(forwards(middle!), [['ab', 'bc', DestType.Link], ['bc', 'ab', DestType.Link]]);
+    assert.deepEqual(forwards(middle!), [
+      ['ab', 'bc', DestType.Link],
+      ['bc', 'ab', DestType.Link],
+    ]);
     assert.equal(middle!.egress, undefined);
 
     // a→b costs 5 + 10, a→b→c 30: the terminator on b (static cost 10) beats the one on c (0).
-    const both = await service([[c, 0], [b, 10]]);
+    const both = await service([
+      [c, 0],
+      [b, 10],
+    ]);
     const chosen = await dial(a, both.dial);
     assert.deepEqual(circuits.registry.get(chosen)?.path.routerIds, [a, b]);
     assert.equal(routes(b).at(-1)!.egress!.destination, both.addresses[1]);
@@ -208,10 +283,15 @@ describe('circuits over links', () => {
     channel(c).responder = (route) => {
       const first = fromBinary(RouteSchema, route.body).attempt === 0;
       if (first) network.links.delete('bc');
-      return Promise.resolve(routeResult(route, first ? { success: false, error: 'connection refused', code: 4 } : { success: true }));
+      return Promise.resolve(
+        routeResult(route, first ? { success: false, error: 'connection refused', code: 4 } : { success: true }),
+      );
     };
     const circuitId = await dial(a, token);
-    assert.deepEqual([routes(a).map((r) => r.attempt), routes(b).map((r) => r.attempt), routes(c).map((r) => r.attempt)], [[0, 1], [0], [0, 1]]);
+    assert.deepEqual(
+      [routes(a).map((r) => r.attempt), routes(b).map((r) => r.attempt), routes(c).map((r) => r.attempt)],
+      [[0, 1], [0], [0, 1]],
+    );
     assert.deepEqual(circuits.registry.get(circuitId)?.path, { routerIds: [a, c], linkIds: ['ac'] });
     assert.deepEqual(unroutes(b), [create(UnrouteSchema, { circuitId, now: true })], 'b took attempt 0’s route');
     assert.deepEqual([unroutes(a), unroutes(c)], [[], []]);
@@ -220,10 +300,14 @@ describe('circuits over links', () => {
   it('unroutes the routers that succeeded when every attempt fails', async () => {
     network.link('ab', a, b, 5);
     const { dial: token } = await service([[b, 0]]);
-    channel(b).responder = (route) => Promise.resolve(routeResult(route, { success: false, error: 'connection refused', code: 4 }));
+    channel(b).responder = (route) =>
+      Promise.resolve(routeResult(route, { success: false, error: 'connection refused', code: 4 }));
     const reply = await dialReply(a, token);
     assert.equal(reply?.contentType, EdgeType.ErrorType);
-    assert.match(decodeString(reply.body), /^exceeded maximum \[2\] retries creating circuit \[c\/(\S+)\]: error creating route for \[s\/\1\] on \[r\/\S+\] \(connection refused\)$/);
+    assert.match(
+      decodeString(reply.body),
+      /^exceeded maximum \[2\] retries creating circuit \[c\/(\S+)\]: error creating route for \[s\/\1\] on \[r\/\S+\] \(connection refused\)$/,
+    );
     const circuitId = routes(a)[0]!.circuitId;
     assert.deepEqual([unroutes(a), unroutes(b)], [[create(UnrouteSchema, { circuitId, now: true })], []]);
     assert.equal(circuits.registry.size, 0);
@@ -252,20 +336,39 @@ describe('circuits over links', () => {
     // b lost its forward for the circuit (its link to c went); the controller has not heard of the link yet.
     network.links.delete('bc');
     const fault = (subject: FaultSubject, id: string) =>
-      channel(b).deliver({ contentType: CtrlType.FaultType, headers: new Map(), body: toBinary(FaultSchema, create(FaultSchema, { subject, id })) });
+      channel(b).deliver({
+        contentType: CtrlType.FaultType,
+        headers: new Map(),
+        body: toBinary(FaultSchema, create(FaultSchema, { subject, id })),
+      });
     await fault(FaultSubject.ForwardFault, `${circuitId} unknown-circuit`);
     await until(() => circuits.registry.get(circuitId)?.path.linkIds[0] === 'ac');
-    assert.deepEqual(routes(c).slice(before).map((route) => route.attempt), [REROUTE_ATTEMPT]);
-    assert.deepEqual(unroutes(b).map((unroute) => unroute.circuitId), ['unknown-circuit']);
+    assert.deepEqual(
+      routes(c)
+        .slice(before)
+        .map((route) => route.attempt),
+      [REROUTE_ATTEMPT],
+    );
+    assert.deepEqual(
+      unroutes(b).map((unroute) => unroute.circuitId),
+      ['unknown-circuit'],
+    );
     await fault(FaultSubject.UnknownOwnerForwardFault, 'other-controllers-circuit');
     await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.deepEqual(unroutes(b).map((unroute) => unroute.circuitId), ['unknown-circuit'], 'its owner may be another controller');
+    assert.deepEqual(
+      unroutes(b).map((unroute) => unroute.circuitId),
+      ['unknown-circuit'],
+      'its owner may be another controller',
+    );
 
     // With no path left, the circuit is removed: unrouted on the routers of its path.
     network.links.delete('ac');
     await fault(FaultSubject.ForwardFault, circuitId);
     await until(() => circuits.registry.get(circuitId) === undefined);
-    assert.deepEqual([unroutes(a), unroutes(c)], [[create(UnrouteSchema, { circuitId, now: true })], [create(UnrouteSchema, { circuitId, now: true })]]);
+    assert.deepEqual(
+      [unroutes(a), unroutes(c)],
+      [[create(UnrouteSchema, { circuitId, now: true })], [create(UnrouteSchema, { circuitId, now: true })]],
+    );
   });
 
   it('moves an open circuit off a lost link, and ends it when no path is left', async () => {
@@ -283,12 +386,18 @@ describe('circuits over links', () => {
     const atC = routes(c).at(-1)!;
     assert.deepEqual([again!.attempt, atC.attempt], [REROUTE_ATTEMPT, REROUTE_ATTEMPT]);
     assert.equal(atC.egress, undefined, 'the terminator’s router keeps the egress it has');
-    assert.deepEqual(forwards(atC), [[atC.forwards[0]!.srcAddress, 'ac', DestType.Link], ['ac', atC.forwards[0]!.srcAddress, DestType.End]]);
+    assert.deepEqual(forwards(atC), [
+      [atC.forwards[0]!.srcAddress, 'ac', DestType.Link],
+      ['ac', atC.forwards[0]!.srcAddress, DestType.End],
+    ]);
     const shown = await circuits.view.get(circuitId);
     assert.equal(shown!.updatedAt.getTime() - shown!.createdAt.getTime(), 1000);
 
     network.lose('ac');
     await until(() => circuits.registry.get(circuitId) === undefined);
-    assert.deepEqual([unroutes(a), unroutes(c)], [[create(UnrouteSchema, { circuitId, now: true })], [create(UnrouteSchema, { circuitId, now: true })]]);
+    assert.deepEqual(
+      [unroutes(a), unroutes(c)],
+      [[create(UnrouteSchema, { circuitId, now: true })], [create(UnrouteSchema, { circuitId, now: true })]],
+    );
   });
 });

@@ -25,8 +25,12 @@ describe('router control plane: connect, online, offline', () => {
   });
   after(() => t.close());
 
-  const edgeRouter = async (id: string) => (await t.call({ method: 'GET', url: `${MANAGEMENT}/edge-routers/${id}`, token })).body as { data: Record<string, unknown> };
-  const connectRouter = (port = ctrlPort, alpn?: string[]) => TestRouter.connect({ port, router, ca: t.deps.pki.caBundlePem, ...(alpn ? { alpn } : {}) });
+  const edgeRouter = async (id: string) =>
+    (await t.call({ method: 'GET', url: `${MANAGEMENT}/edge-routers/${id}`, token })).body as {
+      data: Record<string, unknown>;
+    };
+  const connectRouter = (port = ctrlPort, alpn?: string[]) =>
+    TestRouter.connect({ port, router, ca: t.deps.pki.caBundlePem, ...(alpn ? { alpn } : {}) });
 
   it('answers the hello with the headers a v1.1.8 router requires', async () => {
     const connected = await connectRouter();
@@ -51,22 +55,50 @@ describe('router control plane: connect, online, offline', () => {
     await t.controlPlane.presenceFlushed();
     const online = (await edgeRouter(router.id)).data;
     assert.equal(online.isOnline, true);
-    assert.deepEqual(online.versionInfo, { arch: 'amd64', buildDate: '2024-07-29 13:47:45', os: 'linux', revision: '28fb11b5a76f358685317a85d230b60dd08f66b4', version: 'v1.1.8' });
-    const filtered = await t.call({ method: 'GET', url: `${MANAGEMENT}/edge-routers?filter=${encodeURIComponent('online = true')}`, token });
-    assert.deepEqual((filtered.body as { data: Array<{ id: string }> }).data.map((r) => r.id), [router.id]);
+    assert.deepEqual(online.versionInfo, {
+      arch: 'amd64',
+      buildDate: '2024-07-29 13:47:45',
+      os: 'linux',
+      revision: '28fb11b5a76f358685317a85d230b60dd08f66b4',
+      version: 'v1.1.8',
+    });
+    const filtered = await t.call({
+      method: 'GET',
+      url: `${MANAGEMENT}/edge-routers?filter=${encodeURIComponent('online = true')}`,
+      token,
+    });
+    assert.deepEqual(
+      (filtered.body as { data: Array<{ id: string }> }).data.map((r) => r.id),
+      [router.id],
+    );
     const transit = await t.call({ method: 'GET', url: `${MANAGEMENT}/routers/${router.id}`, token });
     assert.equal((transit.body as { data: { isOnline: boolean } }).data.isOnline, true);
     // The fabric API shows the link listeners and version of its hello.
-    const fabric = ((await t.call({ method: 'GET', url: `/fabric/v1/routers/${router.id}`, token })).body as { data: Record<string, unknown> }).data;
+    const fabric = (
+      (await t.call({ method: 'GET', url: `/fabric/v1/routers/${router.id}`, token })).body as {
+        data: Record<string, unknown>;
+      }
+    ).data;
     assert.equal(fabric.connected, true);
     assert.deepEqual(fabric.listenerAddresses, [{ address: 'tls:127.0.0.1:10080', protocol: 'tls' }]);
     assert.equal((fabric.versionInfo as { version: string }).version, 'v1.1.8');
 
     await connected.close();
     await waitUntil(async () => (await edgeRouter(router.id)).data.isOnline === false);
-    const fabricOffline = ((await t.call({ method: 'GET', url: `/fabric/v1/routers/${router.id}`, token })).body as { data: Record<string, unknown> }).data;
-    assert.deepEqual([fabricOffline.connected, fabricOffline.listenerAddresses, 'versionInfo' in fabricOffline], [false, null, false]);
-    const offline = await t.call({ method: 'GET', url: `${MANAGEMENT}/edge-routers?filter=${encodeURIComponent('connected = true')}`, token });
+    const fabricOffline = (
+      (await t.call({ method: 'GET', url: `/fabric/v1/routers/${router.id}`, token })).body as {
+        data: Record<string, unknown>;
+      }
+    ).data;
+    assert.deepEqual(
+      [fabricOffline.connected, fabricOffline.listenerAddresses, 'versionInfo' in fabricOffline],
+      [false, null, false],
+    );
+    const offline = await t.call({
+      method: 'GET',
+      url: `${MANAGEMENT}/edge-routers?filter=${encodeURIComponent('connected = true')}`,
+      token,
+    });
     assert.deepEqual((offline.body as { data: unknown[] }).data, []);
   });
 
@@ -96,23 +128,54 @@ describe('router control plane: connect, online, offline', () => {
   });
 
   it('refuses a hello without the version header', async () => {
-    await assert.rejects(TestRouter.connect({ port: ctrlPort, router, ca: t.deps.pki.caBundlePem, helloHeaders: new Map([[Header.helloVersion, undefined]]) }), /connection closed before the hello exchange/);
+    await assert.rejects(
+      TestRouter.connect({
+        port: ctrlPort,
+        router,
+        ca: t.deps.pki.caBundlePem,
+        helloHeaders: new Map([[Header.helloVersion, undefined]]),
+      }),
+      /connection closed before the hello exchange/,
+    );
   });
 
   it('refuses TLS to a client offering only another protocol on the control port', async () => {
-    const socket = connect({ host: '127.0.0.1', port: ctrlPort, servername: 'localhost', ca: t.deps.pki.caBundlePem, ALPNProtocols: ['http/1.1'] });
+    const socket = connect({
+      host: '127.0.0.1',
+      port: ctrlPort,
+      servername: 'localhost',
+      ca: t.deps.pki.caBundlePem,
+      ALPNProtocols: ['http/1.1'],
+    });
     const [error] = (await once(socket, 'error')) as [Error];
     assert.match(error.message, /no application protocol|alert number 120/i);
   });
 });
 
-
-function httpsGet(port: number, ca: string, alpn: string[] | undefined): Promise<{ status: number; alpn: string | false }> {
+function httpsGet(
+  port: number,
+  ca: string,
+  alpn: string[] | undefined,
+): Promise<{ status: number; alpn: string | false }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, servername: 'localhost', path: '/version', ca, agent: false, ...(alpn ? { ALPNProtocols: alpn } : {}) }, (res) => {
-      res.resume();
-      resolve({ status: res.statusCode ?? 0, alpn: (res.socket as import('node:tls').TLSSocket).alpnProtocol ?? false });
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        servername: 'localhost',
+        path: '/version',
+        ca,
+        agent: false,
+        ...(alpn ? { ALPNProtocols: alpn } : {}),
+      },
+      (res) => {
+        res.resume();
+        resolve({
+          status: res.statusCode ?? 0,
+          alpn: (res.socket as import('node:tls').TLSSocket).alpnProtocol ?? false,
+        });
+      },
+    );
     req.on('error', reject);
     req.end();
   });

@@ -28,7 +28,12 @@ describe('router inbox', () => {
     send: (message: Outgoing) => void requests.push(message),
     request: (message: Outgoing) => {
       requests.push(message);
-      return Promise.resolve({ contentType: 1022, sequence: 9, headers: new Map([[7, Uint8Array.of(1, 2)]]), body: new TextEncoder().encode('answered') });
+      return Promise.resolve({
+        contentType: 1022,
+        sequence: 9,
+        headers: new Map([[7, Uint8Array.of(1, 2)]]),
+        body: new TextEncoder().encode('answered'),
+      });
     },
   };
   const inbox = (instanceId: string, held: Map<string, typeof channel>, extra: { maxPending?: number } = {}) =>
@@ -43,7 +48,11 @@ describe('router inbox', () => {
       ...extra,
     });
   const pending = () => t.deps.store.read((db) => pendingInboxCount(db, OTHER));
-  const message: Outgoing = { contentType: 1021, headers: new Map([[3, Uint8Array.of(5)]]), body: Uint8Array.of(1, 2, 3) };
+  const message: Outgoing = {
+    contentType: 1021,
+    headers: new Map([[3, Uint8Array.of(5)]]),
+    body: Uint8Array.of(1, 2, 3),
+  };
 
   before(async () => {
     t = await buildTestApp();
@@ -51,8 +60,16 @@ describe('router inbox', () => {
     [routerId, unheld] = [await openEdgeRouter(t, admin), await openEdgeRouter(t, admin)];
     const at = formatTimestamp(t.clock());
     await t.deps.store.transaction(async (tx) => {
-      await beatControllerInstance(tx, { id: OTHER, name: OTHER, api_base: 'https://other', started_at: at, last_seen_at: at });
-      await markRoutersConnected(tx, [{ routerId, instanceId: OTHER, connectedAt: at, versionInfo: '{}', linkListeners: '[]' }]);
+      await beatControllerInstance(tx, {
+        id: OTHER,
+        name: OTHER,
+        api_base: 'https://other',
+        started_at: at,
+        last_seen_at: at,
+      });
+      await markRoutersConnected(tx, [
+        { routerId, instanceId: OTHER, connectedAt: at, versionInfo: '{}', linkListeners: '[]' },
+      ]);
     });
   });
   after(() => t.close());
@@ -63,10 +80,14 @@ describe('router inbox', () => {
     there.start();
     try {
       const reply = await here.messenger.request(routerId, message, 2000);
-      assert.deepEqual([reply.contentType, [...reply.headers], new TextDecoder().decode(reply.body)], [1022, [[7, Uint8Array.of(1, 2)]], 'answered']);
+      assert.deepEqual(
+        [reply.contentType, [...reply.headers], new TextDecoder().decode(reply.body)],
+        [1022, [[7, Uint8Array.of(1, 2)]], 'answered'],
+      );
       assert.deepEqual(requests.at(-1), message);
       await here.messenger.send(routerId, { ...message, contentType: 1023 });
-      for (let i = 0; i < 200 && requests.at(-1)?.contentType !== 1023; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      for (let i = 0; i < 200 && requests.at(-1)?.contentType !== 1023; i++)
+        await new Promise((resolve) => setTimeout(resolve, 5));
       assert.equal(requests.at(-1)?.contentType, 1023);
     } finally {
       await there.stop();
@@ -84,7 +105,10 @@ describe('router inbox', () => {
     const here = inbox(t.deps.instanceId, new Map(), { maxPending: 2 });
     await here.messenger.send(routerId, message);
     await here.messenger.send(routerId, message);
-    await assert.rejects(here.messenger.send(routerId, message), /inbox of controller instance other-instance is full \(2 messages undelivered\)/);
+    await assert.rejects(
+      here.messenger.send(routerId, message),
+      /inbox of controller instance other-instance is full \(2 messages undelivered\)/,
+    );
     assert.equal(await pending(), 2);
     await here.sweep();
     assert.equal(await pending(), 2, 'its instance still beats');
@@ -96,6 +120,9 @@ describe('router inbox', () => {
   });
 
   it('refuses a router no instance holds', async () => {
-    await assert.rejects(inbox(t.deps.instanceId, new Map()).messenger.request(unheld, message, 50), RouterNotHeldError);
+    await assert.rejects(
+      inbox(t.deps.instanceId, new Map()).messenger.request(unheld, message, 50),
+      RouterNotHeldError,
+    );
   });
 });

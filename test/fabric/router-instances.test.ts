@@ -36,7 +36,12 @@ describe(`router presence on two instances (${testDatabaseUrl ? 'PostgreSQL' : '
     await database?.drop();
   });
 
-  const isOnline = async (t: TlsTestApp, token: string) => ((await t.call({ method: 'GET', url: `${MANAGEMENT}/edge-routers/${router.id}`, token })).body as { data: { isOnline: boolean } }).data.isOnline;
+  const isOnline = async (t: TlsTestApp, token: string) =>
+    (
+      (await t.call({ method: 'GET', url: `${MANAGEMENT}/edge-routers/${router.id}`, token })).body as {
+        data: { isOnline: boolean };
+      }
+    ).data.isOnline;
   const connect = (port: number) => TestRouter.connect({ port, router, ca: a.deps.pki.caBundlePem });
 
   it('shows a router held by one instance online on the other, and offline on both once it leaves', async () => {
@@ -59,7 +64,7 @@ describe(`router presence on two instances (${testDatabaseUrl ? 'PostgreSQL' : '
     }
   });
 
-  it("releases the routers of an instance that stopped beating, and lets them connect to another", async () => {
+  it('releases the routers of an instance that stopped beating, and lets them connect to another', async () => {
     const held = await connect(portA);
     await a.controlPlane.presenceFlushed();
     assert.equal(await isOnline(b, tokenB), true);

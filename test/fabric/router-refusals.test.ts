@@ -22,15 +22,28 @@ describe('router control plane: refused routers', () => {
     t = await buildTlsTestApp({ logger });
     token = await t.loginAsAdmin();
     port = (await t.controlPlane.listen('127.0.0.1', 0)).port;
-    [routerA, routerB] = [await enrollEdgeRouter(t, token, { name: 'a' }), await enrollEdgeRouter(t, token, { name: 'b' })];
+    [routerA, routerB] = [
+      await enrollEdgeRouter(t, token, { name: 'a' }),
+      await enrollEdgeRouter(t, token, { name: 'b' }),
+    ];
   });
   after(() => t.close());
 
-  const connect = (router: { id: string; certPem: string; keyPem: string }) => TestRouter.connect({ port, router, ca: t.deps.pki.caBundlePem });
+  const connect = (router: { id: string; certPem: string; keyPem: string }) =>
+    TestRouter.connect({ port, router, ca: t.deps.pki.caBundlePem });
   /** The refusal is logged once, naming the router and the reason. */
-  const refusedFor = (routerId: string) => lines.filter((line) => line.msg === 'router connection refused' && line.routerId === routerId).map((line) => String(line.reason));
-  const isOnline = async (id: string) => ((await t.call({ method: 'GET', url: `${MANAGEMENT}/edge-routers/${id}`, token })).body as { data: { isOnline: boolean } }).data.isOnline;
-  const patch = (id: string, body: object) => t.call({ method: 'PATCH', url: `${MANAGEMENT}/edge-routers/${id}`, token, payload: body });
+  const refusedFor = (routerId: string) =>
+    lines
+      .filter((line) => line.msg === 'router connection refused' && line.routerId === routerId)
+      .map((line) => String(line.reason));
+  const isOnline = async (id: string) =>
+    (
+      (await t.call({ method: 'GET', url: `${MANAGEMENT}/edge-routers/${id}`, token })).body as {
+        data: { isOnline: boolean };
+      }
+    ).data.isOnline;
+  const patch = (id: string, body: object) =>
+    t.call({ method: 'PATCH', url: `${MANAGEMENT}/edge-routers/${id}`, token, payload: body });
 
   it('refuses a certificate of another CA, even one naming the router', async () => {
     const other = await createTestCa('other', t.clock());
@@ -69,7 +82,10 @@ describe('router control plane: refused routers', () => {
     const router = await enrollEdgeRouter(t, token, { name: 'doomed' });
     const connected = await connect(router);
     await t.controlPlane.presenceFlushed();
-    assert.equal((await t.call({ method: 'DELETE', url: `${MANAGEMENT}/edge-routers/${router.id}`, token })).status, 200);
+    assert.equal(
+      (await t.call({ method: 'DELETE', url: `${MANAGEMENT}/edge-routers/${router.id}`, token })).status,
+      200,
+    );
     await connected.channel.closed;
     await assert.rejects(connect(router), CLOSED);
     assert.match(refusedFor(router.id).at(-1)!, /unknown\/unenrolled router/);

@@ -4,10 +4,30 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
-import { ContentType as EdgeType, CreateTerminatorResult, CreateTerminatorV2RequestSchema, CreateTerminatorV2ResponseSchema } from '../../src/fabric/messages/gen/edge_ctrl_pb.js';
-import { ContentType as CtrlType, FaultSchema, FaultSubject, RouteSchema, UnrouteSchema } from '../../src/fabric/messages/gen/ctrl_pb.js';
+import {
+  ContentType as EdgeType,
+  CreateTerminatorResult,
+  CreateTerminatorV2RequestSchema,
+  CreateTerminatorV2ResponseSchema,
+} from '../../src/fabric/messages/gen/edge_ctrl_pb.js';
+import {
+  ContentType as CtrlType,
+  FaultSchema,
+  FaultSubject,
+  RouteSchema,
+  UnrouteSchema,
+} from '../../src/fabric/messages/gen/ctrl_pb.js';
 import { CreateCircuitV2Header, RouteResultHeader } from '../../src/fabric/messages/headers.js';
-import { decodeString, decodeStringToStringMap, decodeU32ToBytesMap, encodeBool, encodeString, encodeStringSlice, encodeU32, encodeU32ToBytesMap } from '../../src/fabric/channel/header-codecs.js';
+import {
+  decodeString,
+  decodeStringToStringMap,
+  decodeU32ToBytesMap,
+  encodeBool,
+  encodeString,
+  encodeStringSlice,
+  encodeU32,
+  encodeU32ToBytesMap,
+} from '../../src/fabric/channel/header-codecs.js';
 import { buildTlsTestApp, type TlsTestApp } from '../support/tls-client.js';
 import { createEntity, readEntity } from '../support/factories.js';
 import { createSession } from '../support/sessions.js';
@@ -28,13 +48,32 @@ describe('SDK traffic through a router', () => {
     admin = await t.loginAsAdmin();
     const ctrlPort = (await t.controlPlane.listen('127.0.0.1', 0)).port;
     enrolled = await enrollEdgeRouter(t, admin, { name: 'traffic-router' });
-    await createEntity(t, admin, 'edge-router-policies', { name: 'erp-traffic', semantic: 'AnyOf', identityRoles: ['#all'], edgeRouterRoles: [`@${enrolled.id}`] });
-    await createEntity(t, admin, 'service-edge-router-policies', { name: 'serp-traffic', semantic: 'AnyOf', serviceRoles: ['#all'], edgeRouterRoles: [`@${enrolled.id}`] });
+    await createEntity(t, admin, 'edge-router-policies', {
+      name: 'erp-traffic',
+      semantic: 'AnyOf',
+      identityRoles: ['#all'],
+      edgeRouterRoles: [`@${enrolled.id}`],
+    });
+    await createEntity(t, admin, 'service-edge-router-policies', {
+      name: 'serp-traffic',
+      semantic: 'AnyOf',
+      serviceRoles: ['#all'],
+      edgeRouterRoles: [`@${enrolled.id}`],
+    });
     host = await sdkClient(t, admin);
     dialer = await sdkClient(t, admin);
     serviceId = await createEntity(t, admin, 'services', { name: 'echo', encryptionRequired: false });
-    for (const [type, who] of [['Bind', host], ['Dial', dialer]] as const) {
-      await createEntity(t, admin, 'service-policies', { name: `echo-${type}`, type, semantic: 'AnyOf', identityRoles: [`@${who.identityId}`], serviceRoles: [`@${serviceId}`] });
+    for (const [type, who] of [
+      ['Bind', host],
+      ['Dial', dialer],
+    ] as const) {
+      await createEntity(t, admin, 'service-policies', {
+        name: `echo-${type}`,
+        type,
+        semantic: 'AnyOf',
+        identityRoles: [`@${who.identityId}`],
+        serviceRoles: [`@${serviceId}`],
+      });
     }
     router = await TestRouter.connect({ port: ctrlPort, router: enrolled, ca: t.deps.pki.caBundlePem });
     // The hosting SDK is reached over the router's edge connection: here the router answers every Route itself.
@@ -42,7 +81,11 @@ describe('SDK traffic through a router', () => {
       const route = fromBinary(RouteSchema, message.body);
       router.channel.reply(message, {
         contentType: 1022,
-        headers: new Map([[RouteResultHeader.attempt, encodeU32(route.attempt)], [RouteResultHeader.success, encodeBool(true)], [1003, Uint8Array.of(42)]]),
+        headers: new Map([
+          [RouteResultHeader.attempt, encodeU32(route.attempt)],
+          [RouteResultHeader.success, encodeBool(true)],
+          [1003, Uint8Array.of(42)],
+        ]),
         body: encodeString(route.circuitId),
       });
     });
@@ -58,12 +101,23 @@ describe('SDK traffic through a router', () => {
       {
         contentType: EdgeType.CreateTerminatorV2RequestType,
         headers: new Map(),
-        body: toBinary(CreateTerminatorV2RequestSchema, create(CreateTerminatorV2RequestSchema, { address: 'hosted-echo', sessionToken: bind, fingerprints: [host.fingerprint], peerData: { 1003: Uint8Array.of(42) } })),
+        body: toBinary(
+          CreateTerminatorV2RequestSchema,
+          create(CreateTerminatorV2RequestSchema, {
+            address: 'hosted-echo',
+            sessionToken: bind,
+            fingerprints: [host.fingerprint],
+            peerData: { 1003: Uint8Array.of(42) },
+          }),
+        ),
       },
       5000,
     );
     assert.equal(terminatorReply.contentType, EdgeType.CreateTerminatorV2ResponseType);
-    assert.equal(fromBinary(CreateTerminatorV2ResponseSchema, terminatorReply.body).result, CreateTerminatorResult.Success);
+    assert.equal(
+      fromBinary(CreateTerminatorV2ResponseSchema, terminatorReply.body).result,
+      CreateTerminatorResult.Success,
+    );
     const terminator = await readEntity(t, admin, 'terminators', 'hosted-echo');
     assert.deepEqual([terminator.binding, terminator.routerId, terminator.serviceId], ['edge', enrolled.id, serviceId]);
 
@@ -84,15 +138,29 @@ describe('SDK traffic through a router', () => {
     );
     assert.equal(circuitReply.contentType, EdgeType.CreateCircuitV2ResponseType, decodeString(circuitReply.body));
     const circuitId = decodeString(circuitReply.headers.get(CreateCircuitV2Header.responseCircuitId)!);
-    assert.deepEqual([...decodeU32ToBytesMap(circuitReply.headers.get(CreateCircuitV2Header.peerData)!).get(1003)!], [42]);
-    assert.equal(decodeStringToStringMap(circuitReply.headers.get(CreateCircuitV2Header.responseTags)!).hostId, host.identityId);
+    assert.deepEqual(
+      [...decodeU32ToBytesMap(circuitReply.headers.get(CreateCircuitV2Header.peerData)!).get(1003)!],
+      [42],
+    );
+    assert.equal(
+      decodeStringToStringMap(circuitReply.headers.get(CreateCircuitV2Header.responseTags)!).hostId,
+      host.identityId,
+    );
     assert.equal(t.traffic.circuits.registry.get(circuitId)?.routerId, enrolled.id);
     // upstream SessionRouter.DetailRoutePath: the routers of the session's circuit.
-    const routePath = await t.call({ method: 'GET', url: `/edge/management/v1/sessions/${dialSession.id}/route-path`, token: admin });
+    const routePath = await t.call({
+      method: 'GET',
+      url: `/edge/management/v1/sessions/${dialSession.id}/route-path`,
+      token: admin,
+    });
     assert.equal(routePath.status, 200, routePath.text);
     assert.deepEqual((routePath.body as { data: unknown }).data, { routePath: [enrolled.id] });
 
-    router.channel.send({ contentType: CtrlType.FaultType, headers: new Map(), body: toBinary(FaultSchema, create(FaultSchema, { subject: FaultSubject.IngressFault, id: circuitId })) });
+    router.channel.send({
+      contentType: CtrlType.FaultType,
+      headers: new Map(),
+      body: toBinary(FaultSchema, create(FaultSchema, { subject: FaultSubject.IngressFault, id: circuitId })),
+    });
     const unroute = await router.waitFor((message) => message.contentType === Number(CtrlType.UnrouteType));
     assert.equal(fromBinary(UnrouteSchema, unroute.body).circuitId, circuitId);
     await waitUntil(() => Promise.resolve(t.traffic.circuits.registry.size === 0));

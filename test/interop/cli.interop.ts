@@ -32,7 +32,8 @@ describe('the ziti CLI (v1.1.8) against our controller', () => {
       baseUrl: ours.baseUrl,
       caPem: ours.caPem,
       // The chain the controller serves: its server certificate and the signing CA that issued it.
-      certPem: readFileSync(join(pki, 'server.cert.pem'), 'utf8') + readFileSync(join(pki, 'signing-ca.cert.pem'), 'utf8'),
+      certPem:
+        readFileSync(join(pki, 'server.cert.pem'), 'utf8') + readFileSync(join(pki, 'signing-ca.cert.pem'), 'utf8'),
       keyPem: readFileSync(join(pki, 'server.key.pem'), 'utf8'),
     });
     work = mkdtempSync(join(tmpdir(), 'ziti-interop-'));
@@ -49,16 +50,36 @@ describe('the ziti CLI (v1.1.8) against our controller', () => {
   });
 
   it('logs in as the admin, trusting the controller through its CA', async () => {
-    const run = await ziti.ok(['edge', 'login', proxy.url, '-u', ours.username, '-p', ours.password, '--ca', join(work, 'ca.pem')]);
+    const run = await ziti.ok([
+      'edge',
+      'login',
+      proxy.url,
+      '-u',
+      ours.username,
+      '-p',
+      ours.password,
+      '--ca',
+      join(work, 'ca.pem'),
+    ]);
     assert.match(run.stdout, /^Token: [0-9a-f-]{36}$/m);
     assert.match(run.stdout, /Saving identity 'default'/);
   });
 
   it('creates, lists, updates and deletes config types and configs', async () => {
     const schema = JSON.stringify({ type: 'object', properties: { port: { type: 'integer' } }, required: ['port'] });
-    assert.match((await ziti.ok(['edge', 'create', 'config-type', 'cli-ct', schema])).stdout, /New config type cli-ct created with id: \S+/);
-    assert.match((await ziti.ok(['edge', 'create', 'config', 'cli-cfg', 'cli-ct', '{"port": 80}'])).stdout, /New config cli-cfg created with id: \S+/);
-    const intercept = JSON.stringify({ protocols: ['tcp'], addresses: ['cli.ziti'], portRanges: [{ low: 80, high: 80 }] });
+    assert.match(
+      (await ziti.ok(['edge', 'create', 'config-type', 'cli-ct', schema])).stdout,
+      /New config type cli-ct created with id: \S+/,
+    );
+    assert.match(
+      (await ziti.ok(['edge', 'create', 'config', 'cli-cfg', 'cli-ct', '{"port": 80}'])).stdout,
+      /New config cli-cfg created with id: \S+/,
+    );
+    const intercept = JSON.stringify({
+      protocols: ['tcp'],
+      addresses: ['cli.ziti'],
+      portRanges: [{ low: 80, high: 80 }],
+    });
     await ziti.ok(['edge', 'create', 'config', 'cli-intercept', 'intercept.v1', intercept]);
     assert.deepEqual(await listNames('configs', 'name contains "cli-"'), ['cli-cfg', 'cli-intercept']);
     assert.deepEqual(await listNames('config-types', 'name = "cli-ct"'), ['cli-ct']);
@@ -70,11 +91,61 @@ describe('the ziti CLI (v1.1.8) against our controller', () => {
 
   it('creates, lists, updates and deletes services, policies and edge routers', async () => {
     await ziti.ok(['edge', 'create', 'service', 'cli-svc', '--configs', 'cli-intercept', '-a', 'web']);
-    await ziti.ok(['edge', 'create', 'service-policy', 'cli-dial', 'Dial', '--service-roles', '#web', '--identity-roles', '#cli-clients']);
-    await ziti.ok(['edge', 'create', 'service-policy', 'cli-bind', 'Bind', '--service-roles', '@cli-svc', '--identity-roles', '#cli-hosts', '--semantic', 'AnyOf']);
-    await ziti.ok(['edge', 'create', 'edge-router-policy', 'cli-erp', '--edge-router-roles', '#public', '--identity-roles', '#all']);
-    await ziti.ok(['edge', 'create', 'service-edge-router-policy', 'cli-serp', '--edge-router-roles', '#all', '--service-roles', '#web']);
-    const router = await ziti.ok(['edge', 'create', 'edge-router', 'cli-er', '-a', 'public', '-o', join(work, 'cli-er.jwt'), '--tunneler-enabled']);
+    await ziti.ok([
+      'edge',
+      'create',
+      'service-policy',
+      'cli-dial',
+      'Dial',
+      '--service-roles',
+      '#web',
+      '--identity-roles',
+      '#cli-clients',
+    ]);
+    await ziti.ok([
+      'edge',
+      'create',
+      'service-policy',
+      'cli-bind',
+      'Bind',
+      '--service-roles',
+      '@cli-svc',
+      '--identity-roles',
+      '#cli-hosts',
+      '--semantic',
+      'AnyOf',
+    ]);
+    await ziti.ok([
+      'edge',
+      'create',
+      'edge-router-policy',
+      'cli-erp',
+      '--edge-router-roles',
+      '#public',
+      '--identity-roles',
+      '#all',
+    ]);
+    await ziti.ok([
+      'edge',
+      'create',
+      'service-edge-router-policy',
+      'cli-serp',
+      '--edge-router-roles',
+      '#all',
+      '--service-roles',
+      '#web',
+    ]);
+    const router = await ziti.ok([
+      'edge',
+      'create',
+      'edge-router',
+      'cli-er',
+      '-a',
+      'public',
+      '-o',
+      join(work, 'cli-er.jwt'),
+      '--tunneler-enabled',
+    ]);
     assert.match(router.stdout, /New edge router cli-er created with id: \S+/);
     assert.match(readFileSync(join(work, 'cli-er.jwt'), 'utf8'), /^eyJ[\w-]+\.[\w-]+\.[\w-]+$/);
     assert.deepEqual(await listNames('services', 'name = "cli-svc"'), ['cli-svc']);
@@ -85,7 +156,9 @@ describe('the ziti CLI (v1.1.8) against our controller', () => {
     await ziti.ok(['edge', 'update', 'service', 'cli-svc', '-a', 'web,db']);
     await ziti.ok(['edge', 'update', 'service-policy', 'cli-dial', '--identity-roles', '#cli-clients,#more']);
     await ziti.ok(['edge', 'update', 'edge-router', 'cli-er', '--cost', '7']);
-    const services = JSON.parse((await ziti.ok(['edge', 'list', 'services', 'name = "cli-svc"', '-j'])).stdout) as { data: Array<{ roleAttributes: string[] }> };
+    const services = JSON.parse((await ziti.ok(['edge', 'list', 'services', 'name = "cli-svc"', '-j'])).stdout) as {
+      data: Array<{ roleAttributes: string[] }>;
+    };
     assert.deepEqual(services.data[0]?.roleAttributes, ['db', 'web']);
     assert.match((await ziti.ok(['edge', 'list', 'edge-routers', 'name = "cli-er"'])).stdout, /│ cli-er /);
   });
@@ -98,41 +171,109 @@ describe('the ziti CLI (v1.1.8) against our controller', () => {
   });
 
   it('creates identities with ott and updb enrollment and enrolls them with the Go SDK', async () => {
-    const ott = await ziti.ok(['edge', 'create', 'identity', 'cli-device', '-o', join(work, 'cli-device.jwt'), '-a', 'cli-clients']);
+    const ott = await ziti.ok([
+      'edge',
+      'create',
+      'identity',
+      'cli-device',
+      '-o',
+      join(work, 'cli-device.jwt'),
+      '-a',
+      'cli-clients',
+    ]);
     assert.match(ott.stdout, /New identity cli-device created with id: \S+\nEnrollment expires at \S+/);
     await ziti.ok(['edge', 'create', 'identity', 'cli-user', '--updb', 'cli-user', '-a', 'cli-clients']);
-    assert.deepEqual(await listNames('identities', 'anyOf(roleAttributes) = "cli-clients"'), ['cli-device', 'cli-user']);
+    assert.deepEqual(await listNames('identities', 'anyOf(roleAttributes) = "cli-clients"'), [
+      'cli-device',
+      'cli-user',
+    ]);
 
-    const enrolled = await ziti.ok(['edge', 'enroll', '-j', join(work, 'cli-device.jwt'), '-o', join(work, 'cli-device.json'), '-a', 'EC']);
+    const enrolled = await ziti.ok([
+      'edge',
+      'enroll',
+      '-j',
+      join(work, 'cli-device.jwt'),
+      '-o',
+      join(work, 'cli-device.json'),
+      '-a',
+      'EC',
+    ]);
     assert.match(enrolled.stdout + enrolled.stderr, /enrolled successfully/);
-    const config = JSON.parse(readFileSync(join(work, 'cli-device.json'), 'utf8')) as { ztAPI: string; id: { cert: string; key: string; ca: string } };
+    const config = JSON.parse(readFileSync(join(work, 'cli-device.json'), 'utf8')) as {
+      ztAPI: string;
+      id: { cert: string; key: string; ca: string };
+    };
     assert.equal(config.ztAPI, `${ours.baseUrl}/edge/client/v1`);
     assert.match(config.id.cert, /^pem:-----BEGIN CERTIFICATE-----/);
 
-    const listed = JSON.parse((await ziti.ok(['edge', 'list', 'identities', 'name = "cli-user"', '-j'])).stdout) as { data: Array<{ enrollment: { updb: { jwt: string } } }> };
+    const listed = JSON.parse((await ziti.ok(['edge', 'list', 'identities', 'name = "cli-user"', '-j'])).stdout) as {
+      data: Array<{ enrollment: { updb: { jwt: string } } }>;
+    };
     writeFileSync(join(work, 'cli-user.jwt'), listed.data[0]!.enrollment.updb.jwt);
     await ziti.ok(['edge', 'enroll', '-j', join(work, 'cli-user.jwt'), '-u', 'cli-user', '-p', 'Cli-User-Password-1']);
-    const after = JSON.parse((await ziti.ok(['edge', 'list', 'identities', 'name = "cli-user"', '-j'])).stdout) as { data: Array<{ authenticators: { updb?: { username: string } } }> };
-    assert.equal(after.data[0]?.authenticators.updb?.username, 'cli-user', 'the updb enrollment left a password authenticator');
+    const after = JSON.parse((await ziti.ok(['edge', 'list', 'identities', 'name = "cli-user"', '-j'])).stdout) as {
+      data: Array<{ authenticators: { updb?: { username: string } } }>;
+    };
+    assert.equal(
+      after.data[0]?.authenticators.updb?.username,
+      'cli-user',
+      'the updb enrollment left a password authenticator',
+    );
   });
 
-  it('logs in with an enrolled identity\'s certificate and with a password, as ordinary identities', async () => {
-    const config = JSON.parse(readFileSync(join(work, 'cli-device.json'), 'utf8')) as { id: { cert: string; key: string } };
+  it("logs in with an enrolled identity's certificate and with a password, as ordinary identities", async () => {
+    const config = JSON.parse(readFileSync(join(work, 'cli-device.json'), 'utf8')) as {
+      id: { cert: string; key: string };
+    };
     writeFileSync(join(work, 'device.cert'), config.id.cert.replace(/^pem:/, ''));
     writeFileSync(join(work, 'device.key'), config.id.key.replace(/^pem:/, ''));
     const device = zitiCli(join(work, 'device-home'));
     // Straight to the controller: the recording proxy ends TLS, and with it the client certificate.
-    const certLogin = await device.ok(['edge', 'login', ours.baseUrl, '--client-cert', join(work, 'device.cert'), '--client-key', join(work, 'device.key'), '--ca', join(work, 'ca.pem')]);
+    const certLogin = await device.ok([
+      'edge',
+      'login',
+      ours.baseUrl,
+      '--client-cert',
+      join(work, 'device.cert'),
+      '--client-key',
+      join(work, 'device.key'),
+      '--ca',
+      join(work, 'ca.pem'),
+    ]);
     assert.match(certLogin.stdout, /^Token: /m);
     const user = zitiCli(join(work, 'user-home'));
-    assert.match((await user.ok(['edge', 'login', proxy.url, '-u', 'cli-user', '-p', 'Cli-User-Password-1', '--ca', join(work, 'ca.pem')])).stdout, /^Token: /m);
+    assert.match(
+      (
+        await user.ok([
+          'edge',
+          'login',
+          proxy.url,
+          '-u',
+          'cli-user',
+          '-p',
+          'Cli-User-Password-1',
+          '--ca',
+          join(work, 'ca.pem'),
+        ])
+      ).stdout,
+      /^Token: /m,
+    );
     const refused = await user.run(['edge', 'list', 'identities']);
     assert.notEqual(refused.code, 0, 'an ordinary identity may not list identities');
     assert.match(refused.stdout + refused.stderr, /UNAUTHORIZED|401/);
   });
 
   it('updates and deletes identities, and deletes everything else it made', async () => {
-    await ziti.ok(['edge', 'update', 'identity', 'cli-device', '-a', 'cli-clients,cli-hosts', '--name', 'cli-device-renamed']);
+    await ziti.ok([
+      'edge',
+      'update',
+      'identity',
+      'cli-device',
+      '-a',
+      'cli-clients,cli-hosts',
+      '--name',
+      'cli-device-renamed',
+    ]);
     assert.deepEqual(await listNames('identities', 'anyOf(roleAttributes) = "cli-hosts"'), ['cli-device-renamed']);
     for (const [kind, name] of [
       ['identity', 'cli-device-renamed'],

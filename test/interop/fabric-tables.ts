@@ -9,7 +9,12 @@ export function cliRows(stdout: string): string[][] {
   return stdout
     .split('\n')
     .filter((line) => line.startsWith('│'))
-    .map((line) => line.split('│').slice(1, -1).map((cell) => cell.trim()));
+    .map((line) =>
+      line
+        .split('│')
+        .slice(1, -1)
+        .map((cell) => cell.trim()),
+    );
 }
 
 /** Columns whose values are measured (latencies, costs from them) or clock times: compared by shape only. */
@@ -32,7 +37,8 @@ interface Named {
 /** Every id the controller's fabric API shows for this network, with the name it gets in a compared table. */
 async function names(network: LinkedNetwork): Promise<Map<string, string>> {
   const named = new Map(network.names);
-  for (const link of await fabricLinks(network.controller)) named.set(link.id, `link ${link.sourceRouter.name}→${link.destRouter.name}`);
+  for (const link of await fabricLinks(network.controller))
+    named.set(link.id, `link ${link.sourceRouter.name}→${link.destRouter.name}`);
   const circuits = (await network.controller.fabric('GET', '/circuits')).data as unknown as Named[]; // the list envelope's data
   for (const circuit of circuits) {
     const service = circuit.service?.name ?? '?';
@@ -46,8 +52,11 @@ async function names(network: LinkedNetwork): Promise<Map<string, string>> {
 /** Upstream's circuit clientId is the dialling edge session's id: named by its identity when it is one. */
 async function clientName(network: LinkedNetwork, clientId: string): Promise<string> {
   const session = await network.controller.api('GET', `/sessions/${clientId}`);
-  if (session.status !== 200) return `not a session (${clientId === network.client.id ? 'the client identity' : 'unknown'})`;
-  return session.data.identityId === network.client.id ? 'a dial session of the client' : `a session of ${String(session.data.identityId)}`;
+  if (session.status !== 200)
+    return `not a session (${clientId === network.client.id ? 'the client identity' : 'unknown'})`;
+  return session.data.identityId === network.client.id
+    ? 'a dial session of the client'
+    : `a session of ${String(session.data.identityId)}`;
 }
 
 /** The table with ids named and measured cells reduced to their shape. */

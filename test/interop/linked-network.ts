@@ -9,8 +9,18 @@ import { zitiEnv } from '../../scripts/upstream.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME } from '../upstream/peers.js';
 import { zitiCli, type ZitiCli } from './ziti-cli.js';
 import {
-  create, echoService, enrolledIdentity, Program, startController, startEchoServer, startRouter, until,
-  type ControllerKind, type NetworkController, type Router, type RouterOptions,
+  create,
+  echoService,
+  enrolledIdentity,
+  Program,
+  startController,
+  startEchoServer,
+  startRouter,
+  until,
+  type ControllerKind,
+  type NetworkController,
+  type Router,
+  type RouterOptions,
 } from './network.js';
 
 export interface Topology {
@@ -60,10 +70,15 @@ export async function fabricLinks(controller: NetworkController): Promise<Fabric
 /** Resolves once `count` links are Connected (and not down), returning them. */
 export async function connectedLinks(network: LinkedNetwork, count: number, timeoutMs = 60_000): Promise<FabricLink[]> {
   let seen: FabricLink[] = [];
-  return until(() => `${count} connected links on ${network.kind}; seen ${JSON.stringify(seen)}`, async () => {
-    seen = (await fabricLinks(network.controller)).filter((link) => link.state === 'Connected' && !link.down);
-    return seen.length >= count ? seen : undefined;
-  }, timeoutMs, 200);
+  return until(
+    () => `${count} connected links on ${network.kind}; seen ${JSON.stringify(seen)}`,
+    async () => {
+      seen = (await fabricLinks(network.controller)).filter((link) => link.state === 'Connected' && !link.down);
+      return seen.length >= count ? seen : undefined;
+    },
+    timeoutMs,
+    200,
+  );
 }
 
 export interface FabricCircuit {
@@ -81,7 +96,11 @@ export async function holdCircuit(ziti: string, network: LinkedNetwork, service:
   const program = new Program(ziti, ['demo', 'zcat', '-i', network.client.file, `ziti:${service}`], network.work);
   program.child.stdin?.write(`${line}\n`);
   try {
-    await until(() => `the held circuit's echo on ${network.kind}\n${program.log}`, () => Promise.resolve(program.log.includes(line)), 30_000);
+    await until(
+      () => `the held circuit's echo on ${network.kind}\n${program.log}`,
+      () => Promise.resolve(program.log.includes(line)),
+      30_000,
+    );
     const circuits = (await network.controller.fabric('GET', '/circuits')).data as unknown as FabricCircuit[]; // the list envelope's data
     const circuit = circuits.find((entry) => entry.service.name === service);
     if (!circuit) throw new Error(`no circuit of ${service} on ${network.kind}: ${JSON.stringify(circuits)}`);
@@ -92,7 +111,12 @@ export async function holdCircuit(ziti: string, network: LinkedNetwork, service:
   }
 }
 
-export async function startLinkedNetwork(ziti: string, kind: ControllerKind, work: string, topology: Topology): Promise<LinkedNetwork> {
+export async function startLinkedNetwork(
+  ziti: string,
+  kind: ControllerKind,
+  work: string,
+  topology: Topology,
+): Promise<LinkedNetwork> {
   const { controller, ctrlEndpoint } = await startController(kind, work);
   const routers = new Map<string, Router>();
   const hosts: LinkedNetwork['hosts'] = new Map();
@@ -102,24 +126,50 @@ export async function startLinkedNetwork(ziti: string, kind: ControllerKind, wor
     await controller.stop();
   };
   try {
-    for (const options of topology.routers) routers.set(options.name, await startRouter(ziti, controller, ctrlEndpoint, work, options));
+    for (const options of topology.routers)
+      routers.set(options.name, await startRouter(ziti, controller, ctrlEndpoint, work, options));
     const routerId = (name: string) => {
       const router = routers.get(name);
       if (!router) throw new Error(`the topology names no router ${name}`);
       return router.routerId;
     };
-    await create(controller, '/service-edge-router-policies', { name: 'all-services', semantic: 'AnyOf', serviceRoles: ['#all'], edgeRouterRoles: ['#all'] });
+    await create(controller, '/service-edge-router-policies', {
+      name: 'all-services',
+      semantic: 'AnyOf',
+      serviceRoles: ['#all'],
+      edgeRouterRoles: ['#all'],
+    });
     const client = await enrolledIdentity(ziti, controller, 'client', work);
-    await create(controller, '/edge-router-policies', { name: 'client-router', semantic: 'AnyOf', identityRoles: [`@${client.id}`], edgeRouterRoles: [`@${routerId(topology.clientRouter)}`] });
+    await create(controller, '/edge-router-policies', {
+      name: 'client-router',
+      semantic: 'AnyOf',
+      identityRoles: [`@${client.id}`],
+      edgeRouterRoles: [`@${routerId(topology.clientRouter)}`],
+    });
     for (const [service, router] of Object.entries(topology.services)) {
       const host = await enrolledIdentity(ziti, controller, `${service}-host`, work);
-      await create(controller, '/edge-router-policies', { name: `${service}-host-router`, semantic: 'AnyOf', identityRoles: [`@${host.id}`], edgeRouterRoles: [`@${routerId(router)}`] });
+      await create(controller, '/edge-router-policies', {
+        name: `${service}-host-router`,
+        semantic: 'AnyOf',
+        identityRoles: [`@${host.id}`],
+        edgeRouterRoles: [`@${routerId(router)}`],
+      });
       const serviceId = await echoService(controller, service, host.id, client.id, true);
       const echo = await startEchoServer(ziti, controller, host.file, service, serviceId, work);
       hosts.set(service, { ...host, serviceId, echo });
     }
     const cli = zitiCli(join(work, 'cli'));
-    await cli.ok(['edge', 'login', controller.baseUrl, '-u', ADMIN_USERNAME, '-p', ADMIN_PASSWORD, '--ca', controller.caFile]);
+    await cli.ok([
+      'edge',
+      'login',
+      controller.baseUrl,
+      '-u',
+      ADMIN_USERNAME,
+      '-p',
+      ADMIN_PASSWORD,
+      '--ca',
+      controller.caFile,
+    ]);
     const names = new Map([...routers.values()].map((router) => [router.routerId, router.name]));
     const network: LinkedNetwork = { kind, controller, routers, client, hosts, cli, work, names, stop };
     await connectedLinks(network, topology.links);
@@ -135,10 +185,21 @@ export async function startLinkedNetwork(ziti: string, kind: ControllerKind, wor
  * it): the echo is read whole without relying on a half-close travelling behind the data, which over a link between
  * v1.1.8 routers cuts the echo short (seen under both controllers: zcat exits 0 ~30 s later with part of a MiB).
  */
-export function echoWhole(binary: string, identityFile: string, service: string, input: Buffer, cwd: string, timeoutMs = 60_000): Promise<{ code: number | null; output: Buffer; log: string; ms: number }> {
+export function echoWhole(
+  binary: string,
+  identityFile: string,
+  service: string,
+  input: Buffer,
+  cwd: string,
+  timeoutMs = 60_000,
+): Promise<{ code: number | null; output: Buffer; log: string; ms: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(binary, ['demo', 'zcat', '-i', identityFile, `ziti:${service}`], { cwd, env: zitiEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(binary, ['demo', 'zcat', '-i', identityFile, `ziti:${service}`], {
+      cwd,
+      env: zitiEnv(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const chunks: Buffer[] = [];
     let received = 0;
     let log = '';

@@ -9,7 +9,13 @@ import { join } from 'node:path';
 import { freePort, startServer, type ServerProcess } from '../../bench/server-process.js';
 import { ROOT } from '../../bench/scenario-run.js';
 import { httpsRequest } from '../../bench/https-client.js';
-import { startUpstream, UpstreamUnavailable, upstreamBinary, zitiEnv, type UpstreamController } from '../../scripts/upstream.js';
+import {
+  startUpstream,
+  UpstreamUnavailable,
+  upstreamBinary,
+  zitiEnv,
+  type UpstreamController,
+} from '../../scripts/upstream.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME } from '../upstream/peers.js';
 import { routerConfig } from './router-config.js';
 
@@ -61,24 +67,67 @@ export async function startController(kind: ControllerKind, work: string): Promi
   const home = mkdtempSync(join(tmpdir(), 'ziti-ours-net-'));
   const [apiPort, ctrlPort] = [await freePort(), await freePort()];
   const logFile = join(work, 'controller.log');
-  const args = ['src/main.ts', '--home', home, '--port', String(apiPort), '--bind', '127.0.0.1', '--address', '127.0.0.1'];
-  args.push('--ctrl-port', String(ctrlPort), '--ctrl-bind', '127.0.0.1', '--username', ADMIN_USERNAME, '--password', ADMIN_PASSWORD, '--log-level', 'info');
-  const start = () => startServer({ name: 'our controller', args, port: apiPort, readyPath: '/edge/management/v1/version', cwd: ROOT, stdoutFile: logFile });
+  const args = [
+    'src/main.ts',
+    '--home',
+    home,
+    '--port',
+    String(apiPort),
+    '--bind',
+    '127.0.0.1',
+    '--address',
+    '127.0.0.1',
+  ];
+  args.push(
+    '--ctrl-port',
+    String(ctrlPort),
+    '--ctrl-bind',
+    '127.0.0.1',
+    '--username',
+    ADMIN_USERNAME,
+    '--password',
+    ADMIN_PASSWORD,
+    '--log-level',
+    'info',
+  );
+  const start = () =>
+    startServer({
+      name: 'our controller',
+      args,
+      port: apiPort,
+      readyPath: '/edge/management/v1/version',
+      cwd: ROOT,
+      stdoutFile: logFile,
+    });
   let server: ServerProcess = await start();
-  const controller = managed(kind, () => server.pid, logFile, join(home, 'pki', 'root-ca.cert.pem'), `https://127.0.0.1:${apiPort}`, {
-    stop: async () => {
-      await server.stop();
-      rmSync(home, { recursive: true, force: true });
+  const controller = managed(
+    kind,
+    () => server.pid,
+    logFile,
+    join(home, 'pki', 'root-ca.cert.pem'),
+    `https://127.0.0.1:${apiPort}`,
+    {
+      stop: async () => {
+        await server.stop();
+        rmSync(home, { recursive: true, force: true });
+      },
+      restart: async () => {
+        await server.stop();
+        server = await start();
+      },
     },
-    restart: async () => {
-      await server.stop();
-      server = await start();
-    },
-  });
+  );
   return { controller, ctrlEndpoint: `tls:127.0.0.1:${ctrlPort}` };
 }
 
-function managed(kind: ControllerKind, pid: () => number, logFile: string, caFile: string, base: string, life: { stop(): Promise<void>; restart(): Promise<void> }): NetworkController {
+function managed(
+  kind: ControllerKind,
+  pid: () => number,
+  logFile: string,
+  caFile: string,
+  base: string,
+  life: { stop(): Promise<void>; restart(): Promise<void> },
+): NetworkController {
   let token = '';
   const call = async (method: string, path: string, body?: unknown) => {
     const reply = await httpsRequest(`${base}${path}`, {
@@ -91,7 +140,14 @@ function managed(kind: ControllerKind, pid: () => number, logFile: string, caFil
   };
   const login = async () => {
     token = '';
-    token = String((await call('POST', '/edge/management/v1/authenticate?method=password', { username: ADMIN_USERNAME, password: ADMIN_PASSWORD })).data.token);
+    token = String(
+      (
+        await call('POST', '/edge/management/v1/authenticate?method=password', {
+          username: ADMIN_USERNAME,
+          password: ADMIN_PASSWORD,
+        })
+      ).data.token,
+    );
   };
   const authenticated = async (method: string, path: string, body?: unknown) => {
     if (!token) await login();
@@ -103,28 +159,42 @@ function managed(kind: ControllerKind, pid: () => number, logFile: string, caFil
     return reply;
   };
   return {
-    kind, pid, logFile, caFile, baseUrl: base,
+    kind,
+    pid,
+    logFile,
+    caFile,
+    baseUrl: base,
     api: (method, path, body) => authenticated(method, `/edge/management/v1${path}`, body),
     fabric: (method, path, body) => authenticated(method, `/fabric/v1${path}`, body),
     stop: () => life.stop(),
-    restart: async () => { await life.restart(); token = ''; },
+    restart: async () => {
+      await life.restart();
+      token = '';
+    },
   };
 }
 
 /** Creates an entity and returns its id, or throws with the controller's answer. */
 export async function create(controller: NetworkController, path: string, body: unknown): Promise<string> {
   const reply = await controller.api('POST', path, body);
-  if (reply.status !== 201) throw new Error(`POST ${path} answered ${reply.status}: ${JSON.stringify(reply.data).slice(0, 400)}`);
+  if (reply.status !== 201)
+    throw new Error(`POST ${path} answered ${reply.status}: ${JSON.stringify(reply.data).slice(0, 400)}`);
   return String(reply.data.id);
 }
 
 /** Polls `probe` until it gives a value; `what` (a function for text read at the time out) names it in the error. */
-export async function until<T>(what: string | (() => string), probe: () => Promise<T | undefined | false>, timeoutMs = 60_000, everyMs = 50): Promise<T> {
+export async function until<T>(
+  what: string | (() => string),
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs = 60_000,
+  everyMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}`);
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
@@ -177,18 +247,35 @@ export interface RouterOptions {
 }
 
 /** Creates, enrolls and runs a router in its own folder under `work`; resolves once the controller shows it connected. */
-export async function startRouter(binary: string, controller: NetworkController, ctrlEndpoint: string, work: string, options: RouterOptions = {}) {
+export async function startRouter(
+  binary: string,
+  controller: NetworkController,
+  ctrlEndpoint: string,
+  work: string,
+  options: RouterOptions = {},
+) {
   const { name = 'interop-router', edge = true } = options;
   const dir = join(work, name);
   mkdirSync(dir, { recursive: true });
   const collection = edge ? '/edge-routers' : '/transit-routers';
-  const routerId = await create(controller, collection, edge ? { name, isTunnelerEnabled: false, roleAttributes: options.roleAttributes ?? [] } : { name });
+  const routerId = await create(
+    controller,
+    collection,
+    edge ? { name, isTunnelerEnabled: false, roleAttributes: options.roleAttributes ?? [] } : { name },
+  );
   const details = await controller.api('GET', `${collection}/${routerId}`);
   writeFileSync(join(dir, 'router.jwt'), String(details.data.enrollmentJwt));
   const linkPort = options.linkGroups ? await freePort() : undefined;
-  const link = { ...(linkPort === undefined ? {} : { port: linkPort, groups: options.linkGroups }), ...(options.dialerGroups ? { dialerGroups: options.dialerGroups } : {}) };
+  const link = {
+    ...(linkPort === undefined ? {} : { port: linkPort, groups: options.linkGroups }),
+    ...(options.dialerGroups ? { dialerGroups: options.dialerGroups } : {}),
+  };
   writeFileSync(join(dir, 'router.yml'), routerConfig(dir, ctrlEndpoint, edge ? await freePort() : undefined, link));
-  const enroll = await runZiti(binary, ['router', 'enroll', join(dir, 'router.yml'), '--jwt', join(dir, 'router.jwt')], dir);
+  const enroll = await runZiti(
+    binary,
+    ['router', 'enroll', join(dir, 'router.yml'), '--jwt', join(dir, 'router.jwt')],
+    dir,
+  );
   if (enroll.code !== 0) throw new Error(`router enroll of ${name} failed: ${enroll.output}`);
   const run = () => new Program(binary, ['router', 'run', join(dir, 'router.yml')], dir);
   const connected = async () => (await controller.fabric('GET', `/routers/${routerId}`)).data.connected === true;
@@ -197,7 +284,10 @@ export async function startRouter(binary: string, controller: NetworkController,
     name,
     program: run(),
     connected,
-    restart: async () => { await router.program.stop(); router.program = run(); },
+    restart: async () => {
+      await router.program.stop();
+      router.program = run();
+    },
   };
   await until(() => `${name} connected\n${router.program.log.slice(-2000)}`, connected);
   return router;
@@ -206,8 +296,18 @@ export async function startRouter(binary: string, controller: NetworkController,
 export type Router = Awaited<ReturnType<typeof startRouter>>;
 
 /** Creates a device identity and enrolls it (`ziti edge enroll`): the path of its identity file. */
-export async function enrolledIdentity(binary: string, controller: NetworkController, name: string, work: string): Promise<{ id: string; file: string }> {
-  const id = await create(controller, '/identities', { name, type: 'Device', isAdmin: false, enrollment: { ott: true } });
+export async function enrolledIdentity(
+  binary: string,
+  controller: NetworkController,
+  name: string,
+  work: string,
+): Promise<{ id: string; file: string }> {
+  const id = await create(controller, '/identities', {
+    name,
+    type: 'Device',
+    isAdmin: false,
+    enrollment: { ott: true },
+  });
   const details = await controller.api('GET', `/identities/${id}`);
   const jwt = (details.data.enrollment as { ott?: { jwt?: string } }).ott?.jwt;
   if (!jwt) throw new Error(`no enrollment JWT for ${name}: ${JSON.stringify(details.data).slice(0, 300)}`);
@@ -220,41 +320,103 @@ export async function enrolledIdentity(binary: string, controller: NetworkContro
 }
 
 /** A service with Bind for `host`, Dial for `client`, and every identity and service allowed on every router. */
-export async function echoService(controller: NetworkController, name: string, hostId: string, clientId: string, encryptionRequired = true): Promise<string> {
+export async function echoService(
+  controller: NetworkController,
+  name: string,
+  hostId: string,
+  clientId: string,
+  encryptionRequired = true,
+): Promise<string> {
   const serviceId = await create(controller, '/services', { name, encryptionRequired });
-  await create(controller, '/service-policies', { name: `${name}-bind`, type: 'Bind', semantic: 'AnyOf', identityRoles: [`@${hostId}`], serviceRoles: [`@${serviceId}`] });
-  await create(controller, '/service-policies', { name: `${name}-dial`, type: 'Dial', semantic: 'AnyOf', identityRoles: [`@${clientId}`], serviceRoles: [`@${serviceId}`] });
+  await create(controller, '/service-policies', {
+    name: `${name}-bind`,
+    type: 'Bind',
+    semantic: 'AnyOf',
+    identityRoles: [`@${hostId}`],
+    serviceRoles: [`@${serviceId}`],
+  });
+  await create(controller, '/service-policies', {
+    name: `${name}-dial`,
+    type: 'Dial',
+    semantic: 'AnyOf',
+    identityRoles: [`@${clientId}`],
+    serviceRoles: [`@${serviceId}`],
+  });
   return serviceId;
 }
 
 export async function openPolicies(controller: NetworkController): Promise<void> {
-  await create(controller, '/edge-router-policies', { name: 'all-routers', semantic: 'AnyOf', identityRoles: ['#all'], edgeRouterRoles: ['#all'] });
-  await create(controller, '/service-edge-router-policies', { name: 'all-services', semantic: 'AnyOf', serviceRoles: ['#all'], edgeRouterRoles: ['#all'] });
+  await create(controller, '/edge-router-policies', {
+    name: 'all-routers',
+    semantic: 'AnyOf',
+    identityRoles: ['#all'],
+    edgeRouterRoles: ['#all'],
+  });
+  await create(controller, '/service-edge-router-policies', {
+    name: 'all-services',
+    semantic: 'AnyOf',
+    serviceRoles: ['#all'],
+    edgeRouterRoles: ['#all'],
+  });
 }
 
 /** The terminators of a service that the controller lists. */
-export async function terminators(controller: NetworkController, serviceId: string): Promise<Record<string, unknown>[]> {
+export async function terminators(
+  controller: NetworkController,
+  serviceId: string,
+): Promise<Record<string, unknown>[]> {
   const reply = await controller.api('GET', `/terminators?filter=${encodeURIComponent(`service="${serviceId}"`)}`);
   return (reply.data as unknown as Record<string, unknown>[]) ?? [];
 }
 
 /** `ziti demo echo-server` binding `service`; resolves once the service has a terminator other than `previous`. */
-export async function startEchoServer(binary: string, controller: NetworkController, identityFile: string, service: string, serviceId: string, work: string, previous: string[] = []) {
-  const program = new Program(binary, ['demo', 'echo-server', '-i', identityFile, '-s', service, '--cli-agent=false'], work);
-  const terminator = await until(`a terminator of ${service}\n${program.log.slice(-2000)}`, async () => {
-    const list = await terminators(controller, serviceId);
-    return list.find((entry) => !previous.includes(String(entry.id)));
-  }, 30_000);
+export async function startEchoServer(
+  binary: string,
+  controller: NetworkController,
+  identityFile: string,
+  service: string,
+  serviceId: string,
+  work: string,
+  previous: string[] = [],
+) {
+  const program = new Program(
+    binary,
+    ['demo', 'echo-server', '-i', identityFile, '-s', service, '--cli-agent=false'],
+    work,
+  );
+  const terminator = await until(
+    `a terminator of ${service}\n${program.log.slice(-2000)}`,
+    async () => {
+      const list = await terminators(controller, serviceId);
+      return list.find((entry) => !previous.includes(String(entry.id)));
+    },
+    30_000,
+  );
   return { program, terminatorId: String(terminator.id) };
 }
 
 /** One `ziti demo zcat` dial: writes `input`, closes its side, and gathers what comes back until the echo server closes. */
-export function zcat(binary: string, identityFile: string, service: string, input: Buffer, cwd: string, timeoutMs = 60_000, flags: string[] = []) {
+export function zcat(
+  binary: string,
+  identityFile: string,
+  service: string,
+  input: Buffer,
+  cwd: string,
+  timeoutMs = 60_000,
+  flags: string[] = [],
+) {
   return pipeThrough(binary, ['demo', 'zcat', ...flags, '-i', identityFile, `ziti:${service}`], input, cwd, timeoutMs);
 }
 
 /** Runs a program with `input` on its stdin (then closed) and gathers its stdout until it exits. */
-export function pipeThrough(command: string, args: string[], input: Buffer, cwd: string, timeoutMs = 60_000, env: Record<string, string> = {}): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: Buffer; log: string; ms: number }> {
+export function pipeThrough(
+  command: string,
+  args: string[],
+  input: Buffer,
+  cwd: string,
+  timeoutMs = 60_000,
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: Buffer; log: string; ms: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(command, args, { cwd, env: zitiEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });

@@ -19,7 +19,12 @@ export interface RecordingProxy {
   close(): Promise<void>;
 }
 
-export async function startRecordingProxy(target: { baseUrl: string; caPem: string; certPem: string; keyPem: string }): Promise<RecordingProxy> {
+export async function startRecordingProxy(target: {
+  baseUrl: string;
+  caPem: string;
+  certPem: string;
+  keyPem: string;
+}): Promise<RecordingProxy> {
   const requests: RecordedRequest[] = [];
   const server = https.createServer({ cert: target.certPem, key: target.keyPem }, (incoming, outgoing) => {
     const chunks: Buffer[] = [];
@@ -27,12 +32,22 @@ export async function startRecordingProxy(target: { baseUrl: string; caPem: stri
     incoming.on('end', () => {
       const body = Buffer.concat(chunks);
       const headers = { ...incoming.headers, host: new URL(target.baseUrl).host };
-      const forwarded = https.request(`${target.baseUrl}${incoming.url ?? '/'}`, { method: incoming.method, headers, ca: target.caPem, agent: false }, (reply) => {
-        const contentType = incoming.headers['content-type'];
-        requests.push({ method: incoming.method ?? '', path: incoming.url ?? '', contentType, body: body.toString('utf8'), status: reply.statusCode ?? 0 });
-        outgoing.writeHead(reply.statusCode ?? 502, reply.headers);
-        reply.pipe(outgoing);
-      });
+      const forwarded = https.request(
+        `${target.baseUrl}${incoming.url ?? '/'}`,
+        { method: incoming.method, headers, ca: target.caPem, agent: false },
+        (reply) => {
+          const contentType = incoming.headers['content-type'];
+          requests.push({
+            method: incoming.method ?? '',
+            path: incoming.url ?? '',
+            contentType,
+            body: body.toString('utf8'),
+            status: reply.statusCode ?? 0,
+          });
+          outgoing.writeHead(reply.statusCode ?? 502, reply.headers);
+          reply.pipe(outgoing);
+        },
+      );
       forwarded.on('error', (error) => {
         outgoing.writeHead(502);
         outgoing.end(error.message);

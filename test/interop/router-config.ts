@@ -16,18 +16,41 @@ const yamlList = (values: string[]) => `[${values.map((value) => JSON.stringify(
  * `edgePort` (without one a transit router: upstream's fabric template, `csr` at the top), a link dialer, and a link
  * listener when `link.port` is given (upstream's `link.listeners`, groups default `default`).
  */
-export function routerConfig(dir: string, ctrlEndpoint: string, edgePort: number | undefined, link: LinkConfig = {}): string {
+export function routerConfig(
+  dir: string,
+  ctrlEndpoint: string,
+  edgePort: number | undefined,
+  link: LinkConfig = {},
+): string {
   const csr = (indent: string) =>
-    ['csr:', '  country: US', '  province: NC', '  locality: Charlotte', '  organization: NetFoundry', '  organizationalUnit: Ziti', '  sans:', '    dns:', '      - localhost', '    ip:', '      - "127.0.0.1"']
+    [
+      'csr:',
+      '  country: US',
+      '  province: NC',
+      '  locality: Charlotte',
+      '  organization: NetFoundry',
+      '  organizationalUnit: Ziti',
+      '  sans:',
+      '    dns:',
+      '      - localhost',
+      '    ip:',
+      '      - "127.0.0.1"',
+    ]
       .map((line) => `${indent}${line}`)
       .join('\n');
   const dialerGroups = link.dialerGroups ? `\n      groups: ${yamlList(link.dialerGroups)}` : '';
-  const listener = link.port === undefined ? '' : `
+  const listener =
+    link.port === undefined
+      ? ''
+      : `
   listeners:
     - binding: transport
       bind: tls:127.0.0.1:${link.port}
       advertise: tls:127.0.0.1:${link.port}${link.groups ? `\n      groups: ${yamlList(link.groups)}` : ''}`;
-  const edge = edgePort === undefined ? csr('') : `listeners:
+  const edge =
+    edgePort === undefined
+      ? csr('')
+      : `listeners:
   - binding: edge
     address: tls:127.0.0.1:${edgePort}
     options:

@@ -21,13 +21,15 @@ export function sideBySide(ziti: string, topology: Topology, label: string) {
   };
 
   before(async () => {
-    const started = await Promise.allSettled((['ours', 'upstream'] as const).map(async (kind) => {
-      const work = tempDir(`ziti-${label}-${kind}-`);
-      works.push(work);
-      const began = performance.now();
-      sides.set(kind, await startLinkedNetwork(ziti, kind, work, topology));
-      figures[kind].setupToLinksMs = Math.round(performance.now() - began);
-    }));
+    const started = await Promise.allSettled(
+      (['ours', 'upstream'] as const).map(async (kind) => {
+        const work = tempDir(`ziti-${label}-${kind}-`);
+        works.push(work);
+        const began = performance.now();
+        sides.set(kind, await startLinkedNetwork(ziti, kind, work, topology));
+        figures[kind].setupToLinksMs = Math.round(performance.now() - began);
+      }),
+    );
     const failed = started.find((result) => result.status === 'rejected');
     if (failed) throw failed.reason;
   });
@@ -41,21 +43,27 @@ export function sideBySide(ziti: string, topology: Topology, label: string) {
     else for (const work of works) rmSync(work, { recursive: true, force: true });
   });
 
-  const diagnostics = (network: LinkedNetwork) => [
-    `--- ${network.kind} controller ---\n${readLog(network.controller.logFile).slice(-3000)}`,
-    ...[...network.routers.values()].map((router) => `--- ${router.name} ---\n${router.program.log.slice(-2000)}`),
-    ...[...network.hosts.values()].map((host) => `--- echo ---\n${host.echo.program.log.slice(-1500)}`),
-  ].join('\n');
+  const diagnostics = (network: LinkedNetwork) =>
+    [
+      `--- ${network.kind} controller ---\n${readLog(network.controller.logFile).slice(-3000)}`,
+      ...[...network.routers.values()].map((router) => `--- ${router.name} ---\n${router.program.log.slice(-2000)}`),
+      ...[...network.hosts.values()].map((host) => `--- echo ---\n${host.echo.program.log.slice(-1500)}`),
+    ].join('\n');
 
   return {
     figures,
     diagnostics,
     /** Runs `check` on both sides at once (ours first in the answer). */
-    both: <T>(check: (network: LinkedNetwork) => Promise<T>) => Promise.all([check(side('ours')), check(side('upstream'))]),
+    both: <T>(check: (network: LinkedNetwork) => Promise<T>) =>
+      Promise.all([check(side('ours')), check(side('upstream'))]),
     /** One zcat dial of `service` that must exit 0. */
     dial: async (network: LinkedNetwork, service: string, input: Buffer) => {
       const reply = await zcat(ziti, network.client.file, service, input, network.work);
-      assert.equal(reply.code, 0, `zcat on ${network.kind} exited ${reply.code}: ${reply.log.slice(-1500)}\n${diagnostics(network)}`);
+      assert.equal(
+        reply.code,
+        0,
+        `zcat on ${network.kind} exited ${reply.code}: ${reply.log.slice(-1500)}\n${diagnostics(network)}`,
+      );
       return reply;
     },
   };

@@ -11,115 +11,155 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import {
-  echoService, enrolledIdentity, findZiti, openPolicies, readLog, startController, startEchoServer, startRouter, tempDir, terminators, until, zcat,
-  type NetworkController, type Program,
+  echoService,
+  enrolledIdentity,
+  findZiti,
+  openPolicies,
+  readLog,
+  startController,
+  startEchoServer,
+  startRouter,
+  tempDir,
+  terminators,
+  until,
+  zcat,
+  type NetworkController,
+  type Program,
 } from './network.js';
 
 const RESULTS = join(dirname(fileURLToPath(import.meta.url)), 'results');
 const CIRCUITS = Number(process.env.ZITI_INTEROP_CIRCUITS ?? 100);
 const binary = findZiti();
 
-describe('Go SDK traffic through a real v1.1.8 router controlled by ours', { skip: binary === undefined ? 'no ziti v1.1.8 binary (set ZITI_UPSTREAM_BIN)' : false }, () => {
-  const ziti = binary!;
-  let work: string;
-  let controller: NetworkController;
-  let router: Awaited<ReturnType<typeof startRouter>>;
-  let host: { id: string; file: string };
-  let client: { id: string; file: string };
-  let serviceId: string;
-  let echo: { program: Program; terminatorId: string };
-  const figures: Record<string, unknown> = {};
-  const diagnostics = () =>
-    `\n--- controller ---\n${readLog(controller.logFile).slice(-3000)}\n--- router ---\n${router?.program.log.slice(-3000)}\n--- echo ---\n${echo?.program.log.slice(-1500)}`;
-  const dialOnce = async (input: Buffer) => {
-    const reply = await zcat(ziti, client.file, 'echo', input, work);
-    assert.equal(reply.code, 0, `zcat exited ${reply.code}: ${reply.log.slice(-1500)}${diagnostics()}`);
-    return reply;
-  };
+describe(
+  'Go SDK traffic through a real v1.1.8 router controlled by ours',
+  { skip: binary === undefined ? 'no ziti v1.1.8 binary (set ZITI_UPSTREAM_BIN)' : false },
+  () => {
+    const ziti = binary!;
+    let work: string;
+    let controller: NetworkController;
+    let router: Awaited<ReturnType<typeof startRouter>>;
+    let host: { id: string; file: string };
+    let client: { id: string; file: string };
+    let serviceId: string;
+    let echo: { program: Program; terminatorId: string };
+    const figures: Record<string, unknown> = {};
+    const diagnostics = () =>
+      `\n--- controller ---\n${readLog(controller.logFile).slice(-3000)}\n--- router ---\n${router?.program.log.slice(-3000)}\n--- echo ---\n${echo?.program.log.slice(-1500)}`;
+    const dialOnce = async (input: Buffer) => {
+      const reply = await zcat(ziti, client.file, 'echo', input, work);
+      assert.equal(reply.code, 0, `zcat exited ${reply.code}: ${reply.log.slice(-1500)}${diagnostics()}`);
+      return reply;
+    };
 
-  before(async () => {
-    work = tempDir('ziti-traffic-interop-');
-    ({ controller } = await startController(process.env.ZITI_INTEROP_CONTROLLER === 'upstream' ? 'upstream' : 'ours', work).then(async (started) => {
-      router = await startRouter(ziti, started.controller, started.ctrlEndpoint, work);
-      return started;
-    }));
-    await openPolicies(controller);
-    host = await enrolledIdentity(ziti, controller, 'echo-host', work);
-    client = await enrolledIdentity(ziti, controller, 'echo-client', work);
-    serviceId = await echoService(controller, 'echo', host.id, client.id, true);
-  });
+    before(async () => {
+      work = tempDir('ziti-traffic-interop-');
+      ({ controller } = await startController(
+        process.env.ZITI_INTEROP_CONTROLLER === 'upstream' ? 'upstream' : 'ours',
+        work,
+      ).then(async (started) => {
+        router = await startRouter(ziti, started.controller, started.ctrlEndpoint, work);
+        return started;
+      }));
+      await openPolicies(controller);
+      host = await enrolledIdentity(ziti, controller, 'echo-host', work);
+      client = await enrolledIdentity(ziti, controller, 'echo-client', work);
+      serviceId = await echoService(controller, 'echo', host.id, client.id, true);
+    });
 
-  after(async () => {
-    await echo?.program.stop();
-    await router?.program.stop();
-    await controller?.stop();
-    mkdirSync(RESULTS, { recursive: true });
-    writeFileSync(join(RESULTS, 'traffic.json'), `${JSON.stringify(figures, null, 2)}\n`);
-    process.stdout.write(`traffic interop figures: ${JSON.stringify(figures)}\n`);
-    if (process.env.ZITI_INTEROP_KEEP) process.stdout.write(`kept: ${work}\n`);
-    else rmSync(work, { recursive: true, force: true });
-  });
+    after(async () => {
+      await echo?.program.stop();
+      await router?.program.stop();
+      await controller?.stop();
+      mkdirSync(RESULTS, { recursive: true });
+      writeFileSync(join(RESULTS, 'traffic.json'), `${JSON.stringify(figures, null, 2)}\n`);
+      process.stdout.write(`traffic interop figures: ${JSON.stringify(figures)}\n`);
+      if (process.env.ZITI_INTEROP_KEEP) process.stdout.write(`kept: ${work}\n`);
+      else rmSync(work, { recursive: true, force: true });
+    });
 
-  it('the echo server binds: a terminator on the router appears', async () => {
-    echo = await startEchoServer(ziti, controller, host.file, 'echo', serviceId, work);
-    const [terminator] = await terminators(controller, serviceId);
-    assert.equal(terminator!.binding, 'edge');
-    assert.equal((terminator!.router as { id: string }).id, router.routerId);
-    // upstream shows the terminator's instanceId as `identity`: empty for a bind that is not addressable.
-    assert.equal(terminator!.identity, '');
-    assert.equal(terminator!.routerId, router.routerId);
-  });
+    it('the echo server binds: a terminator on the router appears', async () => {
+      echo = await startEchoServer(ziti, controller, host.file, 'echo', serviceId, work);
+      const [terminator] = await terminators(controller, serviceId);
+      assert.equal(terminator!.binding, 'edge');
+      assert.equal((terminator!.router as { id: string }).id, router.routerId);
+      // upstream shows the terminator's instanceId as `identity`: empty for a bind that is not addressable.
+      assert.equal(terminator!.identity, '');
+      assert.equal(terminator!.routerId, router.routerId);
+    });
 
-  it('zcat dials the service (encryptionRequired): the line comes back', async () => {
-    const reply = await dialOnce(Buffer.from('hello through ziti\n'));
-    assert.equal(reply.output.toString(), 'hello through ziti\n');
-    figures.firstDialMs = Math.round(reply.ms);
-  });
+    it('zcat dials the service (encryptionRequired): the line comes back', async () => {
+      const reply = await dialOnce(Buffer.from('hello through ziti\n'));
+      assert.equal(reply.output.toString(), 'hello through ziti\n');
+      figures.firstDialMs = Math.round(reply.ms);
+    });
 
-  it('1 MiB comes back intact', async () => {
-    const payload = randomBytes(1024 * 1024);
-    const reply = await dialOnce(payload);
-    assert.equal(reply.output.length, payload.length);
-    assert.ok(reply.output.equals(payload), 'the echoed MiB differs');
-    figures.mibRoundTripMs = Math.round(reply.ms);
-  });
+    it('1 MiB comes back intact', async () => {
+      const payload = randomBytes(1024 * 1024);
+      const reply = await dialOnce(payload);
+      assert.equal(reply.output.length, payload.length);
+      assert.ok(reply.output.equals(payload), 'the echoed MiB differs');
+      figures.mibRoundTripMs = Math.round(reply.ms);
+    });
 
-  it(`${CIRCUITS} concurrent circuits each echo their own bytes`, async () => {
-    const started = performance.now();
-    const replies = await Promise.all(
-      Array.from({ length: CIRCUITS }, async (_, index) => {
-        const line = Buffer.from(`circuit ${index} ${randomBytes(8).toString('hex')}\n`);
-        const reply = await zcat(ziti, client.file, 'echo', line, work, 120_000);
-        return { ok: reply.code === 0 && reply.output.equals(line), reply };
-      }),
-    );
-    const failed = replies.filter((entry) => !entry.ok);
-    figures.concurrent = { circuits: CIRCUITS, failed: failed.length, wallMs: Math.round(performance.now() - started), slowestMs: Math.round(Math.max(...replies.map((entry) => entry.reply.ms))) };
-    assert.equal(failed.length, 0, `${failed.length} of ${CIRCUITS} failed; first: ${failed[0]?.reply.log.slice(-1500)}${diagnostics()}`);
-  });
+    it(`${CIRCUITS} concurrent circuits each echo their own bytes`, async () => {
+      const started = performance.now();
+      const replies = await Promise.all(
+        Array.from({ length: CIRCUITS }, async (_, index) => {
+          const line = Buffer.from(`circuit ${index} ${randomBytes(8).toString('hex')}\n`);
+          const reply = await zcat(ziti, client.file, 'echo', line, work, 120_000);
+          return { ok: reply.code === 0 && reply.output.equals(line), reply };
+        }),
+      );
+      const failed = replies.filter((entry) => !entry.ok);
+      figures.concurrent = {
+        circuits: CIRCUITS,
+        failed: failed.length,
+        wallMs: Math.round(performance.now() - started),
+        slowestMs: Math.round(Math.max(...replies.map((entry) => entry.reply.ms))),
+      };
+      assert.equal(
+        failed.length,
+        0,
+        `${failed.length} of ${CIRCUITS} failed; first: ${failed[0]?.reply.log.slice(-1500)}${diagnostics()}`,
+      );
+    });
 
-  it('the hosting SDK restarted: its terminator is replaced and dials reach the new one', async () => {
-    const old = echo.terminatorId;
-    await echo.program.stop();
-    const restarted = performance.now();
-    echo = await startEchoServer(ziti, controller, host.file, 'echo', serviceId, work, [old]);
-    figures.hostRestartToTerminatorMs = Math.round(performance.now() - restarted);
-    await until('the old terminator gone', async () => !(await terminators(controller, serviceId)).some((entry) => entry.id === old), 30_000);
-    const reply = await dialOnce(Buffer.from('after host restart\n'));
-    assert.equal(reply.output.toString(), 'after host restart\n');
-  });
+    it('the hosting SDK restarted: its terminator is replaced and dials reach the new one', async () => {
+      const old = echo.terminatorId;
+      await echo.program.stop();
+      const restarted = performance.now();
+      echo = await startEchoServer(ziti, controller, host.file, 'echo', serviceId, work, [old]);
+      figures.hostRestartToTerminatorMs = Math.round(performance.now() - restarted);
+      await until(
+        'the old terminator gone',
+        async () => !(await terminators(controller, serviceId)).some((entry) => entry.id === old),
+        30_000,
+      );
+      const reply = await dialOnce(Buffer.from('after host restart\n'));
+      assert.equal(reply.output.toString(), 'after host restart\n');
+    });
 
-  it('the router restarted: the host binds again and clients dial through it', async () => {
-    await router.restart();
-    const restarted = performance.now();
-    await until('the router online again', async () => (await controller.api('GET', `/edge-routers/${router.routerId}`)).data.isOnline === true);
-    figures.routerRestartToOnlineMs = Math.round(performance.now() - restarted);
-    // The SDKs reconnect to the router on their own; the first dials may fail until the host has re-bound.
-    const line = Buffer.from('after router restart\n');
-    await until(() => `a dial after the router restart${diagnostics()}`, async () => {
-      const reply = await zcat(ziti, client.file, 'echo', line, work, 20_000);
-      return reply.code === 0 && reply.output.equals(line);
-    }, 90_000, 500);
-    figures.routerRestartToDialMs = Math.round(performance.now() - restarted);
-  });
-});
+    it('the router restarted: the host binds again and clients dial through it', async () => {
+      await router.restart();
+      const restarted = performance.now();
+      await until(
+        'the router online again',
+        async () => (await controller.api('GET', `/edge-routers/${router.routerId}`)).data.isOnline === true,
+      );
+      figures.routerRestartToOnlineMs = Math.round(performance.now() - restarted);
+      // The SDKs reconnect to the router on their own; the first dials may fail until the host has re-bound.
+      const line = Buffer.from('after router restart\n');
+      await until(
+        () => `a dial after the router restart${diagnostics()}`,
+        async () => {
+          const reply = await zcat(ziti, client.file, 'echo', line, work, 20_000);
+          return reply.code === 0 && reply.output.equals(line);
+        },
+        90_000,
+        500,
+      );
+      figures.routerRestartToDialMs = Math.round(performance.now() - restarted);
+    });
+  },
+);

@@ -38,7 +38,8 @@ export function zitiCli(home: string): ZitiCli {
     run,
     async ok(args) {
       const result = await run(args);
-      if (result.code !== 0) throw new Error(`ziti ${args.join(' ')} exited with ${result.code}:\n${result.stdout}\n${result.stderr}`);
+      if (result.code !== 0)
+        throw new Error(`ziti ${args.join(' ')} exited with ${result.code}:\n${result.stdout}\n${result.stderr}`);
       return result;
     },
   };

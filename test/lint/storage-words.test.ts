@@ -35,23 +35,36 @@ test('the schema gives tables and underscored columns as words, every column for
 });
 
 test('tables and underscored columns are refused anywhere outside a mapping', () => {
-  assert.deepEqual(lint("namesOf(db, 'configs', ids); const c = 'config_type_id';"), ["'configs' is a storage name", "'config_type_id' is a storage name"]);
+  assert.deepEqual(lint("namesOf(db, 'configs', ids); const c = 'config_type_id';"), [
+    "'configs' is a storage name",
+    "'config_type_id' is a storage name",
+  ]);
   assert.deepEqual(lint('const t = `configs`;'), ["'configs' is a storage name"]);
 });
 
 test('single-word columns are refused where the code means a column, and pass as plain words', () => {
-  assert.deepEqual(lint("columnIs('value', 1); link = { parentColumn: 'id', columns: ['value'] };"), ["'value' is a storage name", "'id' is a storage name", "'value' is a storage name"]);
+  assert.deepEqual(lint("columnIs('value', 1); link = { parentColumn: 'id', columns: ['value'] };"), [
+    "'value' is a storage name",
+    "'id' is a storage name",
+    "'value' is a storage name",
+  ]);
   assert.deepEqual(lint("const word = 'value'; find({ id: 'value' });"), []);
 });
 
 test("API words that equal a table's name pass by their place", () => {
-  const text = "ref = { entity: 'configs' }; err = { field: 'configs' }; ApiError.invalidField('configs', r, v); if (change.changed.has('configs')) x();";
+  const text =
+    "ref = { entity: 'configs' }; err = { field: 'configs' }; ApiError.invalidField('configs', r, v); if (change.changed.has('configs')) x();";
   assert.deepEqual(lint(text), []);
   assert.deepEqual(lint("other.has('configs');"), ["'configs' is a storage name"]);
 });
 
 test("a definition's mapping keys may spell storage; the same keys elsewhere may not", () => {
-  const text = "defineEntity({ path: 'configs', table: 'configs', fields: { typeId: text({ column: 'config_type_id' }) } });";
+  const text =
+    "defineEntity({ path: 'configs', table: 'configs', fields: { typeId: text({ column: 'config_type_id' }) } });";
   assert.deepEqual(lint(text, 'src/entities/config/config.definition.ts'), []);
-  assert.deepEqual(lint(text), ["'configs' is a storage name", "'configs' is a storage name", "'config_type_id' is a storage name"]);
+  assert.deepEqual(lint(text), [
+    "'configs' is a storage name",
+    "'configs' is a storage name",
+    "'config_type_id' is a storage name",
+  ]);
 });

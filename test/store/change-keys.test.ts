@@ -13,7 +13,12 @@ const at = '2024-01-01T00:00:00.000Z';
 const base = (id: string) => ({ id, created_at: at, updated_at: at, tags: '{}', is_system: 0 });
 const identity = (id: string) => ({ ...base(id), name: id, type_id: 'Default' });
 const authenticator = (id: string, identityId: string) => ({ ...base(id), identity_id: identityId, method: 'updb' });
-const service = (id: string) => ({ ...base(id), name: id, terminator_strategy: 'smartrouting', encryption_required: 1 });
+const service = (id: string) => ({
+  ...base(id),
+  name: id,
+  terminator_strategy: 'smartrouting',
+  encryption_required: 1,
+});
 
 describe(`change keys on ${storeUnderTest}`, () => {
   let database: EmptyDatabase;
@@ -34,12 +39,18 @@ describe(`change keys on ${storeUnderTest}`, () => {
   });
 
   /** Runs `write` on A and tells which of `keys` moved since, on A and (after its refresh) on B. */
-  async function moved(write: () => Promise<unknown>, keys: Record<string, readonly `${'table' | 'identity'}:${string}`[]>) {
+  async function moved(
+    write: () => Promise<unknown>,
+    keys: Record<string, readonly `${'table' | 'identity'}:${string}`[]>,
+  ) {
     const since = [a.changes.now(), b.changes.now()];
     await write();
     await b.refresh();
     return Object.fromEntries(
-      Object.entries(keys).map(([name, list]) => [name, [a.changes.changedSince(list, since[0]!), b.changes.changedSince(list, since[1]!)]]),
+      Object.entries(keys).map(([name, list]) => [
+        name,
+        [a.changes.changedSince(list, since[0]!), b.changes.changedSince(list, since[1]!)],
+      ]),
     );
   }
 
@@ -53,16 +64,25 @@ describe(`change keys on ${storeUnderTest}`, () => {
   });
 
   it("a write naming an identity's area moves that identity's key, not another's", async () => {
-    const seen = await moved(() => a.transaction((tx) => insertRow(tx, 'authenticators', authenticator('au1', 'one')), { touches: [writeAreas.identity('one')] }), {
-      one: changeKeys.ofIdentity('one'),
-      two: changeKeys.ofIdentity('two'),
-      authenticators: changeKeys.tables('authenticators'),
-    });
+    const seen = await moved(
+      () =>
+        a.transaction((tx) => insertRow(tx, 'authenticators', authenticator('au1', 'one')), {
+          touches: [writeAreas.identity('one')],
+        }),
+      {
+        one: changeKeys.ofIdentity('one'),
+        two: changeKeys.ofIdentity('two'),
+        authenticators: changeKeys.tables('authenticators'),
+      },
+    );
     assert.deepEqual(seen, { one: [true, true], two: [false, false], authenticators: [true, true] });
   });
 
   it("a strict write of an identity's own rows moves every identity's answers", async () => {
-    const seen = await moved(() => a.transaction((tx) => insertRow(tx, 'authenticators', authenticator('au2', 'two'))), { one: changeKeys.ofIdentity('one') });
+    const seen = await moved(
+      () => a.transaction((tx) => insertRow(tx, 'authenticators', authenticator('au2', 'two'))),
+      { one: changeKeys.ofIdentity('one') },
+    );
     assert.deepEqual(seen, { one: [true, true] });
   });
 
@@ -83,9 +103,20 @@ describe(`change keys on ${storeUnderTest}`, () => {
     // As a prune that removed that commit's row before B looked records it (PostgreSQL: its transaction id; SQLite: its seq).
     const logged = await a.read((db) => selectMatching(db, 'cluster_changes', {}));
     const through = logged.map((row) => BigInt(String(row.xid ?? row.seq))).reduce((x, y) => (x > y ? x : y));
-    await a.transaction((tx) => updateMatching(tx, 'cluster_changes_pruned', { through: storeUnderTest === 'postgres' ? String(through) : Number(through) }, { id: 1 }));
+    await a.transaction((tx) =>
+      updateMatching(
+        tx,
+        'cluster_changes_pruned',
+        { through: storeUnderTest === 'postgres' ? String(through) : Number(through) },
+        { id: 1 },
+      ),
+    );
     await b.refresh();
-    assert.equal(b.changes.changedSince(changeKeys.tables('services'), since), true, 'an answer about services is dropped too');
+    assert.equal(
+      b.changes.changedSince(changeKeys.tables('services'), since),
+      true,
+      'an answer about services is dropped too',
+    );
   });
 
   it("keeps a read's answer on the other store until what it depends on moves there", async () => {

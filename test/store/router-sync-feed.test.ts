@@ -20,11 +20,18 @@ describe('router sync change feed', () => {
   const insert = (seq: number) =>
     store.transaction((tx) =>
       storeUnderTest === 'postgres'
-        ? sql`INSERT INTO router_sync_feed (seq, kind, entity_id, token) OVERRIDING SYSTEM VALUE VALUES (${seq}, 'apiSessionRemoved', ${`id${seq}`}, ${`t${seq}`})`.execute(tx)
-        : sql`INSERT INTO router_sync_feed (seq, kind, entity_id, token) VALUES (${seq}, 'apiSessionRemoved', ${`id${seq}`}, ${`t${seq}`})`.execute(tx),
+        ? sql`INSERT INTO router_sync_feed (seq, kind, entity_id, token) OVERRIDING SYSTEM VALUE VALUES (${seq}, 'apiSessionRemoved', ${`id${seq}`}, ${`t${seq}`})`.execute(
+            tx,
+          )
+        : sql`INSERT INTO router_sync_feed (seq, kind, entity_id, token) VALUES (${seq}, 'apiSessionRemoved', ${`id${seq}`}, ${`t${seq}`})`.execute(
+            tx,
+          ),
     );
   const take = () => delivered.splice(0);
-  const count = () => store.read(async (db) => Number((await sql<{ n: number }>`SELECT count(*) AS n FROM router_sync_feed`.execute(db)).rows[0]!.n));
+  const count = () =>
+    store.read(async (db) =>
+      Number((await sql<{ n: number }>`SELECT count(*) AS n FROM router_sync_feed`.execute(db)).rows[0]!.n),
+    );
 
   before(async () => {
     store = await openTestStore();

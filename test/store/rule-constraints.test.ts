@@ -32,7 +32,10 @@ describe('uniqueness rules backed by constraints', () => {
   });
 
   it("an authenticator's (identity, method) index answers MAX_AUTHENTICATOR_METHODS_REACHED; its other indexes keep the field error", () => {
-    assert.equal(authenticatorRules.uniqueError?.(['identity_id', 'method'])?.code, 'MAX_AUTHENTICATOR_METHODS_REACHED');
+    assert.equal(
+      authenticatorRules.uniqueError?.(['identity_id', 'method'])?.code,
+      'MAX_AUTHENTICATOR_METHODS_REACHED',
+    );
     assert.equal(authenticatorRules.uniqueError?.(['username']), undefined);
   });
 });

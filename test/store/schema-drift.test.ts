@@ -7,6 +7,9 @@ import { migratedSchema, schemaFile, schemaText } from '../../scripts/generate-s
 describe('typed store schema', () => {
   it('matches a fresh generation from the migrations', async () => {
     const committed = readFileSync(schemaFile, 'utf8');
-    assert.ok(committed === schemaText(await migratedSchema()), 'src/store/schema.ts differs from the migrations: run npm run schema');
+    assert.ok(
+      committed === schemaText(await migratedSchema()),
+      'src/store/schema.ts differs from the migrations: run npm run schema',
+    );
   });
 });

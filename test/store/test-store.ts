@@ -24,11 +24,17 @@ export async function emptyDatabase(): Promise<EmptyDatabase> {
   const url = process.env.ZITI_TEST_DATABASE_URL;
   if (url) {
     const scratch = await createScratchSchema(url, 'ziti_store_test');
-    return { open: (list = migrations) => openPostgresStore({ url: scratch.url, migrations: list, poolSize: 4 }), remove: () => scratch.drop() };
+    return {
+      open: (list = migrations) => openPostgresStore({ url: scratch.url, migrations: list, poolSize: 4 }),
+      remove: () => scratch.drop(),
+    };
   }
   const folder = mkdtempSync(join(tmpdir(), 'ziti-store-test-'));
   const file = join(folder, 'ctrl.db');
-  return { open: (list = migrations) => openSqliteStore({ file, migrations: list }), remove: () => rm(folder, { recursive: true, force: true }) };
+  return {
+    open: (list = migrations) => openSqliteStore({ file, migrations: list }),
+    remove: () => rm(folder, { recursive: true, force: true }),
+  };
 }
 
 /** A migrated store on its own empty database; closing it removes the database. */

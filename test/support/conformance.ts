@@ -30,7 +30,11 @@ const operations = (['client', 'management', 'fabric'] as const)
   .flatMap((api) => loadContract(api).operations.map((op) => ({ op, base: loadContract(api).basePath })))
   .map(({ op, base }) => ({
     op,
-    pattern: new RegExp(`^${cleanPath(`${base}${op.routePath}`).replace(/:[^/]+/g, '[^/]+').replace(/\./g, '\\.')}$`),
+    pattern: new RegExp(
+      `^${cleanPath(`${base}${op.routePath}`)
+        .replace(/:[^/]+/g, '[^/]+')
+        .replace(/\./g, '\\.')}$`,
+    ),
   }));
 
 /** The operation a URL lands on, after the same rewrites and path cleaning the server applies. */
@@ -61,7 +65,13 @@ export async function call(app: FastifyInstance, options: CallOptions): Promise<
   const isJson = contentType.startsWith('application/json');
   const body: unknown = isJson && response.body !== '' ? JSON.parse(response.body) : undefined;
   const operation = operationFor(options.method, options.url);
-  const result: CallResult = { status: response.statusCode, headers: response.headers, text: response.body, body, operation };
+  const result: CallResult = {
+    status: response.statusCode,
+    headers: response.headers,
+    text: response.body,
+    body,
+    operation,
+  };
   checkConformance(result, options);
   return result;
 }
@@ -76,9 +86,13 @@ function checkConformance(result: CallResult, options: CallOptions): void {
       assert.equal(result.headers['content-type'], 'application/json', `${where}: content type`);
     }
   }
-  if (result.status >= 400) checkErrorEnvelope(result.body, where, isFabricPath(routedPath(options.url.split('?')[0]!)));
+  if (result.status >= 400)
+    checkErrorEnvelope(result.body, where, isFabricPath(routedPath(options.url.split('?')[0]!)));
   if (!result.operation) {
-    assert.ok(result.status === 404 || result.status === 405, `${where}: a request outside the contract must be 404 or 405`);
+    assert.ok(
+      result.status === 404 || result.status === 405,
+      `${where}: a request outside the contract must be 404 or 405`,
+    );
     return;
   }
   if (result.body === undefined) return;
@@ -92,11 +106,23 @@ function checkConformance(result: CallResult, options: CallOptions): void {
  */
 function isEmptyPemError(result: CallResult, options: CallOptions): boolean {
   const accept = Object.entries(options.headers ?? {}).find(([name]) => name.toLowerCase() === 'accept')?.[1];
-  return isEmptyPemReply(result.operation, accept, result.status, String(result.headers['content-type'] ?? ''), result.text);
+  return isEmptyPemReply(
+    result.operation,
+    accept,
+    result.status,
+    String(result.headers['content-type'] ?? ''),
+    result.text,
+  );
 }
 
 /** The rule above on a reply's parts, for tests that send requests without `call` (the fuzz test). */
-export function isEmptyPemReply(op: OperationSpec | undefined, accept: string | undefined, status: number, contentType: string, text: string): boolean {
+export function isEmptyPemReply(
+  op: OperationSpec | undefined,
+  accept: string | undefined,
+  status: number,
+  contentType: string,
+  text: string,
+): boolean {
   const acceptsJson = accept === undefined || /(^|,)\s*(application\/json|\*\/\*)\s*(;|,|$)/.test(accept);
   const isPemError = status >= 400 && contentType === 'application/x-pem-file' && text === '';
   return isPemError && !acceptsJson && (op?.produces.includes('application/x-pem-file') ?? false);

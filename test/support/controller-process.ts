@@ -33,13 +33,21 @@ export interface StartOptions {
   args?: string[];
 }
 
-export function startController(home: string, port: number, { env = {}, entry = sourceEntry, args = [] }: StartOptions = {}): Running {
+export function startController(
+  home: string,
+  port: number,
+  { env = {}, entry = sourceEntry, args = [] }: StartOptions = {},
+): Running {
   // The control plane on the API port (by ALPN), so processes started side by side need one free port each.
-  const child = spawn(process.execPath, [...entry, '--home', home, '--port', String(port), '--bind', '127.0.0.1', '--ctrl-port', String(port), ...args], {
-    cwd: projectRoot,
-    env: { ...process.env, ZITI_LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...entry, '--home', home, '--port', String(port), '--bind', '127.0.0.1', '--ctrl-port', String(port), ...args],
+    {
+      cwd: projectRoot,
+      env: { ...process.env, ZITI_LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -53,10 +61,26 @@ export interface HttpsReply {
 }
 
 /** One request on a connection of its own (with `workers`, successive requests may reach different processes). */
-export function get(port: number, path: string, ca: string, method = 'GET', body?: string, headers: Record<string, string> = {}): Promise<HttpsReply> {
+export function get(
+  port: number,
+  path: string,
+  ca: string,
+  method = 'GET',
+  body?: string,
+  headers: Record<string, string> = {},
+): Promise<HttpsReply> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, path, method, ca, servername: 'localhost', agent: false, headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...headers } },
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method,
+        ca,
+        servername: 'localhost',
+        agent: false,
+        headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+      },
       (res) => {
         let text = '';
         res.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -76,7 +100,10 @@ export async function waitReady(port: number, home: string, running: Running): P
     const caFile = join(home, 'pki', 'root-ca.cert.pem');
     if (existsSync(caFile)) {
       const ca = readFileSync(caFile, 'utf8');
-      const ok = await get(port, '/edge/client/v1/version', ca).then((r) => r.status === 200, () => false);
+      const ok = await get(port, '/edge/client/v1/version', ca).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ok) return ca;
     }
     await new Promise((r) => setTimeout(r, 100));

@@ -18,10 +18,19 @@ export async function sdkClient(t: TestApp, admin: string): Promise<SdkClient> {
   const user = await createUser(t, admin);
   const apiSessionToken = await login(t, user.username, user.password);
   const { csrPem } = await createCsr(`sdk-${user.id}`, 'ec');
-  const result = await t.call({ method: 'POST', url: '/edge/client/v1/current-api-session/certificates', token: apiSessionToken, payload: { csr: csrPem } });
+  const result = await t.call({
+    method: 'POST',
+    url: '/edge/client/v1/current-api-session/certificates',
+    token: apiSessionToken,
+    payload: { csr: csrPem },
+  });
   assert.equal(result.status, 201, result.text);
   const certificate = new X509Certificate((result.body as { data: { certificate: string } }).data.certificate);
   // A certificate is valid after its notBefore (upstream: now.After(ValidAfter)), which is now to the second.
   t.clock.advance(1000);
-  return { identityId: user.id, apiSessionToken, fingerprint: createHash('sha1').update(certificate.raw).digest('hex') };
+  return {
+    identityId: user.id,
+    apiSessionToken,
+    fingerprint: createHash('sha1').update(certificate.raw).digest('hex'),
+  };
 }

@@ -12,7 +12,11 @@ export interface UserFixture {
 let counter = 0;
 const unique = (prefix: string) => `${prefix}-${++counter}-${Math.random().toString(36).slice(2, 7)}`;
 
-export async function createIdentity(t: TestApp, adminToken: string, body: Record<string, unknown> = {}): Promise<string> {
+export async function createIdentity(
+  t: TestApp,
+  adminToken: string,
+  body: Record<string, unknown> = {},
+): Promise<string> {
   const result = await t.call({
     method: 'POST',
     url: '/edge/management/v1/identities',
@@ -24,7 +28,11 @@ export async function createIdentity(t: TestApp, adminToken: string, body: Recor
 }
 
 /** An identity with a password authenticator, ready to log in. */
-export async function createUser(t: TestApp, adminToken: string, body: Record<string, unknown> = {}): Promise<UserFixture> {
+export async function createUser(
+  t: TestApp,
+  adminToken: string,
+  body: Record<string, unknown> = {},
+): Promise<UserFixture> {
   const id = await createIdentity(t, adminToken, body);
   const username = unique('user');
   const password = `pw-${username}`;
@@ -38,21 +46,45 @@ export async function createUser(t: TestApp, adminToken: string, body: Record<st
   return { id, username, password, authenticatorId: (result.body as { data: { id: string } }).data.id };
 }
 
-export async function login(t: TestApp, username: string, password: string, api: 'client' | 'management' = 'client'): Promise<string> {
-  const result = await t.call({ method: 'POST', url: `/edge/${api}/v1/authenticate?method=password`, payload: { username, password } });
+export async function login(
+  t: TestApp,
+  username: string,
+  password: string,
+  api: 'client' | 'management' = 'client',
+): Promise<string> {
+  const result = await t.call({
+    method: 'POST',
+    url: `/edge/${api}/v1/authenticate?method=password`,
+    payload: { username, password },
+  });
   assert.equal(result.status, 200, result.text);
   return (result.body as { data: { token: string } }).data.token;
 }
 
 /** Creates any entity through its management collection and returns the new id. */
-export async function createEntity(t: TestApp, adminToken: string, collection: string, body: Record<string, unknown>): Promise<string> {
-  const result = await t.call({ method: 'POST', url: `/edge/management/v1/${collection}`, token: adminToken, payload: body });
+export async function createEntity(
+  t: TestApp,
+  adminToken: string,
+  collection: string,
+  body: Record<string, unknown>,
+): Promise<string> {
+  const result = await t.call({
+    method: 'POST',
+    url: `/edge/management/v1/${collection}`,
+    token: adminToken,
+    payload: body,
+  });
   assert.equal(result.status, 201, result.text);
   return (result.body as { data: { id: string } }).data.id;
 }
 
 /** Reads any entity back through its management detail, as the console does after each save. */
-export async function readEntity(t: TestApp, adminToken: string, collection: string, id: string): Promise<Record<string, unknown>> {
+export async function readEntity(
+  t: TestApp,
+  adminToken: string,
+  collection: string,
+  id: string,
+): Promise<Record<string, unknown>> {
   const result = await t.call({ method: 'GET', url: `/edge/management/v1/${collection}/${id}`, token: adminToken });
   assert.equal(result.status, 200, result.text);
   return (result.body as { data: Record<string, unknown> }).data;
@@ -70,7 +102,15 @@ export const createTransitRouter = (t: TestApp, token: string, body: Record<stri
 export interface AuthPolicyOverrides {
   name?: string;
   cert?: Partial<{ allowed: boolean; allowExpiredCerts: boolean }>;
-  updb?: Partial<{ allowed: boolean; minPasswordLength: number; requireSpecialChar: boolean; requireNumberChar: boolean; requireMixedCase: boolean; maxAttempts: number; lockoutDurationMinutes: number }>;
+  updb?: Partial<{
+    allowed: boolean;
+    minPasswordLength: number;
+    requireSpecialChar: boolean;
+    requireNumberChar: boolean;
+    requireMixedCase: boolean;
+    maxAttempts: number;
+    lockoutDurationMinutes: number;
+  }>;
   extJwt?: Partial<{ allowed: boolean; allowedSigners: string[] }>;
   secondary?: Partial<{ requireTotp: boolean; requireExtJwtSigner: string | null }>;
 }
@@ -81,11 +121,21 @@ export function authPolicyBody(overrides: AuthPolicyOverrides = {}) {
     name: overrides.name ?? unique('auth-policy'),
     primary: {
       cert: { allowed: true, allowExpiredCerts: true, ...overrides.cert },
-      updb: { allowed: true, minPasswordLength: 5, requireSpecialChar: false, requireNumberChar: false, requireMixedCase: false, maxAttempts: 0, lockoutDurationMinutes: 0, ...overrides.updb },
+      updb: {
+        allowed: true,
+        minPasswordLength: 5,
+        requireSpecialChar: false,
+        requireNumberChar: false,
+        requireMixedCase: false,
+        maxAttempts: 0,
+        lockoutDurationMinutes: 0,
+        ...overrides.updb,
+      },
       extJwt: { allowed: true, allowedSigners: [] as string[], ...overrides.extJwt },
     },
     secondary: { requireTotp: false, requireExtJwtSigner: null as string | null, ...overrides.secondary },
   };
 }
 
-export const createAuthPolicy = (t: TestApp, token: string, overrides: AuthPolicyOverrides = {}) => createEntity(t, token, 'auth-policies', authPolicyBody(overrides));
+export const createAuthPolicy = (t: TestApp, token: string, overrides: AuthPolicyOverrides = {}) =>
+  createEntity(t, token, 'auth-policies', authPolicyBody(overrides));

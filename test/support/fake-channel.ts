@@ -16,7 +16,10 @@ export class FakeChannel implements ControlChannel {
   #sequence = 0;
 
   /** Answers requests; a rejection stands for a request that timed out. */
-  constructor(public responder: (request: Outgoing, timeoutMs: number) => Promise<Outgoing> = () => Promise.reject(new Error('no reply'))) {}
+  constructor(
+    public responder: (request: Outgoing, timeoutMs: number) => Promise<Outgoing> = () =>
+      Promise.reject(new Error('no reply')),
+  ) {}
 
   send(message: Outgoing): void {
     this.sent.push(message);
@@ -26,7 +29,11 @@ export class FakeChannel implements ControlChannel {
     this.requests.push(message);
     const sequence = ++this.#sequence;
     const reply = await this.responder(message, timeoutMs);
-    return { ...reply, sequence: 1000 + sequence, headers: new Map([...reply.headers, [Header.replyFor, encodeI32(sequence)]]) };
+    return {
+      ...reply,
+      sequence: 1000 + sequence,
+      headers: new Map([...reply.headers, [Header.replyFor, encodeI32(sequence)]]),
+    };
   }
 
   reply(to: Message, message: Outgoing): void {

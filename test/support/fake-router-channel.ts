@@ -19,7 +19,14 @@ export function clientHelloBody(hostname = '127.0.0.1', port = 3022): Uint8Array
   const advertise = { value: `tls:${hostname}:${port}`, protocol: 'tls', hostname, port };
   return toBinary(
     ClientHelloSchema,
-    create(ClientHelloSchema, { version: 'v1.1.8', hostname, protocols: ['tls'], protocolPorts: [String(port)], data: {}, listeners: [{ address, advertise }] }),
+    create(ClientHelloSchema, {
+      version: 'v1.1.8',
+      hostname,
+      protocols: ['tls'],
+      protocolPorts: [String(port)],
+      data: {},
+      listeners: [{ address, advertise }],
+    }),
   );
 }
 
@@ -89,7 +96,9 @@ function decode(message: OutgoingMessage): DecodedMessage {
         type: 'updated',
         stateHeader: message.headers.get(1014),
         tokens: updated.apiSessions.map((session) => session.token),
-        fingerprints: Object.fromEntries(updated.apiSessions.map((session) => [session.token, session.certFingerprints])),
+        fingerprints: Object.fromEntries(
+          updated.apiSessions.map((session) => [session.token, session.certFingerprints]),
+        ),
       };
     }
     case ContentType.ApiSessionRemovedType: {
@@ -119,7 +128,11 @@ export class FakeConnections {
   }
 
   /** `prepare` sets the fake up (how it answers hellos) before the controller hears of it. */
-  connect(routerId: string, isEdge = true, prepare?: (channel: FakeRouterChannel) => void): { connection: SyncConnection; channel: FakeRouterChannel } {
+  connect(
+    routerId: string,
+    isEdge = true,
+    prepare?: (channel: FakeRouterChannel) => void,
+  ): { connection: SyncConnection; channel: FakeRouterChannel } {
     const channel = new FakeRouterChannel();
     prepare?.(channel);
     const connection = { routerId, isEdge, channel };

@@ -29,8 +29,35 @@ const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(ran
 
 const RAW = Symbol('raw JSON text');
 /** JSON text pieces JSON.stringify cannot write (1e400) or that must stay exact (digits past 2^53). */
-const RAW_NUMBERS = ['1e400', '-1e400', '123456789012345678901234567890', '-9223372036854775809', '9223372036854775807', '-0', '1.5', '-1', '0'];
-const STRINGS = ['', ' ', '\u0000', 'a\u0000b', '\ud800', '\uffff', '\u202eevil', '😀'.repeat(50), "' OR 1=1 --", '../../x', '%s%n%x', '#all', '@', '#', '<b>x</b>', 'x'.repeat(5000)];
+const RAW_NUMBERS = [
+  '1e400',
+  '-1e400',
+  '123456789012345678901234567890',
+  '-9223372036854775809',
+  '9223372036854775807',
+  '-0',
+  '1.5',
+  '-1',
+  '0',
+];
+const STRINGS = [
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  '\uffff',
+  '\u202eevil',
+  '😀'.repeat(50),
+  "' OR 1=1 --",
+  '../../x',
+  '%s%n%x',
+  '#all',
+  '@',
+  '#',
+  '<b>x</b>',
+  'x'.repeat(5000),
+];
 const nested = (depth: number, inner: unknown): unknown => (depth === 0 ? inner : { a: nested(depth - 1, inner) });
 
 /** A hostile value for one field: wrong types, odd text, huge arrays, deep objects, raw out-of-range numbers. */
@@ -53,7 +80,16 @@ function hostileValue(random: Random): unknown {
     case 7:
       return 'y'.repeat(pick(random, [70_000, 300_000]));
     default:
-      return pick(random, ['@no-such-id', '#all', 'AllOf', 'Dial', 'updb', 'ott', '2020-02-30T25:61:61Z', '2099-01-01T00:00:00+99:99']);
+      return pick(random, [
+        '@no-such-id',
+        '#all',
+        'AllOf',
+        'Dial',
+        'updb',
+        'ott',
+        '2020-02-30T25:61:61Z',
+        '2099-01-01T00:00:00+99:99',
+      ]);
   }
 }
 
@@ -90,17 +126,32 @@ const FILTERS = [
   'nosuchfield = 1',
 ];
 const LIMITS = ['-1', '-2', '0', '1e3', '99999999999999999999', 'abc', '501', '9223372036854775807'];
-const CONTENT_TYPES = ['text/plain', 'application/x-pem-file', 'application/xml', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', 'garbage/', ''];
+const CONTENT_TYPES = [
+  'text/plain',
+  'application/x-pem-file',
+  'application/xml',
+  'multipart/form-data; boundary=x',
+  'application/json; charset=utf-16',
+  'garbage/',
+  '',
+];
 const ACCEPTS = ['application/x-pem-file', 'text/html', '*/*;q=abc', 'application/json;q=0'];
 
 /**
  * The hostile requests for one operation: `count` of them, plus `known` ids to put in the path where the first
  * path segment names a collection (so some requests reach the entity's rules, not only its 404).
  */
-export function hostileRequests(op: OperationSpec, random: Random, count: number, known: ReadonlyMap<string, string>): HostileRequest[] {
+export function hostileRequests(
+  op: OperationSpec,
+  random: Random,
+  count: number,
+  known: ReadonlyMap<string, string>,
+): HostileRequest[] {
   const sample = sampleRequest(op);
   const takesBody = op.parameters.some((parameter) => parameter.in === 'body');
-  const properties = [...new Set([...bodyPropertyNames(op), ...Object.keys(isObject(sample.payload) ? sample.payload : {})])];
+  const properties = [
+    ...new Set([...bodyPropertyNames(op), ...Object.keys(isObject(sample.payload) ? sample.payload : {})]),
+  ];
   const knownId = known.get(op.path.split('/')[1] ?? '');
   const hasPathId = op.path.includes('{');
   const requests: HostileRequest[] = [];
@@ -108,10 +159,24 @@ export function hostileRequests(op: OperationSpec, random: Random, count: number
     method: op.method,
     url: knownId && random() < 0.6 ? sample.url.replaceAll('sample-id', knownId) : sample.url,
     headers: { ...sample.headers },
-    ...(sample.payload === undefined ? {} : { payload: typeof sample.payload === 'string' ? sample.payload : JSON.stringify(sample.payload) }),
+    ...(sample.payload === undefined
+      ? {}
+      : { payload: typeof sample.payload === 'string' ? sample.payload : JSON.stringify(sample.payload) }),
     what,
   });
-  const kinds = ['path', 'query', 'query', 'body', 'body', 'body', 'body', 'wholeBody', 'contentType', 'accept', 'slashes'];
+  const kinds = [
+    'path',
+    'query',
+    'query',
+    'body',
+    'body',
+    'body',
+    'body',
+    'wholeBody',
+    'contentType',
+    'accept',
+    'slashes',
+  ];
   for (let index = 0; index < count; index++) {
     const kind = index === 0 ? 'sample' : pick(random, kinds);
     const request = base(kind);

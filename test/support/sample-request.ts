@@ -27,7 +27,8 @@ function firstSubtype(document: SwaggerDocument, raw: Schema): Schema | undefine
   const ref = raw.$ref as string | undefined;
   if (!ref || !resolve(document, raw).discriminator) return undefined;
   return Object.values(document.definitions).find(
-    (definition) => typeof definition['x-class'] === 'string' && (definition.allOf as Schema[] | undefined)?.[0]?.$ref === ref,
+    (definition) =>
+      typeof definition['x-class'] === 'string' && (definition.allOf as Schema[] | undefined)?.[0]?.$ref === ref,
   );
 }
 
@@ -37,11 +38,18 @@ export function sampleValue(document: SwaggerDocument, raw: Schema, depth = 0, d
   const subtype = dispatch ? firstSubtype(document, raw) : undefined;
   if (subtype) {
     const base = resolve(document, raw);
-    return { ...(sampleValue(document, subtype, depth + 1) as object), [base.discriminator as string]: subtype['x-class'] };
+    return {
+      ...(sampleValue(document, subtype, depth + 1) as object),
+      [base.discriminator as string]: subtype['x-class'],
+    };
   }
   const schema = resolve(document, raw);
   if (Array.isArray(schema.allOf)) {
-    return Object.assign({}, ...(schema.allOf as Schema[]).map((part) => sampleValue(document, part, depth + 1, false) as object), sampleObject(document, schema, depth));
+    return Object.assign(
+      {},
+      ...(schema.allOf as Schema[]).map((part) => sampleValue(document, part, depth + 1, false) as object),
+      sampleObject(document, schema, depth),
+    );
   }
   if (Array.isArray(schema.enum)) return schema.enum[0];
   switch (schema.type) {
@@ -86,7 +94,8 @@ export function sampleRequest(op: OperationSpec): SampleRequest {
   for (const parameter of op.parameters) {
     const schema = parameter.schema as Schema;
     if (parameter.in === 'path') path = path.replace(`{${parameter.name}}`, 'sample-id');
-    else if (parameter.in === 'body') payload = parameter.required ? sampleValue(document, rawBodySchema(document, op)) : undefined;
+    else if (parameter.in === 'body')
+      payload = parameter.required ? sampleValue(document, rawBodySchema(document, op)) : undefined;
     else if (parameter.required) {
       const value = String(sampleValue(document, schema));
       if (parameter.in === 'query') query.push(`${parameter.name}=${encodeURIComponent(value)}`);

@@ -15,8 +15,18 @@ const unique = (prefix: string) => `${prefix}-${++counter}-${Math.random().toStr
  */
 export async function openEdgeRouter(t: TestApp, admin: string, identityRoles = ['#all']): Promise<string> {
   const router = await createEdgeRouter(t, admin);
-  await createEntity(t, admin, 'edge-router-policies', { name: unique('erp'), semantic: 'AnyOf', identityRoles, edgeRouterRoles: [`@${router}`] });
-  await createEntity(t, admin, 'service-edge-router-policies', { name: unique('serp'), semantic: 'AnyOf', serviceRoles: ['#all'], edgeRouterRoles: [`@${router}`] });
+  await createEntity(t, admin, 'edge-router-policies', {
+    name: unique('erp'),
+    semantic: 'AnyOf',
+    identityRoles,
+    edgeRouterRoles: [`@${router}`],
+  });
+  await createEntity(t, admin, 'service-edge-router-policies', {
+    name: unique('serp'),
+    semantic: 'AnyOf',
+    serviceRoles: ['#all'],
+    edgeRouterRoles: [`@${router}`],
+  });
   return router;
 }
 
@@ -51,7 +61,12 @@ export async function grantService(
 
 /** `POST /sessions` with the body the C SDK sends. */
 export const requestSession = (t: TestApp, token: string, serviceId: string, type?: string): Promise<CallResult> =>
-  t.call({ method: 'POST', url: `${client}/sessions`, token, payload: { serviceId, ...(type !== undefined ? { type } : {}) } });
+  t.call({
+    method: 'POST',
+    url: `${client}/sessions`,
+    token,
+    payload: { serviceId, ...(type !== undefined ? { type } : {}) },
+  });
 
 export interface SessionBody {
   id: string;
@@ -60,7 +75,12 @@ export interface SessionBody {
   serviceId: string;
   identityId: string;
   apiSessionId: string;
-  edgeRouters: { name: string; hostname: string; supportedProtocols: Record<string, string>; urls: Record<string, string> }[];
+  edgeRouters: {
+    name: string;
+    hostname: string;
+    supportedProtocols: Record<string, string>;
+    urls: Record<string, string>;
+  }[];
   servicePolicies?: { id: string; name: string }[];
 }
 
@@ -71,7 +91,12 @@ export async function createSession(t: TestApp, token: string, serviceId: string
 }
 
 /** The ids of the sessions the caller can list (admins: all of them). */
-export async function sessionIds(t: TestApp, token: string, api: 'client' | 'management' = 'client', query = ''): Promise<string[]> {
+export async function sessionIds(
+  t: TestApp,
+  token: string,
+  api: 'client' | 'management' = 'client',
+  query = '',
+): Promise<string[]> {
   const result = await t.call({ method: 'GET', url: `/edge/${api}/v1/sessions?limit=-1${query}`, token });
   assert.equal(result.status, 200, result.text);
   return (result.body as { data: { id: string }[] }).data.map((s) => s.id).sort();

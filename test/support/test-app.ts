@@ -38,7 +38,9 @@ export interface TestApp extends Controller {
 }
 
 /** The defaults of every setting that has one, as a controller started without any would have them. */
-const defaultSettings = Object.fromEntries(settingSpecs.filter((spec) => spec.default !== undefined).map((spec) => [spec.key, spec.default]));
+const defaultSettings = Object.fromEntries(
+  settingSpecs.filter((spec) => spec.default !== undefined).map((spec) => [spec.key, spec.default]),
+);
 
 export function testSettings(home: string, overrides: Partial<Settings> = {}): Settings {
   return {
@@ -77,7 +79,8 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const clock = fixedClock(TEST_START);
   // A test that names its database (instances sharing one) keeps it; otherwise each app gets its own.
   const ownDatabase = !options.databaseFile && !options.settings?.databaseUrl;
-  const scratch: ScratchSchema | undefined = testDatabaseUrl && ownDatabase ? await createScratchSchema(testDatabaseUrl, 'ziti_test') : undefined;
+  const scratch: ScratchSchema | undefined =
+    testDatabaseUrl && ownDatabase ? await createScratchSchema(testDatabaseUrl, 'ziti_test') : undefined;
   const settings = testSettings(home, { ...(scratch ? { databaseUrl: scratch.url } : {}), ...options.settings });
   const controller = await openController(settings, {
     clock,

@@ -2,13 +2,22 @@
 // SDK and CLI family), through WebCrypto as @peculiar/x509 wants.
 import 'reflect-metadata';
 import { webcrypto } from 'node:crypto';
-import { Pkcs10CertificateRequestGenerator, SubjectAlternativeNameExtension, type JsonGeneralName } from '@peculiar/x509';
+import {
+  Pkcs10CertificateRequestGenerator,
+  SubjectAlternativeNameExtension,
+  type JsonGeneralName,
+} from '@peculiar/x509';
 import { derToPem } from '../../src/pki/pem.js';
 
 export type KeyKind = 'ec' | 'rsa';
 
 export const EC_ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
-export const RSA_ALGORITHM = { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' } as const;
+export const RSA_ALGORITHM = {
+  name: 'RSASSA-PKCS1-v1_5',
+  modulusLength: 2048,
+  publicExponent: new Uint8Array([1, 0, 1]),
+  hash: 'SHA-256',
+} as const;
 
 export interface KeyPair {
   keys: webcrypto.CryptoKeyPair;

@@ -41,10 +41,18 @@ export class TestRouterEdge {
     readonly channel: Channel,
     listener: EdgeListener | null,
   ) {
-    if (listener) channel.handle(ContentType.ServerHelloType, (hello) => channel.reply(hello, { contentType: ContentType.ClientHelloType, headers: new Map(), body: clientHelloBody(listener.hostname, listener.port) }));
+    if (listener)
+      channel.handle(ContentType.ServerHelloType, (hello) =>
+        channel.reply(hello, {
+          contentType: ContentType.ClientHelloType,
+          headers: new Map(),
+          body: clientHelloBody(listener.hostname, listener.port),
+        }),
+      );
     channel.handle(ContentType.ApiSessionAddedType, (message) => this.#added(message));
     channel.handle(ContentType.ApiSessionUpdatedType, (message) => {
-      for (const session of fromBinary(ApiSessionUpdatedSchema, message.body).apiSessions) this.apiSessions.set(session.token, session);
+      for (const session of fromBinary(ApiSessionUpdatedSchema, message.body).apiSessions)
+        this.apiSessions.set(session.token, session);
       this.#changed();
     });
     channel.handle(ContentType.ApiSessionRemovedType, (message) => {
@@ -63,14 +71,20 @@ export class TestRouterEdge {
       for (const session of added.apiSessions) this.apiSessions.set(session.token, session);
       return this.#changed();
     }
-    const state = JSON.parse(new TextDecoder().decode(message.headers.get(1014))) as { id: string; isLast: boolean; sequence: number };
+    const state = JSON.parse(new TextDecoder().decode(message.headers.get(1014))) as {
+      id: string;
+      isLast: boolean;
+      sequence: number;
+    };
     const chunks = this.#chunks.get(state.id) ?? new Map<number, Chunk>();
     this.#chunks.set(state.id, chunks);
     chunks.set(state.sequence, { sessions: added.apiSessions, isLast: state.isLast });
     const last = [...chunks.entries()].find(([, chunk]) => chunk.isLast)?.[0];
     if (last === undefined || [...Array(last + 1).keys()].some((sequence) => !chunks.has(sequence))) return;
     // RemoveMissingApiSessions: what the state does not name goes.
-    const named = new Map([...chunks.values()].flatMap((chunk) => chunk.sessions.map((session) => [session.token, session] as const)));
+    const named = new Map(
+      [...chunks.values()].flatMap((chunk) => chunk.sessions.map((session) => [session.token, session] as const)),
+    );
     this.apiSessions.clear();
     for (const [token, session] of named) this.apiSessions.set(token, session);
     this.#chunks.delete(state.id);
@@ -95,10 +109,18 @@ export class TestRouterEdge {
   }
 
   heartbeat(tokens: string[]): void {
-    this.channel.send({ contentType: ContentType.ApiSessionHeartbeatType, headers: new Map(), body: toBinary(ApiSessionHeartbeatSchema, create(ApiSessionHeartbeatSchema, { tokens })) });
+    this.channel.send({
+      contentType: ContentType.ApiSessionHeartbeatType,
+      headers: new Map(),
+      body: toBinary(ApiSessionHeartbeatSchema, create(ApiSessionHeartbeatSchema, { tokens })),
+    });
   }
 
   requestResync(reason: string): void {
-    this.channel.send({ contentType: ContentType.RequestClientReSyncType, headers: new Map(), body: toBinary(RequestClientReSyncSchema, create(RequestClientReSyncSchema, { reason })) });
+    this.channel.send({
+      contentType: ContentType.RequestClientReSyncType,
+      headers: new Map(),
+      body: toBinary(RequestClientReSyncSchema, create(RequestClientReSyncSchema, { reason })),
+    });
   }
 }

@@ -18,7 +18,16 @@ import { TestRouterEdge, type EdgeListener } from './test-router-edge.js';
 export const V118_HELLO = {
   version: 'v1.1.8|28fb11b5a76f358685317a85d230b60dd08f66b4|2024-07-29 13:47:45|linux|amd64',
   /** ctrl_pb.Listeners{[{address tls:127.0.0.1:10080, protocol tls, groups [default], localBinding lo}]} */
-  listeners: Buffer.concat([Buffer.from('0a270a13', 'hex'), Buffer.from('tls:127.0.0.1:10080'), Buffer.from('1203', 'hex'), Buffer.from('tls'), Buffer.from('2207', 'hex'), Buffer.from('default'), Buffer.from('2a02', 'hex'), Buffer.from('lo')]),
+  listeners: Buffer.concat([
+    Buffer.from('0a270a13', 'hex'),
+    Buffer.from('tls:127.0.0.1:10080'),
+    Buffer.from('1203', 'hex'),
+    Buffer.from('tls'),
+    Buffer.from('2207', 'hex'),
+    Buffer.from('default'),
+    Buffer.from('2a02', 'hex'),
+    Buffer.from('lo'),
+  ]),
   /** ctrl_pb.RouterMetadata{capabilities [LinkManagement]} */
   metadata: Buffer.from('0a0101', 'hex'),
 };
@@ -32,14 +41,26 @@ export interface EnrolledRouter {
 }
 
 /** Creates an edge router through the management API and enrolls it (erott) over real TLS. */
-export async function enrollEdgeRouter(t: TlsTestApp, adminToken: string, body: Record<string, unknown> = {}): Promise<EnrolledRouter> {
+export async function enrollEdgeRouter(
+  t: TlsTestApp,
+  adminToken: string,
+  body: Record<string, unknown> = {},
+): Promise<EnrolledRouter> {
   const id = await createEdgeRouter(t, adminToken, body);
   const detail = await t.call({ method: 'GET', url: `/edge/management/v1/edge-routers/${id}`, token: adminToken });
   const { enrollmentToken, name } = (detail.body as { data: { enrollmentToken: string; name: string } }).data;
   const [clientKey, serverKey] = await Promise.all([newKeyPair('ec'), newKeyPair('ec')]);
   const subject = `C=US, O=OpenZiti, CN=${id}`;
-  const csrs = { certCsr: await newCsr(clientKey, subject), serverCertCsr: await newCsr(serverKey, subject, [{ type: 'ip', value: '127.0.0.1' }]) };
-  const enrolled = await t.https({ method: 'POST', path: `/edge/client/v1/enroll?method=erott&token=${enrollmentToken}`, headers: { 'content-type': 'application/json' }, body: JSON.stringify(csrs) });
+  const csrs = {
+    certCsr: await newCsr(clientKey, subject),
+    serverCertCsr: await newCsr(serverKey, subject, [{ type: 'ip', value: '127.0.0.1' }]),
+  };
+  const enrolled = await t.https({
+    method: 'POST',
+    path: `/edge/client/v1/enroll?method=erott&token=${enrollmentToken}`,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(csrs),
+  });
   if (enrolled.status !== 200) throw new Error(`router enrollment failed: ${enrolled.status} ${enrolled.text}`);
   return { id, name, certPem: (enrolled.json as { data: { cert: string } }).data.cert, keyPem: clientKey.keyPem };
 }
@@ -77,7 +98,15 @@ export class TestRouter {
 
   /** Connects, exchanges hellos, sends RouterLinks as a real router does; rejects if the controller refuses. */
   static async connect(options: TestRouterOptions): Promise<TestRouter> {
-    const socket = connect({ host: '127.0.0.1', port: options.port, servername: 'localhost', ca: options.ca, cert: options.router.certPem, key: options.router.keyPem, ALPNProtocols: options.alpn ?? ['ziti-ctrl'] });
+    const socket = connect({
+      host: '127.0.0.1',
+      port: options.port,
+      servername: 'localhost',
+      ca: options.ca,
+      cert: options.router.certPem,
+      key: options.router.keyPem,
+      ALPNProtocols: options.alpn ?? ['ziti-ctrl'],
+    });
     socket.on('error', () => undefined);
     await once(socket, 'secureConnect');
     const headers = new Map<number, Uint8Array>([
@@ -90,15 +119,34 @@ export class TestRouter {
       else headers.set(key, value);
     }
     const limits = { maxHeaderBytes: 1 << 20, maxBodyBytes: 64 << 20 };
-    const { result, reader, following } = await sendHello(socket, { headers, body: encodeString(options.router.id) }, 5000, limits).catch((error: unknown) => {
+    const { result, reader, following } = await sendHello(
+      socket,
+      { headers, body: encodeString(options.router.id) },
+      5000,
+      limits,
+    ).catch((error: unknown) => {
       socket.destroy();
       throw error;
     });
-    const heartbeat = { sendIntervalMs: 10_000, checkIntervalMs: 1000, closeUnresponsiveMs: 24 * 3600_000, ...options.heartbeat };
+    const heartbeat = {
+      sendIntervalMs: 10_000,
+      checkIntervalMs: 1000,
+      closeUnresponsiveMs: 24 * 3600_000,
+      ...options.heartbeat,
+    };
     const received: Message[] = [];
-    const channel = new Channel(socket, reader, { label: `test-router ${options.router.id}`, logger: pino({ level: 'silent' }), heartbeat, maxWriteBufferBytes: 64 << 20, onReceive: (message) => received.push(message) });
+    const channel = new Channel(socket, reader, {
+      label: `test-router ${options.router.id}`,
+      logger: pino({ level: 'silent' }),
+      heartbeat,
+      maxWriteBufferBytes: 64 << 20,
+      onReceive: (message) => received.push(message),
+    });
     // The edge handlers are in place before the first message is read: the ServerHello may come with the result.
-    const edge = new TestRouterEdge(channel, options.edgeListener === undefined ? { hostname: '127.0.0.1', port: 3022 } : options.edgeListener);
+    const edge = new TestRouterEdge(
+      channel,
+      options.edgeListener === undefined ? { hostname: '127.0.0.1', port: 3022 } : options.edgeListener,
+    );
     const router = new TestRouter(socket, channel, result, received, edge);
     channel.start(following);
     channel.send({ contentType: CtrlContentType.RouterLinksType, headers: new Map(), body: new Uint8Array(0) });

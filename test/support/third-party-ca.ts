@@ -24,7 +24,12 @@ import { newCsr, newKeyPair } from './test-keys.js';
 
 const day = 86_400_000;
 const EC = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
-const RSA = { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' } as const;
+const RSA = {
+  name: 'RSASSA-PKCS1-v1_5',
+  modulusLength: 2048,
+  publicExponent: new Uint8Array([1, 0, 1]),
+  hash: 'SHA-256',
+} as const;
 
 export type KeyType = 'ec' | 'rsa';
 
@@ -49,7 +54,11 @@ async function privateKeyPem(key: webcrypto.CryptoKey): Promise<string> {
 }
 
 /** A self-signed EC P-256 CA valid from a day before `now` for a year (or the window given). */
-export async function createTestCa(name: string, now: Date, window: { notBefore?: Date; notAfter?: Date } = {}): Promise<TestCa> {
+export async function createTestCa(
+  name: string,
+  now: Date,
+  window: { notBefore?: Date; notAfter?: Date } = {},
+): Promise<TestCa> {
   const keys = await generateKeys('ec');
   const certificate = await X509CertificateGenerator.createSelfSigned({
     name: `CN=${name}, O=Test PKI`,
@@ -103,11 +112,16 @@ export async function issueTestCertificate(ca: TestCa, options: LeafOptions): Pr
   const keys = await generateKeys(options.keyType ?? 'ec');
   const extensions: Extension[] = [await AuthorityKeyIdentifierExtension.create(ca.keys.publicKey)];
   if (options.usage === 'ca') {
-    extensions.push(new BasicConstraintsExtension(true, undefined, true), new KeyUsagesExtension(KeyUsageFlags.keyCertSign, true));
+    extensions.push(
+      new BasicConstraintsExtension(true, undefined, true),
+      new KeyUsagesExtension(KeyUsageFlags.keyCertSign, true),
+    );
   } else {
     extensions.push(
       new KeyUsagesExtension(KeyUsageFlags.digitalSignature | KeyUsageFlags.keyEncipherment, true),
-      new ExtendedKeyUsageExtension([options.usage === 'server' ? ExtendedKeyUsage.serverAuth : ExtendedKeyUsage.clientAuth]),
+      new ExtendedKeyUsageExtension([
+        options.usage === 'server' ? ExtendedKeyUsage.serverAuth : ExtendedKeyUsage.clientAuth,
+      ]),
     );
   }
   if (options.altNames) extensions.push(new SubjectAlternativeNameExtension(options.altNames));
@@ -129,7 +143,11 @@ export interface CsrAndKey {
   keyPem: string;
 }
 
-export async function createCsr(commonName: string, keyType: KeyType = 'ec', altNames?: JsonGeneralName[]): Promise<CsrAndKey> {
+export async function createCsr(
+  commonName: string,
+  keyType: KeyType = 'ec',
+  altNames?: JsonGeneralName[],
+): Promise<CsrAndKey> {
   const key = await newKeyPair(keyType);
   return { csrPem: await newCsr(key, `CN=${commonName}, O=Test`, altNames), keyPem: key.keyPem };
 }
@@ -141,13 +159,18 @@ export async function httpsChecked(t: TlsTestApp, options: TlsRequestOptions): P
   const where = `${method} ${options.path} → ${result.status}`;
   const operation = operationFor(method, options.path);
   assert.ok(operation, `${where}: not in the contract`);
-  assert.ok(operation.responseStatuses.includes(result.status), `${where}: status not declared for ${operation.operationId}`);
-  if (result.json !== undefined || result.status >= 400) assert.equal(result.headers['content-type'], 'application/json', `${where}: content type`);
+  assert.ok(
+    operation.responseStatuses.includes(result.status),
+    `${where}: status not declared for ${operation.operationId}`,
+  );
+  if (result.json !== undefined || result.status >= 400)
+    assert.equal(result.headers['content-type'], 'application/json', `${where}: content type`);
   if (result.status >= 400) {
     const error = (result.json as { error?: { code?: unknown } } | undefined)?.error;
     assert.equal(typeof error?.code, 'string', `${where}: error envelope`);
   }
-  if (result.json !== undefined) assert.deepEqual(validateResponse(operation, result.status, result.json), [], `${where}: response schema`);
+  if (result.json !== undefined)
+    assert.deepEqual(validateResponse(operation, result.status, result.json), [], `${where}: response schema`);
   return result;
 }
 

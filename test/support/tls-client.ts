@@ -53,7 +53,12 @@ export async function buildTlsTestApp(options: Omit<TestAppOptions, 'tls'> = {})
           res.on('data', (chunk: Buffer) => (text += chunk.toString()));
           res.on('end', () => {
             const type = String(res.headers['content-type'] ?? '');
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: type.startsWith('application/json') && text ? JSON.parse(text) : undefined });
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              text,
+              json: type.startsWith('application/json') && text ? JSON.parse(text) : undefined,
+            });
           });
         },
       );
@@ -64,12 +69,24 @@ export async function buildTlsTestApp(options: Omit<TestAppOptions, 'tls'> = {})
     new Promise<string>((resolve, reject) => {
       // A connection of its own (no agent): a resumed TLS session carries no certificate to read, and the shared
       // agent resumes whenever the previous connection's session ticket arrived in time.
-      const options = { host: '127.0.0.1', port, servername: 'localhost', path: '/version', rejectUnauthorized: false, agent: false };
+      const options = {
+        host: '127.0.0.1',
+        port,
+        servername: 'localhost',
+        path: '/version',
+        rejectUnauthorized: false,
+        agent: false,
+      };
       const req = request(options, (res) => {
         const socket = res.socket as import('node:tls').TLSSocket;
         const raw = socket.getPeerCertificate().raw;
         res.resume();
-        resolve(`-----BEGIN CERTIFICATE-----\n${raw.toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE-----\n`);
+        resolve(
+          `-----BEGIN CERTIFICATE-----\n${raw
+            .toString('base64')
+            .match(/.{1,64}/g)!
+            .join('\n')}\n-----END CERTIFICATE-----\n`,
+        );
       });
       req.on('error', reject);
       req.end();

@@ -23,13 +23,17 @@ export interface SharedDatabase {
 
 export function sqliteFile(): SharedDatabase {
   const folder = mkdtempSync(join(tmpdir(), 'ziti-shared-db-'));
-  return { options: { databaseFile: join(folder, 'ctrl.db') }, drop: () => Promise.resolve(rmSync(folder, { recursive: true, force: true })) };
+  return {
+    options: { databaseFile: join(folder, 'ctrl.db') },
+    drop: () => Promise.resolve(rmSync(folder, { recursive: true, force: true })),
+  };
 }
 
 /** A fresh schema (prefix ts14b_) in the database ZITI_TEST_DATABASE_URL names; there is no skipping without one. */
 export async function postgresSchema(): Promise<SharedDatabase> {
   const url = process.env.ZITI_TEST_DATABASE_URL;
-  if (!url) throw new Error('ZITI_TEST_DATABASE_URL is not set: the PostgreSQL tests need a database (npm run test:postgres)');
+  if (!url)
+    throw new Error('ZITI_TEST_DATABASE_URL is not set: the PostgreSQL tests need a database (npm run test:postgres)');
   const scratch = await createScratchSchema(url, 'ts14b');
   return { options: { settings: { databaseUrl: scratch.url } }, drop: () => scratch.drop() };
 }
@@ -75,10 +79,15 @@ export function describeTwoInstances(label: string, open: () => SharedDatabase |
       assert.equal(b.deps.pki.caBundlePem, a.deps.pki.caBundlePem);
       assert.equal(b.deps.pki.serverCertFingerprint, a.deps.pki.serverCertFingerprint);
       assert.equal(b.deps.clusterId, a.deps.clusterId);
-      for (const [t, token] of [[a, adminA], [b, adminB]] as const) {
+      for (const [t, token] of [
+        [a, adminA],
+        [b, adminB],
+      ] as const) {
         const listed = await get(t, `${management}/controllers`, token);
         assert.equal(listed.status, 200, listed.text);
-        const ids = (listed.body as { data: Array<{ id: string; isOnline: boolean }> }).data.map((row) => row.id).sort();
+        const ids = (listed.body as { data: Array<{ id: string; isOnline: boolean }> }).data
+          .map((row) => row.id)
+          .sort();
         assert.deepEqual(ids, [a.deps.instanceId, b.deps.instanceId].sort());
       }
     });
@@ -86,7 +95,11 @@ export function describeTwoInstances(label: string, open: () => SharedDatabase |
     it('a logout on B ends the session on A at its next request', async () => {
       const user = await createUser(a, adminA);
       const token = await login(a, user.username, user.password);
-      assert.equal((await get(a, `${client}/current-identity`, token)).status, 200, 'A has looked the session up (and cached it)');
+      assert.equal(
+        (await get(a, `${client}/current-identity`, token)).status,
+        200,
+        'A has looked the session up (and cached it)',
+      );
       assert.equal((await b.call({ method: 'DELETE', url: `${client}/current-api-session`, token })).status, 200);
       assertError(await get(a, `${client}/current-identity`, token), 401, 'UNAUTHORIZED');
     });
@@ -95,15 +108,31 @@ export function describeTwoInstances(label: string, open: () => SharedDatabase |
       const user = await createUser(a, adminA);
       const token = await login(b, user.username, user.password);
       assert.equal((await get(b, `${client}/current-identity`, token)).status, 200);
-      assert.equal((await a.call({ method: 'POST', url: `${management}/identities/${user.id}/disable`, token: adminA, payload: { durationMinutes: 0 } })).status, 200);
+      assert.equal(
+        (
+          await a.call({
+            method: 'POST',
+            url: `${management}/identities/${user.id}/disable`,
+            token: adminA,
+            payload: { durationMinutes: 0 },
+          })
+        ).status,
+        200,
+      );
       assertError(await get(b, `${client}/current-identity`, token), 401, 'UNAUTHORIZED');
     });
 
     it("a policy change on A shows in B's service list and service updates", async () => {
       const user = await createUser(a, adminA);
       const token = await login(b, user.username, user.password);
-      const services = async () => ((await get(b, `${client}/services`, token)).body as { data: Array<{ id: string }> }).data.map((row) => row.id);
-      const lastChange = async () => ((await get(b, `${client}/current-api-session/service-updates`, token)).body as { data: { lastChangeAt: string } }).data.lastChangeAt;
+      const services = async () =>
+        ((await get(b, `${client}/services`, token)).body as { data: Array<{ id: string }> }).data.map((row) => row.id);
+      const lastChange = async () =>
+        (
+          (await get(b, `${client}/current-api-session/service-updates`, token)).body as {
+            data: { lastChangeAt: string };
+          }
+        ).data.lastChangeAt;
       assert.deepEqual(await services(), []);
       const before = await lastChange();
       a.clock.advance(60_000);
@@ -111,7 +140,16 @@ export function describeTwoInstances(label: string, open: () => SharedDatabase |
       assert.deepEqual(await services(), [granted.serviceId]);
       assert.notEqual(await lastChange(), before);
       // And taken away again from B's side, seen by A.
-      assert.equal((await b.call({ method: 'DELETE', url: `${management}/service-policies/${granted.policies.Dial!}`, token: adminB })).status, 200);
+      assert.equal(
+        (
+          await b.call({
+            method: 'DELETE',
+            url: `${management}/service-policies/${granted.policies.Dial!}`,
+            token: adminB,
+          })
+        ).status,
+        200,
+      );
       assert.deepEqual(((await get(a, `${client}/services`, token)).body as { data: unknown[] }).data, []);
     });
 
@@ -120,7 +158,17 @@ export function describeTwoInstances(label: string, open: () => SharedDatabase |
       const token = await login(b, user.username, user.password);
       assert.equal((await get(b, `${client}/services`, token)).status, 200);
       const policy = await createAuthPolicy(a, adminA, { secondary: { requireTotp: true } });
-      assert.equal((await a.call({ method: 'PATCH', url: `${management}/identities/${user.id}`, token: adminA, payload: { authPolicyId: policy } })).status, 200);
+      assert.equal(
+        (
+          await a.call({
+            method: 'PATCH',
+            url: `${management}/identities/${user.id}`,
+            token: adminA,
+            payload: { authPolicyId: policy },
+          })
+        ).status,
+        200,
+      );
       assertError(await get(b, `${client}/services`, token), 401, 'UNAUTHORIZED');
     });
 
@@ -128,7 +176,10 @@ export function describeTwoInstances(label: string, open: () => SharedDatabase |
       const user = await createUser(a, adminA);
       const token = await login(a, user.username, user.password);
       const report = { id: 'os-check', typeId: 'OS', type: 'Linux', version: '6.1.0', build: '42' };
-      assert.equal((await a.call({ method: 'POST', url: `${client}/posture-response`, token, payload: report })).status, 201);
+      assert.equal(
+        (await a.call({ method: 'POST', url: `${client}/posture-response`, token, payload: report })).status,
+        201,
+      );
       const shown = await get(b, `${management}/identities/${user.id}/posture-data`, adminB);
       assert.equal(shown.status, 200, shown.text);
       assert.deepEqual((shown.body as { data: { os: { type: unknown; version: unknown } } }).data.os.type, 'Linux');
@@ -161,7 +212,10 @@ export function describeTwoInstances(label: string, open: () => SharedDatabase |
       const created = await requestSession(a, token, serviceId, 'Dial');
       assert.equal(created.status, 201, created.text);
       const report = { id: 'os-check', typeId: 'OS', type: 'Linux', version: '6.1.0', build: '42' };
-      assert.equal((await a.call({ method: 'POST', url: `${client}/posture-response`, token, payload: report })).status, 201);
+      assert.equal(
+        (await a.call({ method: 'POST', url: `${client}/posture-response`, token, payload: report })).status,
+        201,
+      );
       for (const t of [a, b]) await t.deps.store.refresh();
       assert.deepEqual([a.deps.store.changes.latest, b.deps.store.changes.latest], before);
       const id = (created.body as { data: { id: string } }).data.id;
@@ -171,13 +225,24 @@ export function describeTwoInstances(label: string, open: () => SharedDatabase |
     it("a change on B shows in A's identity list, which A keeps between writes", async () => {
       const user = await createUser(a, adminA);
       const url = `${management}/identities?filter=${encodeURIComponent(`id = "${user.id}"`)}`;
-      const shown = async () => (await get(a, url, adminA)).body as { data: Array<{ name: string; hasApiSession: boolean }> };
+      const shown = async () =>
+        (await get(a, url, adminA)).body as { data: Array<{ name: string; hasApiSession: boolean }> };
       const before = await shown();
       assert.deepEqual(await shown(), before, 'read again unchanged');
       assert.equal(before.data[0]!.hasApiSession, false);
       await login(b, user.username, user.password);
       assert.equal((await shown()).data[0]!.hasApiSession, true, "a login on B is seen by A's next list");
-      assert.equal((await b.call({ method: 'PATCH', url: `${management}/identities/${user.id}`, token: adminB, payload: { name: `renamed-${user.id}` } })).status, 200);
+      assert.equal(
+        (
+          await b.call({
+            method: 'PATCH',
+            url: `${management}/identities/${user.id}`,
+            token: adminB,
+            payload: { name: `renamed-${user.id}` },
+          })
+        ).status,
+        200,
+      );
       assert.equal((await shown()).data[0]!.name, `renamed-${user.id}`);
     });
 
@@ -195,7 +260,10 @@ export function describeTwoInstances(label: string, open: () => SharedDatabase |
       assert.equal((await get(b, `${client}/current-identity`, tokenTwo)).status, 200);
       assert.equal((await get(b, listUrl, adminB)).status, 200);
       assert.equal(reads(), 0, "another identity's login and a service create leave B's kept answers standing");
-      assert.equal((await a.call({ method: 'DELETE', url: `${client}/current-api-session`, token: tokenOne })).status, 200);
+      assert.equal(
+        (await a.call({ method: 'DELETE', url: `${client}/current-api-session`, token: tokenOne })).status,
+        200,
+      );
       assertError(await get(b, `${client}/current-identity`, tokenOne), 401, 'UNAUTHORIZED');
       const again = countReads(b);
       assert.equal((await get(b, `${client}/current-identity`, tokenTwo)).status, 200);
@@ -206,14 +274,30 @@ export function describeTwoInstances(label: string, open: () => SharedDatabase |
       const name = `shared-${a.deps.instanceId}`;
       const id = await createService(b, adminB, { name });
       assert.equal((await get(a, `${management}/services/${id}`, adminA)).status, 200);
-      assertError(await b.call({ method: 'POST', url: `${management}/services`, token: adminB, payload: { name, encryptionRequired: true } }), 400, 'COULD_NOT_VALIDATE');
+      assertError(
+        await b.call({
+          method: 'POST',
+          url: `${management}/services`,
+          token: adminB,
+          payload: { name, encryptionRequired: true },
+        }),
+        400,
+        'COULD_NOT_VALIDATE',
+      );
     });
 
     it('count failed logins together: racing guesses from one address on both get exactly the limit answered, the owner elsewhere logs in', async () => {
       const user = await createUser(a, adminA);
       const attempt = (t: TestApp, password: string, remoteAddress: string) =>
-        t.call({ method: 'POST', url: `${client}/authenticate?method=password`, payload: { username: user.username, password }, remoteAddress });
-      const guesses = await Promise.all(Array.from({ length: 24 }, (_, i) => attempt(i % 2 ? a : b, `wrong-password-${i}`, '198.51.100.7')));
+        t.call({
+          method: 'POST',
+          url: `${client}/authenticate?method=password`,
+          payload: { username: user.username, password },
+          remoteAddress,
+        });
+      const guesses = await Promise.all(
+        Array.from({ length: 24 }, (_, i) => attempt(i % 2 ? a : b, `wrong-password-${i}`, '198.51.100.7')),
+      );
       const statuses = guesses.map((guess) => guess.status).sort();
       // usernameFailures is 10 by default.
       assert.deepEqual(statuses, [...Array<number>(10).fill(401), ...Array<number>(14).fill(429)]);
@@ -232,7 +316,11 @@ export function describeTwoInstances(label: string, open: () => SharedDatabase |
       assert.equal((await get(a, `${client}/current-identity`, token)).status, 200);
       await a.deps.apiSessions.flush(false);
       for (const t of [a, b]) t.clock.advance(idle);
-      assert.equal((await get(b, `${client}/current-identity`, token)).status, 200, "B judges expiry from the stored activity, not its cached copy");
+      assert.equal(
+        (await get(b, `${client}/current-identity`, token)).status,
+        200,
+        'B judges expiry from the stored activity, not its cached copy',
+      );
       for (const t of [a, b]) t.clock.advance(2 * idle);
       assertError(await get(b, `${client}/current-identity`, token), 401, 'UNAUTHORIZED');
     });

@@ -8,12 +8,17 @@ import type { Exchange } from './steps.js';
 
 const MAX_SHOWN = 120;
 
-export function compareReplies(exchanges: { upstream: Exchange; ours: Exchange }, upstream: NormalisedReply, ours: NormalisedReply): string[] {
+export function compareReplies(
+  exchanges: { upstream: Exchange; ours: Exchange },
+  upstream: NormalisedReply,
+  ours: NormalisedReply,
+): string[] {
   // Until ours builds the operation there is nothing else to compare; the explained file names who builds it.
   if (ours.status === 501 && upstream.status !== 501) return [`status: ${upstream.status} ≠ 501`];
   const differences: string[] = [];
   if (upstream.status !== ours.status) differences.push(`status: ${upstream.status} ≠ ${ours.status}`);
-  if (upstream.contentType !== ours.contentType) differences.push(`content-type: ${upstream.contentType || '(none)'} ≠ ${ours.contentType || '(none)'}`);
+  if (upstream.contentType !== ours.contentType)
+    differences.push(`content-type: ${upstream.contentType || '(none)'} ≠ ${ours.contentType || '(none)'}`);
   differences.push(...schemaDifferences(exchanges.upstream, exchanges.ours));
   diffValues(upstream.body, ours.body, 'body', differences);
   return differences;
@@ -25,9 +30,14 @@ function schemaDifferences(upstream: Exchange, ours: Exchange): string[] {
   if (!operation) return [];
   // Checked on the raw bodies (placeholders would fail formats); list positions differ, so they are masked.
   const problems = ({ reply }: Exchange) =>
-    reply.json === undefined ? [] : validateResponse(operation, reply.status, reply.json).map((p) => p.replace(/\/\d+(?=\/|\s)/g, '/*'));
+    reply.json === undefined
+      ? []
+      : validateResponse(operation, reply.status, reply.json).map((p) => p.replace(/\/\d+(?=\/|\s)/g, '/*'));
   const [u, o] = [problems(upstream), problems(ours)];
-  return [...o.filter((p) => !u.includes(p)).map((p) => `schema: ours: ${p}`), ...u.filter((p) => !o.includes(p)).map((p) => `schema: upstream: ${p}`)];
+  return [
+    ...o.filter((p) => !u.includes(p)).map((p) => `schema: ours: ${p}`),
+    ...u.filter((p) => !o.includes(p)).map((p) => `schema: upstream: ${p}`),
+  ];
 }
 
 export function diffValues(upstream: Json | undefined, ours: Json | undefined, path: string, out: string[]): void {
@@ -52,10 +62,12 @@ export function diffValues(upstream: Json | undefined, ours: Json | undefined, p
       return;
     }
   }
-  if (JSON.stringify(upstream) !== JSON.stringify(ours)) out.push(`value: ${path}: ${shown(upstream)} ≠ ${shown(ours)}`);
+  if (JSON.stringify(upstream) !== JSON.stringify(ours))
+    out.push(`value: ${path}: ${shown(upstream)} ≠ ${shown(ours)}`);
 }
 
-const isStringList = (value: Json | undefined): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
+const isStringList = (value: Json | undefined): value is string[] =>
+  Array.isArray(value) && value.every((item) => typeof item === 'string');
 
 const isObject = (value: Json | undefined): value is { [key: string]: Json } =>
   value !== null && value !== undefined && typeof value === 'object' && !Array.isArray(value);

@@ -40,10 +40,16 @@ export function loadExplanations(file: string): LoadedExplanation[] {
   if (!Array.isArray(entries)) throw new Error(`${file}: expected a list of entries`);
   return entries.map((entry: Partial<Explanation>, index) => {
     const where = `${file}: entry ${index + 1}`;
-    if (typeof entry.exchange !== 'string') throw new Error(`${where}: "exchange" (a glob over exchange keys) is required`);
-    if (typeof entry.reason !== 'string' || entry.reason.trim().length < 10) throw new Error(`${where}: every entry carries its reason`);
-    if (typeof entry.kind !== 'string' || !(entry.kind in KINDS)) throw new Error(`${where}: kind must be one of ${Object.keys(KINDS).join(', ')}`);
-    if (entry.differences !== undefined && (!Array.isArray(entry.differences) || entry.differences.some((d) => typeof d !== 'string'))) {
+    if (typeof entry.exchange !== 'string')
+      throw new Error(`${where}: "exchange" (a glob over exchange keys) is required`);
+    if (typeof entry.reason !== 'string' || entry.reason.trim().length < 10)
+      throw new Error(`${where}: every entry carries its reason`);
+    if (typeof entry.kind !== 'string' || !(entry.kind in KINDS))
+      throw new Error(`${where}: kind must be one of ${Object.keys(KINDS).join(', ')}`);
+    if (
+      entry.differences !== undefined &&
+      (!Array.isArray(entry.differences) || entry.differences.some((d) => typeof d !== 'string'))
+    ) {
       throw new Error(`${where}: "differences" is a list of globs`);
     }
     return {
@@ -60,10 +66,17 @@ export function loadExplanations(file: string): LoadedExplanation[] {
 }
 
 /** For each difference, the first entry that covers it (undefined where none does). */
-export function explain(key: string, differences: string[], explanations: LoadedExplanation[]): Array<LoadedExplanation | undefined> {
+export function explain(
+  key: string,
+  differences: string[],
+  explanations: LoadedExplanation[],
+): Array<LoadedExplanation | undefined> {
   const candidates = explanations.filter((entry) => entry.exchangeRegex.test(key));
   return differences.map((difference) => {
-    const entry = candidates.find((candidate) => !candidate.differenceRegexes || candidate.differenceRegexes.some((regex) => regex.test(difference)));
+    const entry = candidates.find(
+      (candidate) =>
+        !candidate.differenceRegexes || candidate.differenceRegexes.some((regex) => regex.test(difference)),
+    );
     if (entry) entry.used++;
     return entry;
   });

@@ -72,10 +72,12 @@ function prepare(side: Side): Prepared {
 function finish(prepared: Prepared, shared: Set<string>): NormalisedReply {
   const { side, contentType } = prepared;
   const numbered = new Map<string, string>();
-  for (const id of prepared.ids) if (!shared.has(id) && !numbered.has(id)) numbered.set(id, `<id:${numbered.size + 1}>`);
+  for (const id of prepared.ids)
+    if (!shared.has(id) && !numbered.has(id)) numbered.set(id, `<id:${numbered.size + 1}>`);
   const replaceIds = (text: string) => {
     let result = text;
-    for (const [id, name] of [...numbered].sort((a, b) => b[0].length - a[0].length)) result = result.split(id).join(name);
+    for (const [id, name] of [...numbered].sort((a, b) => b[0].length - a[0].length))
+      result = result.split(id).join(name);
     return result;
   };
   const body = prepared.body === undefined ? undefined : placeholders(mapStrings(prepared.body, replaceIds), '');
@@ -103,8 +105,13 @@ function sortData(body: Json): Json {
   // Entities without a name (authenticators, enrollments) sort by what names them instead.
   const sortKey = (item: Json) => {
     const fields = item !== null && typeof item === 'object' && !Array.isArray(item) ? item : {};
-    const identity = fields.identity !== null && typeof fields.identity === 'object' && !Array.isArray(fields.identity) ? fields.identity : {};
-    const names = [fields.name, fields.username, fields.method, identity.name, fields.subject].map((value) => (typeof value === 'string' ? value : ''));
+    const identity =
+      fields.identity !== null && typeof fields.identity === 'object' && !Array.isArray(fields.identity)
+        ? fields.identity
+        : {};
+    const names = [fields.name, fields.username, fields.method, identity.name, fields.subject].map((value) =>
+      typeof value === 'string' ? value : '',
+    );
     // Then the content without what differs between the controllers; of two equal entities the named one first.
     const { id, _links: _ignoredLinks, createdAt: _ignoredCreated, updatedAt: _ignoredUpdated, ...content } = fields;
     const unnamed = typeof id === 'string' && !id.startsWith('<') ? 1 : 0;
@@ -134,14 +141,17 @@ function sortNamedSets(value: Json, isTop = true): Json {
     return [...items].sort((a, b) => (keyOf(a)! < keyOf(b)! ? -1 : keyOf(a)! > keyOf(b)! ? 1 : 0));
   }
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, sortNamedSets(item, isTop && key === 'data' ? true : false)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [key, sortNamedSets(item, isTop && key === 'data' ? true : false)]),
+  );
 }
 
 /** Upstream lists filterable fields in Go map order, which changes from one request to the next. */
 function sortFilterableFields(body: Json): Json {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
   const meta = body.meta;
-  if (meta === null || typeof meta !== 'object' || Array.isArray(meta) || !Array.isArray(meta.filterableFields)) return body;
+  if (meta === null || typeof meta !== 'object' || Array.isArray(meta) || !Array.isArray(meta.filterableFields))
+    return body;
   return { ...body, meta: { ...meta, filterableFields: [...meta.filterableFields].sort() } };
 }
 
@@ -152,7 +162,8 @@ function collectIds(value: Json, found: string[] = []): string[] {
     for (const key of Object.keys(value).sort()) {
       const item = value[key]!;
       if (ID_KEY.test(key) && typeof item === 'string' && isGenerated(item)) found.push(item);
-      else if (IDS_KEY.test(key) && Array.isArray(item)) item.forEach((id) => typeof id === 'string' && isGenerated(id) && found.push(id));
+      else if (IDS_KEY.test(key) && Array.isArray(item))
+        item.forEach((id) => typeof id === 'string' && isGenerated(id) && found.push(id));
       collectIds(item, found);
     }
   }
@@ -173,7 +184,10 @@ function placeholders(value: Json, key: string): Json {
   if (value === null || typeof value !== 'object') return value;
   const isVersion = 'apiVersions' in value;
   return Object.fromEntries(
-    Object.entries(value).map(([field, item]) => [field, isVersion && VERSION_KEYS.has(field) && typeof item === 'string' ? '<version>' : placeholders(item, field)]),
+    Object.entries(value).map(([field, item]) => [
+      field,
+      isVersion && VERSION_KEYS.has(field) && typeof item === 'string' ? '<version>' : placeholders(item, field),
+    ]),
   );
 }
 
@@ -212,7 +226,14 @@ function summariseSpec(body: Json): Json {
   if (body === null || typeof body !== 'object' || Array.isArray(body) || typeof body.swagger !== 'string') return body;
   const count = (part: Json | undefined) => (part !== null && typeof part === 'object' ? Object.keys(part).length : 0);
   const info = body.info as { version?: Json } | undefined;
-  return { swaggerDocument: { swagger: body.swagger, version: info?.version ?? null, paths: count(body.paths), definitions: count(body.definitions) } };
+  return {
+    swaggerDocument: {
+      swagger: body.swagger,
+      version: info?.version ?? null,
+      paths: count(body.paths),
+      definitions: count(body.definitions),
+    },
+  };
 }
 
 /** Non-JSON bodies: what a client depends on (PKCS#7 framing, PEM count, image type), not the bytes. */
@@ -225,6 +246,7 @@ function describeText(contentType: string, text: string): Json | undefined {
   }
   if (contentType.startsWith('image/')) return `<${contentType} image>`;
   // The spec as YAML: compared by its outline, like the JSON form (indentation and key order are the encoder's).
-  if (contentType === 'text/yaml' || contentType === 'application/x-yaml') return summariseSpec(parseYaml(text) as Json);
+  if (contentType === 'text/yaml' || contentType === 'application/x-yaml')
+    return summariseSpec(parseYaml(text) as Json);
   return text.replace(PEM, (_block, label: string) => `<pem:${label}>`);
 }

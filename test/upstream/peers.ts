@@ -29,16 +29,42 @@ export const ADMIN_PASSWORD = 'Reference-Admin-1!';
 export async function startUpstreamPeer(): Promise<Peer> {
   const upstream = await startUpstream({ username: ADMIN_USERNAME, password: ADMIN_PASSWORD });
   const caPem = readFileSync(upstream.caFile, 'utf8');
-  return { name: 'upstream', baseUrl: upstream.baseUrl, caPem, username: ADMIN_USERNAME, password: ADMIN_PASSWORD, home: upstream.home, stop: () => upstream.stop() };
+  return {
+    name: 'upstream',
+    baseUrl: upstream.baseUrl,
+    caPem,
+    username: ADMIN_USERNAME,
+    password: ADMIN_PASSWORD,
+    home: upstream.home,
+    stop: () => upstream.stop(),
+  };
 }
 
 export async function startOurPeer(): Promise<Peer> {
   const home = mkdtempSync(join(tmpdir(), 'ziti-ours-'));
   const port = await freePort();
   // Advertised as 127.0.0.1 like the upstream instance, so links and enrollment JWTs name the same kind of host.
-  const args = ['src/main.ts', '--home', home, '--port', String(port), '--bind', '127.0.0.1', '--address', '127.0.0.1', '--ctrl-port', String(port)];
+  const args = [
+    'src/main.ts',
+    '--home',
+    home,
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--address',
+    '127.0.0.1',
+    '--ctrl-port',
+    String(port),
+  ];
   args.push('--username', ADMIN_USERNAME, '--password', ADMIN_PASSWORD, '--log-level', 'warn');
-  const server = await startServer({ name: 'our controller', args, port, readyPath: '/edge/management/v1/version', cwd: ROOT });
+  const server = await startServer({
+    name: 'our controller',
+    args,
+    port,
+    readyPath: '/edge/management/v1/version',
+    cwd: ROOT,
+  });
   return {
     name: 'ours',
     baseUrl: server.baseUrl,
@@ -82,7 +108,10 @@ export function sendRequest(peer: Peer, request: WireRequest): Promise<WireReply
       {
         method: request.method,
         // Node sends a DELETE body without a length unless told; real clients always frame it.
-        headers: request.body === undefined ? request.headers : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+        headers:
+          request.body === undefined
+            ? request.headers
+            : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
         ca: peer.caPem,
         agent: false,
         ...(request.cert ? { cert: request.cert, key: request.key } : {}),
@@ -94,7 +123,9 @@ export function sendRequest(peer: Peer, request: WireRequest): Promise<WireReply
         incoming.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
           const contentType = incoming.headers['content-type'];
-          const headers = Object.fromEntries(Object.entries(incoming.headers).map(([name, value]) => [name, [value ?? ''].flat().join(', ')]));
+          const headers = Object.fromEntries(
+            Object.entries(incoming.headers).map(([name, value]) => [name, [value ?? ''].flat().join(', ')]),
+          );
           resolve({ status: incoming.statusCode ?? 0, contentType, headers, text, json: parseJson(contentType, text) });
         });
       },

@@ -27,7 +27,11 @@ export interface ReplayResult {
   failures: SequenceFailure[];
 }
 
-export async function replay(sequences: Sequence[], peers: { upstream: Peer; ours: Peer }, explanations: LoadedExplanation[]): Promise<ReplayResult> {
+export async function replay(
+  sequences: Sequence[],
+  peers: { upstream: Peer; ours: Peer },
+  explanations: LoadedExplanation[],
+): Promise<ReplayResult> {
   const admins = { upstream: await adminLogin(peers.upstream), ours: await adminLogin(peers.ours) };
   const result: ReplayResult = { pairs: [], failures: [] };
   for (const sequence of sequences) {
@@ -43,7 +47,11 @@ export async function replay(sequences: Sequence[], peers: { upstream: Peer; our
 }
 
 /** Runs one sequence on one controller as the admin, then deletes what it created; a failure is returned. */
-export async function runSequence(sequence: Sequence, state: RunState, admin: AdminLogin): Promise<SequenceFailure | undefined> {
+export async function runSequence(
+  sequence: Sequence,
+  state: RunState,
+  admin: AdminLogin,
+): Promise<SequenceFailure | undefined> {
   state.tokens.set('admin', admin.token);
   state.name(admin.identityId, 'default-admin');
   let failure: SequenceFailure | undefined;
@@ -56,24 +64,45 @@ export async function runSequence(sequence: Sequence, state: RunState, admin: Ad
   return failure;
 }
 
-function pairUp(upstream: Exchange[], ours: Exchange[], runs: { upstream: RunState; ours: RunState }, explanations: LoadedExplanation[]): PairResult[] {
+function pairUp(
+  upstream: Exchange[],
+  ours: Exchange[],
+  runs: { upstream: RunState; ours: RunState },
+  explanations: LoadedExplanation[],
+): PairResult[] {
   const oursByKey = new Map(ours.map((exchange) => [exchange.key, exchange]));
   const upstreamKeys = new Set(upstream.map((exchange) => exchange.key));
   const pairs: PairResult[] = upstream.map((u) => {
     const o = oursByKey.get(u.key);
-    if (!o) return classify(u.key, u, undefined, ['sent only to upstream (the sequence took another path on ours)'], explanations);
+    if (!o)
+      return classify(
+        u.key,
+        u,
+        undefined,
+        ['sent only to upstream (the sequence took another path on ours)'],
+        explanations,
+      );
     const [nu, no] = normalisePair({ exchange: u, state: runs.upstream }, { exchange: o, state: runs.ours });
     return classify(u.key, u, o, compareReplies({ upstream: u, ours: o }, nu, no), explanations);
   });
   for (const o of ours.filter((exchange) => !upstreamKeys.has(exchange.key))) {
-    pairs.push(classify(o.key, undefined, o, ['sent only to ours (the sequence took another path on upstream)'], explanations));
+    pairs.push(
+      classify(o.key, undefined, o, ['sent only to ours (the sequence took another path on upstream)'], explanations),
+    );
   }
   return pairs;
 }
 
-function classify(key: string, upstream: Exchange | undefined, ours: Exchange | undefined, differences: string[], explanations: LoadedExplanation[]): PairResult {
+function classify(
+  key: string,
+  upstream: Exchange | undefined,
+  ours: Exchange | undefined,
+  differences: string[],
+  explanations: LoadedExplanation[],
+): PairResult {
   const kinds = explain(key, differences, explanations).map((entry) => entry?.kind);
-  const verdict = differences.length === 0 ? 'identical' : kinds.every((kind) => kind !== undefined) ? 'explained' : 'unexplained';
+  const verdict =
+    differences.length === 0 ? 'identical' : kinds.every((kind) => kind !== undefined) ? 'explained' : 'unexplained';
   return { key, upstream, ours, differences, kinds, verdict };
 }
 
@@ -100,6 +129,10 @@ export async function adminLogin(peer: Peer): Promise<AdminLogin> {
 /** Deletes what the sequence created, newest first, so the next sequence starts from the same state on both. */
 async function cleanUp(state: RunState, token: string): Promise<void> {
   for (const path of [...state.created].reverse()) {
-    await sendRequest(state.peer, { method: 'DELETE', path: `/edge/management/v1${path}`, headers: { 'zt-session': token } });
+    await sendRequest(state.peer, {
+      method: 'DELETE',
+      path: `/edge/management/v1${path}`,
+      headers: { 'zt-session': token },
+    });
   }
 }

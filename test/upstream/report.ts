@@ -16,23 +16,38 @@ export function uncoveredOperations(pairs: PairResult[]): string[] {
     const operation = operationFor(pair.ours.request.method, pair.ours.request.path);
     if (operation) reached.add(`${operation.api} ${operation.method} ${operation.path}`);
   }
-  const all = (['management', 'client'] as const).flatMap((api) => loadContract(api).operations.map((op) => `${api} ${op.method} ${op.path}`));
+  const all = (['management', 'client'] as const).flatMap((api) =>
+    loadContract(api).operations.map((op) => `${api} ${op.method} ${op.path}`),
+  );
   return all.filter((operation) => !reached.has(operation));
 }
 
-export function formatReport(result: ReplayResult, uncovered: string[], unused: LoadedExplanation[]): { text: string; passed: boolean } {
+export function formatReport(
+  result: ReplayResult,
+  uncovered: string[],
+  unused: LoadedExplanation[],
+): { text: string; passed: boolean } {
   const { pairs, failures } = result;
   const count = (verdict: PairResult['verdict']) => pairs.filter((pair) => pair.verdict === verdict).length;
   const unexplained = pairs.filter((pair) => pair.verdict === 'unexplained');
   const lines: string[] = [];
   for (const group of groupBySignature(unexplained)) lines.push(...describeGroup(group));
-  for (const failure of failures) lines.push(`SEQUENCE FAILED: ${failure.sequence} on ${failure.peer}: ${failure.error}`, '');
-  if (uncovered.length > 0) lines.push(`operations no exchange reached (${uncovered.length}):`, ...uncovered.map((op) => `  ${op}`), '');
-  if (unused.length > 0) lines.push('explained entries that matched nothing (remove or fix them):', ...unused.map((e) => `  ${e.exchange} ${JSON.stringify(e.differences ?? '*')}`), '');
+  for (const failure of failures)
+    lines.push(`SEQUENCE FAILED: ${failure.sequence} on ${failure.peer}: ${failure.error}`, '');
+  if (uncovered.length > 0)
+    lines.push(`operations no exchange reached (${uncovered.length}):`, ...uncovered.map((op) => `  ${op}`), '');
+  if (unused.length > 0)
+    lines.push(
+      'explained entries that matched nothing (remove or fix them):',
+      ...unused.map((e) => `  ${e.exchange} ${JSON.stringify(e.differences ?? '*')}`),
+      '',
+    );
   lines.push(...explainedByKind(pairs));
   const total = operationsTotal();
   lines.push(`operations reached: ${total - uncovered.length}/${total}`);
-  lines.push(`${pairs.length} exchanges, ${count('identical')} identical, ${count('explained')} explained, ${unexplained.length} unexplained`);
+  lines.push(
+    `${pairs.length} exchanges, ${count('identical')} identical, ${count('explained')} explained, ${unexplained.length} unexplained`,
+  );
   const passed = unexplained.length === 0 && failures.length === 0 && uncovered.length === 0 && unused.length === 0;
   return { text: lines.join('\n'), passed };
 }
@@ -43,7 +58,10 @@ function explainedByKind(pairs: PairResult[]): string[] {
     for (const kind of new Set(pair.kinds)) if (kind) byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
   }
   if (byKind.size === 0) return [];
-  return ['explained exchanges by reason (an exchange may have several):', ...[...byKind].map(([kind, n]) => `  ${kind}: ${n} (${KINDS[kind]})`)];
+  return [
+    'explained exchanges by reason (an exchange may have several):',
+    ...[...byKind].map(([kind, n]) => `  ${kind}: ${n} (${KINDS[kind]})`),
+  ];
 }
 
 /** Unexplained exchanges with the same unexplained differences, shown once with the others' keys. */
@@ -59,7 +77,8 @@ function groupBySignature(pairs: PairResult[]): PairResult[][] {
 function describeGroup([pair, ...others]: PairResult[]): string[] {
   const request = (pair!.ours ?? pair!.upstream)!.request;
   const body = request.body === undefined ? '' : ` ${truncate(request.body)}`;
-  const also = others.length === 0 ? [] : [`  the same in ${others.length} more: ${others.map((other) => other.key).join(' | ')}`];
+  const also =
+    others.length === 0 ? [] : [`  the same in ${others.length} more: ${others.map((other) => other.key).join(' | ')}`];
   return [...describePair(pair!, body, request), ...also, ''];
 }
 

@@ -29,7 +29,8 @@ async function main(): Promise<number> {
     process.stderr.write(`upstream ${upstream.baseUrl}, ours ${ours.baseUrl}; ${sequences.length} sequences\n`);
     const result = await replay(sequences, { upstream, ours }, explanations);
     const uncovered = words.length === 0 ? uncoveredOperations(result.pairs) : [];
-    const unused = words.length === 0 ? explanations.filter((entry) => entry.used === 0 && entry.occasional !== true) : [];
+    const unused =
+      words.length === 0 ? explanations.filter((entry) => entry.used === 0 && entry.occasional !== true) : [];
     const report = formatReport(result, uncovered, unused);
     const file = join(HERE, 'results', 'latest.json');
     mkdirSync(dirname(file), { recursive: true });

@@ -13,7 +13,12 @@ export const sequence = (name: string, run: (s: Steps) => Promise<void>): Sequen
 
 export type Api = 'management' | 'client' | 'fabric' | 'root';
 
-const prefixes: Record<Api, string> = { management: '/edge/management/v1', client: '/edge/client/v1', fabric: '/fabric/v1', root: '' };
+const prefixes: Record<Api, string> = {
+  management: '/edge/management/v1',
+  client: '/edge/client/v1',
+  fabric: '/fabric/v1',
+  root: '',
+};
 
 export interface Exchange {
   sequence: string;
@@ -50,7 +55,8 @@ export class RunState {
   /** The text with every named value replaced by its name (longest values first). */
   withNames(text: string): string {
     let named = text;
-    for (const [value, name] of [...this.names].sort((a, b) => b[0].length - a[0].length)) named = named.split(value).join(name);
+    for (const [value, name] of [...this.names].sort((a, b) => b[0].length - a[0].length))
+      named = named.split(value).join(name);
     return named;
   }
 
@@ -126,11 +132,23 @@ export class Steps {
       body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
       headers['content-type'] ??= options.contentType ?? 'application/json';
     }
-    const request: WireRequest = { method, path: `${prefixes[this.api]}${path}`, headers, ...(body === undefined ? {} : { body }) };
+    const request: WireRequest = {
+      method,
+      path: `${prefixes[this.api]}${path}`,
+      headers,
+      ...(body === undefined ? {} : { body }),
+    };
     if (options.cert) Object.assign(request, options.cert);
     const reply = await sendRequest(this.state.peer, request);
-    const key = this.state.uniqueKey(`${this.sequenceName}: ${method} ${this.state.withNames(request.path)}${this.caller === 'admin' ? '' : ` as ${this.caller}`}`);
-    this.state.exchanges.push({ sequence: this.sequenceName, key, request: { ...request, caller: this.caller }, reply });
+    const key = this.state.uniqueKey(
+      `${this.sequenceName}: ${method} ${this.state.withNames(request.path)}${this.caller === 'admin' ? '' : ` as ${this.caller}`}`,
+    );
+    this.state.exchanges.push({
+      sequence: this.sequenceName,
+      key,
+      request: { ...request, caller: this.caller },
+      reply,
+    });
     const data = (reply.json as { data?: { id?: unknown } } | undefined)?.data;
     // Whatever a POST created (even where a refusal was expected) is deleted after the sequence.
     if (method === 'POST' && reply.status === 201 && this.api === 'management' && typeof data?.id === 'string') {

@@ -32,11 +32,18 @@ describe('upstreamBinary', () => {
 
   it('refuses a development build (v0.0.0) and says what it reports', () => {
     fake('dev', 'echo v0.0.0');
-    assert.throws(() => upstreamBinary(), (error: Error) => error instanceof UpstreamUnavailable && /reports v0\.0\.0, not v1\.1\.8/.test(error.message));
+    assert.throws(
+      () => upstreamBinary(),
+      (error: Error) => error instanceof UpstreamUnavailable && /reports v0\.0\.0, not v1\.1\.8/.test(error.message),
+    );
   });
 
   it('refuses a binary whose version command fails', () => {
     fake('broken', 'echo "no such command" >&2; exit 1');
-    assert.throws(() => upstreamBinary(), (error: Error) => error instanceof UpstreamUnavailable && /reports no version \(no such command\)/.test(error.message));
+    assert.throws(
+      () => upstreamBinary(),
+      (error: Error) =>
+        error instanceof UpstreamUnavailable && /reports no version \(no such command\)/.test(error.message),
+    );
   });
 });

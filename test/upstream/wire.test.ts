@@ -5,7 +5,15 @@ import type { Peer } from './peers.js';
 import { RunState, type Exchange } from './steps.js';
 import { compareRecords, recordAnswer, type RecordedAnswer, type WireRecord } from './wire.js';
 
-const peer: Peer = { name: 'ours', baseUrl: 'https://127.0.0.1:4433', caPem: '', username: 'admin', password: 'x', home: '/tmp/none', stop: async () => {} };
+const peer: Peer = {
+  name: 'ours',
+  baseUrl: 'https://127.0.0.1:4433',
+  caPem: '',
+  username: 'admin',
+  password: 'x',
+  home: '/tmp/none',
+  stop: async () => {},
+};
 
 function exchange(json: unknown, headers: Record<string, string> = {}): Exchange {
   const text = JSON.stringify(json);
@@ -13,7 +21,13 @@ function exchange(json: unknown, headers: Record<string, string> = {}): Exchange
     sequence: 's',
     key: 's: GET /edge/management/v1/identities',
     request: { method: 'GET', path: '/edge/management/v1/identities', headers: {}, caller: 'admin' },
-    reply: { status: 200, contentType: 'application/json; charset=utf-8', headers: { 'content-type': 'application/json', ...headers }, text, json },
+    reply: {
+      status: 200,
+      contentType: 'application/json; charset=utf-8',
+      headers: { 'content-type': 'application/json', ...headers },
+      text,
+      json,
+    },
   };
 }
 
@@ -21,25 +35,58 @@ test('an answer is recorded with what differs from run to run replaced and the r
   const state = new RunState(peer);
   state.name('named-identity-id', 'alice');
   const body = {
-    data: { id: 'named-identity-id', authPolicyId: 'Xy12ab34Z', createdAt: '2026-11-27T07:41:00.123Z', name: 'alice', href: 'https://127.0.0.1:4433/x' },
-    error: { cause: { reason: 'entity type authPolicy referenced by identity: [named-identity-id]', message: `fingerprint ${'ab'.repeat(20)} in use` } },
+    data: {
+      id: 'named-identity-id',
+      authPolicyId: 'Xy12ab34Z',
+      createdAt: '2026-11-27T07:41:00.123Z',
+      name: 'alice',
+      href: 'https://127.0.0.1:4433/x',
+    },
+    error: {
+      cause: {
+        reason: 'entity type authPolicy referenced by identity: [named-identity-id]',
+        message: `fingerprint ${'ab'.repeat(20)} in use`,
+      },
+    },
     keys: [{ kty: 'EC', x: 'abc', y: 'def', kid: 'key-2-a1b2c3' }],
   };
-  const headers = { date: 'Fri, 27 Nov 2026 07:41:00 GMT', 'content-length': '120', 'ziti-instance-id': 'c1', 'expires-at': '2026-11-27 08:04:39.528 +0000 UTC', server: 'ziti-controller/v0.1.0' };
+  const headers = {
+    date: 'Fri, 27 Nov 2026 07:41:00 GMT',
+    'content-length': '120',
+    'ziti-instance-id': 'c1',
+    'expires-at': '2026-11-27 08:04:39.528 +0000 UTC',
+    server: 'ziti-controller/v0.1.0',
+  };
   assert.deepEqual(recordAnswer(exchange(body, headers), state), {
     key: 's: GET /edge/management/v1/identities',
     status: 200,
     contentType: 'application/json',
-    headers: { 'content-type': 'application/json', 'expires-at': '<go-time>', server: 'ziti-controller/v0.1.0', 'ziti-instance-id': '<per-home>' },
+    headers: {
+      'content-type': 'application/json',
+      'expires-at': '<go-time>',
+      server: 'ziti-controller/v0.1.0',
+      'ziti-instance-id': '<per-home>',
+    },
     body: {
       data: { id: '<alice>', authPolicyId: '<id:1>', createdAt: '<time>', name: 'alice', href: '<base>/x' },
-      error: { cause: { reason: 'entity type authPolicy referenced by identity: [<first-referrer>]', message: 'fingerprint <fingerprint> in use' } },
+      error: {
+        cause: {
+          reason: 'entity type authPolicy referenced by identity: [<first-referrer>]',
+          message: 'fingerprint <fingerprint> in use',
+        },
+      },
       keys: [{ kty: 'EC', x: '<key-material>', y: '<key-material>', kid: '<test-kid>' }],
     },
   });
 });
 
-const answer = (key: string, body: RecordedAnswer['body'], status = 200): RecordedAnswer => ({ key, status, contentType: 'application/json', headers: { server: 'a' }, body });
+const answer = (key: string, body: RecordedAnswer['body'], status = 200): RecordedAnswer => ({
+  key,
+  status,
+  contentType: 'application/json',
+  headers: { server: 'a' },
+  body,
+});
 const record = (...answers: RecordedAnswer[]): WireRecord => ({ sequences: ['s'], answers, failures: [] });
 
 test('two equal records compare equal', () => {
@@ -50,7 +97,10 @@ test('two equal records compare equal', () => {
 test('a comparison finds a changed status, header, value, key order, a missing answer and a new failure', () => {
   const before = record(answer('k1', { a: 1, b: 2 }), answer('k2', { n: 1 }), answer('k3', null), answer('k4', null));
   const changedHeader = { ...answer('k4', null), headers: { server: 'b' } };
-  const after = { ...record(answer('k1', { b: 2, a: 1 }), answer('k2', { n: 2 }, 404), changedHeader, answer('k5', null)), failures: ['s: boom'] };
+  const after = {
+    ...record(answer('k1', { b: 2, a: 1 }), answer('k2', { n: 2 }, 404), changedHeader, answer('k5', null)),
+    failures: ['s: boom'],
+  };
   assert.deepEqual(compareRecords(before, after).differences, [
     'k1: order: same values in another order',
     'k2: status: 200 ≠ 404',

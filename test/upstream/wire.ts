@@ -32,12 +32,16 @@ export function recordAnswer(exchange: Exchange, state: RunState): RecordedAnswe
   const { status, contentType, body: normalised } = normaliseOne({ exchange, state });
   const body = normalised === undefined ? undefined : perRun(normalised, '');
   const address = state.peer.baseUrl.replace(/^https:\/\//, '');
-  const named = (text: string) => state.withNames(text).split(state.peer.baseUrl).join('<base>').split(address).join('<address>');
+  const named = (text: string) =>
+    state.withNames(text).split(state.peer.baseUrl).join('<base>').split(address).join('<address>');
   const headers = Object.fromEntries(
     Object.entries(exchange.reply.headers)
       .filter(([name]) => !VARYING_HEADERS.has(name))
       .sort(([a], [b]) => (a < b ? -1 : 1))
-      .map(([name, value]) => [name, PER_HOME_HEADERS.has(name) ? '<per-home>' : stringPlaceholder(named(value), name)]),
+      .map(([name, value]) => [
+        name,
+        PER_HOME_HEADERS.has(name) ? '<per-home>' : stringPlaceholder(named(value), name),
+      ]),
   );
   return { key: exchange.key, status, contentType, headers, body };
 }
@@ -62,7 +66,12 @@ function perRun(value: Json, key: string): Json {
   if (Array.isArray(value)) return value.map((item) => perRun(item, ''));
   if (value === null || typeof value !== 'object') return value;
   const isJwk = typeof value.kty === 'string';
-  return Object.fromEntries(Object.entries(value).map(([field, item]) => [field, isJwk && ['x', 'y', 'n'].includes(field) ? '<key-material>' : perRun(item, field)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([field, item]) => [
+      field,
+      isJwk && ['x', 'y', 'n'].includes(field) ? '<key-material>' : perRun(item, field),
+    ]),
+  );
 }
 
 export interface RecordComparison {
@@ -88,20 +97,26 @@ export function compareRecords(before: WireRecord, after: WireRecord): RecordCom
     if (found.length === 0) identical += 1;
     differences.push(...found.map((difference) => `${b.key}: ${difference}`));
   }
-  differences.push(...after.answers.filter((a) => !beforeKeys.has(a.key)).map((a) => `${a.key}: only in the second record`));
-  for (const failure of before.failures.filter((f) => !after.failures.includes(f))) differences.push(`failure only in the first record: ${failure}`);
-  for (const failure of after.failures.filter((f) => !before.failures.includes(f))) differences.push(`failure only in the second record: ${failure}`);
+  differences.push(
+    ...after.answers.filter((a) => !beforeKeys.has(a.key)).map((a) => `${a.key}: only in the second record`),
+  );
+  for (const failure of before.failures.filter((f) => !after.failures.includes(f)))
+    differences.push(`failure only in the first record: ${failure}`);
+  for (const failure of after.failures.filter((f) => !before.failures.includes(f)))
+    differences.push(`failure only in the second record: ${failure}`);
   return { differences, identical };
 }
 
 function answerDifferences(before: RecordedAnswer, after: RecordedAnswer): string[] {
   const out: string[] = [];
   if (before.status !== after.status) out.push(`status: ${before.status} ≠ ${after.status}`);
-  if (before.contentType !== after.contentType) out.push(`content-type: ${before.contentType || '(none)'} ≠ ${after.contentType || '(none)'}`);
+  if (before.contentType !== after.contentType)
+    out.push(`content-type: ${before.contentType || '(none)'} ≠ ${after.contentType || '(none)'}`);
   diffValues(before.headers, after.headers, 'headers', out);
   diffValues(before.body, after.body, 'body', out);
   // diffValues compares keys by name and lists of strings of unequal length as sets (the differential's rules);
   // the record holds one controller, so any reordering is a change too.
-  if (out.length === 0 && JSON.stringify(before) !== JSON.stringify(after)) out.push('order: same values in another order');
+  if (out.length === 0 && JSON.stringify(before) !== JSON.stringify(after))
+    out.push('order: same values in another order');
   return out;
 }

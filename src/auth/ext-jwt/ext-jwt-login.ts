@@ -13,7 +13,11 @@ export async function checkExtJwtLogin(context: OperationContext): Promise<Prima
     if (!verified) continue;
     const policy = await deps.store.read((db) => loginPolicyOf(db, verified.identityId));
     if (!policy || !allowsPrimary(policy, 'ext-jwt', verified.signer.id)) continue;
-    return { identityId: verified.identityId, authenticatorId: `extJwtId:${verified.signer.id}`, signerId: verified.signer.id };
+    return {
+      identityId: verified.identityId,
+      authenticatorId: `extJwtId:${verified.signer.id}`,
+      signerId: verified.signer.id,
+    };
   }
   throw invalidAuth();
 }

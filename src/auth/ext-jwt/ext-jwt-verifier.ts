@@ -106,17 +106,24 @@ export class ExternalJwtVerifier {
   async #verifyOne(token: string, options: VerifyOptions): Promise<VerifiedJwt | undefined> {
     const header = decodeProtectedHeader(token);
     const issuer = decodeJwt(token).iss;
-    if (typeof header.kid !== 'string' || typeof header.alg !== 'string' || typeof issuer !== 'string' || issuer === '') return undefined;
+    if (typeof header.kid !== 'string' || typeof header.alg !== 'string' || typeof issuer !== 'string' || issuer === '')
+      return undefined;
     const { store, clock } = this.#options;
     const signer = await store.read(async (db) => {
       const row = await signerBy(db, 'issuer', issuer);
       return row ? toSignerRow(row) : undefined;
     });
-    if (!signer?.enabled || (options.requiredSignerId !== undefined && signer.id !== options.requiredSignerId)) return undefined;
+    if (!signer?.enabled || (options.requiredSignerId !== undefined && signer.id !== options.requiredSignerId))
+      return undefined;
     if (signer.audience === null) return undefined;
     const key = await this.#keyFor(signer, header.kid, header.alg);
     if (!key) return undefined;
-    const { payload } = await jwtVerify(token, key, { algorithms: ALGORITHMS, issuer: signer.issuer, audience: signer.audience, currentDate: clock() });
+    const { payload } = await jwtVerify(token, key, {
+      algorithms: ALGORITHMS,
+      issuer: signer.issuer,
+      audience: signer.audience,
+      currentDate: clock(),
+    });
     const claim = payload[signer.claimsProperty];
     if (typeof claim !== 'string' || claim === '') return undefined;
     const identityId = await store.read((db) => identityNamedBy(db, signer, claim));
@@ -124,7 +131,11 @@ export class ExternalJwtVerifier {
     return { signer, identityId };
   }
 
-  async #keyFor(signer: SignerRow, kid: string, alg: string): Promise<KeyObject | Awaited<ReturnType<typeof importJWK>> | undefined> {
+  async #keyFor(
+    signer: SignerRow,
+    kid: string,
+    alg: string,
+  ): Promise<KeyObject | Awaited<ReturnType<typeof importJWK>> | undefined> {
     if (signer.certPem) {
       // A certificate signer has one key, under its kid or, without one, the certificate's fingerprint.
       return kid === (signer.kid ?? signer.fingerprint) ? new X509Certificate(signer.certPem).publicKey : undefined;
@@ -159,7 +170,10 @@ export class ExternalJwtVerifier {
       try {
         entry.keys = await fetchJwks(signer.jwksEndpoint!, this.#options.limits ?? defaultJwksLimits);
       } catch (error) {
-        this.#options.logger.warn({ signerId: signer.id, reason: reasonOf(error) }, 'could not fetch external JWT signer keys');
+        this.#options.logger.warn(
+          { signerId: signer.id, reason: reasonOf(error) },
+          'could not fetch external JWT signer keys',
+        );
       } finally {
         entry.fetchedAt = this.#options.clock().getTime();
         entry.pending = undefined;

@@ -34,7 +34,10 @@ describe('fetchJwks', () => {
   });
 
   it('gives up after its timeout', async () => {
-    await assert.rejects(fetchJwks(`${base}/slow`, { ...limits, timeoutMs: 200 }), (error: Error) => error.name === 'TimeoutError');
+    await assert.rejects(
+      fetchJwks(`${base}/slow`, { ...limits, timeoutMs: 200 }),
+      (error: Error) => error.name === 'TimeoutError',
+    );
   });
 
   it('stops reading past the size cap even without a Content-Length', async () => {

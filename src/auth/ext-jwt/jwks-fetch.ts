@@ -52,7 +52,8 @@ export async function fetchJwks(endpoint: string, limits: JwksFetchLimits = defa
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel();
       const next = new URL(response.headers.get('location') ?? '', url);
-      if (hop >= limits.maxRedirects || next.host !== url.host || !isHttpUrl(next.href)) throw new JwksFetchError(`JWKS redirect to ${next.href} refused`);
+      if (hop >= limits.maxRedirects || next.host !== url.host || !isHttpUrl(next.href))
+        throw new JwksFetchError(`JWKS redirect to ${next.href} refused`);
       url = next;
       continue;
     }
@@ -63,6 +64,8 @@ export async function fetchJwks(endpoint: string, limits: JwksFetchLimits = defa
     const parsed = parseJsonValue(await readCapped(response, limits.maxBytes));
     const keys = isJsonObject(parsed) ? parsed.keys : undefined;
     if (!Array.isArray(keys)) throw new JwksFetchError('the JWKS document has no keys array');
-    return { keys: keys.filter((key): key is JSONWebKeySet['keys'][number] => typeof key === 'object' && key !== null) };
+    return {
+      keys: keys.filter((key): key is JSONWebKeySet['keys'][number] => typeof key === 'object' && key !== null),
+    };
   }
 }

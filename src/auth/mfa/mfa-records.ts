@@ -3,7 +3,15 @@ import { ApiError } from '../../errors/api-error.js';
 import { formatTimestamp, type Clock } from '../../lib/clock.js';
 import type { IdGenerators } from '../../lib/ids.js';
 import { completeApiSessionMfa } from '../../store/queries/api-sessions.js';
-import { deleteMfa, insertMfa, mfaOf, setMfaVerified, setRecoveryCodes, useTotpStep, type MfaRow } from '../../store/queries/mfa.js';
+import {
+  deleteMfa,
+  insertMfa,
+  mfaOf,
+  setMfaVerified,
+  setRecoveryCodes,
+  useTotpStep,
+  type MfaRow,
+} from '../../store/queries/mfa.js';
 import { isUniqueViolation, type Db, type Store } from '../../store/store.js';
 import { matchTotp, newRecoveryCodes, newTotpSecret } from './totp.js';
 import { parseJsonValue, stringList } from '../../lib/json-value.js';
@@ -48,12 +56,27 @@ export async function hasVerifiedMfa(db: Db, identityId: string): Promise<boolea
 }
 
 /** A new unverified record; any existing one, verified or not, is 409 MFA_EXISTS. */
-export async function createMfa(tx: Db, deps: { clock: Clock; ids: IdGenerators; store: Store }, identityId: string): Promise<string> {
+export async function createMfa(
+  tx: Db,
+  deps: { clock: Clock; ids: IdGenerators; store: Store },
+  identityId: string,
+): Promise<string> {
   if (await findMfa(tx, identityId)) throw new ApiError('MFA_EXISTS');
   const at = formatTimestamp(deps.clock());
   const id = deps.ids.base62();
   const recoveryCodes = JSON.stringify(newRecoveryCodes());
-  const row = { id, created_at: at, updated_at: at, tags: '{}', is_system: 0, identity_id: identityId, is_verified: 0, secret: newTotpSecret(), recovery_codes: recoveryCodes, last_totp_step: 0 };
+  const row = {
+    id,
+    created_at: at,
+    updated_at: at,
+    tags: '{}',
+    is_system: 0,
+    identity_id: identityId,
+    is_verified: 0,
+    secret: newTotpSecret(),
+    recovery_codes: recoveryCodes,
+    last_totp_step: 0,
+  };
   await insertMfa(tx, row).catch((error: unknown) => {
     // mfas.identity_id is unique (migration 013): a concurrent request created the record after findMfa looked.
     if (isUniqueViolation(deps.store, error, 'mfaOfIdentity')) throw new ApiError('MFA_EXISTS');
@@ -68,7 +91,13 @@ export type CodeKind = 'totp' | 'totpOrRecovery';
  * Whether `code` proves the factor, consuming what it used: a recovery code is removed, a TOTP step is remembered so
  * the same code cannot be replayed. Recovery codes count only where upstream accepts them (`totpOrRecovery`).
  */
-export async function useMfaCode(tx: Db, deps: { clock: Clock }, record: MfaRecord, code: string, kind: CodeKind): Promise<boolean> {
+export async function useMfaCode(
+  tx: Db,
+  deps: { clock: Clock },
+  record: MfaRecord,
+  code: string,
+  kind: CodeKind,
+): Promise<boolean> {
   const at = formatTimestamp(deps.clock());
   if (kind === 'totpOrRecovery' && code !== '' && record.recoveryCodes.includes(code)) {
     const remaining = record.recoveryCodes.filter((candidate) => candidate !== code);

@@ -16,6 +16,9 @@ export interface MfaStatus {
 
 /** Two index probes; usable inside any read or transaction. */
 export async function readMfaStatus(db: Db, identityId: string, apiSessionId: string): Promise<MfaStatus> {
-  const [mfa, passedAt] = await Promise.all([mfaOf(db, identityId), apiSessionMfaCompletedAt(db, apiSessionId, identityId)]);
+  const [mfa, passedAt] = await Promise.all([
+    mfaOf(db, identityId),
+    apiSessionMfaCompletedAt(db, apiSessionId, identityId),
+  ]);
   return { isMfaEnabled: mfa?.is_verified === 1, passedAt: passedAt ? new Date(passedAt) : undefined };
 }

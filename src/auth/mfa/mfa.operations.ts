@@ -31,7 +31,8 @@ const identityOf = (context: MfaContext) => context.caller.session.identityId;
 
 async function requireMfa(db: Db, context: MfaContext, want: 'any' | 'verified' | 'unverified'): Promise<MfaRecord> {
   const record = await findMfa(db, identityOf(context));
-  if (!record || (want === 'verified' && !record.isVerified) || (want === 'unverified' && record.isVerified)) throw new ApiError('NOT_FOUND');
+  if (!record || (want === 'verified' && !record.isVerified) || (want === 'unverified' && record.isVerified))
+    throw new ApiError('NOT_FOUND');
   return record;
 }
 
@@ -46,7 +47,12 @@ async function provisioningUrlOf(db: Db, context: MfaContext, record: MfaRecord)
  * counted in that write transaction, which writers on every instance take in turn, so racing attempts cannot guess
  * past them; the check is cheap, so nothing waits on another attempt's expensive work.
  */
-async function proveCode(context: MfaContext, code: string, kind: CodeKind, unlock: (tx: Db, record: MfaRecord) => Promise<void>): Promise<void> {
+async function proveCode(
+  context: MfaContext,
+  code: string,
+  kind: CodeKind,
+  unlock: (tx: Db, record: MfaRecord) => Promise<void>,
+): Promise<void> {
   const { deps } = context;
   const throttle = deps.loginThrottle;
   const keys = throttle.mfaKeys(identityOf(context), context.caller.ip);
@@ -65,8 +71,9 @@ async function proveCode(context: MfaContext, code: string, kind: CodeKind, unlo
 }
 
 /** The C SDK sends the code of DELETE and GET recovery-codes in this header. */
-const headerCodeOf = (context: OperationContext<{ headers: { 'mfa-validation-code'?: string } } & OperationShape>): string =>
-  context.headers['mfa-validation-code'] ?? '';
+const headerCodeOf = (
+  context: OperationContext<{ headers: { 'mfa-validation-code'?: string } } & OperationShape>,
+): string => context.headers['mfa-validation-code'] ?? '';
 
 function mfaLinks(record: MfaRecord): Record<string, { href: string }> {
   const links: Record<string, string> = { 'current-identity': './current-identity', self: `./${PATH}` };
@@ -90,7 +97,12 @@ const detailMfa: OperationHandler<'detailMfa'> = {
     const data = await context.deps.store.read(async (db) => {
       const record = await requireMfa(db, context, 'any');
       if (record.isVerified) return { ...baseOf(record, mfaLinks(record)), isVerified: true, recoveryCodes: null };
-      return { ...baseOf(record, mfaLinks(record)), isVerified: false, provisioningUrl: await provisioningUrlOf(db, context, record), recoveryCodes: record.recoveryCodes };
+      return {
+        ...baseOf(record, mfaLinks(record)),
+        isVerified: false,
+        provisioningUrl: await provisioningUrlOf(db, context, record),
+        recoveryCodes: record.recoveryCodes,
+      };
     });
     return { status: 200, json: envelope(data) };
   },
@@ -125,7 +137,9 @@ const verifyMfa: OperationHandler<'verifyMfa'> = {
 const detailMfaQrCode: OperationHandler<'detailMfaQrCode'> = {
   access: 'partial',
   async handle(context) {
-    const url = await context.deps.store.read(async (db) => provisioningUrlOf(db, context, await requireMfa(db, context, 'unverified')));
+    const url = await context.deps.store.read(async (db) =>
+      provisioningUrlOf(db, context, await requireMfa(db, context, 'unverified')),
+    );
     const png = await QRCode.toBuffer(url, { type: 'png', errorCorrectionLevel: 'M', width: 256, margin: 4 });
     return { status: 200, raw: png, contentType: 'image/png' };
   },
@@ -148,7 +162,8 @@ const deleteMfa: OperationHandler<'deleteMfa'> = {
 /** Bodies of GET requests are never read by the framework; this one may carry `{"code"}` (upstream reads it). */
 async function getBodyCodeOf(context: OperationContext): Promise<string> {
   const raw = context.request.raw;
-  if (raw.readableEnded || !String(context.request.headers['content-type'] ?? '').startsWith('application/json')) return '';
+  if (raw.readableEnded || !String(context.request.headers['content-type'] ?? '').startsWith('application/json'))
+    return '';
   let text = '';
   // A request stream without an encoding yields Buffers; Node's types leave its chunks untyped.
   for await (const chunk of raw as AsyncIterable<Buffer>) {
@@ -186,7 +201,9 @@ const createMfaRecoveryCodes: OperationHandler<'createMfaRecoveryCodes'> = {
   access: 'authenticated',
   async handle(context) {
     await context.deps.store.read((db) => requireMfa(db, context, 'verified'));
-    await proveCode(context, context.body.code, 'totpOrRecovery', (tx, record) => replaceRecoveryCodes(tx, context.deps, record));
+    await proveCode(context, context.body.code, 'totpOrRecovery', (tx, record) =>
+      replaceRecoveryCodes(tx, context.deps, record),
+    );
     return { status: 200, json: emptyEnvelope() };
   },
 };
@@ -197,7 +214,9 @@ const authenticateMfa: OperationHandler<'authenticateMfa'> = {
   async handle(context) {
     const record = await context.deps.store.read((db) => findMfa(db, identityOf(context)));
     if (!record) throw new ApiError('MFA_NOT_ENROLLED');
-    await proveCode(context, context.body.code, 'totpOrRecovery', (tx) => completeSessionMfa(tx, context.deps, context.caller.session.apiSessionId));
+    await proveCode(context, context.body.code, 'totpOrRecovery', (tx) =>
+      completeSessionMfa(tx, context.deps, context.caller.session.apiSessionId),
+    );
     await context.deps.posture.postureChanged(identityOf(context));
     return { status: 200, json: emptyEnvelope() };
   },

@@ -23,7 +23,8 @@ describe('TOTP', () => {
   it('refuses a step already used, and anything but six digits', () => {
     const step = totpStep(at(59));
     assert.equal(matchTotp(RFC_SECRET, '287082', at(59), step), undefined);
-    for (const code of ['', '28708', '2870822', '28708a', ' 287082', '94287082']) assert.equal(matchTotp(RFC_SECRET, code, at(59), 0), undefined, code);
+    for (const code of ['', '28708', '2870822', '28708a', ' 287082', '94287082'])
+      assert.equal(matchTotp(RFC_SECRET, code, at(59), 0), undefined, code);
   });
 
   it('makes 16-character base32 secrets and 20 sorted six-character recovery codes', () => {
@@ -36,7 +37,13 @@ describe('TOTP', () => {
   });
 
   it('writes the provisioning URL as upstream, escaping only what a URL cannot hold', () => {
-    assert.equal(provisioningUrl('openziti.io', 'laptop-01', 'ABCDEFGHIJKLMNOP'), 'otpauth://totp/openziti.io:laptop-01?issuer=openziti.io&secret=ABCDEFGHIJKLMNOP');
-    assert.equal(provisioningUrl('my org', 'Jane Doe #2', 'ABCDEFGHIJKLMNOP'), 'otpauth://totp/my%20org:Jane%20Doe%20%232?issuer=my+org&secret=ABCDEFGHIJKLMNOP');
+    assert.equal(
+      provisioningUrl('openziti.io', 'laptop-01', 'ABCDEFGHIJKLMNOP'),
+      'otpauth://totp/openziti.io:laptop-01?issuer=openziti.io&secret=ABCDEFGHIJKLMNOP',
+    );
+    assert.equal(
+      provisioningUrl('my org', 'Jane Doe #2', 'ABCDEFGHIJKLMNOP'),
+      'otpauth://totp/my%20org:Jane%20Doe%20%232?issuer=my+org&secret=ABCDEFGHIJKLMNOP',
+    );
   });
 });

@@ -43,7 +43,12 @@ export function totpStep(now: Date): number {
  */
 export function matchTotp(secret: string, code: string, now: Date, usedStep: number): number | undefined {
   if (!/^[0-9]{6}$/.test(code)) return undefined;
-  const totp = new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: DIGITS, period: PERIOD_SECONDS });
+  const totp = new TOTP({
+    secret: Secret.fromBase32(secret),
+    algorithm: 'SHA1',
+    digits: DIGITS,
+    period: PERIOD_SECONDS,
+  });
   const delta = totp.validate({ token: code, timestamp: now.getTime(), window: WINDOW });
   if (delta === null) return undefined;
   const step = totpStep(now) + delta;
@@ -52,6 +57,8 @@ export function matchTotp(secret: string, code: string, now: Date, usedStep: num
 
 /** Upstream's recovery codes: the first six characters of the base32 of eight random bytes, twenty of them, sorted. */
 export function newRecoveryCodes(): string[] {
-  const codes = Array.from({ length: RECOVERY_CODE_COUNT }, () => new Secret({ buffer: new Uint8Array(randomBytes(8)).buffer }).base32.slice(0, 6));
+  const codes = Array.from({ length: RECOVERY_CODE_COUNT }, () =>
+    new Secret({ buffer: new Uint8Array(randomBytes(8)).buffer }).base32.slice(0, 6),
+  );
   return codes.sort();
 }

@@ -27,12 +27,21 @@ type CaRow = CaRecord;
 type NameSymbol = 'caName' | 'caId' | 'commonName' | 'requestedName' | 'identityId';
 
 /** The first CA (by id, as upstream's store iterates) that is verified, enabled and issued the presented chain. */
-function enrollingCa(cas: readonly CaRow[], leaf: X509Certificate, intermediates: X509Certificate[], now: Date): CaRow | undefined {
+function enrollingCa(
+  cas: readonly CaRow[],
+  leaf: X509Certificate,
+  intermediates: X509Certificate[],
+  now: Date,
+): CaRow | undefined {
   return cas.find(
     (ca) =>
       ca.is_auto_ca_enrollment_enabled === 1 &&
       ca.is_verified === 1 &&
-      verifyPath(leaf, intermediates, anchorsFromPem(ca.cert_pem, ca.id), { now, checkLeafValidity: true, requireClientAuth: true }),
+      verifyPath(leaf, intermediates, anchorsFromPem(ca.cert_pem, ca.id), {
+        now,
+        checkLeafValidity: true,
+        requireClientAuth: true,
+      }),
   );
 }
 
@@ -49,7 +58,10 @@ function formatName(ca: CaRow, leaf: X509Certificate, requestedName: string, ide
     identityId,
   };
   const format = ca.identity_name_format || DEFAULT_IDENTITY_NAME_FORMAT;
-  return format.replace(/\[(caName|caId|commonName|requestedName|identityId)\]/g, (_match, symbol: NameSymbol) => symbols[symbol]);
+  return format.replace(
+    /\[(caName|caId|commonName|requestedName|identityId)\]/g,
+    (_match, symbol: NameSymbol) => symbols[symbol],
+  );
 }
 
 /**
@@ -80,12 +92,15 @@ export async function enrollWithCa(context: OperationContext): Promise<Operation
     const ca = enrollingCa(cas, leaf, intermediates, now);
     if (!ca) throw new ApiError('CERT_FAILED_VALIDATION');
     // Stored normalised (normaliseExternalIdClaim), so reading it back through the same check refuses nothing.
-    const claim = ca.external_id_claim ? (normaliseExternalIdClaim(parseJsonValue(ca.external_id_claim)) ?? undefined) : undefined;
+    const claim = ca.external_id_claim
+      ? (normaliseExternalIdClaim(parseJsonValue(ca.external_id_claim)) ?? undefined)
+      : undefined;
     const externalId = claim ? externalIdOf(leaf.raw, claim) : undefined;
     if (claim && externalId === undefined) throw new ApiError('MISSING_CERT_CLAIM');
     if (externalId !== undefined) {
       // Upstream fails on the unique index; 409 CERT_IN_USE tells the SDK the certificate already enrolled.
-      if (await identityIdBy(tx, 'externalId', externalId)) throw ApiError.withMessage('CERT_IN_USE', `an identity with externalId ${externalId} already exists`);
+      if (await identityIdBy(tx, 'externalId', externalId))
+        throw ApiError.withMessage('CERT_IN_USE', `an identity with externalId ${externalId} already exists`);
     } else {
       await requireUnusedFingerprint(tx, certificateFingerprint(leaf.raw));
     }

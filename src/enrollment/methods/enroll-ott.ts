@@ -29,12 +29,24 @@ export const enrollWithOtt: EnrollMethod = async (context, enrollment) => {
   const identityId = enrollment.identityId;
   if (identityId === null) throw new ApiError('INVALID_ENROLLMENT_TOKEN');
   // The CSR's SANs are ignored and its CN is not checked, as upstream (clients put the identity id there).
-  const issued = await signCsr(deps.pki, context.body, { use: 'client', now: deps.clock(), lifetimeMs: lifetimes.year, keepAltNames: false, backdate: true });
+  const issued = await signCsr(deps.pki, context.body, {
+    use: 'client',
+    now: deps.clock(),
+    lifetimeMs: lifetimes.year,
+    keepAltNames: false,
+    backdate: true,
+  });
   await deps.store.transaction(async (tx) => {
     // Consumed first: a token redeemed twice at once issues two certificates but binds only one.
     await consumeEnrollment(tx, enrollment);
     // Through the authenticator rules: a second certificate authenticator for the identity is refused (409).
-    await createEntityIn(tx, deps, authenticator, { method: 'cert', identityId, certPem: issued.certPem }, { id: deps.ids.shortId(), verifiedByCaId: null });
+    await createEntityIn(
+      tx,
+      deps,
+      authenticator,
+      { method: 'cert', identityId, certPem: issued.certPem },
+      { id: deps.ids.shortId(), verifiedByCaId: null },
+    );
   });
   return certificateResponse(context, issued);
 };

@@ -19,15 +19,24 @@ import { consumeEnrollment } from '../enrollment-record.js';
 
 /** A certificate binds to one authenticator only (upstream cause data: the fingerprint). */
 export async function requireUnusedFingerprint(tx: Db, fingerprint: string): Promise<void> {
-  if (await authenticatorWithFingerprint(tx, fingerprint)) throw ApiError.withMessage('CERT_IN_USE', `the certificate with fingerprint ${fingerprint} is already in use`);
+  if (await authenticatorWithFingerprint(tx, fingerprint))
+    throw ApiError.withMessage('CERT_IN_USE', `the certificate with fingerprint ${fingerprint} is already in use`);
 }
 
 /**
  * A `cert` authenticator for a third-party certificate the enrollment verified, made by the authenticator rules (one
  * per identity) and tied to its CA so that deleting the CA removes it.
  */
-export async function insertCaAuthenticator(tx: Db, deps: EntityDeps, input: { identityId: string; certificate: X509Certificate; caId: string }): Promise<void> {
-  const body = { method: 'cert', identityId: input.identityId, certPem: derToPem(input.certificate.raw, 'CERTIFICATE') };
+export async function insertCaAuthenticator(
+  tx: Db,
+  deps: EntityDeps,
+  input: { identityId: string; certificate: X509Certificate; caId: string },
+): Promise<void> {
+  const body = {
+    method: 'cert',
+    identityId: input.identityId,
+    certPem: derToPem(input.certificate.raw, 'CERTIFICATE'),
+  };
   await createEntityIn(tx, deps, authenticator, body, { verifiedByCaId: input.caId });
 }
 
@@ -44,7 +53,9 @@ export const enrollWithOttCa: EnrollMethod = async (context, enrollment) => {
     if (!ca) throw new ApiError('INVALID_ENROLLMENT_TOKEN');
     if (ca.is_ott_ca_enrollment_enabled !== 1 || ca.is_verified !== 1) throw new ApiError('ENROLLMENT_CA_NOT_VALID');
     const anchors = anchorsFromPem(ca.cert_pem, caId);
-    const certificate = presented.find((candidate) => verifyPath(candidate, [], anchors, { now, checkLeafValidity: true, requireClientAuth: true }));
+    const certificate = presented.find((candidate) =>
+      verifyPath(candidate, [], anchors, { now, checkLeafValidity: true, requireClientAuth: true }),
+    );
     if (!certificate) throw new ApiError('CERT_FAILED_VALIDATION');
     await requireUnusedFingerprint(tx, certificateFingerprint(certificate.raw));
     await consumeEnrollment(tx, enrollment);

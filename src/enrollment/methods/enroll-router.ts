@@ -45,7 +45,8 @@ export async function readEnrollmentCsrs(body: unknown): Promise<RouterCsrs> {
   }
   const { serverCertCsr, certCsr } = fields;
   // Checked above, in upstream's order; this only tells the types.
-  if (typeof serverCertCsr !== 'string' || typeof certCsr !== 'string') throw ApiError.withMessage('MISSING_OR_INVALID_CSR', 'invalid CSR');
+  if (typeof serverCertCsr !== 'string' || typeof certCsr !== 'string')
+    throw ApiError.withMessage('MISSING_OR_INVALID_CSR', 'invalid CSR');
   return { serverCertCsr, certCsr };
 }
 
@@ -67,7 +68,11 @@ export async function readExtensionCsrs(body: RouterCsrs): Promise<RouterCsrs> {
  * other names for edge routers and overwrites them for transit routers; we refuse for both, since the ziti
  * router always sends its id (the JWT `sub`) and signCsr cannot rename a subject.
  */
-export async function issueRouterCertificates(deps: { clock: Clock; pki: Pki }, routerId: string, csrs: RouterCsrs): Promise<RouterCertificates> {
+export async function issueRouterCertificates(
+  deps: { clock: Clock; pki: Pki },
+  routerId: string,
+  csrs: RouterCsrs,
+): Promise<RouterCertificates> {
   const common = { now: deps.clock(), lifetimeMs: lifetimes.year, keepAltNames: true };
   const server = await signCsr(deps.pki, csrs.serverCertCsr, { ...common, use: 'server' });
   const client = await signCsr(deps.pki, csrs.certCsr, { ...common, use: 'client', requiredCommonName: routerId });
@@ -75,7 +80,12 @@ export async function issueRouterCertificates(deps: { clock: Clock; pki: Pki }, 
 }
 
 /** The router's certificate is now its client leaf: the fingerprint identifies it from here on. */
-export async function storeRouterCertificate(tx: Db, deps: { clock: Clock }, routerId: string, client: IssuedCertificate): Promise<void> {
+export async function storeRouterCertificate(
+  tx: Db,
+  deps: { clock: Clock },
+  routerId: string,
+  client: IssuedCertificate,
+): Promise<void> {
   await setRouterCertificate(tx, routerId, client, formatTimestamp(deps.clock()));
 }
 
@@ -100,5 +110,8 @@ export const enrollRouter: EnrollMethod = async ({ deps, body }, enrollment) => 
     await storeRouterCertificate(tx, deps, routerId, client);
   });
   // The router refuses a reply in which any of the three is empty (`router/enroll/enroll.go`).
-  return { status: 200, json: envelope({ ca: deps.pki.caBundlePem, cert: client.chainPem, serverCert: server.chainPem }) };
+  return {
+    status: 200,
+    json: envelope({ ca: deps.pki.caBundlePem, cert: client.chainPem, serverCert: server.chainPem }),
+  };
 };

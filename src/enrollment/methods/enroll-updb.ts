@@ -11,7 +11,8 @@ import { requireUnusedUsername } from '../create-enrollment.js';
 /** `/enroll?method=updb` declares no body; upstream answers a missing password with a 500 (quirk Q7), we with a 400. */
 function passwordFrom(body: unknown): unknown {
   const password = isJsonObject(body) ? body.password : undefined;
-  if (typeof password !== 'string') throw ApiError.invalidField('password', 'password is required', password === undefined ? undefined : '******');
+  if (typeof password !== 'string')
+    throw ApiError.invalidField('password', 'password is required', password === undefined ? undefined : '******');
   return password;
 }
 
@@ -30,7 +31,13 @@ export const enrollWithUpdb: EnrollMethod = async (context, enrollment) => {
     await consumeEnrollment(tx, enrollment);
     // Usernames are checked when the enrollment is made, but an admin may have taken it for another identity since.
     await requireUnusedUsername(tx, username, 'username', deps.clock());
-    await createEntityIn(tx, deps, authenticator, { method: 'updb', identityId, username, password }, { id: deps.ids.shortId() });
+    await createEntityIn(
+      tx,
+      deps,
+      authenticator,
+      { method: 'updb', identityId, username, password },
+      { id: deps.ids.shortId() },
+    );
   });
   return { status: 200, json: emptyEnvelope() };
 };

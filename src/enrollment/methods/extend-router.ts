@@ -15,7 +15,10 @@ import { issueRouterCertificates, readExtensionCsrs, storeRouterCertificate } fr
  * chain and looks it up among edge routers, then transit routers (one table here). No certificate, only CA
  * certificates, or an unknown fingerprint → 401 UNAUTHORIZED.
  */
-async function routerPresenting(db: Db, presented: readonly X509Certificate[]): Promise<{ id: string; fingerprint: string }> {
+async function routerPresenting(
+  db: Db,
+  presented: readonly X509Certificate[],
+): Promise<{ id: string; fingerprint: string }> {
   const leaf = presented.filter((certificate) => !certificate.ca).at(-1);
   const fingerprint = leaf ? certificateFingerprint(leaf.raw) : undefined;
   const routerId = fingerprint ? await routerWithFingerprint(db, fingerprint) : undefined;

@@ -21,7 +21,11 @@ function clampLimits(policy: AuthPolicy): void {
 }
 
 function signerNotFound(field: string, id: string): ApiError {
-  return new ApiError('NOT_FOUND', { field, reason: 'no externalJwtSigner found with the given id', value: goValue(id) });
+  return new ApiError('NOT_FOUND', {
+    field,
+    reason: 'no externalJwtSigner found with the given id',
+    value: goValue(id),
+  });
 }
 
 /**

@@ -8,12 +8,18 @@ import type { EntityDefinition } from '../../crud/define-entity.js';
 import { authenticatorById } from '../../store/queries/authenticators.js';
 import { modifyEntity, removeEntityIn, requireEntity } from '../../crud/entity-writes.js';
 import { verifyPassword } from '../../auth/password.js';
-import { createEnrollment, futureInstant, makeRoomForEnrollment, type NewEnrollment } from '../../enrollment/create-enrollment.js';
+import {
+  createEnrollment,
+  futureInstant,
+  makeRoomForEnrollment,
+  type NewEnrollment,
+} from '../../enrollment/create-enrollment.js';
 import { authenticator } from './authenticator.definition.js';
 import { enrollment } from '../enrollment/enrollment.definition.js';
 
 /** The caller's own authenticators; anyone else's is simply not found. */
-const ownScope: ListScope<OperationShape, SessionCaller> = ({ caller }) => Promise.resolve(fieldIs(authenticator, 'identityId', caller.session.identityId));
+const ownScope: ListScope<OperationShape, SessionCaller> = ({ caller }) =>
+  Promise.resolve(fieldIs(authenticator, 'identityId', caller.session.identityId));
 const own = { scope: ownScope };
 
 /** What the caller sees of its own authenticators: upstream links each only to itself, under current-identity. */
@@ -23,15 +29,23 @@ const ownAuthenticator: EntityDefinition = {
 };
 
 /** Self-service change of username and password, proven by the current password (updb only). */
-function modifyOwn<Op extends 'updateCurrentIdentityAuthenticator' | 'patchCurrentIdentityAuthenticator'>(mode: 'update' | 'patch'): OperationHandler<Op> {
+function modifyOwn<Op extends 'updateCurrentIdentityAuthenticator' | 'patchCurrentIdentityAuthenticator'>(
+  mode: 'update' | 'patch',
+): OperationHandler<Op> {
   return {
     access: 'authenticated',
     async handle(context) {
       const { body, params } = context;
-      const found = await context.deps.store.read(async (db) => requireEntity(db, authenticator, params.id, await ownScope(context, db)));
+      const found = await context.deps.store.read(async (db) =>
+        requireEntity(db, authenticator, params.id, await ownScope(context, db)),
+      );
       if (found.method !== 'updb') throw new ApiError('CAN_NOT_UPDATE_AUTHENTICATOR');
-      const matches = await verifyPassword(body.currentPassword, { hash: found.passwordHash as string, salt: found.passwordSalt as string });
-      if (!matches) throw ApiError.invalidField('currentPassword', 'invalid current password', '******').as('UNAUTHORIZED');
+      const matches = await verifyPassword(body.currentPassword, {
+        hash: found.passwordHash as string,
+        salt: found.passwordSalt as string,
+      });
+      if (!matches)
+        throw ApiError.invalidField('currentPassword', 'invalid current password', '******').as('UNAUTHORIZED');
       await modifyEntity(context.deps, authenticator, found.id, body, mode);
       return { status: 200, json: emptyEnvelope() };
     },

@@ -22,7 +22,8 @@ import { splitPemCertificates } from '../../pki/pem.js';
 const METHODS = ['updb', 'cert'];
 
 async function requireIdentity(tx: Db, id: unknown): Promise<void> {
-  if (!(await identityExists(tx, String(id)))) throw ApiError.invalidField('identityId', 'no identity found with the given id', id);
+  if (!(await identityExists(tx, String(id))))
+    throw ApiError.invalidField('identityId', 'no identity found with the given id', id);
 }
 
 async function requireFreeMethod(tx: Db, identityId: string, method: string): Promise<void> {
@@ -36,7 +37,12 @@ const issuingCa = new WeakMap<WriteChange<Authenticator>, string | undefined>();
  * Exactly one certificate that chains to the controller's trust bundle or to a verified third-party CA (reference
  * §10.3; any key usage, and the certificate itself may have expired, as login leaves that to the auth policy).
  */
-async function validateCertificate(tx: Db, pki: Pki, pem: unknown, now: Date): Promise<{ fingerprint: string; caId: string | undefined }> {
+async function validateCertificate(
+  tx: Db,
+  pki: Pki,
+  pem: unknown,
+  now: Date,
+): Promise<{ fingerprint: string; caId: string | undefined }> {
   const { pem: block, certificate } = singleCertificate(pem);
   const cas = await verifiedCas(tx, false);
   const anchors = [...controllerAnchors(pki), ...cas.flatMap((ca) => anchorsFromPem(ca.certPem, ca.id))];
@@ -99,15 +105,21 @@ export async function endSessionsOf(tx: Db, authenticator: Pick<Authenticator, '
 
 export const authenticatorRules: EntityRules<Authenticator> = {
   // Migration 015's unique (identity_id, method): a concurrent writer added the method after requireFreeMethod looked.
-  uniqueError: (columns) => (columns.includes('method') ? new ApiError('MAX_AUTHENTICATOR_METHODS_REACHED') : undefined),
+  uniqueError: (columns) =>
+    columns.includes('method') ? new ApiError('MAX_AUTHENTICATOR_METHODS_REACHED') : undefined,
   async validate({ tx, deps }, change) {
     const { after } = change;
     if (change.op === 'create') {
-      if (!METHODS.includes(after.method)) throw ApiError.invalidField('method', 'method must be updb or cert', after.method);
+      if (!METHODS.includes(after.method))
+        throw ApiError.invalidField('method', 'method must be updb or cert', after.method);
       await requireIdentity(tx, after.identityId);
       await requireFreeMethod(tx, after.identityId, after.method);
     }
-    if (change.op !== 'create' && after.method === 'cert' && (change.changed.has('username') || (change.body.password ?? null) !== null)) {
+    if (
+      change.op !== 'create' &&
+      after.method === 'cert' &&
+      (change.changed.has('username') || (change.body.password ?? null) !== null)
+    ) {
       throw new ApiError('CAN_NOT_UPDATE_AUTHENTICATOR');
     }
     await applySecrets({ tx, deps }, change);
@@ -121,7 +133,10 @@ export const authenticatorRules: EntityRules<Authenticator> = {
   },
 
   async extend({ db }, entities) {
-    const refFor = await identityRefs(db, entities.map((e) => e.identityId));
+    const refFor = await identityRefs(
+      db,
+      entities.map((e) => e.identityId),
+    );
     return entities.map((entity) => ({
       identity: refFor(entity.identityId),
       ...(entity.method === 'updb' ? { certPem: undefined, fingerprint: undefined } : { username: undefined }),

@@ -35,7 +35,9 @@ const getCaJwt: OperationHandler<'getCaJwt'> = {
 /** The first PEM block of a body, with its type, or undefined when the body holds none. */
 function firstPemBlock(text: string): { type: string; der: Buffer } | undefined {
   const [, type, base64] = /-----BEGIN ([A-Z0-9 ]+)-----([A-Za-z0-9+/=\s]*?)-----END \1-----/.exec(text) ?? [];
-  return type !== undefined && base64 !== undefined ? { type, der: Buffer.from(base64.replace(/\s+/g, ''), 'base64') } : undefined;
+  return type !== undefined && base64 !== undefined
+    ? { type, der: Buffer.from(base64.replace(/\s+/g, ''), 'base64') }
+    : undefined;
 }
 
 /** Go's `Subject.CommonName`: the last CN attribute. */
@@ -55,7 +57,8 @@ const verifyCa: OperationHandler<'verifyCa'> = {
     const block = firstPemBlock(body);
     // Upstream answers this one without a cause.
     if (!block) throw new ApiError('COULD_NOT_PARSE_BODY');
-    if (block.type !== 'CERTIFICATE') throw ApiError.withMessage('EXPECTED_PEM_CERTIFICATE', `encountered PEM block type ${block.type}`);
+    if (block.type !== 'CERTIFICATE')
+      throw ApiError.withMessage('EXPECTED_PEM_CERTIFICATE', `encountered PEM block type ${block.type}`);
     let certificate: X509Certificate;
     try {
       certificate = new X509Certificate(block.der);

@@ -24,14 +24,17 @@ function caCertificates(certPem: string): string[] {
   for (let number = 1; remainder.length > 0; number++) {
     const block = pemBlock.exec(remainder);
     if (!block) throw ApiError.invalidField('certPem', `could not parse block #${number}`, certPem);
-    if (block[1] !== 'CERTIFICATE') throw ApiError.invalidField('certPem', `block #${number} is not a certificate`, certPem);
+    if (block[1] !== 'CERTIFICATE')
+      throw ApiError.invalidField('certPem', `block #${number} is not a certificate`, certPem);
     blocks.push(block[0]);
     remainder = remainder.slice(block.index + block[0].length);
   }
-  if (blocks.length === 0) throw ApiError.invalidField('certPem', 'at least one leaf certificate must be supplied', certPem);
+  if (blocks.length === 0)
+    throw ApiError.invalidField('certPem', 'at least one leaf certificate must be supplied', certPem);
   return blocks.map((block, index) => {
     const [pem] = splitPemCertificates(block);
-    if (pem === undefined) throw ApiError.invalidField('certPem', `could not parse block #${index + 1} as an x509 certificate`, certPem);
+    if (pem === undefined)
+      throw ApiError.invalidField('certPem', `could not parse block #${index + 1} as an x509 certificate`, certPem);
     return pem;
   });
 }
@@ -87,6 +90,11 @@ export const caRules: EntityRules = {
 
   extend(_context, entities) {
     // The contract requires identityRoles as an array; a claim that is not configured is left out, as upstream.
-    return Promise.resolve(entities.map((entity) => ({ identityRoles: entity.identityRoles ?? [], externalIdClaim: entity.externalIdClaim ?? undefined })));
+    return Promise.resolve(
+      entities.map((entity) => ({
+        identityRoles: entity.identityRoles ?? [],
+        externalIdClaim: entity.externalIdClaim ?? undefined,
+      })),
+    );
   },
 };

@@ -34,7 +34,11 @@ function checkedSchema(schema: unknown): unknown {
   try {
     configDataCheck(document);
   } catch (error) {
-    throw ApiError.invalidField('schema', `invalid schema ${error instanceof Error ? error.message : String(error)}`, document);
+    throw ApiError.invalidField(
+      'schema',
+      `invalid schema ${error instanceof Error ? error.message : String(error)}`,
+      document,
+    );
   }
   if (document.type !== 'object') {
     throw ApiError.invalidField('schema', 'invalid config type schema, root type must be object', document);
@@ -47,7 +51,11 @@ export const configTypeRules: EntityRules = {
     const after = change.after;
     if (change.changed.has('schema')) requireObjectSchema(after.schema);
     if (after.name === RESERVED_NAME) {
-      throw ApiError.invalidField('name', `${RESERVED_NAME} is a keyword and may not be used as a config type name`, after.name);
+      throw ApiError.invalidField(
+        'name',
+        `${RESERVED_NAME} is a keyword and may not be used as a config type name`,
+        after.name,
+      );
     }
     if (change.changed.has('schema')) after.schema = checkedSchema(after.schema);
     return Promise.resolve();
@@ -56,7 +64,10 @@ export const configTypeRules: EntityRules = {
   /** Upstream refuses with a plain error (a 500, in these words); the contract's 409 is what a client can act on. */
   async beforeDelete({ tx }, existing) {
     if (await hasConfigsOfType(tx, existing.id)) {
-      throw ApiError.withMessage('CAN_NOT_DELETE_REFERENCED_ENTITY', `cannot delete config type ${String(existing.id)}, as configs of that type exist`);
+      throw ApiError.withMessage(
+        'CAN_NOT_DELETE_REFERENCED_ENTITY',
+        `cannot delete config type ${String(existing.id)}, as configs of that type exist`,
+      );
     }
   },
 };

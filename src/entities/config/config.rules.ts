@@ -10,7 +10,12 @@ import { configType } from '../config-type/config-type.definition.js';
 import { configDataCheck, withSortedKeys } from '../shared/config-type-schema.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import { touchServiceLists } from '../../store/queries/service-lists.js';
-import { configTypeNames, configTypeSchema, overrideUsingConfig, servicesUsingConfig } from '../../store/queries/configs.js';
+import {
+  configTypeNames,
+  configTypeSchema,
+  overrideUsingConfig,
+  servicesUsingConfig,
+} from '../../store/queries/configs.js';
 
 /** The schema of a config's type (null when it has none); field `type` and these reasons are upstream's. */
 async function requireConfigTypeSchema(db: Db, id: unknown): Promise<Record<string, unknown> | null> {
@@ -27,7 +32,12 @@ async function requireConfigTypeSchema(db: Db, id: unknown): Promise<Record<stri
 function checkedData(data: unknown, schema: Record<string, unknown> | null): unknown {
   if (schema && Object.keys(schema).length > 0) {
     const violation = configDataCheck(schema)(data);
-    if (violation) throw ApiError.invalidField(violation.field, `${violation.field} is invalid: ${violation.message}`, violation.value);
+    if (violation)
+      throw ApiError.invalidField(
+        violation.field,
+        `${violation.field} is invalid: ${violation.message}`,
+        violation.value,
+      );
   }
   return withSortedKeys(data);
 }
@@ -55,7 +65,8 @@ export const configRules: EntityRules<Config> = {
   async validate({ tx }, change) {
     const after = change.after;
     // The contract takes any JSON value here (Go's interface{}); upstream's mapper wants an object.
-    if (change.changed.has('data') && !isJsonObject(after.data)) throw ApiError.invalidField('data', 'invalid type, expected object', after.data);
+    if (change.changed.has('data') && !isJsonObject(after.data))
+      throw ApiError.invalidField('data', 'invalid type, expected object', after.data);
     // configTypeId is written at create only, so on PUT and PATCH this is the stored type.
     const schema = await requireConfigTypeSchema(tx, after.configTypeId);
     if (change.changed.has('data')) after.data = checkedData(after.data, schema);
@@ -78,7 +89,10 @@ export const configRules: EntityRules<Config> = {
     const names = await configTypeNames(db, typeIds);
     return configs.map((entity) => {
       const typeId = entity.configTypeId;
-      return { configType: entityRef(configType, { id: typeId, name: names.get(typeId) ?? '' }), data: entity.data ?? {} };
+      return {
+        configType: entityRef(configType, { id: typeId, name: names.get(typeId) ?? '' }),
+        data: entity.data ?? {},
+      };
     });
   },
 };

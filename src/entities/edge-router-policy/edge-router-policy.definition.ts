@@ -17,6 +17,9 @@ export const edgeRouterPolicy = defineEntity({
     // The only policy kind whose REST model shows it: tunneler-enabled edge routers own system policies.
     isSystem: boolean({ column: 'is_system', filter: false, writable: 'never' }),
   },
-  links: (policy) => ({ 'edge-routers': `./edge-router-policies/${String(policy.id)}/edge-routers`, identities: `./edge-router-policies/${String(policy.id)}/identities` }),
+  links: (policy) => ({
+    'edge-routers': `./edge-router-policies/${String(policy.id)}/edge-routers`,
+    identities: `./edge-router-policies/${String(policy.id)}/identities`,
+  }),
   rules: policyRules(edgeRouterPolicyKind, 'edgeRouterPolicy'),
 });

@@ -7,6 +7,10 @@ import { identity } from '../identity/identity.definition.js';
 import { edgeRouterPolicy } from './edge-router-policy.definition.js';
 
 export const edgeRouterPolicyLinkOperations: OperationTable<'management'> = {
-  listEdgeRouterPolicyEdgeRouters: list(edgeRouter, 'admin', { scope: linkedTo(edgeRouterPolicy, policyLinks.edgeRouterPolicyEdgeRouters) }),
-  listEdgeRouterPolicyIdentities: list(identity, 'admin', { scope: linkedTo(edgeRouterPolicy, policyLinks.edgeRouterPolicyIdentities) }),
+  listEdgeRouterPolicyEdgeRouters: list(edgeRouter, 'admin', {
+    scope: linkedTo(edgeRouterPolicy, policyLinks.edgeRouterPolicyEdgeRouters),
+  }),
+  listEdgeRouterPolicyIdentities: list(identity, 'admin', {
+    scope: linkedTo(edgeRouterPolicy, policyLinks.edgeRouterPolicyIdentities),
+  }),
 };

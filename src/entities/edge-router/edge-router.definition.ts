@@ -31,8 +31,18 @@ export const edgeRouter = defineEntity({
   links: (entity) => ({ 'edge-router-policies': `./edge-routers/${String(entity.id)}/edge-router-policies` }),
   // Upstream's live-state symbols: both are whether an instance holds the router's control channel (migration 018).
   symbols: {
-    connected: { kind: 'column', type: 'bool', column: 'instance_id', via: { existsIn: 'router_presence', ownerColumn: 'router_id' } },
-    online: { kind: 'column', type: 'bool', column: 'instance_id', via: { existsIn: 'router_presence', ownerColumn: 'router_id' } },
+    connected: {
+      kind: 'column',
+      type: 'bool',
+      column: 'instance_id',
+      via: { existsIn: 'router_presence', ownerColumn: 'router_id' },
+    },
+    online: {
+      kind: 'column',
+      type: 'bool',
+      column: 'instance_id',
+      via: { existsIn: 'router_presence', ownerColumn: 'router_id' },
+    },
   },
   rules: edgeRouterRules,
 });

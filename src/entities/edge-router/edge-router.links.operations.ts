@@ -18,9 +18,24 @@ import { policyLinks } from '../../store/queries/policy-tables.js';
 const ofEdgeRouter = (link: LinkTable) => linkedTo(edgeRouter, link, requireEdgeRouter);
 
 /** The client shape (`currentIdentityEdgeRouterDetail`): the base entity and the common edge router properties. */
-const CLIENT_FIELDS = ['_links', 'createdAt', 'id', 'tags', 'updatedAt', 'cost', 'disabled', 'hostname', 'isOnline', 'name', 'noTraversal', 'supportedProtocols', 'syncStatus'];
+const CLIENT_FIELDS = [
+  '_links',
+  'createdAt',
+  'id',
+  'tags',
+  'updatedAt',
+  'cost',
+  'disabled',
+  'hostname',
+  'isOnline',
+  'name',
+  'noTraversal',
+  'supportedProtocols',
+  'syncStatus',
+];
 
-const toClientShape = (router: Record<string, unknown>) => Object.fromEntries(CLIENT_FIELDS.map((field) => [field, router[field]]));
+const toClientShape = (router: Record<string, unknown>) =>
+  Object.fromEntries(CLIENT_FIELDS.map((field) => [field, router[field]]));
 
 /**
  * The edge routers an SDK may connect through (ziti `current_identity_router.go` `listEdgeRouters`): verified
@@ -33,11 +48,14 @@ const getCurrentIdentityEdgeRouters: OperationHandler<'getCurrentIdentityEdgeRou
     const { deps, caller } = context;
     const { session } = caller;
     const query = listQueryFrom(context, edgeRouter.symbols);
-    const granted = session.isAdmin
-      ? everyRow
-      : linkedRows(policyLinks.identityEdgeRouters, session.identityId);
+    const granted = session.isAdmin ? everyRow : linkedRows(policyLinks.identityEdgeRouters, session.identityId);
     const { data, totalCount } = await deps.store.read(async (db) => {
-      const page = await listEntities(db, edgeRouter, query, allOf(fieldIs(edgeRouter, 'isEdge', 1), fieldIs(edgeRouter, 'isVerified', 1), granted));
+      const page = await listEntities(
+        db,
+        edgeRouter,
+        query,
+        allOf(fieldIs(edgeRouter, 'isEdge', 1), fieldIs(edgeRouter, 'isVerified', 1), granted),
+      );
       const routers = await toApiEntities(edgeRouter, page.rows, { db, deps, caller });
       return { data: routers.map(toClientShape), totalCount: page.totalCount };
     });

@@ -1,7 +1,16 @@
 // The management API's /edge-routers operations (re-enroll included) and the edge router role attributes, admin-only.
 import { emptyEnvelope, envelope } from '../../http/envelope.js';
 import type { OperationHandler, OperationTable } from '../../http/operation.js';
-import { create, fieldIs, list, listSetField, patch, remove, update, type ListScope } from '../../crud/crud-handlers.js';
+import {
+  create,
+  fieldIs,
+  list,
+  listSetField,
+  patch,
+  remove,
+  update,
+  type ListScope,
+} from '../../crud/crud-handlers.js';
 import { roleFilterScope } from '../../crud/role-filter.js';
 import { allOf } from '../../store/queries/scopes.js';
 import { toApiEntity } from '../../crud/entity-mapping.js';
@@ -13,7 +22,8 @@ import { requireEdgeRouter } from './edge-router.rules.js';
 const roleFilter = roleFilterScope(edgeRouter);
 
 /** Transit routers live in the same table, so the list sees only edge rows; `roleFilter` narrows it further. */
-const edgeRoutersOnly: ListScope = async (context, db) => allOf(fieldIs(edgeRouter, 'isEdge', 1), await roleFilter(context, db));
+const edgeRoutersOnly: ListScope = async (context, db) =>
+  allOf(fieldIs(edgeRouter, 'isEdge', 1), await roleFilter(context, db));
 
 const detailEdgeRouter: OperationHandler<'detailEdgeRouter'> = {
   access: 'admin',

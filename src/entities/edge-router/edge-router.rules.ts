@@ -35,8 +35,14 @@ const ownRules: EntityRules = {
   },
 
   async extend({ db }, routers) {
-    const enrollments = await routerEnrollments(db, routers.filter((r) => r.isVerified !== true).map((r) => r.id));
-    const states = await edgeRouterLiveStates(db, routers.map((router) => router.id));
+    const enrollments = await routerEnrollments(
+      db,
+      routers.filter((r) => r.isVerified !== true).map((r) => r.id),
+    );
+    const states = await edgeRouterLiveStates(
+      db,
+      routers.map((router) => router.id),
+    );
     return routers.map((router) => ({
       ...states.get(router.id),
       appData: router.appData ?? {},

@@ -25,8 +25,18 @@ export const enrollment = defineEntity({
   },
   symbols: {
     // One router column for both kinds; the views keep `edgeRouter = <transit router id>` from matching.
-    edgeRouter: { kind: 'column', type: 'string', column: 'id', via: { table: 'edge_routers', foreignKey: 'router_id' } },
-    transitRouter: { kind: 'column', type: 'string', column: 'id', via: { table: 'transit_router_ids', foreignKey: 'router_id' } },
+    edgeRouter: {
+      kind: 'column',
+      type: 'string',
+      column: 'id',
+      via: { table: 'edge_routers', foreignKey: 'router_id' },
+    },
+    transitRouter: {
+      kind: 'column',
+      type: 'string',
+      column: 'id',
+      via: { table: 'transit_router_ids', foreignKey: 'router_id' },
+    },
   },
   rules: enrollmentRules,
 });

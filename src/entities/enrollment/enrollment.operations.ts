@@ -5,7 +5,12 @@ import { formatTimestamp } from '../../lib/clock.js';
 import { createdEnvelope } from '../../http/envelope.js';
 import type { OperationHandler, OperationTable } from '../../http/operation.js';
 import { detail, list, remove } from '../../crud/crud-handlers.js';
-import { createEnrollment, futureInstant, makeRoomForEnrollment, requireUnusedUsername } from '../../enrollment/create-enrollment.js';
+import {
+  createEnrollment,
+  futureInstant,
+  makeRoomForEnrollment,
+  requireUnusedUsername,
+} from '../../enrollment/create-enrollment.js';
 import { signEnrollmentJwt, type EnrollmentMethod } from '../../enrollment/enrollment-jwt.js';
 import { enrollmentBy, refreshEnrollmentRow } from '../../store/queries/enrollments.js';
 import { caExists } from '../../store/queries/cas.js';
@@ -15,7 +20,13 @@ import { enrollment } from './enrollment.definition.js';
 
 type Exists = (db: Db, id: string) => Promise<boolean>;
 
-async function requireRow(db: Db, exists: Exists, id: string | null | undefined, field: string, reason: string): Promise<string> {
+async function requireRow(
+  db: Db,
+  exists: Exists,
+  id: string | null | undefined,
+  field: string,
+  reason: string,
+): Promise<string> {
   if (!id || !(await exists(db, id))) throw ApiError.invalidField(field, reason, id);
   return id;
 }
@@ -42,7 +53,14 @@ const createEnrollmentOperation: OperationHandler<'createEnrollment'> = {
         await requireUnusedUsername(tx, username, 'username', now);
       }
       await makeRoomForEnrollment(tx, identityId, input.method, now);
-      await createEnrollment(tx, deps, { id, method: input.method, identityId, expiresAt, ...(caId ? { caId } : {}), ...(username ? { username } : {}) });
+      await createEnrollment(tx, deps, {
+        id,
+        method: input.method,
+        identityId,
+        expiresAt,
+        ...(caId ? { caId } : {}),
+        ...(username ? { username } : {}),
+      });
     });
     return { status: 201, json: createdEnvelope(enrollment.path, id) };
   },
@@ -64,7 +82,12 @@ const refreshEnrollment: OperationHandler<'refreshEnrollment'> = {
       const now = deps.clock();
       const expiresAt = futureInstant(requested, now, 'must be after the current date and time');
       // The store holds only the methods enrollments are created with; its row types the column as text.
-      const jwt = await signEnrollmentJwt(deps.pki, deps.settings, { subject, token: record.token, method: record.method as EnrollmentMethod, expiresAt });
+      const jwt = await signEnrollmentJwt(deps.pki, deps.settings, {
+        subject,
+        token: record.token,
+        method: record.method as EnrollmentMethod,
+        expiresAt,
+      });
       await refreshEnrollmentRow(tx, id, formatTimestamp(expiresAt), jwt, formatTimestamp(now));
     });
     return { status: 200, json: createdEnvelope(enrollment.path, id) };

@@ -9,11 +9,10 @@ import { routerNames } from '../../store/queries/routers.js';
 export const enrollmentRules: EntityRules = {
   async extend({ db }, entities) {
     const identityIds = entities.map((e) => e.identityId).filter((id): id is string => typeof id === 'string');
-    const routerIds = [...new Set(entities.map((e) => e.routerId).filter((id): id is string => typeof id === 'string'))];
-    const [refFor, routers] = await Promise.all([
-      identityRefs(db, identityIds),
-      routerNames(db, routerIds),
-    ]);
+    const routerIds = [
+      ...new Set(entities.map((e) => e.routerId).filter((id): id is string => typeof id === 'string')),
+    ];
+    const [refFor, routers] = await Promise.all([identityRefs(db, identityIds), routerNames(db, routerIds)]);
     const routerById = new Map(routers.map((row) => [row.id, row]));
     return entities.map((entity) => {
       const out: Record<string, unknown> = {};
@@ -24,7 +23,8 @@ export const enrollmentRules: EntityRules = {
       const routerRow = typeof entity.routerId === 'string' ? routerById.get(entity.routerId) : undefined;
       if (routerRow) {
         const values = { id: routerRow.id, name: routerRow.name };
-        if (routerRow.isEdge) Object.assign(out, { edgeRouterId: values.id, edgeRouter: entityRef(edgeRouter, values) });
+        if (routerRow.isEdge)
+          Object.assign(out, { edgeRouterId: values.id, edgeRouter: entityRef(edgeRouter, values) });
         else Object.assign(out, { transitRouterId: values.id, transitRouter: entityRef(router, values) });
       }
       // Upstream always renders `username: ""`, which omitempty drops; the updb username is not shown.

@@ -14,5 +14,7 @@ export const externalJwtSignerOperations: OperationTable<'management'> = {
 
 /** Anonymous, as upstream: a client picks its identity provider before it has a session. Enabled signers only. */
 export const clientExternalJwtSignerOperations: OperationTable<'client'> = {
-  listExternalJwtSigners: list(publicExternalJwtSigner, 'public', { scope: () => Promise.resolve(fieldIs(externalJwtSigner, 'enabled', 1)) }),
+  listExternalJwtSigners: list(publicExternalJwtSigner, 'public', {
+    scope: () => Promise.resolve(fieldIs(externalJwtSigner, 'enabled', 1)),
+  }),
 };

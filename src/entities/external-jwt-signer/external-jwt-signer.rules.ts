@@ -14,7 +14,8 @@ import { isHttpUrl } from '../../auth/ext-jwt/jwks-fetch.js';
 /** Go's zero time, what upstream renders for the certificate dates of a JWKS signer. */
 const ZERO_TIME = '0001-01-01T00:00:00.000Z';
 
-const blank = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+const blank = (value: unknown) =>
+  value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 
 /** As upstream's PersistEntity: blank optional strings are stored as none, a blank claims property as `sub`. */
 function normalise(signer: ExternalJwtSigner): void {
@@ -32,12 +33,18 @@ function normalise(signer: ExternalJwtSigner): void {
 
 /** One key source: a certificate (its details derived here) or a JWKS endpoint, never both, never neither. */
 function deriveKeySource(signer: ExternalJwtSigner): void {
-  if (signer.certPem === null && signer.jwksEndpoint === null) throw ApiError.invalidField('certPem', 'jwksEndpoint or certPem is required', null);
+  if (signer.certPem === null && signer.jwksEndpoint === null)
+    throw ApiError.invalidField('certPem', 'jwksEndpoint or certPem is required', null);
   if (signer.certPem !== null && signer.jwksEndpoint !== null) {
-    throw ApiError.invalidField('jwksEndpoint', 'only one of jwksEndpoint or certPem may be defined', signer.jwksEndpoint);
+    throw ApiError.invalidField(
+      'jwksEndpoint',
+      'only one of jwksEndpoint or certPem may be defined',
+      signer.jwksEndpoint,
+    );
   }
   if (signer.jwksEndpoint !== null) {
-    if (!isHttpUrl(signer.jwksEndpoint)) throw ApiError.invalidField('jwksEndpoint', 'jwksEndpoint must be an http or https URL', signer.jwksEndpoint);
+    if (!isHttpUrl(signer.jwksEndpoint))
+      throw ApiError.invalidField('jwksEndpoint', 'jwksEndpoint must be an http or https URL', signer.jwksEndpoint);
     Object.assign(signer, { fingerprint: null, commonName: '', notBefore: null, notAfter: null });
     return;
   }
@@ -71,9 +78,11 @@ export const externalJwtSignerRules: EntityRules<ExternalJwtSigner> = {
   async beforeDelete({ tx }, existing) {
     const id = existing.id;
     const allowing = await authPoliciesAllowingSigner(tx, id);
-    if (allowing.length > 0) throw ApiError.referencedByLinks('externalJwtSigners', 'primary.extJwt.allowedSigners', 'authPolicies', allowing);
+    if (allowing.length > 0)
+      throw ApiError.referencedByLinks('externalJwtSigners', 'primary.extJwt.allowedSigners', 'authPolicies', allowing);
     const requiring = await firstAuthPolicyRequiringSigner(tx, id);
-    if (requiring) throw ApiError.referencedByKey('externalJwtSigner', 'secondary.requireExtJwtSigner', 'authPolicy', requiring);
+    if (requiring)
+      throw ApiError.referencedByKey('externalJwtSigner', 'secondary.requireExtJwtSigner', 'authPolicy', requiring);
   },
 
   extend(_context, signers) {

@@ -19,7 +19,9 @@ function caRef(ca: NonNullable<IdentityEnrollmentRow['ca']>): Record<string, unk
  * enrollments are shown too, as stored: the admin sees the past `expiresAt` and can refresh it. Router enrollments
  * never appear (they have no identity).
  */
-export function identityEnrollments(rows: readonly IdentityEnrollmentRow[]): (identityId: string) => Record<string, unknown> {
+export function identityEnrollments(
+  rows: readonly IdentityEnrollmentRow[],
+): (identityId: string) => Record<string, unknown> {
   const blocks = new Map<string, Record<string, unknown>>();
   for (const row of rows) {
     const method = row.method;

@@ -80,7 +80,10 @@ const getCurrentIdentity: OperationHandler<'getCurrentIdentity'> = {
 
 export const identityOperations: OperationTable<'management'> = {
   // Consoles and scripts poll it: kept until a table its rows, computed fields (identity.rules.ts) or role filter read moves.
-  listIdentities: list(identity, 'admin', { scope: roleFilterScope(identity), keep: { dependsOn: IDENTITY_LIST_READS } }),
+  listIdentities: list(identity, 'admin', {
+    scope: roleFilterScope(identity),
+    keep: { dependsOn: IDENTITY_LIST_READS },
+  }),
   detailIdentity: detail(identity, 'admin'),
   createIdentity: create(identity, 'admin'),
   updateIdentity: update(identity, 'admin'),

@@ -21,8 +21,14 @@ const getIdentityPolicyAdvice: OperationHandler<'getIdentityPolicyAdvice'> = {
       const who = await requireEntity(db, identity, id);
       const what = await requireEntity(db, service, serviceId);
       const advice = await analyzeServiceReachability(db, id, serviceId);
-      const states = await edgeRouterLiveStates(db, advice.commonRouters.map((router) => router.id));
-      const commonRouters = advice.commonRouters.map((router) => ({ ...entityRef(edgeRouter, router), isOnline: states.get(router.id)?.isOnline === true }));
+      const states = await edgeRouterLiveStates(
+        db,
+        advice.commonRouters.map((router) => router.id),
+      );
+      const commonRouters = advice.commonRouters.map((router) => ({
+        ...entityRef(edgeRouter, router),
+        isOnline: states.get(router.id)?.isOnline === true,
+      }));
       return {
         identityId: id,
         identity: entityRef(identity, who),

@@ -7,7 +7,11 @@ import { caExists } from '../../store/queries/cas.js';
 import { identityExtras } from '../../store/queries/identities.js';
 import type { Db } from '../../store/store.js';
 import { withPolicyLinks } from '../shared/policy-links.rules.js';
-import { createEnrollment, DEFAULT_ENROLLMENT_LIFETIME_MS, requireUnusedUsername } from '../../enrollment/create-enrollment.js';
+import {
+  createEnrollment,
+  DEFAULT_ENROLLMENT_LIFETIME_MS,
+  requireUnusedUsername,
+} from '../../enrollment/create-enrollment.js';
 import { identityEnrollments } from './identity-enrollments.js';
 import { isIdentityDisabled } from '../../auth/identity-disable.js';
 import type { Identity } from './identity.fields.js';
@@ -19,7 +23,8 @@ function typeIdFor(type: unknown): string {
 }
 
 async function requireAuthPolicy(tx: Db, id: unknown): Promise<void> {
-  if (!(await authPolicyExists(tx, String(id)))) throw ApiError.invalidField('authPolicyId', 'no auth policy found with the given id', id);
+  if (!(await authPolicyExists(tx, String(id))))
+    throw ApiError.invalidField('authPolicyId', 'no auth policy found with the given id', id);
 }
 
 /**
@@ -41,7 +46,11 @@ function refuseRouterIdentityChange(change: WriteChange<Identity>): void {
  * `enrollment: {ott | ottca | updb}` on create: the first one set is made, for the default lifetime, in the
  * identity's transaction (upstream `routes/identity_api_model.go` MapCreateIdentityToModel, CreateWithEnrollments).
  */
-async function createRequestedEnrollment({ tx, deps }: RuleContext, identityId: string, requested: unknown): Promise<void> {
+async function createRequestedEnrollment(
+  { tx, deps }: RuleContext,
+  identityId: string,
+  requested: unknown,
+): Promise<void> {
   const { ott, ottca, updb } = isJsonObject(requested) ? requested : {};
   const now = deps.clock();
   const expiresAt = new Date(now.getTime() + DEFAULT_ENROLLMENT_LIFETIME_MS);
@@ -86,7 +95,11 @@ const ownRules: EntityRules<Identity> = {
     const ids = entities.map((e) => e.id);
     if (ids.length === 0) return [];
     const policyIds = [...new Set(entities.map((e) => e.authPolicyId))];
-    const { authenticators, withApiSession, authPolicyNames, withMfa, enrollments } = await identityExtras(db, ids, policyIds);
+    const { authenticators, withApiSession, authPolicyNames, withMfa, enrollments } = await identityExtras(
+      db,
+      ids,
+      policyIds,
+    );
     const enrollmentsOf = identityEnrollments(enrollments);
     const now = deps.clock();
     return entities.map((entity) => {
@@ -96,7 +109,12 @@ const ownRules: EntityRules<Identity> = {
       const { authPolicyId: policyId, typeId } = entity;
       return {
         appData: entity.appData ?? {},
-        authPolicy: { _links: { self: { href: `./auth-policies/${policyId}` } }, entity: 'auth-policies', id: policyId, name: authPolicyNames.get(policyId) ?? '' },
+        authPolicy: {
+          _links: { self: { href: `./auth-policies/${policyId}` } },
+          entity: 'auth-policies',
+          id: policyId,
+          name: authPolicyNames.get(policyId) ?? '',
+        },
         authenticators: {
           ...(updb ? { updb: { id: updb.id, username: updb.username } } : {}),
           ...(cert ? { cert: { fingerprint: cert.certFingerprint, id: cert.id } } : {}),
@@ -114,7 +132,12 @@ const ownRules: EntityRules<Identity> = {
         sdkInfo: entity.sdkInfo ?? {},
         serviceHostingCosts: entity.serviceHostingCosts ?? {},
         serviceHostingPrecedences: entity.serviceHostingPrecedences ?? {},
-        type: { _links: { self: { href: `./identity-types/${typeId}` } }, entity: 'identity-types', id: typeId, name: typeId },
+        type: {
+          _links: { self: { href: `./identity-types/${typeId}` } },
+          entity: 'identity-types',
+          id: typeId,
+          name: typeId,
+        },
       };
     });
   },

@@ -30,14 +30,21 @@ const updateIdentityTracing: OperationHandler<'updateIdentityTracing'> = {
     const duration = parseGoDuration(spec.duration ?? '');
     const traceId = spec.traceId || randomUUID();
     const requested = spec.channels ?? [];
-    const channels = !requested.length || requested.includes('all') ? channelNames : channelNames.filter((c) => requested.includes(c));
+    const channels =
+      !requested.length || requested.includes('all') ? channelNames : channelNames.filter((c) => requested.includes(c));
     const until = 'ms' in duration ? formatTimestamp(new Date(now.getTime() + duration.ms)) : '';
     await deps.store.transaction(async (tx) => {
       // Upstream reads the identity before it parses the duration: an unknown id is 404 whatever the body says.
       await requireEntity(tx, identity, id);
       // Upstream answers a bad duration with 500 and this field cause; the contract's 400 is what it means.
       if ('error' in duration) throw ApiError.invalidField('duration', duration.error, spec.duration ?? '');
-      const trace = { identityId: id, traceId, channels: JSON.stringify(channels), createdAt: formatTimestamp(now), until };
+      const trace = {
+        identityId: id,
+        traceId,
+        channels: JSON.stringify(channels),
+        createdAt: formatTimestamp(now),
+        until,
+      };
       await saveIdentityTrace(tx, trace, formatTimestamp(now));
     });
     deps.logger.info({ identityId: id, traceId, until, channels }, 'identity tracing enabled');

@@ -10,7 +10,6 @@ import { networkRefs, type NetworkRefs } from './network-refs.js';
 import { networkListAndDetail } from './network-operations.js';
 import { circuitSymbols } from './circuit.fields.js';
 
-
 const circuitsOf = (context: OperationContext) => (context.deps.network ?? emptyNetwork).circuits;
 
 function toApi(circuit: CircuitSummary, refs: NetworkRefs, serviceNames: Map<string, string>): Record<string, unknown> {
@@ -34,10 +33,15 @@ function toApi(circuit: CircuitSummary, refs: NetworkRefs, serviceNames: Map<str
   };
 }
 
-async function render(context: OperationContext, circuits: readonly CircuitSummary[]): Promise<Record<string, unknown>[]> {
+async function render(
+  context: OperationContext,
+  circuits: readonly CircuitSummary[],
+): Promise<Record<string, unknown>[]> {
   const serviceIds = [...new Set(circuits.map((c) => c.serviceId))];
   const routerIds = [...new Set(circuits.flatMap((c) => c.path.routerIds))];
-  const [serviceNames, refs] = await context.deps.store.read(async (db) => [await namesOf(db, named.service, serviceIds), await networkRefs(db, routerIds)] as const);
+  const [serviceNames, refs] = await context.deps.store.read(
+    async (db) => [await namesOf(db, named.service, serviceIds), await networkRefs(db, routerIds)] as const,
+  );
   return circuits.map((circuit) => toApi(circuit, refs, serviceNames));
 }
 
@@ -45,7 +49,13 @@ const { list: listCircuits, detail: detailCircuit } = networkListAndDetail<Circu
   type: 'circuit',
   symbols: circuitSymbols,
   view: circuitsOf,
-  row: (c) => ({ id: c.id, client_id: c.clientId, service: c.serviceId, terminator: c.terminatorId, created_at: formatTimestamp(c.createdAt) }),
+  row: (c) => ({
+    id: c.id,
+    client_id: c.clientId,
+    service: c.serviceId,
+    terminator: c.terminatorId,
+    created_at: formatTimestamp(c.createdAt),
+  }),
   render,
 });
 

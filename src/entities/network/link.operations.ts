@@ -6,7 +6,6 @@ import { networkRefs } from './network-refs.js';
 import { networkListAndDetail } from './network-operations.js';
 import { linkSymbols } from './link.fields.js';
 
-
 const linksOf = (context: OperationContext) => (context.deps.network ?? emptyNetwork).links;
 
 /** A link is not a base entity upstream: no `_links`, no timestamps, no tags; keys in Go's (alphabetical) order. */

@@ -21,7 +21,10 @@ export interface NetworkListing<T> {
   render: (context: OperationContext, items: readonly T[]) => Promise<Record<string, unknown>[]>;
 }
 
-export function networkListAndDetail<T>(listing: NetworkListing<T>): { list: OperationHandler; detail: OperationHandler<ById> } {
+export function networkListAndDetail<T>(listing: NetworkListing<T>): {
+  list: OperationHandler;
+  detail: OperationHandler<ById>;
+} {
   const { type, symbols, view, row, render } = listing;
   return {
     list: {
@@ -30,7 +33,11 @@ export function networkListAndDetail<T>(listing: NetworkListing<T>): { list: Ope
         const page = await pageOfInlineItems(context, symbols, await view(context).list(), row);
         const data = await render(context, page.items);
         const { limit, offset } = page.query;
-        return { status: 200, raw: writer.list(data, { limit, offset, totalCount: page.totalCount }), contentType: 'application/json' };
+        return {
+          status: 200,
+          raw: writer.list(data, { limit, offset, totalCount: page.totalCount }),
+          contentType: 'application/json',
+        };
       },
     },
     detail: {

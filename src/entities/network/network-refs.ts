@@ -17,7 +17,12 @@ export interface NetworkRefs {
 /** Links and terminators are named by their ids upstream; routers by their names, read once for all `routerIds`. */
 export async function networkRefs(db: Db, routerIds: readonly string[]): Promise<NetworkRefs> {
   const routerNames = await namesOf(db, named.router, routerIds);
-  const byId = (entity: string, id: string) => ({ _links: { self: { href: `./${entity}/${id}` } }, entity, id, name: id });
+  const byId = (entity: string, id: string) => ({
+    _links: { self: { href: `./${entity}/${id}` } },
+    entity,
+    id,
+    name: id,
+  });
   return {
     router: (id) => withoutEmptyName(entityRef(fabricRouter, { id, name: routerNames.get(id) ?? '' })),
     link: (id) => byId('links', id),

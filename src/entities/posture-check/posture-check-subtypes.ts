@@ -35,7 +35,8 @@ interface ProcessMulti {
 }
 
 /** A string list from the body, or Go's nil slice. */
-const stringsOf = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
+const stringsOf = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 /** A JSON object's entries as details, or none. */
 const detailsOf = (value: unknown): Details => (isJsonObject(value) ? value : {});
 /** A list of JSON objects, or none. */
@@ -69,7 +70,10 @@ function checkVersions(systems: readonly OperatingSystem[]): void {
 const operatingSystemCheck: PostureCheckSubtype = {
   fields: ['operatingSystems'],
   normalise(input) {
-    const given: OperatingSystem[] = detailsListOf(input.operatingSystems).map((os) => ({ type: stringOf(os.type), versions: stringsOf(os.versions) }));
+    const given: OperatingSystem[] = detailsListOf(input.operatingSystems).map((os) => ({
+      type: stringOf(os.type),
+      versions: stringsOf(os.versions),
+    }));
     checkVersions(given);
     // One bucket per OS type: a repeated type replaces the earlier entry.
     const byType = new Map(given.map((os) => [os.type, { type: os.type, versions: normaliseSet(os.versions) }]));
@@ -100,7 +104,9 @@ const processCheck: PostureCheckSubtype = {
   // Upstream maps `process.hashes`, `process.path`, … to separate stored fields, so a PATCH keeps those it omits.
   merge(stored, patch) {
     if (patch.process === undefined) return stored;
-    const present = Object.entries(detailsOf(patch.process)).filter(([, value]) => value !== null && value !== undefined);
+    const present = Object.entries(detailsOf(patch.process)).filter(
+      ([, value]) => value !== null && value !== undefined,
+    );
     return { process: { ...detailsOf(stored.process), ...Object.fromEntries(present) } };
   },
   normalise(input) {
@@ -155,7 +161,10 @@ const mfaCheck: PostureCheckSubtype = {
   // Upstream's REST model marks all four omitempty, so a false flag vanishes from its detail and a client cannot
   // tell "patched to false" from "not there"; every flag is rendered, false included.
   render: (details) => ({ ...details }),
-  filterValues: (details) => ({ promptOnWake: details.promptOnWake === true, promptOnUnlock: details.promptOnUnlock === true }),
+  filterValues: (details) => ({
+    promptOnWake: details.promptOnWake === true,
+    promptOnUnlock: details.promptOnUnlock === true,
+  }),
 };
 
 const subtypes = new Map<string, PostureCheckSubtype>([

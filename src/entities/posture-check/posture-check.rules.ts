@@ -16,7 +16,11 @@ function subtypeOf(change: EntityChange): PostureCheckSubtype {
   const typeId = change.after!.typeId;
   const given = change.body?.typeId;
   if (change.op !== 'create' && given !== typeId) {
-    throw ApiError.invalidField('typeId', `the type of a posture check cannot be changed from ${String(typeId)}`, given);
+    throw ApiError.invalidField(
+      'typeId',
+      `the type of a posture check cannot be changed from ${String(typeId)}`,
+      given,
+    );
   }
   const subtype = postureCheckSubtype(typeId);
   if (!subtype) throw ApiError.invalidField('typeId', 'unknown posture check type', typeId);
@@ -25,7 +29,11 @@ function subtypeOf(change: EntityChange): PostureCheckSubtype {
 
 /** The type's own fields present in the body; null counts as absent (PATCH ignores it, PUT takes the zero value). */
 function givenFields(body: Readonly<Record<string, unknown>>, subtype: PostureCheckSubtype): Details {
-  return Object.fromEntries(subtype.fields.flatMap((field) => (body[field] === undefined || body[field] === null ? [] : [[field, body[field]]])));
+  return Object.fromEntries(
+    subtype.fields.flatMap((field) =>
+      body[field] === undefined || body[field] === null ? [] : [[field, body[field]]],
+    ),
+  );
 }
 
 const ownRules: EntityRules = {
@@ -50,7 +58,11 @@ const ownRules: EntityRules = {
   async afterWrite({ tx }, change) {
     if (change.op === 'delete') return;
     const after = change.after;
-    await setPromptColumns(tx, change.id, postureCheckSubtype(after.typeId)?.filterValues?.(isJsonObject(after.details) ? after.details : {}));
+    await setPromptColumns(
+      tx,
+      change.id,
+      postureCheckSubtype(after.typeId)?.filterValues?.(isJsonObject(after.details) ? after.details : {}),
+    );
   },
 
   /** Upstream renders missing role attributes as [] here (unlike identities), then the type's own fields. */

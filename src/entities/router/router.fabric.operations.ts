@@ -11,5 +11,7 @@ export const fabricRouterOperations: OperationTable<'fabric'> = {
   detailRouter: detail(fabricRouter, 'admin'),
   deleteRouter: remove(router, 'admin'),
   // Upstream lists a missing router's terminators as an empty list, not 404 (ListAssociationWithHandler).
-  listRouterTerminators: list(fabricTerminator, 'admin', { scope: ({ params }: OperationContext<ById>) => Promise.resolve(fieldIs(fabricTerminator, 'router', params.id)) }),
+  listRouterTerminators: list(fabricTerminator, 'admin', {
+    scope: ({ params }: OperationContext<ById>) => Promise.resolve(fieldIs(fabricTerminator, 'router', params.id)),
+  }),
 };

@@ -23,14 +23,20 @@ export function fabricLiveFields(state: FabricLiveState): Record<string, unknown
   const connected = state.isOnline;
   return {
     connected,
-    listenerAddresses: connected && state.listenerAddresses ? state.listenerAddresses.map(({ address, protocol }) => ({ address, protocol })) : null,
+    listenerAddresses:
+      connected && state.listenerAddresses
+        ? state.listenerAddresses.map(({ address, protocol }) => ({ address, protocol }))
+        : null,
     ...(connected && state.versionInfo ? { versionInfo: state.versionInfo } : {}),
   };
 }
 
 const fabricRouterRules: EntityRules = {
   async extend({ db }, routers) {
-    const states = await edgeRouterLiveStates(db, routers.map((row) => row.id));
+    const states = await edgeRouterLiveStates(
+      db,
+      routers.map((row) => row.id),
+    );
     return routers.map((row) => fabricLiveFields(mustGet(states, row.id)));
   },
 };

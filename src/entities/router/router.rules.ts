@@ -12,7 +12,8 @@ import { mustGet } from '../../lib/collections.js';
 const ownRules: EntityRules = {
   /** An edge router has no transit data, so upstream refuses to update it here (`TransitRouterManager.Update`, IsBase). */
   validate(_context, change) {
-    if (change.op !== 'create' && change.before?.isEdge === true) return Promise.reject(new ApiError('CAN_NOT_UPDATE_ROUTER'));
+    if (change.op !== 'create' && change.before?.isEdge === true)
+      return Promise.reject(new ApiError('CAN_NOT_UPDATE_ROUTER'));
     return Promise.resolve();
   },
 
@@ -21,7 +22,8 @@ const ownRules: EntityRules = {
    * paths create transit routers, each with a trott enrollment (`model/transit_router_manager.go` Create).
    */
   async afterWrite({ tx, deps }, change) {
-    if (change.op === 'delete' && change.before?.isEdge === true) await removeTunnelerEntities(tx, change.id, formatTimestamp(deps.clock()));
+    if (change.op === 'delete' && change.before?.isEdge === true)
+      await removeTunnelerEntities(tx, change.id, formatTimestamp(deps.clock()));
     if (change.op === 'create') await createRouterEnrollment(tx, deps, change.id, 'trott');
   },
 
@@ -32,7 +34,10 @@ const ownRules: EntityRules = {
   async extend({ db }, routers) {
     const pending = routers.filter((r) => r.isEdge !== true && r.isVerified !== true).map((r) => r.id);
     const enrollments = await routerEnrollments(db, pending);
-    const states = await edgeRouterLiveStates(db, routers.map((router) => router.id));
+    const states = await edgeRouterLiveStates(
+      db,
+      routers.map((router) => router.id),
+    );
     return routers.map((router) => ({
       isOnline: mustGet(states, router.id).isOnline,
       isVerified: router.isEdge === true || router.isVerified === true,

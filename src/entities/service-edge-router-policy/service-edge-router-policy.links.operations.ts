@@ -7,6 +7,10 @@ import { associatedService } from '../service/service.definition.js';
 import { serviceEdgeRouterPolicy } from './service-edge-router-policy.definition.js';
 
 export const serviceEdgeRouterPolicyLinkOperations: OperationTable<'management'> = {
-  listServiceEdgeRouterPolicyEdgeRouters: list(edgeRouter, 'admin', { scope: linkedTo(serviceEdgeRouterPolicy, policyLinks.serviceEdgeRouterPolicyEdgeRouters) }),
-  listServiceEdgeRouterPolicyServices: list(associatedService, 'admin', { scope: linkedTo(serviceEdgeRouterPolicy, policyLinks.serviceEdgeRouterPolicyServices) }),
+  listServiceEdgeRouterPolicyEdgeRouters: list(edgeRouter, 'admin', {
+    scope: linkedTo(serviceEdgeRouterPolicy, policyLinks.serviceEdgeRouterPolicyEdgeRouters),
+  }),
+  listServiceEdgeRouterPolicyServices: list(associatedService, 'admin', {
+    scope: linkedTo(serviceEdgeRouterPolicy, policyLinks.serviceEdgeRouterPolicyServices),
+  }),
 };

@@ -5,7 +5,8 @@ import { linkSymbol, policyLinks, servicePolicyKind } from '../../store/queries/
 import { policyRules } from '../shared/policy-rules.js';
 
 /** Stored and filtered as upstream stores it (`type = 2` finds Bind policies): 1 Dial, 2 Bind. */
-const storedType = (value: unknown) => (String(value).toLowerCase() === 'bind' ? 2 : String(value).toLowerCase() === 'dial' ? 1 : undefined);
+const storedType = (value: unknown) =>
+  String(value).toLowerCase() === 'bind' ? 2 : String(value).toLowerCase() === 'dial' ? 1 : undefined;
 
 export const servicePolicy = defineEntity({
   type: 'servicePolicy',
@@ -23,7 +24,11 @@ export const servicePolicy = defineEntity({
   },
   links: (policy) => {
     const base = `./service-policies/${policy.id}`;
-    return { services: `${base}/services`, identities: `${base}/identities`, 'posture-checks': `${base}/posture-checks` };
+    return {
+      services: `${base}/services`,
+      identities: `${base}/identities`,
+      'posture-checks': `${base}/posture-checks`,
+    };
   },
   // The members the policy engine keeps per policy: `anyOf(identities) = "<id>"` is an index lookup.
   symbols: {
@@ -35,7 +40,8 @@ export const servicePolicy = defineEntity({
       const given = change.body.type;
       if (given === undefined || given === null) return;
       const type = storedType(given);
-      if (type === undefined) throw ApiError.invalidField('policyType', "invalid policy type. valid types are 'Dial' and 'Bind'", given);
+      if (type === undefined)
+        throw ApiError.invalidField('policyType', "invalid policy type. valid types are 'Dial' and 'Bind'", given);
       change.after.type = type;
     },
     extend: (policy) => ({ type: policy.type === 2 ? 'Bind' : 'Dial' }),

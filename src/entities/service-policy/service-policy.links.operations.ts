@@ -8,7 +8,13 @@ import { associatedService } from '../service/service.definition.js';
 import { servicePolicy } from './service-policy.definition.js';
 
 export const servicePolicyLinkOperations: OperationTable<'management'> = {
-  listServicePolicyIdentities: list(identity, 'admin', { scope: linkedTo(servicePolicy, policyLinks.servicePolicyIdentities) }),
-  listServicePolicyServices: list(associatedService, 'admin', { scope: linkedTo(servicePolicy, policyLinks.servicePolicyServices) }),
-  listServicePolicyPostureChecks: list(postureCheck, 'admin', { scope: linkedTo(servicePolicy, policyLinks.servicePolicyPostureChecks) }),
+  listServicePolicyIdentities: list(identity, 'admin', {
+    scope: linkedTo(servicePolicy, policyLinks.servicePolicyIdentities),
+  }),
+  listServicePolicyServices: list(associatedService, 'admin', {
+    scope: linkedTo(servicePolicy, policyLinks.servicePolicyServices),
+  }),
+  listServicePolicyPostureChecks: list(postureCheck, 'admin', {
+    scope: linkedTo(servicePolicy, policyLinks.servicePolicyPostureChecks),
+  }),
 };

@@ -63,7 +63,8 @@ const listServices: OperationHandler<'listServices', 'client'> = {
   async handle(context) {
     if (!context.caller.session.isAdmin) return listGrantedServices.handle(context);
     const requested = requestedConfigTypes(context);
-    const selection = requested && selectionOf(await context.deps.store.read((db) => resolveConfigTypes(db, requested)));
+    const selection =
+      requested && selectionOf(await context.deps.store.read((db) => resolveConfigTypes(db, requested)));
     return list(withView(selection), 'authenticated').handle(context);
   },
 };
@@ -76,12 +77,18 @@ const listGrantedServices = list<ListServices, 'authenticated'>(service, 'authen
       ? selectionOf(await resolveConfigTypes(db, requested))
       : await sessionSelections
           .of(context.deps.store)
-          .get(viewer.apiSessionId, [...changeKeys.ofIdentity(viewer.identityId), ...readKeys.configTypes], () => sessionConfigTypes(db, viewer.apiSessionId));
+          .get(viewer.apiSessionId, [...changeKeys.ofIdentity(viewer.identityId), ...readKeys.configTypes], () =>
+            sessionConfigTypes(db, viewer.apiSessionId),
+          );
     const page = await grantedServicePage(db, viewer.identityId, query);
     const pairs = new Map(page.rows.map((row) => [row.id, { dial: row.pair_dial, bind: row.pair_bind }]));
     const rows = page.rows.map((row) => rowToValues(service, row));
     const { deps, caller } = context;
-    return { rows, data: await toApiEntities(withView(selection, { pairs }), rows, { db, deps, caller }), totalCount: page.totalCount };
+    return {
+      rows,
+      data: await toApiEntities(withView(selection, { pairs }), rows, { db, deps, caller }),
+      totalCount: page.totalCount,
+    };
   },
 });
 
@@ -89,7 +96,9 @@ const listGrantedServices = list<ListServices, 'authenticated'>(service, 'authen
 const detailService: OperationHandler<'detailService', 'client'> = {
   access: 'authenticated',
   async handle({ deps, caller, params: { id } }) {
-    const data = await deps.store.read(async (db) => toApiEntity(service, await requireVisibleService(db, caller, id), { db, deps, caller }));
+    const data = await deps.store.read(async (db) =>
+      toApiEntity(service, await requireVisibleService(db, caller, id), { db, deps, caller }),
+    );
     return { status: 200, json: envelope(data) };
   },
 };
@@ -135,10 +144,12 @@ const listServiceUpdates: OperationHandler<'listServiceUpdates'> = {
   access: 'authenticated',
   async handle({ deps, caller }) {
     const { apiSessionId, identityId } = caller.session;
-    const body = await serviceUpdatesCaches.of(deps.store).get(apiSessionId, changeKeys.ofIdentity(identityId), async () => {
-      const lastChangeAt = await deps.store.read((db) => serviceListChangedAt(db, apiSessionId));
-      return lastChangeAt === undefined ? undefined : Buffer.from(serializeJson(envelope({ lastChangeAt })));
-    });
+    const body = await serviceUpdatesCaches
+      .of(deps.store)
+      .get(apiSessionId, changeKeys.ofIdentity(identityId), async () => {
+        const lastChangeAt = await deps.store.read((db) => serviceListChangedAt(db, apiSessionId));
+        return lastChangeAt === undefined ? undefined : Buffer.from(serializeJson(envelope({ lastChangeAt })));
+      });
     // The session ended between the access check and here (logout in flight): answer as for any ended session.
     if (body === undefined) throw new ApiError('UNAUTHORIZED');
     return { status: 200, raw: body, contentType: 'application/json' };
@@ -155,7 +166,8 @@ const listServiceEdgeRouters: OperationHandler<'listServiceEdgeRouters', 'client
   async handle({ deps, caller, headers, params: { id: serviceId } }) {
     const { session } = caller;
     const sessionToken = headers['session-token'];
-    if (sessionToken !== undefined) await checkServiceAccessToken(deps.pki, sessionToken, session.apiSessionId, deps.clock());
+    if (sessionToken !== undefined)
+      await checkServiceAccessToken(deps.pki, sessionToken, session.apiSessionId, deps.clock());
     const edgeRouters = await deps.store.read(async (db) => {
       // Upstream answers this one with a bare NOT_FOUND, without the usual cause.
       if (!(await canSeeService(db, viewerOf(caller), serviceId))) throw new ApiError('NOT_FOUND');
@@ -165,4 +177,10 @@ const listServiceEdgeRouters: OperationHandler<'listServiceEdgeRouters', 'client
   },
 };
 
-export const clientServiceViewOperations: OperationTable<'client'> = { listServices, detailService, listServiceTerminators, listServiceUpdates, listServiceEdgeRouters };
+export const clientServiceViewOperations: OperationTable<'client'> = {
+  listServices,
+  detailService,
+  listServiceTerminators,
+  listServiceUpdates,
+  listServiceEdgeRouters,
+};

@@ -26,4 +26,7 @@ export const service = defineEntity({
  * reads those with its detail lister, which leaves the caller's permissions unset (so no placeholder posture
  * query sets either).
  */
-export const associatedService: EntityDefinition = { ...service, rules: { ...service.rules, extend: serviceView(undefined, { read: false }) } };
+export const associatedService: EntityDefinition = {
+  ...service,
+  rules: { ...service.rules, extend: serviceView(undefined, { read: false }) },
+};

@@ -11,5 +11,7 @@ export const fabricServiceOperations: OperationTable<'fabric'> = {
   detailService: detail(fabricService, 'admin'),
   deleteService: remove(service, 'admin'),
   // Upstream lists a missing service's terminators as an empty list, not 404 (ListAssociationWithHandler).
-  listServiceTerminators: list(fabricTerminator, 'admin', { scope: ({ params }: OperationContext<ById>) => Promise.resolve(fieldIs(fabricTerminator, 'service', params.id)) }),
+  listServiceTerminators: list(fabricTerminator, 'admin', {
+    scope: ({ params }: OperationContext<ById>) => Promise.resolve(fieldIs(fabricTerminator, 'service', params.id)),
+  }),
 };

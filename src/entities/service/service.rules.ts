@@ -17,7 +17,8 @@ const DEFAULT_TERMINATOR_STRATEGY = 'smartrouting';
 /** An empty strategy means the default; an unknown one is a not-found, as upstream's strategy registry answers. */
 function terminatorStrategyOf(value: unknown): string {
   const name = typeof value === 'string' && value !== '' ? value : DEFAULT_TERMINATOR_STRATEGY;
-  if (!TERMINATOR_STRATEGIES.includes(name)) throw ApiError.withMessage('NOT_FOUND', `terminatorStrategy with name ${name} not found`);
+  if (!TERMINATOR_STRATEGIES.includes(name))
+    throw ApiError.withMessage('NOT_FOUND', `terminatorStrategy with name ${name} not found`);
   return name;
 }
 
@@ -68,11 +69,21 @@ export const serviceRules: EntityRules<Service> = withPolicyLinks('service', own
  * list. Without a caller (outside a request) nothing is granted and no config is expanded. `permissions` says where
  * they come from (read from the caller's pairs by default).
  */
-export function serviceView(configTypes?: ConfigTypeSelection, permissions?: PermissionSource): NonNullable<EntityRules['extend']> {
+export function serviceView(
+  configTypes?: ConfigTypeSelection,
+  permissions?: PermissionSource,
+): NonNullable<EntityRules['extend']> {
   return async ({ db, deps, caller }, services) => {
     const session = caller?.session;
-    const viewer = session && { identityId: session.identityId, apiSessionId: session.apiSessionId, isAdmin: session.isAdmin };
-    const posture = session && ((checks: readonly PostureCheckRecord[]) => postureViewFor(db, deps.posture, session.identityId, session.apiSessionId, deps.clock(), checks));
+    const viewer = session && {
+      identityId: session.identityId,
+      apiSessionId: session.apiSessionId,
+      isAdmin: session.isAdmin,
+    };
+    const posture =
+      session &&
+      ((checks: readonly PostureCheckRecord[]) =>
+        postureViewFor(db, deps.posture, session.identityId, session.apiSessionId, deps.clock(), checks));
     const ids = services.map((entity) => entity.id);
     const views = await serviceAccessViews(db, viewer, ids, configTypes, posture, permissions);
     return services.map((entity, index) => ({ configs: entity.configs ?? [], ...views[index] }));

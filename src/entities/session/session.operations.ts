@@ -22,7 +22,6 @@ const own: FindOptions<OperationShape, SessionCaller> = {
   },
 };
 
-
 /**
  * The routers of the first circuit dialled with the session, as upstream's `SessionRouter.DetailRoutePath` scans the
  * circuits (an edge circuit's client is its Dial session). An unknown id is 200 with an empty path: upstream never

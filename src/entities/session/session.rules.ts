@@ -14,7 +14,11 @@ export const routePathHref = (id: string) => `./sessions/${id}/route-path`;
 
 /** An API session reference: upstream gives it no name, so the key is left out. */
 function apiSessionRef(id: string): Record<string, unknown> {
-  return { _links: { self: { href: `./api-sessions/${id}` }, sessions: { href: `./api-sessions/${id}/sessions` } }, entity: 'api-sessions', id };
+  return {
+    _links: { self: { href: `./api-sessions/${id}` }, sessions: { href: `./api-sessions/${id}/sessions` } },
+    entity: 'api-sessions',
+    id,
+  };
 }
 
 /**
@@ -52,15 +56,25 @@ export function sessionDetail(
 }
 
 /** The detail of a page of sessions, with their service policies (a policy deleted since is left out, as upstream). */
-async function sessionViews({ db, caller }: ReadContext, sessions: readonly Session[]): Promise<Record<string, unknown>[]> {
-  const serviceNames = await namesOf(db, named.service, sessions.map((s) => s.serviceId));
-  const policyIds = (s: Session) => (Array.isArray(s.servicePolicies) ? s.servicePolicies.filter((id): id is string => typeof id === 'string') : []);
+async function sessionViews(
+  { db, caller }: ReadContext,
+  sessions: readonly Session[],
+): Promise<Record<string, unknown>[]> {
+  const serviceNames = await namesOf(
+    db,
+    named.service,
+    sessions.map((s) => s.serviceId),
+  );
+  const policyIds = (s: Session) =>
+    Array.isArray(s.servicePolicies) ? s.servicePolicies.filter((id): id is string => typeof id === 'string') : [];
   const policyNames = await namesOf(db, named.servicePolicy, sessions.flatMap(policyIds));
   const views: Record<string, unknown>[] = [];
   for (const s of sessions) {
     const { serviceId } = s;
     const edgeRouters = await sharedEdgeRouters(db, s.identityId, serviceId);
-    const policies = policyIds(s).filter((id) => policyNames.has(id)).map((id) => entityRef(servicePolicy, { id, name: policyNames.get(id) }));
+    const policies = policyIds(s)
+      .filter((id) => policyNames.has(id))
+      .map((id) => entityRef(servicePolicy, { id, name: policyNames.get(id) }));
     views.push(sessionDetail(s, serviceNames.get(serviceId) ?? '', edgeRouters, caller, policies));
   }
   return views;

@@ -53,13 +53,27 @@ export function configDataCheck(schema: Record<string, unknown>): ConfigDataChec
 }
 
 function firstError(validate: ValidateFunction): ErrorObject {
-  return validate.errors?.[0] ?? { keyword: 'false schema', instancePath: '', schemaPath: '', params: {}, message: 'invalid' };
+  return (
+    validate.errors?.[0] ?? {
+      keyword: 'false schema',
+      instancePath: '',
+      schemaPath: '',
+      params: {},
+      message: 'invalid',
+    }
+  );
 }
 
 function violationOf(error: ErrorObject, data: unknown): SchemaViolation {
-  const segments = error.instancePath.split('/').slice(1).map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const segments = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
   const field = segments.length === 0 ? '(root)' : segments.join('.');
-  const value = segments.reduce<unknown>((at, key) => (typeof at === 'object' && at !== null ? Reflect.get(at, key) : undefined), data);
+  const value = segments.reduce<unknown>(
+    (at, key) => (typeof at === 'object' && at !== null ? Reflect.get(at, key) : undefined),
+    data,
+  );
   return { field, message: messageOf(error), value };
 }
 
@@ -67,7 +81,8 @@ function violationOf(error: ErrorObject, data: unknown): SchemaViolation {
 function messageOf(error: ErrorObject): string {
   const params: Record<string, unknown> = error.params;
   if (error.keyword === 'required') return `${String(params.missingProperty)} is required`;
-  if (error.keyword === 'additionalProperties') return `Additional property ${String(params.additionalProperty)} is not allowed`;
+  if (error.keyword === 'additionalProperties')
+    return `Additional property ${String(params.additionalProperty)} is not allowed`;
   return error.message ?? error.keyword;
 }
 
@@ -76,5 +91,9 @@ export function withSortedKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withSortedKeys);
   if (!isJsonObject(value)) return value;
   const record = value;
-  return Object.fromEntries(Object.keys(record).sort().map((key) => [key, withSortedKeys(record[key])]));
+  return Object.fromEntries(
+    Object.keys(record)
+      .sort()
+      .map((key) => [key, withSortedKeys(record[key])]),
+  );
 }

@@ -24,7 +24,10 @@ function engineView(kind: PolicyKind, values: EntityValues): PolicyRoles {
 function refuseSystem(change: EntityChange, type: string): void {
   if (!change.before?.isSystem) return;
   const op = change.op === 'delete' ? 'delete' : 'update';
-  throw ApiError.withMessage(op === 'delete' ? 'ENTITY_CAN_NOT_BE_DELETED' : 'ENTITY_CAN_NOT_BE_UPDATED', `cannot ${op} system ${type} in a non-system context (id=${change.id})`);
+  throw ApiError.withMessage(
+    op === 'delete' ? 'ENTITY_CAN_NOT_BE_DELETED' : 'ENTITY_CAN_NOT_BE_UPDATED',
+    `cannot ${op} system ${type} in a non-system context (id=${change.id})`,
+  );
 }
 
 export interface PolicyRulesOptions {
@@ -42,7 +45,8 @@ export function policyRules(kind: PolicyKind, type: string, options: PolicyRules
       const after = change.after;
       after.semantic ??= 'AllOf';
       // The contract lets a PATCH's "" through (an optional enum's zero value); upstream's store refuses it.
-      if (typeof after.semantic !== 'string' || !SEMANTICS.includes(after.semantic)) throw ApiError.invalidField('semantic', 'invalid semantic', after.semantic);
+      if (typeof after.semantic !== 'string' || !SEMANTICS.includes(after.semantic))
+        throw ApiError.invalidField('semantic', 'invalid semantic', after.semantic);
       for (const side of kind.sides) {
         // Upstream checks @ids only when the field changed in this write.
         if (change.op === 'create' || change.changed.has(side.field)) {
@@ -64,7 +68,13 @@ export function policyRules(kind: PolicyKind, type: string, options: PolicyRules
 
     async extend({ db }, policies) {
       const displays = await Promise.all(
-        kind.sides.map((side) => displayRoles(db, side.entity, policies.map((p) => rolesOf(p, side.field)))),
+        kind.sides.map((side) =>
+          displayRoles(
+            db,
+            side.entity,
+            policies.map((p) => rolesOf(p, side.field)),
+          ),
+        ),
       );
       return policies.map((policy, index) => {
         const extra: Record<string, unknown> = { ...options.extend?.(policy) };

@@ -1,7 +1,12 @@
 // The Router identity and the system edge router policy that a tunneler-enabled edge router brings with it.
 import { ApiError } from '../../errors/api-error.js';
 import type { EntityValues } from '../../crud/entity-rules.js';
-import { deleteRouterIdentity, identityNamed, insertRouterIdentity, renameRouterIdentity } from '../../store/queries/identities.js';
+import {
+  deleteRouterIdentity,
+  identityNamed,
+  insertRouterIdentity,
+  renameRouterIdentity,
+} from '../../store/queries/identities.js';
 import type { Db } from '../../store/store.js';
 import { syncEntity } from '../../policy/entity-links.js';
 import { stripEntityReferences } from '../../store/queries/policy-links.js';
@@ -18,7 +23,12 @@ export function systemPolicyName(routerId: string): string {
  * as upstream's `routerIdentityConstraint` (`db/edge_router_store.go`): false→true creates both, true→false
  * removes both, and a rename while enabled renames the identity. `before` is absent on create, `after` on delete.
  */
-export async function syncTunnelerEntities(tx: Db, at: string, before?: EntityValues, after?: EntityValues): Promise<void> {
+export async function syncTunnelerEntities(
+  tx: Db,
+  at: string,
+  before?: EntityValues,
+  after?: EntityValues,
+): Promise<void> {
   const wasEnabled = before?.isTunnelerEnabled === true;
   const isEnabled = after?.isTunnelerEnabled === true;
   if (!wasEnabled && isEnabled) {
@@ -59,5 +69,6 @@ export async function removeTunnelerEntities(tx: Db, routerId: string, at: strin
  * index on the identities store answers, rather than as a failed insert.
  */
 async function requireFreeIdentityName(tx: Db, routerId: string, name: string): Promise<void> {
-  if (await identityNamed(tx, name, routerId)) throw ApiError.invalidField('name', `duplicate value '${name}' in unique index on identities store`, name);
+  if (await identityNamed(tx, name, routerId))
+    throw ApiError.invalidField('name', `duplicate value '${name}' in unique index on identities store`, name);
 }

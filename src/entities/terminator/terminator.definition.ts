@@ -10,8 +10,18 @@ export const terminator = defineEntity({
   idKind: 'base62',
   fields: terminatorFields,
   symbols: {
-    'service.name': { kind: 'column', type: 'string', column: 'name', via: { table: 'services', foreignKey: 'service_id' } },
-    'router.name': { kind: 'column', type: 'string', column: 'name', via: { table: 'routers', foreignKey: 'router_id' } },
+    'service.name': {
+      kind: 'column',
+      type: 'string',
+      column: 'name',
+      via: { table: 'services', foreignKey: 'service_id' },
+    },
+    'router.name': {
+      kind: 'column',
+      type: 'string',
+      column: 'name',
+      via: { table: 'routers', foreignKey: 'router_id' },
+    },
   },
   rules: terminatorRules,
 });

@@ -31,7 +31,10 @@ export const fabricTerminator = defineEntity({
     async extend({ db }, terminators: readonly ValuesOf<typeof fabricTerminatorFields>[]) {
       const serviceIds = [...new Set(terminators.map((t) => t.service))];
       const routerIds = [...new Set(terminators.map((t) => t.router))];
-      const [serviceNames, routerNames] = await Promise.all([namesOf(db, named.service, serviceIds), namesOf(db, named.router, routerIds)]);
+      const [serviceNames, routerNames] = await Promise.all([
+        namesOf(db, named.service, serviceIds),
+        namesOf(db, named.router, routerIds),
+      ]);
       return terminators.map((row) => {
         const { service: serviceId, router: routerId } = row;
         return {

@@ -9,20 +9,25 @@ import { router } from '../router/router.definition.js';
 import type { Terminator } from './terminator.fields.js';
 
 async function requireRow(tx: Db, table: TableName, field: string, id: unknown): Promise<void> {
-  if (!(await rowExists(tx, table, String(id)))) throw ApiError.invalidField(field, `no ${field} found with the given id`, id);
+  if (!(await rowExists(tx, table, String(id))))
+    throw ApiError.invalidField(field, `no ${field} found with the given id`, id);
 }
 
 export const terminatorRules: EntityRules<Terminator> = {
   async validate({ tx }, change) {
     const after = change.after;
     if (change.op === 'create') await requireRow(tx, named.service, 'service', after.service);
-    if (change.op === 'create' || change.changed.has('router')) await requireRow(tx, named.router, 'router', after.router);
+    if (change.op === 'create' || change.changed.has('router'))
+      await requireRow(tx, named.router, 'router', after.router);
     if (!after.address) throw ApiError.invalidField('address', 'address is required', after.address);
     // ziti controller/model/terminator_manager.go: an empty binding is derived from the address.
     if (!after.binding) after.binding = after.address.startsWith('udp:') ? 'udp' : 'transport';
     if (!after.precedence) after.precedence = 'default';
     if (change.body.identitySecret !== undefined && change.body.identitySecret !== null) {
-      if (typeof change.body.identitySecret !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(change.body.identitySecret)) {
+      if (
+        typeof change.body.identitySecret !== 'string' ||
+        !/^[A-Za-z0-9+/]*={0,2}$/.test(change.body.identitySecret)
+      ) {
         throw ApiError.invalidField('identitySecret', 'identitySecret must be base64', '******');
       }
     }
@@ -31,7 +36,10 @@ export const terminatorRules: EntityRules<Terminator> = {
   async extend({ db }, terminators) {
     const serviceIds = [...new Set(terminators.map((t) => t.service))];
     const routerIds = [...new Set(terminators.map((t) => t.router))];
-    const [serviceNames, routerNames] = await Promise.all([namesOf(db, named.service, serviceIds), namesOf(db, named.router, routerIds)]);
+    const [serviceNames, routerNames] = await Promise.all([
+      namesOf(db, named.service, serviceIds),
+      namesOf(db, named.router, routerIds),
+    ]);
     return terminators.map((terminator) => {
       const { service: serviceId, router: routerId } = terminator;
       return {

@@ -33,11 +33,20 @@ async function socketPair(): Promise<[Socket, Socket]> {
 }
 
 function open(socket: Socket, heartbeat = QUIET, logger = recordingLogger().logger) {
-  const channel = new Channel(socket, new FrameReader(LIMITS), { label: 'test', logger, heartbeat, maxWriteBufferBytes: 1 << 20 });
+  const channel = new Channel(socket, new FrameReader(LIMITS), {
+    label: 'test',
+    logger,
+    heartbeat,
+    maxWriteBufferBytes: 1 << 20,
+  });
   return channel;
 }
 
-const message = (contentType: number, body = '', headers = new Map<number, Uint8Array>()) => ({ contentType, headers, body: Buffer.from(body) });
+const message = (contentType: number, body = '', headers = new Map<number, Uint8Array>()) => ({
+  contentType,
+  headers,
+  body: Buffer.from(body),
+});
 const channels: Channel[] = [];
 after(() => channels.forEach((channel) => channel.close('test over')));
 
@@ -47,7 +56,9 @@ describe('Channel', () => {
     const server = open(a);
     const client = open(b);
     channels.push(server, client);
-    server.handle(1000, (request) => server.reply(request, message(1001, `echo ${Buffer.from(request.body).toString()}`)));
+    server.handle(1000, (request) =>
+      server.reply(request, message(1001, `echo ${Buffer.from(request.body).toString()}`)),
+    );
     server.start();
     client.start();
     const reply = await client.request(message(1000, 'hi', new Map([[130, Buffer.from('trace')]])), 5000);
@@ -82,7 +93,7 @@ describe('Channel', () => {
     assert.equal(decodeBool(result.headers.get(Header.resultSuccess)!), true);
   });
 
-  it('stamps header 5 on its traffic and echoes the peer\'s header 5 in header 6', async () => {
+  it("stamps header 5 on its traffic and echoes the peer's header 5 in header 6", async () => {
     const [a, b] = await socketPair();
     const server = open(a, { sendIntervalMs: 20, checkIntervalMs: 10, closeUnresponsiveMs: 60_000 });
     channels.push(server);
@@ -90,9 +101,23 @@ describe('Channel', () => {
     const reader = new FrameReader(LIMITS);
     const seen: Message[] = [];
     b.on('data', (chunk: Buffer) => seen.push(...reader.push(chunk)));
-    b.write(encodeMessage({ contentType: ContentType.heartbeat, sequence: 1, headers: new Map([[Header.heartbeat, encodeU64(123456789n)]]), body: Buffer.alloc(0) }));
-    while (!seen.some((m) => m.headers.has(Header.heartbeatResponse)) || !seen.some((m) => m.headers.has(Header.heartbeat))) await new Promise((r) => setTimeout(r, 10));
-    assert.equal(decodeU64(seen.find((m) => m.headers.has(Header.heartbeatResponse))!.headers.get(Header.heartbeatResponse)!), 123456789n);
+    b.write(
+      encodeMessage({
+        contentType: ContentType.heartbeat,
+        sequence: 1,
+        headers: new Map([[Header.heartbeat, encodeU64(123456789n)]]),
+        body: Buffer.alloc(0),
+      }),
+    );
+    while (
+      !seen.some((m) => m.headers.has(Header.heartbeatResponse)) ||
+      !seen.some((m) => m.headers.has(Header.heartbeat))
+    )
+      await new Promise((r) => setTimeout(r, 10));
+    assert.equal(
+      decodeU64(seen.find((m) => m.headers.has(Header.heartbeatResponse))!.headers.get(Header.heartbeatResponse)!),
+      123456789n,
+    );
     b.destroy();
   });
 
@@ -123,14 +148,45 @@ describe('Channel', () => {
 
   for (const [name, frame, reason] of [
     ['a frame with another magic', Buffer.from('GET / HTTP/1.1\r\n\r\n'), /not a channel v2 frame/],
-    ['an oversized body', encodeMessage({ contentType: 9, sequence: 1, headers: new Map(), body: Buffer.alloc(LIMITS.maxBodyBytes + 1) }), /body of 65537 bytes exceeds the limit of 65536/],
-    ['oversized headers', encodeMessage({ contentType: 9, sequence: 1, headers: new Map([[7, Buffer.alloc(2000)]]), body: Buffer.alloc(0) }), /headers of 2008 bytes exceed/],
-    ['a header running past its section', (() => {
-      const frame = encodeMessage({ contentType: 9, sequence: 1, headers: new Map([[7, Buffer.alloc(4)]]), body: Buffer.alloc(0) });
-      frame.writeInt32LE(99, 24);
-      return frame;
-    })(), /header 7 claims 99 bytes/],
-    ['a malformed heartbeat header', encodeMessage({ contentType: 5, sequence: 1, headers: new Map([[Header.heartbeat, Buffer.alloc(3)]]), body: Buffer.alloc(0) }), /a 64-bit header has 3 bytes/],
+    [
+      'an oversized body',
+      encodeMessage({ contentType: 9, sequence: 1, headers: new Map(), body: Buffer.alloc(LIMITS.maxBodyBytes + 1) }),
+      /body of 65537 bytes exceeds the limit of 65536/,
+    ],
+    [
+      'oversized headers',
+      encodeMessage({
+        contentType: 9,
+        sequence: 1,
+        headers: new Map([[7, Buffer.alloc(2000)]]),
+        body: Buffer.alloc(0),
+      }),
+      /headers of 2008 bytes exceed/,
+    ],
+    [
+      'a header running past its section',
+      (() => {
+        const frame = encodeMessage({
+          contentType: 9,
+          sequence: 1,
+          headers: new Map([[7, Buffer.alloc(4)]]),
+          body: Buffer.alloc(0),
+        });
+        frame.writeInt32LE(99, 24);
+        return frame;
+      })(),
+      /header 7 claims 99 bytes/,
+    ],
+    [
+      'a malformed heartbeat header',
+      encodeMessage({
+        contentType: 5,
+        sequence: 1,
+        headers: new Map([[Header.heartbeat, Buffer.alloc(3)]]),
+        body: Buffer.alloc(0),
+      }),
+      /a 64-bit header has 3 bytes/,
+    ],
   ] as const) {
     it(`closes that connection alone on ${name}, with a warning naming it`, async () => {
       const [a, b] = await socketPair();
@@ -158,7 +214,12 @@ describe('hello exchange', () => {
   it('reads a hello split into single bytes and answers with a result replying to -1', async () => {
     const [a, b] = await socketPair();
     const received = receiveHello(a, 5000);
-    const frame = encodeMessage({ contentType: ContentType.hello, sequence: -1, headers: new Map([[Header.helloVersion, Buffer.from('v1.1.8|x|d|linux|amd64')]]), body: Buffer.from('router-1') });
+    const frame = encodeMessage({
+      contentType: ContentType.hello,
+      sequence: -1,
+      headers: new Map([[Header.helloVersion, Buffer.from('v1.1.8|x|d|linux|amd64')]]),
+      body: Buffer.from('router-1'),
+    });
     const answered = sendHelloBytes(b, frame);
     const { hello } = await received;
     assert.equal(Buffer.from(hello.body).toString(), 'router-1');
@@ -180,7 +241,12 @@ describe('hello exchange', () => {
   it('refuses a hello over 4192 bytes of body before reading it', async () => {
     const [a, b] = await socketPair();
     const received = receiveHello(a, 5000);
-    const prelude = encodeMessage({ contentType: 0, sequence: -1, headers: new Map(), body: Buffer.alloc(HELLO_LIMITS.maxBodyBytes + 1) }).subarray(0, 20);
+    const prelude = encodeMessage({
+      contentType: 0,
+      sequence: -1,
+      headers: new Map(),
+      body: Buffer.alloc(HELLO_LIMITS.maxBodyBytes + 1),
+    }).subarray(0, 20);
     b.write(prelude);
     await assert.rejects(received, /body of 4193 bytes exceeds the limit of 4192/);
     a.destroy();
@@ -202,7 +268,14 @@ describe('hello exchange', () => {
     const [a, b] = await socketPair();
     const answered = sendHello(b, { headers: new Map(), body: Buffer.from('r') }, 5000, LIMITS);
     await receiveHello(a, 5000);
-    a.write(encodeMessage({ contentType: ContentType.result, sequence: -1, headers: new Map([[Header.resultSuccess, Buffer.from([0])]]), body: Buffer.from('no such router') }));
+    a.write(
+      encodeMessage({
+        contentType: ContentType.result,
+        sequence: -1,
+        headers: new Map([[Header.resultSuccess, Buffer.from([0])]]),
+        body: Buffer.from('no such router'),
+      }),
+    );
     await assert.rejects(answered, /hello refused: no such router/);
     a.destroy();
     b.destroy();

@@ -196,15 +196,26 @@ export class Channel {
     }
     if (message.contentType === ContentType.heartbeat) return;
     if (message.contentType === ContentType.ping) {
-      this.reply(message, { contentType: ContentType.result, headers: new Map([[Header.resultSuccess, encodeBool(true)]]), body: new Uint8Array(0) });
+      this.reply(message, {
+        contentType: ContentType.result,
+        headers: new Map([[Header.resultSuccess, encodeBool(true)]]),
+        body: new Uint8Array(0),
+      });
       return;
     }
     const handler = this.#handlers.get(message.contentType);
     if (!handler) {
-      this.#options.logger.debug({ channel: this.label, contentType: message.contentType }, 'no handler for control message: dropped');
+      this.#options.logger.debug(
+        { channel: this.label, contentType: message.contentType },
+        'no handler for control message: dropped',
+      );
       return;
     }
-    const failed = (error: unknown) => this.#options.logger.error({ channel: this.label, contentType: message.contentType, err: error }, 'control message handler failed');
+    const failed = (error: unknown) =>
+      this.#options.logger.error(
+        { channel: this.label, contentType: message.contentType, err: error },
+        'control message handler failed',
+      );
     try {
       const done = handler(message);
       if (done) done.catch(failed);
@@ -219,7 +230,8 @@ export class Channel {
       this.#unanswered = decodeU64(heartbeat);
       // Echo it on the next message out; alone if nothing else goes out soon.
       setTimeout(() => {
-        if (this.#unanswered !== undefined && !this.isClosed) this.send({ contentType: ContentType.heartbeat, headers: new Map(), body: new Uint8Array(0) });
+        if (this.#unanswered !== undefined && !this.isClosed)
+          this.send({ contentType: ContentType.heartbeat, headers: new Map(), body: new Uint8Array(0) });
       }, RESPONSE_RIDE_MS).unref();
     }
     if (message.headers.has(Header.heartbeatResponse)) this.#lastResponseAt = Date.now();
@@ -232,7 +244,8 @@ export class Channel {
       this.#fail(`no heartbeat response within ${closeUnresponsiveMs} ms`);
       return;
     }
-    if (now - this.#lastHeartbeatSentAt > sendIntervalMs) this.send({ contentType: ContentType.heartbeat, headers: new Map(), body: new Uint8Array(0) });
+    if (now - this.#lastHeartbeatSentAt > sendIntervalMs)
+      this.send({ contentType: ContentType.heartbeat, headers: new Map(), body: new Uint8Array(0) });
   }
 
   /** Closes for a fault of the peer, with one warning naming it. */

@@ -54,7 +54,8 @@ export class FrameReader {
 
   #checkMagic(): void {
     for (let index = 0; index < 4; index++) {
-      if (this.#prelude[index] !== MAGIC_V2[index]) throw new FrameError(`not a channel v2 frame (starts ${this.#prelude.subarray(0, 4).toString('hex')})`, true);
+      if (this.#prelude[index] !== MAGIC_V2[index])
+        throw new FrameError(`not a channel v2 frame (starts ${this.#prelude.subarray(0, 4).toString('hex')})`, true);
     }
   }
 
@@ -62,8 +63,10 @@ export class FrameReader {
     const headersLength = this.#prelude.readUInt32LE(12);
     const bodyLength = this.#prelude.readUInt32LE(16);
     const { maxHeaderBytes, maxBodyBytes } = this.#limits;
-    if (headersLength > maxHeaderBytes) throw new FrameError(`headers of ${headersLength} bytes exceed the limit of ${maxHeaderBytes}`);
-    if (bodyLength > maxBodyBytes) throw new FrameError(`body of ${bodyLength} bytes exceeds the limit of ${maxBodyBytes}`);
+    if (headersLength > maxHeaderBytes)
+      throw new FrameError(`headers of ${headersLength} bytes exceed the limit of ${maxHeaderBytes}`);
+    if (bodyLength > maxBodyBytes)
+      throw new FrameError(`body of ${bodyLength} bytes exceeds the limit of ${maxBodyBytes}`);
     return headersLength + bodyLength;
   }
 

@@ -15,9 +15,21 @@ describe('header codecs', () => {
     assert.deepEqual(codecs.decodeStringSlice(codecs.encodeStringSlice(['a', 'héllo', ''])), ['a', 'héllo', '']);
     assert.equal(codecs.encodeStringSlice([]).length, 0);
     assert.deepEqual(codecs.decodeStringSlice(new Uint8Array(0)), []);
-    const map = new Map([[3, Uint8Array.of(1, 2)], [1110, Uint8Array.of()]]);
-    assert.deepEqual([...codecs.decodeU32ToBytesMap(codecs.encodeU32ToBytesMap(map))].map(([key, value]) => [key, [...value]]), [[3, [1, 2]], [1110, []]]);
-    assert.deepEqual(codecs.decodeStringToStringMap(codecs.encodeStringToStringMap({ a: '1', b: '' })), { a: '1', b: '' });
+    const map = new Map([
+      [3, Uint8Array.of(1, 2)],
+      [1110, Uint8Array.of()],
+    ]);
+    assert.deepEqual(
+      [...codecs.decodeU32ToBytesMap(codecs.encodeU32ToBytesMap(map))].map(([key, value]) => [key, [...value]]),
+      [
+        [3, [1, 2]],
+        [1110, []],
+      ],
+    );
+    assert.deepEqual(codecs.decodeStringToStringMap(codecs.encodeStringToStringMap({ a: '1', b: '' })), {
+      a: '1',
+      b: '',
+    });
     assert.equal(Buffer.from(codecs.encodeStringSlice(['ab'])).toString('hex'), '01000000020000006162');
   });
 

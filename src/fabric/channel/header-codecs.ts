@@ -57,7 +57,8 @@ class Cursor {
   }
   bytes(): Uint8Array {
     const length = this.u32();
-    if (this.#offset + length > this.#bytes.length) throw new FrameError(`collection header entry of ${length} bytes runs past its end`);
+    if (this.#offset + length > this.#bytes.length)
+      throw new FrameError(`collection header entry of ${length} bytes runs past its end`);
     const value = this.#bytes.subarray(this.#offset, this.#offset + length);
     this.#offset += length;
     return value;
@@ -66,7 +67,8 @@ class Cursor {
   count(): number {
     if (this.#bytes.length === 0) return 0;
     const count = this.u32();
-    if (count > MAX_COLLECTION_ENTRIES) throw new FrameError(`collection header claims ${count} entries (at most ${MAX_COLLECTION_ENTRIES})`);
+    if (count > MAX_COLLECTION_ENTRIES)
+      throw new FrameError(`collection header claims ${count} entries (at most ${MAX_COLLECTION_ENTRIES})`);
     return count;
   }
 }
@@ -80,7 +82,10 @@ function collection(size: number, parts: Uint8Array[]): Uint8Array {
 const lengthPrefixed = (bytes: Uint8Array) => [encodeU32(bytes.length), bytes];
 
 export function encodeStringSlice(values: readonly string[]): Uint8Array {
-  return collection(values.length, values.flatMap((value) => lengthPrefixed(utf8.encode(value))));
+  return collection(
+    values.length,
+    values.flatMap((value) => lengthPrefixed(utf8.encode(value))),
+  );
 }
 export function decodeStringSlice(bytes: Uint8Array): string[] {
   const cursor = new Cursor(bytes);
@@ -88,7 +93,10 @@ export function decodeStringSlice(bytes: Uint8Array): string[] {
 }
 
 export function encodeU32ToBytesMap(map: ReadonlyMap<number, Uint8Array>): Uint8Array {
-  return collection(map.size, [...map].flatMap(([key, value]) => [encodeU32(key), ...lengthPrefixed(value)]));
+  return collection(
+    map.size,
+    [...map].flatMap(([key, value]) => [encodeU32(key), ...lengthPrefixed(value)]),
+  );
 }
 export function decodeU32ToBytesMap(bytes: Uint8Array): Map<number, Uint8Array> {
   const cursor = new Cursor(bytes);
@@ -98,7 +106,13 @@ export function decodeU32ToBytesMap(bytes: Uint8Array): Map<number, Uint8Array> 
 }
 
 export function encodeStringToStringMap(map: Readonly<Record<string, string>>): Uint8Array {
-  return collection(Object.keys(map).length, Object.entries(map).flatMap(([key, value]) => [...lengthPrefixed(utf8.encode(key)), ...lengthPrefixed(utf8.encode(value))]));
+  return collection(
+    Object.keys(map).length,
+    Object.entries(map).flatMap(([key, value]) => [
+      ...lengthPrefixed(utf8.encode(key)),
+      ...lengthPrefixed(utf8.encode(value)),
+    ]),
+  );
 }
 export function decodeStringToStringMap(bytes: Uint8Array): Record<string, string> {
   const cursor = new Cursor(bytes);

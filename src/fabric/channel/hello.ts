@@ -3,7 +3,15 @@
 // time limit, so a peer that connects and says nothing, or says too much, is dropped before it costs anything.
 import type { Socket } from 'node:net';
 import { FrameReader, type FrameLimits } from './frame-reader.js';
-import { ContentType, FrameError, HELLO_SEQUENCE, Header, UNKNOWN_VERSION_RESPONSE, encodeMessage, type Message } from './message.js';
+import {
+  ContentType,
+  FrameError,
+  HELLO_SEQUENCE,
+  Header,
+  UNKNOWN_VERSION_RESPONSE,
+  encodeMessage,
+  type Message,
+} from './message.js';
 import { decodeBool, encodeBool, encodeI32 } from './header-codecs.js';
 import { asError } from '../../lib/error-message.js';
 
@@ -19,7 +27,12 @@ export interface HelloReceived {
 }
 
 /** Reads one frame (and any that came with it) from a paused-or-flowing socket within `timeoutMs`; leaves the socket paused. */
-function readFirst(socket: Socket, reader: FrameReader, timeoutMs: number, onBadMagic: () => void): Promise<[Message, ...Message[]]> {
+function readFirst(
+  socket: Socket,
+  reader: FrameReader,
+  timeoutMs: number,
+  onBadMagic: () => void,
+): Promise<[Message, ...Message[]]> {
   return new Promise((resolve, reject) => {
     const finish = (outcome: { error: Error } | { messages: [Message, ...Message[]] }) => {
       clearTimeout(timer);
@@ -48,8 +61,11 @@ function readFirst(socket: Socket, reader: FrameReader, timeoutMs: number, onBad
 /** Listener side: waits for the peer's hello. */
 export async function receiveHello(socket: Socket, timeoutMs: number): Promise<HelloReceived> {
   const reader = new FrameReader(HELLO_LIMITS);
-  const [hello, ...following] = await readFirst(socket, reader, timeoutMs, () => socket.write(UNKNOWN_VERSION_RESPONSE));
-  if (hello.contentType !== ContentType.hello) throw new FrameError(`expected a hello, got content type ${hello.contentType}`);
+  const [hello, ...following] = await readFirst(socket, reader, timeoutMs, () =>
+    socket.write(UNKNOWN_VERSION_RESPONSE),
+  );
+  if (hello.contentType !== ContentType.hello)
+    throw new FrameError(`expected a hello, got content type ${hello.contentType}`);
   return { hello: hello, reader, following };
 }
 
@@ -58,7 +74,14 @@ export function writeHelloResult(socket: Socket, headers: ReadonlyMap<number, Ui
   const result = new Map(headers);
   result.set(Header.resultSuccess, encodeBool(true));
   result.set(Header.replyFor, encodeI32(HELLO_SEQUENCE));
-  socket.write(encodeMessage({ contentType: ContentType.result, sequence: HELLO_SEQUENCE, headers: result, body: new Uint8Array(0) }));
+  socket.write(
+    encodeMessage({
+      contentType: ContentType.result,
+      sequence: HELLO_SEQUENCE,
+      headers: result,
+      body: new Uint8Array(0),
+    }),
+  );
 }
 
 export interface HelloAnswered {
@@ -68,11 +91,17 @@ export interface HelloAnswered {
 }
 
 /** Dialer side: sends a hello and waits for its Result; a failed Result rejects with its message. */
-export async function sendHello(socket: Socket, hello: { headers: Map<number, Uint8Array>; body: Uint8Array }, timeoutMs: number, limits: FrameLimits): Promise<HelloAnswered> {
+export async function sendHello(
+  socket: Socket,
+  hello: { headers: Map<number, Uint8Array>; body: Uint8Array },
+  timeoutMs: number,
+  limits: FrameLimits,
+): Promise<HelloAnswered> {
   const reader = new FrameReader(limits);
   socket.write(encodeMessage({ contentType: ContentType.hello, sequence: HELLO_SEQUENCE, ...hello }));
   const [result, ...following] = await readFirst(socket, reader, timeoutMs, () => undefined);
-  if (result.contentType !== ContentType.result) throw new FrameError(`expected a hello result, got content type ${result.contentType}`);
+  if (result.contentType !== ContentType.result)
+    throw new FrameError(`expected a hello result, got content type ${result.contentType}`);
   const success = result.headers.get(Header.resultSuccess);
   if (!success || !decodeBool(success)) throw new Error(`hello refused: ${Buffer.from(result.body).toString('utf8')}`);
   return { result: result, reader, following };

@@ -70,10 +70,12 @@ export function decodeHeaders(section: Buffer): Map<number, Uint8Array> {
   const headers = new Map<number, Uint8Array>();
   let offset = 0;
   while (offset < section.length) {
-    if (offset + 8 > section.length) throw new FrameError(`truncated header entry at byte ${offset} of ${section.length}`);
+    if (offset + 8 > section.length)
+      throw new FrameError(`truncated header entry at byte ${offset} of ${section.length}`);
     const key = section.readInt32LE(offset);
     const length = section.readUInt32LE(offset + 4);
-    if (offset + 8 + length > section.length) throw new FrameError(`header ${key} claims ${length} bytes, past the end of the headers`);
+    if (offset + 8 + length > section.length)
+      throw new FrameError(`header ${key} claims ${length} bytes, past the end of the headers`);
     headers.set(key, section.subarray(offset + 8, offset + 8 + length));
     offset += 8 + length;
   }

@@ -32,7 +32,15 @@ export interface FabricLogger {
 }
 
 /** Why a circuit ended, as counted (a bounded set of metric labels; the log line says more). */
-export type CircuitEnd = 'dialling side closed' | 'hosting side closed' | 'idle' | 'service deleted' | 'router gone' | 'no public key' | 'removed by an operator' | 'no path left';
+export type CircuitEnd =
+  | 'dialling side closed'
+  | 'hosting side closed'
+  | 'idle'
+  | 'service deleted'
+  | 'router gone'
+  | 'no public key'
+  | 'removed by an operator'
+  | 'no path left';
 
 /** What operators see counted (system/metrics.ts implements it). */
 export interface FabricMetrics {

@@ -23,7 +23,11 @@ export type PeerData = Map<number, Uint8Array>;
 const NO_BODY = new Uint8Array(0);
 
 export function unrouteMessage(circuitId: string, now: boolean): Outgoing {
-  return { contentType: CtrlType.UnrouteType, headers: new Map(), body: toBinary(UnrouteSchema, create(UnrouteSchema, { circuitId, now })) };
+  return {
+    contentType: CtrlType.UnrouteType,
+    headers: new Map(),
+    body: toBinary(UnrouteSchema, create(UnrouteSchema, { circuitId, now })),
+  };
 }
 
 export interface RouteResult {
@@ -42,7 +46,8 @@ export function decodeRouteResult(message: Message): RouteResult | undefined {
   if (!attempt || attempt.length !== 4) return undefined;
   const peerData: PeerData = new Map();
   // Every other header above 0 outside 1102-1104 is the terminator's peer data (the attempt 1101 included, as upstream).
-  for (const [key, value] of message.headers) if (key > 0 && (key < RouteResultHeader.success || key > RouteResultHeader.errorCode)) peerData.set(key, value);
+  for (const [key, value] of message.headers)
+    if (key > 0 && (key < RouteResultHeader.success || key > RouteResultHeader.errorCode)) peerData.set(key, value);
   const errorCode = message.headers.get(RouteResultHeader.errorCode);
   const error = message.headers.get(RouteResultHeader.error);
   return {
@@ -102,5 +107,9 @@ export function createCircuitResponse(response: CreateCircuitResponse): Outgoing
 
 /** The edge error reply (ErrorType 20002): the message as the body, its code in header 1014. */
 export function edgeErrorMessage(message: string, code: number): Outgoing {
-  return { contentType: EdgeType.ErrorType, headers: new Map([[EDGE_ERROR_CODE_HEADER, encodeU32(code)]]), body: encodeString(message) };
+  return {
+    contentType: EdgeType.ErrorType,
+    headers: new Map([[EDGE_ERROR_CODE_HEADER, encodeU32(code)]]),
+    body: encodeString(message),
+  };
 }

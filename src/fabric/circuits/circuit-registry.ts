@@ -116,7 +116,8 @@ export class CircuitRegistry {
   /** Removes and answers the circuits detached for at least `graceMs`. */
   expire(now: number, graceMs: number): Circuit[] {
     const expired: Circuit[] = [];
-    for (const circuit of this.#circuits.values()) if (circuit.detachedAt !== undefined && now - circuit.detachedAt >= graceMs) expired.push(circuit);
+    for (const circuit of this.#circuits.values())
+      if (circuit.detachedAt !== undefined && now - circuit.detachedAt >= graceMs) expired.push(circuit);
     for (const circuit of expired) this.remove(circuit.id);
     return expired;
   }

@@ -8,19 +8,38 @@ import type { Clock } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
 import { edgeServiceById } from '../../store/queries/edge-sessions.js';
 import type { Message } from '../channel/message.js';
-import { CircuitConfirmationSchema, ContentType as CtrlType, FaultSchema, FaultSubject, type Fault } from '../messages/gen/ctrl_pb.js';
+import {
+  CircuitConfirmationSchema,
+  ContentType as CtrlType,
+  FaultSchema,
+  FaultSubject,
+  type Fault,
+} from '../messages/gen/ctrl_pb.js';
 import type { CircuitsView } from '../network-views.js';
 import { ContentType as EdgeType } from '../messages/gen/edge_ctrl_pb.js';
 import { ControlContentType } from '../messages/headers.js';
 import { decodeCreateCircuitRequest, decodeRouteResult, unrouteMessage } from './circuit-messages.js';
 import { CircuitRegistry, circuitSummary, type Circuit } from './circuit-registry.js';
 import { localMessenger } from '../links/messenger.js';
-import type { CircuitDeps, CircuitEnd, ControlChannel, FabricLogger, FabricMetrics, RouterMessenger } from './circuit-deps.js';
+import type {
+  CircuitDeps,
+  CircuitEnd,
+  ControlChannel,
+  FabricLogger,
+  FabricMetrics,
+  RouterMessenger,
+} from './circuit-deps.js';
 import { createCircuit } from './create-circuit.js';
 import { Strategies } from './strategies.js';
 import type { Link } from '../links/link-model.js';
 import { shortestPath, type NetworkSnapshot, type Path } from '../links/paths.js';
-import { rerouteCircuit, rerouteCircuits, type RerouteDeps, type RerouteOutcome, type RouteMessenger } from '../links/reroute.js';
+import {
+  rerouteCircuit,
+  rerouteCircuits,
+  type RerouteDeps,
+  type RerouteOutcome,
+  type RouteMessenger,
+} from '../links/reroute.js';
 
 /** What circuits need of the links (fabric/links/links.ts `Links`). */
 export interface CircuitLinks {
@@ -69,7 +88,10 @@ export interface CircuitOwners {
   ownedElsewhere(circuitIds: readonly string[]): Promise<Set<string>>;
 }
 
-const onlyItself = (sourceRouterId: string) => (destRouterId: string): Path | undefined => (destRouterId === sourceRouterId ? { routerIds: [sourceRouterId], linkIds: [], cost: 0 } : undefined);
+const onlyItself =
+  (sourceRouterId: string) =>
+  (destRouterId: string): Path | undefined =>
+    destRouterId === sourceRouterId ? { routerIds: [sourceRouterId], linkIds: [], cost: 0 } : undefined;
 
 export class Circuits {
   readonly strategies: Strategies;
@@ -140,16 +162,27 @@ export class Circuits {
    * (network/fault.go) re-routes each known one, removing it when that fails; an unknown one is unrouted at that
    * router, unless the owner is unknown (UnknownOwnerForwardFault) or another process owns it.
    */
-  async forwardFault(routerId: string, channel: ControlChannel, circuitIds: readonly string[], ownerKnown: boolean): Promise<void> {
+  async forwardFault(
+    routerId: string,
+    channel: ControlChannel,
+    circuitIds: readonly string[],
+    ownerKnown: boolean,
+  ): Promise<void> {
     const known = circuitIds.map((id) => this.registry.get(id)).filter((circuit) => circuit !== undefined);
     const unknown = circuitIds.filter((id) => !this.registry.get(id));
-    const elsewhere = ownerKnown && unknown.length > 0 && this.#owners ? await this.#owners.ownedElsewhere(unknown) : new Set<string>();
-    if (ownerKnown) for (const circuitId of unknown) if (!elsewhere.has(circuitId)) channel.send(unrouteMessage(circuitId, true));
+    const elsewhere =
+      ownerKnown && unknown.length > 0 && this.#owners ? await this.#owners.ownedElsewhere(unknown) : new Set<string>();
+    if (ownerKnown)
+      for (const circuitId of unknown) if (!elsewhere.has(circuitId)) channel.send(unrouteMessage(circuitId, true));
     if (known.length === 0) return;
-    this.deps.logger.info({ routerId, circuitIds: known.map((circuit) => circuit.id) }, 'forward fault: re-routing circuits');
+    this.deps.logger.info(
+      { routerId, circuitIds: known.map((circuit) => circuit.id) },
+      'forward fault: re-routing circuits',
+    );
     const links = this.#links;
     if (!links) {
-      for (const circuit of known) this.remove(circuit.id, true, 'no path left', `router ${routerId} could not forward it`);
+      for (const circuit of known)
+        this.remove(circuit.id, true, 'no path left', `router ${routerId} could not forward it`);
       return;
     }
     try {
@@ -193,7 +226,8 @@ export class Circuits {
 
   tick(): void {
     this.strategies.creditOverTime();
-    for (const circuit of this.registry.expire(this.deps.clock().getTime(), this.#detachedGraceMs)) this.#ended(circuit, 'router gone', `its router did not reconnect within ${this.#detachedGraceMs} ms`);
+    for (const circuit of this.registry.expire(this.deps.clock().getTime(), this.#detachedGraceMs))
+      this.#ended(circuit, 'router gone', `its router did not reconnect within ${this.#detachedGraceMs} ms`);
   }
 
   /** Serves a router's circuit messages on its channel. */
@@ -233,7 +267,8 @@ export class Circuits {
   remove(circuitId: string, now: boolean, end: CircuitEnd, detail?: string): Circuit | undefined {
     const circuit = this.registry.get(circuitId);
     if (!circuit) return undefined;
-    for (const routerId of circuit.path.routerIds) void this.deps.messenger.send(routerId, unrouteMessage(circuitId, now)).catch(() => undefined);
+    for (const routerId of circuit.path.routerIds)
+      void this.deps.messenger.send(routerId, unrouteMessage(circuitId, now)).catch(() => undefined);
     this.registry.remove(circuitId);
     this.#ended(circuit, end, detail);
     return circuit;
@@ -245,7 +280,16 @@ export class Circuits {
     this.deps.metrics?.circuitEnded(end);
     const durationMs = this.deps.clock().getTime() - circuit.createdAt;
     this.deps.logger.info(
-      { circuitId: circuit.id, service: circuit.serviceName, serviceId: circuit.serviceId, clientId: circuit.clientId, hostId: circuit.hostId, routerId: circuit.routerId, durationMs, reason: detail ?? end },
+      {
+        circuitId: circuit.id,
+        service: circuit.serviceName,
+        serviceId: circuit.serviceId,
+        clientId: circuit.clientId,
+        hostId: circuit.hostId,
+        routerId: circuit.routerId,
+        durationMs,
+        reason: detail ?? end,
+      },
       'circuit ended',
     );
   }
@@ -255,19 +299,32 @@ export class Circuits {
     if (this.#linkFault?.(routerId, fault)) return;
     if (fault.subject === FaultSubject.IngressFault || fault.subject === FaultSubject.EgressFault) {
       const end = fault.subject === FaultSubject.IngressFault ? 'dialling side closed' : 'hosting side closed';
-      if (!this.remove(fault.id, false, end)) this.deps.logger.debug({ routerId, circuitId: fault.id }, 'fault for an unknown circuit');
+      if (!this.remove(fault.id, false, end))
+        this.deps.logger.debug({ routerId, circuitId: fault.id }, 'fault for an unknown circuit');
     } else if (fault.subject === FaultSubject.ForwardFault || fault.subject === FaultSubject.UnknownOwnerForwardFault) {
-      void this.forwardFault(routerId, channel, fault.id.split(' ').filter(Boolean), fault.subject === FaultSubject.ForwardFault);
+      void this.forwardFault(
+        routerId,
+        channel,
+        fault.id.split(' ').filter(Boolean),
+        fault.subject === FaultSubject.ForwardFault,
+      );
     } else {
-      this.deps.logger.debug({ routerId, subject: fault.subject, id: fault.id }, 'link fault ignored: this controller makes no links');
+      this.deps.logger.debug(
+        { routerId, subject: fault.subject, id: fault.id },
+        'link fault ignored: this controller makes no links',
+      );
     }
   }
 
   async #confirm(routerId: string, channel: ControlChannel, message: Message): Promise<void> {
     const confirmation = fromBinary(CircuitConfirmationSchema, message.body);
-    this.deps.logger.info({ routerId, circuitCount: confirmation.circuitIds.length }, 'received circuit confirmation request');
+    this.deps.logger.info(
+      { routerId, circuitCount: confirmation.circuitIds.length },
+      'received circuit confirmation request',
+    );
     const unknown = confirmation.circuitIds.filter((circuitId) => !this.registry.get(circuitId));
-    const elsewhere = unknown.length > 0 && this.#owners ? await this.#owners.ownedElsewhere(unknown) : new Set<string>();
+    const elsewhere =
+      unknown.length > 0 && this.#owners ? await this.#owners.ownedElsewhere(unknown) : new Set<string>();
     for (const circuitId of confirmation.circuitIds) {
       if (elsewhere.has(circuitId)) continue;
       const circuit = this.registry.get(circuitId);
@@ -279,8 +336,17 @@ export class Circuits {
       const idleNanos = confirmation.idleTimes[circuitId];
       const service = await this.deps.store.read((db) => edgeServiceById(db, circuit.serviceId));
       if (!service) this.remove(circuitId, true, 'service deleted');
-      else if (idleNanos !== undefined && service.maxIdleTimeMillis > 0 && idleNanos >= BigInt(service.maxIdleTimeMillis) * 1_000_000n) {
-        this.remove(circuitId, true, 'idle', `idle for ${idleNanos / 1_000_000n} ms, past the service's maximum of ${service.maxIdleTimeMillis} ms`);
+      else if (
+        idleNanos !== undefined &&
+        service.maxIdleTimeMillis > 0 &&
+        idleNanos >= BigInt(service.maxIdleTimeMillis) * 1_000_000n
+      ) {
+        this.remove(
+          circuitId,
+          true,
+          'idle',
+          `idle for ${idleNanos / 1_000_000n} ms, past the service's maximum of ${service.maxIdleTimeMillis} ms`,
+        );
       }
     }
   }
@@ -295,7 +361,10 @@ export class Circuits {
     if (!result) {
       this.deps.logger.error({ routerId }, 'missing attempt header in route result');
     } else if (!this.#routing.has(result.circuitId) && !this.registry.get(result.circuitId)) {
-      this.deps.logger.warn({ routerId, circuitId: result.circuitId }, 'route result for a circuit not being routed: sending unroute');
+      this.deps.logger.warn(
+        { routerId, circuitId: result.circuitId },
+        'route result for a circuit not being routed: sending unroute',
+      );
       channel.send(unrouteMessage(result.circuitId, true));
     }
   }

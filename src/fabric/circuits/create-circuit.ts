@@ -5,12 +5,26 @@
 // circuit or upstream's error.
 import { formatTimestamp } from '../../lib/clock.js';
 import { newShortId } from '../../lib/ids.js';
-import { deleteTerminators, setTerminatorCostAndPrecedence, terminatorsOfService, type TerminatorRow } from '../../store/queries/terminators.js';
+import {
+  deleteTerminators,
+  setTerminatorCostAndPrecedence,
+  terminatorsOfService,
+  type TerminatorRow,
+} from '../../store/queries/terminators.js';
 import { RouteResultErrorCode, PathHeader } from '../messages/headers.js';
 import { checkSessionRequest, EdgeErrorCode, EdgeRequestError, type CheckedSession } from '../edge-requests.js';
 import { decodePeerData, EDGE_BINDING } from '../terminators/create-terminator.js';
 import { routePlan, type RouterRoute } from '../links/route-plan.js';
-import { createCircuitResponse, decodeRouteResult, edgeErrorMessage, unrouteMessage, type CreateCircuitRequest, type Outgoing, type PeerData, type RouteResult } from './circuit-messages.js';
+import {
+  createCircuitResponse,
+  decodeRouteResult,
+  edgeErrorMessage,
+  unrouteMessage,
+  type CreateCircuitRequest,
+  type Outgoing,
+  type PeerData,
+  type RouteResult,
+} from './circuit-messages.js';
 import type { Circuit } from './circuit-registry.js';
 import type { CircuitDeps } from './circuit-deps.js';
 import { SelectFailure, selectTerminator, type SelectableTerminator } from './select-terminator.js';
@@ -31,7 +45,14 @@ class DialFailure extends Error {
   }
 }
 
-const toCandidate = (row: TerminatorRow): DialTerminator => ({ id: row.id, cost: row.cost, precedence: row.precedence, routerId: row.router_id, instanceId: row.instance_id ?? '', row });
+const toCandidate = (row: TerminatorRow): DialTerminator => ({
+  id: row.id,
+  cost: row.cost,
+  precedence: row.precedence,
+  routerId: row.router_id,
+  instanceId: row.instance_id ?? '',
+  row,
+});
 
 /** upstream's idgen NextAlphaNumericPrefixedId: a shortid that does not start with '-' or '.'. */
 export function newCircuitId(): string {
@@ -42,34 +63,65 @@ export function newCircuitId(): string {
 }
 
 /** Answers the router's request: the 20219 response or an edge error (20002). */
-export async function createCircuit(deps: CircuitDeps, sourceRouterId: string, request: CreateCircuitRequest): Promise<Outgoing> {
+export async function createCircuit(
+  deps: CircuitDeps,
+  sourceRouterId: string,
+  request: CreateCircuitRequest,
+): Promise<Outgoing> {
   const started = deps.clock().getTime();
   let checked: CheckedSession | undefined;
   try {
     checked = await deps.store.read((db) =>
-      checkSessionRequest(db, { routerId: sourceRouterId, sessionToken: request.sessionToken, fingerprints: request.fingerprints, type: 'Dial', at: formatTimestamp(deps.clock()) }),
+      checkSessionRequest(db, {
+        routerId: sourceRouterId,
+        sessionToken: request.sessionToken,
+        fingerprints: request.fingerprints,
+        type: 'Dial',
+        at: formatTimestamp(deps.clock()),
+      }),
     );
     if (checked.service.encryptionRequired && !request.peerData.has(PUBLIC_KEY_HEADER)) {
-      throw new EdgeRequestError('encryption required on service, initiator did not send public header', EdgeErrorCode.encryptionDataMissing);
+      throw new EdgeRequestError(
+        'encryption required on service, initiator did not send public header',
+        EdgeErrorCode.encryptionDataMissing,
+      );
     }
     const { circuit, peerData } = await routeCircuit(deps, sourceRouterId, request, checked, started);
     return createCircuitResponse({ circuitId: circuit.id, address: circuit.ingressId, peerData, tags: circuit.tags });
   } catch (caught) {
     // Anything unforeseen (the store failing) is still answered, as upstream's internal error, so the SDK is told.
-    const error = caught instanceof EdgeRequestError || caught instanceof DialFailure ? caught : new DialFailure('INTERNAL', caught instanceof Error ? caught.message : String(caught));
-    if (error instanceof DialFailure && error.reason === 'INTERNAL') deps.logger.error({ routerId: sourceRouterId, err: caught }, 'circuit not created: internal error');
+    const error =
+      caught instanceof EdgeRequestError || caught instanceof DialFailure
+        ? caught
+        : new DialFailure('INTERNAL', caught instanceof Error ? caught.message : String(caught));
+    if (error instanceof DialFailure && error.reason === 'INTERNAL')
+      deps.logger.error({ routerId: sourceRouterId, err: caught }, 'circuit not created: internal error');
     const cause = error instanceof DialFailure ? error.reason : 'SESSION_REFUSED';
     deps.metrics?.circuitFailed(cause);
     deps.logger.warn(
-      { routerId: sourceRouterId, service: checked?.service.name, serviceId: checked?.service.id, clientId: checked?.session.identityId, cause, reason: error.message },
+      {
+        routerId: sourceRouterId,
+        service: checked?.service.name,
+        serviceId: checked?.service.id,
+        clientId: checked?.session.identityId,
+        cause,
+        reason: error.message,
+      },
       'circuit not created: the dial was refused',
     );
     return edgeErrorMessage(error.message, error.code);
   }
 }
 
-async function routeCircuit(deps: CircuitDeps, sourceRouterId: string, request: CreateCircuitRequest, checked: CheckedSession, started: number): Promise<{ circuit: Circuit; peerData: PeerData }> {
-  if (deps.registry.isFull) throw new DialFailure('CAPACITY', `this controller holds its maximum of ${deps.registry.capacity} circuits`);
+async function routeCircuit(
+  deps: CircuitDeps,
+  sourceRouterId: string,
+  request: CreateCircuitRequest,
+  checked: CheckedSession,
+  started: number,
+): Promise<{ circuit: Circuit; peerData: PeerData }> {
+  if (deps.registry.isFull)
+    throw new DialFailure('CAPACITY', `this controller holds its maximum of ${deps.registry.capacity} circuits`);
   const circuitId = newCircuitId();
   deps.routing.add(circuitId);
   try {
@@ -93,7 +145,8 @@ async function attemptRoutes(
   try {
     return await attemptEach(deps, sourceRouterId, request, checked, started, circuitId, routed);
   } finally {
-    for (const routerId of routed) void deps.messenger.send(routerId, unrouteMessage(circuitId, true)).catch(() => undefined);
+    for (const routerId of routed)
+      void deps.messenger.send(routerId, unrouteMessage(circuitId, true)).catch(() => undefined);
   }
 }
 
@@ -134,7 +187,17 @@ async function attemptEach(
     const ingressId = newShortId();
     const egressId = newShortId();
     const target = { binding: terminator.row.binding, address: terminator.row.address };
-    const plan = routePlan({ circuitId, attempt, ingressId, egressId, path, terminator: target, dialPeerData: request.peerData, tags, remainingMs: deadline - deps.clock().getTime() });
+    const plan = routePlan({
+      circuitId,
+      attempt,
+      ingressId,
+      egressId,
+      path,
+      terminator: target,
+      dialPeerData: request.peerData,
+      tags,
+      remainingMs: deadline - deps.clock().getTime(),
+    });
     const outcome = await sendRoutes(deps, terminator, plan, attempt, circuitId, routed);
     if (outcome.success) {
       // The routers of the final path keep their routes; the finally above unroutes those of earlier attempts only.
@@ -170,7 +233,10 @@ async function attemptEach(
       const answered = new Map([...decodePeerData(terminator.row.peer_data), ...peerData]);
       if (service.encryptionRequired && !answered.has(PUBLIC_KEY_HEADER)) {
         deps.remove(circuitId, true, 'no public key', 'encryption required and the hosting side sent no public key');
-        throw new EdgeRequestError('encryption required on service, terminator did not send public header', EdgeErrorCode.encryptionDataMissing);
+        throw new EdgeRequestError(
+          'encryption required on service, terminator did not send public header',
+          EdgeErrorCode.encryptionDataMissing,
+        );
       }
       deps.metrics?.circuitCreated((circuit.createdAt - started) / 1000);
       deps.logger.info(
@@ -193,23 +259,43 @@ async function attemptEach(
     strategy.notify('dialFailed', terminator.id);
     lastFailure = outcome.failure;
     deps.logger.warn(
-      { circuitId, service: service.name, routerId: terminator.routerId, path: path.routerIds, terminatorId: terminator.id, attempt: attempt + 1, cause: outcome.failure.reason, reason: outcome.failure.message },
+      {
+        circuitId,
+        service: service.name,
+        routerId: terminator.routerId,
+        path: path.routerIds,
+        terminatorId: terminator.id,
+        attempt: attempt + 1,
+        cause: outcome.failure.reason,
+        reason: outcome.failure.message,
+      },
       'route attempt for circuit failed',
     );
     await dropFailedTerminator(deps, outcome.result, terminator);
   }
   if (!lastFailure) throw new Error('circuit creation is configured with no attempts');
-  throw new DialFailure(lastFailure.reason, `exceeded maximum [${deps.retries}] retries creating circuit [c/${circuitId}]: ${lastFailure.message}`);
+  throw new DialFailure(
+    lastFailure.reason,
+    `exceeded maximum [${deps.retries}] retries creating circuit [c/${circuitId}]: ${lastFailure.message}`,
+  );
 }
 
-type RouteOutcome = { success: true; peerData: PeerData } | { success: false; failure: DialFailure; result?: RouteResult };
+type RouteOutcome =
+  { success: true; peerData: PeerData } | { success: false; failure: DialFailure; result?: RouteResult };
 
 /**
  * The attempt's Routes sent to every router of the path at once (upstream routeSender.route): the first failure
  * ends the attempt; it succeeds when every router has answered success, with the terminator's router's peer data.
  * Each router that succeeded is added to `routed`, even after the attempt was decided.
  */
-function sendRoutes(deps: CircuitDeps, terminator: DialTerminator, plan: RouterRoute[], attempt: number, circuitId: string, routed: Set<string>): Promise<RouteOutcome> {
+function sendRoutes(
+  deps: CircuitDeps,
+  terminator: DialTerminator,
+  plan: RouterRoute[],
+  attempt: number,
+  circuitId: string,
+  routed: Set<string>,
+): Promise<RouteOutcome> {
   return new Promise((resolve) => {
     let pending = plan.length;
     let peerData: PeerData = new Map();
@@ -225,16 +311,33 @@ function sendRoutes(deps: CircuitDeps, terminator: DialTerminator, plan: RouterR
 }
 
 /** One Route and its RouteResult (matched by the channel as a reply), within the route timeout. */
-async function routeAt(deps: CircuitDeps, terminator: DialTerminator, routerId: string, route: Outgoing, attempt: number, circuitId: string): Promise<RouteOutcome> {
+async function routeAt(
+  deps: CircuitDeps,
+  terminator: DialTerminator,
+  routerId: string,
+  route: Outgoing,
+  attempt: number,
+  circuitId: string,
+): Promise<RouteOutcome> {
   let reply;
   try {
     reply = await deps.messenger.request(routerId, route, deps.routeTimeoutMs);
   } catch {
     // Timed out, or no process holds the router.
-    return { success: false, failure: new DialFailure('ROUTER_RESPONSE_TIMEOUT', `timeout creating routes for [s/${circuitId}]`) };
+    return {
+      success: false,
+      failure: new DialFailure('ROUTER_RESPONSE_TIMEOUT', `timeout creating routes for [s/${circuitId}]`),
+    };
   }
   const result = decodeRouteResult(reply);
-  if (!result) return { success: false, failure: new DialFailure('ROUTER_ERR_GENERIC', `error creating route for [s/${circuitId}] on [r/${routerId}] (missing attempt header in route result)`) };
+  if (!result)
+    return {
+      success: false,
+      failure: new DialFailure(
+        'ROUTER_ERR_GENERIC',
+        `error creating route for [s/${circuitId}] on [r/${routerId}] (missing attempt header in route result)`,
+      ),
+    };
   if (result.success && result.attempt === attempt) return { success: true, peerData: result.peerData };
   const causes: Record<number, string> = {
     [RouteResultErrorCode.invalidTerminator]: 'ROUTER_ERR_INVALID_TERMINATOR',
@@ -243,8 +346,13 @@ async function routeAt(deps: CircuitDeps, terminator: DialTerminator, routerId: 
   };
   // As upstream's switch: an invalid terminator of another binding counts as misconfigured; code 2 has no case.
   let cause = causes[result.errorCode ?? RouteResultErrorCode.generic] ?? 'ROUTER_ERR_GENERIC';
-  if (result.errorCode === RouteResultErrorCode.invalidTerminator && !isHostedBinding(terminator.row.binding)) cause = 'ROUTER_ERR_MISCONFIGURED_TERMINATOR';
-  return { success: false, failure: new DialFailure(cause, `error creating route for [s/${circuitId}] on [r/${routerId}] (${result.error})`), result };
+  if (result.errorCode === RouteResultErrorCode.invalidTerminator && !isHostedBinding(terminator.row.binding))
+    cause = 'ROUTER_ERR_MISCONFIGURED_TERMINATOR';
+  return {
+    success: false,
+    failure: new DialFailure(cause, `error creating route for [s/${circuitId}] on [r/${routerId}] (${result.error})`),
+    result,
+  };
 }
 
 /** Terminators an SDK or tunneler hosts: one the router no longer knows is gone, not misconfigured. */
@@ -254,14 +362,23 @@ const isHostedBinding = (binding: string) => binding === EDGE_BINDING || binding
  * What a router's refusal says about the terminator (routesender.go handleRouteSend): an invalid edge terminator (the router
  * no longer has it) is deleted; an invalid terminator of another binding drops to the failed precedence.
  */
-async function dropFailedTerminator(deps: CircuitDeps, result: RouteResult | undefined, terminator: DialTerminator): Promise<void> {
+async function dropFailedTerminator(
+  deps: CircuitDeps,
+  result: RouteResult | undefined,
+  terminator: DialTerminator,
+): Promise<void> {
   if (result?.errorCode !== RouteResultErrorCode.invalidTerminator) return;
   if (isHostedBinding(terminator.row.binding)) {
     await deps.store.transaction((tx) => deleteTerminators(tx, [terminator.id]));
     deps.strategies.forget(terminator.id);
     deps.metrics?.terminatorsRemoved(1);
-    deps.logger.info({ terminatorId: terminator.id, routerId: terminator.routerId }, 'terminator deleted: its router no longer has it');
+    deps.logger.info(
+      { terminatorId: terminator.id, routerId: terminator.routerId },
+      'terminator deleted: its router no longer has it',
+    );
   } else {
-    await deps.store.transaction((tx) => setTerminatorCostAndPrecedence(tx, terminator.id, terminator.cost, 'failed', formatTimestamp(deps.clock())));
+    await deps.store.transaction((tx) =>
+      setTerminatorCostAndPrecedence(tx, terminator.id, terminator.cost, 'failed', formatTimestamp(deps.clock())),
+    );
   }
 }

@@ -47,10 +47,15 @@ export interface SelectedTerminator<T> {
 
 /** errorz.MultipleErrors' text: one error alone, else numbered. */
 function multipleErrors(errors: string[]): string {
-  return errors.length === 1 ? mustAt(errors, 0) : `multiple errors occurred${errors.map((error, index) => ` ${index}: ${error}`).join('')}`;
+  return errors.length === 1
+    ? mustAt(errors, 0)
+    : `multiple errors occurred${errors.map((error, index) => ` ${index}: ${error}`).join('')}`;
 }
 
-export function selectTerminator<T extends SelectableTerminator>(strategies: Strategies, request: SelectRequest<T>): SelectedTerminator<T> {
+export function selectTerminator<T extends SelectableTerminator>(
+  strategies: Strategies,
+  request: SelectRequest<T>,
+): SelectedTerminator<T> {
   const candidates: T[] = [];
   const paths = new Map<T, Path>();
   const errors: string[] = [];
@@ -59,7 +64,9 @@ export function selectTerminator<T extends SelectableTerminator>(strategies: Str
   for (const terminator of request.terminators) {
     if (terminator.instanceId !== request.instanceId) continue;
     if (!request.isRouterOnline(terminator.routerId)) {
-      errors.push(`router with id=${terminator.routerId} on terminator with id=${terminator.id} for service name=${request.serviceId} is not online`);
+      errors.push(
+        `router with id=${terminator.routerId} on terminator with id=${terminator.id} for service name=${request.serviceId} is not online`,
+      );
       hasOfflineRouters = true;
       continue;
     }
@@ -72,14 +79,23 @@ export function selectTerminator<T extends SelectableTerminator>(strategies: Str
       paths.set(terminator, path);
     }
   }
-  if (request.terminators.length === 0) throw new SelectFailure('NO_TERMINATORS', `service ${request.serviceId} has no terminators`);
+  if (request.terminators.length === 0)
+    throw new SelectFailure('NO_TERMINATORS', `service ${request.serviceId} has no terminators`);
   if (candidates.length === 0) {
     if (pathError) throw new SelectFailure('NO_PATH', multipleErrors(errors));
-    if (hasOfflineRouters) throw new SelectFailure('NO_ONLINE_TERMINATORS', `service ${request.serviceId} has no online terminators for instanceId ${request.instanceId}`);
-    throw new SelectFailure('NO_TERMINATORS', `service ${request.serviceId} has no terminators for instanceId ${request.instanceId}`);
+    if (hasOfflineRouters)
+      throw new SelectFailure(
+        'NO_ONLINE_TERMINATORS',
+        `service ${request.serviceId} has no online terminators for instanceId ${request.instanceId}`,
+      );
+    throw new SelectFailure(
+      'NO_TERMINATORS',
+      `service ${request.serviceId} has no terminators for instanceId ${request.instanceId}`,
+    );
   }
   const strategy = strategies.get(request.terminatorStrategy);
-  if (!strategy) throw new SelectFailure('INVALID_STRATEGY', `terminatorStrategy with name ${request.terminatorStrategy} not found`);
+  if (!strategy)
+    throw new SelectFailure('INVALID_STRATEGY', `terminatorStrategy with name ${request.terminatorStrategy} not found`);
   const { chosen, peerData } = strategy.select(
     rankTerminators(candidates, strategies.dynamic, (terminator) => pathCostForTerminator(mustGet(paths, terminator))),
     request.dialPeerData,

@@ -1,11 +1,21 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { rankTerminators, STICKINESS_TOKEN_KEY, Strategies, weightedChoice, type CandidateTerminator } from './strategies.js';
+import {
+  rankTerminators,
+  STICKINESS_TOKEN_KEY,
+  Strategies,
+  weightedChoice,
+  type CandidateTerminator,
+} from './strategies.js';
 import { applyCostEvent, biasedCost, DynamicCosts, FailureCosts } from './terminator-costs.js';
 
 const t = (id: string, cost = 0, precedence = 'default'): CandidateTerminator => ({ id, cost, precedence });
-const pick = (strategies: Strategies, name: string, terminators: CandidateTerminator[], peerData = new Map<number, Uint8Array>()) =>
-  strategies.get(name)!.select(rankTerminators(terminators, strategies.dynamic), peerData);
+const pick = (
+  strategies: Strategies,
+  name: string,
+  terminators: CandidateTerminator[],
+  peerData = new Map<number, Uint8Array>(),
+) => strategies.get(name)!.select(rankTerminators(terminators, strategies.dynamic), peerData);
 
 describe('terminator costs', () => {
   it('places costs in precedence bands that never overlap', () => {
@@ -62,9 +72,11 @@ describe('strategies', () => {
   it('honours precedence before cost: required, then default, then failed', () => {
     const strategies = new Strategies(() => 0.99);
     const terminators = [t('failed', 0, 'failed'), t('default', 0), t('required', 60000, 'required')];
-    for (const name of ['smartrouting', 'weighted', 'random', 'sticky']) assert.equal(pick(strategies, name, terminators).chosen.id, 'required', name);
+    for (const name of ['smartrouting', 'weighted', 'random', 'sticky'])
+      assert.equal(pick(strategies, name, terminators).chosen.id, 'required', name);
     const withoutRequired = [t('failed', 0, 'failed'), t('default', 900)];
-    for (const name of ['smartrouting', 'weighted', 'random', 'sticky']) assert.equal(pick(strategies, name, withoutRequired).chosen.id, 'default', name);
+    for (const name of ['smartrouting', 'weighted', 'random', 'sticky'])
+      assert.equal(pick(strategies, name, withoutRequired).chosen.id, 'default', name);
   });
 
   it('random picks among the best precedence only, by the random draw', () => {

@@ -2,7 +2,16 @@
 // one of a service's terminators, given them ranked by route cost (precedence band + static + dynamic cost). All
 // but random move the shared dynamic costs as dials succeed and fail and circuits end. Pure: the random source is
 // injected, the costs are objects the caller owns.
-import { applyCostEvent, biasedCost, DynamicCosts, FailureCosts, precedenceOf, unbiasedCost, type PrecedenceName, type TerminatorEvent } from './terminator-costs.js';
+import {
+  applyCostEvent,
+  biasedCost,
+  DynamicCosts,
+  FailureCosts,
+  precedenceOf,
+  unbiasedCost,
+  type PrecedenceName,
+  type TerminatorEvent,
+} from './terminator-costs.js';
 import { mustAt } from '../../lib/collections.js';
 
 /** Peer-data key of the sticky strategy's token (ctrl_msg.XtStickinessToken): the terminator id to stick to. */
@@ -29,7 +38,10 @@ export interface Selection<T extends CandidateTerminator> {
 export interface Strategy {
   readonly name: string;
   /** `ranked` is never empty and is sorted by route cost, lowest first. */
-  select<T extends CandidateTerminator>(ranked: readonly CostedTerminator<T>[], dialPeerData: ReadonlyMap<number, Uint8Array>): Selection<T>;
+  select<T extends CandidateTerminator>(
+    ranked: readonly CostedTerminator<T>[],
+    dialPeerData: ReadonlyMap<number, Uint8Array>,
+  ): Selection<T>;
   notify(event: TerminatorEvent, terminatorId: string): void;
   /** The terminator went: forget what failures added to it (upstream's HandleTerminatorChange for removals). */
   forget(terminatorId: string): void;
@@ -40,17 +52,27 @@ export interface Strategy {
  * router (0 through one router), put in the precedence's band, sorted lowest first. Array.sort is stable, so equal
  * costs keep the given order.
  */
-export function rankTerminators<T extends CandidateTerminator>(terminators: readonly T[], dynamic: DynamicCosts, pathCost: (terminator: T) => number = () => 0): CostedTerminator<T>[] {
+export function rankTerminators<T extends CandidateTerminator>(
+  terminators: readonly T[],
+  dynamic: DynamicCosts,
+  pathCost: (terminator: T) => number = () => 0,
+): CostedTerminator<T>[] {
   return terminators
     .map((terminator) => {
       const precedence = precedenceOf(terminator.precedence);
-      return { terminator, precedence, routeCost: biasedCost(precedence, terminator.cost + dynamic.get(terminator.id) + pathCost(terminator)) };
+      return {
+        terminator,
+        precedence,
+        routeCost: biasedCost(precedence, terminator.cost + dynamic.get(terminator.id) + pathCost(terminator)),
+      };
     })
     .sort((a, b) => a.routeCost - b.routeCost);
 }
 
 /** The leading run of terminators sharing the first one's precedence (xt.GetRelatedTerminators). */
-export function sameBestPrecedence<T extends CandidateTerminator>(ranked: readonly CostedTerminator<T>[]): CostedTerminator<T>[] {
+export function sameBestPrecedence<T extends CandidateTerminator>(
+  ranked: readonly CostedTerminator<T>[],
+): CostedTerminator<T>[] {
   const first = mustAt(ranked, 0);
   const end = ranked.findIndex((entry) => entry.precedence !== first.precedence);
   return ranked.slice(0, end < 0 ? ranked.length : end);
@@ -71,19 +93,26 @@ export class Strategies {
         name,
         failures,
         select,
-        notify: (event: TerminatorEvent, terminatorId: string) => applyCostEvent(event, terminatorId, failures, dynamic),
+        notify: (event: TerminatorEvent, terminatorId: string) =>
+          applyCostEvent(event, terminatorId, failures, dynamic),
         forget: (terminatorId: string) => failures.clear(terminatorId),
       };
     };
     const strategies = [
       // The lowest route cost wins: the costs do the balancing.
       costed('smartrouting', (ranked) => ({ chosen: mustAt(ranked, 0).terminator, peerData: none() })),
-      costed('weighted', (ranked, _peerData) => ({ chosen: weightedChoice(sameBestPrecedence(ranked), random), peerData: none() })),
+      costed('weighted', (ranked, _peerData) => ({
+        chosen: weightedChoice(sameBestPrecedence(ranked), random),
+        peerData: none(),
+      })),
       {
         name: 'random',
         select: <T extends CandidateTerminator>(ranked: readonly CostedTerminator<T>[]) => {
           const related = sameBestPrecedence(ranked);
-          return { chosen: mustAt(related, related.length === 1 ? 0 : Math.floor(random() * related.length)).terminator, peerData: none() };
+          return {
+            chosen: mustAt(related, related.length === 1 ? 0 : Math.floor(random() * related.length)).terminator,
+            peerData: none(),
+          };
         },
         notify: () => undefined,
         forget: () => undefined,
@@ -121,7 +150,10 @@ export class Strategies {
  * cost of 0 counts as 1). As upstream, the thresholds are not normalised, so with three or more terminators the last
  * ones are reached less often than the formula's name suggests, and a draw past the last threshold picks the first.
  */
-export function weightedChoice<T extends CandidateTerminator>(related: readonly CostedTerminator<T>[], random: () => number): T {
+export function weightedChoice<T extends CandidateTerminator>(
+  related: readonly CostedTerminator<T>[],
+  random: () => number,
+): T {
   if (related.length === 1) return mustAt(related, 0).terminator;
   const costs = related.map((entry) => unbiasedCost(entry.precedence, entry.routeCost) || 1);
   const total = costs.reduce((sum, cost) => sum + cost, 0);

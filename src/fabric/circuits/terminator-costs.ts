@@ -110,13 +110,20 @@ export class FailureCosts {
 export type TerminatorEvent = 'dialFailed' | 'dialSucceeded' | 'circuitRemoved';
 
 /** The cost visitor of smartrouting, weighted and sticky (xt_common.CostVisitor, CircuitCost 2). */
-export function applyCostEvent(event: TerminatorEvent, terminatorId: string, failures: FailureCosts, dynamic: DynamicCosts, circuitCost = 2): void {
+export function applyCostEvent(
+  event: TerminatorEvent,
+  terminatorId: string,
+  failures: FailureCosts,
+  dynamic: DynamicCosts,
+  circuitCost = 2,
+): void {
   if (event === 'dialFailed') {
     const change = failures.failure(terminatorId);
     if (change > 0) dynamic.update(terminatorId, (cost) => Math.min(cost + change, MAX_U16));
   } else if (event === 'dialSucceeded') {
     const credit = failures.success(terminatorId);
-    if (credit !== circuitCost) dynamic.update(terminatorId, (cost) => Math.max(0, Math.min(cost + circuitCost - credit, MAX_U16)));
+    if (credit !== circuitCost)
+      dynamic.update(terminatorId, (cost) => Math.max(0, Math.min(cost + circuitCost - credit, MAX_U16)));
   } else {
     dynamic.update(terminatorId, (cost) => Math.max(0, cost - circuitCost));
   }

@@ -18,7 +18,12 @@ import type { Store } from '../../store/store.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import { authenticateRouter, RouterRefused } from './router-auth.js';
 import { peerCertificates } from '../../lib/peer-certificates.js';
-import { RouterRegistry, type RouterConnection, type RouterConnections, type VersionInfo } from './router-connections.js';
+import {
+  RouterRegistry,
+  type RouterConnection,
+  type RouterConnections,
+  type VersionInfo,
+} from './router-connections.js';
 import { RouterPresence } from './router-presence.js';
 
 export const CTRL_ALPN = 'ziti-ctrl';
@@ -57,12 +62,26 @@ export class ControlPlane {
     this.#options = options;
     const onError = (error: unknown) => options.logger.error({ err: error }, 'router control plane');
     this.#registry = new RouterRegistry(onError);
-    this.#presence = new RouterPresence({ store: options.store, clock: options.clock, instanceId: options.instanceId, registry: this.#registry, instanceOfflineAfterMs: options.instanceOfflineAfterMs, onError });
+    this.#presence = new RouterPresence({
+      store: options.store,
+      clock: options.clock,
+      instanceId: options.instanceId,
+      registry: this.#registry,
+      instanceOfflineAfterMs: options.instanceOfflineAfterMs,
+      onError,
+    });
     this.#resultHeaders = new Map<number, Uint8Array>([
       [Header.id, encodeString(options.controllerId)],
       [Header.helloVersion, encodeString(options.versionHeader)],
       // Without bits 1 and 3 a v1.1.8 router falls back to the V1 terminator and circuit requests.
-      [ControlHeaders.CapabilitiesHeader, encodeBitmask([ControllerCapability.CreateTerminatorV2, ControllerCapability.SingleRouterLinkSource, ControllerCapability.CreateCircuitV2])],
+      [
+        ControlHeaders.CapabilitiesHeader,
+        encodeBitmask([
+          ControllerCapability.CreateTerminatorV2,
+          ControllerCapability.SingleRouterLinkSource,
+          ControllerCapability.CreateCircuitV2,
+        ]),
+      ],
     ]);
   }
 
@@ -88,7 +107,15 @@ export class ControlPlane {
   /** Listens on the control port: TLS with client certificates requested, verified in code (router-auth.ts). */
   async listen(host: string, port: number): Promise<{ host: string; port: number }> {
     const { pki } = this.#options;
-    const server = createServer({ key: pki.serverKeyPem, cert: pki.serverChainPem, requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2', ALPNProtocols: [CTRL_ALPN], handshakeTimeout: this.#options.settings.ctrlConnectTimeoutMs });
+    const server = createServer({
+      key: pki.serverKeyPem,
+      cert: pki.serverChainPem,
+      requestCert: true,
+      rejectUnauthorized: false,
+      minVersion: 'TLSv1.2',
+      ALPNProtocols: [CTRL_ALPN],
+      handshakeTimeout: this.#options.settings.ctrlConnectTimeoutMs,
+    });
     server.on('secureConnection', (socket) => this.accept(socket));
     server.on('tlsClientError', (_error, socket) => socket.destroy());
     this.#server = server;
@@ -97,7 +124,8 @@ export class ControlPlane {
       server.listen(port, host, () => resolve());
     });
     const address = server.address();
-    if (address === null || typeof address === 'string') throw new Error('the control plane listener has no TCP address');
+    if (address === null || typeof address === 'string')
+      throw new Error('the control plane listener has no TCP address');
     return { host: address.address, port: address.port };
   }
 
@@ -126,17 +154,36 @@ export class ControlPlane {
       await this.#refuseChurn(routerId, now.getTime());
       if (socket.destroyed) throw new RouterRefused('connection closed during authentication');
 
-      writeHelloResult(socket, new Map([...this.#resultHeaders, [Header.connectionId, encodeString(`${this.#options.instanceId}.${++this.#connectionCount}`)]]));
+      writeHelloResult(
+        socket,
+        new Map([
+          ...this.#resultHeaders,
+          [Header.connectionId, encodeString(`${this.#options.instanceId}.${++this.#connectionCount}`)],
+        ]),
+      );
       reader.setLimits(CHANNEL_LIMITS);
       const { ctrlHeartbeatIntervalMs, ctrlCloseUnresponsiveMs } = this.#options.settings;
       const channel = new Channel(socket, reader, {
         label: routerId,
         logger,
-        heartbeat: { sendIntervalMs: ctrlHeartbeatIntervalMs, checkIntervalMs: Math.min(1000, ctrlHeartbeatIntervalMs), closeUnresponsiveMs: ctrlCloseUnresponsiveMs },
+        heartbeat: {
+          sendIntervalMs: ctrlHeartbeatIntervalMs,
+          checkIntervalMs: Math.min(1000, ctrlHeartbeatIntervalMs),
+          closeUnresponsiveMs: ctrlCloseUnresponsiveMs,
+        },
         maxWriteBufferBytes: MAX_WRITE_BUFFER_BYTES,
       });
-      const linkListeners = parseLinkListeners(hello.headers.get(ControlHeaders.ListenersHeader), (reason) => logger.warn({ routerId, reason }, 'router link listeners unreadable'));
-      const connection: RouterConnection = { routerId, isEdge: router.isEdge, channel, connectedAt: clock().getTime(), versionInfo, linkListeners };
+      const linkListeners = parseLinkListeners(hello.headers.get(ControlHeaders.ListenersHeader), (reason) =>
+        logger.warn({ routerId, reason }, 'router link listeners unreadable'),
+      );
+      const connection: RouterConnection = {
+        routerId,
+        isEdge: router.isEdge,
+        channel,
+        connectedAt: clock().getTime(),
+        versionInfo,
+        linkListeners,
+      };
       this.#registry.add(connection);
       this.#presence.connected(connection, router.fingerprint!);
       logger.info({ routerId, routerName: router.name, peer, version: versionInfo.version }, 'router connected');
@@ -167,7 +214,8 @@ export class ControlPlane {
     const { store, instanceId, instanceOfflineAfterMs } = this.#options;
     const since = formatTimestamp(new Date(now - instanceOfflineAfterMs));
     const held = (await store.read((db) => heldRouters(db, [routerId], since))).get(routerId);
-    if (held && held.instanceId !== instanceId && now - Date.parse(held.connectedAt) < CHURN_LIMIT_MS) throw new RouterRefused(`router already connected to controller instance ${held.instanceId}`);
+    if (held && held.instanceId !== instanceId && now - Date.parse(held.connectedAt) < CHURN_LIMIT_MS)
+      throw new RouterRefused(`router already connected to controller instance ${held.instanceId}`);
   }
 
   /** Stops listening, closes every channel and marks this instance's routers offline. */
@@ -185,7 +233,8 @@ export class ControlPlane {
 function parseVersionInfo(header: Uint8Array | undefined): VersionInfo {
   if (!header) throw new RouterRefused('no version info header');
   const fields = decodeString(header).split('|');
-  if (fields.length !== 5) throw new RouterRefused(`could not parse version info: expected 5 values, got ${fields.length}`);
+  if (fields.length !== 5)
+    throw new RouterRefused(`could not parse version info: expected 5 values, got ${fields.length}`);
   // Five fields, as checked: the defaults are never used.
   const [version = '', revision = '', buildDate = '', os = '', arch = ''] = fields;
   return { version, revision, buildDate, os, arch };

@@ -27,18 +27,30 @@ export function validFingerprints(certificates: readonly X509Certificate[], pki:
   const intermediates = certificates.filter((certificate) => certificate.ca);
   return certificates
     .filter((certificate) => !certificate.ca)
-    .filter((leaf) => verifyPath(leaf, intermediates, anchors, { now, checkLeafValidity: true, requireClientAuth: false }) !== undefined)
+    .filter(
+      (leaf) =>
+        verifyPath(leaf, intermediates, anchors, { now, checkLeafValidity: true, requireClientAuth: false }) !==
+        undefined,
+    )
     .map((leaf) => certificateFingerprint(leaf.raw));
 }
 
-export async function authenticateRouter(store: Store, pki: Pki, routerId: string, certificates: readonly X509Certificate[], now: Date): Promise<RouterForConnection> {
+export async function authenticateRouter(
+  store: Store,
+  pki: Pki,
+  routerId: string,
+  certificates: readonly X509Certificate[],
+  now: Date,
+): Promise<RouterForConnection> {
   if (certificates.length === 0) throw new RouterRefused('no client certificate');
   const fingerprints = validFingerprints(certificates, pki, now);
-  if (fingerprints.length === 0) throw new RouterRefused('client certificate does not chain to the edge signing CA (or is not valid now)');
+  if (fingerprints.length === 0)
+    throw new RouterRefused('client certificate does not chain to the edge signing CA (or is not valid now)');
   const [router] = await store.read((db) => routersForConnection(db, [routerId]));
   if (!router) throw new RouterRefused('unknown/unenrolled router');
   if (router.fingerprint === null) throw new RouterRefused('router enrollment incomplete');
-  if (!fingerprints.includes(router.fingerprint)) throw new RouterRefused(`incorrect fingerprint: presented ${fingerprints.join(', ')}`);
+  if (!fingerprints.includes(router.fingerprint))
+    throw new RouterRefused(`incorrect fingerprint: presented ${fingerprints.join(', ')}`);
   if (router.disabled) throw new RouterRefused('router disabled');
   return router;
 }

@@ -51,7 +51,10 @@ export class RouterPresence {
 
   start(): void {
     const { watchIntervalMs = 1000, sweepIntervalMs = 10_000 } = this.#options;
-    this.#timers = [setInterval(() => void this.watch(), watchIntervalMs).unref(), setInterval(() => void this.sweep(), sweepIntervalMs).unref()];
+    this.#timers = [
+      setInterval(() => void this.watch(), watchIntervalMs).unref(),
+      setInterval(() => void this.sweep(), sweepIntervalMs).unref(),
+    ];
   }
 
   /** `fingerprint`: the one it authenticated with, so a re-enrollment elsewhere drops the channel. */
@@ -96,7 +99,13 @@ export class RouterPresence {
               if (change.kind === 'disconnected') await markRoutersDisconnected(tx, instanceId, [change.routerId]);
               else {
                 const { routerId, connectedAt, versionInfo, linkListeners } = change.connection;
-                const row = { routerId, instanceId, connectedAt: formatTimestamp(new Date(connectedAt)), versionInfo: JSON.stringify(versionInfo), linkListeners: JSON.stringify(linkListeners) };
+                const row = {
+                  routerId,
+                  instanceId,
+                  connectedAt: formatTimestamp(new Date(connectedAt)),
+                  versionInfo: JSON.stringify(versionInfo),
+                  linkListeners: JSON.stringify(linkListeners),
+                };
                 await markRoutersConnected(tx, [row]);
               }
             }
@@ -121,10 +130,25 @@ export class RouterPresence {
       if (this.#watchedAt !== undefined && !store.changes.changedSince(ROUTER_ROWS, this.#watchedAt)) return;
       this.#watchedAt = now;
       const held = [...registry.all()];
-      const routers = new Map((await store.read((db) => routersForConnection(db, held.map((connection) => connection.routerId)))).map((router) => [router.id, router]));
+      const routers = new Map(
+        (
+          await store.read((db) =>
+            routersForConnection(
+              db,
+              held.map((connection) => connection.routerId),
+            ),
+          )
+        ).map((router) => [router.id, router]),
+      );
       for (const connection of held) {
         const router = routers.get(connection.routerId);
-        const reason = !router ? 'router deleted' : router.disabled ? 'router disabled' : router.fingerprint !== this.#fingerprints.get(connection.routerId) ? 'router certificate changed' : undefined;
+        const reason = !router
+          ? 'router deleted'
+          : router.disabled
+            ? 'router disabled'
+            : router.fingerprint !== this.#fingerprints.get(connection.routerId)
+              ? 'router certificate changed'
+              : undefined;
         if (reason) connection.channel.close(reason);
       }
     } catch (error) {
@@ -139,7 +163,8 @@ export class RouterPresence {
     const { store, clock, instanceOfflineAfterMs, onError } = this.#options;
     const since = formatTimestamp(new Date(clock().getTime() - instanceOfflineAfterMs));
     try {
-      if (await store.read((db) => hasRoutersOfDeadInstances(db, since))) await store.transaction((tx) => releaseRoutersOfDeadInstances(tx, since));
+      if (await store.read((db) => hasRoutersOfDeadInstances(db, since)))
+        await store.transaction((tx) => releaseRoutersOfDeadInstances(tx, since));
     } catch (error) {
       onError(error);
     }

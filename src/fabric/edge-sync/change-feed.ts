@@ -5,7 +5,14 @@
 // login waited for the next poll.
 // A poll that finds nothing new is one primary-key read; nothing is written but the occasional pruning.
 import type { Store } from '../../store/store.js';
-import { hasRouterSyncFeedThrough, pruneRouterSyncFeed, routerSyncFeedAfter, routerSyncFeedHead, writesRouterSyncFeed, type FeedEntry } from '../../store/queries/router-sync.js';
+import {
+  hasRouterSyncFeedThrough,
+  pruneRouterSyncFeed,
+  routerSyncFeedAfter,
+  routerSyncFeedHead,
+  writesRouterSyncFeed,
+  type FeedEntry,
+} from '../../store/queries/router-sync.js';
 
 /** How often the feed is looked at: a change waits at most this long plus the delivery. */
 export const FEED_POLL_MS = 250;

@@ -30,16 +30,29 @@ describe('edge messages', () => {
         listeners: [listener('tls', 'edge.example', 3022), listener('wss', 'ws.example', 443)],
       }),
     );
-    assert.deepEqual(readClientHello(body), { hostname: 'edge.example', supportedProtocols: { tls: 'tls://edge.example:3022', wss: 'wss://ws.example:443' } });
+    assert.deepEqual(readClientHello(body), {
+      hostname: 'edge.example',
+      supportedProtocols: { tls: 'tls://edge.example:3022', wss: 'wss://ws.example:443' },
+    });
   });
 
   it('falls back to protocols and ports at the one hostname for routers older than the listeners field', () => {
-    const body = toBinary(ClientHelloSchema, create(ClientHelloSchema, { hostname: 'old.example', protocols: ['tls', 'ws'], protocolPorts: ['3022'] }));
-    assert.deepEqual(readClientHello(body), { hostname: 'old.example', supportedProtocols: { tls: 'tls://old.example:3022' } });
+    const body = toBinary(
+      ClientHelloSchema,
+      create(ClientHelloSchema, { hostname: 'old.example', protocols: ['tls', 'ws'], protocolPorts: ['3022'] }),
+    );
+    assert.deepEqual(readClientHello(body), {
+      hostname: 'old.example',
+      supportedProtocols: { tls: 'tls://old.example:3022' },
+    });
   });
 
   it('writes the full-state headers as the router parses them', () => {
-    const message = apiSessionAdded([{ id: 'a', token: 't', certFingerprints: ['f'] }], true, { id: 'c1', isLast: false, sequence: 3 });
+    const message = apiSessionAdded([{ id: 'a', token: 't', certFingerprints: ['f'] }], true, {
+      id: 'c1',
+      isLast: false,
+      sequence: 3,
+    });
     assert.equal(message.contentType, 20200);
     assert.equal(text(message.headers.get(1013)), 'instant');
     assert.equal(text(message.headers.get(1014)), '{"id":"c1","isLast":false,"sequence":3}');

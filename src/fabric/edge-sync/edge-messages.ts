@@ -37,7 +37,11 @@ const TRUE = Uint8Array.of(1);
  */
 export function serverHello(version: string): OutgoingMessage {
   const hello = create(ServerHelloSchema, { version, data: { instant: 'true', routerModel: 'true' } });
-  return { contentType: ContentType.ServerHelloType, headers: new Map([[Header.RouterDataModel, TRUE]]), body: toBinary(ServerHelloSchema, hello) };
+  return {
+    contentType: ContentType.ServerHelloType,
+    headers: new Map([[Header.RouterDataModel, TRUE]]),
+    body: toBinary(ServerHelloSchema, hello),
+  };
 }
 
 export interface RouterEdgeHello {
@@ -56,7 +60,8 @@ export function readClientHello(body: Uint8Array): RouterEdgeHello {
   const supportedProtocols: Record<string, string> = {};
   if (hello.listeners.length > 0) {
     for (const { advertise } of hello.listeners) {
-      if (advertise) supportedProtocols[advertise.protocol] = `${advertise.protocol}://${advertise.hostname}:${advertise.port}`;
+      if (advertise)
+        supportedProtocols[advertise.protocol] = `${advertise.protocol}://${advertise.hostname}:${advertise.port}`;
     }
   } else {
     hello.protocols.forEach((protocol, index) => {
@@ -88,8 +93,15 @@ export function newSyncId(now: Date): string {
 const toApiSession = (session: RouterApiSession) => create(ApiSessionSchema, session);
 
 /** ApiSessionAdded: a chunk of the full state, or (isFullState false) sessions that became usable. */
-export function apiSessionAdded(sessions: readonly RouterApiSession[], isFullState: boolean, state: SyncState): OutgoingMessage {
-  const body = toBinary(ApiSessionAddedSchema, create(ApiSessionAddedSchema, { isFullState, apiSessions: sessions.map(toApiSession) }));
+export function apiSessionAdded(
+  sessions: readonly RouterApiSession[],
+  isFullState: boolean,
+  state: SyncState,
+): OutgoingMessage {
+  const body = toBinary(
+    ApiSessionAddedSchema,
+    create(ApiSessionAddedSchema, { isFullState, apiSessions: sessions.map(toApiSession) }),
+  );
   // The JSON keys in upstream's order (InstantSyncState), which the router parses.
   const stateJson = JSON.stringify({ id: state.id, isLast: state.isLast, sequence: state.sequence });
   return {
@@ -110,7 +122,10 @@ export function apiSessionUpdated(sessions: readonly RouterApiSession[]): Outgoi
       [SyncHeader.strategyType, INSTANT],
       [SyncHeader.strategyState, new Uint8Array(0)],
     ]),
-    body: toBinary(ApiSessionUpdatedSchema, create(ApiSessionUpdatedSchema, { apiSessions: sessions.map(toApiSession) })),
+    body: toBinary(
+      ApiSessionUpdatedSchema,
+      create(ApiSessionUpdatedSchema, { apiSessions: sessions.map(toApiSession) }),
+    ),
   };
 }
 
@@ -122,12 +137,20 @@ export interface Ended {
 /** ApiSessionRemoved, with ids beside the tokens (the router logs them when both lists are as long). */
 export function apiSessionRemoved(ended: readonly Ended[]): OutgoingMessage {
   const body = create(ApiSessionRemovedSchema, { tokens: ended.map((e) => e.token), ids: ended.map((e) => e.id) });
-  return { contentType: ContentType.ApiSessionRemovedType, headers: new Map(), body: toBinary(ApiSessionRemovedSchema, body) };
+  return {
+    contentType: ContentType.ApiSessionRemovedType,
+    headers: new Map(),
+    body: toBinary(ApiSessionRemovedSchema, body),
+  };
 }
 
 export function sessionRemoved(ended: readonly Ended[]): OutgoingMessage {
   const body = create(SessionRemovedSchema, { tokens: ended.map((e) => e.token), ids: ended.map((e) => e.id) });
-  return { contentType: ContentType.SessionRemovedType, headers: new Map(), body: toBinary(SessionRemovedSchema, body) };
+  return {
+    contentType: ContentType.SessionRemovedType,
+    headers: new Map(),
+    body: toBinary(SessionRemovedSchema, body),
+  };
 }
 
 /** An ApiSessionRemoved for tokens a heartbeat named that no longer exist (upstream sends tokens only). */

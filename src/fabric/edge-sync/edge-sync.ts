@@ -7,7 +7,12 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../lib/clock.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
-import { apiSessionIdsByToken, existingSessionTokens, routerApiSessions, type FeedEntry } from '../../store/queries/router-sync.js';
+import {
+  apiSessionIdsByToken,
+  existingSessionTokens,
+  routerApiSessions,
+  type FeedEntry,
+} from '../../store/queries/router-sync.js';
 import { ContentType } from '../messages/gen/edge_ctrl_pb.js';
 import { ChangeFeed } from './change-feed.js';
 import {
@@ -104,15 +109,22 @@ export class EdgeSync {
     });
     this.#routers.set(connection, sync);
     connection.channel.handle(ContentType.ApiSessionHeartbeatType, (message) =>
-      this.#heartbeat(sync, message.body).catch((error: unknown) => logger.error({ err: error, routerId: connection.routerId }, 'could not record an edge router heartbeat')),
+      this.#heartbeat(sync, message.body).catch((error: unknown) =>
+        logger.error({ err: error, routerId: connection.routerId }, 'could not record an edge router heartbeat'),
+      ),
     );
     connection.channel.handle(ContentType.RequestClientReSyncType, (message) => {
-      logger.info({ routerId: connection.routerId, reason: readResyncReason(message.body) }, 'edge router asked for the API sessions again');
+      logger.info(
+        { routerId: connection.routerId, reason: readResyncReason(message.body) },
+        'edge router asked for the API sessions again',
+      );
       // Before its hello was answered the router gets the full state anyway.
       if (sync.isSynchronising) sync.resync();
     });
     connection.channel.handle(ContentType.ValidateSessionsRequestType, (message) =>
-      this.#validateSessions(sync, message.body).catch((error: unknown) => logger.error({ err: error, routerId: connection.routerId }, 'could not validate an edge router’s sessions')),
+      this.#validateSessions(sync, message.body).catch((error: unknown) =>
+        logger.error({ err: error, routerId: connection.routerId }, 'could not validate an edge router’s sessions'),
+      ),
     );
     void sync.start();
   }
@@ -153,12 +165,17 @@ export class EdgeSync {
   async #messagesFor(entries: FeedEntry[]): Promise<OutgoingMessage[]> {
     const { store, clock } = this.#options;
     const at = formatTimestamp(clock());
-    const ids = (kind: FeedEntry['kind']) => [...new Set(entries.filter((entry) => entry.kind === kind).map((entry) => entry.entityId))];
-    const ended = (kind: FeedEntry['kind']) => entries.filter((entry) => entry.kind === kind).map((entry) => ({ id: entry.entityId, token: entry.token }));
+    const ids = (kind: FeedEntry['kind']) => [
+      ...new Set(entries.filter((entry) => entry.kind === kind).map((entry) => entry.entityId)),
+    ];
+    const ended = (kind: FeedEntry['kind']) =>
+      entries.filter((entry) => entry.kind === kind).map((entry) => ({ id: entry.entityId, token: entry.token }));
     const added = await store.read((db) => routerApiSessions(db, at, { ids: ids('apiSessionAdded') }));
     const updated = await store.read((db) => routerApiSessions(db, at, { ids: ids('apiSessionUpdated') }));
     return [
-      ...chunks(added, FULL_STATE_CHUNK).map((chunk) => apiSessionAdded(chunk, false, { id: newSyncId(clock()), isLast: true, sequence: 0 })),
+      ...chunks(added, FULL_STATE_CHUNK).map((chunk) =>
+        apiSessionAdded(chunk, false, { id: newSyncId(clock()), isLast: true, sequence: 0 }),
+      ),
       ...chunks(updated, FULL_STATE_CHUNK).map((chunk) => apiSessionUpdated(chunk)),
       ...chunks(ended('apiSessionRemoved'), REMOVALS_PER_MESSAGE).map((chunk) => apiSessionRemoved(chunk)),
       ...chunks(ended('sessionRemoved'), REMOVALS_PER_MESSAGE).map((chunk) => sessionRemoved(chunk)),

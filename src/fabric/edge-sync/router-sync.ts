@@ -8,7 +8,14 @@ import { formatTimestamp } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
 import { routerApiSessions, type RouterSyncState } from '../../store/queries/router-sync.js';
 import { ContentType } from '../messages/gen/edge_ctrl_pb.js';
-import { apiSessionAdded, newSyncId, readClientHello, serverHello, type OutgoingMessage, type RouterEdgeHello } from './edge-messages.js';
+import {
+  apiSessionAdded,
+  newSyncId,
+  readClientHello,
+  serverHello,
+  type OutgoingMessage,
+  type RouterEdgeHello,
+} from './edge-messages.js';
 import { mustAt } from '../../lib/collections.js';
 
 /** What the sync needs of a router's channel (src/fabric/channel/channel.ts provides it). */
@@ -100,11 +107,15 @@ export class RouterSync {
         reply = await this.connection.channel.request(serverHello(version), helloTimeoutMs);
       } catch (error) {
         if (this.#isClosed) return false;
-        logger.warn({ err: error, routerId: this.connection.routerId }, 'edge router did not answer the hello, sending it again');
+        logger.warn(
+          { err: error, routerId: this.connection.routerId },
+          'edge router did not answer the hello, sending it again',
+        );
         await this.#record({ syncStatus: 'SYNC_HELLO_TIMEOUT' });
         continue;
       }
-      if (reply.contentType !== CLIENT_HELLO) throw new Error(`edge router answered the hello with content type ${reply.contentType}`);
+      if (reply.contentType !== CLIENT_HELLO)
+        throw new Error(`edge router answered the hello with content type ${reply.contentType}`);
       this.#hello = readClientHello(reply.body);
       logger.info({ routerId: this.connection.routerId, ...this.#hello }, 'edge router sent its hello');
       return true;
@@ -122,7 +133,8 @@ export class RouterSync {
     const { store, clock } = this.#context;
     const id = newSyncId(clock());
     const at = formatTimestamp(clock());
-    const page = (afterId: string) => store.read((db) => routerApiSessions(db, at, { afterId, limit: FULL_STATE_CHUNK }));
+    const page = (afterId: string) =>
+      store.read((db) => routerApiSessions(db, at, { afterId, limit: FULL_STATE_CHUNK }));
     let chunk = await page('');
     for (let sequence = 0; !this.#isClosed; sequence++) {
       const next = chunk.length === FULL_STATE_CHUNK ? await page(mustAt(chunk, -1).id) : [];
@@ -149,7 +161,10 @@ export class RouterSync {
   /** Writes the status (with what the hello said) when it differs from what was written last. */
   async #record(state: Pick<RouterSyncState, 'syncStatus'>): Promise<void> {
     if (this.#written === state.syncStatus || this.#isClosed) return;
-    const full: RouterSyncState = { ...state, ...(this.#hello ? { hostname: this.#hello.hostname, supportedProtocols: this.#hello.supportedProtocols } : {}) };
+    const full: RouterSyncState = {
+      ...state,
+      ...(this.#hello ? { hostname: this.#hello.hostname, supportedProtocols: this.#hello.supportedProtocols } : {}),
+    };
     await this.#context.writeState(this.connection.routerId, full);
     this.#written = state.syncStatus;
   }

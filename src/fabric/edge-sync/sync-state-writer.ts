@@ -21,7 +21,10 @@ export class SyncStateWriter {
   write(routerId: string, state: RouterSyncState): Promise<void> {
     return new Promise((resolve, reject) => {
       const pending = this.#pending.get(routerId);
-      this.#pending.set(routerId, { state: { ...pending?.state, ...state }, settle: [...(pending?.settle ?? []), { resolve, reject }] });
+      this.#pending.set(routerId, {
+        state: { ...pending?.state, ...state },
+        settle: [...(pending?.settle ?? []), { resolve, reject }],
+      });
       if (!this.#isDraining) void this.#drain();
     });
   }

@@ -31,7 +31,8 @@ export interface ReportedLink {
 }
 
 /** upstream Link.RecalculateCost: static cost plus both latencies in whole milliseconds. */
-export const linkCost = (link: Link): number => link.staticCost + Math.trunc(link.srcLatency / 1e6) + Math.trunc(link.dstLatency / 1e6);
+export const linkCost = (link: Link): number =>
+  link.staticCost + Math.trunc(link.srcLatency / 1e6) + Math.trunc(link.dstLatency / 1e6);
 export const isUsable = (link: Link): boolean => !link.down && link.state === 'Connected';
 
 export const linkSummary = (link: Link): LinkSummary => ({

@@ -36,10 +36,18 @@ class FakeRouter implements LinkRouter {
   failRoutes = false;
   readonly channel = {
     send: (message: Outgoing) => void this.sent.push(message),
-    handle: (contentType: number, handler: (message: Message) => void | Promise<void>) => void this.handlers.set(contentType, handler),
+    handle: (contentType: number, handler: (message: Message) => void | Promise<void>) =>
+      void this.handlers.set(contentType, handler),
     request: (message: Outgoing): Promise<Message> => {
       this.sent.push(message);
-      return this.failRoutes ? Promise.reject(new Error('timeout')) : Promise.resolve({ contentType: 1022, sequence: 1, headers: new Map([[1102, Uint8Array.of(1)]]), body: new Uint8Array() });
+      return this.failRoutes
+        ? Promise.reject(new Error('timeout'))
+        : Promise.resolve({
+            contentType: 1022,
+            sequence: 1,
+            headers: new Map([[1102, Uint8Array.of(1)]]),
+            body: new Uint8Array(),
+          });
     },
   };
 
@@ -48,7 +56,9 @@ class FakeRouter implements LinkRouter {
     version = 'v1.1.8',
   ) {
     this.versionInfo = { version };
-    this.linkListeners = [create(ListenerSchema, { address: `tls:127.0.0.1:${routerId.length}`, protocol: 'tls', groups: ['default'] })];
+    this.linkListeners = [
+      create(ListenerSchema, { address: `tls:127.0.0.1:${routerId.length}`, protocol: 'tls', groups: ['default'] }),
+    ];
   }
 
   deliver(contentType: number, body: Uint8Array): void {
@@ -56,16 +66,33 @@ class FakeRouter implements LinkRouter {
   }
 
   reportLinks(...links: Array<{ id: string; dest: string; iteration?: number }>): void {
-    const body = toBinary(RouterLinksSchema, create(RouterLinksSchema, { links: links.map((l) => ({ id: l.id, destRouterId: l.dest, linkProtocol: 'tls', dialAddress: `tls:${l.dest}`, iteration: l.iteration ?? 1 })) }));
+    const body = toBinary(
+      RouterLinksSchema,
+      create(RouterLinksSchema, {
+        links: links.map((l) => ({
+          id: l.id,
+          destRouterId: l.dest,
+          linkProtocol: 'tls',
+          dialAddress: `tls:${l.dest}`,
+          iteration: l.iteration ?? 1,
+        })),
+      }),
+    );
     this.deliver(ContentType.RouterLinksType, body);
   }
 
   peerStates() {
-    return this.sent.filter((m) => m.contentType === (ContentType.PeerStateChangeRequestType as number)).flatMap((m) => fromBinary(PeerStateChangesSchema, m.body).changes.map((c) => [c.id, c.state, c.listeners.length, c.version]));
+    return this.sent
+      .filter((m) => m.contentType === (ContentType.PeerStateChangeRequestType as number))
+      .flatMap((m) =>
+        fromBinary(PeerStateChangesSchema, m.body).changes.map((c) => [c.id, c.state, c.listeners.length, c.version]),
+      );
   }
 
   routes() {
-    return this.sent.filter((m) => m.contentType === (ContentType.RouteType as number)).map((m) => fromBinary(RouteSchema, m.body));
+    return this.sent
+      .filter((m) => m.contentType === (ContentType.RouteType as number))
+      .map((m) => fromBinary(RouteSchema, m.body));
   }
 }
 
@@ -95,13 +122,15 @@ function network(costs: Record<string, number> = {}, deleted = new Set<string>()
   const routers = new FakeRouters();
   const links = new Links({
     routers,
-    routerAttributes: (ids) => Promise.resolve(new Map(ids.map((id) => [id, { cost: costs[id] ?? 0, noTraversal: false }]))),
+    routerAttributes: (ids) =>
+      Promise.resolve(new Map(ids.map((id) => [id, { cost: costs[id] ?? 0, noTraversal: false }]))),
     routerExists: (id) => Promise.resolve(!deleted.has(id)),
     logger: quiet,
   });
   const lost: Link[][] = [];
   links.onLinksLost((l) => void lost.push([...l]));
-  const fault = (router: FakeRouter, id: string, iteration = 1, subject = FaultSubject.LinkFault) => links.handleFault(router.routerId, create(FaultSchema, { subject, id, iteration }));
+  const fault = (router: FakeRouter, id: string, iteration = 1, subject = FaultSubject.LinkFault) =>
+    links.handleFault(router.routerId, create(FaultSchema, { subject, id, iteration }));
   return { routers, links, lost, fault };
 }
 
@@ -120,7 +149,10 @@ describe('links over simulated topologies', () => {
     assert.deepEqual(old.peerStates(), [], 'a router without link management is not told');
     routers.disconnect('b');
     await tick();
-    assert.deepEqual(a.peerStates().slice(1), [['old', PeerState.Healthy, 1, 'v0.31.0'], ['b', PeerState.Unhealthy, 0, '']]);
+    assert.deepEqual(a.peerStates().slice(1), [
+      ['old', PeerState.Healthy, 1, 'v0.31.0'],
+      ['b', PeerState.Unhealthy, 0, ''],
+    ]);
     deleted.add('old');
     routers.disconnect('old');
     await tick();
@@ -136,11 +168,23 @@ describe('links over simulated topologies', () => {
     // fresh links carry 65 s each way: 130001 each, plus 10 per entered router
     assert.deepEqual(path, { routerIds: ['a', 'b', 'c'], linkIds: ['ab', 'cb'], cost: 2 * (130_001 + 10) });
     const listed = await links.view.list();
-    assert.deepEqual(listed.map((l) => [l.id, l.sourceRouterId, l.destRouterId, l.state, l.cost, l.staticCost, l.sourceLatency, l.iteration]), [
-      ['ab', 'a', 'b', 'Connected', 130_001, 1, 65_000_000_000, 1],
-      ['cb', 'c', 'b', 'Connected', 130_001, 1, 65_000_000_000, 1],
-    ]);
-    assert.equal((await links.view.get('zz')), undefined);
+    assert.deepEqual(
+      listed.map((l) => [
+        l.id,
+        l.sourceRouterId,
+        l.destRouterId,
+        l.state,
+        l.cost,
+        l.staticCost,
+        l.sourceLatency,
+        l.iteration,
+      ]),
+      [
+        ['ab', 'a', 'b', 'Connected', 130_001, 1, 65_000_000_000, 1],
+        ['cb', 'c', 'b', 'Connected', 130_001, 1, 65_000_000_000, 1],
+      ],
+    );
+    assert.equal(await links.view.get('zz'), undefined);
   });
 
   it('a triangle with unequal costs: measured latencies and router costs decide between two hops and the direct link', async () => {
@@ -148,7 +192,11 @@ describe('links over simulated topologies', () => {
     const [a, b] = ['a', 'b', 'c'].map((id) => routers.connect(new FakeRouter(id)));
     a!.reportLinks({ id: 'ab', dest: 'b' }, { id: 'ac', dest: 'c' });
     b!.reportLinks({ id: 'bc', dest: 'c' });
-    for (const [id, ms] of [['ab', 2], ['bc', 2], ['ac', 50]] as const) {
+    for (const [id, ms] of [
+      ['ab', 2],
+      ['bc', 2],
+      ['ac', 50],
+    ] as const) {
       const link = links.table.get(id)!;
       links.table.setLatency(link.srcRouterId, id, ms * 1e6);
       links.table.setLatency(link.dstRouterId, id, ms * 1e6);
@@ -167,31 +215,77 @@ describe('links over simulated topologies', () => {
     const [a, b, c] = ['a', 'b', 'c'].map((id) => routers.connect(new FakeRouter(id)));
     a!.reportLinks({ id: 'ab', dest: 'b' }, { id: 'ac', dest: 'c' });
     b!.reportLinks({ id: 'bc', dest: 'c', iteration: 3 });
-    for (const [router, id] of [['a', 'ab'], ['b', 'ab'], ['b', 'bc'], ['c', 'bc']]) links.table.setLatency(router!, id!, 1e6);
+    for (const [router, id] of [
+      ['a', 'ab'],
+      ['b', 'ab'],
+      ['b', 'bc'],
+      ['c', 'bc'],
+    ])
+      links.table.setLatency(router!, id!, 1e6);
     links.table.setLatency('a', 'ac', 900e6); // a→c direct (1 + 900 + 65000 still unmeasured at c) is dearer: a→b→c
     const path = (await links.path('a', 'c'))!;
     assert.deepEqual(path.routerIds, ['a', 'b', 'c']);
-    const circuit: RoutedCircuit = { id: 'c1', ingressId: 'I', egressId: 'E', path, terminator: { binding: 'edge', address: 'T' }, tags: {} };
+    const circuit: RoutedCircuit = {
+      id: 'c1',
+      ingressId: 'I',
+      egressId: 'E',
+      path,
+      terminator: { binding: 'edge', address: 'T' },
+      tags: {},
+    };
 
     assert.equal(fault(c!, 'bc', 2), true, 'a link subject is handled');
     assert.equal(links.table.get('bc')?.id, 'bc', 'an older iteration is ignored');
     assert.equal(fault(c!, 'bc', 3), true);
     assert.equal(links.table.get('bc'), undefined);
-    assert.deepEqual(lost.map((l) => l.map((x) => x.id)), [['bc']]);
-    const relayed = b!.sent.filter((m) => m.contentType === (ContentType.FaultType as number)).map((m) => fromBinary(FaultSchema, m.body));
-    assert.deepEqual(relayed.map((f) => [f.subject, f.id, f.iteration]), [[FaultSubject.LinkFault, 'bc', 3]]);
+    assert.deepEqual(
+      lost.map((l) => l.map((x) => x.id)),
+      [['bc']],
+    );
+    const relayed = b!.sent
+      .filter((m) => m.contentType === (ContentType.FaultType as number))
+      .map((m) => fromBinary(FaultSchema, m.body));
+    assert.deepEqual(
+      relayed.map((f) => [f.subject, f.id, f.iteration]),
+      [[FaultSubject.LinkFault, 'bc', 3]],
+    );
     assert.equal(fault(c!, 'bc', 3), true, 'again: an unknown link, still a link fault');
-    assert.equal(links.handleFault('a', create(FaultSchema, { subject: FaultSubject.IngressFault, id: 'c1' })), false, 'circuit faults are not ours');
+    assert.equal(
+      links.handleFault('a', create(FaultSchema, { subject: FaultSubject.IngressFault, id: 'c1' })),
+      false,
+      'circuit faults are not ours',
+    );
 
-    const deps = { path: (s: string, d: string) => links.path(s, d), messenger: localMessenger(routers), routeTimeoutMs: 1000, logger: quiet };
+    const deps = {
+      path: (s: string, d: string) => links.path(s, d),
+      messenger: localMessenger(routers),
+      routeTimeoutMs: 1000,
+      logger: quiet,
+    };
     const [outcome] = await rerouteCircuits(deps, [circuit], lost[0]!);
-    assert.deepEqual(outcome, { circuitId: 'c1', rerouted: true, path: { routerIds: ['a', 'c'], linkIds: ['ac'], cost: 1 + 900 + 65_000 + 10 } });
+    assert.deepEqual(outcome, {
+      circuitId: 'c1',
+      rerouted: true,
+      path: { routerIds: ['a', 'c'], linkIds: ['ac'], cost: 1 + 900 + 65_000 + 10 },
+    });
     const [toA] = a!.routes();
     const [toC] = c!.routes();
     assert.equal(toA!.attempt, REROUTE_ATTEMPT);
-    assert.deepEqual(toA!.forwards.map((f) => [f.srcAddress, f.dstAddress, f.dstType]), [['I', 'ac', DestType.Link], ['ac', 'I', DestType.Start]]);
+    assert.deepEqual(
+      toA!.forwards.map((f) => [f.srcAddress, f.dstAddress, f.dstType]),
+      [
+        ['I', 'ac', DestType.Link],
+        ['ac', 'I', DestType.Start],
+      ],
+    );
     assert.equal(toC!.egress, undefined, 'the last router keeps its xgress');
-    assert.deepEqual(toC!.forwards.map((f) => [f.srcAddress, f.dstAddress, f.dstType]), [['E', 'ac', DestType.Link], ['ac', 'E', DestType.End]]);
+    assert.deepEqual(
+      toC!.forwards.map((f) => [f.srcAddress, f.dstAddress, f.dstType]),
+      [
+        ['E', 'ac', DestType.Link],
+        ['ac', 'E', DestType.End],
+      ],
+    );
     assert.deepEqual(b!.routes(), []);
   });
 
@@ -203,15 +297,42 @@ describe('links over simulated topologies', () => {
     const path = (await links.path('a', 'c'))!;
     routers.disconnect('b');
     await tick();
-    assert.deepEqual(lost.flat().map((l) => l.id).sort(), ['ab', 'cb']);
-    assert.deepEqual([...links.table.all()].map((l) => l.id).sort(), ['ab', 'cb'], 'links towards b stay (its own dialled links: none)');
+    assert.deepEqual(
+      lost
+        .flat()
+        .map((l) => l.id)
+        .sort(),
+      ['ab', 'cb'],
+    );
+    assert.deepEqual(
+      [...links.table.all()].map((l) => l.id).sort(),
+      ['ab', 'cb'],
+      'links towards b stay (its own dialled links: none)',
+    );
     assert.equal(await links.path('a', 'c'), undefined, 'but carry nothing while b is away');
-    const circuit: RoutedCircuit = { id: 'c2', ingressId: 'I', egressId: 'E', path, terminator: { binding: 'edge', address: 'T' }, tags: {} };
-    const deps = { path: (s: string, d: string) => links.path(s, d), messenger: localMessenger(routers), routeTimeoutMs: 1000, logger: quiet };
+    const circuit: RoutedCircuit = {
+      id: 'c2',
+      ingressId: 'I',
+      egressId: 'E',
+      path,
+      terminator: { binding: 'edge', address: 'T' },
+      tags: {},
+    };
+    const deps = {
+      path: (s: string, d: string) => links.path(s, d),
+      messenger: localMessenger(routers),
+      routeTimeoutMs: 1000,
+      logger: quiet,
+    };
     assert.deepEqual(await rerouteCircuits(deps, [circuit], lost.flat()), [{ circuitId: 'c2', rerouted: false }]);
     for (const router of [a!, c!]) {
-      const unroutes = router.sent.filter((m) => m.contentType === (ContentType.UnrouteType as number)).map((m) => fromBinary(UnrouteSchema, m.body));
-      assert.deepEqual(unroutes.map((u) => [u.circuitId, u.now]), [['c2', true]]);
+      const unroutes = router.sent
+        .filter((m) => m.contentType === (ContentType.UnrouteType as number))
+        .map((m) => fromBinary(UnrouteSchema, m.body));
+      assert.deepEqual(
+        unroutes.map((u) => [u.circuitId, u.now]),
+        [['c2', true]],
+      );
     }
     // b comes back: the links towards it carry traffic again; a link b dialled went with it
     routers.connect(new FakeRouter('b'));
@@ -237,9 +358,19 @@ describe('links over simulated topologies', () => {
     routers.connect(replacement);
     a.reportLinks({ id: 'ax', dest: 'b' });
     assert.equal(links.table.get('ax'), undefined);
-    links.faultMessageHandler('a')({ contentType: ContentType.FaultType, sequence: 1, headers: new Map(), body: Uint8Array.of(0xff) });
+    links.faultMessageHandler('a')({
+      contentType: ContentType.FaultType,
+      sequence: 1,
+      headers: new Map(),
+      body: Uint8Array.of(0xff),
+    });
     assert.equal(links.remove('ab'), true);
-    assert.deepEqual(replacement.sent.filter((m) => m.contentType === (ContentType.FaultType as number)).map((m) => fromBinary(FaultSchema, m.body).id), ['ab']);
+    assert.deepEqual(
+      replacement.sent
+        .filter((m) => m.contentType === (ContentType.FaultType as number))
+        .map((m) => fromBinary(FaultSchema, m.body).id),
+      ['ab'],
+    );
     assert.equal(links.remove('ab'), false);
   });
 });
@@ -248,7 +379,12 @@ describe('link latencies from router metrics (1007)', () => {
   // metrics_pb.MetricsMessage{sourceId, histograms{name: Histogram{count, mean}}} written by hand on the wire.
   const writer = () => new BinaryWriter();
   const histogram = (name: string, mean: number) =>
-    writer().tag(1, WireType.LengthDelimited).string(name).tag(2, WireType.LengthDelimited).bytes(writer().tag(1, WireType.Varint).int64(3).tag(3, WireType.Bit64).double(mean).finish()).finish();
+    writer()
+      .tag(1, WireType.LengthDelimited)
+      .string(name)
+      .tag(2, WireType.LengthDelimited)
+      .bytes(writer().tag(1, WireType.Varint).int64(3).tag(3, WireType.Bit64).double(mean).finish())
+      .finish();
   const metrics = (...entries: Array<[string, number]>) => {
     const w = writer().tag(2, WireType.LengthDelimited).string('ignored-source');
     for (const [name, mean] of entries) w.tag(8, WireType.LengthDelimited).bytes(histogram(name, mean));
@@ -260,8 +396,18 @@ describe('link latencies from router metrics (1007)', () => {
     const a = routers.connect(new FakeRouter('a'));
     const b = routers.connect(new FakeRouter('b'));
     a.reportLinks({ id: 'ab', dest: 'b' });
-    assert.deepEqual([...linkLatencies(metrics(['link.ab.latency', 2_500_000.7], ['link.ab.queue_time', 500_000], ['link.ab.tx.msgsize', 9]))], [['ab', 3_000_000.7]]);
-    a.deliver(ContentType.MetricsType, metrics(['link.ab.latency', 2_000_000], ['link.ab.queue_time', 1_000_000], ['link.zz.latency', 5]));
+    assert.deepEqual(
+      [
+        ...linkLatencies(
+          metrics(['link.ab.latency', 2_500_000.7], ['link.ab.queue_time', 500_000], ['link.ab.tx.msgsize', 9]),
+        ),
+      ],
+      [['ab', 3_000_000.7]],
+    );
+    a.deliver(
+      ContentType.MetricsType,
+      metrics(['link.ab.latency', 2_000_000], ['link.ab.queue_time', 1_000_000], ['link.zz.latency', 5]),
+    );
     b.deliver(ContentType.MetricsType, metrics(['link.ab.latency', 4_000_000.9]));
     const link = links.table.get('ab')!;
     assert.deepEqual([link.srcLatency, link.dstLatency, linkCost(link)], [3_000_000, 4_000_000, 1 + 3 + 4]);
@@ -288,6 +434,9 @@ describe('a router back before its absence was told', () => {
     routers.connect(new FakeRouter('b'));
     release();
     await tick();
-    assert.deepEqual(a.peerStates(), [['b', PeerState.Healthy, 1, 'v1.1.8'], ['b', PeerState.Healthy, 1, 'v1.1.8']]);
+    assert.deepEqual(a.peerStates(), [
+      ['b', PeerState.Healthy, 1, 'v1.1.8'],
+      ['b', PeerState.Healthy, 1, 'v1.1.8'],
+    ]);
   });
 });

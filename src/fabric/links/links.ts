@@ -7,7 +7,14 @@
 // routers' peers take in what the other processes hold.
 import { fromBinary } from '@bufbuild/protobuf';
 import type { Message } from '../channel/message.js';
-import { ContentType, FaultSchema, FaultSubject, RouterLinksSchema, type Fault, type Listener } from '../messages/gen/ctrl_pb.js';
+import {
+  ContentType,
+  FaultSchema,
+  FaultSubject,
+  RouterLinksSchema,
+  type Fault,
+  type Listener,
+} from '../messages/gen/ctrl_pb.js';
 import type { LinksView } from '../network-views.js';
 import { linkLatencies } from './link-latency.js';
 import { isUsable, linkCost, linkSummary, LinkTable, type Link } from './link-model.js';
@@ -53,7 +60,9 @@ export class Links {
         logger: options.logger,
       });
     options.routers.onConnected((router) => this.#connected(router));
-    options.routers.onDisconnected((router) => void this.#disconnected(router).catch((error: unknown) => this.#warn(router.routerId, error)));
+    options.routers.onDisconnected(
+      (router) => void this.#disconnected(router).catch((error: unknown) => this.#warn(router.routerId, error)),
+    );
   }
 
   onLinksLost(listener: LinksLostListener): void {
@@ -71,14 +80,30 @@ export class Links {
     const link = this.table.faulted(fault.id, fault.iteration, fault.subject === FaultSubject.LinkDuplicate);
     if (!link && !current && this.network) {
       const { network } = this;
-      void network.linkGone(routerId, fault.id, fault.iteration).then((found) => found || this.#options.logger.info({ routerId, linkId: fault.id }, 'link fault for an unknown link'));
+      void network
+        .linkGone(routerId, fault.id, fault.iteration)
+        .then(
+          (found) =>
+            found || this.#options.logger.info({ routerId, linkId: fault.id }, 'link fault for an unknown link'),
+        );
       return true;
     }
     if (!link) {
-      this.#options.logger.info({ routerId, linkId: fault.id, iteration: fault.iteration }, current ? 'link fault for an older iteration ignored' : 'link fault for an unknown link');
+      this.#options.logger.info(
+        { routerId, linkId: fault.id, iteration: fault.iteration },
+        current ? 'link fault for an older iteration ignored' : 'link fault for an unknown link',
+      );
       return true;
     }
-    this.#options.logger.info({ routerId, linkId: link.id, iteration: fault.iteration, duplicate: fault.subject === FaultSubject.LinkDuplicate }, 'link fault');
+    this.#options.logger.info(
+      {
+        routerId,
+        linkId: link.id,
+        iteration: fault.iteration,
+        duplicate: fault.subject === FaultSubject.LinkDuplicate,
+      },
+      'link fault',
+    );
     const forgotten = this.#options.shared?.linksGone([link.id]);
     if (!wasUsable) {
       void forgotten?.catch((error: unknown) => this.#warn(routerId, error));
@@ -109,11 +134,15 @@ export class Links {
     const link = this.table.remove(linkId);
     if (!link) {
       const known = this.network?.remote.links.has(linkId) === true;
-      if (known) void this.network?.linkGone(undefined, linkId, undefined).catch((error: unknown) => this.#warn(undefined, error));
+      if (known)
+        void this.network
+          ?.linkGone(undefined, linkId, undefined)
+          .catch((error: unknown) => this.#warn(undefined, error));
       return known;
     }
     this.#afterShared(this.#options.shared?.linksGone([link.id]), () => {
-      for (const routerId of [link.srcRouterId, link.dstRouterId]) this.#sendTo(routerId, linkFaultMessage(link.id, link.iteration));
+      for (const routerId of [link.srcRouterId, link.dstRouterId])
+        this.#sendTo(routerId, linkFaultMessage(link.id, link.iteration));
       this.#notifyLost([link]);
     });
     return true;
@@ -129,8 +158,16 @@ export class Links {
       if (found) routers.set(id, { id, ...found });
     }
     const remote = (await this.network?.refresh()) ?? emptyView;
-    for (const router of remote.routers.values()) if (!routers.has(router.routerId)) routers.set(router.routerId, { id: router.routerId, cost: router.cost, noTraversal: router.noTraversal });
-    const links = [...this.#allLinks().values()].map((link) => ({ id: link.id, srcRouterId: link.srcRouterId, dstRouterId: link.dstRouterId, cost: linkCost(link), usable: isUsable(link) }));
+    for (const router of remote.routers.values())
+      if (!routers.has(router.routerId))
+        routers.set(router.routerId, { id: router.routerId, cost: router.cost, noTraversal: router.noTraversal });
+    const links = [...this.#allLinks().values()].map((link) => ({
+      id: link.id,
+      srcRouterId: link.srcRouterId,
+      dstRouterId: link.dstRouterId,
+      cost: linkCost(link),
+      usable: isUsable(link),
+    }));
     return { routers, links };
   }
 
@@ -157,9 +194,12 @@ export class Links {
     router.channel.handle(ContentType.MetricsType, (message) => this.#metrics(router, message));
     // upstream routerChangedEvent: the new router hears of every other one, every other one hears of it.
     const others = [...this.#options.routers.all()].filter((other) => other.routerId !== router.routerId);
-    const elsewhere = [...(this.network?.remote ?? emptyView).routers.values()].filter((other) => other.routerId !== router.routerId);
+    const elsewhere = [...(this.network?.remote ?? emptyView).routers.values()].filter(
+      (other) => other.routerId !== router.routerId,
+    );
     if (others.length + elsewhere.length === 0) return;
-    if (supportsLinkManagement(router.versionInfo.version)) router.channel.send(peerStateChanges([...others, ...elsewhere].map((other) => healthy(peerOf(other)))));
+    if (supportsLinkManagement(router.versionInfo.version))
+      router.channel.send(peerStateChanges([...others, ...elsewhere].map((other) => healthy(peerOf(other)))));
     const change = peerStateChanges([healthy(peerOf(router))]);
     for (const other of others) if (supportsLinkManagement(other.versionInfo.version)) other.channel.send(change);
   }
@@ -170,9 +210,14 @@ export class Links {
     const touching = this.table.linksOf(routerId).filter(isUsable);
     const dialled = this.table.sourceGone(routerId);
     // The store forgets them first: circuits moved now must not find them there.
-    if (dialled.length > 0) await this.#options.shared?.linksGone(dialled.map((link) => link.id)).catch((error: unknown) => this.#warn(routerId, error));
+    if (dialled.length > 0)
+      await this.#options.shared
+        ?.linksGone(dialled.map((link) => link.id))
+        .catch((error: unknown) => this.#warn(routerId, error));
     if (touching.length > 0) this.#notifyLost(touching);
-    const others = [...this.#options.routers.all()].filter((other) => other.routerId !== routerId && supportsLinkManagement(other.versionInfo.version));
+    const others = [...this.#options.routers.all()].filter(
+      (other) => other.routerId !== routerId && supportsLinkManagement(other.versionInfo.version),
+    );
     if (others.length === 0) return;
     const deleted = !(await this.#options.routerExists(routerId));
     // Back already (a quick reconnect told its peers it is healthy meanwhile): an Unhealthy now would be stale.
@@ -194,11 +239,25 @@ export class Links {
     for (const reported of links) {
       const result = this.table.reported(router.routerId, reported);
       if (!result) {
-        this.#options.logger.warn({ routerId: router.routerId, linkId: reported.id, max: this.table.maxLinks }, 'router reported link refused: the link table is full');
+        this.#options.logger.warn(
+          { routerId: router.routerId, linkId: reported.id, max: this.table.maxLinks },
+          'router reported link refused: the link table is full',
+        );
         continue;
       }
-      this.#options.logger.info({ routerId: router.routerId, linkId: reported.id, destRouterId: reported.destRouterId, iteration: reported.iteration }, result.created ? 'router reported link added' : 'router reported link already known');
-      if (result.created) void this.#options.shared?.linkReported(result.link).catch((error: unknown) => this.#warn(router.routerId, error));
+      this.#options.logger.info(
+        {
+          routerId: router.routerId,
+          linkId: reported.id,
+          destRouterId: reported.destRouterId,
+          iteration: reported.iteration,
+        },
+        result.created ? 'router reported link added' : 'router reported link already known',
+      );
+      if (result.created)
+        void this.#options.shared
+          ?.linkReported(result.link)
+          .catch((error: unknown) => this.#warn(router.routerId, error));
     }
   }
 
@@ -217,8 +276,15 @@ export class Links {
     // This router may be the far end of a link another process holds: the store keeps both ends' latencies, of the
     // links known to have it at an end (a router cannot make us write for links it made up).
     const known = this.#allLinks();
-    const ours = new Map([...latencies].filter(([id]) => [known.get(id)?.srcRouterId, known.get(id)?.dstRouterId].includes(router.routerId)).map(([id, ns]) => [id, Math.trunc(ns)]));
-    if (ours.size > 0) void this.#options.shared?.latencies(router.routerId, ours).catch((error: unknown) => this.#warn(router.routerId, error));
+    const ours = new Map(
+      [...latencies]
+        .filter(([id]) => [known.get(id)?.srcRouterId, known.get(id)?.dstRouterId].includes(router.routerId))
+        .map(([id, ns]) => [id, Math.trunc(ns)]),
+    );
+    if (ours.size > 0)
+      void this.#options.shared
+        ?.latencies(router.routerId, ours)
+        .catch((error: unknown) => this.#warn(router.routerId, error));
   }
 
   /** Whether the router is connected to this process or (as last read) another. */
@@ -253,9 +319,14 @@ export class Links {
   }
 
   #warn(routerId: string | undefined, error: unknown): void {
-    this.#options.logger.warn({ routerId, reason: error instanceof Error ? error.message : String(error) }, 'links: unexpected failure');
+    this.#options.logger.warn(
+      { routerId, reason: error instanceof Error ? error.message : String(error) },
+      'links: unexpected failure',
+    );
   }
 }
 
 const peerOf = (router: LinkRouter | { routerId: string; version: string; linkListeners: Listener[] }): Peer =>
-  'versionInfo' in router ? { routerId: router.routerId, version: router.versionInfo.version, linkListeners: router.linkListeners } : router;
+  'versionInfo' in router
+    ? { routerId: router.routerId, version: router.versionInfo.version, linkListeners: router.linkListeners }
+    : router;

@@ -5,7 +5,16 @@ import type { Message } from '../channel/message.js';
 import type { RouteMessenger } from './reroute.js';
 
 export interface HeldChannels {
-  get(routerId: string): { channel: { send(message: Omit<Message, 'sequence'>): void; request(message: Omit<Message, 'sequence'>, timeoutMs: number): Promise<Message> } } | undefined;
+  get(
+    routerId: string,
+  ):
+    | {
+        channel: {
+          send(message: Omit<Message, 'sequence'>): void;
+          request(message: Omit<Message, 'sequence'>, timeoutMs: number): Promise<Message>;
+        };
+      }
+    | undefined;
 }
 
 export class RouterNotHeldError extends Error {

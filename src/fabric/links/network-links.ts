@@ -4,7 +4,14 @@ import { readKeys } from '../../store/changes.js';
 import { formatTimestamp, type Clock } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
 import { writeAreas } from '../../store/store.js';
-import { allFabricLinks, deleteFabricLink, onlineRouters, putFabricLink, setFabricLinkLatencies, type FabricLinkRow } from '../../store/queries/fabric-links.js';
+import {
+  allFabricLinks,
+  deleteFabricLink,
+  onlineRouters,
+  putFabricLink,
+  setFabricLinkLatencies,
+  type FabricLinkRow,
+} from '../../store/queries/fabric-links.js';
 import { routerPathAttributes } from '../../store/queries/router-costs.js';
 import { routersForConnection } from '../../store/queries/router-presence.js';
 import { ListenersSchema, type Listener } from '../messages/gen/ctrl_pb.js';
@@ -24,7 +31,12 @@ export interface SharedNetworkOptions {
   messenger: RouteMessenger;
 }
 
-export function startLinks(routers: LinkRouters, store: Store, logger: LinksLogger, shared?: SharedNetworkOptions): Links {
+export function startLinks(
+  routers: LinkRouters,
+  store: Store,
+  logger: LinksLogger,
+  shared?: SharedNetworkOptions,
+): Links {
   const links = new Links({
     routers,
     routerAttributes: (ids) => store.read((db) => routerPathAttributes(db, ids)),
@@ -38,9 +50,16 @@ export function startLinks(routers: LinkRouters, store: Store, logger: LinksLogg
 }
 
 /** Answers the routers' VerifyRouter requests (a link's accepting router checks the dialling one) from the store. */
-export function startRouterVerification(routers: { onConnected(listener: (router: { channel: VerifyChannel }) => void): void }, store: Store, logger: LinksLogger): void {
-  const fingerprintOf = async (routerId: string) => (await store.read((db) => routersForConnection(db, [routerId])))[0]?.fingerprint;
-  routers.onConnected((router) => serveVerifyRouter(router.channel, fingerprintOf, (fields, message) => logger.warn(fields, message)));
+export function startRouterVerification(
+  routers: { onConnected(listener: (router: { channel: VerifyChannel }) => void): void },
+  store: Store,
+  logger: LinksLogger,
+): void {
+  const fingerprintOf = async (routerId: string) =>
+    (await store.read((db) => routersForConnection(db, [routerId])))[0]?.fingerprint;
+  routers.onConnected((router) =>
+    serveVerifyRouter(router.channel, fingerprintOf, (fields, message) => logger.warn(fields, message)),
+  );
 }
 
 /** How long a read of the shared network is reused while its tables have not moved (latencies are bookkeeping writes). */
@@ -58,26 +77,47 @@ export function storeNetwork(options: SharedNetworkOptions): SharedNetwork {
     async read() {
       await store.refresh();
       const now = Date.now();
-      if (cached && !store.changes.changedSince(NETWORK_ROWS, cached.changesAt) && now - cached.at < VIEW_MAX_AGE_MS) return cached.view;
+      if (cached && !store.changes.changedSince(NETWORK_ROWS, cached.changesAt) && now - cached.at < VIEW_MAX_AGE_MS)
+        return cached.view;
       const changesAt = store.changes.now();
       const since = formatTimestamp(new Date(clock().getTime() - instanceOfflineAfterMs));
-      const [online, rows] = await store.read(async (db) => [await onlineRouters(db, since), await allFabricLinks(db)] as const);
+      const [online, rows] = await store.read(
+        async (db) => [await onlineRouters(db, since), await allFabricLinks(db)] as const,
+      );
       const routers = new Map<string, RemoteRouter>();
       for (const router of online) {
         if (router.instanceId === instanceId) continue;
-        routers.set(router.routerId, { ...router, version: versionOf(router.versionInfo), linkListeners: listenersOf(router.linkListeners) });
+        routers.set(router.routerId, {
+          ...router,
+          version: versionOf(router.versionInfo),
+          linkListeners: listenersOf(router.linkListeners),
+        });
       }
       const view = { routers, links: new Map(rows.map((row) => [row.id, linkOf(row)])) };
       cached = { view, changesAt, at: now };
       return view;
     },
     linkReported: (link) =>
-      store.transaction((tx) => putFabricLink(tx, { id: link.id, iteration: link.iteration, srcRouterId: link.srcRouterId, dstRouterId: link.dstRouterId, protocol: link.protocol, dialAddress: link.dialAddress, initialLatency: link.srcLatency })),
+      store.transaction((tx) =>
+        putFabricLink(tx, {
+          id: link.id,
+          iteration: link.iteration,
+          srcRouterId: link.srcRouterId,
+          dstRouterId: link.dstRouterId,
+          protocol: link.protocol,
+          dialAddress: link.dialAddress,
+          initialLatency: link.srcLatency,
+        }),
+      ),
     linksGone: (ids) =>
       store.transaction(async (tx) => {
         for (const id of ids) await deleteFabricLink(tx, id);
       }),
-    latencies: (routerId, latencies) => store.transaction((tx) => setFabricLinkLatencies(tx, routerId, latencies), { bookkeeping: true, touches: writeAreas.rowsOnly }),
+    latencies: (routerId, latencies) =>
+      store.transaction((tx) => setFabricLinkLatencies(tx, routerId, latencies), {
+        bookkeeping: true,
+        touches: writeAreas.rowsOnly,
+      }),
     messenger,
   };
 }
@@ -100,7 +140,9 @@ const linkOf = (row: FabricLinkRow): Link => ({
 function versionOf(json: string | null): string {
   try {
     const parsed: unknown = json ? JSON.parse(json) : undefined;
-    return typeof parsed === 'object' && parsed !== null && 'version' in parsed && typeof parsed.version === 'string' ? parsed.version : '';
+    return typeof parsed === 'object' && parsed !== null && 'version' in parsed && typeof parsed.version === 'string'
+      ? parsed.version
+      : '';
   } catch {
     return '';
   }
@@ -110,7 +152,9 @@ function versionOf(json: string | null): string {
 function listenersOf(json: string | null): Listener[] {
   try {
     const parsed: unknown = json ? JSON.parse(json) : [];
-    return Array.isArray(parsed) ? fromJson(ListenersSchema, { listeners: parsed as JsonValue[] }, { ignoreUnknownFields: true }).listeners : []; // a JSON array from JSON.parse
+    return Array.isArray(parsed)
+      ? fromJson(ListenersSchema, { listeners: parsed as JsonValue[] }, { ignoreUnknownFields: true }).listeners
+      : []; // a JSON array from JSON.parse
   } catch {
     return [];
   }

@@ -6,7 +6,15 @@ import type { Message } from '../channel/message.js';
 import { isUsable, type Link, type LinkTable } from './link-model.js';
 import type { LinkRouters, LinksLogger } from './link-routers.js';
 import { gone, healthy, linkFaultMessage, peerStateChanges, supportsLinkManagement } from './peer-states.js';
-import { allLinks, carryingLinks, emptyView, peerChanges, type RemoteRouters, type SharedNetwork, type SharedView } from './shared-network.js';
+import {
+  allLinks,
+  carryingLinks,
+  emptyView,
+  peerChanges,
+  type RemoteRouters,
+  type SharedNetwork,
+  type SharedView,
+} from './shared-network.js';
 
 /** What the sync needs of its Links. */
 export interface SyncTarget {
@@ -63,9 +71,12 @@ export class NetworkSync {
       this.#told = view.routers;
       const changes = came.map((router) => healthy(router));
       for (const id of went) if (!routers.get(id)) changes.push(gone(id, !(await this.#target.routerExists(id))));
-      if (changes.length > 0) for (const router of routers.all()) if (supportsLinkManagement(router.versionInfo.version)) router.channel.send(peerStateChanges(changes));
+      if (changes.length > 0)
+        for (const router of routers.all())
+          if (supportsLinkManagement(router.versionInfo.version)) router.channel.send(peerStateChanges(changes));
       // A link of ours the store no longer has (it had it: the link carried) was faulted through another process.
-      for (const link of [...table.all()]) if (!view.links.has(link.id) && this.#carrying.has(link.id)) table.remove(link.id);
+      for (const link of [...table.all()])
+        if (!view.links.has(link.id) && this.#carrying.has(link.id)) table.remove(link.id);
       const isOnline = (id: string) => routers.get(id) !== undefined || view.routers.has(id);
       const carrying = carryingLinks(allLinks(view, table).values(), isOnline, isUsable);
       const lost = [...this.#carrying.values()].filter((link) => !carrying.has(link.id));
@@ -82,7 +93,8 @@ export class NetworkSync {
   sendTo(routerId: string, message: Omit<Message, 'sequence'>): void {
     const local = this.#target.routers.get(routerId);
     if (local) local.channel.send(message);
-    else void this.#shared.messenger.send(routerId, message).catch((error: unknown) => this.#target.warn(routerId, error));
+    else
+      void this.#shared.messenger.send(routerId, message).catch((error: unknown) => this.#target.warn(routerId, error));
   }
 
   /**
@@ -91,10 +103,12 @@ export class NetworkSync {
    */
   async linkGone(routerId: string | undefined, linkId: string, iteration: number | undefined): Promise<boolean> {
     const link = (await this.refresh()).links.get(linkId);
-    if (!link || (iteration !== undefined && iteration !== 0 && link.iteration !== 0 && iteration < link.iteration)) return false;
+    if (!link || (iteration !== undefined && iteration !== 0 && link.iteration !== 0 && iteration < link.iteration))
+      return false;
     await this.#shared.linksGone([linkId]);
     this.#target.logger.info({ routerId, linkId }, 'link fault');
-    for (const end of [link.srcRouterId, link.dstRouterId]) if (end !== routerId) this.sendTo(end, linkFaultMessage(link.id, iteration ?? link.iteration));
+    for (const end of [link.srcRouterId, link.dstRouterId])
+      if (end !== routerId) this.sendTo(end, linkFaultMessage(link.id, iteration ?? link.iteration));
     this.#target.notifyLost([link]);
     return true;
   }

@@ -50,7 +50,8 @@ function cheapestLinks(snapshot: NetworkSnapshot): Map<string, Map<string, PathL
     if (!neighbours) byRouter.set(from, (neighbours = new Map<string, PathLink>()));
     const current = neighbours.get(to);
     // Equal costs: the smaller id, so a choice is the same on every instance (upstream takes map order).
-    if (!current || link.cost < current.cost || (link.cost === current.cost && link.id < current.id)) neighbours.set(to, link);
+    if (!current || link.cost < current.cost || (link.cost === current.cost && link.id < current.id))
+      neighbours.set(to, link);
   };
   for (const link of snapshot.links) {
     if (!link.usable || link.srcRouterId === link.dstRouterId) continue;
@@ -110,7 +111,7 @@ class MinQueue {
   push(distance: number, id: string): void {
     const heap = this.#heap;
     heap.push([distance, id]);
-    for (let i = heap.length - 1; i > 0; ) {
+    for (let i = heap.length - 1; i > 0;) {
       const parent = (i - 1) >> 1;
       if (!before(this.#at(i), this.#at(parent))) break;
       this.#swap(i, parent);
@@ -135,7 +136,7 @@ class MinQueue {
     const last = heap.pop();
     if (heap.length > 0 && last) {
       heap[0] = last;
-      for (let i = 0; ; ) {
+      for (let i = 0; ;) {
         const [l, r] = [2 * i + 1, 2 * i + 2];
         let least = i;
         if (l < heap.length && before(this.#at(l), this.#at(least))) least = l;

@@ -4,7 +4,16 @@
 // peers whose listener groups match their dialers' (router/link/link_events.go); the controller never dials.
 import { create, toBinary } from '@bufbuild/protobuf';
 import type { Message } from '../channel/message.js';
-import { ContentType, FaultSchema, FaultSubject, PeerState, PeerStateChangeSchema, PeerStateChangesSchema, type Listener, type PeerStateChange } from '../messages/gen/ctrl_pb.js';
+import {
+  ContentType,
+  FaultSchema,
+  FaultSubject,
+  PeerState,
+  PeerStateChangeSchema,
+  PeerStateChangesSchema,
+  type Listener,
+  type PeerStateChange,
+} from '../messages/gen/ctrl_pb.js';
 
 export interface Peer {
   routerId: string;
@@ -13,13 +22,22 @@ export interface Peer {
 }
 
 export const healthy = (peer: Peer): PeerStateChange =>
-  create(PeerStateChangeSchema, { id: peer.routerId, version: peer.version, state: PeerState.Healthy, listeners: [...peer.linkListeners] });
+  create(PeerStateChangeSchema, {
+    id: peer.routerId,
+    version: peer.version,
+    state: PeerState.Healthy,
+    listeners: [...peer.linkListeners],
+  });
 
 export const gone = (routerId: string, deleted: boolean): PeerStateChange =>
   create(PeerStateChangeSchema, { id: routerId, state: deleted ? PeerState.Removed : PeerState.Unhealthy });
 
 export function peerStateChanges(changes: PeerStateChange[]): Omit<Message, 'sequence'> {
-  return { contentType: ContentType.PeerStateChangeRequestType, headers: new Map(), body: toBinary(PeerStateChangesSchema, create(PeerStateChangesSchema, { changes })) };
+  return {
+    contentType: ContentType.PeerStateChangeRequestType,
+    headers: new Map(),
+    body: toBinary(PeerStateChangesSchema, create(PeerStateChangesSchema, { changes })),
+  };
 }
 
 /**
@@ -38,5 +56,9 @@ export function supportsLinkManagement(version: string): boolean {
 
 /** A link's end is told its link is gone (Fault LinkFault), as upstream relays a fault or an operator's delete. */
 export function linkFaultMessage(linkId: string, iteration: number): Omit<Message, 'sequence'> {
-  return { contentType: ContentType.FaultType, headers: new Map(), body: toBinary(FaultSchema, create(FaultSchema, { subject: FaultSubject.LinkFault, id: linkId, iteration })) };
+  return {
+    contentType: ContentType.FaultType,
+    headers: new Map(),
+    body: toBinary(FaultSchema, create(FaultSchema, { subject: FaultSubject.LinkFault, id: linkId, iteration })),
+  };
 }

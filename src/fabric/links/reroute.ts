@@ -39,7 +39,8 @@ export interface RerouteDeps {
 
 export type RerouteOutcome = { circuitId: string; rerouted: true; path: Path } | { circuitId: string; rerouted: false };
 
-export const usesAnyLink = (circuit: RoutedCircuit, links: readonly Link[]): boolean => links.some((link) => circuit.path.linkIds.includes(link.id));
+export const usesAnyLink = (circuit: RoutedCircuit, links: readonly Link[]): boolean =>
+  links.some((link) => circuit.path.linkIds.includes(link.id));
 
 export const unrouteMessage = (circuitId: string, now: boolean): Omit<Message, 'sequence'> => ({
   contentType: ContentType.UnrouteType,
@@ -53,7 +54,11 @@ export async function rerouteCircuit(deps: RerouteDeps, circuit: RoutedCircuit):
   const path = await deps.path(mustAt(routerIds, 0), mustAt(routerIds, -1));
   if (!path) {
     deps.logger.warn({ circuitId: circuit.id, oldPath: routerIds }, 'circuit has no path left: removing it');
-    await Promise.all(routerIds.map((routerId) => deps.messenger.send(routerId, unrouteMessage(circuit.id, true)).catch(() => undefined)));
+    await Promise.all(
+      routerIds.map((routerId) =>
+        deps.messenger.send(routerId, unrouteMessage(circuit.id, true)).catch(() => undefined),
+      ),
+    );
     return { circuitId: circuit.id, rerouted: false };
   }
   const plan = routePlan({
@@ -71,7 +76,10 @@ export async function rerouteCircuit(deps: RerouteDeps, circuit: RoutedCircuit):
     try {
       await deps.messenger.request(routerId, message, deps.routeTimeoutMs);
     } catch (error) {
-      deps.logger.warn({ circuitId: circuit.id, routerId, reason: error instanceof Error ? error.message : String(error) }, 'error sending re-route to router');
+      deps.logger.warn(
+        { circuitId: circuit.id, routerId, reason: error instanceof Error ? error.message : String(error) },
+        'error sending re-route to router',
+      );
     }
   }
   deps.logger.info({ circuitId: circuit.id, path: path.routerIds }, 'rerouted circuit');
@@ -79,7 +87,11 @@ export async function rerouteCircuit(deps: RerouteDeps, circuit: RoutedCircuit):
 }
 
 /** Every circuit over any of the lost links, moved one after another (upstream rerouteLink). */
-export async function rerouteCircuits(deps: RerouteDeps, circuits: Iterable<RoutedCircuit>, lost: readonly Link[]): Promise<RerouteOutcome[]> {
+export async function rerouteCircuits(
+  deps: RerouteDeps,
+  circuits: Iterable<RoutedCircuit>,
+  lost: readonly Link[],
+): Promise<RerouteOutcome[]> {
   const outcomes: RerouteOutcome[] = [];
   for (const circuit of circuits) if (usesAnyLink(circuit, lost)) outcomes.push(await rerouteCircuit(deps, circuit));
   return outcomes;

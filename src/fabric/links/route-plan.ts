@@ -36,13 +36,21 @@ interface Forward {
   dstType: DestType;
 }
 
-const forward = (srcAddress: string, dstAddress: string, dstType: DestType): Forward => ({ srcAddress, dstAddress, dstType });
+const forward = (srcAddress: string, dstAddress: string, dstType: DestType): Forward => ({
+  srcAddress,
+  dstAddress,
+  dstType,
+});
 
 function forwardsOf(spec: RoutePlanSpec, index: number): Forward[] {
   const { ingressId: ingress, egressId: egress, path } = spec;
   const last = path.routerIds.length - 1;
   if (last === 0) return [forward(ingress, egress, DestType.End), forward(egress, ingress, DestType.Start)];
-  if (index === 0) return [forward(ingress, mustAt(path.linkIds, 0), DestType.Link), forward(mustAt(path.linkIds, 0), ingress, DestType.Start)];
+  if (index === 0)
+    return [
+      forward(ingress, mustAt(path.linkIds, 0), DestType.Link),
+      forward(mustAt(path.linkIds, 0), ingress, DestType.Start),
+    ];
   const previous = mustAt(path.linkIds, index - 1);
   if (index === last) return [forward(egress, previous, DestType.Link), forward(previous, egress, DestType.End)];
   const next = mustAt(path.linkIds, index);
@@ -52,13 +60,19 @@ function forwardsOf(spec: RoutePlanSpec, index: number): Forward[] {
 /** The Route for each router of the path, in path order (send them all at once, as upstream's route sender). */
 export function routePlan(spec: RoutePlanSpec): RouterRoute[] {
   const { routerIds, linkIds } = spec.path;
-  if (routerIds.length === 0 || linkIds.length !== routerIds.length - 1) throw new Error('a path joins each pair of adjacent routers by one link');
+  if (routerIds.length === 0 || linkIds.length !== routerIds.length - 1)
+    throw new Error('a path joins each pair of adjacent routers by one link');
   const timeout = BigInt(Math.max(0, Math.round(spec.remainingMs))) * 1_000_000n;
   const last = routerIds.length - 1;
   return routerIds.map((routerId, index) => {
     const egress =
       index === last && spec.attempt !== REROUTE_ATTEMPT
-        ? { binding: spec.terminator.binding, address: spec.egressId, destination: spec.terminator.address, peerData: Object.fromEntries(spec.dialPeerData) }
+        ? {
+            binding: spec.terminator.binding,
+            address: spec.egressId,
+            destination: spec.terminator.address,
+            peerData: Object.fromEntries(spec.dialPeerData),
+          }
         : undefined;
     const route = create(RouteSchema, {
       circuitId: spec.circuitId,
@@ -69,6 +83,9 @@ export function routePlan(spec: RoutePlanSpec): RouterRoute[] {
       timeout,
       tags: spec.tags,
     });
-    return { routerId, message: { contentType: ContentType.RouteType, headers: new Map(), body: toBinary(RouteSchema, route) } };
+    return {
+      routerId,
+      message: { contentType: ContentType.RouteType, headers: new Map(), body: toBinary(RouteSchema, route) },
+    };
   });
 }

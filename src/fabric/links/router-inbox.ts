@@ -10,7 +10,18 @@ import { formatTimestamp } from '../../lib/clock.js';
 import { newCuid } from '../../lib/ids.js';
 import { liveControllerInstances } from '../../store/queries/cluster.js';
 import { heldRouters } from '../../store/queries/router-presence.js';
-import { addInboxRow, answerInboxRow, hasPendingInbox, inboxAnswer, pendingInboxCount, pendingInboxRows, removeInboxRow, sweepCircuitOwners, sweepInbox, type InboxRow } from '../../store/queries/router-inbox.js';
+import {
+  addInboxRow,
+  answerInboxRow,
+  hasPendingInbox,
+  inboxAnswer,
+  pendingInboxCount,
+  pendingInboxRows,
+  removeInboxRow,
+  sweepCircuitOwners,
+  sweepInbox,
+  type InboxRow,
+} from '../../store/queries/router-inbox.js';
 import { writeAreas, type Db, type Store } from '../../store/store.js';
 import type { Message } from '../channel/message.js';
 import { RouterNotHeldError, type HeldChannels } from './messenger.js';
@@ -60,7 +71,8 @@ export class RouterInbox {
     this.#replyPollMs = options.replyPollMs ?? 2;
     const local = (routerId: string) => options.routers.get(routerId)?.channel;
     this.messenger = {
-      request: (routerId, message, timeoutMs) => local(routerId)?.request(message, timeoutMs) ?? this.#remote(routerId, message, timeoutMs),
+      request: (routerId, message, timeoutMs) =>
+        local(routerId)?.request(message, timeoutMs) ?? this.#remote(routerId, message, timeoutMs),
       send: async (routerId, message) => {
         const channel = local(routerId);
         if (channel) channel.send(message);
@@ -116,7 +128,9 @@ export class RouterInbox {
     const { store, clock, instanceOfflineAfterMs, maxAgeMs = 120_000 } = this.#options;
     const now = clock().getTime();
     try {
-      const live = (await store.read((db) => liveControllerInstances(db, formatTimestamp(new Date(now - instanceOfflineAfterMs))))).map((row) => row.id);
+      const live = (
+        await store.read((db) => liveControllerInstances(db, formatTimestamp(new Date(now - instanceOfflineAfterMs))))
+      ).map((row) => row.id);
       await store.transaction(async (tx) => {
         await sweepInbox(tx, formatTimestamp(new Date(now - maxAgeMs)), live);
         await sweepCircuitOwners(tx, live);
@@ -136,11 +150,13 @@ export class RouterInbox {
       if (row.timeoutMs === 0) channel.send(message);
       else answer = { state: 'replied', reply: encode(await channel.request(message, row.timeoutMs)) };
     } catch (error) {
-      if (row.timeoutMs !== 0) answer = { state: 'failed', reply: error instanceof Error ? error.message : String(error) };
+      if (row.timeoutMs !== 0)
+        answer = { state: 'failed', reply: error instanceof Error ? error.message : String(error) };
       else this.#warn(row.routerId, error);
     }
     // A send awaits nothing: its row is done once sent.
-    const done = (tx: Db) => (answer ? answerInboxRow(tx, row.id, answer.state, answer.reply) : removeInboxRow(tx, row.id));
+    const done = (tx: Db) =>
+      answer ? answerInboxRow(tx, row.id, answer.state, answer.reply) : removeInboxRow(tx, row.id);
     await store.transaction(done, BOOKKEEPING).catch((error: unknown) => this.#warn(row.routerId, error));
   }
 
@@ -151,9 +167,18 @@ export class RouterInbox {
     const holder = (await store.read((db) => heldRouters(db, [routerId], since))).get(routerId)?.instanceId;
     if (!holder || holder === instanceId) throw new RouterNotHeldError(routerId);
     const id = newCuid();
-    const row = { id, instanceId: holder, senderInstanceId: instanceId, routerId, message: encode(message), timeoutMs, createdAt: formatTimestamp(clock()) };
+    const row = {
+      id,
+      instanceId: holder,
+      senderInstanceId: instanceId,
+      routerId,
+      message: encode(message),
+      timeoutMs,
+      createdAt: formatTimestamp(clock()),
+    };
     await store.transaction(async (tx) => {
-      if ((await pendingInboxCount(tx, holder)) >= maxPending) throw new Error(`the inbox of controller instance ${holder} is full (${maxPending} messages undelivered)`);
+      if ((await pendingInboxCount(tx, holder)) >= maxPending)
+        throw new Error(`the inbox of controller instance ${holder} is full (${maxPending} messages undelivered)`);
       await addInboxRow(tx, row);
     }, BOOKKEEPING);
     if (timeoutMs === 0) return { contentType: 0, sequence: 0, headers: new Map(), body: new Uint8Array(0) };
@@ -163,17 +188,23 @@ export class RouterInbox {
         await new Promise((resolve) => setTimeout(resolve, this.#replyPollMs));
         const answer = await store.read((db) => inboxAnswer(db, id));
         if (answer?.state === 'replied' && answer.reply !== null) return { ...decode(answer.reply), sequence: 0 };
-        if (answer?.state === 'failed') throw new Error(`router ${routerId} on controller instance ${holder}: ${answer.reply ?? 'failed'}`);
+        if (answer?.state === 'failed')
+          throw new Error(`router ${routerId} on controller instance ${holder}: ${answer.reply ?? 'failed'}`);
       }
       throw new Error(`no reply from router ${routerId} on controller instance ${holder} within ${timeoutMs} ms`);
     } finally {
       // Not awaited: the reply is in hand, and a row left behind is swept.
-      void store.transaction((tx) => removeInboxRow(tx, id), BOOKKEEPING).catch((error: unknown) => this.#warn(routerId, error));
+      void store
+        .transaction((tx) => removeInboxRow(tx, id), BOOKKEEPING)
+        .catch((error: unknown) => this.#warn(routerId, error));
     }
   }
 
   #warn(routerId: string | undefined, error: unknown): void {
-    this.#options.logger.warn({ routerId, reason: error instanceof Error ? error.message : String(error) }, 'router inbox: message not delivered');
+    this.#options.logger.warn(
+      { routerId, reason: error instanceof Error ? error.message : String(error) },
+      'router inbox: message not delivered',
+    );
   }
 }
 
@@ -184,7 +215,11 @@ interface StoredMessage {
 }
 
 function encode(message: Outgoing): string {
-  const stored: StoredMessage = { c: message.contentType, h: [...message.headers].map(([key, value]) => [key, Buffer.from(value).toString('base64')]), b: Buffer.from(message.body).toString('base64') };
+  const stored: StoredMessage = {
+    c: message.contentType,
+    h: [...message.headers].map(([key, value]) => [key, Buffer.from(value).toString('base64')]),
+    b: Buffer.from(message.body).toString('base64'),
+  };
   return JSON.stringify(stored);
 }
 
@@ -192,11 +227,20 @@ function encode(message: Outgoing): string {
 function decode(text: string): Outgoing {
   const stored: unknown = JSON.parse(text);
   if (!isStoredMessage(stored)) throw new Error('malformed inbox message');
-  return { contentType: stored.c, headers: new Map(stored.h.map(([key, value]) => [key, new Uint8Array(Buffer.from(value, 'base64'))])), body: new Uint8Array(Buffer.from(stored.b, 'base64')) };
+  return {
+    contentType: stored.c,
+    headers: new Map(stored.h.map(([key, value]) => [key, new Uint8Array(Buffer.from(value, 'base64'))])),
+    body: new Uint8Array(Buffer.from(stored.b, 'base64')),
+  };
 }
 
 function isStoredMessage(value: unknown): value is StoredMessage {
   if (!isJsonObject(value)) return false;
   const { c, h, b } = value;
-  return typeof c === 'number' && typeof b === 'string' && Array.isArray(h) && h.every((entry) => Array.isArray(entry) && typeof entry[0] === 'number' && typeof entry[1] === 'string');
+  return (
+    typeof c === 'number' &&
+    typeof b === 'string' &&
+    Array.isArray(h) &&
+    h.every((entry) => Array.isArray(entry) && typeof entry[0] === 'number' && typeof entry[1] === 'string')
+  );
 }

@@ -53,9 +53,14 @@ export function peerChanges(before: RemoteRouters, after: RemoteRouters): { came
 }
 
 /** The links that can carry traffic: usable, with both routers online somewhere. */
-export function carryingLinks(links: Iterable<Link>, isOnline: (routerId: string) => boolean, isUsable: (link: Link) => boolean): Map<string, Link> {
+export function carryingLinks(
+  links: Iterable<Link>,
+  isOnline: (routerId: string) => boolean,
+  isUsable: (link: Link) => boolean,
+): Map<string, Link> {
   const carrying = new Map<string, Link>();
-  for (const link of links) if (isUsable(link) && isOnline(link.srcRouterId) && isOnline(link.dstRouterId)) carrying.set(link.id, link);
+  for (const link of links)
+    if (isUsable(link) && isOnline(link.srcRouterId) && isOnline(link.dstRouterId)) carrying.set(link.id, link);
   return carrying;
 }
 
@@ -67,7 +72,12 @@ export function allLinks(view: SharedView, own: { all(): Iterable<Link> }): Map<
   const links = new Map(view.links);
   for (const link of own.all()) {
     const stored = view.links.get(link.id);
-    links.set(link.id, stored?.iteration === link.iteration ? { ...link, srcLatency: stored.srcLatency, dstLatency: stored.dstLatency } : link);
+    links.set(
+      link.id,
+      stored?.iteration === link.iteration
+        ? { ...link, srcLatency: stored.srcLatency, dstLatency: stored.dstLatency }
+        : link,
+    );
   }
   return links;
 }

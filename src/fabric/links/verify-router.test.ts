@@ -14,12 +14,20 @@ describe('VerifyRouter (a link acceptor checking the dialling router)', () => {
     const replies: Array<{ to: Message; message: Omit<Message, 'sequence'> }> = [];
     const warnings: string[] = [];
     serveVerifyRouter(
-      { handle: (type, h) => type === Number(ContentType.VerifyRouterType) && (handler = h), reply: (to, message) => replies.push({ to, message }) },
+      {
+        handle: (type, h) => type === Number(ContentType.VerifyRouterType) && (handler = h),
+        reply: (to, message) => replies.push({ to, message }),
+      },
       (id) => Promise.resolve(fingerprints[id]),
       (_fields, message) => warnings.push(message),
     );
     const ask = async (routerId: string, presented: string[]) => {
-      const message = { contentType: ContentType.VerifyRouterType, sequence: 7, headers: new Map(), body: toBinary(VerifyRouterSchema, create(VerifyRouterSchema, { routerId, fingerprints: presented })) };
+      const message = {
+        contentType: ContentType.VerifyRouterType,
+        sequence: 7,
+        headers: new Map(),
+        body: toBinary(VerifyRouterSchema, create(VerifyRouterSchema, { routerId, fingerprints: presented })),
+      };
       await handler!(message);
       const reply = replies.at(-1)!;
       assert.equal(reply.to, message);

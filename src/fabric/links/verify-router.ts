@@ -16,7 +16,11 @@ export interface VerifyChannel {
 /** The router's enrolled certificate fingerprint; undefined when no such router, null when not enrolled. */
 export type FingerprintOf = (routerId: string) => Promise<string | null | undefined>;
 
-export async function verifyRouter(fingerprintOf: FingerprintOf, routerId: string, fingerprints: readonly string[]): Promise<string | undefined> {
+export async function verifyRouter(
+  fingerprintOf: FingerprintOf,
+  routerId: string,
+  fingerprints: readonly string[],
+): Promise<string | undefined> {
   const fingerprint = await fingerprintOf(routerId);
   if (fingerprint === undefined) return `router with id ${routerId} not found`;
   if (fingerprint === null) return `invalid router ${routerId}, not yet enrolled`;
@@ -30,13 +34,20 @@ const result = (success: boolean, text: string): Omit<Message, 'sequence'> => ({
 });
 
 /** Serves VerifyRouter on a router's channel. */
-export function serveVerifyRouter(channel: VerifyChannel, fingerprintOf: FingerprintOf, warn: (fields: object, message: string) => void): void {
+export function serveVerifyRouter(
+  channel: VerifyChannel,
+  fingerprintOf: FingerprintOf,
+  warn: (fields: object, message: string) => void,
+): void {
   channel.handle(ContentType.VerifyRouterType, async (message) => {
     let request;
     try {
       request = fromBinary(VerifyRouterSchema, message.body);
     } catch (error) {
-      warn({ reason: error instanceof Error ? error.message : String(error) }, 'failed to unmarshal verify router message');
+      warn(
+        { reason: error instanceof Error ? error.message : String(error) },
+        'failed to unmarshal verify router message',
+      );
       return;
     }
     const failure = await verifyRouter(fingerprintOf, request.routerId, request.fingerprints);

@@ -10,9 +10,20 @@ export const ControllerCapability = {
 
 /** RouteResult (1022): a reply to Route with the circuit id as body and these headers. */
 export const RouteResultHeader = { attempt: 1101, success: 1102, error: 1103, errorCode: 1104 } as const;
-export const RouteResultErrorCode = { generic: 0, invalidTerminator: 1, misconfiguredTerminator: 2, dialTimedOut: 3, connectionRefused: 4 } as const;
+export const RouteResultErrorCode = {
+  generic: 0,
+  invalidTerminator: 1,
+  misconfiguredTerminator: 2,
+  dialTimedOut: 3,
+  connectionRefused: 4,
+} as const;
 /** Peer-data keys of route results that carry the circuit's addresses rather than data for the dialler. */
-export const PathHeader = { terminatorLocalAddress: 1110, terminatorRemoteAddress: 1111, initiatorLocalAddress: 1112, initiatorRemoteAddress: 1113 } as const;
+export const PathHeader = {
+  terminatorLocalAddress: 1110,
+  terminatorRemoteAddress: 1111,
+  initiatorLocalAddress: 1112,
+  initiatorRemoteAddress: 1113,
+} as const;
 
 /** CreateCircuitV2 (20218 / 20219): headers only, no protobuf body. */
 export const CreateCircuitV2Header = {

@@ -22,8 +22,14 @@ describe('fabric messages', () => {
         env: { ...process.env, PATH: `${join(root, 'node_modules/.bin')}:${process.env.PATH ?? ''}` },
       });
       const committed = readdirSync(join(here, 'gen')).sort();
-      assert.deepEqual(readdirSync(out).filter((name) => name.endsWith('.ts')).sort(), committed);
-      for (const name of committed) assert.equal(readFileSync(join(out, name), 'utf8'), readFileSync(join(here, 'gen', name), 'utf8'), name);
+      assert.deepEqual(
+        readdirSync(out)
+          .filter((name) => name.endsWith('.ts'))
+          .sort(),
+        committed,
+      );
+      for (const name of committed)
+        assert.equal(readFileSync(join(out, name), 'utf8'), readFileSync(join(here, 'gen', name), 'utf8'), name);
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
@@ -31,12 +37,42 @@ describe('fabric messages', () => {
 
   it('reads the hello headers a real v1.1.8 router sent', () => {
     // Captured from `ziti router run` (v1.1.8) against a probe listener (docs/reference/router-control-plane.md).
-    const listeners = Buffer.from('0a270a13' + Buffer.from('tls:127.0.0.1:10080').toString('hex') + '1203' + Buffer.from('tls').toString('hex') + '2207' + Buffer.from('default').toString('hex') + '2a02' + Buffer.from('lo').toString('hex'), 'hex');
+    const listeners = Buffer.from(
+      '0a270a13' +
+        Buffer.from('tls:127.0.0.1:10080').toString('hex') +
+        '1203' +
+        Buffer.from('tls').toString('hex') +
+        '2207' +
+        Buffer.from('default').toString('hex') +
+        '2a02' +
+        Buffer.from('lo').toString('hex'),
+      'hex',
+    );
     const decoded = fromBinary(ListenersSchema, listeners);
     assert.equal(decoded.listeners.length, 1);
-    assert.deepEqual({ ...decoded.listeners[0], $typeName: undefined }, { $typeName: undefined, address: 'tls:127.0.0.1:10080', protocol: 'tls', costTags: [], groups: ['default'], localBinding: 'lo' });
-    assert.deepEqual(fromBinary(RouterMetadataSchema, Buffer.from('0a0101', 'hex')).capabilities, [RouterCapability.LinkManagement]);
-    assert.equal(Buffer.from(toBinary(RouterMetadataSchema, create(RouterMetadataSchema, { capabilities: [RouterCapability.LinkManagement] }))).toString('hex'), '0a0101');
+    assert.deepEqual(
+      { ...decoded.listeners[0], $typeName: undefined },
+      {
+        $typeName: undefined,
+        address: 'tls:127.0.0.1:10080',
+        protocol: 'tls',
+        costTags: [],
+        groups: ['default'],
+        localBinding: 'lo',
+      },
+    );
+    assert.deepEqual(fromBinary(RouterMetadataSchema, Buffer.from('0a0101', 'hex')).capabilities, [
+      RouterCapability.LinkManagement,
+    ]);
+    assert.equal(
+      Buffer.from(
+        toBinary(
+          RouterMetadataSchema,
+          create(RouterMetadataSchema, { capabilities: [RouterCapability.LinkManagement] }),
+        ),
+      ).toString('hex'),
+      '0a0101',
+    );
   });
 
   it('numbers content types as upstream does', () => {

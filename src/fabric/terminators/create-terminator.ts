@@ -4,8 +4,18 @@
 // (its cost and precedence brought up to date) when it is the same binding, service, router and host.
 import { formatTimestamp } from '../../lib/clock.js';
 import { isUniqueViolation, type Store } from '../../store/store.js';
-import { insertTerminator, setTerminatorCostAndPrecedence, terminatorById, terminatorsWithInstance, type TerminatorRow } from '../../store/queries/terminators.js';
-import { CreateTerminatorResult, TerminatorPrecedence, type CreateTerminatorV2Request } from '../messages/gen/edge_ctrl_pb.js';
+import {
+  insertTerminator,
+  setTerminatorCostAndPrecedence,
+  terminatorById,
+  terminatorsWithInstance,
+  type TerminatorRow,
+} from '../../store/queries/terminators.js';
+import {
+  CreateTerminatorResult,
+  TerminatorPrecedence,
+  type CreateTerminatorV2Request,
+} from '../messages/gen/edge_ctrl_pb.js';
 import { checkSessionRequest, EdgeErrorCode, EdgeRequestError, type CheckedSession } from '../edge-requests.js';
 import { isJsonObject } from '../../lib/object-path.js';
 
@@ -31,20 +41,31 @@ export function precedenceName(precedence: TerminatorPrecedence): string {
 }
 
 /** Peer data as stored: JSON of key → base64. */
-export function encodePeerData(peerData: Readonly<Record<number, Uint8Array>> | ReadonlyMap<number, Uint8Array>): string | null {
+export function encodePeerData(
+  peerData: Readonly<Record<number, Uint8Array>> | ReadonlyMap<number, Uint8Array>,
+): string | null {
   const entries = peerData instanceof Map ? [...peerData] : Object.entries(peerData);
   if (entries.length === 0) return null;
-  return JSON.stringify(Object.fromEntries(entries.map(([key, value]) => [String(key), Buffer.from(value).toString('base64')])));
+  return JSON.stringify(
+    Object.fromEntries(entries.map(([key, value]) => [String(key), Buffer.from(value).toString('base64')])),
+  );
 }
 
 export function decodePeerData(stored: string | null): Map<number, Uint8Array> {
   if (!stored) return new Map();
   const parsed: unknown = JSON.parse(stored);
   if (!isJsonObject(parsed)) return new Map();
-  return new Map(Object.entries(parsed).map(([key, value]) => [Number(key), new Uint8Array(Buffer.from(String(value), 'base64'))]));
+  return new Map(
+    Object.entries(parsed).map(([key, value]) => [Number(key), new Uint8Array(Buffer.from(String(value), 'base64'))]),
+  );
 }
 
-const refuse = (request: CreateTerminatorV2Request, result: CreateTerminatorResult, message: string, checked?: CheckedSession): CreateTerminatorOutcome => ({
+const refuse = (
+  request: CreateTerminatorV2Request,
+  result: CreateTerminatorResult,
+  message: string,
+  checked?: CheckedSession,
+): CreateTerminatorOutcome => ({
   result,
   message,
   terminatorId: request.address,
@@ -53,19 +74,41 @@ const refuse = (request: CreateTerminatorV2Request, result: CreateTerminatorResu
 });
 
 /** Decides and applies one request from the router `routerId` (which the caller knows exists). */
-export async function createEdgeTerminator(store: Store, routerId: string, request: CreateTerminatorV2Request, now: Date): Promise<CreateTerminatorOutcome> {
+export async function createEdgeTerminator(
+  store: Store,
+  routerId: string,
+  request: CreateTerminatorV2Request,
+  now: Date,
+): Promise<CreateTerminatorOutcome> {
   const at = formatTimestamp(now);
   let checked: CheckedSession;
   try {
-    if (request.address === '') throw new EdgeRequestError('provided terminator id is blank', EdgeErrorCode.invalidTerminator);
-    checked = await store.read((db) => checkSessionRequest(db, { routerId, sessionToken: request.sessionToken, fingerprints: request.fingerprints, type: 'Bind', at }));
+    if (request.address === '')
+      throw new EdgeRequestError('provided terminator id is blank', EdgeErrorCode.invalidTerminator);
+    checked = await store.read((db) =>
+      checkSessionRequest(db, {
+        routerId,
+        sessionToken: request.sessionToken,
+        fingerprints: request.fingerprints,
+        type: 'Bind',
+        at,
+      }),
+    );
   } catch (error) {
     if (!(error instanceof EdgeRequestError)) throw error;
-    const result = error.code === EdgeErrorCode.invalidSession ? CreateTerminatorResult.FailedInvalidSession : CreateTerminatorResult.FailedOther;
+    const result =
+      error.code === EdgeErrorCode.invalidSession
+        ? CreateTerminatorResult.FailedInvalidSession
+        : CreateTerminatorResult.FailedOther;
     return refuse(request, result, error.message);
   }
   if (request.cost > MAX_COST) {
-    return refuse(request, CreateTerminatorResult.FailedOther, `invalid cost ${request.cost}. cost must be between 0 and ${MAX_COST} inclusive`, checked);
+    return refuse(
+      request,
+      CreateTerminatorResult.FailedOther,
+      `invalid cost ${request.cost}. cost must be between 0 and ${MAX_COST} inclusive`,
+      checked,
+    );
   }
   const { session } = checked;
   const precedence = precedenceName(request.precedence);
@@ -102,24 +145,58 @@ export async function createEdgeTerminator(store: Store, routerId: string, reque
         if (existing.cost !== request.cost || existing.precedence !== precedence) {
           await setTerminatorCostAndPrecedence(tx, existing.id, request.cost, precedence, at);
         }
-        return { result: CreateTerminatorResult.Success, message: '', terminatorId: existing.id, terminator: { ...existing, cost: request.cost, precedence }, created: false, checked };
+        return {
+          result: CreateTerminatorResult.Success,
+          message: '',
+          terminatorId: existing.id,
+          terminator: { ...existing, cost: request.cost, precedence },
+          created: false,
+          checked,
+        };
       }
       // Terminators sharing an instance id must all be hosted by one identity (validateTerminatorIdentity).
       if (request.instanceId !== '') {
-        const other = (await terminatorsWithInstance(tx, session.serviceId, request.instanceId, request.address)).find((sibling) => sibling.host_id !== session.identityId);
+        const other = (await terminatorsWithInstance(tx, session.serviceId, request.instanceId, request.address)).find(
+          (sibling) => sibling.host_id !== session.identityId,
+        );
         if (other) {
-          return refuse(request, CreateTerminatorResult.FailedOther, `sibling terminator ${other.id} with shared identity ${request.instanceId} belongs to different identity`, checked);
+          return refuse(
+            request,
+            CreateTerminatorResult.FailedOther,
+            `sibling terminator ${other.id} with shared identity ${request.instanceId} belongs to different identity`,
+            checked,
+          );
         }
       }
       await insertTerminator(tx, row);
-      return { result: CreateTerminatorResult.Success, message: '', terminatorId: row.id, terminator: row, created: true, checked };
+      return {
+        result: CreateTerminatorResult.Success,
+        message: '',
+        terminatorId: row.id,
+        terminator: row,
+        created: true,
+        checked,
+      };
     });
   } catch (error) {
     // Made by a concurrent request between our read and our write: judged as one found (upstream re-reads).
     if (!isUniqueViolation(store, error, 'terminatorId')) throw error;
     const existing = await store.read((db) => terminatorById(db, request.address));
     const why = existing ? conflict(existing) : 'terminator could not be created';
-    if (why) return refuse(request, existing ? CreateTerminatorResult.FailedIdConflict : CreateTerminatorResult.FailedOther, why, checked);
-    return { result: CreateTerminatorResult.Success, message: '', terminatorId: existing!.id, terminator: existing!, created: false, checked };
+    if (why)
+      return refuse(
+        request,
+        existing ? CreateTerminatorResult.FailedIdConflict : CreateTerminatorResult.FailedOther,
+        why,
+        checked,
+      );
+    return {
+      result: CreateTerminatorResult.Success,
+      message: '',
+      terminatorId: existing!.id,
+      terminator: existing!,
+      created: false,
+      checked,
+    };
   }
 }

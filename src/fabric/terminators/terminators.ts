@@ -47,11 +47,20 @@ export class Terminators {
     channel.handle(CtrlType.RemoveTerminatorsRequestType, (message) => this.#remove(routerId, channel, message));
     channel.handle(EdgeType.UpdateTerminatorRequestType, (message) => this.#update(routerId, channel, message));
     channel.handle(EdgeType.HealthEventType, (message) => this.#health(routerId, message));
-    channel.handle(CtrlType.ValidateTerminatorsV2ResponseType, async (message) => void (await removeInvalidTerminators(this.options, routerId, message)));
-    validateRouterTerminators(this.options, routerId, channel).catch((error: unknown) => this.options.logger.error({ routerId, err: error }, 'could not ask router to validate its terminators'));
+    channel.handle(
+      CtrlType.ValidateTerminatorsV2ResponseType,
+      async (message) => void (await removeInvalidTerminators(this.options, routerId, message)),
+    );
+    validateRouterTerminators(this.options, routerId, channel).catch((error: unknown) =>
+      this.options.logger.error({ routerId, err: error }, 'could not ask router to validate its terminators'),
+    );
   }
 
-  async #create(routerId: string, channel: ControlChannel & { close(reason: string): void }, message: Message): Promise<void> {
+  async #create(
+    routerId: string,
+    channel: ControlChannel & { close(reason: string): void },
+    message: Message,
+  ): Promise<void> {
     const { store, clock, logger, metrics } = this.options;
     const request = fromBinary(CreateTerminatorV2RequestSchema, message.body);
     // Upstream closes a channel whose router it cannot find (it was deleted while connected).
@@ -61,11 +70,28 @@ export class Terminators {
       return;
     }
     const outcome = await createEdgeTerminator(store, routerId, request, clock());
-    const response = create(CreateTerminatorV2ResponseSchema, { terminatorId: outcome.terminatorId, result: outcome.result, msg: outcome.message });
-    channel.reply(message, { contentType: EdgeType.CreateTerminatorV2ResponseType, headers: new Map(), body: toBinary(CreateTerminatorV2ResponseSchema, response) });
-    const fields = { routerId, terminatorId: outcome.terminatorId, service: outcome.checked?.service.name, serviceId: outcome.checked?.service.id, hostId: outcome.checked?.session.identityId };
+    const response = create(CreateTerminatorV2ResponseSchema, {
+      terminatorId: outcome.terminatorId,
+      result: outcome.result,
+      msg: outcome.message,
+    });
+    channel.reply(message, {
+      contentType: EdgeType.CreateTerminatorV2ResponseType,
+      headers: new Map(),
+      body: toBinary(CreateTerminatorV2ResponseSchema, response),
+    });
+    const fields = {
+      routerId,
+      terminatorId: outcome.terminatorId,
+      service: outcome.checked?.service.name,
+      serviceId: outcome.checked?.service.id,
+      hostId: outcome.checked?.session.identityId,
+    };
     if (outcome.result !== CreateTerminatorResult.Success) {
-      logger.warn({ ...fields, result: CreateTerminatorResult[outcome.result], reason: outcome.message }, 'terminator not created: the bind was refused');
+      logger.warn(
+        { ...fields, result: CreateTerminatorResult[outcome.result], reason: outcome.message },
+        'terminator not created: the bind was refused',
+      );
     } else if (outcome.created) {
       metrics?.terminatorsCreated(1);
       logger.info(fields, 'created terminator');
@@ -77,10 +103,19 @@ export class Terminators {
   async #update(routerId: string, channel: ControlChannel, message: Message): Promise<void> {
     const { store, clock, logger } = this.options;
     const request = fromBinary(UpdateTerminatorRequestSchema, message.body);
-    const fields = { routerId, terminatorId: request.terminatorId, cost: request.updateCost ? request.cost : undefined, precedence: request.updatePrecedence ? request.precedence : undefined };
+    const fields = {
+      routerId,
+      terminatorId: request.terminatorId,
+      cost: request.updateCost ? request.cost : undefined,
+      precedence: request.updatePrecedence ? request.precedence : undefined,
+    };
     try {
       const serviceId = await updateEdgeTerminator(store, routerId, request, clock());
-      channel.reply(message, { contentType: EdgeType.UpdateTerminatorResponseType, headers: new Map(), body: new Uint8Array(0) });
+      channel.reply(message, {
+        contentType: EdgeType.UpdateTerminatorResponseType,
+        headers: new Map(),
+        body: new Uint8Array(0),
+      });
       logger.info({ ...fields, serviceId }, 'updated terminator');
     } catch (error) {
       if (!(error instanceof EdgeRequestError)) throw error;
@@ -93,7 +128,10 @@ export class Terminators {
     const request = fromBinary(HealthEventRequestSchema, message.body);
     try {
       const serviceId = await checkHealthEvent(this.options.store, request, this.options.clock());
-      this.options.logger.debug({ routerId, serviceId, checkPassed: request.checkPassed }, 'terminator health check reported');
+      this.options.logger.debug(
+        { routerId, serviceId, checkPassed: request.checkPassed },
+        'terminator health check reported',
+      );
     } catch (error) {
       if (!(error instanceof EdgeRequestError)) throw error;
       this.options.logger.warn({ routerId, reason: error.message }, 'health event refused');

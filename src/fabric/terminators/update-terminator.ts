@@ -4,30 +4,55 @@
 import { formatTimestamp } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
 import { setTerminatorCostAndPrecedence, terminatorById } from '../../store/queries/terminators.js';
-import { TerminatorPrecedence, type HealthEventRequest, type UpdateTerminatorRequest } from '../messages/gen/edge_ctrl_pb.js';
+import {
+  TerminatorPrecedence,
+  type HealthEventRequest,
+  type UpdateTerminatorRequest,
+} from '../messages/gen/edge_ctrl_pb.js';
 import { checkSession, EdgeErrorCode, EdgeRequestError } from '../edge-requests.js';
 import { EDGE_BINDING, precedenceName } from './create-terminator.js';
 
 const MAX_COST = 65535;
 
 /** Applies the update or throws upstream's refusal. Answers the terminator's service id. */
-export async function updateEdgeTerminator(store: Store, routerId: string, request: UpdateTerminatorRequest, now: Date): Promise<string> {
+export async function updateEdgeTerminator(
+  store: Store,
+  routerId: string,
+  request: UpdateTerminatorRequest,
+  now: Date,
+): Promise<string> {
   const at = formatTimestamp(now);
   return store.transaction(async (tx) => {
-    const session = await checkSession(tx, { sessionToken: request.sessionToken, fingerprints: request.fingerprints, type: 'Bind', at });
+    const session = await checkSession(tx, {
+      sessionToken: request.sessionToken,
+      fingerprints: request.fingerprints,
+      type: 'Bind',
+      at,
+    });
     const terminator = await terminatorById(tx, request.terminatorId);
     if (!terminator) throw new EdgeRequestError('invalid terminator: not found', EdgeErrorCode.invalidTerminator);
     if (terminator.router_id !== routerId) {
-      throw new EdgeRequestError(`update.terminator request for terminator ${terminator.id} on router ${terminator.router_id} came from router ${routerId}`, EdgeErrorCode.invalidTerminator);
+      throw new EdgeRequestError(
+        `update.terminator request for terminator ${terminator.id} on router ${terminator.router_id} came from router ${routerId}`,
+        EdgeErrorCode.invalidTerminator,
+      );
     }
     if (terminator.binding !== EDGE_BINDING) {
-      throw new EdgeRequestError(`can't operate on terminator ${terminator.id} with wrong binding, expected binding ${EDGE_BINDING}, was ${terminator.binding} `, EdgeErrorCode.invalidTerminator);
+      throw new EdgeRequestError(
+        `can't operate on terminator ${terminator.id} with wrong binding, expected binding ${EDGE_BINDING}, was ${terminator.binding} `,
+        EdgeErrorCode.invalidTerminator,
+      );
     }
     // Not upstream's: its check stops at the router, so any Bind session could move another host's terminator.
-    if (terminator.host_id !== session.identityId) throw new EdgeRequestError('invalid terminator: hosted by another identity', EdgeErrorCode.invalidTerminator);
+    if (terminator.host_id !== session.identityId)
+      throw new EdgeRequestError('invalid terminator: hosted by another identity', EdgeErrorCode.invalidTerminator);
     let { cost, precedence } = terminator;
     if (request.updateCost) {
-      if (request.cost > MAX_COST) throw new EdgeRequestError(`invalid cost ${request.cost}. cost must be between 0 and ${MAX_COST} inclusive`, EdgeErrorCode.invalidCost);
+      if (request.cost > MAX_COST)
+        throw new EdgeRequestError(
+          `invalid cost ${request.cost}. cost must be between 0 and ${MAX_COST} inclusive`,
+          EdgeErrorCode.invalidCost,
+        );
       cost = request.cost;
     }
     if (request.updatePrecedence) {
@@ -43,6 +68,13 @@ export async function updateEdgeTerminator(store: Store, routerId: string, reque
 
 /** A health check's result for a Bind session (upstream counts it per service); throws when the session fails its checks. */
 export async function checkHealthEvent(store: Store, request: HealthEventRequest, now: Date): Promise<string> {
-  const session = await store.read((db) => checkSession(db, { sessionToken: request.sessionToken, fingerprints: request.fingerprints, type: 'Bind', at: formatTimestamp(now) }));
+  const session = await store.read((db) =>
+    checkSession(db, {
+      sessionToken: request.sessionToken,
+      fingerprints: request.fingerprints,
+      type: 'Bind',
+      at: formatTimestamp(now),
+    }),
+  );
   return session.serviceId;
 }

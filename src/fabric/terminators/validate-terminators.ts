@@ -7,7 +7,12 @@ import { formatTimestamp, type Clock } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
 import { deleteTerminatorsOfRouter, terminatorsOfRouterBefore } from '../../store/queries/terminators.js';
 import type { Message } from '../channel/message.js';
-import { ContentType as CtrlType, TerminatorInvalidReason, ValidateTerminatorsV2RequestSchema, ValidateTerminatorsV2ResponseSchema } from '../messages/gen/ctrl_pb.js';
+import {
+  ContentType as CtrlType,
+  TerminatorInvalidReason,
+  ValidateTerminatorsV2RequestSchema,
+  ValidateTerminatorsV2ResponseSchema,
+} from '../messages/gen/ctrl_pb.js';
 import type { ControlChannel, FabricLogger, FabricMetrics } from '../circuits/circuit-deps.js';
 import type { Strategies } from '../circuits/strategies.js';
 
@@ -23,7 +28,11 @@ export interface ValidationDeps {
 }
 
 /** Asks the router about its terminators; answers how many were asked about. */
-export async function validateRouterTerminators(deps: ValidationDeps, routerId: string, channel: ControlChannel): Promise<number> {
+export async function validateRouterTerminators(
+  deps: ValidationDeps,
+  routerId: string,
+  channel: ControlChannel,
+): Promise<number> {
   const before = formatTimestamp(new Date(deps.clock().getTime() - VALIDATE_AFTER_MS));
   const rows = await deps.store.read((db) => terminatorsOfRouterBefore(db, routerId, before));
   if (rows.length === 0) return 0;
@@ -32,21 +41,38 @@ export async function validateRouterTerminators(deps: ValidationDeps, routerId: 
     fixInvalid: true,
   });
   // Its answer is a reply, but may take the router up to 30 s: it is served by the 1042 handler, not awaited.
-  channel.send({ contentType: CtrlType.ValidateTerminatorsV2RequestType, headers: new Map(), body: toBinary(ValidateTerminatorsV2RequestSchema, request) });
+  channel.send({
+    contentType: CtrlType.ValidateTerminatorsV2RequestType,
+    headers: new Map(),
+    body: toBinary(ValidateTerminatorsV2RequestSchema, request),
+  });
   deps.logger.info({ routerId, terminators: rows.length }, 'asked router to validate its terminators');
   return rows.length;
 }
 
 /** The router's answer: the terminators it called invalid are deleted (only its own). */
-export async function removeInvalidTerminators(deps: ValidationDeps, routerId: string, message: Message): Promise<string[]> {
+export async function removeInvalidTerminators(
+  deps: ValidationDeps,
+  routerId: string,
+  message: Message,
+): Promise<string[]> {
   const response = fromBinary(ValidateTerminatorsV2ResponseSchema, message.body);
   const invalid = Object.entries(response.states).filter(([, state]) => !state.valid);
   if (invalid.length === 0) return [];
-  const removed = await deps.store.transaction((tx) => deleteTerminatorsOfRouter(tx, routerId, invalid.map(([id]) => id)));
+  const removed = await deps.store.transaction((tx) =>
+    deleteTerminatorsOfRouter(
+      tx,
+      routerId,
+      invalid.map(([id]) => id),
+    ),
+  );
   for (const row of removed) deps.strategies.forget(row.id);
   if (removed.length > 0) deps.metrics?.terminatorsRemoved(removed.length);
   for (const [id, state] of invalid) {
-    deps.logger.info({ routerId, terminatorId: id, reason: TerminatorInvalidReason[state.reason], detail: state.detail }, 'terminator deleted: its router no longer hosts it');
+    deps.logger.info(
+      { routerId, terminatorId: id, reason: TerminatorInvalidReason[state.reason], detail: state.detail },
+      'terminator deleted: its router no longer hosts it',
+    );
   }
   return removed.map((row) => row.id);
 }

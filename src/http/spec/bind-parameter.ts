@@ -5,12 +5,14 @@ import { goFloat, goList, goQuote } from '../../lib/go-format.js';
 import { isRecord } from './read-contract.js';
 
 type Schema = Record<string, unknown>;
-export type Binding = { ok: true; present: false } | { ok: true; present: true; value: unknown } | { ok: false; cause: FieldCause };
+export type Binding =
+  { ok: true; present: false } | { ok: true; present: true; value: unknown } | { ok: false; cause: FieldCause };
 
 const separators: Record<string, string> = { csv: ',', ssv: ' ', tsv: '\t', pipes: '|' };
 const int64Min = -(2n ** 63n);
 const int64Max = 2n ** 63n - 1n;
-const uuid = /^(?:urn:uuid:)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$|^\{[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\}$|^[0-9a-f]{32}$/i;
+const uuid =
+  /^(?:urn:uuid:)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$|^\{[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\}$|^[0-9a-f]{32}$/i;
 /** swag.ConvertBool: these are true, anything else is false (it never fails). */
 const trueWords = new Set(['true', '1', 'yes', 'ok', 'y', 'on', 'selected', 'checked', 't', 'enabled']);
 
@@ -32,7 +34,9 @@ export function bindParameter(parameter: ParameterSpec, raw: readonly string[] |
     if (raw === undefined) return fail(name, `${name} in ${location} is required`, '[]');
     if (last === '') return fail(name, `${name} in ${location} is required`, '');
   } else if (last === '') {
-    return schema.default === undefined ? { ok: true, present: false } : { ok: true, present: true, value: schema.default };
+    return schema.default === undefined
+      ? { ok: true, present: false }
+      : { ok: true, present: true, value: schema.default };
   }
   return bindScalar(name, location, schema, last);
 }
@@ -60,12 +64,14 @@ function bindScalar(name: string, location: string, schema: Schema, raw: string)
   let value: unknown = raw;
   if (schema.type === 'integer') {
     const bits = schema.format === 'int32' ? 32 : 64;
-    if (!/^[+-]?\d+$/.test(raw) || !fitsBits(BigInt(raw), bits)) return fail(name, `${name} in ${location} must be of type int${bits}: ${goQuote(raw)}`, raw);
+    if (!/^[+-]?\d+$/.test(raw) || !fitsBits(BigInt(raw), bits))
+      return fail(name, `${name} in ${location} must be of type int${bits}: ${goQuote(raw)}`, raw);
     value = Number(raw);
   } else if (schema.type === 'number') {
     const parsed = Number(raw);
     const type = schema.format === 'float' ? 'float32' : 'float64';
-    if (raw.trim() === '' || Number.isNaN(parsed)) return fail(name, `${name} in ${location} must be of type ${type}: ${goQuote(raw)}`, raw);
+    if (raw.trim() === '' || Number.isNaN(parsed))
+      return fail(name, `${name} in ${location} must be of type ${type}: ${goQuote(raw)}`, raw);
     value = parsed;
   } else if (schema.type === 'boolean') {
     value = trueWords.has(raw.toLowerCase());
@@ -83,19 +89,27 @@ function fitsBits(value: bigint, bits: number): boolean {
 function checkBounds(name: string, location: string, schema: Schema, value: unknown): Binding | undefined {
   const shown = Array.isArray(value) ? goList(value) : String(value);
   const say = (reason: string) => fail(name, `${name} in ${location} ${reason}`, shown);
-  if (Array.isArray(schema.enum) && !schema.enum.some((allowed) => allowed === value)) return say(`should be one of ${goList(schema.enum)}`);
+  if (Array.isArray(schema.enum) && !schema.enum.some((allowed) => allowed === value))
+    return say(`should be one of ${goList(schema.enum)}`);
   if (typeof value === 'number') {
-    if (typeof schema.minimum === 'number' && value < schema.minimum) return say(`should be greater than or equal to ${goFloat(schema.minimum)}`);
-    if (typeof schema.maximum === 'number' && value > schema.maximum) return say(`should be less than or equal to ${goFloat(schema.maximum)}`);
+    if (typeof schema.minimum === 'number' && value < schema.minimum)
+      return say(`should be greater than or equal to ${goFloat(schema.minimum)}`);
+    if (typeof schema.maximum === 'number' && value > schema.maximum)
+      return say(`should be less than or equal to ${goFloat(schema.maximum)}`);
   }
   if (typeof value === 'string') {
-    if (typeof schema.minLength === 'number' && [...value].length < schema.minLength) return say(`should be at least ${schema.minLength} chars long`);
-    if (typeof schema.maxLength === 'number' && [...value].length > schema.maxLength) return say(`should be at most ${schema.maxLength} chars long`);
-    if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern, 'u').test(value)) return say(`should match '${schema.pattern}'`);
+    if (typeof schema.minLength === 'number' && [...value].length < schema.minLength)
+      return say(`should be at least ${schema.minLength} chars long`);
+    if (typeof schema.maxLength === 'number' && [...value].length > schema.maxLength)
+      return say(`should be at most ${schema.maxLength} chars long`);
+    if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern, 'u').test(value))
+      return say(`should match '${schema.pattern}'`);
   }
   if (Array.isArray(value)) {
-    if (typeof schema.minItems === 'number' && value.length < schema.minItems) return say(`should have at least ${schema.minItems} items`);
-    if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) return say(`should have at most ${schema.maxItems} items`);
+    if (typeof schema.minItems === 'number' && value.length < schema.minItems)
+      return say(`should have at least ${schema.minItems} items`);
+    if (typeof schema.maxItems === 'number' && value.length > schema.maxItems)
+      return say(`should have at most ${schema.maxItems} items`);
     if (schema.uniqueItems === true && new Set(value).size !== value.length) return say(`shouldn't contain duplicates`);
   }
   return undefined;

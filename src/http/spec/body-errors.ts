@@ -34,7 +34,8 @@ export function bodyNaming(op: OperationSpec, parameter: ParameterSpec): BodyNam
   const ref = isList ? recordOr(schema.items).$ref : schema.$ref;
   const definition = typeof ref === 'string' ? ref.slice(ref.lastIndexOf('/') + 1) : undefined;
   const declared = definition === undefined ? undefined : readContractDocument(op.api).definitions[definition];
-  const discriminator = isRecord(declared) && typeof declared.discriminator === 'string' ? declared.discriminator : undefined;
+  const discriminator =
+    isRecord(declared) && typeof declared.discriminator === 'string' ? declared.discriminator : undefined;
   const type = definition === undefined || isList ? undefined : goTypeName(definition);
   return { name: parameter.name, type, discriminator, isList };
 }
@@ -63,7 +64,13 @@ interface Ranked {
 }
 
 function pathSegments(error: ErrorObject): string[] {
-  const segments = error.instancePath === '' ? [] : error.instancePath.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments =
+    error.instancePath === ''
+      ? []
+      : error.instancePath
+          .slice(1)
+          .split('/')
+          .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (error.keyword === 'required') segments.push(String(paramOf(error, 'missingProperty')));
   return segments;
 }
@@ -109,7 +116,11 @@ function documentOrder(body: unknown, segments: readonly string[]): number[] {
 }
 
 /** The error upstream would report first, rendered as its field cause. */
-export function firstBodyProblem(errors: readonly ErrorObject[], body: unknown, naming: BodyNaming): BodyProblem | undefined {
+export function firstBodyProblem(
+  errors: readonly ErrorObject[],
+  body: unknown,
+  naming: BodyNaming,
+): BodyProblem | undefined {
   const ranked: Ranked[] = errors
     .filter((error) => !wrapperKeywords.has(error.keyword))
     .map((error) => ({ error, segments: pathSegments(error), stage: stageOf(error) }));
@@ -135,7 +146,10 @@ function describe({ error, segments, stage }: Ranked, naming: BodyNaming): BodyP
     const reason = naming.discriminator ? failure : `parsing ${naming.name} body from "" failed, because ${failure}`;
     return { kind: 'parse', cause: { field, reason, value } };
   }
-  const validation = (reason: string, shown = value): BodyProblem => ({ kind: 'validation', cause: { field, reason: `${field} in body ${reason}`, value: shown } });
+  const validation = (reason: string, shown = value): BodyProblem => ({
+    kind: 'validation',
+    cause: { field, reason: `${field} in body ${reason}`, value: shown },
+  });
   const limitParam = paramOf(error, 'limit');
   const limit = typeof limitParam === 'number' ? limitParam : 0;
   switch (error.keyword) {
@@ -235,7 +249,8 @@ function rootType(naming: BodyNaming, isItem: boolean, target: string): string {
 
 function jsonKind(value: unknown, targetType: string): string {
   // Go names the number when it does not fit the integer; its exact digits are lost here, so Go's %v of the float.
-  if (typeof value === 'number') return targetType === 'integer' && !Number.isSafeInteger(value) ? `number ${goFloat(value)}` : 'number';
+  if (typeof value === 'number')
+    return targetType === 'integer' && !Number.isSafeInteger(value) ? `number ${goFloat(value)}` : 'number';
   if (typeof value === 'boolean') return 'bool';
   if (Array.isArray(value)) return 'array';
   return typeof value === 'object' ? 'object' : 'string';

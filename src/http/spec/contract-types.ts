@@ -71,5 +71,4 @@ export interface CoercedRequest {
 export type RequestFailureKind = 'validation' | 'parse';
 
 export type RequestValidation =
-  | { ok: true; value: CoercedRequest }
-  | { ok: false; cause: FieldCause; kind: RequestFailureKind };
+  { ok: true; value: CoercedRequest } | { ok: false; cause: FieldCause; kind: RequestFailureKind };

@@ -44,7 +44,19 @@ const scalarZero: Record<string, unknown> = { string: '', integer: 0, number: 0,
  * configTypes, service configs) with go-openapi's "should have at most N items", before any other work.
  */
 export const MAX_REQUEST_ITEMS = 10_000;
-const copiedKeywords = ['enum', 'format', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'multipleOf', 'minItems', 'maxItems', 'uniqueItems'];
+const copiedKeywords = [
+  'enum',
+  'format',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+];
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -54,7 +66,11 @@ function refName(ref: unknown): string | undefined {
   return typeof ref === 'string' && ref.startsWith('#/definitions/') ? ref.slice('#/definitions/'.length) : undefined;
 }
 
-export function createConvertContext(definitions: Record<string, unknown>, mode: SchemaMode, schemaId: string): ConvertContext {
+export function createConvertContext(
+  definitions: Record<string, unknown>,
+  mode: SchemaMode,
+  schemaId: string,
+): ConvertContext {
   const discriminated = new Map<string, Discriminator>();
   for (const [name, schema] of Object.entries(definitions)) {
     if (isRecord(schema) && typeof schema.discriminator === 'string') {
@@ -96,13 +112,55 @@ function withGoType(converted: JsonSchema, name: string): JsonSchema {
 }
 
 /** go-swagger's common initialisms (go-openapi/swag), and JWT, which edge-api's generator adds. */
-const goInitialisms = new Set(['ACL', 'API', 'ASCII', 'CPU', 'CSS', 'DNS', 'EOF', 'GUID', 'HTML', 'HTTP', 'HTTPS', 'ID', 'IP', 'JSON', 'JWT', 'LHS', 'QPS', 'RAM', 'RHS', 'RPC', 'SLA', 'SMTP', 'SQL', 'SSH', 'TCP', 'TLS', 'TTL', 'UDP', 'UI', 'UID', 'UUID', 'URI', 'URL', 'UTF8', 'VM', 'XML', 'XMPP', 'XSRF', 'XSS']);
+const goInitialisms = new Set([
+  'ACL',
+  'API',
+  'ASCII',
+  'CPU',
+  'CSS',
+  'DNS',
+  'EOF',
+  'GUID',
+  'HTML',
+  'HTTP',
+  'HTTPS',
+  'ID',
+  'IP',
+  'JSON',
+  'JWT',
+  'LHS',
+  'QPS',
+  'RAM',
+  'RHS',
+  'RPC',
+  'SLA',
+  'SMTP',
+  'SQL',
+  'SSH',
+  'TCP',
+  'TLS',
+  'TTL',
+  'UDP',
+  'UI',
+  'UID',
+  'UUID',
+  'URI',
+  'URL',
+  'UTF8',
+  'VM',
+  'XML',
+  'XMPP',
+  'XSRF',
+  'XSS',
+]);
 
 /** The Go type go-swagger generates for a definition: `externalJwtSignerCreate` → `ExternalJWTSignerCreate`. */
 export function goTypeName(definition: string): string {
   return definition
     .split(/(?=[A-Z])/)
-    .map((word) => (goInitialisms.has(word.toUpperCase()) ? word.toUpperCase() : `${word.charAt(0).toUpperCase()}${word.slice(1)}`))
+    .map((word) =>
+      goInitialisms.has(word.toUpperCase()) ? word.toUpperCase() : `${word.charAt(0).toUpperCase()}${word.slice(1)}`,
+    )
     .join('');
 }
 
@@ -168,7 +226,9 @@ function convertShape(schema: Record<string, unknown>, ctx: ConvertContext, inAl
 
 function convertObject(schema: Record<string, unknown>, ctx: ConvertContext): JsonSchema {
   const properties = isRecord(schema.properties) ? schema.properties : undefined;
-  const required = Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : [];
+  const required = Array.isArray(schema.required)
+    ? schema.required.filter((name): name is string => typeof name === 'string')
+    : [];
   const extra = schema.additionalProperties;
   // Go decodes an object with no declared shape into interface{}: any JSON value. go-swagger does the same with
   // `additionalProperties: true` (a config's `data`, a config type's `schema`): the handler checks for an object.
@@ -177,7 +237,10 @@ function convertObject(schema: Record<string, unknown>, ctx: ConvertContext): Js
   const out: JsonSchema = { type: 'object' };
   if (properties) {
     out.properties = Object.fromEntries(
-      Object.entries(properties).map(([name, property]) => [name, convertProperty(property, required.includes(name), ctx)]),
+      Object.entries(properties).map(([name, property]) => [
+        name,
+        convertProperty(property, required.includes(name), ctx),
+      ]),
     );
   }
   if (required.length) out.required = required;

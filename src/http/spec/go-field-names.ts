@@ -16,7 +16,9 @@ function rawBodySchema(op: OperationSpec): Schema | undefined {
   if (!rawBodySchemas.has(op)) {
     const item = readContractDocument(op.api).paths[op.path] ?? {};
     const operation = item[op.method.toLowerCase()];
-    const parameters = [item.parameters, isRecord(operation) ? operation.parameters : undefined].flatMap((list): unknown[] => (Array.isArray(list) ? list : []));
+    const parameters = [item.parameters, isRecord(operation) ? operation.parameters : undefined].flatMap(
+      (list): unknown[] => (Array.isArray(list) ? list : []),
+    );
     const body = parameters.find((parameter) => isRecord(parameter) && parameter.in === 'body');
     rawBodySchemas.set(op, isRecord(body) && isRecord(body.schema) ? body.schema : undefined);
   }
@@ -37,9 +39,16 @@ function resolve(document: SwaggerDocument, schema: Schema): Schema {
 }
 
 /** Declared properties of an object schema, its allOf parts and, for a discriminated base, the named subtype. */
-function propertiesOf(document: SwaggerDocument, schema: Schema, value: Record<string, unknown>, dispatch = true): Record<string, unknown> {
+function propertiesOf(
+  document: SwaggerDocument,
+  schema: Schema,
+  value: Record<string, unknown>,
+  dispatch = true,
+): Record<string, unknown> {
   const own = isRecord(schema.properties) ? schema.properties : {};
-  const parts = Array.isArray(schema.allOf) ? schema.allOf.filter(isRecord).map((part) => propertiesOf(document, resolve(document, part), value, false)) : [];
+  const parts = Array.isArray(schema.allOf)
+    ? schema.allOf.filter(isRecord).map((part) => propertiesOf(document, resolve(document, part), value, false))
+    : [];
   // Later parts win, the schema's own properties last (as Object.assign would).
   const merged = Object.fromEntries([...parts, own].flatMap((part) => Object.entries(part)));
   if (!dispatch || typeof schema.discriminator !== 'string') return merged;
@@ -86,7 +95,9 @@ function renameKeys(value: Record<string, unknown>, names: readonly string[]): v
   const byFolded = new Map(names.map((name) => [name.toLowerCase(), name]));
   const keys = Object.keys(value);
   if (keys.every((key) => names.includes(key) || !byFolded.has(key.toLowerCase()))) return;
-  const entries = keys.map((key) => [names.includes(key) ? key : (byFolded.get(key.toLowerCase()) ?? key), value[key]] as const);
+  const entries = keys.map(
+    (key) => [names.includes(key) ? key : (byFolded.get(key.toLowerCase()) ?? key), value[key]] as const,
+  );
   for (const key of keys) delete value[key];
   for (const [key, item] of entries) value[key] = item;
 }

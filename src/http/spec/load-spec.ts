@@ -49,7 +49,9 @@ function buildContract(api: ApiName, document: SwaggerDocument): Contract {
         isPublic: !Array.isArray(operation.security) || operation.security.length === 0,
         consumes: stringList(operation.consumes) ?? document.consumes ?? [],
         produces: stringList(operation.produces) ?? document.produces ?? [],
-        parameters: mergeParameters(shared, own).map((parameter) => parameterSpec(parameter, (schema) => convertSchema(schema, bodySchemas))),
+        parameters: mergeParameters(shared, own).map((parameter) =>
+          parameterSpec(parameter, (schema) => convertSchema(schema, bodySchemas)),
+        ),
         responseStatuses: Object.keys(isRecord(operation.responses) ? operation.responses : {})
           .filter((status) => /^\d{3}$/.test(status))
           .map(Number)
@@ -80,13 +82,15 @@ const httpMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 /** The committed contract uses these methods only; another one would be a route nobody serves, so boot fails. */
 function httpMethodOf(key: string): HttpMethod {
   const method = key.toUpperCase();
-  if (!isOneOf(httpMethods, method)) throw new Error(`the contract declares a ${method} operation, which is not served`);
+  if (!isOneOf(httpMethods, method))
+    throw new Error(`the contract declares a ${method} operation, which is not served`);
   return method;
 }
 
 function parameterSpec(parameter: Record<string, unknown>, convertBody: (schema: unknown) => object): ParameterSpec {
   const location = parameter.in;
-  if (!isOneOf(parameterLocations, location)) throw new Error(`the contract declares a parameter in ${String(location)}`);
+  if (!isOneOf(parameterLocations, location))
+    throw new Error(`the contract declares a parameter in ${String(location)}`);
   const spec: ParameterSpec = {
     name: String(parameter.name),
     in: location,

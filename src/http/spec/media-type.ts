@@ -78,7 +78,11 @@ function parseAccept(header: string): AcceptSpec[] {
  * offer when there is no Accept header. Upstream passes the request's own content type as the default (or "" when
  * it has no body), so only body-less requests can be refused for their Accept header.
  */
-export function negotiateContentType(accept: string | undefined, offers: readonly string[], defaultOffer: string): string {
+export function negotiateContentType(
+  accept: string | undefined,
+  offers: readonly string[],
+  defaultOffer: string,
+): string {
   // Every request negotiates, and clients send the same few Accept headers: remembered per operation's offers.
   let memo = negotiated.get(offers);
   // Bounded: a caller choosing Accept headers at will cannot grow it.
@@ -104,7 +108,8 @@ function negotiate(accept: string | undefined, offers: readonly string[], defaul
       if (spec.value === '*/*') {
         if (spec.q > bestQ || bestWild > 2) [bestQ, bestWild, best] = [spec.q, 2, raw];
       } else if (spec.value.endsWith('/*')) {
-        if (offer.startsWith(spec.value.slice(0, -1)) && (spec.q > bestQ || bestWild > 1)) [bestQ, bestWild, best] = [spec.q, 1, raw];
+        if (offer.startsWith(spec.value.slice(0, -1)) && (spec.q > bestQ || bestWild > 1))
+          [bestQ, bestWild, best] = [spec.q, 1, raw];
       } else if (spec.value === offer && (spec.q > bestQ || bestWild > 0)) {
         [bestQ, bestWild, best] = [spec.q, 0, raw];
       }

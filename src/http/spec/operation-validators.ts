@@ -15,7 +15,11 @@ import {
 } from './convert-schema.js';
 import { isRecord, operationKeys, readContractDocument, type SwaggerDocument } from './read-contract.js';
 
-const documentNames: Record<ApiName, string> = { client: 'edge-client', management: 'edge-management', fabric: 'fabric' };
+const documentNames: Record<ApiName, string> = {
+  client: 'edge-client',
+  management: 'edge-management',
+  fabric: 'fabric',
+};
 
 export function requestSchemaId(api: ApiName): string {
   return `${documentNames[api]}-request`;
@@ -61,14 +65,21 @@ function schemaDocument(document: SwaggerDocument, mode: SchemaMode, id: string)
     for (const key of operationKeys) {
       const operation = item[key];
       if (!isRecord(operation) || typeof operation.operationId !== 'string') continue;
-      operations[operation.operationId] = mode === 'request' ? requestPart(item, operation, ctx) : responsePart(operation, ctx);
+      operations[operation.operationId] =
+        mode === 'request' ? requestPart(item, operation, ctx) : responsePart(operation, ctx);
     }
   }
   return { $id: id, definitions: convertDefinitions(ctx), operations };
 }
 
-function requestPart(item: Record<string, unknown>, operation: Record<string, unknown>, ctx: ReturnType<typeof createConvertContext>): JsonSchema {
-  const parameters = [item.parameters, operation.parameters].flatMap((list): unknown[] => (Array.isArray(list) ? list : []));
+function requestPart(
+  item: Record<string, unknown>,
+  operation: Record<string, unknown>,
+  ctx: ReturnType<typeof createConvertContext>,
+): JsonSchema {
+  const parameters = [item.parameters, operation.parameters].flatMap((list): unknown[] =>
+    Array.isArray(list) ? list : [],
+  );
   const body = parameters.find((parameter) => isRecord(parameter) && parameter.in === 'body');
   return isRecord(body) ? { body: convertSchema(body.schema, ctx) } : {};
 }
@@ -83,15 +94,26 @@ function responsePart(operation: Record<string, unknown>, ctx: ReturnType<typeof
 }
 
 // Go's strfmt layouts for date-time: RFC 3339 with or without fraction, offset or seconds, and ISO 8601 variants.
-const dateTime = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?(?:[Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
-const uuid = /^(?:urn:uuid:)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$|^\{[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\}$|^[0-9a-f]{32}$/i;
+const dateTime =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?(?:[Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
+const uuid =
+  /^(?:urn:uuid:)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$|^\{[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\}$|^[0-9a-f]{32}$/i;
 
 function isDateTime(text: string): boolean {
   const match = dateTime.exec(text);
   if (!match) return false;
   const [month = 0, day = 0, hour = 0, minute = 0, second = 0] = match.slice(2).map((part) => Number(part ?? 0));
   // Date.parse too, because handlers read the value with it: an offset such as +99:99 would be an Invalid Date.
-  return month >= 1 && month <= 12 && day >= 1 && day <= 31 && hour < 24 && minute < 60 && second < 60 && !Number.isNaN(Date.parse(text));
+  return (
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= 31 &&
+    hour < 24 &&
+    minute < 60 &&
+    second < 60 &&
+    !Number.isNaN(Date.parse(text))
+  );
 }
 
 /** Go's url.Parse accepts almost anything: no control characters, and `%` must start an escape. */

@@ -12,7 +12,11 @@ export interface SwaggerDocument {
   definitions: Record<string, unknown>;
 }
 
-const files: Record<ApiName, string> = { client: 'edge-client.json', management: 'edge-management.json', fabric: 'fabric.json' };
+const files: Record<ApiName, string> = {
+  client: 'edge-client.json',
+  management: 'edge-management.json',
+  fabric: 'fabric.json',
+};
 const documents = new Map<ApiName, SwaggerDocument>();
 
 export function readContractDocument(api: ApiName): SwaggerDocument {

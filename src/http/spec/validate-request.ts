@@ -3,9 +3,22 @@
 // included. Only the first problem is reported, as upstream does. Unknown query parameters are never rejected.
 import { bindParameter } from './bind-parameter.js';
 import { bodyNaming, firstBodyProblem } from './body-errors.js';
-import type { CoercedRequest, FieldCause, OperationSpec, ParameterSpec, RequestParts, RequestValidation } from './contract-types.js';
+import type {
+  CoercedRequest,
+  FieldCause,
+  OperationSpec,
+  ParameterSpec,
+  RequestParts,
+  RequestValidation,
+} from './contract-types.js';
 import { goList, goQuote } from '../../lib/go-format.js';
-import { defaultMime, isAllowedContentType, isJsonMediaType, negotiateContentType, parseMediaType } from './media-type.js';
+import {
+  defaultMime,
+  isAllowedContentType,
+  isJsonMediaType,
+  negotiateContentType,
+  parseMediaType,
+} from './media-type.js';
 import { bodyValidator } from './operation-validators.js';
 import { useGoFieldNames } from './go-field-names.js';
 
@@ -42,12 +55,24 @@ export function validateRequest(op: OperationSpec, parts: RequestParts): Request
   const accept = lastValue(parts.headers.accept);
   const produces = routeMediaTypes(op.produces);
   if (negotiateContentType(accept, produces, mediaType) === '') {
-    return invalid({ field: 'Accept', reason: `unsupported media type requested, only ${goList(produces)} are available`, value: accept ?? '' });
+    return invalid({
+      field: 'Accept',
+      reason: `unsupported media type requested, only ${goList(produces)} are available`,
+      value: accept ?? '',
+    });
   }
 
-  const value: CoercedRequest = { params: { ...parts.params }, query: { ...parts.query }, headers: { ...parts.headers }, body: parts.body };
+  const value: CoercedRequest = {
+    params: { ...parts.params },
+    query: { ...parts.query },
+    headers: { ...parts.headers },
+    body: parts.body,
+  };
   for (const parameter of bindingOrder(op)) {
-    const failure = parameter.in === 'body' ? checkBody(op, parameter, parts, withBody, mediaType) : bindInto(parameter, parts, value);
+    const failure =
+      parameter.in === 'body'
+        ? checkBody(op, parameter, parts, withBody, mediaType)
+        : bindInto(parameter, parts, value);
     if (failure) return failure;
   }
   return { ok: true, value };
@@ -75,7 +100,8 @@ const orders = new WeakMap<OperationSpec, readonly ParameterSpec[]>();
 
 function bindingOrder(op: OperationSpec): readonly ParameterSpec[] {
   let ordered = orders.get(op);
-  if (!ordered) orders.set(op, (ordered = [...op.parameters].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))));
+  if (!ordered)
+    orders.set(op, (ordered = [...op.parameters].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))));
   return ordered;
 }
 
@@ -85,7 +111,11 @@ function lastValue(header: string | string[] | undefined): string | undefined {
 
 function rawValues(parameter: ParameterSpec, parts: RequestParts): string[] | undefined {
   const source =
-    parameter.in === 'path' ? parts.params[parameter.name] : parameter.in === 'query' ? parts.query[parameter.name] : parts.headers[parameter.name.toLowerCase()];
+    parameter.in === 'path'
+      ? parts.params[parameter.name]
+      : parameter.in === 'query'
+        ? parts.query[parameter.name]
+        : parts.headers[parameter.name.toLowerCase()];
   if (source === undefined) return undefined;
   return Array.isArray(source) ? source : [source];
 }
@@ -101,10 +131,18 @@ function bindInto(parameter: ParameterSpec, parts: RequestParts, value: CoercedR
   return undefined;
 }
 
-function checkBody(op: OperationSpec, parameter: ParameterSpec, parts: RequestParts, withBody: boolean, mediaType: string): RequestValidation | undefined {
+function checkBody(
+  op: OperationSpec,
+  parameter: ParameterSpec,
+  parts: RequestParts,
+  withBody: boolean,
+  mediaType: string,
+): RequestValidation | undefined {
   if (!withBody) {
     // go-swagger passes "" as the value of a missing body.
-    return parameter.required ? invalid({ field: parameter.name, reason: `${parameter.name} in body is required`, value: '' }) : undefined;
+    return parameter.required
+      ? invalid({ field: parameter.name, reason: `${parameter.name} in body is required`, value: '' })
+      : undefined;
   }
   // Non-JSON bodies (PEM, text) are read as text by Go's consumers; only JSON is decoded against the schema.
   if (!isJsonMediaType(mediaType)) return undefined;

@@ -81,14 +81,29 @@ describe('type mismatches', () => {
       'operation cost not between 2024-01-01 00:00:00 +0000 UTC and 2024-01-02 00:00:00 +0000 UTC is not supported with operands types number, date',
     ],
     ['isAdmin contains "x"', 'operation isAdmin contains x is not supported with operands types bool, string'],
-    ['createdAt not icontains "x"', 'operation createdAt not icontains x is not supported with operands types date, string'],
+    [
+      'createdAt not icontains "x"',
+      'operation createdAt not icontains x is not supported with operands types date, string',
+    ],
     ['createdAt in ["a", "b"]', 'operation createdAt in [a, b] is not supported with operands types date, string'],
     ['cost not in ["a"]', 'operation cost not in [a] is not supported with operands types number, string'],
     ['isAdmin in [1]', 'operation isAdmin in [1] is not supported with operands types bool, number'],
-    ['anyOf(roleAttributes) = true', 'operation roleAttributes = true is not supported with operands types string, bool'],
-    ['anyOf(roleAttributes) = null', 'operation roleAttributes = null is not supported with operands types string, other'],
-    ['count(roleAttributes) = "x"', 'operation count(roleAttributes) = x is not supported with operands types number, string'],
-    ['count(roleAttributes) != null', 'operation count(roleAttributes) != null is not supported with operands types number, other'],
+    [
+      'anyOf(roleAttributes) = true',
+      'operation roleAttributes = true is not supported with operands types string, bool',
+    ],
+    [
+      'anyOf(roleAttributes) = null',
+      'operation roleAttributes = null is not supported with operands types string, other',
+    ],
+    [
+      'count(roleAttributes) = "x"',
+      'operation count(roleAttributes) = x is not supported with operands types number, string',
+    ],
+    [
+      'count(roleAttributes) != null',
+      'operation count(roleAttributes) != null is not supported with operands types number, other',
+    ],
     ['tags = "x"', 'operation tags = x is not supported with operands types other, string'],
     ['tags', 'operation tags = true is not supported with operands types other, bool'],
   ]);

@@ -16,12 +16,7 @@ import {
   type ValueTest,
 } from './filter-types.js';
 import { describeLiteral, nextMillisecond, numberAsText } from './literals.js';
-import {
-  resolveSetOperand,
-  resolveSetSymbol,
-  resolveValueSymbol,
-  validateSymbols,
-} from './resolve-symbols.js';
+import { resolveSetOperand, resolveSetSymbol, resolveValueSymbol, validateSymbols } from './resolve-symbols.js';
 
 /** Upstream's operand type names (storage ast nodeTypeNames). */
 type OperandType = 'string' | 'number' | 'date' | 'bool' | 'other' | 'any';
@@ -62,7 +57,11 @@ function typeOperand(operand: Operand, symbols: SymbolTable): TypedOperand {
   }
   const resolved = resolveValueSymbol(operand.name, symbols);
   if (resolved.kind === 'column') {
-    const subject: Subject = { kind: 'column', column: resolved.column, ...(resolved.via ? { via: resolved.via } : {}) };
+    const subject: Subject = {
+      kind: 'column',
+      column: resolved.column,
+      ...(resolved.via ? { via: resolved.via } : {}),
+    };
     return { subject, type: TYPE_NAMES[resolved.type], text: operand.name, isPlainSymbol: true };
   }
   if (resolved.keys.length === 0) return { subject: undefined, type: 'other', text: operand.name, isPlainSymbol: true };
@@ -105,7 +104,8 @@ function checkCompare(lhs: TypedOperand, op: CompareOp, value: Literal): Checked
   }
   if (type === 'date' && value.kind === 'datetime') {
     if (value.hasSubMillis && op === '=') return { kind: 'constant', value: false };
-    if (value.hasSubMillis && op === '!=') return { kind: 'test', subject: typed, test: { kind: 'isNull', negated: true } };
+    if (value.hasSubMillis && op === '!=')
+      return { kind: 'test', subject: typed, test: { kind: 'isNull', negated: true } };
     return { kind: 'test', subject: typed, test: { kind: 'compare', op, value: datetimeBound(value, op) } };
   }
   if (type === 'number' && value.kind === 'number') {

@@ -25,7 +25,8 @@ function absentOrNot(value: Fragment, predicate: RawBuilder<SqlBool>): RawBuilde
 }
 
 function compileTest(value: Fragment, test: ValueTest, dialect: FilterSqlDialect): RawBuilder<SqlBool> {
-  const scalar = (literal: string | number) => (typeof literal === 'number' ? dialect.number(literal) : sql.val(literal));
+  const scalar = (literal: string | number) =>
+    typeof literal === 'number' ? dialect.number(literal) : sql.val(literal);
   switch (test.kind) {
     case 'compare':
       return sql<SqlBool>`${value} ${sql.raw(SQL_OPERATORS[test.op])} ${scalar(test.value)}`;
@@ -76,7 +77,10 @@ class FilterCompiler {
       case 'and':
       case 'or': {
         const joiner = predicate.kind === 'and' ? sql` AND ` : sql` OR `;
-        return joinBalanced(predicate.operands.map((operand) => this.predicate(operand)), joiner);
+        return joinBalanced(
+          predicate.operands.map((operand) => this.predicate(operand)),
+          joiner,
+        );
       }
       case 'not':
         return isNotTrue(this.predicate(predicate.operand));
@@ -148,8 +152,12 @@ class FilterCompiler {
  * index: every set row has its owner (the side table's foreign key deletes with it), so the owners passing the test
  * are the matches, counted without visiting the listed table once per match. Undefined for any other filter.
  */
-export function compileIndexCount(predicate: CheckedPredicate, target: CompileTarget): RawBuilder<{ n: number }> | undefined {
-  if (predicate.kind !== 'test' || predicate.subject.kind !== 'setElements' || predicate.subject.quantifier !== 'anyOf') return undefined;
+export function compileIndexCount(
+  predicate: CheckedPredicate,
+  target: CompileTarget,
+): RawBuilder<{ n: number }> | undefined {
+  if (predicate.kind !== 'test' || predicate.subject.kind !== 'setElements' || predicate.subject.quantifier !== 'anyOf')
+    return undefined;
   const { set } = predicate.subject;
   const element = `${target.alias}__element`;
   const test = compileTest(sql.ref(`${element}.${set.valueColumn}`), predicate.test, target.dialect);
@@ -168,7 +176,8 @@ const isEquality = (test: ValueTest): boolean => test.kind === 'compare' && test
  * key), so with `=` no owner comes twice; other tests could match one owner through several values.
  */
 export function compileIndexPage(predicate: CheckedPredicate, target: CompileTarget): IndexPage | undefined {
-  if (predicate.kind !== 'test' || predicate.subject.kind !== 'setElements' || predicate.subject.quantifier !== 'anyOf') return undefined;
+  if (predicate.kind !== 'test' || predicate.subject.kind !== 'setElements' || predicate.subject.quantifier !== 'anyOf')
+    return undefined;
   if (!isEquality(predicate.test)) return undefined;
   const { set } = predicate.subject;
   const element = `${target.alias}__element`;

@@ -48,7 +48,11 @@ const ITEMS: Array<{ row: ItemRow; tags: unknown; roles: string[] }> = [
     tags: { env: 'prod', n: 3, flag: true, nested: { deep: 'x' }, when: '2024-01-01T00:00:00.000Z' },
     roles: ['sales', 'eng'],
   },
-  { row: ['b', 'Beta', 10.5, 0, '2024-02-01T00:00:00.000Z'], tags: { env: 'dev', n: '3', flag: false }, roles: ['eng'] },
+  {
+    row: ['b', 'Beta', 10.5, 0, '2024-02-01T00:00:00.000Z'],
+    tags: { env: 'dev', n: '3', flag: false },
+    roles: ['eng'],
+  },
   { row: ['c', 'gamma ray', null, null, '2024-01-31T23:59:59.999Z'], tags: {}, roles: [] },
   { row: ['d', null, 0, 1, null], tags: { env: null, owner: 'bob' }, roles: ['legacy'] },
   { row: ['e', 'delta"quote', -2, 0, '2023-12-31T23:00:00.000Z'], tags: { n: 10, flag: 'true' }, roles: ['sales'] },
@@ -82,10 +86,21 @@ const ITEMS_SCHEMA = [
 export async function createItemsFixture(): Promise<ItemsFixture> {
   const opened = fixtureDatabaseUrl ? await openPostgres(fixtureDatabaseUrl) : openSqlite();
   const { db } = opened;
-  for (const statement of ITEMS_SCHEMA) await sql.raw(opened.dialect === sqliteDialect ? statement : toPostgres(statement)).execute(db);
+  for (const statement of ITEMS_SCHEMA)
+    await sql.raw(opened.dialect === sqliteDialect ? statement : toPostgres(statement)).execute(db);
   for (const { row, tags, roles } of ITEMS) {
     const [id, name, cost, isAdmin, createdAt] = row;
-    await db.insertInto('items').values({ id, name, cost, is_admin: isAdmin, created_at: createdAt, tags: tags === null ? null : JSON.stringify(tags) }).execute();
+    await db
+      .insertInto('items')
+      .values({
+        id,
+        name,
+        cost,
+        is_admin: isAdmin,
+        created_at: createdAt,
+        tags: tags === null ? null : JSON.stringify(tags),
+      })
+      .execute();
     for (const value of roles) await db.insertInto('item_role_attributes').values({ entity_id: id, value }).execute();
   }
   return opened;
@@ -114,7 +129,10 @@ async function openPostgres(url: string): Promise<ItemsFixture> {
 }
 
 /** Checks a list request and compiles it for SQLite with the listed table aliased `alias`. */
-export function compileSqlite(params: ListParams, target: { alias: string; idColumn?: string; symbols: SymbolTable }): ListQuery & ListQuerySql {
+export function compileSqlite(
+  params: ListParams,
+  target: { alias: string; idColumn?: string; symbols: SymbolTable },
+): ListQuery & ListQuerySql {
   const query = checkListQuery(params, target);
   return { ...query, ...listQuerySql(query, target.alias, sqliteDialect.filter) };
 }

@@ -21,7 +21,8 @@ export type FilterSymbol =
  * none stores; or, as a 0/1 boolean, whether a row of `existsIn` owned by the listed row (`ownerColumn` = its id)
  * has the symbol's column set, e.g. an edge router's `connected` (its presence row names the instance holding it).
  */
-export type Lookup = { table: string; foreignKey: string } | { value: number } | { existsIn: string; ownerColumn: string };
+export type Lookup =
+  { table: string; foreignKey: string } | { value: number } | { existsIn: string; ownerColumn: string };
 
 /** The public symbols of one entity type; any other name is an unknown symbol. */
 export type SymbolTable = Readonly<Record<string, FilterSymbol>>;
@@ -73,7 +74,11 @@ export interface ListQuerySql {
 }
 
 /** Builds a page of `table` (aliased as the list query's alias) with the given LIMIT fragment and OFFSET value. */
-export type IndexPage = (table: string, limit: RawBuilder<unknown>, offset: unknown) => RawBuilder<Record<string, unknown>>;
+export type IndexPage = (
+  table: string,
+  limit: RawBuilder<unknown>,
+  offset: unknown,
+) => RawBuilder<Record<string, unknown>>;
 
 export type Literal =
   | { kind: 'string'; value: string }

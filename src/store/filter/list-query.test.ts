@@ -116,15 +116,33 @@ describe('limit and offset normalisation (docs/reference/http-conventions.md §4
     [{ filter: 'limit 0' }, { limit: 10, offset: 0 }],
     [{ filter: 'limit -5' }, { limit: 10, offset: 0 }],
     [{ filter: 'limit -1' }, { limit: 'none', offset: 0 }],
-    [{ filter: 'LIMIT NONE', limit: 5 }, { limit: 'none', offset: 0 }],
+    [
+      { filter: 'LIMIT NONE', limit: 5 },
+      { limit: 'none', offset: 0 },
+    ],
     [{ filter: 'skip 200000' }, { limit: 10, offset: 100_000 }],
     [{ filter: 'skip -4' }, { limit: 10, offset: 0 }],
     // Clauses in the filter win over the parameters; a missing clause takes the parameter.
-    [{ filter: 'skip 2 limit 3', limit: 7, offset: 9 }, { limit: 3, offset: 2 }],
-    [{ filter: 'skip 2', limit: 7, offset: 9 }, { limit: 7, offset: 2 }],
-    [{ filter: 'limit 3', offset: 9 }, { limit: 3, offset: 9 }],
-    [{ filter: 'skip 2', offset: 9 }, { limit: 10, offset: 2 }],
-    [{ filter: 'limit 3', limit: 7 }, { limit: 3, offset: 0 }],
+    [
+      { filter: 'skip 2 limit 3', limit: 7, offset: 9 },
+      { limit: 3, offset: 2 },
+    ],
+    [
+      { filter: 'skip 2', limit: 7, offset: 9 },
+      { limit: 7, offset: 2 },
+    ],
+    [
+      { filter: 'limit 3', offset: 9 },
+      { limit: 3, offset: 9 },
+    ],
+    [
+      { filter: 'skip 2', offset: 9 },
+      { limit: 10, offset: 2 },
+    ],
+    [
+      { filter: 'limit 3', limit: 7 },
+      { limit: 3, offset: 0 },
+    ],
   ];
   for (const [params, expected] of cases) {
     it(`${JSON.stringify(params)} → ${JSON.stringify(expected)}`, () => {
@@ -150,9 +168,10 @@ describe('errors', () => {
       'Unexpected symbol: "<EOF>" at line: 1 column: 23. line: 1, column: 23, symbol: <EOF>',
     );
     assert.deepEqual(
-      [thrown({ sort: 'nope' }), thrown({ sort: 'roleAttributes' }), thrown({ sort: 'tags.env desc' })].map(
-        (error) => [error.kind, error.message],
-      ),
+      [thrown({ sort: 'nope' }), thrown({ sort: 'roleAttributes' }), thrown({ sort: 'tags.env desc' })].map((error) => [
+        error.kind,
+        error.message,
+      ]),
       [
         ['sort', "unknown symbol 'nope'"],
         ['sort', "symbol 'roleAttributes' is a set symbol but is used in non-set function context"],
@@ -230,7 +249,15 @@ describe('lookup columns (a related row reached through a foreign key)', () => {
       CREATE TABLE pets (id TEXT PRIMARY KEY, owner_id TEXT REFERENCES owners(id));
       INSERT INTO owners VALUES ('o1', 'zed'), ('o2', 'amy');
       INSERT INTO pets VALUES ('p1', 'o1'), ('p2', 'o2'), ('p3', 'o1');`);
-    const symbols = { id: { kind: 'column', type: 'string', column: 'id' }, 'owner.name': { kind: 'column', type: 'string', column: 'name', via: { table: 'owners', foreignKey: 'owner_id' } } } as const;
+    const symbols = {
+      id: { kind: 'column', type: 'string', column: 'id' },
+      'owner.name': {
+        kind: 'column',
+        type: 'string',
+        column: 'name',
+        via: { table: 'owners', foreignKey: 'owner_id' },
+      },
+    } as const;
     const run = async (filter: string) => {
       const query = compileSqlite({ filter }, { alias: 't', symbols });
       let select = db.selectFrom('pets as t').select('t.id').where(query.where);
@@ -243,7 +270,10 @@ describe('lookup columns (a related row reached through a foreign key)', () => {
     const compiled = db.selectFrom('pets as t').select('t.id').where(query.where).compile();
     const plan = raw.prepare(`EXPLAIN QUERY PLAN ${compiled.sql}`).all(...compiled.parameters) as { detail: string }[];
     const lookup = plan.map((row) => row.detail).filter((detail) => detail.includes('t__owner_id'));
-    assert.ok(lookup.length > 0 && lookup.every((detail) => /USING (INTEGER PRIMARY KEY|(COVERING )?INDEX)/.test(detail)), JSON.stringify(plan));
+    assert.ok(
+      lookup.length > 0 && lookup.every((detail) => /USING (INTEGER PRIMARY KEY|(COVERING )?INDEX)/.test(detail)),
+      JSON.stringify(plan),
+    );
     await db.destroy();
   });
 });

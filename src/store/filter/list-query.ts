@@ -3,7 +3,14 @@ import { sql, type RawBuilder } from 'kysely';
 import { LruMap } from '../../lib/lru-map.js';
 import { checkFilter } from './check-filter.js';
 import { columnExpression, compileIndexCount, compileIndexPage, compilePredicate } from './compile-filter.js';
-import { FilterError, type CheckedSortField, type FilterQuery, type ListQuery, type ListQuerySql, type SymbolTable } from './filter-types.js';
+import {
+  FilterError,
+  type CheckedSortField,
+  type FilterQuery,
+  type ListQuery,
+  type ListQuerySql,
+  type SymbolTable,
+} from './filter-types.js';
 import { parseFilter } from './parse-filter.js';
 import type { FilterSqlDialect } from './sql-dialect.js';
 

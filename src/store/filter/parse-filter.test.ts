@@ -117,10 +117,12 @@ describe('parseFilter: structure', () => {
   });
 
   it('parses negated operators', () => {
-    const kinds = ['a not in [1]', 'a not between 1 and 2', 'a not contains "x"', 'a not icontains "x"'].map((filter) => {
-      const predicate = predicateOf(filter);
-      return 'negated' in predicate && predicate.negated;
-    });
+    const kinds = ['a not in [1]', 'a not between 1 and 2', 'a not contains "x"', 'a not icontains "x"'].map(
+      (filter) => {
+        const predicate = predicateOf(filter);
+        return 'negated' in predicate && predicate.negated;
+      },
+    );
     assert.deepEqual(kinds, [true, true, true, true]);
   });
 });
@@ -142,7 +144,12 @@ describe('parseFilter: literals', () => {
   });
 
   it('rejects impossible datetimes', () => {
-    for (const text of ['2024-02-30T00:00:00Z', '2023-02-29T00:00:00Z', '2024-01-01T00:00:60Z', '12024-01-01T00:00:00Z']) {
+    for (const text of [
+      '2024-02-30T00:00:00Z',
+      '2023-02-29T00:00:00Z',
+      '2024-01-01T00:00:60Z',
+      '12024-01-01T00:00:00Z',
+    ]) {
       assert.throws(() => parseFilter(`createdAt = datetime(${text})`), /^FilterError: parsing time/);
     }
     assert.doesNotThrow(() => parseFilter('createdAt = datetime(2024-02-29T00:00:00Z)'));

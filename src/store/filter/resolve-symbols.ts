@@ -27,7 +27,14 @@ function unknownSymbol(name: string): FilterError {
 export function resolveSymbol(name: string, symbols: SymbolTable): ResolvedSymbol {
   // Object.hasOwn keeps names such as `constructor` from resolving to Object.prototype members.
   const symbol = Object.hasOwn(symbols, name) ? symbols[name] : undefined;
-  if (symbol?.kind === 'column') return { kind: 'column', name, type: symbol.type, column: symbol.column, ...(symbol.via ? { via: symbol.via } : {}) };
+  if (symbol?.kind === 'column')
+    return {
+      kind: 'column',
+      name,
+      type: symbol.type,
+      column: symbol.column,
+      ...(symbol.via ? { via: symbol.via } : {}),
+    };
   if (symbol?.kind === 'set') return { kind: 'set', set: { name, ...symbol } };
   if (symbol?.kind === 'map') return { kind: 'map', name, column: symbol.column, keys: [] };
   const [prefix = '', ...keys] = name.split('.');

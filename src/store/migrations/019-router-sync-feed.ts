@@ -13,21 +13,32 @@ import type { Migration, MigrationStatement } from './migrate.js';
  * certificates changed (ApiSessionUpdated); an API session ended (ApiSessionRemoved); a session ended
  * (SessionRemoved).
  */
-const feed = (kind: string, id: string, token: string) => `INSERT INTO router_sync_feed (kind, entity_id, token) VALUES ('${kind}', ${id}, ${token})`;
+const feed = (kind: string, id: string, token: string) =>
+  `INSERT INTO router_sync_feed (kind, entity_id, token) VALUES ('${kind}', ${id}, ${token})`;
 
 /** The certificate's API session, if it still exists (a cascade from the session's own delete has nothing to say). */
 const certificateChange = (row: 'NEW' | 'OLD') =>
   `INSERT INTO router_sync_feed (kind, entity_id, token) SELECT 'apiSessionUpdated', s.id, s.token FROM api_sessions s WHERE s.id = ${row}.api_session_id`;
 
 /** One trigger, written for SQLite and (as a function and its trigger) for PostgreSQL. */
-function trigger(name: string, event: string, table: string, when: string | undefined, body: string): MigrationStatement[] {
+function trigger(
+  name: string,
+  event: string,
+  table: string,
+  when: string | undefined,
+  body: string,
+): MigrationStatement[] {
   const row = event.startsWith('DELETE') ? 'OLD' : 'NEW';
   return [
-    { sqlite: `CREATE TRIGGER ${name} AFTER ${event} ON ${table} FOR EACH ROW${when ? ` WHEN ${when}` : ''} BEGIN ${body}; END` },
+    {
+      sqlite: `CREATE TRIGGER ${name} AFTER ${event} ON ${table} FOR EACH ROW${when ? ` WHEN ${when}` : ''} BEGIN ${body}; END`,
+    },
     {
       postgres: `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${body}; RETURN ${row}; END $$`,
     },
-    { postgres: `CREATE TRIGGER ${name} AFTER ${event} ON ${table} FOR EACH ROW${when ? ` WHEN (${when})` : ''} EXECUTE FUNCTION ${name}()` },
+    {
+      postgres: `CREATE TRIGGER ${name} AFTER ${event} ON ${table} FOR EACH ROW${when ? ` WHEN (${when})` : ''} EXECUTE FUNCTION ${name}()`,
+    },
   ];
 }
 
@@ -48,7 +59,13 @@ export const routerSyncFeed: Migration = {
         entity_id TEXT COLLATE "C" NOT NULL,
         token TEXT COLLATE "C" NOT NULL)`,
     },
-    ...trigger('api_sessions_feed_insert', 'INSERT', 'api_sessions', 'NEW.is_mfa_required = 0 OR NEW.is_mfa_complete = 1', feed('apiSessionAdded', 'NEW.id', 'NEW.token')),
+    ...trigger(
+      'api_sessions_feed_insert',
+      'INSERT',
+      'api_sessions',
+      'NEW.is_mfa_required = 0 OR NEW.is_mfa_complete = 1',
+      feed('apiSessionAdded', 'NEW.id', 'NEW.token'),
+    ),
     ...trigger(
       'api_sessions_feed_mfa',
       'UPDATE OF is_mfa_complete',
@@ -56,9 +73,27 @@ export const routerSyncFeed: Migration = {
       'NEW.is_mfa_complete = 1 AND OLD.is_mfa_complete = 0',
       feed('apiSessionAdded', 'NEW.id', 'NEW.token'),
     ),
-    ...trigger('api_sessions_feed_delete', 'DELETE', 'api_sessions', undefined, feed('apiSessionRemoved', 'OLD.id', 'OLD.token')),
-    ...trigger('api_session_certificates_feed_insert', 'INSERT', 'api_session_certificates', undefined, certificateChange('NEW')),
-    ...trigger('api_session_certificates_feed_delete', 'DELETE', 'api_session_certificates', undefined, certificateChange('OLD')),
+    ...trigger(
+      'api_sessions_feed_delete',
+      'DELETE',
+      'api_sessions',
+      undefined,
+      feed('apiSessionRemoved', 'OLD.id', 'OLD.token'),
+    ),
+    ...trigger(
+      'api_session_certificates_feed_insert',
+      'INSERT',
+      'api_session_certificates',
+      undefined,
+      certificateChange('NEW'),
+    ),
+    ...trigger(
+      'api_session_certificates_feed_delete',
+      'DELETE',
+      'api_session_certificates',
+      undefined,
+      certificateChange('OLD'),
+    ),
     ...trigger('sessions_feed_delete', 'DELETE', 'sessions', undefined, feed('sessionRemoved', 'OLD.id', 'OLD.token')),
   ],
 };

@@ -21,4 +21,25 @@ import { routerSyncFeed } from './019-router-sync-feed.js';
 import { terminatorPeerData } from './020-terminator-peer-data.js';
 import { fabricLinksAndInbox } from './021-fabric-links-inbox.js';
 
-export const migrations: readonly Migration[] = [initialSchema, configsAndServices, postureChecks, routersSchema, terminatorsSchema, policiesSchema, identityServiceConfigsSchema, enrollmentSchema, enrollmentLookups, caRolesAndSessionCertificates, sessionsSchema, mfaSignersAndLockout, identityTraces, uniquenessConstraints, clusterSchema, integerPairKeys, routerPresence, routerSyncFeed, terminatorPeerData, fabricLinksAndInbox];
+export const migrations: readonly Migration[] = [
+  initialSchema,
+  configsAndServices,
+  postureChecks,
+  routersSchema,
+  terminatorsSchema,
+  policiesSchema,
+  identityServiceConfigsSchema,
+  enrollmentSchema,
+  enrollmentLookups,
+  caRolesAndSessionCertificates,
+  sessionsSchema,
+  mfaSignersAndLockout,
+  identityTraces,
+  uniquenessConstraints,
+  clusterSchema,
+  integerPairKeys,
+  routerPresence,
+  routerSyncFeed,
+  terminatorPeerData,
+  fabricLinksAndInbox,
+];

@@ -16,11 +16,22 @@ export interface Migration {
 export type MigrationStatement = string | { sqlite?: string; postgres?: string };
 
 /** SQLite runs the shared statements as written. */
-const forSqlite = (statement: MigrationStatement): string | undefined => (typeof statement === 'string' ? statement : statement.sqlite);
+const forSqlite = (statement: MigrationStatement): string | undefined =>
+  typeof statement === 'string' ? statement : statement.sqlite;
 
 /** `translate` turns each statement into the store's dialect (undefined: nothing to run there). */
-export async function migrate(db: Db, migrations: readonly Migration[], translate: (statement: MigrationStatement) => string | undefined = forSqlite): Promise<number> {
-  await sql.raw(translate('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)')!).execute(db);
+export async function migrate(
+  db: Db,
+  migrations: readonly Migration[],
+  translate: (statement: MigrationStatement) => string | undefined = forSqlite,
+): Promise<number> {
+  await sql
+    .raw(
+      translate(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
+      )!,
+    )
+    .execute(db);
   const applied = await db.selectFrom('schema_migrations').select('version').execute();
   const done = new Set(applied.map((row) => Number(row.version)));
   let current = Math.max(0, ...done);
@@ -29,7 +40,14 @@ export async function migrate(db: Db, migrations: readonly Migration[], translat
     await db.transaction().execute(async (tx) => {
       // Another process on the same SQLite file may have applied it since the read above: write transactions are
       // taken one at a time (BEGIN IMMEDIATE), so looking again here decides it. (PostgreSQL migrates under a lock.)
-      if (await tx.selectFrom('schema_migrations').select('version').where('version', '=', migration.version).executeTakeFirst()) return;
+      if (
+        await tx
+          .selectFrom('schema_migrations')
+          .select('version')
+          .where('version', '=', migration.version)
+          .executeTakeFirst()
+      )
+        return;
       for (const statement of migration.statements) {
         const translated = translate(statement);
         if (translated !== undefined) await sql.raw(translated).execute(tx);
@@ -61,13 +79,17 @@ export async function migrate(db: Db, migrations: readonly Migration[], translat
  */
 const CHANGE_LOG: readonly MigrationStatement[] = [
   {
-    sqlite: 'CREATE TABLE IF NOT EXISTS cluster_changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, keys TEXT NOT NULL, at TEXT NOT NULL)',
-    postgres: 'CREATE TABLE IF NOT EXISTS cluster_changes (xid xid8 NOT NULL, keys TEXT NOT NULL, at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp())',
+    sqlite:
+      'CREATE TABLE IF NOT EXISTS cluster_changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, keys TEXT NOT NULL, at TEXT NOT NULL)',
+    postgres:
+      'CREATE TABLE IF NOT EXISTS cluster_changes (xid xid8 NOT NULL, keys TEXT NOT NULL, at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp())',
   },
   { postgres: 'CREATE INDEX IF NOT EXISTS cluster_changes_xid ON cluster_changes (xid)' },
   {
-    sqlite: 'CREATE TABLE IF NOT EXISTS cluster_changes_pruned (id INTEGER PRIMARY KEY CHECK (id = 1), through INTEGER NOT NULL)',
-    postgres: 'CREATE TABLE IF NOT EXISTS cluster_changes_pruned (id BIGINT PRIMARY KEY CHECK (id = 1), through xid8 NOT NULL)',
+    sqlite:
+      'CREATE TABLE IF NOT EXISTS cluster_changes_pruned (id INTEGER PRIMARY KEY CHECK (id = 1), through INTEGER NOT NULL)',
+    postgres:
+      'CREATE TABLE IF NOT EXISTS cluster_changes_pruned (id BIGINT PRIMARY KEY CHECK (id = 1), through xid8 NOT NULL)',
   },
   {
     sqlite: 'INSERT INTO cluster_changes_pruned (id, through) VALUES (1, 0) ON CONFLICT (id) DO NOTHING',

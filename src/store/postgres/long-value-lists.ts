@@ -17,7 +17,8 @@ import { joinedValues, LONG_LIST, TransformingPlugin } from '../long-value-lists
 
 type Scalar = string | number | null;
 
-const isScalar = (value: unknown): value is Scalar => value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+const isScalar = (value: unknown): value is Scalar =>
+  value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
 
 const QUANTIFIED = { in: ['=', 'ANY'], 'not in': ['<>', 'ALL'] } as const;
 
@@ -31,7 +32,8 @@ class LongListTransformer extends OperationNodeTransformer {
   protected override transformBinaryOperation(node: BinaryOperationNode): BinaryOperationNode {
     const transformed = super.transformBinaryOperation(node);
     const { operator, rightOperand } = transformed;
-    if (!OperatorNode.is(operator) || (operator.operator !== 'in' && operator.operator !== 'not in')) return transformed;
+    if (!OperatorNode.is(operator) || (operator.operator !== 'in' && operator.operator !== 'not in'))
+      return transformed;
     if (!PrimitiveValueListNode.is(rightOperand) || rightOperand.values.length <= LONG_LIST) return transformed;
     const [comparison, quantifier] = QUANTIFIED[operator.operator];
     const array = arrayOperand(rightOperand.values, quantifier);
@@ -67,9 +69,10 @@ class LongListTransformer extends OperationNodeTransformer {
     const table = into.table.identifier.name;
     const picks = names.map((name) => `"${name}"`).join(', ');
     // The table's own row type gives every column its type; `WHERE true` keeps an ON CONFLICT clause unambiguous.
-    const select = RawNode.create([`SELECT ${picks} FROM jsonb_populate_recordset(NULL::"${table}", CAST(`, ' AS jsonb)) WHERE true'], [
-      ValueNode.create(JSON.stringify(records)),
-    ]);
+    const select = RawNode.create(
+      [`SELECT ${picks} FROM jsonb_populate_recordset(NULL::"${table}", CAST(`, ' AS jsonb)) WHERE true'],
+      [ValueNode.create(JSON.stringify(records))],
+    );
     return { ...transformed, values: select };
   }
 }

@@ -9,7 +9,8 @@ import type { SqlDialect } from '../dialect.js';
 const byteWise = (text: RawBuilder<unknown>) => sql`(CAST(${text} AS TEXT) COLLATE "C")`;
 
 /** The JSON value at `keys` of a text column holding a JSON object (the path bound as one text[] parameter). */
-const jsonAt = (column: RawBuilder<unknown>, keys: readonly string[]) => sql`(CAST(${column} AS jsonb) #> CAST(${sql.val(keys)} AS text[]))`;
+const jsonAt = (column: RawBuilder<unknown>, keys: readonly string[]) =>
+  sql`(CAST(${column} AS jsonb) #> CAST(${sql.val(keys)} AS text[]))`;
 
 /** Names of the statements prepared by name (keepPrepared), by their text; bounded by the code's fixed shapes. */
 const preparedNames = new LruMap<string, string>(1000);
@@ -20,7 +21,8 @@ export const preparedName = (text: string): string | undefined => preparedNames.
 export const postgresDialect: SqlDialect = {
   name: 'postgres',
   keepPrepared(text) {
-    if (preparedNames.get(text) === undefined) preparedNames.set(text, `ziti-${createHash('sha256').update(text).digest('base64url').slice(0, 22)}`);
+    if (preparedNames.get(text) === undefined)
+      preparedNames.set(text, `ziti-${createHash('sha256').update(text).digest('base64url').slice(0, 22)}`);
   },
   unlimited: null,
   inlineRows(columns, rows) {
@@ -37,14 +39,16 @@ export const postgresDialect: SqlDialect = {
   },
   filter: {
     containsText: (haystack, needle) => sql<SqlBool>`strpos(${byteWise(haystack)}, ${byteWise(needle)}) > 0`,
-    containsTextIgnoringCase: (haystack, needle) => sql<SqlBool>`strpos(lower(${byteWise(haystack)}), lower(${byteWise(needle)})) > 0`,
+    containsTextIgnoringCase: (haystack, needle) =>
+      sql<SqlBool>`strpos(lower(${byteWise(haystack)}), lower(${byteWise(needle)})) > 0`,
     asText: (value) => sql`CAST(${value} AS TEXT)`,
     mapValue(column, keys, as) {
       const value = jsonAt(column, keys);
       // `#>> '{}'` is the value as text (NULL for JSON null), like SQLite's json_extract of a scalar.
       if (as === 'any') return sql`(${value} #>> '{}')`;
       if (as === 'bool') return sql`(CASE ${value} WHEN 'true' THEN 1 WHEN 'false' THEN 0 END)`;
-      if (as === 'number') return sql`(CASE WHEN jsonb_typeof(${value}) = 'number' THEN CAST(${value} #>> '{}' AS double precision) END)`;
+      if (as === 'number')
+        return sql`(CASE WHEN jsonb_typeof(${value}) = 'number' THEN CAST(${value} #>> '{}' AS double precision) END)`;
       return sql`(CASE WHEN jsonb_typeof(${value}) = 'string' THEN ${value} #>> '{}' END)`;
     },
     number: (value) => sql`CAST(${value} AS double precision)`,

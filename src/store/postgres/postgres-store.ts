@@ -86,7 +86,13 @@ export async function openPostgresStore({ url, migrations, poolSize = 10 }: Post
     read: (work) => translateErrors(() => work(db)),
     // One connection in one REPEATABLE READ transaction sees the data as of its first query, writers unhindered.
     readSnapshot: (work) =>
-      translateErrors(() => db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute((tx) => work(tx))),
+      translateErrors(() =>
+        db
+          .transaction()
+          .setIsolationLevel('repeatable read')
+          .setAccessMode('read only')
+          .execute((tx) => work(tx)),
+      ),
     backup: undefined,
     translateError: toStoreError,
     close: () => db.destroy(),
@@ -108,7 +114,8 @@ function prepareByName(client: pg.PoolClient): void {
   });
 }
 
-const SCRATCH_DELTA_TABLE = 'CREATE TEMP TABLE IF NOT EXISTS policy_delta (LIKE policy_delta INCLUDING ALL) ON COMMIT DELETE ROWS';
+const SCRATCH_DELTA_TABLE =
+  'CREATE TEMP TABLE IF NOT EXISTS policy_delta (LIKE policy_delta INCLUDING ALL) ON COMMIT DELETE ROWS';
 
 /** At most `max` of the calls run at once; the others wait their turn in order. */
 function limiter(max: number): <T>(run: () => Promise<T>) => Promise<T> {
@@ -143,11 +150,18 @@ function changeLogReader(pool: pg.Pool, changes: Changes): { refresh(): Promise<
   return {
     async refresh() {
       if (snapshot === undefined) {
-        const { rows } = await pool.query<{ snapshot: string }>({ name: 'ziti-changes-start', text: 'SELECT pg_current_snapshot()::text AS snapshot' });
+        const { rows } = await pool.query<{ snapshot: string }>({
+          name: 'ziti-changes-start',
+          text: 'SELECT pg_current_snapshot()::text AS snapshot',
+        });
         snapshot = rows[0]?.snapshot;
         return;
       }
-      const { rows } = await pool.query<{ snapshot: string; lost: boolean | null; changes: [string, string[]][] | null }>({ name: 'ziti-changes', text: READ_CHANGE_LOG, values: [snapshot] });
+      const { rows } = await pool.query<{
+        snapshot: string;
+        lost: boolean | null;
+        changes: [string, string[]][] | null;
+      }>({ name: 'ziti-changes', text: READ_CHANGE_LOG, values: [snapshot] });
       const [seen] = rows;
       if (!seen) return;
       snapshot = seen.snapshot;
@@ -176,7 +190,9 @@ const PRUNE_CHANGE_LOG = `WITH gone AS (DELETE FROM cluster_changes WHERE at < c
 
 /** Migrates on a connection of its own, under an advisory lock: instances starting together migrate once. */
 async function migrateUnderLock(url: string, migrations: readonly Migration[]): Promise<void> {
-  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1, types: pgNumberTypes }) }) });
+  const db = new Kysely<Schema>({
+    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1, types: pgNumberTypes }) }),
+  });
   registerDialect(db, postgresDialect);
   try {
     await db.connection().execute(async (connection) => {
@@ -211,7 +227,10 @@ const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
  */
 function unstorableText(error: unknown): ApiError | undefined {
   if (!(error instanceof pg.DatabaseError) || !UNSTORABLE_TEXT.has(error.code ?? '')) return undefined;
-  return ApiError.withMessage('COULD_NOT_VALIDATE', 'text with a NUL character (U+0000) cannot be stored in PostgreSQL');
+  return ApiError.withMessage(
+    'COULD_NOT_VALIDATE',
+    'text with a NUL character (U+0000) cannot be stored in PostgreSQL',
+  );
 }
 
 /** SQLSTATE class 23 (integrity constraint violation) codes pg reports. */

@@ -17,7 +17,9 @@ export function toPostgres(statement: MigrationStatement): string | undefined {
   if (typeof statement !== 'string') return statement.postgres;
   // Odd pieces are the insides of single-quoted literals ('' escapes split into two pieces and rejoin unchanged).
   const pieces = statement.split("'");
-  const translated = pieces.map((piece, index) => (index % 2 === 1 ? piece : translateCode(piece, DEFINES_COLUMNS.test(statement))));
+  const translated = pieces.map((piece, index) =>
+    index % 2 === 1 ? piece : translateCode(piece, DEFINES_COLUMNS.test(statement)),
+  );
   return translated.join("'");
 }
 

@@ -35,7 +35,9 @@ export function beginStatement(schema: string, options: Pick<WriteOptions, 'touc
   const areas = new Map<number, boolean>();
   for (const area of options.reads ?? []) areas.set(lockKey(schema, area), false);
   for (const area of options.touches) areas.set(lockKey(schema, area), true);
-  const locks = [...areas].sort(([x], [y]) => x - y).map(([key, exclusive]) => `pg_advisory_xact_lock${exclusive ? '' : '_shared'}(${WRITE_AREA}, ${key})`);
+  const locks = [...areas]
+    .sort(([x], [y]) => x - y)
+    .map(([key, exclusive]) => `pg_advisory_xact_lock${exclusive ? '' : '_shared'}(${WRITE_AREA}, ${key})`);
   return `BEGIN; SELECT ${[`pg_advisory_xact_lock_shared(${WRITE_TURN}, ${turn})`, ...locks].join(', ')}`;
 }
 
@@ -63,7 +65,12 @@ export interface WriteTransactions {
  * the store's adapter, as Kysely's own transactions do: the store's compiled query shapes (prepared.ts) and its
  * dialect are found by the adapter.
  */
-export function writeTransactions(pool: pg.Pool, schema: string, store: Kysely<Schema>, plugins: KyselyPlugin[]): WriteTransactions {
+export function writeTransactions(
+  pool: pg.Pool,
+  schema: string,
+  store: Kysely<Schema>,
+  plugins: KyselyPlugin[],
+): WriteTransactions {
   const adapter = store.getExecutor().adapter;
   class TransactionDialect extends PostgresDialect {
     override createAdapter() {
@@ -86,7 +93,16 @@ export function writeTransactions(pool: pg.Pool, schema: string, store: Kysely<S
           const tables = typeof args[0] === 'string' ? writtenTables(args[0]) : [];
           if (tables.length === 0) return answer;
           return Promise.resolve(answer).then((result: unknown) => {
-            noteWrites(tables, typeof result === 'object' && result !== null && 'rowCount' in result && typeof result.rowCount === 'number' ? result.rowCount : undefined, written);
+            noteWrites(
+              tables,
+              typeof result === 'object' &&
+                result !== null &&
+                'rowCount' in result &&
+                typeof result.rowCount === 'number'
+                ? result.rowCount
+                : undefined,
+              written,
+            );
             return result;
           });
         },
@@ -94,7 +110,10 @@ export function writeTransactions(pool: pg.Pool, schema: string, store: Kysely<S
       const handle = { query, release: () => undefined };
       const connection = {
         // A handle kept past its transaction must not write outside it (or into another transaction).
-        connect: () => (open ? Promise.resolve(handle) : Promise.reject(new Error('a transaction handle used outside its transaction'))),
+        connect: () =>
+          open
+            ? Promise.resolve(handle)
+            : Promise.reject(new Error('a transaction handle used outside its transaction')),
         end: () => Promise.resolve(),
       };
       // The driver needs only connect() and end() of its pool, and query() and release() of a client.
@@ -130,7 +149,8 @@ function resultsOf(answer: pg.QueryResult | pg.QueryResult[]): pg.QueryResult[] 
 
 async function commit(client: pg.PoolClient, keys: readonly ChangeKey[]): Promise<string | undefined> {
   const results = resultsOf(await client.query(keys.length === 0 ? 'COMMIT' : logAndCommit(client, keys)));
-  if (results.at(-1)?.command !== 'COMMIT') throw new Error('the write transaction was rolled back (a statement in it had failed)');
+  if (results.at(-1)?.command !== 'COMMIT')
+    throw new Error('the write transaction was rolled back (a statement in it had failed)');
   const row: unknown = results.length > 1 ? results[0]?.rows[0] : undefined;
   return typeof row === 'object' && row !== null && 'xid' in row && typeof row.xid === 'string' ? row.xid : undefined;
 }

@@ -23,19 +23,38 @@ export async function apiSessionByToken(db: Db, token: string) {
     .innerJoin('identities as i', 'i.id', 's.identity_id')
     .innerJoin('auth_policies as p', 'p.id', 'i.auth_policy_id')
     .select(['s.id', 's.token', 's.identity_id', 's.last_activity_at', 's.is_mfa_required', 's.is_mfa_complete'])
-    .select(['i.is_admin', 'i.is_default_admin', 'i.disabled_at', 'i.disabled_until', 'p.secondary_require_totp', 'p.secondary_require_ext_jwt_signer'])
+    .select([
+      'i.is_admin',
+      'i.is_default_admin',
+      'i.disabled_at',
+      'i.disabled_until',
+      'p.secondary_require_totp',
+      'p.secondary_require_ext_jwt_signer',
+    ])
     .where('s.token', '=', token)
     .executeTakeFirst();
 }
 
 /** Moves the session's last activity to `at`, unless something later is stored already. */
 export async function recordApiSessionActivity(tx: Db, id: string, at: string): Promise<void> {
-  await typed(tx).updateTable('api_sessions').set({ last_activity_at: at, updated_at: at }).where('id', '=', id).where('last_activity_at', '<', at).execute();
+  await typed(tx)
+    .updateTable('api_sessions')
+    .set({ last_activity_at: at, updated_at: at })
+    .where('id', '=', id)
+    .where('last_activity_at', '<', at)
+    .execute();
 }
 
 /** Whether any session has been idle since before `cutoff` (an index lookup). */
 export async function hasIdleApiSessions(db: Db, cutoff: string): Promise<boolean> {
-  return (await typed(db).selectFrom('api_sessions').select('id').where('last_activity_at', '<', cutoff).limit(1).executeTakeFirst()) !== undefined;
+  return (
+    (await typed(db)
+      .selectFrom('api_sessions')
+      .select('id')
+      .where('last_activity_at', '<', cutoff)
+      .limit(1)
+      .executeTakeFirst()) !== undefined
+  );
 }
 
 /** Ends every session idle since before `cutoff`. */
@@ -51,14 +70,27 @@ export async function deleteApiSession(tx: Db, id: string): Promise<void> {
  * Ends the sessions an authenticator opened, when it goes (deleted or re-enrolled), as upstream's authenticator
  * store DeleteById does (`DeleteWhere authenticator="<id>"`). Its sessions are its identity's, which the index finds.
  */
-export async function deleteApiSessionsOfAuthenticator(tx: Db, identityId: string, authenticatorId: string): Promise<void> {
-  await typed(tx).deleteFrom('api_sessions').where('identity_id', '=', identityId).where('authenticator_id', '=', authenticatorId).execute();
+export async function deleteApiSessionsOfAuthenticator(
+  tx: Db,
+  identityId: string,
+  authenticatorId: string,
+): Promise<void> {
+  await typed(tx)
+    .deleteFrom('api_sessions')
+    .where('identity_id', '=', identityId)
+    .where('authenticator_id', '=', authenticatorId)
+    .execute();
 }
 
 /** The API sessions of these identities, by id. */
 export async function apiSessionIdsOf(db: Db, identityIds: readonly string[]): Promise<string[]> {
   if (identityIds.length === 0) return [];
-  const rows = await typed(db).selectFrom('api_sessions').select('id').where('identity_id', 'in', identityIds).orderBy('id').execute();
+  const rows = await typed(db)
+    .selectFrom('api_sessions')
+    .select('id')
+    .where('identity_id', 'in', identityIds)
+    .orderBy('id')
+    .execute();
   return rows.map((row) => row.id);
 }
 
@@ -70,13 +102,27 @@ export async function countApiSessions(db: Db): Promise<number> {
 
 /** The session passed its TOTP factor at `at` (both flags, as upstream's SetMfaPassed / MfaCompleted). */
 export async function completeApiSessionMfa(tx: Db, id: string, at: string): Promise<void> {
-  await typed(tx).updateTable('api_sessions').set({ is_mfa_required: 1, is_mfa_complete: 1, mfa_completed_at: at }).where('id', '=', id).execute();
+  await typed(tx)
+    .updateTable('api_sessions')
+    .set({ is_mfa_required: 1, is_mfa_complete: 1, mfa_completed_at: at })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** When this session of this identity last passed MFA: null if never, undefined if it is not the identity's. */
-export async function apiSessionMfaCompletedAt(db: Db, id: string, identityId: string): Promise<string | null | undefined> {
-  return (await typed(db).selectFrom('api_sessions').select('mfa_completed_at').where('id', '=', id).where('identity_id', '=', identityId).executeTakeFirst())
-    ?.mfa_completed_at;
+export async function apiSessionMfaCompletedAt(
+  db: Db,
+  id: string,
+  identityId: string,
+): Promise<string | null | undefined> {
+  return (
+    await typed(db)
+      .selectFrom('api_sessions')
+      .select('mfa_completed_at')
+      .where('id', '=', id)
+      .where('identity_id', '=', identityId)
+      .executeTakeFirst()
+  )?.mfa_completed_at;
 }
 
 export interface ApiSessionCertificate {
@@ -89,7 +135,11 @@ export interface ApiSessionCertificate {
   certPem: string;
 }
 
-export async function insertApiSessionCertificate(tx: Db, certificate: ApiSessionCertificate, at: string): Promise<void> {
+export async function insertApiSessionCertificate(
+  tx: Db,
+  certificate: ApiSessionCertificate,
+  at: string,
+): Promise<void> {
   await typed(tx)
     .insertInto('api_session_certificates')
     .values({

@@ -13,11 +13,20 @@ export async function authenticatorById(db: Db, id: string): Promise<Authenticat
 
 /** The authenticator bound to a certificate fingerprint, if any. */
 export async function authenticatorWithFingerprint(db: Db, fingerprint: string): Promise<string | undefined> {
-  return (await typed(db).selectFrom('authenticators').select('id').where('cert_fingerprint', '=', fingerprint).executeTakeFirst())?.id;
+  return (
+    await typed(db)
+      .selectFrom('authenticators')
+      .select('id')
+      .where('cert_fingerprint', '=', fingerprint)
+      .executeTakeFirst()
+  )?.id;
 }
 
 /** The certificate authenticator bound to a fingerprint, with whether its certificate is stored. */
-export async function certAuthenticatorWithFingerprint(db: Db, fingerprint: string): Promise<{ id: string; identityId: string; hasCertPem: boolean } | undefined> {
+export async function certAuthenticatorWithFingerprint(
+  db: Db,
+  fingerprint: string,
+): Promise<{ id: string; identityId: string; hasCertPem: boolean } | undefined> {
   const row = await typed(db)
     .selectFrom('authenticators')
     .select(['id', 'identity_id', 'cert_pem'])
@@ -29,7 +38,14 @@ export async function certAuthenticatorWithFingerprint(db: Db, fingerprint: stri
 
 /** Whether the identity has an authenticator of this method. */
 export async function hasAuthenticatorMethod(db: Db, identityId: string, method: string): Promise<boolean> {
-  return (await typed(db).selectFrom('authenticators').select('id').where('identity_id', '=', identityId).where('method', '=', method).executeTakeFirst()) !== undefined;
+  return (
+    (await typed(db)
+      .selectFrom('authenticators')
+      .select('id')
+      .where('identity_id', '=', identityId)
+      .where('method', '=', method)
+      .executeTakeFirst()) !== undefined
+  );
 }
 
 /** A password login's candidate: the updb authenticator for a username, with its identity's state and auth policy. */
@@ -38,7 +54,15 @@ export async function passwordCandidate(db: Db, username: string) {
     .selectFrom('authenticators as a')
     .innerJoin('identities as i', 'i.id', 'a.identity_id')
     .innerJoin('auth_policies as p', 'p.id', 'i.auth_policy_id')
-    .select(['a.id', 'a.identity_id', 'a.password_hash', 'a.password_salt', 'a.failed_attempts', 'i.disabled_at', 'i.disabled_until'])
+    .select([
+      'a.id',
+      'a.identity_id',
+      'a.password_hash',
+      'a.password_salt',
+      'a.failed_attempts',
+      'i.disabled_at',
+      'i.disabled_until',
+    ])
     .select(['p.primary_updb_allowed', 'p.primary_updb_max_attempts', 'p.primary_updb_lockout_duration_minutes'])
     .where('a.username', '=', username)
     .where('a.method', '=', 'updb')
@@ -62,11 +86,20 @@ export async function clearPasswordFailures(tx: Db, id: string): Promise<void> {
 
 /** Keeps a certificate for an authenticator created with its fingerprint only. */
 export async function storeAuthenticatorCertificate(tx: Db, id: string, certPem: string, at: string): Promise<void> {
-  await typed(tx).updateTable('authenticators').set({ cert_pem: certPem, updated_at: at }).where('id', '=', id).execute();
+  await typed(tx)
+    .updateTable('authenticators')
+    .set({ cert_pem: certPem, updated_at: at })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** A renewed certificate waits beside the current one until the client proves it holds it. */
-export async function setPendingCertificate(tx: Db, id: string, certificate: { certPem: string; fingerprint: string }, at: string): Promise<void> {
+export async function setPendingCertificate(
+  tx: Db,
+  id: string,
+  certificate: { certPem: string; fingerprint: string },
+  at: string,
+): Promise<void> {
   await typed(tx)
     .updateTable('authenticators')
     .set({ unverified_cert_pem: certificate.certPem, unverified_fingerprint: certificate.fingerprint, updated_at: at })
@@ -75,10 +108,21 @@ export async function setPendingCertificate(tx: Db, id: string, certificate: { c
 }
 
 /** The pending certificate becomes current (the old one stops working at once). */
-export async function promotePendingCertificate(tx: Db, id: string, certificate: { certPem: string; fingerprint: string }, at: string): Promise<void> {
+export async function promotePendingCertificate(
+  tx: Db,
+  id: string,
+  certificate: { certPem: string; fingerprint: string },
+  at: string,
+): Promise<void> {
   await typed(tx)
     .updateTable('authenticators')
-    .set({ cert_pem: certificate.certPem, cert_fingerprint: certificate.fingerprint, unverified_cert_pem: null, unverified_fingerprint: null, updated_at: at })
+    .set({
+      cert_pem: certificate.certPem,
+      cert_fingerprint: certificate.fingerprint,
+      unverified_cert_pem: null,
+      unverified_fingerprint: null,
+      updated_at: at,
+    })
     .where('id', '=', id)
     .execute();
 }

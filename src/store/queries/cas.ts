@@ -15,7 +15,8 @@ export async function caWithFingerprint(db: Db, fingerprint: string): Promise<st
 
 /** A CA's external-id claim (JSON text), or null. */
 export async function caExternalIdClaim(db: Db, id: string): Promise<string | null | undefined> {
-  return (await typed(db).selectFrom('cas').select('external_id_claim').where('id', '=', id).executeTakeFirst())?.external_id_claim;
+  return (await typed(db).selectFrom('cas').select('external_id_claim').where('id', '=', id).executeTakeFirst())
+    ?.external_id_claim;
 }
 
 /** Verified CAs, by id, with their certificates; `authEnabled`: only those certificate logins may use. */
@@ -27,7 +28,12 @@ export async function verifiedCas(db: Db, authEnabled: boolean): Promise<{ id: s
 
 /** Marks the CA verified; false when it already was (or is gone). */
 export async function markCaVerified(tx: Db, id: string, at: string): Promise<boolean> {
-  const updated = await typed(tx).updateTable('cas').set({ is_verified: 1, updated_at: at }).where('id', '=', id).where('is_verified', '=', 0).executeTakeFirst();
+  const updated = await typed(tx)
+    .updateTable('cas')
+    .set({ is_verified: 1, updated_at: at })
+    .where('id', '=', id)
+    .where('is_verified', '=', 0)
+    .executeTakeFirst();
   return Number(updated.numUpdatedRows) === 1;
 }
 

@@ -25,13 +25,21 @@ export async function beatControllerInstance(tx: Db, row: ControllerInstanceRow)
   await typed(tx)
     .insertInto('controller_instances')
     .values(row)
-    .onConflict((conflict) => conflict.column('id').doUpdateSet({ last_seen_at: row.last_seen_at, api_base: row.api_base, name: row.name }))
+    .onConflict((conflict) =>
+      conflict.column('id').doUpdateSet({ last_seen_at: row.last_seen_at, api_base: row.api_base, name: row.name }),
+    )
     .execute();
 }
 
 /** Instances seen since `since`, oldest start first. */
 export async function liveControllerInstances(db: Db, since: string): Promise<ControllerInstanceRow[]> {
-  return typed(db).selectFrom('controller_instances').selectAll().where('last_seen_at', '>=', since).orderBy('started_at').orderBy('id').execute();
+  return typed(db)
+    .selectFrom('controller_instances')
+    .selectAll()
+    .where('last_seen_at', '>=', since)
+    .orderBy('started_at')
+    .orderBy('id')
+    .execute();
 }
 
 /** Removes one instance's row (it stopped), if named, and every row not seen since `before` (instances that died). */

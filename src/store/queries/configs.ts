@@ -30,11 +30,21 @@ export async function configTypeNames(db: Db, ids: readonly string[]): Promise<M
 }
 
 export async function hasConfigsOfType(db: Db, configTypeId: string): Promise<boolean> {
-  return (await typed(db).selectFrom('configs').select('id').where('config_type_id', '=', configTypeId).limit(1).executeTakeFirst()) !== undefined;
+  return (
+    (await typed(db)
+      .selectFrom('configs')
+      .select('id')
+      .where('config_type_id', '=', configTypeId)
+      .limit(1)
+      .executeTakeFirst()) !== undefined
+  );
 }
 
 /** Each of these configs that exists, with its type's id and name. */
-export async function configsWithTypes(db: Db, ids: readonly string[]): Promise<{ id: string; name: string; typeId: string; typeName: string }[]> {
+export async function configsWithTypes(
+  db: Db,
+  ids: readonly string[],
+): Promise<{ id: string; name: string; typeId: string; typeName: string }[]> {
   if (ids.length === 0) return [];
   return typed(db)
     .selectFrom('configs as c')
@@ -47,13 +57,22 @@ export async function configsWithTypes(db: Db, ids: readonly string[]): Promise<
 /** config id → its type's id, for those of these configs that exist. */
 export async function configTypeIds(db: Db, configIds: readonly string[]): Promise<Map<string, string>> {
   if (configIds.length === 0) return new Map();
-  const rows = await typed(db).selectFrom('configs').select(['id', 'config_type_id']).where('id', 'in', configIds).execute();
+  const rows = await typed(db)
+    .selectFrom('configs')
+    .select(['id', 'config_type_id'])
+    .where('id', 'in', configIds)
+    .execute();
   return new Map(rows.map((row) => [row.id, row.config_type_id]));
 }
 
 /** The services a config is attached to, by id. */
 export async function servicesUsingConfig(db: Db, configId: string): Promise<string[]> {
-  const rows = await typed(db).selectFrom('service_configs').select('entity_id').where('value', '=', configId).orderBy('entity_id').execute();
+  const rows = await typed(db)
+    .selectFrom('service_configs')
+    .select('entity_id')
+    .where('value', '=', configId)
+    .orderBy('entity_id')
+    .execute();
   return rows.map((row) => row.entity_id);
 }
 
@@ -77,15 +96,23 @@ export async function configsForServices(
   serviceIds: readonly string[],
   selection: ConfigTypeSelection,
 ): Promise<{ own: ExpandedConfig[]; overrides: ExpandedConfig[] }> {
-  const rows = await (selection.all ? ofEveryType : ofListedTypes)(db, serviceIds, selection.all ? [] : selection.ids, identityId ?? null);
+  const rows = await (selection.all ? ofEveryType : ofListedTypes)(
+    db,
+    serviceIds,
+    selection.all ? [] : selection.ids,
+    identityId ?? null,
+  );
   return { own: rows.filter((row) => !row.isOverride), overrides: rows.filter((row) => row.isOverride) };
 }
 
 /** configsForServices' query, for every config type or for those listed; an override's row says so. */
 function configQuery(wantsAll: boolean) {
-  const wantedType = (db: Db, typeIds: readonly string[]) => (wantsAll ? sql`1 = 1` : sql`c.config_type_id IN ${inTextList(db, typeIds)}`);
+  const wantedType = (db: Db, typeIds: readonly string[]) =>
+    wantsAll ? sql`1 = 1` : sql`c.config_type_id IN ${inTextList(db, typeIds)}`;
   return preparedQuery(
-    (q, serviceIds: readonly string[], typeIds: readonly string[], identityId: string | null) => sql<ExpandedConfig & { isOverride: number }>`SELECT sc.entity_id AS "serviceId", ct.name AS "typeName", c.data AS data, 0 AS "isOverride"
+    (q, serviceIds: readonly string[], typeIds: readonly string[], identityId: string | null) => sql<
+      ExpandedConfig & { isOverride: number }
+    >`SELECT sc.entity_id AS "serviceId", ct.name AS "typeName", c.data AS data, 0 AS "isOverride"
       FROM service_configs sc JOIN configs c ON c.id = sc.value JOIN config_types ct ON ct.id = c.config_type_id
       WHERE sc.entity_id IN ${inTextList(q, serviceIds)} AND ${wantedType(q, typeIds)}
       UNION ALL
@@ -129,21 +156,40 @@ export async function upsertOverrides(tx: Db, identityId: string, overrides: rea
   if (overrides.length === 0) return;
   await typed(tx)
     .insertInto('identity_service_configs')
-    .values(overrides.map((o) => ({ identity_id: identityId, service_id: o.serviceId, config_type_id: o.configTypeId, config_id: o.configId })))
-    .onConflict((conflict) => conflict.columns(['identity_id', 'service_id', 'config_type_id']).doUpdateSet({ config_id: sql.ref('excluded.config_id') }))
+    .values(
+      overrides.map((o) => ({
+        identity_id: identityId,
+        service_id: o.serviceId,
+        config_type_id: o.configTypeId,
+        config_id: o.configId,
+      })),
+    )
+    .onConflict((conflict) =>
+      conflict
+        .columns(['identity_id', 'service_id', 'config_type_id'])
+        .doUpdateSet({ config_id: sql.ref('excluded.config_id') }),
+    )
     .execute();
 }
 
 /** Removes exactly these (service, config) pairs of the identity; none at all removes every override it has. */
-export async function deleteOverrides(tx: Db, identityId: string, pairs: readonly { serviceId: string; configId: string }[]): Promise<void> {
+export async function deleteOverrides(
+  tx: Db,
+  identityId: string,
+  pairs: readonly { serviceId: string; configId: string }[],
+): Promise<void> {
   const removal = typed(tx).deleteFrom('identity_service_configs').where('identity_id', '=', identityId);
   if (pairs.length === 0) await removal.execute();
   // One statement per pair: an OR of a thousand pairs passes SQLite's expression depth limit.
-  for (const pair of pairs) await removal.where('service_id', '=', pair.serviceId).where('config_id', '=', pair.configId).execute();
+  for (const pair of pairs)
+    await removal.where('service_id', '=', pair.serviceId).where('config_id', '=', pair.configId).execute();
 }
 
 /** The first override that uses a config, if any. */
-export async function overrideUsingConfig(db: Db, configId: string): Promise<{ identityId: string; serviceId: string } | undefined> {
+export async function overrideUsingConfig(
+  db: Db,
+  configId: string,
+): Promise<{ identityId: string; serviceId: string } | undefined> {
   return typed(db)
     .selectFrom('identity_service_configs')
     .select(['identity_id as identityId', 'service_id as serviceId'])
@@ -161,7 +207,9 @@ export async function existingServices(db: Db, serviceIds: readonly string[]): P
 }
 
 /** The config types an API session selected at login (JSON text), or null. */
-const selectSessionConfigTypes = preparedQuery((q, apiSessionId: string) => q.selectFrom('api_sessions').select('config_types').where('id', '=', apiSessionId));
+const selectSessionConfigTypes = preparedQuery((q, apiSessionId: string) =>
+  q.selectFrom('api_sessions').select('config_types').where('id', '=', apiSessionId),
+);
 
 export async function apiSessionConfigTypes(db: Db, apiSessionId: string): Promise<string | null | undefined> {
   const [row] = await selectSessionConfigTypes(db, apiSessionId);

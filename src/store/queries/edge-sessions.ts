@@ -16,7 +16,14 @@ export async function edgeSessionByToken(db: Db, token: string): Promise<EdgeSes
   return typed(db)
     .selectFrom('sessions as s')
     .innerJoin('identities as i', 'i.id', 's.identity_id')
-    .select(['s.id', 's.type', 's.api_session_id as apiSessionId', 's.identity_id as identityId', 'i.name as identityName', 's.service_id as serviceId'])
+    .select([
+      's.id',
+      's.type',
+      's.api_session_id as apiSessionId',
+      's.identity_id as identityId',
+      'i.name as identityName',
+      's.service_id as serviceId',
+    ])
     .where('s.token', '=', token)
     .executeTakeFirst();
 }
@@ -25,7 +32,12 @@ export async function edgeSessionByToken(db: Db, token: string): Promise<EdgeSes
  * The fingerprints an API session's client may present (upstream's VisitFingerprintsForApiSession): the identity's
  * certificate authenticators, then the session's own certificates valid at `at`.
  */
-export async function apiSessionFingerprints(db: Db, apiSessionId: string, identityId: string, at: string): Promise<string[]> {
+export async function apiSessionFingerprints(
+  db: Db,
+  apiSessionId: string,
+  identityId: string,
+  at: string,
+): Promise<string[]> {
   const authenticators = await typed(db)
     .selectFrom('authenticators')
     .select('cert_fingerprint as fingerprint')

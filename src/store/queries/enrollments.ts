@@ -52,7 +52,11 @@ export async function insertEnrollment(tx: Db, record: EnrollmentRecord, at: str
     .execute();
 }
 
-export async function enrollmentBy(db: Db, column: 'id' | 'token', value: string): Promise<EnrollmentRecord | undefined> {
+export async function enrollmentBy(
+  db: Db,
+  column: 'id' | 'token',
+  value: string,
+): Promise<EnrollmentRecord | undefined> {
   const row = await typed(db).selectFrom('enrollments').selectAll().where(column, '=', value).executeTakeFirst();
   return row && toRecord(row);
 }
@@ -64,13 +68,32 @@ export async function consumeEnrollmentRow(tx: Db, id: string): Promise<boolean>
 }
 
 /** A new expiry and JWT for the same token. */
-export async function refreshEnrollmentRow(tx: Db, id: string, expiresAt: string, jwt: string, at: string): Promise<void> {
-  await typed(tx).updateTable('enrollments').set({ expires_at: expiresAt, jwt, updated_at: at }).where('id', '=', id).execute();
+export async function refreshEnrollmentRow(
+  tx: Db,
+  id: string,
+  expiresAt: string,
+  jwt: string,
+  at: string,
+): Promise<void> {
+  await typed(tx)
+    .updateTable('enrollments')
+    .set({ expires_at: expiresAt, jwt, updated_at: at })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** The identity's enrollments of one method, live or expired. */
-export async function enrollmentsOfIdentity(db: Db, identityId: string, method: string): Promise<{ id: string; expiresAt: string }[]> {
-  return typed(db).selectFrom('enrollments').select(['id', 'expires_at as expiresAt']).where('identity_id', '=', identityId).where('method', '=', method).execute();
+export async function enrollmentsOfIdentity(
+  db: Db,
+  identityId: string,
+  method: string,
+): Promise<{ id: string; expiresAt: string }[]> {
+  return typed(db)
+    .selectFrom('enrollments')
+    .select(['id', 'expires_at as expiresAt'])
+    .where('identity_id', '=', identityId)
+    .where('method', '=', method)
+    .execute();
 }
 
 export async function deleteEnrollments(tx: Db, ids: readonly string[]): Promise<void> {
@@ -81,15 +104,29 @@ export async function deleteEnrollments(tx: Db, ids: readonly string[]): Promise
 export async function isUsernameTaken(db: Db, username: string, now: string): Promise<boolean> {
   const [authenticator, enrollment] = await Promise.all([
     typed(db).selectFrom('authenticators').select('id').where('username', '=', username).executeTakeFirst(),
-    typed(db).selectFrom('enrollments').select('id').where('method', '=', 'updb').where('username', '=', username).where('expires_at', '>', now).executeTakeFirst(),
+    typed(db)
+      .selectFrom('enrollments')
+      .select('id')
+      .where('method', '=', 'updb')
+      .where('username', '=', username)
+      .where('expires_at', '>', now)
+      .executeTakeFirst(),
   ]);
   return authenticator !== undefined || enrollment !== undefined;
 }
 
 /** The enrollments of these routers, oldest first, with when each was made. */
-export async function enrollmentsOfRouters(db: Db, routerIds: readonly string[]): Promise<(EnrollmentRecord & { createdAt: string })[]> {
+export async function enrollmentsOfRouters(
+  db: Db,
+  routerIds: readonly string[],
+): Promise<(EnrollmentRecord & { createdAt: string })[]> {
   if (routerIds.length === 0) return [];
-  const rows = await typed(db).selectFrom('enrollments').selectAll().where('router_id', 'in', routerIds).orderBy('created_at').execute();
+  const rows = await typed(db)
+    .selectFrom('enrollments')
+    .selectAll()
+    .where('router_id', 'in', routerIds)
+    .orderBy('created_at')
+    .execute();
   return rows.map((row) => ({ ...toRecord(row), createdAt: row.created_at }));
 }
 

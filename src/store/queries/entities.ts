@@ -29,27 +29,53 @@ const shapes = new ShapeCache(2_000);
 export async function findRow(db: Db, table: TableName, id: string, scope: Scope = everyRow): Promise<Row | undefined> {
   if (scope !== everyRow) {
     const values = scopeValues(scope);
-    const [row] = await shapes.run<Row>(db, `find ${table} ${scopeKey(scope)}`, [id, ...values], (q, [bound, ...scoped]) =>
-      dynamic(q).selectFrom(`${table} as ${LISTED}`).selectAll(LISTED).where(`${LISTED}.id`, '=', bound).where(scopeSql(scope, db, scoped)),
+    const [row] = await shapes.run<Row>(
+      db,
+      `find ${table} ${scopeKey(scope)}`,
+      [id, ...values],
+      (q, [bound, ...scoped]) =>
+        dynamic(q)
+          .selectFrom(`${table} as ${LISTED}`)
+          .selectAll(LISTED)
+          .where(`${LISTED}.id`, '=', bound)
+          .where(scopeSql(scope, db, scoped)),
     );
     return row;
   }
-  const [row] = await shapes.run<Row>(db, `find ${table}`, [id], (q, [bound]) => dynamic(q).selectFrom(table).selectAll().where('id', '=', bound));
+  const [row] = await shapes.run<Row>(db, `find ${table}`, [id], (q, [bound]) =>
+    dynamic(q).selectFrom(table).selectAll().where('id', '=', bound),
+  );
   return row;
 }
 
-export async function insertRow(tx: Db, table: TableName, row: EntityRow, sets: readonly SetRows[] = []): Promise<void> {
+export async function insertRow(
+  tx: Db,
+  table: TableName,
+  row: EntityRow,
+  sets: readonly SetRows[] = [],
+): Promise<void> {
   // Undefined columns are left out (their default applies), as the query builder does.
   const entries = Object.entries(row).filter(([, value]) => value !== undefined);
   const columns = entries.map(([column]) => column);
-  await shapes.run(tx, `insert ${table} ${columns.join()}`, entries.map(([, value]) => value), (q, values) =>
-    dynamic(q).insertInto(table).values(Object.fromEntries(columns.map((column, index) => [column, values[index]]))),
+  await shapes.run(
+    tx,
+    `insert ${table} ${columns.join()}`,
+    entries.map(([, value]) => value),
+    (q, values) =>
+      dynamic(q)
+        .insertInto(table)
+        .values(Object.fromEntries(columns.map((column, index) => [column, values[index]]))),
   );
   await writeSets(tx, row.id, sets, false);
 }
 
 /** Replaces every column but `id` and `created_at`, and every listed set. */
-export async function updateRow(tx: Db, table: TableName, row: EntityRow, sets: readonly SetRows[] = []): Promise<void> {
+export async function updateRow(
+  tx: Db,
+  table: TableName,
+  row: EntityRow,
+  sets: readonly SetRows[] = [],
+): Promise<void> {
   const { id, created_at: _created, ...columns } = row;
   await dynamic(tx).updateTable(table).set(columns).where('id', '=', id).execute();
   await writeSets(tx, id, sets, true);
@@ -64,14 +90,30 @@ async function writeSets(tx: Db, ownerId: string, sets: readonly SetRows[], repl
   for (const set of sets) {
     if (replace) await dynamic(tx).deleteFrom(set.table).where('entity_id', '=', ownerId).execute();
     if (set.values.length > 0) {
-      await dynamic(tx).insertInto(set.table).values(set.values.map((value) => ({ entity_id: ownerId, value }))).execute();
+      await dynamic(tx)
+        .insertInto(set.table)
+        .values(set.values.map((value) => ({ entity_id: ownerId, value })))
+        .execute();
     }
   }
 }
 
 /** Whether a row other than `exceptId` holds `value` in `column`. */
-export async function isValueTaken(db: Db, table: TableName, column: string, value: unknown, exceptId: string): Promise<boolean> {
-  return (await dynamic(db).selectFrom(table).select('id').where(column, '=', value).where('id', '!=', exceptId).executeTakeFirst()) !== undefined;
+export async function isValueTaken(
+  db: Db,
+  table: TableName,
+  column: string,
+  value: unknown,
+  exceptId: string,
+): Promise<boolean> {
+  return (
+    (await dynamic(db)
+      .selectFrom(table)
+      .select('id')
+      .where(column, '=', value)
+      .where('id', '!=', exceptId)
+      .executeTakeFirst()) !== undefined
+  );
 }
 
 export interface RowPage {
@@ -89,7 +131,10 @@ export async function listRows(db: Db, table: TableName, query: ListQuery, scope
   const key = `${table} ${scopeKey(scope)} ${query.shape}`;
   const matching = (q: Kysely<Database>, bound: readonly unknown[]) => {
     const { where } = listQuerySql(query, LISTED, dialectOf(db).filter);
-    return dynamic(q).selectFrom(`${table} as ${LISTED}`).where(where).where(scopeSql(scope, db, bound.slice(0, values.length)));
+    return dynamic(q)
+      .selectFrom(`${table} as ${LISTED}`)
+      .where(where)
+      .where(scopeSql(scope, db, bound.slice(0, values.length)));
   };
   const rows = await shapes.run<Row>(db, `page ${key}`, [...values, limit, query.offset], (q, bound) => {
     const { indexPage } = listQuerySql(query, LISTED, dialectOf(db).filter);
@@ -115,7 +160,12 @@ export async function listRows(db: Db, table: TableName, query: ListQuery, scope
  * The distinct values of a set field across all entities, sorted (every identity role attribute in use);
  * `query` filters them by the symbol `id` (the value), and pages them only when `isPaged`.
  */
-export async function listSetValues(db: Db, setTable: TableName, query?: ListQuery, isPaged = false): Promise<string[]> {
+export async function listSetValues(
+  db: Db,
+  setTable: TableName,
+  query?: ListQuery,
+  isPaged = false,
+): Promise<string[]> {
   if (!query) {
     const rows = await dynamic(db).selectFrom(setTable).select('value').distinct().orderBy('value').execute();
     return rows.map((row) => String(row.value));
@@ -146,10 +196,15 @@ export async function listInlineRows(db: Db, rows: readonly Row[], query: ListQu
     const numbers = rows.map((row) => row[name]).filter((value) => typeof value === 'number');
     return { name, kind: numbers.length === 0 ? 'text' : numbers.every(Number.isInteger) ? 'integer' : 'real' };
   });
-  const from = dynamic(db).selectFrom(sql`(${dialect.inlineRows(columns, rows)})`.as(LISTED)).where(where);
+  const from = dynamic(db)
+    .selectFrom(sql`(${dialect.inlineRows(columns, rows)})`.as(LISTED))
+    .where(where);
   const counted = await from.select(sql<number>`count(*)`.as('n')).executeTakeFirst();
   let select = from.selectAll(LISTED);
   for (const order of orderBy) select = select.orderBy(order);
-  const found = await select.limit(query.limit === 'none' ? dialect.unlimited : query.limit).offset(query.offset).execute();
+  const found = await select
+    .limit(query.limit === 'none' ? dialect.unlimited : query.limit)
+    .offset(query.offset)
+    .execute();
   return { rows: found, totalCount: Number(counted?.n ?? 0) };
 }

@@ -19,12 +19,17 @@ export interface NewFabricLink {
   initialLatency: number;
 }
 
-export const allFabricLinks = (db: Db): Promise<FabricLinkRow[]> => typed(db).selectFrom('fabric_links').selectAll().execute();
+export const allFabricLinks = (db: Db): Promise<FabricLinkRow[]> =>
+  typed(db).selectFrom('fabric_links').selectAll().execute();
 
-export const fabricLink = (db: Db, id: string): Promise<FabricLinkRow | undefined> => typed(db).selectFrom('fabric_links').selectAll().where('id', '=', id).executeTakeFirst();
+export const fabricLink = (db: Db, id: string): Promise<FabricLinkRow | undefined> =>
+  typed(db).selectFrom('fabric_links').selectAll().where('id', '=', id).executeTakeFirst();
 
 export async function countFabricLinks(db: Db): Promise<number> {
-  const row = await typed(db).selectFrom('fabric_links').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  const row = await typed(db)
+    .selectFrom('fabric_links')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
   return Number(row.count);
 }
 
@@ -54,16 +59,34 @@ export async function deleteFabricLink(tx: Db, id: string): Promise<void> {
 
 /** The links a router dialled (it left: upstream removes them); answers them as they were. */
 export async function deleteFabricLinksFrom(tx: Db, srcRouterId: string): Promise<FabricLinkRow[]> {
-  const rows = await typed(tx).selectFrom('fabric_links').selectAll().where('src_router_id', '=', srcRouterId).execute();
+  const rows = await typed(tx)
+    .selectFrom('fabric_links')
+    .selectAll()
+    .where('src_router_id', '=', srcRouterId)
+    .execute();
   if (rows.length > 0) await typed(tx).deleteFrom('fabric_links').where('src_router_id', '=', srcRouterId).execute();
   return rows;
 }
 
 /** One end's measured latencies (ns) of its links: the source's or the destination's column, by which end it is. */
-export async function setFabricLinkLatencies(tx: Db, routerId: string, latencies: ReadonlyMap<string, number>): Promise<void> {
+export async function setFabricLinkLatencies(
+  tx: Db,
+  routerId: string,
+  latencies: ReadonlyMap<string, number>,
+): Promise<void> {
   for (const [id, latency] of latencies) {
-    await typed(tx).updateTable('fabric_links').set({ src_latency: latency }).where('id', '=', id).where('src_router_id', '=', routerId).execute();
-    await typed(tx).updateTable('fabric_links').set({ dst_latency: latency }).where('id', '=', id).where('dst_router_id', '=', routerId).execute();
+    await typed(tx)
+      .updateTable('fabric_links')
+      .set({ src_latency: latency })
+      .where('id', '=', id)
+      .where('src_router_id', '=', routerId)
+      .execute();
+    await typed(tx)
+      .updateTable('fabric_links')
+      .set({ dst_latency: latency })
+      .where('id', '=', id)
+      .where('dst_router_id', '=', routerId)
+      .execute();
   }
 }
 
@@ -85,7 +108,15 @@ export async function onlineRouters(db: Db, since: string): Promise<OnlineRouter
     .selectFrom('router_presence')
     .innerJoin('controller_instances', 'controller_instances.id', 'router_presence.instance_id')
     .innerJoin('routers', 'routers.id', 'router_presence.router_id')
-    .select(['router_presence.router_id', 'router_presence.instance_id', 'router_presence.connected_at', 'router_presence.version_info', 'router_presence.link_listeners', 'routers.cost', 'routers.no_traversal'])
+    .select([
+      'router_presence.router_id',
+      'router_presence.instance_id',
+      'router_presence.connected_at',
+      'router_presence.version_info',
+      'router_presence.link_listeners',
+      'routers.cost',
+      'routers.no_traversal',
+    ])
     .where('controller_instances.last_seen_at', '>=', since)
     .execute();
   return rows.map((row) => ({

@@ -16,41 +16,79 @@ export async function identityIdBy(db: Db, field: 'id' | 'externalId', value: st
 }
 
 /** id, name and auth policy of these identities, for references. */
-export async function identityNames(db: Db, ids: readonly string[]): Promise<{ id: string; name: string; authPolicyId: string }[]> {
+export async function identityNames(
+  db: Db,
+  ids: readonly string[],
+): Promise<{ id: string; name: string; authPolicyId: string }[]> {
   if (ids.length === 0) return [];
-  return typed(db).selectFrom('identities').select(['id', 'name', 'auth_policy_id as authPolicyId']).where('id', 'in', ids).execute();
+  return typed(db)
+    .selectFrom('identities')
+    .select(['id', 'name', 'auth_policy_id as authPolicyId'])
+    .where('id', 'in', ids)
+    .execute();
 }
 
 /** An identity other than `exceptId` with this name, if any. */
 export async function identityNamed(db: Db, name: string, exceptId: string): Promise<string | undefined> {
-  return (await typed(db).selectFrom('identities').select('id').where('name', '=', name).where('id', '!=', exceptId).executeTakeFirst())?.id;
+  return (
+    await typed(db)
+      .selectFrom('identities')
+      .select('id')
+      .where('name', '=', name)
+      .where('id', '!=', exceptId)
+      .executeTakeFirst()
+  )?.id;
 }
 
 /** The `sdkInfo` a client sent at login (JSON text), if any. */
 export async function identitySdkInfo(db: Db, id: string): Promise<string | null | undefined> {
-  return (await typed(db).selectFrom('identities').select('sdk_info').where('id', '=', id).executeTakeFirst())?.sdk_info;
+  return (await typed(db).selectFrom('identities').select('sdk_info').where('id', '=', id).executeTakeFirst())
+    ?.sdk_info;
 }
 
 /** What a client says about itself at login (JSON text each; absent ones stay as they were). */
-export async function recordClientInfo(tx: Db, id: string, info: { envInfo?: string; sdkInfo?: string }, at: string): Promise<void> {
-  const changes = { ...(info.envInfo ? { env_info: info.envInfo } : {}), ...(info.sdkInfo ? { sdk_info: info.sdkInfo } : {}) };
+export async function recordClientInfo(
+  tx: Db,
+  id: string,
+  info: { envInfo?: string; sdkInfo?: string },
+  at: string,
+): Promise<void> {
+  const changes = {
+    ...(info.envInfo ? { env_info: info.envInfo } : {}),
+    ...(info.sdkInfo ? { sdk_info: info.sdkInfo } : {}),
+  };
   if (Object.keys(changes).length === 0) return;
-  await typed(tx).updateTable('identities').set({ ...changes, updated_at: at }).where('id', '=', id).execute();
+  await typed(tx)
+    .updateTable('identities')
+    .set({ ...changes, updated_at: at })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Disables the identity from `at` until `until` (null: until enabled) and ends its API sessions; returns their ids. */
 export async function disableIdentity(tx: Db, id: string, at: string, until: string | null): Promise<string[]> {
-  await typed(tx).updateTable('identities').set({ disabled_at: at, disabled_until: until, updated_at: at }).where('id', '=', id).execute();
+  await typed(tx)
+    .updateTable('identities')
+    .set({ disabled_at: at, disabled_until: until, updated_at: at })
+    .where('id', '=', id)
+    .execute();
   const sessions = await typed(tx).deleteFrom('api_sessions').where('identity_id', '=', id).returning('id').execute();
   return sessions.map((session) => session.id);
 }
 
 export async function enableIdentity(tx: Db, id: string, at: string): Promise<void> {
-  await typed(tx).updateTable('identities').set({ disabled_at: null, disabled_until: null, updated_at: at }).where('id', '=', id).execute();
+  await typed(tx)
+    .updateTable('identities')
+    .set({ disabled_at: null, disabled_until: null, updated_at: at })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function hasDefaultAdmin(db: Db): Promise<boolean> {
-  return (await typed(db).selectFrom('identities').select('id').where('is_default_admin', '=', 1).executeTakeFirst()) !== undefined;
+  return (
+    (await typed(db).selectFrom('identities').select('id').where('is_default_admin', '=', 1).executeTakeFirst()) !==
+    undefined
+  );
 }
 
 /** The default admin and its password authenticator. */
@@ -61,7 +99,15 @@ export async function insertDefaultAdmin(
 ): Promise<void> {
   await typed(tx)
     .insertInto('identities')
-    .values({ id: admin.identityId, created_at: at, updated_at: at, name: 'Default Admin', type_id: 'Default', is_admin: 1, is_default_admin: 1 })
+    .values({
+      id: admin.identityId,
+      created_at: at,
+      updated_at: at,
+      name: 'Default Admin',
+      type_id: 'Default',
+      is_admin: 1,
+      is_default_admin: 1,
+    })
     .execute();
   await typed(tx)
     .insertInto('authenticators')
@@ -91,7 +137,13 @@ export interface IdentityEnrollmentRow {
 
 /** What identity views show beside the row: authenticators, a live API session, the auth policy's name, verified MFA, enrollments. */
 export interface IdentityExtras {
-  authenticators: { id: string; identityId: string; method: string; username: string | null; certFingerprint: string | null }[];
+  authenticators: {
+    id: string;
+    identityId: string;
+    method: string;
+    username: string | null;
+    certFingerprint: string | null;
+  }[];
   /** Identities with at least one API session. */
   withApiSession: Set<string>;
   authPolicyNames: Map<string, string>;
@@ -121,13 +173,29 @@ interface ExtraRow {
 }
 
 /** The page's extras in one statement (a page used to take six, each a round trip through the driver). */
-export async function identityExtras(db: Db, ids: readonly string[], authPolicyIds: readonly string[]): Promise<IdentityExtras> {
-  const extras: IdentityExtras = { authenticators: [], withApiSession: new Set(), authPolicyNames: new Map(), withMfa: new Set(), enrollments: [] };
+export async function identityExtras(
+  db: Db,
+  ids: readonly string[],
+  authPolicyIds: readonly string[],
+): Promise<IdentityExtras> {
+  const extras: IdentityExtras = {
+    authenticators: [],
+    withApiSession: new Set(),
+    authPolicyNames: new Map(),
+    withMfa: new Set(),
+    enrollments: [],
+  };
   if (ids.length === 0) return extras;
   for (const row of await selectIdentityExtras(db, ids, authPolicyIds)) {
     switch (row.kind) {
       case 'authenticator':
-        extras.authenticators.push({ id: row.id!, identityId: row.owner, method: row.method!, username: row.text1, certFingerprint: row.text2 });
+        extras.authenticators.push({
+          id: row.id!,
+          identityId: row.owner,
+          method: row.method!,
+          username: row.text1,
+          certFingerprint: row.text2,
+        });
         break;
       case 'session':
         extras.withApiSession.add(row.owner);
@@ -139,8 +207,24 @@ export async function identityExtras(db: Db, ids: readonly string[], authPolicyI
         extras.withMfa.add(row.owner);
         break;
       case 'enrollment': {
-        const ca = row.ca_id === null || row.ca_name === null ? undefined : { id: row.ca_id, name: row.ca_name, isVerified: Number(row.ca_is_verified) === 1, isAutoCaEnrollmentEnabled: Number(row.ca_is_auto) === 1 };
-        extras.enrollments.push({ identityId: row.owner, id: row.id!, method: row.method!, token: row.text1!, jwt: row.text2!, expiresAt: row.expires_at!, ca });
+        const ca =
+          row.ca_id === null || row.ca_name === null
+            ? undefined
+            : {
+                id: row.ca_id,
+                name: row.ca_name,
+                isVerified: Number(row.ca_is_verified) === 1,
+                isAutoCaEnrollmentEnabled: Number(row.ca_is_auto) === 1,
+              };
+        extras.enrollments.push({
+          identityId: row.owner,
+          id: row.id!,
+          method: row.method!,
+          token: row.text1!,
+          jwt: row.text2!,
+          expiresAt: row.expires_at!,
+          ca,
+        });
         break;
       }
     }
@@ -174,9 +258,19 @@ const selectIdentityExtras = preparedQuery((q, ids: readonly string[], authPolic
 });
 
 /** A tunneler-enabled router's identity (id = router id, type Router, system) and its system edge router policy. */
-export async function insertRouterIdentity(tx: Db, routerId: string, name: string, policyName: string, roles: readonly string[], at: string): Promise<void> {
+export async function insertRouterIdentity(
+  tx: Db,
+  routerId: string,
+  name: string,
+  policyName: string,
+  roles: readonly string[],
+  at: string,
+): Promise<void> {
   const common = { id: routerId, created_at: at, updated_at: at, tags: '{}', is_system: 1 };
-  await typed(tx).insertInto('identities').values({ ...common, name, type_id: 'Router' }).execute();
+  await typed(tx)
+    .insertInto('identities')
+    .values({ ...common, name, type_id: 'Router' })
+    .execute();
   const roleList = JSON.stringify(roles);
   await typed(tx)
     .insertInto('edge_router_policies')
@@ -188,7 +282,12 @@ export async function insertRouterIdentity(tx: Db, routerId: string, name: strin
 }
 
 export async function renameRouterIdentity(tx: Db, routerId: string, name: string, at: string): Promise<void> {
-  await typed(tx).updateTable('identities').set({ name, updated_at: at }).where('id', '=', routerId).where('type_id', '=', 'Router').execute();
+  await typed(tx)
+    .updateTable('identities')
+    .set({ name, updated_at: at })
+    .where('id', '=', routerId)
+    .where('type_id', '=', 'Router')
+    .execute();
 }
 
 /** Removes both; harmless when the router never had them. */
@@ -212,12 +311,24 @@ export async function deleteIdentityTrace(tx: Db, identityId: string): Promise<v
 
 /** Sets the identity's trace; traces that ended by `at` go. */
 export async function saveIdentityTrace(tx: Db, trace: IdentityTrace, at: string): Promise<void> {
-  const row = { identity_id: trace.identityId, trace_id: trace.traceId, channels: trace.channels, created_at: trace.createdAt, until: trace.until };
+  const row = {
+    identity_id: trace.identityId,
+    trace_id: trace.traceId,
+    channels: trace.channels,
+    created_at: trace.createdAt,
+    until: trace.until,
+  };
   await typed(tx).deleteFrom('identity_traces').where('until', '<=', at).execute();
-  await typed(tx).insertInto('identity_traces').values(row).onConflict((c) => c.column('identity_id').doUpdateSet(row)).execute();
+  await typed(tx)
+    .insertInto('identity_traces')
+    .values(row)
+    .onConflict((c) => c.column('identity_id').doUpdateSet(row))
+    .execute();
 }
 
 /** Whether an identity has this name. */
 export async function isIdentityNameTaken(db: Db, name: string): Promise<boolean> {
-  return (await typed(db).selectFrom('identities').select('id').where('name', '=', name).executeTakeFirst()) !== undefined;
+  return (
+    (await typed(db).selectFrom('identities').select('id').where('name', '=', name).executeTakeFirst()) !== undefined
+  );
 }

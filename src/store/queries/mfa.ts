@@ -21,12 +21,21 @@ export async function setMfaVerified(tx: Db, id: string, at: string): Promise<vo
 
 /** Recovery codes as JSON text. */
 export async function setRecoveryCodes(tx: Db, id: string, recoveryCodes: string, at: string): Promise<void> {
-  await typed(tx).updateTable('mfas').set({ recovery_codes: recoveryCodes, updated_at: at }).where('id', '=', id).execute();
+  await typed(tx)
+    .updateTable('mfas')
+    .set({ recovery_codes: recoveryCodes, updated_at: at })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Remembers the TOTP step used, only if no later one was: false when a concurrent use of the code won. */
 export async function useTotpStep(tx: Db, id: string, step: number, at: string): Promise<boolean> {
-  const used = await typed(tx).updateTable('mfas').set({ last_totp_step: step, updated_at: at }).where('id', '=', id).where('last_totp_step', '<', step).executeTakeFirst();
+  const used = await typed(tx)
+    .updateTable('mfas')
+    .set({ last_totp_step: step, updated_at: at })
+    .where('id', '=', id)
+    .where('last_totp_step', '<', step)
+    .executeTakeFirst();
   return Number(used.numUpdatedRows) === 1;
 }
 
@@ -36,6 +45,10 @@ export async function useTotpStep(tx: Db, id: string, step: number, at: string):
  */
 export async function deleteMfa(tx: Db, identityId: string): Promise<boolean> {
   const deleted = await typed(tx).deleteFrom('mfas').where('identity_id', '=', identityId).executeTakeFirst();
-  await typed(tx).updateTable('api_sessions').set({ mfa_completed_at: null }).where('identity_id', '=', identityId).execute();
+  await typed(tx)
+    .updateTable('api_sessions')
+    .set({ mfa_completed_at: null })
+    .where('identity_id', '=', identityId)
+    .execute();
   return Number(deleted.numDeletedRows) > 0;
 }

@@ -27,10 +27,13 @@ export function pairRows(kind: PolicyKind): PairRows {
   const entityTables = [entityKinds[kind.sides[0].entity].table, entityKinds[kind.sides[1].entity].table] as const;
   const ids = [idColumn(columns[0]), idColumn(columns[1])] as const;
   const pairs = sql.table(table);
-  const keyOf = (index: 0 | 1, id: unknown) => sql`(SELECT seq FROM ${sql.table(entityTables[index])} WHERE id = ${id})`;
+  const keyOf = (index: 0 | 1, id: unknown) =>
+    sql`(SELECT seq FROM ${sql.table(entityTables[index])} WHERE id = ${id})`;
   /** The key columns equal to the keys of the ids `match` names. */
   const where = (match: Readonly<Row>): RawBuilder<unknown> => {
-    const conditions = ([0, 1] as const).filter((index) => match[ids[index]] !== undefined).map((index) => sql`${sql.ref(columns[index])} = ${keyOf(index, match[ids[index]])}`);
+    const conditions = ([0, 1] as const)
+      .filter((index) => match[ids[index]] !== undefined)
+      .map((index) => sql`${sql.ref(columns[index])} = ${keyOf(index, match[ids[index]])}`);
     return conditions.length > 0 ? sql.join(conditions, sql` AND `) : sql`1 = 1`;
   };
   // CROSS JOIN keeps SQLite's join order as written (PostgreSQL reads it as a plain join): from the first entities,
@@ -43,24 +46,39 @@ export function pairRows(kind: PolicyKind): PairRows {
   return {
     ids,
     inRange: async (db, { after, upTo }) => {
-      const bounds = [...(after === undefined ? [] : [sql`a.id > ${after}`]), ...(upTo === undefined ? [] : [sql`a.id <= ${upTo}`])];
+      const bounds = [
+        ...(after === undefined ? [] : [sql`a.id > ${after}`]),
+        ...(upTo === undefined ? [] : [sql`a.id <= ${upTo}`]),
+      ];
       return (await selectWithIds(bounds.length > 0 ? sql.join(bounds, sql` AND `) : sql`1 = 1`).execute(db)).rows;
     },
     select: async (db, match) => {
-      const byId = ([0, 1] as const).filter((index) => match[ids[index]] !== undefined).map((index) => sql`${sql.ref(index === 0 ? 'a.id' : 'b.id')} = ${match[ids[index]]}`);
+      const byId = ([0, 1] as const)
+        .filter((index) => match[ids[index]] !== undefined)
+        .map((index) => sql`${sql.ref(index === 0 ? 'a.id' : 'b.id')} = ${match[ids[index]]}`);
       return (await selectWithIds(byId.length > 0 ? sql.join(byId, sql` AND `) : sql`1 = 1`).execute(db)).rows;
     },
     insert: async (tx, row) => {
       const values = sql.join(counts.map((count) => sql`${row[count] ?? 0}`));
-      const result = await sql`INSERT INTO ${pairs} (${sql.ref(columns[0])}, ${sql.ref(columns[1])}, ${sql.join(counts.map((count) => sql.ref(count)))})
-        SELECT a.seq, b.seq, ${values} FROM ${sql.table(entityTables[0])} a, ${sql.table(entityTables[1])} b WHERE a.id = ${row[ids[0]]} AND b.id = ${row[ids[1]]}`.execute(tx);
-      if (Number(result.numAffectedRows ?? 0) === 0) throw new StoreError('foreignKey', table, [...ids], `${table}: no entity for ${String(row[ids[0]])} or ${String(row[ids[1]])}`);
+      const result =
+        await sql`INSERT INTO ${pairs} (${sql.ref(columns[0])}, ${sql.ref(columns[1])}, ${sql.join(counts.map((count) => sql.ref(count)))})
+        SELECT a.seq, b.seq, ${values} FROM ${sql.table(entityTables[0])} a, ${sql.table(entityTables[1])} b WHERE a.id = ${row[ids[0]]} AND b.id = ${row[ids[1]]}`.execute(
+          tx,
+        );
+      if (Number(result.numAffectedRows ?? 0) === 0)
+        throw new StoreError(
+          'foreignKey',
+          table,
+          [...ids],
+          `${table}: no entity for ${String(row[ids[0]])} or ${String(row[ids[1]])}`,
+        );
     },
     update: async (tx, values, match) => {
       const assignments = sql.join(Object.entries(values).map(([column, value]) => sql`${sql.ref(column)} = ${value}`));
       const result = await sql`UPDATE ${pairs} SET ${assignments} WHERE ${where(match)}`.execute(tx);
       return Number(result.numAffectedRows ?? 0);
     },
-    delete: async (tx, match) => Number((await sql`DELETE FROM ${pairs} WHERE ${where(match)}`.execute(tx)).numAffectedRows ?? 0),
+    delete: async (tx, match) =>
+      Number((await sql`DELETE FROM ${pairs} WHERE ${where(match)}`.execute(tx)).numAffectedRows ?? 0),
   };
 }

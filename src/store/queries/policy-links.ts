@@ -34,10 +34,17 @@ export type DeltaKind = 'added' | 'removed';
  */
 const shapes = new ShapeCache(500);
 const clearDelta = preparedQuery(() => sql`DELETE FROM policy_delta`);
-const deltaSize = async (tx: Db, deltaKind: DeltaKind): Promise<number> => Number((await selectDeltaSize(tx, deltaKind))[0]?.n ?? 0);
-const selectDeltaSize = preparedQuery((_q, deltaKind: DeltaKind) => sql<{ n: number }>`SELECT count(*) AS n FROM policy_delta WHERE kind = ${deltaKind}`);
-const selectServicePolicyType = preparedQuery((q, policyId: string) => q.selectFrom('service_policies').select('type').where('id', '=', policyId));
-const selectAnySession = preparedQuery(() => sql<{ any: number | boolean }>`SELECT EXISTS (SELECT 1 FROM sessions) AS any`);
+const deltaSize = async (tx: Db, deltaKind: DeltaKind): Promise<number> =>
+  Number((await selectDeltaSize(tx, deltaKind))[0]?.n ?? 0);
+const selectDeltaSize = preparedQuery(
+  (_q, deltaKind: DeltaKind) => sql<{ n: number }>`SELECT count(*) AS n FROM policy_delta WHERE kind = ${deltaKind}`,
+);
+const selectServicePolicyType = preparedQuery((q, policyId: string) =>
+  q.selectFrom('service_policies').select('type').where('id', '=', policyId),
+);
+const selectAnySession = preparedQuery(
+  () => sql<{ any: number | boolean }>`SELECT EXISTS (SELECT 1 FROM sessions) AS any`,
+);
 /** A shape's stand-in for a list of text values, typed as the list it stands for. */
 const textList = (arg: unknown) => arg as readonly string[];
 
@@ -70,24 +77,42 @@ function matchingEntities(kind: EntityKindName, roles: RoleSelection): RawBuilde
  * Fills the delta with the entities `roles` now select that the side's membership lacks ('added') and the members
  * they no longer select ('removed'); returns how many of each there are.
  */
-export async function computePolicyDelta(tx: Db, side: PolicySide, policyId: string, roles: RoleSelection): Promise<Record<DeltaKind, number>> {
+export async function computePolicyDelta(
+  tx: Db,
+  side: PolicySide,
+  policyId: string,
+  roles: RoleSelection,
+): Promise<Record<DeltaKind, number>> {
   const membership = sql.table(side.membershipTable);
   const entity = entityKinds[side.entity];
   // The added and removed entities' integer keys, for the pair tables (entities without one feed no pairs).
   const keyOf = (alias: string) =>
-    entity.keyed ? { key: sql`e.seq`, join: sql`JOIN ${sql.table(entity.table)} e ON e.id = ${sql.ref(`${alias}.entity_id`)}` } : { key: sql`NULL`, join: sql`` };
+    entity.keyed
+      ? { key: sql`e.seq`, join: sql`JOIN ${sql.table(entity.table)} e ON e.id = ${sql.ref(`${alias}.entity_id`)}` }
+      : { key: sql`NULL`, join: sql`` };
   const [added, removed] = [keyOf('d'), keyOf('x')];
   await clearDelta(tx);
-  await sql`INSERT INTO policy_delta (kind, entity_id) SELECT DISTINCT 'new', m.id FROM (${matchingEntities(side.entity, roles)}) m WHERE m.id IS NOT NULL`.execute(tx);
+  await sql`INSERT INTO policy_delta (kind, entity_id) SELECT DISTINCT 'new', m.id FROM (${matchingEntities(side.entity, roles)}) m WHERE m.id IS NOT NULL`.execute(
+    tx,
+  );
   await sql`INSERT INTO policy_delta (kind, entity_id, entity_seq) SELECT 'added', d.entity_id, ${added.key} FROM policy_delta d ${added.join}
-    WHERE d.kind = 'new' AND NOT EXISTS (SELECT 1 FROM ${membership} x WHERE x.policy_id = ${policyId} AND x.entity_id = d.entity_id)`.execute(tx);
+    WHERE d.kind = 'new' AND NOT EXISTS (SELECT 1 FROM ${membership} x WHERE x.policy_id = ${policyId} AND x.entity_id = d.entity_id)`.execute(
+    tx,
+  );
   await sql`INSERT INTO policy_delta (kind, entity_id, entity_seq) SELECT 'removed', x.entity_id, ${removed.key} FROM ${membership} x ${removed.join}
-    WHERE x.policy_id = ${policyId} AND NOT EXISTS (SELECT 1 FROM policy_delta d WHERE d.kind = 'new' AND d.entity_id = x.entity_id)`.execute(tx);
+    WHERE x.policy_id = ${policyId} AND NOT EXISTS (SELECT 1 FROM policy_delta d WHERE d.kind = 'new' AND d.entity_id = x.entity_id)`.execute(
+    tx,
+  );
   return { added: await deltaSize(tx, 'added'), removed: await deltaSize(tx, 'removed') };
 }
 
 /** The delta is this one entity, added to or removed from policies (an entity's attributes changed). */
-export async function setEntityDelta(tx: Db, entityKind: EntityKindName, deltaKind: DeltaKind, entityId: string): Promise<void> {
+export async function setEntityDelta(
+  tx: Db,
+  entityKind: EntityKindName,
+  deltaKind: DeltaKind,
+  entityId: string,
+): Promise<void> {
   await clearDelta(tx);
   await shapes.run(tx, `entity delta ${entityKind} ${deltaKind}`, [entityId], (_q, [id]) => {
     return sql`INSERT INTO policy_delta (kind, entity_id, entity_seq) SELECT ${deltaKind}, id, seq FROM ${sql.table(entityKinds[entityKind].table)} WHERE id = ${id}`;
@@ -108,7 +133,9 @@ function memberKeys(side: PolicySide, policyId: unknown): RawBuilder<unknown> {
 /** Writes the delta into the side's membership: 'added' entities join the policy, 'removed' ones leave it. */
 export async function applyMembershipDelta(tx: Db, side: PolicySide, policyId: string): Promise<void> {
   const membership = sql.table(side.membershipTable);
-  await sql`INSERT INTO ${membership} (policy_id, entity_id) SELECT ${policyId}, entity_id FROM policy_delta WHERE kind = 'added'`.execute(tx);
+  await sql`INSERT INTO ${membership} (policy_id, entity_id) SELECT ${policyId}, entity_id FROM policy_delta WHERE kind = 'added'`.execute(
+    tx,
+  );
   await sql`DELETE FROM ${membership} WHERE policy_id = ${policyId}
     AND entity_id IN (SELECT entity_id FROM policy_delta WHERE kind = 'removed')`.execute(tx);
 }
@@ -123,7 +150,14 @@ export async function applyMembershipDelta(tx: Db, side: PolicySide, policyId: s
  * key order. That lets SQLite walk the pair table's primary key once, in order, instead of once per entity of the
  * delta (a 100k-pair change used to sweep the identity-ordered table once per added service).
  */
-export async function applyPairDelta(tx: Db, kind: PolicyKind, policy: PolicyState, sideIndex: 0 | 1, deltaKind: DeltaKind, at: string): Promise<void> {
+export async function applyPairDelta(
+  tx: Db,
+  kind: PolicyKind,
+  policy: PolicyState,
+  sideIndex: 0 | 1,
+  deltaKind: DeltaKind,
+  at: string,
+): Promise<void> {
   const { table, columns } = kind.pairs;
   const other = kind.sides[sideIndex === 0 ? 1 : 0];
   const countColumn = kind.pairs.countColumn(policy);
@@ -137,7 +171,14 @@ export async function applyPairDelta(tx: Db, kind: PolicyKind, policy: PolicySta
     return sideIndex === 0 ? [delta, members] : [members, delta];
   };
   if (kind.pairs.touchesServiceLists) {
-    await markAccessCrossings(tx, shape, policy.id, keySets, deltaKind === 'added' ? { add: countColumn } : { remove: countColumn }, at);
+    await markAccessCrossings(
+      tx,
+      shape,
+      policy.id,
+      keySets,
+      deltaKind === 'added' ? { add: countColumn } : { remove: countColumn },
+      at,
+    );
   }
 
   if (deltaKind === 'added') {
@@ -165,12 +206,22 @@ export async function applyPairDelta(tx: Db, kind: PolicyKind, policy: PolicySta
   });
   // What is left of the affected pairs is still joined by something else: it just loses this policy's count.
   // When the delete took every affected pair, nothing is left, and the update's second walk is spared.
-  const [members] = await shapes.run<{ n: number }>(tx, `member count ${other.membershipTable}`, [policy.id], (_q, [policyId]) => {
-    return sql<{ n: number }>`SELECT count(*) AS n FROM (${memberKeys(other, policyId)}) m`;
-  });
+  const [members] = await shapes.run<{ n: number }>(
+    tx,
+    `member count ${other.membershipTable}`,
+    [policy.id],
+    (_q, [policyId]) => {
+      return sql<{ n: number }>`SELECT count(*) AS n FROM (${memberKeys(other, policyId)}) m`;
+    },
+  );
   const affectedPairs = (await deltaSize(tx, deltaKind)) * Number(members?.n ?? 0);
   if (Number(deleted.numAffectedRows ?? 0) < affectedPairs) {
-    await shapes.run(tx, `${shape} update`, [policy.id], (_q, [policyId]) => sql`UPDATE ${sql.table(table)} SET ${count} = ${count} - 1 WHERE ${affected(policyId)}`);
+    await shapes.run(
+      tx,
+      `${shape} update`,
+      [policy.id],
+      (_q, [policyId]) => sql`UPDATE ${sql.table(table)} SET ${count} = ${count} - 1 WHERE ${affected(policyId)}`,
+    );
   }
   if (table === 'identity_services') await dropSessionsWithoutAccess(tx, shape, policy.id, keySets);
 }
@@ -179,17 +230,35 @@ export async function applyPairDelta(tx: Db, kind: PolicyKind, policy: PolicySta
  * A service policy's type changed: every pair it joins moves from one count to the other (lists marked as in
  * applyPairDelta).
  */
-export async function movePairCounts(tx: Db, kind: PolicyKind, before: PolicyState, after: PolicyState, at: string): Promise<void> {
+export async function movePairCounts(
+  tx: Db,
+  kind: PolicyKind,
+  before: PolicyState,
+  after: PolicyState,
+  at: string,
+): Promise<void> {
   const [fromColumn, toColumn] = [kind.pairs.countColumn(before), kind.pairs.countColumn(after)];
   const [from, to] = [sql.ref(fromColumn), sql.ref(toColumn)];
-  const keySets = (policyId: unknown): [RawBuilder<unknown>, RawBuilder<unknown>] => [memberKeys(kind.sides[0], policyId), memberKeys(kind.sides[1], policyId)];
-  if (kind.pairs.touchesServiceLists) await markAccessCrossings(tx, `move ${kind.name} ${fromColumn}`, after.id, keySets, { move: [fromColumn, toColumn] }, at);
+  const keySets = (policyId: unknown): [RawBuilder<unknown>, RawBuilder<unknown>] => [
+    memberKeys(kind.sides[0], policyId),
+    memberKeys(kind.sides[1], policyId),
+  ];
+  if (kind.pairs.touchesServiceLists)
+    await markAccessCrossings(
+      tx,
+      `move ${kind.name} ${fromColumn}`,
+      after.id,
+      keySets,
+      { move: [fromColumn, toColumn] },
+      at,
+    );
   const [first, second] = keySets(after.id);
   const [c0, c1] = kind.pairs.columns;
   // The policy's pairs are (first side's members × second side's members); two IN lists walk the key in order.
   await sql`UPDATE ${sql.table(kind.pairs.table)} SET ${from} = ${from} - 1, ${to} = ${to} + 1
     WHERE ${sql.ref(c0)} IN (${first}) AND ${sql.ref(c1)} IN (${second})`.execute(tx);
-  if (kind.pairs.table === 'identity_services') await dropSessionsWithoutAccess(tx, `move ${kind.name}`, after.id, keySets);
+  if (kind.pairs.table === 'identity_services')
+    await dropSessionsWithoutAccess(tx, `move ${kind.name}`, after.id, keySets);
 }
 
 /** The pair is joined by exactly one grant, the one of `policy`'s count column, and nothing else. */
@@ -229,34 +298,58 @@ async function dropSessionsWithoutAccess(
  * `#all`; or AnyOf with one of its attributes; or AllOf with at least one attribute role and every attribute role among
  * its attributes.
  */
-export async function policiesSelecting(tx: Db, kind: PolicyKind, side: PolicySide, entityId: string, attributes: readonly string[]): Promise<string[]> {
+export async function policiesSelecting(
+  tx: Db,
+  kind: PolicyKind,
+  side: PolicySide,
+  entityId: string,
+  attributes: readonly string[],
+): Promise<string[]> {
   const direct = [`@${entityId}`, '#all'];
   const attributeRoles = attributes.map((a) => `#${a}`);
   const shape = `selecting ${kind.name} ${side.roleTable} ${attributeRoles.length > 0 ? 'attributes' : 'direct'}`;
-  const rows = await shapes.run<{ id: string }>(tx, shape, [direct, [...direct, ...attributeRoles], attributeRoles], (q, [directRoles, candidates, attributeList]) => {
-    const roles = sql.table(side.roleTable);
-    const byAttribute = attributeRoles.length
-      ? sql`OR (p.semantic = 'AnyOf' AND EXISTS (SELECT 1 FROM ${roles} r WHERE r.entity_id = p.id AND r.value IN ${inTextList(q, textList(attributeList))}))
+  const rows = await shapes.run<{ id: string }>(
+    tx,
+    shape,
+    [direct, [...direct, ...attributeRoles], attributeRoles],
+    (q, [directRoles, candidates, attributeList]) => {
+      const roles = sql.table(side.roleTable);
+      const byAttribute = attributeRoles.length
+        ? sql`OR (p.semantic = 'AnyOf' AND EXISTS (SELECT 1 FROM ${roles} r WHERE r.entity_id = p.id AND r.value IN ${inTextList(q, textList(attributeList))}))
          OR (p.semantic <> 'AnyOf'
              AND NOT EXISTS (SELECT 1 FROM ${roles} r WHERE r.entity_id = p.id AND substr(r.value, 1, 1) = '#' AND r.value NOT IN ${inTextList(q, textList(attributeList))}))`
-      : sql``;
-    return sql<{ id: string }>`SELECT p.id FROM ${sql.table(kind.table)} p
+        : sql``;
+      return sql<{ id: string }>`SELECT p.id FROM ${sql.table(kind.table)} p
       WHERE p.id IN (SELECT entity_id FROM ${roles} WHERE value IN ${inTextList(q, textList(candidates))})
         AND (EXISTS (SELECT 1 FROM ${roles} r WHERE r.entity_id = p.id AND r.value IN ${inTextList(q, textList(directRoles))}) ${byAttribute})`;
-  });
+    },
+  );
   return rows.map((row) => row.id);
 }
 
 /** The policies whose membership on this side holds the entity now. */
 export async function membershipsOf(tx: Db, side: PolicySide, entityId: string): Promise<string[]> {
-  const rows = await shapes.run<{ policy_id: string }>(tx, `memberships ${side.membershipTable}`, [entityId], (_q, [id]) => {
-    return sql<{ policy_id: string }>`SELECT policy_id FROM ${sql.table(side.membershipTable)} WHERE entity_id = ${id}`;
-  });
+  const rows = await shapes.run<{ policy_id: string }>(
+    tx,
+    `memberships ${side.membershipTable}`,
+    [entityId],
+    (_q, [id]) => {
+      return sql<{
+        policy_id: string;
+      }>`SELECT policy_id FROM ${sql.table(side.membershipTable)} WHERE entity_id = ${id}`;
+    },
+  );
   return rows.map((row) => row.policy_id);
 }
 
 /** The entity joins these policies' membership on this side and leaves those. */
-export async function changeMemberships(tx: Db, side: PolicySide, entityId: string, joined: readonly string[], left: readonly string[]): Promise<void> {
+export async function changeMemberships(
+  tx: Db,
+  side: PolicySide,
+  entityId: string,
+  joined: readonly string[],
+  left: readonly string[],
+): Promise<void> {
   const membership = sql.table(side.membershipTable);
   if (joined.length > 0) {
     // `l.*` is the list's one column, whatever the store names it.
@@ -275,15 +368,24 @@ export async function changeMemberships(tx: Db, side: PolicySide, entityId: stri
  * Before an entity is deleted: `@<id>` is stripped from the roles of every policy that names it, as upstream does
  * (no re-evaluation needed: the entity's own links go with it through ON DELETE CASCADE).
  */
-export async function stripEntityReferences(tx: Db, entityKind: EntityKindName, entityId: string, at: string): Promise<void> {
+export async function stripEntityReferences(
+  tx: Db,
+  entityKind: EntityKindName,
+  entityId: string,
+  at: string,
+): Promise<void> {
   const role = `@${entityId}`;
   for (const kind of policyKinds) {
     for (const side of kind.sides) {
       if (side.entity !== entityKind) continue;
       const roleTable = sql.table(side.roleTable);
-      const policies = (await sql<{ entity_id: string }>`SELECT entity_id FROM ${roleTable} WHERE value = ${role}`.execute(tx)).rows;
+      const policies = (
+        await sql<{ entity_id: string }>`SELECT entity_id FROM ${roleTable} WHERE value = ${role}`.execute(tx)
+      ).rows;
       for (const { entity_id: policyId } of policies) {
-        const row = await sql<{ roles: string | null }>`SELECT ${sql.ref(side.column)} AS roles FROM ${sql.table(kind.table)} WHERE id = ${policyId}`.execute(tx);
+        const row = await sql<{
+          roles: string | null;
+        }>`SELECT ${sql.ref(side.column)} AS roles FROM ${sql.table(kind.table)} WHERE id = ${policyId}`.execute(tx);
         const remaining = (stringList(parseJsonValue(row.rows[0]?.roles ?? '[]')) ?? []).filter((r) => r !== role);
         await sql`UPDATE ${sql.table(kind.table)} SET ${sql.ref(side.column)} = ${remaining.length ? JSON.stringify(remaining) : null}, updated_at = ${at}
           WHERE id = ${policyId}`.execute(tx);

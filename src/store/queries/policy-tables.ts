@@ -21,8 +21,19 @@ export interface EntityKind {
 export const entityKinds = {
   identity: { storeName: 'identities', table: 'identities', attributeTable: 'identity_role_attributes', keyed: true },
   service: { storeName: 'services', table: 'services', attributeTable: 'service_role_attributes', keyed: true },
-  edgeRouter: { storeName: 'routers', table: 'routers', attributeTable: 'router_role_attributes', flag: 'is_edge', keyed: true },
-  postureCheck: { storeName: 'postureChecks', table: 'posture_checks', attributeTable: 'posture_check_role_attributes', keyed: false },
+  edgeRouter: {
+    storeName: 'routers',
+    table: 'routers',
+    attributeTable: 'router_role_attributes',
+    flag: 'is_edge',
+    keyed: true,
+  },
+  postureCheck: {
+    storeName: 'postureChecks',
+    table: 'posture_checks',
+    attributeTable: 'posture_check_role_attributes',
+    keyed: false,
+  },
 } as const satisfies Record<string, EntityKind>;
 
 export type EntityKindName = keyof typeof entityKinds;
@@ -89,8 +100,17 @@ export const servicePolicyKind: PolicyKind = {
 export const edgeRouterPolicyKind: PolicyKind = {
   name: 'edgeRouterPolicy',
   table: 'edge_router_policies',
-  sides: [side('edge_router_policies', 'identityRoles', 'identity'), side('edge_router_policies', 'edgeRouterRoles', 'edgeRouter')],
-  pairs: { table: 'identity_edge_routers', columns: ['identity_seq', 'edge_router_seq'], countColumn: () => 'count', counts: ['count'], touchesServiceLists: false },
+  sides: [
+    side('edge_router_policies', 'identityRoles', 'identity'),
+    side('edge_router_policies', 'edgeRouterRoles', 'edgeRouter'),
+  ],
+  pairs: {
+    table: 'identity_edge_routers',
+    columns: ['identity_seq', 'edge_router_seq'],
+    countColumn: () => 'count',
+    counts: ['count'],
+    touchesServiceLists: false,
+  },
 };
 
 export const serviceEdgeRouterPolicyKind: PolicyKind = {
@@ -100,15 +120,29 @@ export const serviceEdgeRouterPolicyKind: PolicyKind = {
     side('service_edge_router_policies', 'serviceRoles', 'service'),
     side('service_edge_router_policies', 'edgeRouterRoles', 'edgeRouter'),
   ],
-  pairs: { table: 'service_edge_routers', columns: ['service_seq', 'edge_router_seq'], countColumn: () => 'count', counts: ['count'], touchesServiceLists: false },
+  pairs: {
+    table: 'service_edge_routers',
+    columns: ['service_seq', 'edge_router_seq'],
+    countColumn: () => 'count',
+    counts: ['count'],
+    touchesServiceLists: false,
+  },
 };
 
 export const policyKinds = [servicePolicyKind, edgeRouterPolicyKind, serviceEdgeRouterPolicyKind] as const;
 
 /** A policy's members on one side (`service-policies/{id}/identities`). */
-const membersOf = (kind: PolicyKind, side: number): LinkTable => ({ table: sideAt(kind, side).membershipTable, parentColumn: 'policy_id', childColumn: 'entity_id' });
+const membersOf = (kind: PolicyKind, side: number): LinkTable => ({
+  table: sideAt(kind, side).membershipTable,
+  parentColumn: 'policy_id',
+  childColumn: 'entity_id',
+});
 /** The policies of a kind that select an entity on one side (`identities/{id}/service-policies`). */
-const policiesOf = (kind: PolicyKind, side: number): LinkTable => ({ table: sideAt(kind, side).membershipTable, parentColumn: 'entity_id', childColumn: 'policy_id' });
+const policiesOf = (kind: PolicyKind, side: number): LinkTable => ({
+  table: sideAt(kind, side).membershipTable,
+  parentColumn: 'entity_id',
+  childColumn: 'policy_id',
+});
 /** The entities of the other granting side a policy kind pairs with an entity (`identities/{id}/services`). */
 const pairedWith = (kind: PolicyKind, from: 0 | 1): LinkTable => ({
   table: kind.pairs.table,
@@ -152,4 +186,10 @@ export const policyLinks = {
 } satisfies Record<string, LinkTable>;
 
 /** A filter symbol over a link's far side (`anyOf(identities) = "<id>"` on service policies): an index lookup. */
-export const linkSymbol = (link: LinkTable): FilterSymbol => ({ kind: 'set', type: 'string', table: link.table, ownerColumn: link.parentColumn, valueColumn: link.childColumn });
+export const linkSymbol = (link: LinkTable): FilterSymbol => ({
+  kind: 'set',
+  type: 'string',
+  table: link.table,
+  ownerColumn: link.parentColumn,
+  valueColumn: link.childColumn,
+});

@@ -38,7 +38,11 @@ export async function anyPostureCheck(db: Db): Promise<boolean> {
 // the other way round, SQLite went through each of the identity's policies testing every service of the page
 // (100 policies × 500 services for an identity that sees a thousand).
 const selectPoliciesLinking = preparedQuery(
-  (q, identityId: string, serviceIds: readonly string[]) => sql<PolicyLinkRow>`SELECT ps.policy_id AS "policyId", p.name AS name, ps.entity_id AS "serviceId", p.type AS type
+  (
+    q,
+    identityId: string,
+    serviceIds: readonly string[],
+  ) => sql<PolicyLinkRow>`SELECT ps.policy_id AS "policyId", p.name AS name, ps.entity_id AS "serviceId", p.type AS type
     FROM service_policy_services ps
     JOIN service_policies p ON p.id = ps.policy_id
     WHERE ps.entity_id IN ${inTextList(q, serviceIds)}
@@ -51,7 +55,11 @@ const selectPoliciesLinking = preparedQuery(
  * The service policies of either type that link the identity to one of these services, by policy id; none while no
  * posture check exists at all (then no policy has checks to show, and upstream looks at none).
  */
-export async function servicePoliciesLinking(db: Db, identityId: string, serviceIds: readonly string[]): Promise<PolicyLinkRow[]> {
+export async function servicePoliciesLinking(
+  db: Db,
+  identityId: string,
+  serviceIds: readonly string[],
+): Promise<PolicyLinkRow[]> {
   return selectPoliciesLinking(db, identityId, [...new Set(serviceIds)]);
 }
 
@@ -81,10 +89,19 @@ export async function postureChecksOfIdentity(db: Db, identityId: string): Promi
  * The identity's services behind MFA checks that prompt on a wake (`onWake`) or an unlock (`onUnlock`), through
  * its service policies, with each check's details (JSON text).
  */
-export async function promptingMfaChecks(db: Db, identityId: string, onWake: boolean, onUnlock: boolean): Promise<{ serviceId: string; serviceName: string; details: string }[]> {
+export async function promptingMfaChecks(
+  db: Db,
+  identityId: string,
+  onWake: boolean,
+  onUnlock: boolean,
+): Promise<{ serviceId: string; serviceName: string; details: string }[]> {
   const prompts = [...(onWake ? [sql`c.prompt_on_wake = 1`] : []), ...(onUnlock ? [sql`c.prompt_on_unlock = 1`] : [])];
   if (prompts.length === 0) return [];
-  const { rows } = await sql<{ serviceId: string; serviceName: string; details: string }>`SELECT DISTINCT s.id AS "serviceId", s.name AS "serviceName", c.details AS details
+  const { rows } = await sql<{
+    serviceId: string;
+    serviceName: string;
+    details: string;
+  }>`SELECT DISTINCT s.id AS "serviceId", s.name AS "serviceName", c.details AS details
     FROM service_policy_identities pi
     JOIN service_policy_posture_checks m ON m.policy_id = pi.policy_id
     JOIN posture_checks c ON c.id = m.entity_id AND c.type_id = 'MFA'
@@ -101,30 +118,46 @@ export async function queuedPostureRechecks(db: Db, limit: number): Promise<stri
 }
 
 export async function dequeuePostureRechecks(tx: Db, identityIds: readonly string[]): Promise<void> {
-  if (identityIds.length > 0) await typed(tx).deleteFrom('session_posture_rechecks').where('identity_id', 'in', identityIds).execute();
+  if (identityIds.length > 0)
+    await typed(tx).deleteFrom('session_posture_rechecks').where('identity_id', 'in', identityIds).execute();
 }
 
 /** Queues every identity holding sessions, when any posture check exists (what a restart forgot, evaluated again). */
 export async function queueEveryIdentityWithSessions(tx: Db): Promise<void> {
   if (!(await anyPostureCheck(tx))) return;
-  await sql`INSERT INTO session_posture_rechecks (identity_id) SELECT DISTINCT identity_id FROM sessions WHERE true ON CONFLICT (identity_id) DO NOTHING`.execute(tx);
+  await sql`INSERT INTO session_posture_rechecks (identity_id) SELECT DISTINCT identity_id FROM sessions WHERE true ON CONFLICT (identity_id) DO NOTHING`.execute(
+    tx,
+  );
 }
 
 /**
  * An MFA check's two filterable fields as columns (NULL for other check types, whose symbols have no value), kept
  * beside the check's JSON details.
  */
-export async function setPromptColumns(tx: Db, checkId: string, prompts: { promptOnWake: boolean; promptOnUnlock: boolean } | undefined): Promise<void> {
+export async function setPromptColumns(
+  tx: Db,
+  checkId: string,
+  prompts: { promptOnWake: boolean; promptOnUnlock: boolean } | undefined,
+): Promise<void> {
   await typed(tx)
     .updateTable('posture_checks')
-    .set({ prompt_on_wake: prompts ? Number(prompts.promptOnWake) : null, prompt_on_unlock: prompts ? Number(prompts.promptOnUnlock) : null })
+    .set({
+      prompt_on_wake: prompts ? Number(prompts.promptOnWake) : null,
+      prompt_on_unlock: prompts ? Number(prompts.promptOnUnlock) : null,
+    })
     .where('id', '=', checkId)
     .execute();
 }
 
 /** An identity's reported posture document (JSON), if its clients reported anything. */
 export async function reportedPostureText(db: Db, identityId: string): Promise<string | undefined> {
-  return (await typed(db).selectFrom('reported_posture').select('data').where('identity_id', '=', identityId).executeTakeFirst())?.data;
+  return (
+    await typed(db)
+      .selectFrom('reported_posture')
+      .select('data')
+      .where('identity_id', '=', identityId)
+      .executeTakeFirst()
+  )?.data;
 }
 
 export async function putReportedPosture(tx: Db, identityId: string, data: string, at: string): Promise<void> {
@@ -137,6 +170,12 @@ export async function putReportedPosture(tx: Db, identityId: string, data: strin
 
 /** Up to `limit` identities with reported posture, after `after` in id order. */
 export async function reportedPostureIdentities(db: Db, after: string, limit: number): Promise<string[]> {
-  const rows = await typed(db).selectFrom('reported_posture').select('identity_id').where('identity_id', '>', after).orderBy('identity_id').limit(limit).execute();
+  const rows = await typed(db)
+    .selectFrom('reported_posture')
+    .select('identity_id')
+    .where('identity_id', '>', after)
+    .orderBy('identity_id')
+    .limit(limit)
+    .execute();
   return rows.map((row) => row.identity_id);
 }

@@ -3,7 +3,8 @@ import { dynamic } from '../connection.js';
 import type { Db, TableName } from '../store.js';
 
 /** Tables of named entities. */
-export type NamedTable = 'identities' | 'services' | 'routers' | 'service_policies' | 'posture_checks' | 'configs' | 'config_types' | 'cas';
+export type NamedTable =
+  'identities' | 'services' | 'routers' | 'service_policies' | 'posture_checks' | 'configs' | 'config_types' | 'cas';
 
 /** The named entities' tables by the words callers use for them: only the store spells the tables. */
 export const named = {
@@ -19,9 +20,17 @@ export async function rowExists(db: Db, table: TableName, id: string): Promise<b
 }
 
 /** Those of `ids` that have a row; with `flag`, only rows where that 0/1 column is 1 (edge routers among routers). */
-export async function existingIds(db: Db, table: TableName, ids: readonly string[], flag?: string): Promise<Set<string>> {
+export async function existingIds(
+  db: Db,
+  table: TableName,
+  ids: readonly string[],
+  flag?: string,
+): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  let query = dynamic(db).selectFrom(table).select('id').where('id', 'in', [...new Set(ids)]);
+  let query = dynamic(db)
+    .selectFrom(table)
+    .select('id')
+    .where('id', 'in', [...new Set(ids)]);
   if (flag) query = query.where(flag, '=', 1);
   return new Set((await query.execute()).map((row) => String(row.id)));
 }
@@ -29,6 +38,10 @@ export async function existingIds(db: Db, table: TableName, ids: readonly string
 /** id → name of those of `ids` that exist. */
 export async function namesOf(db: Db, table: NamedTable, ids: readonly string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const rows = await dynamic(db).selectFrom(table).select(['id', 'name']).where('id', 'in', [...new Set(ids)]).execute();
+  const rows = await dynamic(db)
+    .selectFrom(table)
+    .select(['id', 'name'])
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
   return new Map(rows.map((row) => [String(row.id), String(row.name)]));
 }

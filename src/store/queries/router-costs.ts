@@ -10,6 +10,10 @@ export interface RouterPathAttributes {
 
 export async function routerPathAttributes(db: Db, ids: readonly string[]): Promise<Map<string, RouterPathAttributes>> {
   if (ids.length === 0) return new Map();
-  const rows = await typed(db).selectFrom('routers').select(['id', 'cost', 'no_traversal']).where('id', 'in', ids).execute();
+  const rows = await typed(db)
+    .selectFrom('routers')
+    .select(['id', 'cost', 'no_traversal'])
+    .where('id', 'in', ids)
+    .execute();
   return new Map(rows.map((row) => [row.id, { cost: row.cost, noTraversal: row.no_traversal === 1 }]));
 }

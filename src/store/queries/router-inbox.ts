@@ -34,13 +34,28 @@ export async function pendingInboxCount(db: Db, instanceId: string): Promise<num
 export async function addInboxRow(tx: Db, row: NewInboxRow): Promise<void> {
   await typed(tx)
     .insertInto('router_inbox')
-    .values({ id: row.id, instance_id: row.instanceId, sender_instance_id: row.senderInstanceId, router_id: row.routerId, message: row.message, timeout_ms: row.timeoutMs, state: 'pending', created_at: row.createdAt })
+    .values({
+      id: row.id,
+      instance_id: row.instanceId,
+      sender_instance_id: row.senderInstanceId,
+      router_id: row.routerId,
+      message: row.message,
+      timeout_ms: row.timeoutMs,
+      state: 'pending',
+      created_at: row.createdAt,
+    })
     .execute();
 }
 
 /** Whether any row waits for `instanceId` (one indexed probe: the holder's poll). */
 export async function hasPendingInbox(db: Db, instanceId: string): Promise<boolean> {
-  const row = await typed(db).selectFrom('router_inbox').select('id').where('instance_id', '=', instanceId).where('state', '=', 'pending').limit(1).executeTakeFirst();
+  const row = await typed(db)
+    .selectFrom('router_inbox')
+    .select('id')
+    .where('instance_id', '=', instanceId)
+    .where('state', '=', 'pending')
+    .limit(1)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -48,8 +63,17 @@ export async function hasPendingInbox(db: Db, instanceId: string): Promise<boole
  * Up to `limit` pending rows of `instanceId` (oldest first), but those in `skip`: read only, as one process alone
  * (the instance) delivers them and remembers which it is delivering, so no write stands between a row and its router.
  */
-export async function pendingInboxRows(db: Db, instanceId: string, limit: number, skip: readonly string[]): Promise<InboxRow[]> {
-  let query = typed(db).selectFrom('router_inbox').select(['id', 'router_id', 'message', 'timeout_ms']).where('instance_id', '=', instanceId).where('state', '=', 'pending');
+export async function pendingInboxRows(
+  db: Db,
+  instanceId: string,
+  limit: number,
+  skip: readonly string[],
+): Promise<InboxRow[]> {
+  let query = typed(db)
+    .selectFrom('router_inbox')
+    .select(['id', 'router_id', 'message', 'timeout_ms'])
+    .where('instance_id', '=', instanceId)
+    .where('state', '=', 'pending');
   if (skip.length > 0) query = query.where('id', 'not in', skip);
   const rows = await query.orderBy('created_at').limit(limit).execute();
   return rows.map((row) => ({ id: row.id, routerId: row.router_id, message: row.message, timeoutMs: row.timeout_ms }));
@@ -60,8 +84,15 @@ export async function answerInboxRow(tx: Db, id: string, state: 'replied' | 'fai
   await typed(tx).updateTable('router_inbox').set({ state, reply }).where('id', '=', id).execute();
 }
 
-export async function inboxAnswer(db: Db, id: string): Promise<{ state: InboxState; reply: string | null } | undefined> {
-  const row = await typed(db).selectFrom('router_inbox').select(['state', 'reply']).where('id', '=', id).executeTakeFirst();
+export async function inboxAnswer(
+  db: Db,
+  id: string,
+): Promise<{ state: InboxState; reply: string | null } | undefined> {
+  const row = await typed(db)
+    .selectFrom('router_inbox')
+    .select(['state', 'reply'])
+    .where('id', '=', id)
+    .executeTakeFirst();
   return row && { state: inboxState(row.state), reply: row.reply };
 }
 
@@ -75,15 +106,22 @@ export async function sweepInbox(tx: Db, before: string, liveInstanceIds: readon
   if (liveInstanceIds.length === 0) return;
   await typed(tx)
     .deleteFrom('router_inbox')
-    .where((eb) => eb.or([eb('instance_id', 'not in', liveInstanceIds), eb('sender_instance_id', 'not in', liveInstanceIds)]))
+    .where((eb) =>
+      eb.or([eb('instance_id', 'not in', liveInstanceIds), eb('sender_instance_id', 'not in', liveInstanceIds)]),
+    )
     .execute();
 }
 
-const inboxState = (state: string): InboxState => (state === 'taken' || state === 'replied' || state === 'failed' ? state : 'pending');
+const inboxState = (state: string): InboxState =>
+  state === 'taken' || state === 'replied' || state === 'failed' ? state : 'pending';
 
 /** Circuits whose path includes a router held elsewhere, and the process that owns each. */
 export async function addCircuitOwner(tx: Db, circuitId: string, instanceId: string): Promise<void> {
-  await typed(tx).insertInto('fabric_circuit_owners').values({ id: circuitId, instance_id: instanceId }).onConflict((conflict) => conflict.column('id').doNothing()).execute();
+  await typed(tx)
+    .insertInto('fabric_circuit_owners')
+    .values({ id: circuitId, instance_id: instanceId })
+    .onConflict((conflict) => conflict.column('id').doNothing())
+    .execute();
 }
 
 export async function removeCircuitOwner(tx: Db, circuitId: string): Promise<void> {
@@ -91,9 +129,18 @@ export async function removeCircuitOwner(tx: Db, circuitId: string): Promise<voi
 }
 
 /** The instance owning each of these circuits, where one (still live) does. */
-export async function circuitOwners(db: Db, circuitIds: readonly string[], liveInstanceIds: readonly string[]): Promise<Map<string, string>> {
+export async function circuitOwners(
+  db: Db,
+  circuitIds: readonly string[],
+  liveInstanceIds: readonly string[],
+): Promise<Map<string, string>> {
   if (circuitIds.length === 0 || liveInstanceIds.length === 0) return new Map();
-  const rows = await typed(db).selectFrom('fabric_circuit_owners').select(['id', 'instance_id']).where('id', 'in', circuitIds).where('instance_id', 'in', liveInstanceIds).execute();
+  const rows = await typed(db)
+    .selectFrom('fabric_circuit_owners')
+    .select(['id', 'instance_id'])
+    .where('id', 'in', circuitIds)
+    .where('instance_id', 'in', liveInstanceIds)
+    .execute();
   return new Map(rows.map((row) => [row.id, row.instance_id]));
 }
 

@@ -18,8 +18,18 @@ export interface RouterForConnection {
 
 export async function routersForConnection(db: Db, ids: readonly string[]): Promise<RouterForConnection[]> {
   if (ids.length === 0) return [];
-  const rows = await typed(db).selectFrom('routers').select(['id', 'name', 'is_edge', 'disabled', 'fingerprint']).where('id', 'in', ids).execute();
-  return rows.map((row) => ({ id: row.id, name: row.name, isEdge: row.is_edge === 1, disabled: row.disabled === 1, fingerprint: row.fingerprint }));
+  const rows = await typed(db)
+    .selectFrom('routers')
+    .select(['id', 'name', 'is_edge', 'disabled', 'fingerprint'])
+    .where('id', 'in', ids)
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    isEdge: row.is_edge === 1,
+    disabled: row.disabled === 1,
+    fingerprint: row.fingerprint,
+  }));
 }
 
 /** Presence rows of these routers (online or not), by router id. */
@@ -30,15 +40,38 @@ export async function routerPresence(db: Db, ids: readonly string[]): Promise<Ma
 }
 
 /** A router is now held by `instanceId`. The sync columns are the edge sync's to write (it may already have). */
-export async function markRoutersConnected(tx: Db, rows: ReadonlyArray<{ routerId: string; instanceId: string; connectedAt: string; versionInfo: string; linkListeners: string }>): Promise<void> {
+export async function markRoutersConnected(
+  tx: Db,
+  rows: ReadonlyArray<{
+    routerId: string;
+    instanceId: string;
+    connectedAt: string;
+    versionInfo: string;
+    linkListeners: string;
+  }>,
+): Promise<void> {
   for (const row of rows) {
-    const values = { instance_id: row.instanceId, connected_at: row.connectedAt, version_info: row.versionInfo, link_listeners: row.linkListeners };
+    const values = {
+      instance_id: row.instanceId,
+      connected_at: row.connectedAt,
+      version_info: row.versionInfo,
+      link_listeners: row.linkListeners,
+    };
     // The router may have been deleted meanwhile: insert only while it exists.
     await typed(tx)
       .insertInto('router_presence')
       .columns(['router_id', 'instance_id', 'connected_at', 'version_info', 'link_listeners'])
       .expression((eb) =>
-        eb.selectFrom('routers').select([eb.val(row.routerId).as('router_id'), eb.val(row.instanceId).as('instance_id'), eb.val(row.connectedAt).as('connected_at'), eb.val(row.versionInfo).as('version_info'), eb.val(row.linkListeners).as('link_listeners')]).where('id', '=', row.routerId),
+        eb
+          .selectFrom('routers')
+          .select([
+            eb.val(row.routerId).as('router_id'),
+            eb.val(row.instanceId).as('instance_id'),
+            eb.val(row.connectedAt).as('connected_at'),
+            eb.val(row.versionInfo).as('version_info'),
+            eb.val(row.linkListeners).as('link_listeners'),
+          ])
+          .where('id', '=', row.routerId),
       )
       .onConflict((conflict) => conflict.column('router_id').doUpdateSet(values))
       .execute();
@@ -48,16 +81,27 @@ export async function markRoutersConnected(tx: Db, rows: ReadonlyArray<{ routerI
 /** These routers' channels on `instanceId` closed; a row another instance took over since is left alone. */
 export async function markRoutersDisconnected(tx: Db, instanceId: string, routerIds: readonly string[]): Promise<void> {
   if (routerIds.length === 0) return;
-  await typed(tx).updateTable('router_presence').set({ instance_id: null }).where('instance_id', '=', instanceId).where('router_id', 'in', routerIds).execute();
+  await typed(tx)
+    .updateTable('router_presence')
+    .set({ instance_id: null })
+    .where('instance_id', '=', instanceId)
+    .where('router_id', 'in', routerIds)
+    .execute();
 }
 
 /** Every router held by `instanceId` is offline (the instance stops), and the links they dialled go (migration 021). */
 export async function releaseInstanceRouters(tx: Db, instanceId: string): Promise<void> {
   await typed(tx)
     .deleteFrom('fabric_links')
-    .where('src_router_id', 'in', (eb) => eb.selectFrom('router_presence').select('router_id').where('instance_id', '=', instanceId))
+    .where('src_router_id', 'in', (eb) =>
+      eb.selectFrom('router_presence').select('router_id').where('instance_id', '=', instanceId),
+    )
     .execute();
-  await typed(tx).updateTable('router_presence').set({ instance_id: null }).where('instance_id', '=', instanceId).execute();
+  await typed(tx)
+    .updateTable('router_presence')
+    .set({ instance_id: null })
+    .where('instance_id', '=', instanceId)
+    .execute();
 }
 
 /** Whether some router is held by an instance not seen since `since` (which then stopped beating). */
@@ -66,7 +110,17 @@ export async function hasRoutersOfDeadInstances(db: Db, since: string): Promise<
     .selectFrom('router_presence')
     .select('router_id')
     .where('instance_id', 'is not', null)
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('controller_instances').select('id').whereRef('controller_instances.id', '=', 'router_presence.instance_id').where('last_seen_at', '>=', since))))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('controller_instances')
+            .select('id')
+            .whereRef('controller_instances.id', '=', 'router_presence.instance_id')
+            .where('last_seen_at', '>=', since),
+        ),
+      ),
+    )
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;
@@ -81,19 +135,43 @@ export async function releaseRoutersOfDeadInstances(tx: Db, since: string): Prom
         .selectFrom('router_presence')
         .select('router_id')
         .where('instance_id', 'is not', null)
-        .where((inner) => inner.not(inner.exists(inner.selectFrom('controller_instances').select('id').whereRef('controller_instances.id', '=', 'router_presence.instance_id').where('last_seen_at', '>=', since)))),
+        .where((inner) =>
+          inner.not(
+            inner.exists(
+              inner
+                .selectFrom('controller_instances')
+                .select('id')
+                .whereRef('controller_instances.id', '=', 'router_presence.instance_id')
+                .where('last_seen_at', '>=', since),
+            ),
+          ),
+        ),
     )
     .execute();
   await typed(tx)
     .updateTable('router_presence')
     .set({ instance_id: null })
     .where('instance_id', 'is not', null)
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('controller_instances').select('id').whereRef('controller_instances.id', '=', 'router_presence.instance_id').where('last_seen_at', '>=', since))))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('controller_instances')
+            .select('id')
+            .whereRef('controller_instances.id', '=', 'router_presence.instance_id')
+            .where('last_seen_at', '>=', since),
+        ),
+      ),
+    )
     .execute();
 }
 
 /** The instance holding each of these routers, with the time it connected, for routers held by a live instance. */
-export async function heldRouters(db: Db, ids: readonly string[], since: string): Promise<Map<string, { instanceId: string; connectedAt: string }>> {
+export async function heldRouters(
+  db: Db,
+  ids: readonly string[],
+  since: string,
+): Promise<Map<string, { instanceId: string; connectedAt: string }>> {
   if (ids.length === 0) return new Map();
   const rows = await typed(db)
     .selectFrom('router_presence')
@@ -102,5 +180,7 @@ export async function heldRouters(db: Db, ids: readonly string[], since: string)
     .where('router_presence.router_id', 'in', ids)
     .where('controller_instances.last_seen_at', '>=', since)
     .execute();
-  return new Map(rows.map((row) => [row.router_id, { instanceId: row.instance_id!, connectedAt: row.connected_at ?? '' }]));
+  return new Map(
+    rows.map((row) => [row.router_id, { instanceId: row.instance_id!, connectedAt: row.connected_at ?? '' }]),
+  );
 }

@@ -28,7 +28,11 @@ export interface FeedEntry {
  * or those of `ids`: only fully authenticated ones (no MFA outstanding), as upstream announces them
  * (EventFullyAuthenticated, controller/db/api_session_store.go). `at` decides which session certificates are valid.
  */
-export async function routerApiSessions(db: Db, at: string, page: { afterId: string; limit: number } | { ids: readonly string[] }): Promise<RouterApiSession[]> {
+export async function routerApiSessions(
+  db: Db,
+  at: string,
+  page: { afterId: string; limit: number } | { ids: readonly string[] },
+): Promise<RouterApiSession[]> {
   let query = typed(db)
     .selectFrom('api_sessions')
     .select(['id', 'token', 'identity_id'])
@@ -55,7 +59,14 @@ export async function routerApiSessions(db: Db, at: string, page: { afterId: str
   const certificates = await typed(db)
     .selectFrom('api_session_certificates')
     .select(['api_session_id', 'fingerprint'])
-    .where('api_session_id', 'in', inTextList(db, sessions.map((session) => session.id)))
+    .where(
+      'api_session_id',
+      'in',
+      inTextList(
+        db,
+        sessions.map((session) => session.id),
+      ),
+    )
     .where('valid_from', '<=', at)
     .where('valid_to', '>', at)
     .execute();
@@ -64,7 +75,9 @@ export async function routerApiSessions(db: Db, at: string, page: { afterId: str
   return sessions.map((session) => ({
     id: session.id,
     token: session.token,
-    certFingerprints: [...new Set([...(byIdentity.get(session.identity_id) ?? []), ...(bySession.get(session.id) ?? [])])],
+    certFingerprints: [
+      ...new Set([...(byIdentity.get(session.identity_id) ?? []), ...(bySession.get(session.id) ?? [])]),
+    ],
   }));
 }
 
@@ -77,20 +90,30 @@ function groupBy(pairs: Array<[string, string]>): Map<string, string[]> {
 /** The ids of the API sessions behind these tokens (a router's heartbeat); unknown tokens are left out. */
 export async function apiSessionIdsByToken(db: Db, tokens: readonly string[]): Promise<Map<string, string>> {
   if (tokens.length === 0) return new Map();
-  const rows = await typed(db).selectFrom('api_sessions').select(['id', 'token']).where('token', 'in', inTextList(db, tokens)).execute();
+  const rows = await typed(db)
+    .selectFrom('api_sessions')
+    .select(['id', 'token'])
+    .where('token', 'in', inTextList(db, tokens))
+    .execute();
   return new Map(rows.map((row) => [row.token, row.id]));
 }
 
 /** Which of these session tokens still exist (a reconnecting router validates the sessions its clients hold). */
 export async function existingSessionTokens(db: Db, tokens: readonly string[]): Promise<Set<string>> {
   if (tokens.length === 0) return new Set();
-  const rows = await typed(db).selectFrom('sessions').select('token').where('token', 'in', inTextList(db, tokens)).execute();
+  const rows = await typed(db)
+    .selectFrom('sessions')
+    .select('token')
+    .where('token', 'in', inTextList(db, tokens))
+    .execute();
   return new Set(rows.map((row) => row.token));
 }
 
 /** The newest entry's sequence (0 when the feed is empty). */
 export async function routerSyncFeedHead(db: Db): Promise<number> {
-  const { rows } = await sql<{ head: number | string | null }>`SELECT max(seq) AS head FROM router_sync_feed`.execute(db);
+  const { rows } = await sql<{ head: number | string | null }>`SELECT max(seq) AS head FROM router_sync_feed`.execute(
+    db,
+  );
   return Number(rows[0]?.head ?? 0);
 }
 
@@ -104,12 +127,24 @@ export async function routerSyncFeedAfter(db: Db, afterSeq: number, limit: numbe
     .limit(limit)
     .execute();
   // The feed's rows are written only by migration 019's triggers, each with one of the FeedKind names.
-  return rows.map((row) => ({ seq: Number(row.seq), kind: row.kind as FeedKind, entityId: row.entity_id, token: row.token }));
+  return rows.map((row) => ({
+    seq: Number(row.seq),
+    kind: row.kind as FeedKind,
+    entityId: row.entity_id,
+    token: row.token,
+  }));
 }
 
 /** Whether any entry up to `throughSeq` is left (pruning looks before it writes). */
 export async function hasRouterSyncFeedThrough(db: Db, throughSeq: number): Promise<boolean> {
-  return (await typed(db).selectFrom('router_sync_feed').select('seq').where('seq', '<=', throughSeq).limit(1).executeTakeFirst()) !== undefined;
+  return (
+    (await typed(db)
+      .selectFrom('router_sync_feed')
+      .select('seq')
+      .where('seq', '<=', throughSeq)
+      .limit(1)
+      .executeTakeFirst()) !== undefined
+  );
 }
 
 export async function pruneRouterSyncFeed(tx: Db, throughSeq: number): Promise<void> {
@@ -133,14 +168,21 @@ export async function recordRouterSync(tx: Db, routerId: string, state: RouterSy
   const values = {
     sync_status: state.syncStatus,
     ...(state.hostname === undefined ? {} : { hostname: state.hostname }),
-    ...(state.supportedProtocols === undefined ? {} : { supported_protocols: JSON.stringify(state.supportedProtocols) }),
+    ...(state.supportedProtocols === undefined
+      ? {}
+      : { supported_protocols: JSON.stringify(state.supportedProtocols) }),
   };
   const columns = keysOf(values);
   // Inserted only while the router exists (it may have been deleted meanwhile).
   await typed(tx)
     .insertInto('router_presence')
     .columns(['router_id', ...columns])
-    .expression((eb) => eb.selectFrom('routers').select([eb.val(routerId).as('router_id'), ...columns.map((column) => eb.val(values[column]).as(column))]).where('id', '=', routerId))
+    .expression((eb) =>
+      eb
+        .selectFrom('routers')
+        .select([eb.val(routerId).as('router_id'), ...columns.map((column) => eb.val(values[column]).as(column))])
+        .where('id', '=', routerId),
+    )
     .onConflict((conflict) => conflict.column('router_id').doUpdateSet(values))
     .execute();
 }
@@ -149,4 +191,5 @@ export async function recordRouterSync(tx: Db, routerId: string, state: RouterSy
 const FEED_SOURCES: ReadonlySet<string> = new Set(['api_sessions', 'api_session_certificates', 'sessions']);
 
 /** Whether a commit that changed rows of these tables may have written the routers' change feed. */
-export const writesRouterSyncFeed = (tables: ReadonlySet<string>): boolean => [...tables].some((table) => FEED_SOURCES.has(table));
+export const writesRouterSyncFeed = (tables: ReadonlySet<string>): boolean =>
+  [...tables].some((table) => FEED_SOURCES.has(table));

@@ -10,11 +10,17 @@ export async function routerIsEdge(db: Db, id: string): Promise<boolean | undefi
 
 /** The router holding this certificate fingerprint, if any. */
 export async function routerWithFingerprint(db: Db, fingerprint: string): Promise<string | undefined> {
-  return (await typed(db).selectFrom('routers').select('id').where('fingerprint', '=', fingerprint).executeTakeFirst())?.id;
+  return (await typed(db).selectFrom('routers').select('id').where('fingerprint', '=', fingerprint).executeTakeFirst())
+    ?.id;
 }
 
 /** The router's certificate after enrollment or renewal: it is verified from now on. */
-export async function setRouterCertificate(tx: Db, id: string, certificate: { certPem: string; fingerprint: string }, at: string): Promise<void> {
+export async function setRouterCertificate(
+  tx: Db,
+  id: string,
+  certificate: { certPem: string; fingerprint: string },
+  at: string,
+): Promise<void> {
   await typed(tx)
     .updateTable('routers')
     .set({ cert_pem: certificate.certPem, fingerprint: certificate.fingerprint, is_verified: 1, updated_at: at })
@@ -24,11 +30,18 @@ export async function setRouterCertificate(tx: Db, id: string, certificate: { ce
 
 /** Back to unenrolled: no certificate, unverified. */
 export async function clearRouterCertificate(tx: Db, id: string, at: string): Promise<void> {
-  await typed(tx).updateTable('routers').set({ fingerprint: null, cert_pem: null, is_verified: 0, updated_at: at }).where('id', '=', id).execute();
+  await typed(tx)
+    .updateTable('routers')
+    .set({ fingerprint: null, cert_pem: null, is_verified: 0, updated_at: at })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** id, name and whether it is an edge router, for these routers. */
-export async function routerNames(db: Db, ids: readonly string[]): Promise<{ id: string; name: string; isEdge: boolean }[]> {
+export async function routerNames(
+  db: Db,
+  ids: readonly string[],
+): Promise<{ id: string; name: string; isEdge: boolean }[]> {
   if (ids.length === 0) return [];
   const rows = await typed(db).selectFrom('routers').select(['id', 'name', 'is_edge']).where('id', 'in', ids).execute();
   return rows.map((row) => ({ id: row.id, name: row.name, isEdge: row.is_edge === 1 }));

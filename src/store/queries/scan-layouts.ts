@@ -17,7 +17,12 @@ export const scanLayouts = {
   /** When each identity's service list last changed. */
   serviceListTimes: { table: 'identity_service_updates', key: ['identity_id'], values: ['changed_at'] },
   /** Service config overrides, with their config's type beside them; walked by identity. */
-  overrideConfigTypes: { table: 'identity_service_configs', sourceTable: 'identities', key: ['identity_id', 'service_id', 'config_id'], values: ['config_type_id'] },
+  overrideConfigTypes: {
+    table: 'identity_service_configs',
+    sourceTable: 'identities',
+    key: ['identity_id', 'service_id', 'config_id'],
+    values: ['config_type_id'],
+  },
   /** An entity's role attributes, read for every entity the policies may select. */
   roleAttributes: 'role_attributes',
   /** When an entity last changed, and a service's configs. */

@@ -4,7 +4,6 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { inTextList } from '../prepared.js';
 import type { Db, TableName } from '../store.js';
 
-
 /**
  * A scope is a shape and its values, so that list queries compile once per shape (src/store/prepared.ts): `key`
  * names the shape, and `render` writes it with whatever stands for the values (themselves, or a prepared shape's
@@ -46,7 +45,8 @@ export const scopeKey = (value: Scope): string => shapeOf(value).key;
 /** A scope's values, in the order its shape takes them. */
 export const scopeValues = (value: Scope): readonly unknown[] => shapeOf(value).values;
 /** The SQL of a scope, inside the store, with `values` (by default its own) in place of its values. */
-export const scopeSql = (value: Scope, db: Db, values = scopeValues(value)): RawBuilder<SqlBool> => shapeOf(value).render(values, db);
+export const scopeSql = (value: Scope, db: Db, values = scopeValues(value)): RawBuilder<SqlBool> =>
+  shapeOf(value).render(values, db);
 
 const listed = (column: string) => sql.ref(`${LISTED}.${column}`);
 const constant = (key: string, condition: RawBuilder<SqlBool>) => scope({ key, values: [], render: () => condition });
@@ -87,7 +87,11 @@ export function anyOf(scopes: readonly Scope[]): Scope {
 export function idIn(ids: readonly string[]): Scope {
   if (ids.length === 0) return noRow;
   // `list` is the ids, or a prepared shape's stand-in for them (src/store/prepared.ts), which binds as they would.
-  return scope({ key: 'idIn', values: [ids], render: ([list], db) => sql<SqlBool>`${listed('id')} IN ${inTextList(db, list as string[])}` });
+  return scope({
+    key: 'idIn',
+    values: [ids],
+    render: ([list], db) => sql<SqlBool>`${listed('id')} IN ${inTextList(db, list as string[])}`,
+  });
 }
 
 /** A link table rows of one entity reach rows of another through (membership, pair and join tables). */
@@ -109,7 +113,9 @@ export function linkedTo(link: LinkTable, parentId: string, positiveCount?: stri
     key: `link(${link.table}.${link.parentColumn}.${link.childColumn}.${positiveCount ?? ''})`,
     values: [parentId],
     render([parent]) {
-      const parentKey = link.parentTable ? sql`(SELECT seq FROM ${sql.table(link.parentTable)} WHERE id = ${parent})` : sql`${parent}`;
+      const parentKey = link.parentTable
+        ? sql`(SELECT seq FROM ${sql.table(link.parentTable)} WHERE id = ${parent})`
+        : sql`${parent}`;
       const rows = sql`SELECT ${sql.ref(link.childColumn)} FROM ${sql.table(link.table)} WHERE ${sql.ref(link.parentColumn)} = ${parentKey}`;
       const counted = positiveCount ? sql`${rows} AND ${sql.ref(positiveCount)} > 0` : rows;
       return sql<SqlBool>`${listed(link.parentTable ? 'seq' : 'id')} IN (${counted})`;

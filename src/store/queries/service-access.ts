@@ -14,7 +14,9 @@ export interface PairCounts {
   bind: number;
 }
 
-const selectService = preparedQuery((q, serviceId: string) => q.selectFrom('services').select('id').where('id', '=', serviceId));
+const selectService = preparedQuery((q, serviceId: string) =>
+  q.selectFrom('services').select('id').where('id', '=', serviceId),
+);
 
 export async function serviceExists(db: Db, serviceId: string): Promise<boolean> {
   return (await selectService(db, serviceId)).length > 0;
@@ -35,25 +37,39 @@ export async function servicePair(db: Db, identityId: string, serviceId: string)
 }
 
 const selectServiceWithPair = preparedQuery(
-  (_q, identityId: string, serviceId: string) => sql<{ name: string; dial: number | null; bind: number | null }>`SELECT s.name AS name, p.dial AS dial, p.bind AS bind
+  (_q, identityId: string, serviceId: string) => sql<{
+    name: string;
+    dial: number | null;
+    bind: number | null;
+  }>`SELECT s.name AS name, p.dial AS dial, p.bind AS bind
     FROM services s LEFT JOIN identity_services p ON p.service_seq = s.seq AND p.identity_seq = (SELECT seq FROM identities WHERE id = ${identityId})
     WHERE s.id = ${serviceId}`,
 );
 
 /** The service's name with the identity's pair counts (null when no policy grants it); undefined when the service does not exist. */
-export async function serviceWithPair(db: Db, identityId: string, serviceId: string): Promise<{ name: string; dial: number | null; bind: number | null } | undefined> {
+export async function serviceWithPair(
+  db: Db,
+  identityId: string,
+  serviceId: string,
+): Promise<{ name: string; dial: number | null; bind: number | null } | undefined> {
   const [row] = await selectServiceWithPair(db, identityId, serviceId);
   return row;
 }
 
 const selectPairs = preparedQuery(
-  (q, identityId: string, serviceIds: readonly string[]) => sql<PairCounts & { service_id: string }>`SELECT s.id AS service_id, p.dial AS dial, p.bind AS bind
+  (q, identityId: string, serviceIds: readonly string[]) => sql<
+    PairCounts & { service_id: string }
+  >`SELECT s.id AS service_id, p.dial AS dial, p.bind AS bind
     FROM identities i JOIN identity_services p ON p.identity_seq = i.seq JOIN services s ON s.seq = p.service_seq
     WHERE i.id = ${identityId} AND s.id IN ${inTextList(q, serviceIds)}`,
 );
 
 /** The identity's pair counts for each of these services that some policy grants. */
-export async function servicePairs(db: Db, identityId: string, serviceIds: readonly string[]): Promise<Map<string, PairCounts>> {
+export async function servicePairs(
+  db: Db,
+  identityId: string,
+  serviceIds: readonly string[],
+): Promise<Map<string, PairCounts>> {
   if (serviceIds.length === 0) return new Map();
   const rows = await selectPairs(db, identityId, serviceIds);
   return new Map(rows.map((row) => [row.service_id, { dial: row.dial, bind: row.bind }]));
@@ -70,7 +86,9 @@ export interface GrantedServiceRow extends Row {
 const listShapes = new ShapeCache(500);
 
 /** `FROM` and the identity condition of an identity's service list: driven from its pairs (the primary key), never the service table. */
-const grantedServices = (identityId: unknown) => sql`FROM identity_services p JOIN services ${sql.raw(LISTED)} ON ${sql.ref(`${LISTED}.seq`)} = p.service_seq
+const grantedServices = (
+  identityId: unknown,
+) => sql`FROM identity_services p JOIN services ${sql.raw(LISTED)} ON ${sql.ref(`${LISTED}.seq`)} = p.service_seq
   WHERE p.identity_seq = (SELECT seq FROM identities WHERE id = ${identityId})`;
 
 /**
@@ -78,20 +96,31 @@ const grantedServices = (identityId: unknown) => sql`FROM identity_services p JO
  * listed table), each with its pair counts, so the page needs no second look at the pairs. Read from the
  * identity's pairs, which hold only its services, rather than every service tested against them.
  */
-export async function grantedServicePage(db: Db, identityId: string, query: ListQuery): Promise<{ rows: GrantedServiceRow[]; totalCount: number }> {
+export async function grantedServicePage(
+  db: Db,
+  identityId: string,
+  query: ListQuery,
+): Promise<{ rows: GrantedServiceRow[]; totalCount: number }> {
   const limit = query.limit === 'none' ? dialectOf(db).unlimited : query.limit;
-  const rows = await listShapes.run<GrantedServiceRow>(db, `page ${query.shape}`, [identityId, limit, query.offset], (q, [identity, pageLimit, offset]) => {
-    const { where, orderBy } = listQuerySql(query, LISTED, dialectOf(q).filter);
-    return sql<GrantedServiceRow>`SELECT ${sql.ref(LISTED)}.*, p.dial AS pair_dial, p.bind AS pair_bind ${grantedServices(identity)} AND ${where}
+  const rows = await listShapes.run<GrantedServiceRow>(
+    db,
+    `page ${query.shape}`,
+    [identityId, limit, query.offset],
+    (q, [identity, pageLimit, offset]) => {
+      const { where, orderBy } = listQuerySql(query, LISTED, dialectOf(q).filter);
+      return sql<GrantedServiceRow>`SELECT ${sql.ref(LISTED)}.*, p.dial AS pair_dial, p.bind AS pair_bind ${grantedServices(identity)} AND ${where}
       ORDER BY ${sql.join(orderBy)} LIMIT ${limitOf(pageLimit)} OFFSET ${offset}`;
-  });
+    },
+  );
   // As every list: a page that is not full ends the matches, so it tells the count.
   const isFull = query.limit !== 'none' && rows.length >= query.limit;
   if (!isFull && (rows.length > 0 || query.offset === 0)) return { rows, totalCount: query.offset + rows.length };
   const [counted] = await listShapes.run<{ n: number }>(db, `count ${query.shape}`, [identityId], (q, [identity]) => {
     // Unfiltered, every pair is one service (a service's pairs go with it), so the pairs alone are counted.
     if (query.predicate.kind === 'constant' && query.predicate.value) {
-      return sql<{ n: number }>`SELECT count(*) AS n FROM identity_services WHERE identity_seq = (SELECT seq FROM identities WHERE id = ${identity})`;
+      return sql<{
+        n: number;
+      }>`SELECT count(*) AS n FROM identity_services WHERE identity_seq = (SELECT seq FROM identities WHERE id = ${identity})`;
     }
     const { where } = listQuerySql(query, LISTED, dialectOf(q).filter);
     return sql<{ n: number }>`SELECT count(*) AS n ${grantedServices(identity)} AND ${where}`;
@@ -108,8 +137,18 @@ export interface SharedRouterRow {
 }
 
 /** Up to `limit` edge routers both the identity's edge router policies and the service's service edge router policies grant, connected ones (migration 018) first, then by id. */
-export const sharedEdgeRouterRows: (db: Db, identityId: string, serviceId: string, limit: number) => Promise<SharedRouterRow[]> = preparedQuery(
-  (_q, identityId: string, serviceId: string, limit: number) => sql<SharedRouterRow>`SELECT r.id AS id, r.name AS name, r.cost AS cost, r.no_traversal AS no_traversal, r.disabled AS disabled
+export const sharedEdgeRouterRows: (
+  db: Db,
+  identityId: string,
+  serviceId: string,
+  limit: number,
+) => Promise<SharedRouterRow[]> = preparedQuery(
+  (
+    _q,
+    identityId: string,
+    serviceId: string,
+    limit: number,
+  ) => sql<SharedRouterRow>`SELECT r.id AS id, r.name AS name, r.cost AS cost, r.no_traversal AS no_traversal, r.disabled AS disabled
     FROM identity_edge_routers i
     JOIN service_edge_routers s ON s.edge_router_seq = i.edge_router_seq AND s.service_seq = (SELECT seq FROM services WHERE id = ${serviceId})
     JOIN routers r ON r.seq = i.edge_router_seq
@@ -118,12 +157,24 @@ export const sharedEdgeRouterRows: (db: Db, identityId: string, serviceId: strin
 );
 
 /** How many edge routers the identity's policies give it, how many the service's give it, and those in both, by name. */
-export async function edgeRouterReach(db: Db, identityId: string, serviceId: string): Promise<{ identityRouters: number; serviceRouters: number; common: { id: string; name: string }[] }> {
+export async function edgeRouterReach(
+  db: Db,
+  identityId: string,
+  serviceId: string,
+): Promise<{ identityRouters: number; serviceRouters: number; common: { id: string; name: string }[] }> {
   const q = typed(db);
   const identityKey = q.selectFrom('identities').select('seq').where('id', '=', identityId);
   const serviceKey = q.selectFrom('services').select('seq').where('id', '=', serviceId);
-  const identityRouters = await q.selectFrom('identity_edge_routers').select((eb) => eb.fn.countAll<number>().as('n')).where('identity_seq', '=', identityKey).executeTakeFirst();
-  const serviceRouters = await q.selectFrom('service_edge_routers').select((eb) => eb.fn.countAll<number>().as('n')).where('service_seq', '=', serviceKey).executeTakeFirst();
+  const identityRouters = await q
+    .selectFrom('identity_edge_routers')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('identity_seq', '=', identityKey)
+    .executeTakeFirst();
+  const serviceRouters = await q
+    .selectFrom('service_edge_routers')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('service_seq', '=', serviceKey)
+    .executeTakeFirst();
   const common = await q
     .selectFrom('identity_edge_routers as i')
     .innerJoin('service_edge_routers as s', 's.edge_router_seq', 'i.edge_router_seq')
@@ -145,6 +196,11 @@ const selectSharedRouter = preparedQuery(
 );
 
 /** Whether both the identity's edge router policies and the service's service edge router policies grant the router. */
-export async function isEdgeRouterShared(db: Db, identityId: string, serviceId: string, routerId: string): Promise<boolean> {
+export async function isEdgeRouterShared(
+  db: Db,
+  identityId: string,
+  serviceId: string,
+  routerId: string,
+): Promise<boolean> {
   return (await selectSharedRouter(db, identityId, serviceId, routerId)).length > 0;
 }

@@ -6,7 +6,12 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../store.js';
 import { inTextList, ShapeCache } from '../prepared.js';
 import type { EntityKindName } from './policy-tables.js';
-import { markChangedStatement, markServiceLists, queuePostureRechecks, type ServiceListHolders } from './service-lists.js';
+import {
+  markChangedStatement,
+  markServiceLists,
+  queuePostureRechecks,
+  type ServiceListHolders,
+} from './service-lists.js';
 
 const shapes = new ShapeCache(100);
 
@@ -21,7 +26,14 @@ export type CountChange = { add: string } | { remove: string } | { move: readonl
  * to cross 0 in a column, i.e. that gain or lose Dial or Bind on a service. Only the pairs the change touches are
  * looked at (each a primary key lookup), so the work follows the change, as the count update itself does.
  */
-export async function markAccessCrossings(tx: Db, shape: string, policyId: string, keySets: PairKeySets, change: CountChange, at: string): Promise<void> {
+export async function markAccessCrossings(
+  tx: Db,
+  shape: string,
+  policyId: string,
+  keySets: PairKeySets,
+  change: CountChange,
+  at: string,
+): Promise<void> {
   await shapes.run(tx, `${shape} crossings`, [policyId, at], (_q, [policy, time]) => {
     const [identities, services] = keySets(policy);
     const count = (column: string) => sql.ref(`p.${column}`);
@@ -42,23 +54,47 @@ export async function markAccessCrossings(tx: Db, shape: string, policyId: strin
  * may now rest on other policies. Their lists move only where a changed policy's posture checks are shown to them
  * (as the posture queries of the services it grants); gained and lost access is marked by markAccessCrossings.
  */
-export async function touchPolicyChange(tx: Db, changed: EntityKindName | undefined, policyIds: readonly string[], holders: ServiceListHolders, at: string): Promise<void> {
+export async function touchPolicyChange(
+  tx: Db,
+  changed: EntityKindName | undefined,
+  policyIds: readonly string[],
+  holders: ServiceListHolders,
+  at: string,
+): Promise<void> {
   await queuePostureRechecks(tx, holders);
   // A changed service side means the policy grants services (before or after); a changed posture side means it has checks.
-  const showing = await policiesShowingChecks(tx, policyIds, { checks: changed !== 'postureCheck', services: changed !== 'service' });
+  const showing = await policiesShowingChecks(tx, policyIds, {
+    checks: changed !== 'postureCheck',
+    services: changed !== 'service',
+  });
   if (showing.length === 0) return;
   await markServiceLists(tx, 'servicePolicies' in holders ? { servicePolicies: showing } : holders, at);
 }
 
 /** Of these service policies, those with posture checks and granting services, as far as each is required. */
-async function policiesShowingChecks(tx: Db, policyIds: readonly string[], needs: { checks: boolean; services: boolean }): Promise<string[]> {
+async function policiesShowingChecks(
+  tx: Db,
+  policyIds: readonly string[],
+  needs: { checks: boolean; services: boolean },
+): Promise<string[]> {
   if (policyIds.length === 0) return [];
   if (!needs.checks && !needs.services) return [...policyIds];
-  const rows = await shapes.run<{ id: string }>(tx, `showing checks ${needs.checks} ${needs.services}`, [policyIds], (q, [ids]) => {
-    const checks = needs.checks ? sql`AND EXISTS (SELECT 1 FROM service_policy_posture_checks c WHERE c.policy_id = p.id)` : sql``;
-    const services = needs.services ? sql`AND EXISTS (SELECT 1 FROM service_policy_services s WHERE s.policy_id = p.id)` : sql``;
-    // `ids`: the policy ids or the shape's stand-in for them (src/store/prepared.ts), which binds as they would.
-    return sql<{ id: string }>`SELECT p.id FROM service_policies p WHERE p.id IN ${inTextList(q, ids as readonly string[])} ${checks} ${services}`;
-  });
+  const rows = await shapes.run<{ id: string }>(
+    tx,
+    `showing checks ${needs.checks} ${needs.services}`,
+    [policyIds],
+    (q, [ids]) => {
+      const checks = needs.checks
+        ? sql`AND EXISTS (SELECT 1 FROM service_policy_posture_checks c WHERE c.policy_id = p.id)`
+        : sql``;
+      const services = needs.services
+        ? sql`AND EXISTS (SELECT 1 FROM service_policy_services s WHERE s.policy_id = p.id)`
+        : sql``;
+      // `ids`: the policy ids or the shape's stand-in for them (src/store/prepared.ts), which binds as they would.
+      return sql<{
+        id: string;
+      }>`SELECT p.id FROM service_policies p WHERE p.id IN ${inTextList(q, ids as readonly string[])} ${checks} ${services}`;
+    },
+  );
   return rows.map((row) => row.id);
 }

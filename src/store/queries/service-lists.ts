@@ -32,7 +32,10 @@ const idList = (ids: readonly string[]) => (ids.length > 0 ? sql.join(ids) : sql
 
 /** The holders as a SELECT of identity ids. */
 function holderIds(holders: ServiceListHolders): RawBuilder<unknown> {
-  if ('identities' in holders) return holders.identities.length > 0 ? sql`SELECT id FROM identities WHERE id IN (${sql.join(holders.identities)})` : sql`SELECT NULL AS id WHERE 1 = 0`;
+  if ('identities' in holders)
+    return holders.identities.length > 0
+      ? sql`SELECT id FROM identities WHERE id IN (${sql.join(holders.identities)})`
+      : sql`SELECT NULL AS id WHERE 1 = 0`;
   if ('servicePolicies' in holders) return identitiesOfServicePolicies(idList(holders.servicePolicies));
   if ('servicePoliciesOfPostureCheck' in holders) {
     // A policy that grants no service shows its checks to nobody.
@@ -95,7 +98,9 @@ async function markChanged(tx: Db, identityIds: RawBuilder<unknown>, at: string)
  * sessions there is nothing to drop, so then nothing is queued (the common case costs one lookup).
  */
 async function queueRechecks(tx: Db, identityIds: RawBuilder<unknown>): Promise<void> {
-  const { rows } = await sql<{ needed: number | boolean }>`SELECT (EXISTS (SELECT 1 FROM sessions) AND EXISTS (SELECT 1 FROM posture_checks)) AS needed`.execute(tx);
+  const { rows } = await sql<{
+    needed: number | boolean;
+  }>`SELECT (EXISTS (SELECT 1 FROM sessions) AND EXISTS (SELECT 1 FROM posture_checks)) AS needed`.execute(tx);
   if (!rows[0]?.needed) return;
   await sql`INSERT INTO session_posture_rechecks (identity_id)
     SELECT DISTINCT s.identity_id FROM sessions s WHERE s.identity_id IN (SELECT ids.id FROM (${identityIds}) ids)
@@ -108,7 +113,10 @@ async function queueRechecks(tx: Db, identityIds: RawBuilder<unknown>): Promise<
  * primary-key lookups in one query. Undefined when the API session no longer exists.
  */
 export async function serviceListChangedAt(db: Db, apiSessionId: string): Promise<string | undefined> {
-  const { rows } = await sql<{ created_at: string; changed_at: string | null }>`SELECT s.created_at AS created_at, u.changed_at AS changed_at
+  const { rows } = await sql<{
+    created_at: string;
+    changed_at: string | null;
+  }>`SELECT s.created_at AS created_at, u.changed_at AS changed_at
     FROM api_sessions s LEFT JOIN identity_service_updates u ON u.identity_id = s.identity_id
     WHERE s.id = ${apiSessionId}`.execute(db);
   const row = rows[0];

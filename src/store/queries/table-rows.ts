@@ -35,7 +35,8 @@ const everyRow = sql<SqlBool>`1 = 1`;
 function matching(match: Readonly<Record<string, unknown>>): RawBuilder<SqlBool> {
   const conditions = Object.entries(match).flatMap(([column, value]) => {
     if (value === undefined) return [];
-    if (Array.isArray(value)) return [value.length > 0 ? sql<SqlBool>`${sql.ref(column)} IN (${sql.join(value)})` : noRow];
+    if (Array.isArray(value))
+      return [value.length > 0 ? sql<SqlBool>`${sql.ref(column)} IN (${sql.join(value)})` : noRow];
     return [value === null ? sql<SqlBool>`${sql.ref(column)} IS NULL` : sql<SqlBool>`${sql.ref(column)} = ${value}`];
   });
   return conditions.length === 0 ? everyRow : sql<SqlBool>`${sql.join(conditions, sql` AND `)}`;
@@ -50,14 +51,28 @@ function filtered(filter: RowFilter = {}): RawBuilder<SqlBool> {
 }
 
 /** The rows matching (every column, or `columns` only). Tables named at run time; see selectRows for typed use. */
-export async function selectMatching(db: Db, table: TableName, match: Readonly<Row>, columns?: readonly string[]): Promise<Row[]> {
+export async function selectMatching(
+  db: Db,
+  table: TableName,
+  match: Readonly<Row>,
+  columns?: readonly string[],
+): Promise<Row[]> {
   const from = dynamic(db).selectFrom(table);
   return (columns ? from.select([...columns]) : from.selectAll()).where(matching(match)).execute();
 }
 
 /** Returns how many rows changed. */
-export async function updateMatching(tx: Db, table: TableName, values: Readonly<Row>, match: Readonly<Row>): Promise<number> {
-  const result = await dynamic(tx).updateTable(table).set({ ...values }).where(matching(match)).executeTakeFirst();
+export async function updateMatching(
+  tx: Db,
+  table: TableName,
+  values: Readonly<Row>,
+  match: Readonly<Row>,
+): Promise<number> {
+  const result = await dynamic(tx)
+    .updateTable(table)
+    .set({ ...values })
+    .where(matching(match))
+    .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
@@ -68,19 +83,39 @@ export async function deleteMatching(tx: Db, table: TableName, match: Readonly<R
 }
 
 export async function insertRow(tx: Db, table: TableName, row: Readonly<Row>): Promise<void> {
-  await dynamic(tx).insertInto(table).values({ ...row }).execute();
+  await dynamic(tx)
+    .insertInto(table)
+    .values({ ...row })
+    .execute();
 }
 
-export async function selectRows<T extends TableName>(db: Db, table: T, match: Match<T> = {}): Promise<Selectable<Database[T]>[]> {
+export async function selectRows<T extends TableName>(
+  db: Db,
+  table: T,
+  match: Match<T> = {},
+): Promise<Selectable<Database[T]>[]> {
   // The table is named at run time, so the builder cannot type its rows; the schema says what `T`'s are.
   return (await selectMatching(db, table, match)) as Selectable<Database[T]>[];
 }
 
-export async function insertRows<T extends TableName>(tx: Db, table: T, rows: readonly Insertable<Database[T]>[]): Promise<void> {
-  if (rows.length > 0) await dynamic(tx).insertInto(table).values([...rows]).execute();
+export async function insertRows<T extends TableName>(
+  tx: Db,
+  table: T,
+  rows: readonly Insertable<Database[T]>[],
+): Promise<void> {
+  if (rows.length > 0)
+    await dynamic(tx)
+      .insertInto(table)
+      .values([...rows])
+      .execute();
 }
 
-export function updateRows<T extends TableName>(tx: Db, table: T, values: Updateable<Database[T]>, match: Match<T>): Promise<number> {
+export function updateRows<T extends TableName>(
+  tx: Db,
+  table: T,
+  values: Updateable<Database[T]>,
+  match: Match<T>,
+): Promise<number> {
   return updateMatching(tx, table, values, match);
 }
 
@@ -89,21 +124,44 @@ export function deleteRows<T extends TableName>(tx: Db, table: T, match: Match<T
 }
 
 /** Up to `limit` rows with ids after `after`, in id order: `id` and `columns`. */
-export async function rowsAfter(db: Db, table: TableName, columns: readonly string[], after: string | undefined, limit: number, filter?: RowFilter): Promise<Row[]> {
-  let query = dynamic(db).selectFrom(table).select(['id', ...columns]).where(filtered(filter));
+export async function rowsAfter(
+  db: Db,
+  table: TableName,
+  columns: readonly string[],
+  after: string | undefined,
+  limit: number,
+  filter?: RowFilter,
+): Promise<Row[]> {
+  let query = dynamic(db)
+    .selectFrom(table)
+    .select(['id', ...columns])
+    .where(filtered(filter));
   if (after !== undefined) query = query.where('id', '>', after);
-  return (await query.orderBy('id').limit(limit).execute());
+  return await query.orderBy('id').limit(limit).execute();
 }
 
 /** The rows whose `keyColumn` lies in `range`: `columns` only. */
-export async function rowsInRange(db: Db, table: TableName, columns: readonly string[], keyColumn: string, range: IdRange, filter?: RowFilter): Promise<Row[]> {
-  let query = dynamic(db).selectFrom(table).select([...columns]).where(filtered(filter));
+export async function rowsInRange(
+  db: Db,
+  table: TableName,
+  columns: readonly string[],
+  keyColumn: string,
+  range: IdRange,
+  filter?: RowFilter,
+): Promise<Row[]> {
+  let query = dynamic(db)
+    .selectFrom(table)
+    .select([...columns])
+    .where(filtered(filter));
   if (range.after !== undefined) query = query.where(keyColumn, '>', range.after);
   if (range.upTo !== undefined) query = query.where(keyColumn, '<=', range.upTo);
-  return (await query.execute());
+  return await query.execute();
 }
 
 export async function countRows(db: Db, table: TableName): Promise<number> {
-  const row = await dynamic(db).selectFrom(table).select(sql<number>`count(*)`.as('n')).executeTakeFirst();
+  const row = await dynamic(db)
+    .selectFrom(table)
+    .select(sql<number>`count(*)`.as('n'))
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }

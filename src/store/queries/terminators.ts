@@ -14,11 +14,22 @@ export async function terminatorById(db: Db, id: string): Promise<TerminatorRow 
 
 /** The service's terminators, oldest first (a stable order for strategies that break ties by position). */
 export async function terminatorsOfService(db: Db, serviceId: string): Promise<TerminatorRow[]> {
-  return typed(db).selectFrom('terminators').selectAll().where('service_id', '=', serviceId).orderBy('created_at').orderBy('id').execute();
+  return typed(db)
+    .selectFrom('terminators')
+    .selectAll()
+    .where('service_id', '=', serviceId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 /** The service's other terminators sharing an instance id (upstream's identity group). */
-export async function terminatorsWithInstance(db: Db, serviceId: string, instanceId: string, exceptId: string): Promise<TerminatorRow[]> {
+export async function terminatorsWithInstance(
+  db: Db,
+  serviceId: string,
+  instanceId: string,
+  exceptId: string,
+): Promise<TerminatorRow[]> {
   return typed(db)
     .selectFrom('terminators')
     .selectAll()
@@ -32,7 +43,13 @@ export async function insertTerminator(tx: Db, row: TerminatorRow): Promise<void
   await typed(tx).insertInto('terminators').values(row).execute();
 }
 
-export async function setTerminatorCostAndPrecedence(tx: Db, id: string, cost: number, precedence: string, at: string): Promise<void> {
+export async function setTerminatorCostAndPrecedence(
+  tx: Db,
+  id: string,
+  cost: number,
+  precedence: string,
+  at: string,
+): Promise<void> {
   await typed(tx).updateTable('terminators').set({ cost, precedence, updated_at: at }).where('id', '=', id).execute();
 }
 
@@ -40,24 +57,63 @@ export async function setTerminatorCostAndPrecedence(tx: Db, id: string, cost: n
 export async function deleteTerminators(tx: Db, ids: readonly string[]): Promise<TerminatorRow[]> {
   if (ids.length === 0) return [];
   const rows = await typed(tx).selectFrom('terminators').selectAll().where('id', 'in', inTextList(tx, ids)).execute();
-  if (rows.length > 0) await typed(tx).deleteFrom('terminators').where('id', 'in', inTextList(tx, rows.map((row) => row.id))).execute();
+  if (rows.length > 0)
+    await typed(tx)
+      .deleteFrom('terminators')
+      .where(
+        'id',
+        'in',
+        inTextList(
+          tx,
+          rows.map((row) => row.id),
+        ),
+      )
+      .execute();
   return rows;
 }
 
 export async function countTerminators(db: Db): Promise<number> {
-  const row = await typed(db).selectFrom('terminators').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+  const row = await typed(db)
+    .selectFrom('terminators')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
 
 /** Deletes those of `ids` that the router holds; answers the rows deleted. */
-export async function deleteTerminatorsOfRouter(tx: Db, routerId: string, ids: readonly string[]): Promise<TerminatorRow[]> {
+export async function deleteTerminatorsOfRouter(
+  tx: Db,
+  routerId: string,
+  ids: readonly string[],
+): Promise<TerminatorRow[]> {
   if (ids.length === 0) return [];
-  const rows = await typed(tx).selectFrom('terminators').selectAll().where('router_id', '=', routerId).where('id', 'in', inTextList(tx, ids)).execute();
-  if (rows.length > 0) await typed(tx).deleteFrom('terminators').where('id', 'in', inTextList(tx, rows.map((row) => row.id))).execute();
+  const rows = await typed(tx)
+    .selectFrom('terminators')
+    .selectAll()
+    .where('router_id', '=', routerId)
+    .where('id', 'in', inTextList(tx, ids))
+    .execute();
+  if (rows.length > 0)
+    await typed(tx)
+      .deleteFrom('terminators')
+      .where(
+        'id',
+        'in',
+        inTextList(
+          tx,
+          rows.map((row) => row.id),
+        ),
+      )
+      .execute();
   return rows;
 }
 
 /** The router's terminators created before `before`. */
 export async function terminatorsOfRouterBefore(db: Db, routerId: string, before: string): Promise<TerminatorRow[]> {
-  return typed(db).selectFrom('terminators').selectAll().where('router_id', '=', routerId).where('created_at', '<', before).execute();
+  return typed(db)
+    .selectFrom('terminators')
+    .selectAll()
+    .where('router_id', '=', routerId)
+    .where('created_at', '<', before)
+    .execute();
 }

@@ -16,9 +16,12 @@ interface ColumnInfo {
 /** Every table and view but SQLite's own, in name order, with columns in declaration order. */
 export function describeSqliteSchema(database: Database.Database): TableDescription[] {
   const objects = database
-    .prepare<[], { name: string; type: 'table' | 'view'; sql: string }>(`SELECT name, type, sql FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+    .prepare<[], { name: string; type: 'table' | 'view'; sql: string }>(
+      `SELECT name, type, sql FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name`,
+    )
     .all();
-  const columnsOf = (table: string) => database.prepare<[string], ColumnInfo>(`SELECT * FROM pragma_table_info(?)`).all(table);
+  const columnsOf = (table: string) =>
+    database.prepare<[string], ColumnInfo>(`SELECT * FROM pragma_table_info(?)`).all(table);
   return objects.map(({ name, type, sql }) => {
     // A view's columns carry no constraints of their own: each is as nullable as the column of the one table it
     // selects from (the views here are filtered projections of one table).

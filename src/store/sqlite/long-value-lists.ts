@@ -14,7 +14,10 @@ import { joinedValues, LONG_LIST, TransformingPlugin } from '../long-value-lists
 type JsonScalar = string | number | boolean | null;
 
 const isJsonScalar = (value: unknown): value is JsonScalar =>
-  value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+  value === null ||
+  typeof value === 'string' ||
+  typeof value === 'boolean' ||
+  (typeof value === 'number' && Number.isFinite(value));
 
 /**
  * `SELECT value FROM json_each(?)`, the list bound as one parameter, in parentheses or not (never twice: `x IN
@@ -23,7 +26,10 @@ const isJsonScalar = (value: unknown): value is JsonScalar =>
 function jsonList(values: readonly unknown[], parenthesized: boolean): RawNode | undefined {
   if (!values.every(isJsonScalar)) return undefined;
   const [open, close] = parenthesized ? ['(', ')'] : ['', ''];
-  return RawNode.create([`${open}SELECT value FROM json_each(`, `)${close}`], [ValueNode.create(JSON.stringify(values))]);
+  return RawNode.create(
+    [`${open}SELECT value FROM json_each(`, `)${close}`],
+    [ValueNode.create(JSON.stringify(values))],
+  );
 }
 
 const IN_OPERATORS = new Set(['in', 'not in']);
@@ -63,7 +69,10 @@ class LongListTransformer extends OperationNodeTransformer {
     if (rows.length * columns.length <= LONG_LIST || !rows.every((row) => row?.every(isJsonScalar))) return transformed;
     const picks = columns.map((_, index) => `value ->> ${index}`).join(', ');
     // `where true`: without a WHERE, SQLite would read an upsert's ON CONFLICT as a join constraint.
-    const select = RawNode.create([`select ${picks} from json_each(`, ') where true'], [ValueNode.create(JSON.stringify(rows))]);
+    const select = RawNode.create(
+      [`select ${picks} from json_each(`, ') where true'],
+      [ValueNode.create(JSON.stringify(rows))],
+    );
     return { ...transformed, values: select };
   }
 }

@@ -49,7 +49,10 @@ export async function openSqliteStore({ file, migrations }: SqliteStoreOptions):
   applyConnectionSettings(database);
   // Long value lists are bound as one JSON array (long-value-lists.ts): SQLite refuses more than 32,766 variables.
   const statementTexts: StatementTexts = { wrap: (_text, statement) => statement };
-  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(database, statementTexts) }), plugins: [new LongValueListsPlugin()] });
+  const db = new Kysely<Schema>({
+    dialect: new SqliteDialect({ database: withStatementCache(database, statementTexts) }),
+    plugins: [new LongValueListsPlugin()],
+  });
   registerDialect(db, sqliteDialect);
   await migrate(db, migrations);
 
@@ -59,8 +62,12 @@ export async function openSqliteStore({ file, migrations }: SqliteStoreOptions):
   // moved. Our own commits move their keys directly.
   // Prepared once: `database.pragma()` compiles its statement on every call, a tenth of a light request's CPU.
   const readDataVersion = database.prepare('PRAGMA data_version').pluck();
-  const readChangeLog = database.prepare<[number], { seq: number; keys: string }>('SELECT seq, keys FROM cluster_changes WHERE seq > ? ORDER BY seq');
-  const readPrunedThrough = database.prepare<[], number>('SELECT through FROM cluster_changes_pruned WHERE id = 1').pluck();
+  const readChangeLog = database.prepare<[number], { seq: number; keys: string }>(
+    'SELECT seq, keys FROM cluster_changes WHERE seq > ? ORDER BY seq',
+  );
+  const readPrunedThrough = database
+    .prepare<[], number>('SELECT through FROM cluster_changes_pruned WHERE id = 1')
+    .pluck();
   const lastSeq = database.prepare<[], number | null>('SELECT max(seq) FROM cluster_changes').pluck();
   let dataVersion = readDataVersion.get();
   let seen = lastSeq.get() ?? 0;
@@ -128,7 +135,11 @@ export async function openSqliteStore({ file, migrations }: SqliteStoreOptions):
           }
           if (keys.length > 0) {
             // BEGIN IMMEDIATE holds the write lock: the log's order is the commits' order.
-            const { rows } = await sql<{ seq: number }>`INSERT INTO cluster_changes (keys, at) VALUES (${JSON.stringify(keys)}, ${new Date().toISOString()}) RETURNING seq`.execute(tx);
+            const { rows } = await sql<{
+              seq: number;
+            }>`INSERT INTO cluster_changes (keys, at) VALUES (${JSON.stringify(keys)}, ${new Date().toISOString()}) RETURNING seq`.execute(
+              tx,
+            );
             // Nobody committed since this process last looked: its own row needs no reading back.
             if (rows[0] && rows[0].seq === seen + 1) seen = rows[0].seq;
             if (++logged % CHANGE_LOG_PRUNE_EVERY === 0) await pruneChangeLog(tx);
@@ -142,7 +153,8 @@ export async function openSqliteStore({ file, migrations }: SqliteStoreOptions):
       return result;
     },
     read: (work) => translateErrors(() => work(db)),
-    readSnapshot: (work) => (database.memory ? db.connection().execute((connection) => work(connection)) : readOnSnapshot(file, work)),
+    readSnapshot: (work) =>
+      database.memory ? db.connection().execute((connection) => work(connection)) : readOnSnapshot(file, work),
     backup: async (target) => {
       await database.backup(target);
     },
@@ -236,7 +248,9 @@ const parseKeys = (text: string): string[] => {
 /** Drops the change log's old rows and records up to which `seq` it did, inside a write transaction. */
 async function pruneChangeLog(tx: Db): Promise<void> {
   const before = new Date(Date.now() - CHANGE_LOG_KEPT_SECONDS * 1000).toISOString();
-  const { rows } = await sql<{ seq: number | null }>`SELECT max(seq) AS seq FROM cluster_changes WHERE at < ${before}`.execute(tx);
+  const { rows } = await sql<{
+    seq: number | null;
+  }>`SELECT max(seq) AS seq FROM cluster_changes WHERE at < ${before}`.execute(tx);
   const through = rows[0]?.seq;
   if (through === null || through === undefined) return;
   await sql`DELETE FROM cluster_changes WHERE seq <= ${through}`.execute(tx);
@@ -258,9 +272,15 @@ export function toStoreError(error: unknown): StoreError | undefined {
   if (error.code === 'SQLITE_CONSTRAINT_UNIQUE' && unique) {
     const qualified = unique[1]!.split(', ');
     const table = qualified[0]!.split('.')[0];
-    return new StoreError('unique', table, qualified.map((c) => c.split('.')[1] ?? c), error.message);
+    return new StoreError(
+      'unique',
+      table,
+      qualified.map((c) => c.split('.')[1] ?? c),
+      error.message,
+    );
   }
   if (error.code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return new StoreError('foreignKey', undefined, [], error.message);
-  if (error.code === 'SQLITE_CONSTRAINT_CHECK' || error.code === 'SQLITE_CONSTRAINT_NOTNULL') return new StoreError('check', undefined, [], error.message);
+  if (error.code === 'SQLITE_CONSTRAINT_CHECK' || error.code === 'SQLITE_CONSTRAINT_NOTNULL')
+    return new StoreError('check', undefined, [], error.message);
   return undefined;
 }

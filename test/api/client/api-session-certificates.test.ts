@@ -52,7 +52,11 @@ describe('API-session certificates', () => {
     });
 
     it('refuses a bad CSR with 400 COULD_NOT_PROCESS_CSR', async () => {
-      assertError(await t.call({ method: 'POST', url: base, token: mine, payload: { csr: 'not a csr' } }), 400, 'COULD_NOT_PROCESS_CSR');
+      assertError(
+        await t.call({ method: 'POST', url: base, token: mine, payload: { csr: 'not a csr' } }),
+        400,
+        'COULD_NOT_PROCESS_CSR',
+      );
     });
 
     it('needs a session', async () => {
@@ -92,22 +96,54 @@ describe('API-session certificates', () => {
       const session = await login(t, ...(await credentials()));
       await createCertificate(session, 'alpha');
       await createCertificate(session, 'beta');
-      const filtered = await t.call({ method: 'GET', url: `${base}?filter=${encodeURIComponent('subject contains "beta"')}`, token: session });
-      assert.deepEqual((filtered.body as { data: { subject: string }[] }).data.map((c) => c.subject), ['CN=beta,O=Test']);
+      const filtered = await t.call({
+        method: 'GET',
+        url: `${base}?filter=${encodeURIComponent('subject contains "beta"')}`,
+        token: session,
+      });
+      assert.deepEqual(
+        (filtered.body as { data: { subject: string }[] }).data.map((c) => c.subject),
+        ['CN=beta,O=Test'],
+      );
       const paged = await t.call({ method: 'GET', url: `${base}?limit=1`, token: session });
       assert.equal((paged.body as { meta: { pagination: { totalCount: number } } }).meta.pagination.totalCount, 2);
       // Upstream's symbols: apiSession, subject, fingerprint and the base ones; not the validity dates.
       const fields = (paged.body as { meta: { filterableFields: string[] } }).meta.filterableFields;
-      assert.deepEqual([...fields].sort(), ['apiSession', 'createdAt', 'fingerprint', 'id', 'isSystem', 'subject', 'tags', 'updatedAt']);
-      assertError(await t.call({ method: 'GET', url: `${base}?filter=${encodeURIComponent('validTo > datetime(2020-01-01T00:00:00Z)')}`, token: session }), 400, 'INVALID_FILTER');
+      assert.deepEqual([...fields].sort(), [
+        'apiSession',
+        'createdAt',
+        'fingerprint',
+        'id',
+        'isSystem',
+        'subject',
+        'tags',
+        'updatedAt',
+      ]);
+      assertError(
+        await t.call({
+          method: 'GET',
+          url: `${base}?filter=${encodeURIComponent('validTo > datetime(2020-01-01T00:00:00Z)')}`,
+          token: session,
+        }),
+        400,
+        'INVALID_FILTER',
+      );
     });
 
     it('go with their session at logout', async () => {
       const session = await login(t, ...(await credentials()));
       await createCertificate(session);
-      const count = async () => ((await t.call({ method: 'GET', url: '/edge/management/v1/summary', token: admin })).body as { data: { apiSessionCertificates: number } }).data.apiSessionCertificates;
+      const count = async () =>
+        (
+          (await t.call({ method: 'GET', url: '/edge/management/v1/summary', token: admin })).body as {
+            data: { apiSessionCertificates: number };
+          }
+        ).data.apiSessionCertificates;
       const before = await count();
-      assert.equal((await t.call({ method: 'DELETE', url: '/edge/client/v1/current-api-session', token: session })).status, 200);
+      assert.equal(
+        (await t.call({ method: 'DELETE', url: '/edge/client/v1/current-api-session', token: session })).status,
+        200,
+      );
       assert.equal(await count(), before - 1);
     });
   });

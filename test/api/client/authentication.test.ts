@@ -21,7 +21,11 @@ describe('password authentication and API sessions', () => {
   describe('authenticate', () => {
     it('returns the API session with its token in the body and the zt-session header', async () => {
       const user = await createUser(t, admin);
-      const result = await authenticate({ username: user.username, password: user.password, configTypes: ['intercept.v1'] });
+      const result = await authenticate({
+        username: user.username,
+        password: user.password,
+        configTypes: ['intercept.v1'],
+      });
       assert.equal(result.status, 200);
       const session = (result.body as { data: Session }).data;
       assert.match(session.token, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
@@ -42,20 +46,44 @@ describe('password authentication and API sessions', () => {
       const user = await createUser(t, admin);
       assertError(await authenticate({ username: user.username, password: 'wrong-password' }), 401, 'INVALID_AUTH');
       assertError(await authenticate({ username: 'nobody-here', password: 'whatever-pw' }), 401, 'INVALID_AUTH');
-      assertError(await authenticate({ username: user.username.toUpperCase(), password: user.password }), 401, 'INVALID_AUTH');
+      assertError(
+        await authenticate({ username: user.username.toUpperCase(), password: user.password }),
+        401,
+        'INVALID_AUTH',
+      );
     });
 
     it('refuses missing, short and overlong credentials with 400 before checking them', async () => {
       assertError(await authenticate({ username: 'someone' }), 400, 'COULD_NOT_VALIDATE');
       assertError(await authenticate({}), 400, 'COULD_NOT_VALIDATE');
-      assertError(await authenticate({ username: 'abc', password: 'long-enough' }), 400, 'COULD_NOT_VALIDATE', 'username');
-      assertError(await authenticate({ username: 'x'.repeat(101), password: 'long-enough' }), 400, 'COULD_NOT_VALIDATE', 'username');
-      assertError(await authenticate({ username: 'someone', password: 'p'.repeat(101) }), 400, 'COULD_NOT_VALIDATE', 'password');
+      assertError(
+        await authenticate({ username: 'abc', password: 'long-enough' }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'username',
+      );
+      assertError(
+        await authenticate({ username: 'x'.repeat(101), password: 'long-enough' }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'username',
+      );
+      assertError(
+        await authenticate({ username: 'someone', password: 'p'.repeat(101) }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'password',
+      );
     });
 
     it('refuses a disabled identity', async () => {
       const user = await createUser(t, admin);
-      await t.call({ method: 'POST', url: `/edge/management/v1/identities/${user.id}/disable`, token: admin, payload: { durationMinutes: 5 } });
+      await t.call({
+        method: 'POST',
+        url: `/edge/management/v1/identities/${user.id}/disable`,
+        token: admin,
+        payload: { durationMinutes: 5 },
+      });
       assertError(await authenticate({ username: user.username, password: user.password }), 401, 'INVALID_AUTH');
     });
   });
@@ -70,7 +98,10 @@ describe('password authentication and API sessions', () => {
         const session = (result.body as { data: Session }).data;
         assert.equal(session.token, token);
         // Upstream v1.1.8 links it as the API session it is (asked with curl).
-        assert.deepEqual(session._links, { self: { href: `./api-sessions/${session.id}` }, sessions: { href: `./api-sessions/${session.id}/sessions` } });
+        assert.deepEqual(session._links, {
+          self: { href: `./api-sessions/${session.id}` },
+          sessions: { href: `./api-sessions/${session.id}/sessions` },
+        });
         assert.equal(result.headers['expiration-seconds'], '1800');
         assert.match(String(result.headers['expires-at']), /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,3})? \+0000 UTC$/);
       }
@@ -80,7 +111,11 @@ describe('password authentication and API sessions', () => {
       const user = await createUser(t, admin);
       const token = await login(t, user.username, user.password);
       assert.equal((await t.call({ method: 'DELETE', url: '/edge/client/v1/current-api-session', token })).status, 200);
-      assertError(await t.call({ method: 'GET', url: '/edge/client/v1/current-api-session', token }), 401, 'UNAUTHORIZED');
+      assertError(
+        await t.call({ method: 'GET', url: '/edge/client/v1/current-api-session', token }),
+        401,
+        'UNAUTHORIZED',
+      );
     });
 
     it('expires after the idle timeout and moves with activity', async () => {
@@ -88,7 +123,10 @@ describe('password authentication and API sessions', () => {
       const token = await login(t, user.username, user.password);
       t.clock.advance(20 * 60_000);
       const active = await t.call({ method: 'GET', url: '/edge/client/v1/current-api-session', token });
-      assert.equal((active.body as { data: Session }).data.expiresAt, new Date(t.clock().getTime() + 30 * 60_000).toISOString());
+      assert.equal(
+        (active.body as { data: Session }).data.expiresAt,
+        new Date(t.clock().getTime() + 30 * 60_000).toISOString(),
+      );
       t.clock.advance(20 * 60_000); // 40 minutes after login, 20 after the last activity
       assert.equal((await t.call({ method: 'GET', url: '/edge/client/v1/current-identity', token })).status, 200);
       t.clock.advance(31 * 60_000);
@@ -119,7 +157,11 @@ describe('password authentication and API sessions', () => {
     it('lists, filters and details sessions, showing a token only to its owner', async () => {
       const user = await createUser(t, admin);
       await login(t, user.username, user.password);
-      const list = await t.call({ method: 'GET', url: `/edge/management/v1/api-sessions?filter=${encodeURIComponent(`identity = "${user.id}"`)}`, token: admin });
+      const list = await t.call({
+        method: 'GET',
+        url: `/edge/management/v1/api-sessions?filter=${encodeURIComponent(`identity = "${user.id}"`)}`,
+        token: admin,
+      });
       const sessions = (list.body as { data: Session[] }).data;
       assert.equal(sessions.length, 1);
       assert.equal(sessions[0]!.token, '');
@@ -135,10 +177,25 @@ describe('password authentication and API sessions', () => {
       const token = await login(t, user.username, user.password);
       const me = await t.call({ method: 'GET', url: '/edge/client/v1/current-api-session', token });
       const id = (me.body as { data: Session }).data.id;
-      assert.equal((await t.call({ method: 'DELETE', url: `/edge/management/v1/api-sessions/${id}`, token: admin })).status, 200);
-      assertError(await t.call({ method: 'GET', url: '/edge/client/v1/current-api-session', token }), 401, 'UNAUTHORIZED');
-      assertError(await t.call({ method: 'DELETE', url: `/edge/management/v1/api-sessions/${id}`, token: admin }), 404, 'NOT_FOUND');
-      assertError(await t.call({ method: 'GET', url: `/edge/management/v1/api-sessions/${id}`, token: admin }), 404, 'NOT_FOUND');
+      assert.equal(
+        (await t.call({ method: 'DELETE', url: `/edge/management/v1/api-sessions/${id}`, token: admin })).status,
+        200,
+      );
+      assertError(
+        await t.call({ method: 'GET', url: '/edge/client/v1/current-api-session', token }),
+        401,
+        'UNAUTHORIZED',
+      );
+      assertError(
+        await t.call({ method: 'DELETE', url: `/edge/management/v1/api-sessions/${id}`, token: admin }),
+        404,
+        'NOT_FOUND',
+      );
+      assertError(
+        await t.call({ method: 'GET', url: `/edge/management/v1/api-sessions/${id}`, token: admin }),
+        404,
+        'NOT_FOUND',
+      );
     });
   });
 });

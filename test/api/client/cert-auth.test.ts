@@ -41,15 +41,34 @@ describe('third-party CAs, certificate enrollment and certificate login over TLS
     testCa: TestCa;
   }
 
-  async function registerCa(options: { verified?: boolean; body?: Record<string, unknown> } = {}): Promise<RegisteredCa> {
+  async function registerCa(
+    options: { verified?: boolean; body?: Record<string, unknown> } = {},
+  ): Promise<RegisteredCa> {
     const testCa = await createTestCa(uniqueName('Operator CA'), t.clock());
     const name = uniqueName('ca');
-    const body = { name, certPem: testCa.certPem, isAutoCaEnrollmentEnabled: true, isOttCaEnrollmentEnabled: true, isAuthEnabled: true, identityRoles: ['from-ca'], ...options.body };
+    const body = {
+      name,
+      certPem: testCa.certPem,
+      isAutoCaEnrollmentEnabled: true,
+      isOttCaEnrollmentEnabled: true,
+      isAuthEnabled: true,
+      identityRoles: ['from-ca'],
+      ...options.body,
+    };
     const id = await createEntity(t, admin, 'cas', body);
     if (options.verified ?? true) {
       const detail = await t.call({ method: 'GET', url: `${management}/cas/${id}`, token: admin });
-      const proof = await issueTestCertificate(testCa, { commonName: (detail.body as { data: { verificationToken: string } }).data.verificationToken, now: t.clock() });
-      const verified = await t.call({ method: 'POST', url: `${management}/cas/${id}/verify`, token: admin, headers: { 'content-type': 'text/plain' }, payload: proof.certPem });
+      const proof = await issueTestCertificate(testCa, {
+        commonName: (detail.body as { data: { verificationToken: string } }).data.verificationToken,
+        now: t.clock(),
+      });
+      const verified = await t.call({
+        method: 'POST',
+        url: `${management}/cas/${id}/verify`,
+        token: admin,
+        headers: { 'content-type': 'text/plain' },
+        payload: proof.certPem,
+      });
       assert.equal(verified.status, 200, verified.text);
     }
     return { id, name, testCa };
@@ -64,7 +83,8 @@ describe('third-party CAs, certificate enrollment and certificate login over TLS
       ...(certificate ? { cert: certificate.certPem, key: certificate.keyPem } : {}),
     });
 
-  const sessionOf = (result: { json: unknown }) => (result.json as { data: { token: string; authenticatorId: string; identityId: string } }).data;
+  const sessionOf = (result: { json: unknown }) =>
+    (result.json as { data: { token: string; authenticatorId: string; identityId: string } }).data;
 
   async function ottcaEnrollment(caId: string): Promise<{ identityId: string; token: string }> {
     const identityId = await createIdentity(t, admin, { enrollment: { ottca: caId } });
@@ -89,11 +109,25 @@ describe('third-party CAs, certificate enrollment and certificate login over TLS
   }
 
   /** A controller-issued certificate bound to a new identity through POST /authenticators. */
-  async function controllerCertificate(options: { issuedAt?: Date; keyType?: 'ec' | 'rsa'; identityBody?: Record<string, unknown> } = {}) {
+  async function controllerCertificate(
+    options: { issuedAt?: Date; keyType?: 'ec' | 'rsa'; identityBody?: Record<string, unknown> } = {},
+  ) {
     const identityId = await createIdentity(t, admin, options.identityBody);
-    const csr = await createCsr(identityId, options.keyType ?? 'rsa', [{ type: 'dns', value: `${identityId.toLowerCase().replace(/[^a-z0-9]/g, 'x')}.example` }]);
-    const issued = await signCsr(t.deps.pki, csr.csrPem, { use: 'client', now: options.issuedAt ?? t.clock(), lifetimeMs: lifetimes.year, keepAltNames: true, backdate: true });
-    const authenticatorId = await createEntity(t, admin, 'authenticators', { method: 'cert', identityId, certPem: issued.certPem });
+    const csr = await createCsr(identityId, options.keyType ?? 'rsa', [
+      { type: 'dns', value: `${identityId.toLowerCase().replace(/[^a-z0-9]/g, 'x')}.example` },
+    ]);
+    const issued = await signCsr(t.deps.pki, csr.csrPem, {
+      use: 'client',
+      now: options.issuedAt ?? t.clock(),
+      lifetimeMs: lifetimes.year,
+      keepAltNames: true,
+      backdate: true,
+    });
+    const authenticatorId = await createEntity(t, admin, 'authenticators', {
+      method: 'cert',
+      identityId,
+      certPem: issued.certPem,
+    });
     return { identityId, authenticatorId, certificate: { certPem: issued.certPem, keyPem: csr.keyPem } };
   }
 
@@ -106,7 +140,10 @@ describe('third-party CAs, certificate enrollment and certificate login over TLS
       assert.equal(result.status, 200, result.text);
       assert.deepEqual((result.json as { data: unknown }).data, {});
       const identity = await identityDetail(identityId);
-      assert.equal((identity.authenticators as { cert?: { fingerprint: string } }).cert?.fingerprint, fingerprintOf(leaf.certPem));
+      assert.equal(
+        (identity.authenticators as { cert?: { fingerprint: string } }).cert?.fingerprint,
+        fingerprintOf(leaf.certPem),
+      );
       assert.deepEqual(identity.enrollment, {});
       assertTlsError(await enroll(`method=ottca&token=${token}`, leaf), 400, 'INVALID_ENROLLMENT_TOKEN');
 
@@ -119,9 +156,20 @@ describe('third-party CAs, certificate enrollment and certificate login over TLS
       const ca = await registerCa();
       const other = await createTestCa('someone else', t.clock());
       const { token } = await ottcaEnrollment(ca.id);
-      assertTlsError(await enroll(`method=ottca&token=${token}`, await issueTestCertificate(other, { commonName: 'x', now: t.clock() })), 400, 'CERT_FAILED_VALIDATION');
+      assertTlsError(
+        await enroll(
+          `method=ottca&token=${token}`,
+          await issueTestCertificate(other, { commonName: 'x', now: t.clock() }),
+        ),
+        400,
+        'CERT_FAILED_VALIDATION',
+      );
       assertTlsError(await enroll(`method=ottca&token=${token}`, undefined), 400, 'CERT_FAILED_VALIDATION');
-      const serverOnly = await issueTestCertificate(ca.testCa, { commonName: 'server', now: t.clock(), usage: 'server' });
+      const serverOnly = await issueTestCertificate(ca.testCa, {
+        commonName: 'server',
+        now: t.clock(),
+        usage: 'server',
+      });
       assertTlsError(await enroll(`method=ottca&token=${token}`, serverOnly), 400, 'CERT_FAILED_VALIDATION');
 
       const leaf = await issueTestCertificate(ca.testCa, { commonName: 'shared', now: t.clock() });
@@ -139,7 +187,11 @@ describe('third-party CAs, certificate enrollment and certificate login over TLS
       const disabled = await registerCa({ body: { isOttCaEnrollmentEnabled: false } });
       const enrollment = await ottcaEnrollment(disabled.id);
       const disabledLeaf = await issueTestCertificate(disabled.testCa, { commonName: 'late', now: t.clock() });
-      assertTlsError(await enroll(`method=ottca&token=${enrollment.token}`, disabledLeaf), 400, 'ENROLLMENT_CA_NOT_VALID');
+      assertTlsError(
+        await enroll(`method=ottca&token=${enrollment.token}`, disabledLeaf),
+        400,
+        'ENROLLMENT_CA_NOT_VALID',
+      );
     });
   });
 
@@ -149,18 +201,29 @@ describe('third-party CAs, certificate enrollment and certificate login over TLS
       const leaf = await issueTestCertificate(ca.testCa, { commonName: 'sensor-1', now: t.clock(), keyType: 'rsa' });
       const result = await enroll('method=ca', leaf, { name: 'ignored by this format' });
       assert.equal(result.status, 200, result.text);
-      const listed = await t.call({ method: 'GET', url: `${management}/identities?filter=${encodeURIComponent(`name = "${ca.name}-sensor-1"`)}`, token: admin });
+      const listed = await t.call({
+        method: 'GET',
+        url: `${management}/identities?filter=${encodeURIComponent(`name = "${ca.name}-sensor-1"`)}`,
+        token: admin,
+      });
       const [identity] = (listed.body as { data: Record<string, unknown>[] }).data;
       assert.ok(identity, listed.text);
       assert.deepEqual(identity.roleAttributes, ['auto', 'from-ca']);
       assert.equal((identity.type as { id: string }).id, 'Default');
       assert.equal(identity.isAdmin, false);
-      assert.equal((identity.authenticators as { cert?: { fingerprint: string } }).cert?.fingerprint, fingerprintOf(leaf.certPem));
+      assert.equal(
+        (identity.authenticators as { cert?: { fingerprint: string } }).cert?.fingerprint,
+        fingerprintOf(leaf.certPem),
+      );
 
       assertTlsError(await enroll('method=ca', leaf), 409, 'CERT_IN_USE');
       const sameName = await issueTestCertificate(ca.testCa, { commonName: 'sensor-1', now: t.clock() });
       assert.equal((await enroll('method=ca', sameName)).status, 200);
-      const suffixed = await t.call({ method: 'GET', url: `${management}/identities?filter=${encodeURIComponent(`name = "${ca.name}-sensor-1000001"`)}`, token: admin });
+      const suffixed = await t.call({
+        method: 'GET',
+        url: `${management}/identities?filter=${encodeURIComponent(`name = "${ca.name}-sensor-1000001"`)}`,
+        token: admin,
+      });
       assert.equal((suffixed.body as { data: unknown[] }).data.length, 1, 'a taken name gets a six-digit counter');
 
       const session = await certLogin(leaf);
@@ -175,30 +238,60 @@ describe('third-party CAs, certificate enrollment and certificate login over TLS
       const chained = { certPem: `${leaf.certPem}${intermediate.certPem}`, keyPem: leaf.keyPem };
       const result = await enroll('method=ca', chained, { name: 'laptop' });
       assert.equal(result.status, 200, result.text);
-      const listed = await t.call({ method: 'GET', url: `${management}/identities?filter=${encodeURIComponent(`name = "laptop-via-${ca.name}"`)}`, token: admin });
+      const listed = await t.call({
+        method: 'GET',
+        url: `${management}/identities?filter=${encodeURIComponent(`name = "laptop-via-${ca.name}"`)}`,
+        token: admin,
+      });
       assert.equal((listed.body as { data: unknown[] }).data.length, 1, listed.text);
       assertTlsError(await enroll('method=ca', leaf), 400, 'CERT_FAILED_VALIDATION');
       assert.equal((await certLogin(chained)).status, 200, 'the chain logs in too');
 
       const perRoute = await issueTestCertificate(intermediate, { commonName: 'per-route', now: t.clock() });
-      const viaRoute = await httpsChecked(t, { method: 'POST', path: `${client}/enroll/ca`, headers: { 'content-type': 'application/json' }, body: '{}', cert: `${perRoute.certPem}${intermediate.certPem}`, key: perRoute.keyPem });
+      const viaRoute = await httpsChecked(t, {
+        method: 'POST',
+        path: `${client}/enroll/ca`,
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+        cert: `${perRoute.certPem}${intermediate.certPem}`,
+        key: perRoute.keyPem,
+      });
       assert.equal(viaRoute.status, 200, viaRoute.text);
     });
 
     it('maps an external-id claim to the identity, so a rotated certificate logs in as the same identity', async () => {
-      const claim = { location: 'SAN_URI', matcher: 'PREFIX', matcherCriteria: 'spiffe://example.org/', parser: 'NONE', parserCriteria: '', index: 0 };
+      const claim = {
+        location: 'SAN_URI',
+        matcher: 'PREFIX',
+        matcherCriteria: 'spiffe://example.org/',
+        parser: 'NONE',
+        parserCriteria: '',
+        index: 0,
+      };
       const ca = await registerCa({ body: { externalIdClaim: claim } });
       const uri = (path: string) => [{ type: 'url' as const, value: `spiffe://example.org/${path}` }];
-      const first = await issueTestCertificate(ca.testCa, { commonName: 'workload', now: t.clock(), altNames: uri('workload/7') });
+      const first = await issueTestCertificate(ca.testCa, {
+        commonName: 'workload',
+        now: t.clock(),
+        altNames: uri('workload/7'),
+      });
       const result = await enroll('method=ca', first);
       assert.equal(result.status, 200, result.text);
-      const listed = await t.call({ method: 'GET', url: `${management}/identities?filter=${encodeURIComponent('externalId = "workload/7"')}`, token: admin });
+      const listed = await t.call({
+        method: 'GET',
+        url: `${management}/identities?filter=${encodeURIComponent('externalId = "workload/7"')}`,
+        token: admin,
+      });
       const [identity] = (listed.body as { data: Record<string, unknown>[] }).data;
       assert.ok(identity, listed.text);
       assert.deepEqual(identity.authenticators, {}, 'no authenticator: the claim identifies it');
       assertTlsError(await enroll('method=ca', first), 409, 'CERT_IN_USE');
 
-      const rotated = await issueTestCertificate(ca.testCa, { commonName: 'workload', now: t.clock(), altNames: uri('workload/7') });
+      const rotated = await issueTestCertificate(ca.testCa, {
+        commonName: 'workload',
+        now: t.clock(),
+        altNames: uri('workload/7'),
+      });
       const session = await certLogin(rotated);
       assert.equal(session.status, 200, session.text);
       assert.equal(sessionOf(session).identityId, identity.id);
@@ -206,24 +299,47 @@ describe('third-party CAs, certificate enrollment and certificate login over TLS
 
       const unclaimed = await issueTestCertificate(ca.testCa, { commonName: 'no-uri', now: t.clock() });
       assertTlsError(await enroll('method=ca', unclaimed), 400, 'MISSING_CERT_CLAIM');
-      const stranger = await issueTestCertificate(ca.testCa, { commonName: 'x', now: t.clock(), altNames: uri('workload/8') });
+      const stranger = await issueTestCertificate(ca.testCa, {
+        commonName: 'x',
+        now: t.clock(),
+        altNames: uri('workload/8'),
+      });
       assertTlsError(await certLogin(stranger), 401, 'INVALID_AUTH');
     });
 
     it('refuses unverified CAs and certificates no CA issued', async () => {
       const unverified = await registerCa({ verified: false });
-      assertTlsError(await enroll('method=ca', await issueTestCertificate(unverified.testCa, { commonName: 'early', now: t.clock() })), 400, 'CERT_FAILED_VALIDATION');
+      assertTlsError(
+        await enroll(
+          'method=ca',
+          await issueTestCertificate(unverified.testCa, { commonName: 'early', now: t.clock() }),
+        ),
+        400,
+        'CERT_FAILED_VALIDATION',
+      );
       const unknown = await createTestCa('unknown', t.clock());
-      assertTlsError(await enroll('method=ca', await issueTestCertificate(unknown, { commonName: 'x', now: t.clock() })), 400, 'CERT_FAILED_VALIDATION');
+      assertTlsError(
+        await enroll('method=ca', await issueTestCertificate(unknown, { commonName: 'x', now: t.clock() })),
+        400,
+        'CERT_FAILED_VALIDATION',
+      );
       assertTlsError(await enroll('method=ca', undefined), 400, 'CERT_FAILED_VALIDATION');
     });
   });
 
   describe('certificate login', () => {
     it('logs a controller-issued certificate in on both APIs and lists the identity’s services', async () => {
-      const { identityId, authenticatorId, certificate } = await controllerCertificate({ identityBody: { roleAttributes: ['cert-users'] } });
+      const { identityId, authenticatorId, certificate } = await controllerCertificate({
+        identityBody: { roleAttributes: ['cert-users'] },
+      });
       const serviceId = await createService(t, admin);
-      await createEntity(t, admin, 'service-policies', { name: uniqueName('dial'), type: 'Dial', semantic: 'AnyOf', identityRoles: ['#cert-users'], serviceRoles: [`@${serviceId}`] });
+      await createEntity(t, admin, 'service-policies', {
+        name: uniqueName('dial'),
+        type: 'Dial',
+        semantic: 'AnyOf',
+        identityRoles: ['#cert-users'],
+        serviceRoles: [`@${serviceId}`],
+      });
 
       const result = await certLogin(certificate);
       assert.equal(result.status, 200, result.text);
@@ -235,11 +351,22 @@ describe('third-party CAs, certificate enrollment and certificate login over TLS
 
       const services = await t.call({ method: 'GET', url: `${client}/services`, token: session.token });
       assert.equal(services.status, 200, services.text);
-      assert.deepEqual((services.body as { data: { id: string }[] }).data.map((s) => s.id), [serviceId]);
+      assert.deepEqual(
+        (services.body as { data: { id: string }[] }).data.map((s) => s.id),
+        [serviceId],
+      );
 
-      const certificates = await t.call({ method: 'GET', url: `${client}/current-api-session/certificates`, token: session.token });
+      const certificates = await t.call({
+        method: 'GET',
+        url: `${client}/current-api-session/certificates`,
+        token: session.token,
+      });
       const [recorded] = (certificates.body as { data: { fingerprint: string }[] }).data;
-      assert.equal(recorded?.fingerprint, fingerprintOf(certificate.certPem), 'the login certificate is bound to the session');
+      assert.equal(
+        recorded?.fingerprint,
+        fingerprintOf(certificate.certPem),
+        'the login certificate is bound to the session',
+      );
 
       assert.equal((await certLogin(certificate, 'management')).status, 200);
       assert.equal((await certLogin(certificate)).status, 200, 'the same certificate logs in again');
@@ -247,52 +374,109 @@ describe('third-party CAs, certificate enrollment and certificate login over TLS
 
     it('answers 401 INVALID_AUTH without a certificate, for an unknown CA, an unverified CA and a CA without auth', async () => {
       assertTlsError(await certLogin(undefined), 401, 'INVALID_AUTH');
-      assertError(await t.call({ method: 'POST', url: `${client}/authenticate?method=cert`, payload: {} }), 401, 'INVALID_AUTH');
+      assertError(
+        await t.call({ method: 'POST', url: `${client}/authenticate?method=cert`, payload: {} }),
+        401,
+        'INVALID_AUTH',
+      );
       const unknown = await createTestCa('unknown issuer', t.clock());
-      assertTlsError(await certLogin(await issueTestCertificate(unknown, { commonName: 'x', now: t.clock() })), 401, 'INVALID_AUTH');
+      assertTlsError(
+        await certLogin(await issueTestCertificate(unknown, { commonName: 'x', now: t.clock() })),
+        401,
+        'INVALID_AUTH',
+      );
 
       const ca = await registerCa();
       const { token } = await ottcaEnrollment(ca.id);
       const leaf = await issueTestCertificate(ca.testCa, { commonName: 'bound', now: t.clock() });
       assert.equal((await enroll(`method=ottca&token=${token}`, leaf)).status, 200);
-      const patched = await t.call({ method: 'PATCH', url: `${management}/cas/${ca.id}`, token: admin, payload: { isAuthEnabled: false } });
+      const patched = await t.call({
+        method: 'PATCH',
+        url: `${management}/cas/${ca.id}`,
+        token: admin,
+        payload: { isAuthEnabled: false },
+      });
       assert.equal(patched.status, 200, patched.text);
       assertTlsError(await certLogin(leaf), 401, 'INVALID_AUTH');
 
       const unverified = await registerCa({ verified: false });
-      assertTlsError(await certLogin(await issueTestCertificate(unverified.testCa, { commonName: 'y', now: t.clock() })), 401, 'INVALID_AUTH');
+      assertTlsError(
+        await certLogin(await issueTestCertificate(unverified.testCa, { commonName: 'y', now: t.clock() })),
+        401,
+        'INVALID_AUTH',
+      );
     });
 
     it('logs in with a third-party certificate an admin bound through POST /authenticators', async () => {
       const ca = await registerCa({ body: { isAutoCaEnrollmentEnabled: false, isOttCaEnrollmentEnabled: false } });
       const identityId = await createIdentity(t, admin);
-      const leaf = await issueTestCertificate(ca.testCa, { commonName: 'bound-by-admin', now: t.clock(), keyType: 'rsa' });
-      const authenticatorId = await createEntity(t, admin, 'authenticators', { method: 'cert', identityId, certPem: leaf.certPem });
+      const leaf = await issueTestCertificate(ca.testCa, {
+        commonName: 'bound-by-admin',
+        now: t.clock(),
+        keyType: 'rsa',
+      });
+      const authenticatorId = await createEntity(t, admin, 'authenticators', {
+        method: 'cert',
+        identityId,
+        certPem: leaf.certPem,
+      });
       const session = await certLogin(leaf);
       assert.equal(session.status, 200, session.text);
-      assert.deepEqual([sessionOf(session).identityId, sessionOf(session).authenticatorId], [identityId, authenticatorId]);
+      assert.deepEqual(
+        [sessionOf(session).identityId, sessionOf(session).authenticatorId],
+        [identityId, authenticatorId],
+      );
 
       const unverified = await registerCa({ verified: false });
       const early = await issueTestCertificate(unverified.testCa, { commonName: 'too-early', now: t.clock() });
-      const refused = await t.call({ method: 'POST', url: `${management}/authenticators`, token: admin, payload: { method: 'cert', identityId: await createIdentity(t, admin), certPem: early.certPem } });
+      const refused = await t.call({
+        method: 'POST',
+        url: `${management}/authenticators`,
+        token: admin,
+        payload: { method: 'cert', identityId: await createIdentity(t, admin), certPem: early.certPem },
+      });
       assertError(refused, 400, 'CERTIFICATE_FAILED_VALIDATION');
     });
 
     it('lets an expired certificate in only while the auth policy allows expired certificates', async () => {
-      const { identityId, certificate } = await controllerCertificate({ issuedAt: new Date(t.clock().getTime() - 400 * day), keyType: 'ec' });
-      assert.ok(Date.parse(new X509Certificate(certificate.certPem).validTo) < t.clock().getTime(), 'the certificate is expired');
+      const { identityId, certificate } = await controllerCertificate({
+        issuedAt: new Date(t.clock().getTime() - 400 * day),
+        keyType: 'ec',
+      });
+      assert.ok(
+        Date.parse(new X509Certificate(certificate.certPem).validTo) < t.clock().getTime(),
+        'the certificate is expired',
+      );
       assert.equal((await certLogin(certificate)).status, 200, 'the default policy allows expired certificates');
 
       const strict = await createEntity(t, admin, 'auth-policies', {
         name: uniqueName('strict-certs'),
         primary: {
           cert: { allowed: true, allowExpiredCerts: false },
-          updb: { allowed: true, minPasswordLength: 5, requireSpecialChar: false, requireNumberChar: false, requireMixedCase: false, maxAttempts: 5, lockoutDurationMinutes: 0 },
+          updb: {
+            allowed: true,
+            minPasswordLength: 5,
+            requireSpecialChar: false,
+            requireNumberChar: false,
+            requireMixedCase: false,
+            maxAttempts: 5,
+            lockoutDurationMinutes: 0,
+          },
           extJwt: { allowed: true, allowedSigners: [] },
         },
         secondary: { requireTotp: false },
       });
-      assert.equal((await t.call({ method: 'PATCH', url: `${management}/identities/${identityId}`, token: admin, payload: { authPolicyId: strict } })).status, 200);
+      assert.equal(
+        (
+          await t.call({
+            method: 'PATCH',
+            url: `${management}/identities/${identityId}`,
+            token: admin,
+            payload: { authPolicyId: strict },
+          })
+        ).status,
+        200,
+      );
       assertTlsError(await certLogin(certificate), 401, 'INVALID_AUTH');
 
       const fresh = await controllerCertificate({ identityBody: { authPolicyId: strict } });
@@ -304,7 +488,15 @@ describe('third-party CAs, certificate enrollment and certificate login over TLS
         name: uniqueName('no-certs'),
         primary: {
           cert: { allowed: false, allowExpiredCerts: true },
-          updb: { allowed: true, minPasswordLength: 5, requireSpecialChar: false, requireNumberChar: false, requireMixedCase: false, maxAttempts: 5, lockoutDurationMinutes: 0 },
+          updb: {
+            allowed: true,
+            minPasswordLength: 5,
+            requireSpecialChar: false,
+            requireNumberChar: false,
+            requireMixedCase: false,
+            maxAttempts: 5,
+            lockoutDurationMinutes: 0,
+          },
           extJwt: { allowed: true, allowedSigners: [] },
         },
         secondary: { requireTotp: false },
@@ -313,7 +505,12 @@ describe('third-party CAs, certificate enrollment and certificate login over TLS
       assertTlsError(await certLogin(forbidden.certificate), 401, 'INVALID_AUTH');
 
       const disabled = await controllerCertificate();
-      const result = await t.call({ method: 'POST', url: `${management}/identities/${disabled.identityId}/disable`, token: admin, payload: { durationMinutes: 0 } });
+      const result = await t.call({
+        method: 'POST',
+        url: `${management}/identities/${disabled.identityId}/disable`,
+        token: admin,
+        payload: { durationMinutes: 0 },
+      });
       assert.equal(result.status, 200, result.text);
       assertTlsError(await certLogin(disabled.certificate), 401, 'INVALID_AUTH');
     });
@@ -357,16 +554,29 @@ describe('third-party CAs, certificate enrollment and certificate login over TLS
       assert.equal(ca, t.deps.pki.caBundlePem);
       const renewed = new X509Certificate(clientCert);
       assert.ok(renewed.checkIssued(new X509Certificate(t.deps.pki.signingCertPem)));
-      const altNames = (pem: string) => new ParsedCertificate(pem).getExtension(SubjectAlternativeNameExtension)?.names.toJSON();
-      assert.deepEqual(altNames(clientCert), altNames(certificate.certPem), 'SANs come from the current certificate, not the CSR');
+      const altNames = (pem: string) =>
+        new ParsedCertificate(pem).getExtension(SubjectAlternativeNameExtension)?.names.toJSON();
+      assert.deepEqual(
+        altNames(clientCert),
+        altNames(certificate.certPem),
+        'SANs come from the current certificate, not the CSR',
+      );
       assert.ok(Date.parse(renewed.validTo) > t.clock().getTime() + 364 * day);
       const next = { certPem: clientCert, keyPem: csr.keyPem };
 
       assert.equal((await certLogin(certificate)).status, 200, 'the current certificate keeps working until verify');
       assertTlsError(await certLogin(next), 401, 'INVALID_AUTH');
 
-      assertTlsError(await extendVerify(client, authenticatorId, session, certificate.certPem), 400, 'INVALID_CLIENT_CERT');
-      assertTlsError(await extendVerify(client, authenticatorId, session, `${clientCert}${clientCert}`), 400, 'INVALID_CLIENT_CERT');
+      assertTlsError(
+        await extendVerify(client, authenticatorId, session, certificate.certPem),
+        400,
+        'INVALID_CLIENT_CERT',
+      );
+      assertTlsError(
+        await extendVerify(client, authenticatorId, session, `${clientCert}${clientCert}`),
+        400,
+        'INVALID_CLIENT_CERT',
+      );
       const verified = await extendVerify(client, authenticatorId, session, clientCert);
       assert.equal(verified.status, 200, verified.text);
 
@@ -374,9 +584,20 @@ describe('third-party CAs, certificate enrollment and certificate login over TLS
       const renewedSession = await certLogin(next);
       assert.equal(renewedSession.status, 200, renewedSession.text);
       assert.equal(sessionOf(renewedSession).authenticatorId, authenticatorId);
-      const sessionCertificates = await t.call({ method: 'GET', url: `${client}/current-api-session/certificates`, token: session });
-      assert.deepEqual((sessionCertificates.body as { data: { fingerprint: string }[] }).data.map((c) => c.fingerprint), [fingerprintOf(clientCert)]);
-      assertTlsError(await extendVerify(client, authenticatorId, session, clientCert), 409, 'CAN_NOT_UPDATE_AUTHENTICATOR');
+      const sessionCertificates = await t.call({
+        method: 'GET',
+        url: `${client}/current-api-session/certificates`,
+        token: session,
+      });
+      assert.deepEqual(
+        (sessionCertificates.body as { data: { fingerprint: string }[] }).data.map((c) => c.fingerprint),
+        [fingerprintOf(clientCert)],
+      );
+      assertTlsError(
+        await extendVerify(client, authenticatorId, session, clientCert),
+        409,
+        'CAN_NOT_UPDATE_AUTHENTICATOR',
+      );
     });
 
     it('works on the management API too', async () => {
@@ -395,20 +616,48 @@ describe('third-party CAs, certificate enrollment and certificate login over TLS
       const csr = await createCsr('renewed');
       assertTlsError(await extend(client, authenticatorId, session, undefined, csr.csrPem), 401, 'UNAUTHORIZED');
       const other = await controllerCertificate({ keyType: 'ec' });
-      assertTlsError(await extend(client, authenticatorId, session, other.certificate, csr.csrPem), 401, 'UNAUTHORIZED');
+      assertTlsError(
+        await extend(client, authenticatorId, session, other.certificate, csr.csrPem),
+        401,
+        'UNAUTHORIZED',
+      );
       // Someone else's authenticator is 401 before its body is read (a CSR that does not parse included); a missing one 404.
-      assertTlsError(await extend(client, other.authenticatorId, session, other.certificate, csr.csrPem), 401, 'UNAUTHORIZED');
-      assertTlsError(await extend(client, other.authenticatorId, session, certificate, 'not a csr'), 401, 'UNAUTHORIZED');
-      assertTlsError(await extendVerify(client, other.authenticatorId, session, other.certificate.certPem), 401, 'UNAUTHORIZED');
+      assertTlsError(
+        await extend(client, other.authenticatorId, session, other.certificate, csr.csrPem),
+        401,
+        'UNAUTHORIZED',
+      );
+      assertTlsError(
+        await extend(client, other.authenticatorId, session, certificate, 'not a csr'),
+        401,
+        'UNAUTHORIZED',
+      );
+      assertTlsError(
+        await extendVerify(client, other.authenticatorId, session, other.certificate.certPem),
+        401,
+        'UNAUTHORIZED',
+      );
       assertTlsError(await extend(client, 'no-such-authenticator', session, certificate, csr.csrPem), 404, 'NOT_FOUND');
-      assertTlsError(await extend(client, authenticatorId, session, certificate, 'not a csr'), 400, 'COULD_NOT_PROCESS_CSR');
+      assertTlsError(
+        await extend(client, authenticatorId, session, certificate, 'not a csr'),
+        400,
+        'COULD_NOT_PROCESS_CSR',
+      );
       const nothingWaiting = await extendVerify(client, authenticatorId, session, certificate.certPem);
       assertTlsError(nothingWaiting, 409, 'CAN_NOT_UPDATE_AUTHENTICATOR');
-      assert.equal((nothingWaiting.json as { error: { cause?: unknown } }).error.cause, undefined, 'upstream gives no cause');
+      assert.equal(
+        (nothingWaiting.json as { error: { cause?: unknown } }).error.cause,
+        undefined,
+        'upstream gives no cause',
+      );
 
       const user = await createUser(t, admin);
       const passwordSession = await login(t, user.username, user.password);
-      assertTlsError(await extend(client, user.authenticatorId, passwordSession, certificate, csr.csrPem), 409, 'CAN_NOT_UPDATE_AUTHENTICATOR');
+      assertTlsError(
+        await extend(client, user.authenticatorId, passwordSession, certificate, csr.csrPem),
+        409,
+        'CAN_NOT_UPDATE_AUTHENTICATOR',
+      );
 
       const ca = await registerCa();
       const enrollment = await ottcaEnrollment(ca.id);
@@ -417,7 +666,11 @@ describe('third-party CAs, certificate enrollment and certificate login over TLS
       const thirdPartySession = sessionOf(await certLogin(leaf)).token;
       const identity = await identityDetail(enrollment.identityId);
       const thirdPartyAuthenticator = (identity.authenticators as { cert: { id: string } }).cert.id;
-      assertTlsError(await extend(client, thirdPartyAuthenticator, thirdPartySession, leaf, csr.csrPem), 409, 'CAN_NOT_UPDATE_AUTHENTICATOR');
+      assertTlsError(
+        await extend(client, thirdPartyAuthenticator, thirdPartySession, leaf, csr.csrPem),
+        409,
+        'CAN_NOT_UPDATE_AUTHENTICATOR',
+      );
     });
   });
 });

@@ -19,7 +19,8 @@ const ENROLLMENT_DURATION_MS = 180 * 60_000;
 const YEAR_MS = 365 * 24 * 60 * 60_000;
 
 /** The C SDK's CSR subject: `C=US, ST=NY, O=OpenZiti, DC=<controller URL>, CN=<identity id>`. */
-const cSdkCsr = (key: KeyPair, commonName: string) => newCsr(key, `C=US, ST=NY, O=OpenZiti, DC=localhost, CN=${commonName}`);
+const cSdkCsr = (key: KeyPair, commonName: string) =>
+  newCsr(key, `C=US, ST=NY, O=OpenZiti, DC=localhost, CN=${commonName}`);
 
 /** The same CSR with one byte of its signature changed: it still parses, but no longer verifies. */
 function tamperedCsr(csrPem: string): string {
@@ -64,7 +65,10 @@ describe('identity enrollment over TLS (ott, updb), as the C SDK does it', () =>
   /** An identity created with `enrollment`, and its outstanding enrollment as its detail shows it. */
   async function identityWithEnrollment(enrollment: Record<string, unknown>, method: 'ott' | 'updb') {
     const id = await createIdentity(t, token, { enrollment });
-    const block = (await identityDetail(id)).enrollment as Record<string, { id: string; jwt: string; token: string; expiresAt: string }>;
+    const block = (await identityDetail(id)).enrollment as Record<
+      string,
+      { id: string; jwt: string; token: string; expiresAt: string }
+    >;
     const outstanding = block[method];
     assert.ok(outstanding, JSON.stringify(block));
     return { ...outstanding, enrollmentId: outstanding.id, id };
@@ -74,7 +78,9 @@ describe('identity enrollment over TLS (ott, updb), as the C SDK does it', () =>
   async function verifyEnrollmentJwt(jwt: string) {
     const serverCertificate = await t.serverCertificate();
     const { alg } = decodeProtectedHeader(jwt);
-    const { payload, protectedHeader } = await jwtVerify(jwt, await importX509(serverCertificate, String(alg)), { currentDate: t.clock() });
+    const { payload, protectedHeader } = await jwtVerify(jwt, await importX509(serverCertificate, String(alg)), {
+      currentDate: t.clock(),
+    });
     assert.deepEqual(protectedHeader, { alg: 'ES256', kid: fingerprintOf(serverCertificate), typ: 'JWT' });
     return payload;
   }
@@ -97,7 +103,10 @@ describe('identity enrollment over TLS (ott, updb), as the C SDK does it', () =>
       const issuer = pool.find((candidate) => current.checkIssued(candidate) && current.verify(candidate.publicKey));
       assert.ok(issuer, `no issuer for ${current.subject}`);
       if (issuer.checkIssued(issuer)) {
-        assert.ok(bundle.some((root) => root.fingerprint256 === issuer.fingerprint256), 'the root is in the EST bundle');
+        assert.ok(
+          bundle.some((root) => root.fingerprint256 === issuer.fingerprint256),
+          'the root is in the EST bundle',
+        );
         return;
       }
       current = issuer;
@@ -106,7 +115,12 @@ describe('identity enrollment over TLS (ott, updb), as the C SDK does it', () =>
   }
 
   const enrollOtt = (enrollmentToken: string, csr: string, headers: Record<string, string> = {}) =>
-    t.https({ method: 'POST', path: `${CLIENT}/enroll?method=ott&token=${enrollmentToken}`, headers: { 'content-type': 'text/plain', ...headers }, body: csr });
+    t.https({
+      method: 'POST',
+      path: `${CLIENT}/enroll?method=ott&token=${enrollmentToken}`,
+      headers: { 'content-type': 'text/plain', ...headers },
+      body: csr,
+    });
 
   describe('ott', () => {
     it('walks the C SDK sequence: verify the JWT, fetch the CA bundle, enroll with Accept JSON, log in with the certificate', async () => {
@@ -127,7 +141,12 @@ describe('identity enrollment over TLS (ott, updb), as the C SDK does it', () =>
 
       const bundle = await caBundle();
       const csr = await cSdkCsr(ecKey, identity.id);
-      const result = await httpsJson({ method: 'POST', path: `${CLIENT}/enroll?method=ott&token=${claims.jti}`, headers: { 'content-type': 'text/plain', accept: 'application/json' }, body: csr });
+      const result = await httpsJson({
+        method: 'POST',
+        path: `${CLIENT}/enroll?method=ott&token=${claims.jti}`,
+        headers: { 'content-type': 'text/plain', accept: 'application/json' },
+        body: csr,
+      });
       assert.equal(result.status, 200, result.text);
       const chain = splitPemCertificates((result.json as { data: { cert: string } }).data.cert);
       assert.equal(chain.length, 2, 'leaf and signing CA');
@@ -136,7 +155,10 @@ describe('identity enrollment over TLS (ott, updb), as the C SDK does it', () =>
 
       const leaf = new X509Certificate(leafPem);
       assert.deepEqual(leaf.keyUsage, [CLIENT_AUTH]);
-      assert.ok(leaf.publicKey.export({ type: 'spki', format: 'der' }).equals(ecKey.spkiDer), 'the CSR key is certified');
+      assert.ok(
+        leaf.publicKey.export({ type: 'spki', format: 'der' }).equals(ecKey.spkiDer),
+        'the CSR key is certified',
+      );
       assert.equal(new Date(leaf.validFrom).getTime(), Date.parse(start) - 60_000);
       assert.equal(new Date(leaf.validTo).getTime(), Date.parse(start) + YEAR_MS);
       assert.match(leaf.subject, new RegExp(`CN=${identity.id.replace(/[.-]/g, '\\$&')}`));
@@ -153,20 +175,30 @@ describe('identity enrollment over TLS (ott, updb), as the C SDK does it', () =>
         method: 'POST',
         path: `${CLIENT}/authenticate?method=cert`,
         headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify({ sdkInfo: { type: 'ziti-sdk-c', version: '1.0.12' }, envInfo: { os: 'Linux', arch: 'x86_64' }, configTypes: [] }),
+        body: JSON.stringify({
+          sdkInfo: { type: 'ziti-sdk-c', version: '1.0.12' },
+          envInfo: { os: 'Linux', arch: 'x86_64' },
+          configTypes: [],
+        }),
         cert: chain.join(''),
         key: ecKey.keyPem,
       });
       assert.equal(loginResult.status, 200, loginResult.text);
       const session = (loginResult.json as { data: { token: string; identity: { id: string } } }).data;
       assert.equal(session.identity.id, identity.id);
-      const services = await httpsJson({ method: 'GET', path: `${CLIENT}/services?limit=25&offset=0`, headers: { 'zt-session': session.token } });
+      const services = await httpsJson({
+        method: 'GET',
+        path: `${CLIENT}/services?limit=25&offset=0`,
+        headers: { 'zt-session': session.token },
+      });
       assert.equal(services.status, 200, services.text);
     });
 
     it('answers the leaf alone as application/x-pem-file when the client does not ask for JSON (Go SDK, CLI)', async () => {
       const identity = await identityWithEnrollment({ ott: true }, 'ott');
-      const result = await enrollOtt(identity.token, await cSdkCsr(rsaKey, identity.id), { 'content-type': 'application/x-pem-file' });
+      const result = await enrollOtt(identity.token, await cSdkCsr(rsaKey, identity.id), {
+        'content-type': 'application/x-pem-file',
+      });
       assert.equal(result.status, 200, result.text);
       assert.equal(result.headers['content-type'], 'application/x-pem-file');
       const certificates = splitPemCertificates(result.text);
@@ -176,7 +208,10 @@ describe('identity enrollment over TLS (ott, updb), as the C SDK does it', () =>
       assert.deepEqual(leaf.keyUsage, [CLIENT_AUTH]);
       assertChainsToBundle(certificates[0]!, [], await caBundle());
       const detail = await identityDetail(identity.id);
-      assert.equal((detail.authenticators as { cert?: { fingerprint: string } }).cert?.fingerprint, fingerprintOf(certificates[0]!));
+      assert.equal(
+        (detail.authenticators as { cert?: { fingerprint: string } }).cert?.fingerprint,
+        fingerprintOf(certificates[0]!),
+      );
     });
 
     it('treats Accept */* like no Accept', async () => {
@@ -189,7 +224,8 @@ describe('identity enrollment over TLS (ott, updb), as the C SDK does it', () =>
     it('refuses bad CSRs and leaves the token usable', async () => {
       const identity = await identityWithEnrollment({ ott: true }, 'ott');
       const url = `${CLIENT}/enroll?method=ott&token=${identity.token}`;
-      const post = (payload: string, contentType = 'text/plain') => t.call({ method: 'POST', url, headers: { 'content-type': contentType, accept: 'application/json' }, payload });
+      const post = (payload: string, contentType = 'text/plain') =>
+        t.call({ method: 'POST', url, headers: { 'content-type': contentType, accept: 'application/json' }, payload });
       const csr = await cSdkCsr(ecKey, identity.id);
       // Upstream's words (common/cert ParseCsrPem) for a CSR that is not PEM, empty, or followed by more.
       const refusal = async (payload: string) => {
@@ -200,10 +236,18 @@ describe('identity enrollment over TLS (ott, updb), as the C SDK does it', () =>
       assert.equal(await refusal('garbage'), 'could not decode csrPem as PEM');
       assert.equal(await refusal(''), 'csrPem must not be null or empty');
       assert.equal(await refusal(csr + csr), 'unexpected PEM blocks at end of CSR');
-      assertError(await post('-----BEGIN CERTIFICATE REQUEST-----\nAAAA\n-----END CERTIFICATE REQUEST-----\n'), 400, 'COULD_NOT_PROCESS_CSR');
+      assertError(
+        await post('-----BEGIN CERTIFICATE REQUEST-----\nAAAA\n-----END CERTIFICATE REQUEST-----\n'),
+        400,
+        'COULD_NOT_PROCESS_CSR',
+      );
       assertError(await post(tamperedCsr(csr)), 400, 'COULD_NOT_PROCESS_CSR');
       // A JSON body is not a CSR (docs/reference/pki-enrollment-auth.md §3.3).
-      assertError(await post(JSON.stringify({ token: identity.token, clientCsr: csr }), 'application/json'), 400, 'COULD_NOT_PROCESS_CSR');
+      assertError(
+        await post(JSON.stringify({ token: identity.token, clientCsr: csr }), 'application/json'),
+        400,
+        'COULD_NOT_PROCESS_CSR',
+      );
       assertError(await post(csr, 'application/pkcs10'), 400, 'INVALID_CONTENT_TYPE');
       const result = await post(csr);
       assert.equal(result.status, 200, result.text);
@@ -212,7 +256,12 @@ describe('identity enrollment over TLS (ott, updb), as the C SDK does it', () =>
     it('answers a failure to a client that accepts PEM but not JSON with the status and an empty PEM body', async () => {
       const identity = await identityWithEnrollment({ ott: true }, 'ott');
       const post = (query: string, accept: string) =>
-        t.call({ method: 'POST', url: `${CLIENT}/enroll?${query}`, headers: { 'content-type': 'text/plain', accept }, payload: 'garbage' });
+        t.call({
+          method: 'POST',
+          url: `${CLIENT}/enroll?${query}`,
+          headers: { 'content-type': 'text/plain', accept },
+          payload: 'garbage',
+        });
       const unknownToken = 'method=ott&token=2f1e7e43-6a4b-4f0e-9d2c-0b6f4b8f9a11';
       for (const [query, accept] of [
         [`method=ott&token=${identity.token}`, 'application/x-pem-file'],
@@ -222,29 +271,61 @@ describe('identity enrollment over TLS (ott, updb), as the C SDK does it', () =>
         ['method=ca', 'application/x-pem-file'],
       ]) {
         const result = await post(query!, accept!);
-        assert.deepEqual([result.status, result.headers['content-type'], result.text], [400, 'application/x-pem-file', ''], `${query} ${accept}`);
+        assert.deepEqual(
+          [result.status, result.headers['content-type'], result.text],
+          [400, 'application/x-pem-file', ''],
+          `${query} ${accept}`,
+        );
       }
       // JSON whenever the client takes it, as before.
-      for (const accept of ['application/x-pem-file, application/json', 'application/x-pem-file, */*', 'application/json;q=0.1, application/x-pem-file']) {
+      for (const accept of [
+        'application/x-pem-file, application/json',
+        'application/x-pem-file, */*',
+        'application/json;q=0.1, application/x-pem-file',
+      ]) {
         assertError(await post(unknownToken, accept), 400, 'INVALID_ENROLLMENT_TOKEN');
       }
       // The per-method routes produce only JSON.
-      const perMethod = await t.call({ method: 'POST', url: `${CLIENT}/enroll/ott?${unknownToken}`, headers: { accept: 'application/x-pem-file' }, payload: {} });
+      const perMethod = await t.call({
+        method: 'POST',
+        url: `${CLIENT}/enroll/ott?${unknownToken}`,
+        headers: { accept: 'application/x-pem-file' },
+        payload: {},
+      });
       assertError(perMethod, 400, 'INVALID_ENROLLMENT_TOKEN');
-      assert.equal((await enrollOtt(identity.token, await cSdkCsr(ecKey, identity.id))).status, 200, 'the failures left the token usable');
+      assert.equal(
+        (await enrollOtt(identity.token, await cSdkCsr(ecKey, identity.id))).status,
+        200,
+        'the failures left the token usable',
+      );
     });
 
     it('is single use', async () => {
       const identity = await identityWithEnrollment({ ott: true }, 'ott');
       assert.equal((await enrollOtt(identity.token, await cSdkCsr(ecKey, identity.id))).status, 200);
-      const again = await t.call({ method: 'POST', url: `${CLIENT}/enroll?method=ott&token=${identity.token}`, headers: { 'content-type': 'text/plain' }, payload: await cSdkCsr(ecKey, identity.id) });
+      const again = await t.call({
+        method: 'POST',
+        url: `${CLIENT}/enroll?method=ott&token=${identity.token}`,
+        headers: { 'content-type': 'text/plain' },
+        payload: await cSdkCsr(ecKey, identity.id),
+      });
       assertError(again, 400, 'INVALID_ENROLLMENT_TOKEN');
     });
 
     it('refuses unknown, missing and malformed tokens', async () => {
       const csr = await cSdkCsr(ecKey, 'nobody');
-      const post = (query: string) => t.call({ method: 'POST', url: `${CLIENT}/enroll${query}`, headers: { 'content-type': 'text/plain' }, payload: csr });
-      assertError(await post('?method=ott&token=2f1e7e43-6a4b-4f0e-9d2c-0b6f4b8f9a11'), 400, 'INVALID_ENROLLMENT_TOKEN');
+      const post = (query: string) =>
+        t.call({
+          method: 'POST',
+          url: `${CLIENT}/enroll${query}`,
+          headers: { 'content-type': 'text/plain' },
+          payload: csr,
+        });
+      assertError(
+        await post('?method=ott&token=2f1e7e43-6a4b-4f0e-9d2c-0b6f4b8f9a11'),
+        400,
+        'INVALID_ENROLLMENT_TOKEN',
+      );
       assertError(await post('?method=ott'), 400, 'INVALID_ENROLLMENT_TOKEN');
       assertError(await post('?method=ott&token=not-a-uuid'), 400, 'COULD_NOT_VALIDATE');
     });
@@ -254,7 +335,16 @@ describe('identity enrollment over TLS (ott, updb), as the C SDK does it', () =>
       const csr = await cSdkCsr(ecKey, identity.id);
       t.clock.advance(ENROLLMENT_DURATION_MS);
       try {
-        assertError(await t.call({ method: 'POST', url: `${CLIENT}/enroll?method=ott&token=${identity.token}`, headers: { 'content-type': 'text/plain' }, payload: csr }), 400, 'ENROLLMENT_EXPIRED');
+        assertError(
+          await t.call({
+            method: 'POST',
+            url: `${CLIENT}/enroll?method=ott&token=${identity.token}`,
+            headers: { 'content-type': 'text/plain' },
+            payload: csr,
+          }),
+          400,
+          'ENROLLMENT_EXPIRED',
+        );
       } finally {
         t.clock.set(start);
       }
@@ -272,20 +362,33 @@ describe('identity enrollment over TLS (ott, updb), as the C SDK does it', () =>
       assert.equal(claims.em, 'updb');
       const url = `${CLIENT}/enroll/updb?token=${identity.token}`;
       // The body's username is ignored, as upstream.
-      const result = await t.call({ method: 'POST', url, payload: { password: 'correct-horse', username: 'someone-else' } });
+      const result = await t.call({
+        method: 'POST',
+        url,
+        payload: { password: 'correct-horse', username: 'someone-else' },
+      });
       assert.equal(result.status, 200, result.text);
       assert.deepEqual((result.body as { data: unknown }).data, {});
       const detail = await identityDetail(identity.id);
       assert.deepEqual(detail.enrollment, {});
       assert.equal((detail.authenticators as { updb?: { username: string } }).updb?.username, name);
       await login(t, name, 'correct-horse');
-      assertError(await t.call({ method: 'POST', url, payload: { password: 'correct-horse' } }), 400, 'INVALID_ENROLLMENT_TOKEN');
+      assertError(
+        await t.call({ method: 'POST', url, payload: { password: 'correct-horse' } }),
+        400,
+        'INVALID_ENROLLMENT_TOKEN',
+      );
     });
 
     it('works through /enroll?method=updb as the Go SDK calls it', async () => {
       const name = username('b');
       const identity = await identityWithEnrollment({ updb: name }, 'updb');
-      const result = await httpsJson({ method: 'POST', path: `${CLIENT}/enroll?method=updb&token=${identity.token}`, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: 'battery-staple' }) });
+      const result = await httpsJson({
+        method: 'POST',
+        path: `${CLIENT}/enroll?method=updb&token=${identity.token}`,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ password: 'battery-staple' }),
+      });
       assert.equal(result.status, 200, result.text);
       await login(t, name, 'battery-staple');
     });
@@ -296,26 +399,74 @@ describe('identity enrollment over TLS (ott, updb), as the C SDK does it', () =>
       const specific = `${CLIENT}/enroll/updb?token=${identity.token}`;
       // The contract's path has an inline body schema, whose fields go-swagger names after the body parameter
       // (its length limits); a missing password is the enrollment's own refusal.
-      for (const [url, field] of [[generic, 'password'], [specific, 'updbCredentials.password']] as const) {
+      for (const [url, field] of [
+        [generic, 'password'],
+        [specific, 'updbCredentials.password'],
+      ] as const) {
         assertError(await t.call({ method: 'POST', url, payload: {} }), 400, 'COULD_NOT_VALIDATE', 'password');
-        assertError(await t.call({ method: 'POST', url, payload: { password: 'abcd' } }), 400, 'COULD_NOT_VALIDATE', field);
-        assertError(await t.call({ method: 'POST', url, payload: { password: 'x'.repeat(101) } }), 400, 'COULD_NOT_VALIDATE', field);
+        assertError(
+          await t.call({ method: 'POST', url, payload: { password: 'abcd' } }),
+          400,
+          'COULD_NOT_VALIDATE',
+          field,
+        );
+        assertError(
+          await t.call({ method: 'POST', url, payload: { password: 'x'.repeat(101) } }),
+          400,
+          'COULD_NOT_VALIDATE',
+          field,
+        );
       }
       // A number where the contract declares a string fails while decoding (as upstream's JSON decoder does).
-      assertError(await t.call({ method: 'POST', url: specific, payload: { password: 12345 } }), 400, 'COULD_NOT_PARSE_BODY');
-      assertError(await t.call({ method: 'POST', url: generic, payload: { password: 12345 } }), 400, 'COULD_NOT_VALIDATE', 'password');
+      assertError(
+        await t.call({ method: 'POST', url: specific, payload: { password: 12345 } }),
+        400,
+        'COULD_NOT_PARSE_BODY',
+      );
+      assertError(
+        await t.call({ method: 'POST', url: generic, payload: { password: 12345 } }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'password',
+      );
       assertError(await t.call({ method: 'POST', url: generic }), 400, 'COULD_NOT_VALIDATE', 'password');
-      assertError(await t.call({ method: 'POST', url: generic, headers: { 'content-type': 'text/plain' }, payload: 'password' }), 400, 'COULD_NOT_VALIDATE', 'password');
+      assertError(
+        await t.call({ method: 'POST', url: generic, headers: { 'content-type': 'text/plain' }, payload: 'password' }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'password',
+      );
       assertError(await t.call({ method: 'POST', url: specific }), 400, 'COULD_NOT_VALIDATE');
-      assertError(await t.call({ method: 'POST', url: generic, payload: '{"password":', headers: { 'content-type': 'application/json' } }), 400, 'COULD_NOT_PARSE_BODY');
-      assert.equal((await t.call({ method: 'POST', url: specific, payload: { password: 'abcde' } })).status, 200, 'five characters are enough');
+      assertError(
+        await t.call({
+          method: 'POST',
+          url: generic,
+          payload: '{"password":',
+          headers: { 'content-type': 'application/json' },
+        }),
+        400,
+        'COULD_NOT_PARSE_BODY',
+      );
+      assert.equal(
+        (await t.call({ method: 'POST', url: specific, payload: { password: 'abcde' } })).status,
+        200,
+        'five characters are enough',
+      );
     });
 
     it('refuses an expired token and one whose username was taken since', async () => {
       const expired = await identityWithEnrollment({ updb: username('d') }, 'updb');
       t.clock.advance(ENROLLMENT_DURATION_MS + 1);
       try {
-        assertError(await t.call({ method: 'POST', url: `${CLIENT}/enroll/updb?token=${expired.token}`, payload: { password: 'late-password' } }), 400, 'ENROLLMENT_EXPIRED');
+        assertError(
+          await t.call({
+            method: 'POST',
+            url: `${CLIENT}/enroll/updb?token=${expired.token}`,
+            payload: { password: 'late-password' },
+          }),
+          400,
+          'ENROLLMENT_EXPIRED',
+        );
       } finally {
         t.clock.set(start);
       }
@@ -323,9 +474,23 @@ describe('identity enrollment over TLS (ott, updb), as the C SDK does it', () =>
       const name = username('e');
       const identity = await identityWithEnrollment({ updb: name }, 'updb');
       const other = await createIdentity(t, token);
-      const taken = await t.call({ method: 'POST', url: `${MANAGEMENT}/authenticators`, token, payload: { method: 'updb', identityId: other, username: name, password: 'other-password' } });
+      const taken = await t.call({
+        method: 'POST',
+        url: `${MANAGEMENT}/authenticators`,
+        token,
+        payload: { method: 'updb', identityId: other, username: name, password: 'other-password' },
+      });
       assert.equal(taken.status, 201, taken.text);
-      assertError(await t.call({ method: 'POST', url: `${CLIENT}/enroll/updb?token=${identity.token}`, payload: { password: 'my-password' } }), 400, 'COULD_NOT_VALIDATE', 'username');
+      assertError(
+        await t.call({
+          method: 'POST',
+          url: `${CLIENT}/enroll/updb?token=${identity.token}`,
+          payload: { password: 'my-password' },
+        }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'username',
+      );
     });
   });
 
@@ -349,7 +514,12 @@ describe('identity enrollment over TLS (ott, updb), as the C SDK does it', () =>
     it('signs a challenge nonce with the named key and hands out the CA pool', async () => {
       const kid = fingerprintOf(await t.serverCertificate());
       const nonce = 'a3bb189e-8bf9-3888-9912-ace4e6543002';
-      const result = await httpsJson({ method: 'POST', path: `${CLIENT}/enroll/challenge`, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ keyId: kid, nonce }) });
+      const result = await httpsJson({
+        method: 'POST',
+        path: `${CLIENT}/enroll/challenge`,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ keyId: kid, nonce }),
+      });
       assert.equal(result.status, 200, result.text);
       const answer = result.json as { algorithm: string; kid: string; signature: string; caPool: string };
       assert.equal(answer.algorithm, 'ES256');
@@ -366,7 +536,12 @@ describe('identity enrollment over TLS (ott, updb), as the C SDK does it', () =>
     it('refuses an unknown key id and a nonce that is not a UUID', async () => {
       const kid = fingerprintOf(await t.serverCertificate());
       const post = (payload: unknown) => t.call({ method: 'POST', url: `${CLIENT}/enroll/challenge`, payload });
-      assertError(await post({ keyId: 'unknown', nonce: 'a3bb189e-8bf9-3888-9912-ace4e6543002' }), 400, 'COULD_NOT_VALIDATE', 'keyId');
+      assertError(
+        await post({ keyId: 'unknown', nonce: 'a3bb189e-8bf9-3888-9912-ace4e6543002' }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'keyId',
+      );
       assertError(await post({ keyId: kid, nonce: 'not-a-uuid' }), 400, 'COULD_NOT_VALIDATE');
       assertError(await post({ keyId: kid }), 400, 'COULD_NOT_VALIDATE');
     });

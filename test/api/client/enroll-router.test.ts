@@ -24,7 +24,8 @@ const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
 const ENROLLMENT_DURATION_MS = 180 * 60_000;
 
 /** What a ziti router puts in its CSRs: `C=US, O=OpenZiti, CN=<router id>`, SANs on the server CSR. */
-const routerCsr = (key: KeyPair, commonName: string, altNames: JsonGeneralNames = []) => newCsr(key, `C=US, O=OpenZiti, CN=${commonName}`, altNames);
+const routerCsr = (key: KeyPair, commonName: string, altNames: JsonGeneralNames = []) =>
+  newCsr(key, `C=US, O=OpenZiti, CN=${commonName}`, altNames);
 
 /** A client certificate no router was ever given: signed by itself. */
 async function strangerCertificate(key: KeyPair): Promise<string> {
@@ -70,7 +71,10 @@ describe('router enrollment (erott, trott), extension and re-enroll over TLS', (
     assert.ok(operation, `${where}: operation`);
     assert.deepEqual(validateResponse(operation, result.status, result.json), [], `${where}: schema`);
     if (result.status >= 400) {
-      const { error, meta } = result.json as { error: { code: string; message: string; requestId: string }; meta: unknown };
+      const { error, meta } = result.json as {
+        error: { code: string; message: string; requestId: string };
+        meta: unknown;
+      };
       assert.equal(typeof error.message, 'string');
       assert.equal(typeof error.requestId, 'string');
       assert.deepEqual(meta, { apiEnrollmentVersion: '0.0.1', apiVersion: '0.0.1' });
@@ -78,7 +82,11 @@ describe('router enrollment (erott, trott), extension and re-enroll over TLS', (
     return result;
   }
   const errorCode = (result: { json: unknown }) => (result.json as { error: { code: string } }).error.code;
-  async function assertHttpsError(options: TlsRequestOptions & { method: 'GET' | 'POST' }, status: number, code: string) {
+  async function assertHttpsError(
+    options: TlsRequestOptions & { method: 'GET' | 'POST' },
+    status: number,
+    code: string,
+  ) {
     const result = await https(options);
     assert.equal(result.status, status, result.text);
     assert.equal(errorCode(result), code, result.text);
@@ -108,17 +116,28 @@ describe('router enrollment (erott, trott), extension and re-enroll over TLS', (
   async function verifyEnrollmentJwt(jwt: unknown) {
     const serverCertificate = await t.serverCertificate();
     const { alg } = decodeProtectedHeader(String(jwt));
-    const { payload, protectedHeader } = await jwtVerify(String(jwt), await importX509(serverCertificate, String(alg)), { currentDate: t.clock() });
+    const { payload, protectedHeader } = await jwtVerify(
+      String(jwt),
+      await importX509(serverCertificate, String(alg)),
+      { currentDate: t.clock() },
+    );
     assert.deepEqual(protectedHeader, { alg, kid: fingerprintOf(serverCertificate), typ: 'JWT' });
     return payload;
   }
 
   /** Both CSRs as a ziti router sends them, the client one named after the router. */
   async function routerCsrs(routerId: string, clientCommonName = routerId) {
-    return { serverCertCsr: await routerCsr(rsaKey, routerId, SERVER_SANS), certCsr: await routerCsr(ecKey, clientCommonName, SERVER_SANS) };
+    return {
+      serverCertCsr: await routerCsr(rsaKey, routerId, SERVER_SANS),
+      certCsr: await routerCsr(ecKey, clientCommonName, SERVER_SANS),
+    };
   }
 
-  async function enroll(method: 'erott' | 'trott', routerId: string, enrollmentToken: string): Promise<EnrollmentCerts> {
+  async function enroll(
+    method: 'erott' | 'trott',
+    routerId: string,
+    enrollmentToken: string,
+  ): Promise<EnrollmentCerts> {
     const result = await https(enrollRequest(method, enrollmentToken, await routerCsrs(routerId)));
     assert.equal(result.status, 200, result.text);
     return (result.json as { data: EnrollmentCerts }).data;
@@ -136,10 +155,17 @@ describe('router enrollment (erott, trott), extension and re-enroll over TLS', (
       const id = await createEdgeRouter(t, token);
       const router = await detail('edge-routers', id);
       assert.equal(router.isVerified, false);
-      assert.equal('fingerprint' in router, false, 'an unenrolled edge router has no fingerprint key, as upstream (omitempty)');
+      assert.equal(
+        'fingerprint' in router,
+        false,
+        'an unenrolled edge router has no fingerprint key, as upstream (omitempty)',
+      );
       assert.equal(router.enrollmentCreatedAt, start);
       assert.equal(router.enrollmentExpiresAt, new Date(Date.parse(start) + ENROLLMENT_DURATION_MS).toISOString());
-      assert.match(String(router.enrollmentToken), /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      assert.match(
+        String(router.enrollmentToken),
+        /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+      );
 
       const payload = await verifyEnrollmentJwt(router.enrollmentJwt);
       assert.deepEqual(payload, {
@@ -155,7 +181,11 @@ describe('router enrollment (erott, trott), extension and re-enroll over TLS', (
 
     it('shows the enrollment in lists too', async () => {
       const id = await createEdgeRouter(t, token, { name: 'listed-unenrolled' });
-      const result = await t.call({ method: 'GET', url: `${MANAGEMENT}/edge-routers?filter=${encodeURIComponent('name = "listed-unenrolled"')}`, token });
+      const result = await t.call({
+        method: 'GET',
+        url: `${MANAGEMENT}/edge-routers?filter=${encodeURIComponent('name = "listed-unenrolled"')}`,
+        token,
+      });
       const [listed] = (result.body as { data: Record<string, unknown>[] }).data;
       assert.equal(listed?.id, id);
       assert.equal(listed.enrollmentJwt, (await detail('edge-routers', id)).enrollmentJwt);
@@ -180,7 +210,10 @@ describe('router enrollment (erott, trott), extension and re-enroll over TLS', (
         assert.ok(root && issuer.verify(root.publicKey), 'that CA chains to the bundle root');
         assert.equal(leaf.ca, false);
       }
-      assert.deepEqual(clientIntermediates.map((c) => c.fingerprint256), bundle.filter((ca) => !ca.checkIssued(ca)).map((ca) => ca.fingerprint256));
+      assert.deepEqual(
+        clientIntermediates.map((c) => c.fingerprint256),
+        bundle.filter((ca) => !ca.checkIssued(ca)).map((ca) => ca.fingerprint256),
+      );
 
       assert.match(client.subject, new RegExp(`^CN=${id.replace(/[.-]/g, '\\$&')}$`, 'm'));
       assert.deepEqual(client.keyUsage, [CLIENT_AUTH]);
@@ -195,14 +228,19 @@ describe('router enrollment (erott, trott), extension and re-enroll over TLS', (
       assert.equal(router.fingerprint, fingerprintOf(certs.cert));
       assert.equal(router.certPem, splitPemCertificates(certs.cert)[0]);
       // Upstream leaves the enrollment fields out once there is none (omitempty).
-      for (const field of ['enrollmentJwt', 'enrollmentToken', 'enrollmentCreatedAt', 'enrollmentExpiresAt']) assert.equal(field in router, false, field);
+      for (const field of ['enrollmentJwt', 'enrollmentToken', 'enrollmentCreatedAt', 'enrollmentExpiresAt'])
+        assert.equal(field in router, false, field);
     });
 
     it('refuses a token used once already', async () => {
       const id = await createEdgeRouter(t, token);
       const { enrollmentToken } = (await detail('edge-routers', id)) as { enrollmentToken: string };
       await enroll('erott', id, enrollmentToken);
-      await assertHttpsError(enrollRequest('erott', enrollmentToken, await routerCsrs(id)), 400, 'INVALID_ENROLLMENT_TOKEN');
+      await assertHttpsError(
+        enrollRequest('erott', enrollmentToken, await routerCsrs(id)),
+        400,
+        'INVALID_ENROLLMENT_TOKEN',
+      );
     });
 
     it('refuses an expired token with ENROLLMENT_EXPIRED', async () => {
@@ -221,7 +259,11 @@ describe('router enrollment (erott, trott), extension and re-enroll over TLS', (
     it('refuses a client CSR not named after the router, and the token stays usable', async () => {
       const id = await createEdgeRouter(t, token);
       const { enrollmentToken } = (await detail('edge-routers', id)) as { enrollmentToken: string };
-      await assertHttpsError(enrollRequest('erott', enrollmentToken, await routerCsrs(id, 'someone-else')), 400, 'COULD_NOT_PROCESS_CSR');
+      await assertHttpsError(
+        enrollRequest('erott', enrollmentToken, await routerCsrs(id, 'someone-else')),
+        400,
+        'COULD_NOT_PROCESS_CSR',
+      );
       assert.equal((await detail('edge-routers', id)).isVerified, false);
       await enroll('erott', id, enrollmentToken);
     });
@@ -233,7 +275,10 @@ describe('router enrollment (erott, trott), extension and re-enroll over TLS', (
       const refused = async (body: unknown, code: string, which: 'server' | 'client', contentType?: string) => {
         const result = await https(enrollRequest('erott', enrollmentToken, body, contentType));
         assert.deepEqual([result.status, errorCode(result)], [400, code], JSON.stringify(body));
-        assert.deepEqual((result.json as { error: { cause: unknown } }).error.cause, { code: 'UNHANDLED', message: `invalid ${which} CSR` });
+        assert.deepEqual((result.json as { error: { cause: unknown } }).error.cause, {
+          code: 'UNHANDLED',
+          message: `invalid ${which} CSR`,
+        });
       };
       await refused({}, 'MISSING_OR_INVALID_CSR', 'server');
       await refused({ certCsr }, 'MISSING_OR_INVALID_CSR', 'server');
@@ -251,7 +296,11 @@ describe('router enrollment (erott, trott), extension and re-enroll over TLS', (
       const id = await createEdgeRouter(t, token);
       const { enrollmentToken } = (await detail('edge-routers', id)) as { enrollmentToken: string };
       assert.equal((await t.call({ method: 'DELETE', url: `${MANAGEMENT}/edge-routers/${id}`, token })).status, 200);
-      await assertHttpsError(enrollRequest('erott', enrollmentToken, await routerCsrs(id)), 400, 'INVALID_ENROLLMENT_TOKEN');
+      await assertHttpsError(
+        enrollRequest('erott', enrollmentToken, await routerCsrs(id)),
+        400,
+        'INVALID_ENROLLMENT_TOKEN',
+      );
     });
   });
 
@@ -282,9 +331,17 @@ describe('router enrollment (erott, trott), extension and re-enroll over TLS', (
 
     it('answers 401 UNAUTHORIZED without a client certificate or with one no router has, before the CSRs are read', async () => {
       const id = await createEdgeRouter(t, token);
-      for (const csrs of [await routerCsrs(id), { serverCertCsr: 'junk', certCsr: 'junk' }, { serverCertCsr: '', certCsr: '' }]) {
+      for (const csrs of [
+        await routerCsrs(id),
+        { serverCertCsr: 'junk', certCsr: 'junk' },
+        { serverCertCsr: '', certCsr: '' },
+      ]) {
         await assertHttpsError(extendRequest(csrs), 401, 'UNAUTHORIZED');
-        await assertHttpsError(extendRequest(csrs, await strangerCertificate(otherEcKey), otherEcKey.keyPem), 401, 'UNAUTHORIZED');
+        await assertHttpsError(
+          extendRequest(csrs, await strangerCertificate(otherEcKey), otherEcKey.keyPem),
+          401,
+          'UNAUTHORIZED',
+        );
       }
       // The contract's own checks come first, as upstream's: a body without the fields is 400 either way.
       await assertHttpsError(extendRequest({}), 400, 'COULD_NOT_VALIDATE');
@@ -298,7 +355,12 @@ describe('router enrollment (erott, trott), extension and re-enroll over TLS', (
       for (const body of [{}, { serverCertCsr }, { certCsr }, { serverCertCsr, certCsr: null }]) {
         await assertHttpsError(extendRequest(body, enrolled.cert, ecKey.keyPem), 400, 'COULD_NOT_VALIDATE');
       }
-      for (const body of [{ serverCertCsr, certCsr: '' }, { serverCertCsr: '', certCsr }, { serverCertCsr, certCsr: 'junk' }, await routerCsrs(id, 'not-the-router')]) {
+      for (const body of [
+        { serverCertCsr, certCsr: '' },
+        { serverCertCsr: '', certCsr },
+        { serverCertCsr, certCsr: 'junk' },
+        await routerCsrs(id, 'not-the-router'),
+      ]) {
         await assertHttpsError(extendRequest(body, enrolled.cert, ecKey.keyPem), 400, 'COULD_NOT_PROCESS_CSR');
       }
       assert.equal((await detail('edge-routers', id)).fingerprint, fingerprintOf(enrolled.cert));
@@ -326,7 +388,11 @@ describe('router enrollment (erott, trott), extension and re-enroll over TLS', (
 
         // The old certificate no longer names the router; the old token is gone; the new one works.
         await assertHttpsError(extendRequest(await routerCsrs(id), enrolled.cert, ecKey.keyPem), 401, 'UNAUTHORIZED');
-        await assertHttpsError(enrollRequest('erott', first.enrollmentToken, await routerCsrs(id)), 400, 'INVALID_ENROLLMENT_TOKEN');
+        await assertHttpsError(
+          enrollRequest('erott', first.enrollmentToken, await routerCsrs(id)),
+          400,
+          'INVALID_ENROLLMENT_TOKEN',
+        );
         const again = await enroll('erott', id, String(router.enrollmentToken));
         assert.equal((await detail('edge-routers', id)).fingerprint, fingerprintOf(again.cert));
       } finally {
@@ -337,7 +403,10 @@ describe('router enrollment (erott, trott), extension and re-enroll over TLS', (
     it('replaces an enrollment still outstanding', async () => {
       const id = await createEdgeRouter(t, token);
       const first = (await detail('edge-routers', id)) as { enrollmentToken: string };
-      assert.equal((await t.call({ method: 'POST', url: `${MANAGEMENT}/edge-routers/${id}/re-enroll`, token })).status, 200);
+      assert.equal(
+        (await t.call({ method: 'POST', url: `${MANAGEMENT}/edge-routers/${id}/re-enroll`, token })).status,
+        200,
+      );
       const count = await t.deps.store.read((db) => selectRows(db, 'enrollments', { router_id: id }));
       assert.equal(count.length, 1);
       assert.notEqual(count[0]!.token, first.enrollmentToken);
@@ -364,17 +433,31 @@ describe('router enrollment (erott, trott), extension and re-enroll over TLS', (
       assert.ok(certs.ca && certs.cert && certs.serverCert);
       assert.deepEqual(new X509Certificate(certs.cert).keyUsage, [CLIENT_AUTH]);
       assert.deepEqual(new X509Certificate(certs.serverCert).keyUsage, [SERVER_AUTH]);
-      assert.equal(new X509Certificate(certs.serverCert).subjectAltName, 'DNS:router.example.com, IP Address:127.0.0.1');
+      assert.equal(
+        new X509Certificate(certs.serverCert).subjectAltName,
+        'DNS:router.example.com, IP Address:127.0.0.1',
+      );
       const enrolled = await detail('transit-routers', id);
-      assert.deepEqual([enrolled.isVerified, enrolled.fingerprint, 'enrollmentJwt' in enrolled], [true, fingerprintOf(certs.cert), false]);
+      assert.deepEqual(
+        [enrolled.isVerified, enrolled.fingerprint, 'enrollmentJwt' in enrolled],
+        [true, fingerprintOf(certs.cert), false],
+      );
 
       const extended = await https(extendRequest(await routerCsrs(id), certs.cert, ecKey.keyPem));
       assert.equal(extended.status, 200, extended.text);
-      assert.equal((await detail('transit-routers', id)).fingerprint, fingerprintOf((extended.json as { data: EnrollmentCerts }).data.cert));
+      assert.equal(
+        (await detail('transit-routers', id)).fingerprint,
+        fingerprintOf((extended.json as { data: EnrollmentCerts }).data.cert),
+      );
     });
 
     it('shows a transit router created through /routers with its trott enrollment', async () => {
-      const created = await t.call({ method: 'POST', url: `${MANAGEMENT}/routers`, token, payload: { name: 'trott-through-routers' } });
+      const created = await t.call({
+        method: 'POST',
+        url: `${MANAGEMENT}/routers`,
+        token,
+        payload: { name: 'trott-through-routers' },
+      });
       assert.equal(created.status, 201, created.text);
       const id = (created.body as { data: { id: string } }).data.id;
       const payload = await verifyEnrollmentJwt((await detail('transit-routers', id)).enrollmentJwt);

@@ -4,7 +4,14 @@ import { SignJWT } from 'jose';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { assertError, type CallResult } from '../../support/conformance.js';
 import { createAuthPolicy, createEntity, createIdentity, createUser, login } from '../../support/factories.js';
-import { newSigningKey, signJwt, startJwksServer, type JwksServer, type JwtOptions, type SigningKey } from '../../support/jwt-issuer.js';
+import {
+  newSigningKey,
+  signJwt,
+  startJwksServer,
+  type JwksServer,
+  type JwtOptions,
+  type SigningKey,
+} from '../../support/jwt-issuer.js';
 
 const client = '/edge/client/v1';
 const management = '/edge/management/v1';
@@ -43,7 +50,13 @@ describe('ext-jwt authentication', () => {
     const response = await t.app.inject({ method, url, headers: headers as Record<string, string> });
     return { status: response.statusCode, body: response.body ? (JSON.parse(response.body) as unknown) : undefined };
   };
-  const signerBody = (overrides: Record<string, unknown>) => ({ name: unique('signer'), enabled: true, issuer: `https://${unique('idp')}.example`, audience: 'ziti', ...overrides });
+  const signerBody = (overrides: Record<string, unknown>) => ({
+    name: unique('signer'),
+    enabled: true,
+    issuer: `https://${unique('idp')}.example`,
+    audience: 'ziti',
+    ...overrides,
+  });
   async function addSigner(overrides: Record<string, unknown>): Promise<{ id: string; issuer: string }> {
     const body = signerBody(overrides);
     return { id: await createEntity(t, admin, 'external-jwt-signers', body), issuer: body.issuer };
@@ -58,7 +71,11 @@ describe('ext-jwt authentication', () => {
     certKey = await newSigningKey('ES256', t.clock());
     jwksKey = await newSigningKey('RS256', t.clock());
     jwks.keys = [jwksKey.publicJwk];
-    certSigner = await addSigner({ certPem: certKey.certPem, kid: certKey.kid, externalAuthUrl: 'https://login.example/cert' });
+    certSigner = await addSigner({
+      certPem: certKey.certPem,
+      kid: certKey.kid,
+      externalAuthUrl: 'https://login.example/cert',
+    });
     jwksSigner = await addSigner({ jwksEndpoint: `${jwks.url}/jwks` });
   });
   after(async () => {
@@ -69,19 +86,30 @@ describe('ext-jwt authentication', () => {
   describe('primary', () => {
     it('logs an identity in with a JWT from a certificate signer or a JWKS signer', async () => {
       const identityId = await createIdentity(t, admin);
-      for (const [key, signer] of [[certKey, certSigner], [jwksKey, jwksSigner]] as const) {
+      for (const [key, signer] of [
+        [certKey, certSigner],
+        [jwksKey, jwksSigner],
+      ] as const) {
         const result = await extJwtLogin([await jwtFor(key, signer, identityId)]);
         assert.equal(result.status, 200, result.text);
         const session = dataOf<Session>(result);
-        assert.deepEqual([session.identityId, session.authenticatorId, session.authQueries], [identityId, `extJwtId:${signer.id}`, []]);
-        assert.equal((await t.call({ method: 'GET', url: `${client}/current-identity`, token: session.token })).status, 200);
+        assert.deepEqual(
+          [session.identityId, session.authenticatorId, session.authQueries],
+          [identityId, `extJwtId:${signer.id}`, []],
+        );
+        assert.equal(
+          (await t.call({ method: 'GET', url: `${client}/current-identity`, token: session.token })).status,
+          200,
+        );
       }
     });
 
     it('uses the certificate fingerprint as the kid of a certificate signer without one', async () => {
       const key = await newSigningKey('ES256', t.clock());
       const signer = await addSigner({ certPem: key.certPem });
-      const fingerprint = dataOf<{ fingerprint: string }>(await t.call({ method: 'GET', url: `${management}/external-jwt-signers/${signer.id}`, token: admin })).fingerprint;
+      const fingerprint = dataOf<{ fingerprint: string }>(
+        await t.call({ method: 'GET', url: `${management}/external-jwt-signers/${signer.id}`, token: admin }),
+      ).fingerprint;
       const identityId = await createIdentity(t, admin);
       assert.equal((await extJwtLogin([await jwtFor(key, signer, identityId, { kid: fingerprint })])).status, 200);
       assertError(await extJwtLogin([await jwtFor(key, signer, identityId)]), 401, 'INVALID_AUTH');
@@ -99,8 +127,20 @@ describe('ext-jwt authentication', () => {
         ['signed by another key', jwtFor({ ...other, kid: certKey.kid }, certSigner, identityId)],
         ['no kid', jwtFor(certKey, certSigner, identityId, { kid: null })],
         ['unknown identity', jwtFor(certKey, certSigner, 'no-such-identity')],
-        ['HS256', new SignJWT({ sub: identityId }).setProtectedHeader({ alg: 'HS256', kid: certKey.kid }).setIssuer(certSigner.issuer).setAudience('ziti').sign(new Uint8Array(32))],
-        ['alg none', Promise.resolve(`${Buffer.from(JSON.stringify({ alg: 'none', kid: certKey.kid })).toString('base64url')}.${Buffer.from(JSON.stringify({ iss: certSigner.issuer, aud: 'ziti', sub: identityId })).toString('base64url')}.`)],
+        [
+          'HS256',
+          new SignJWT({ sub: identityId })
+            .setProtectedHeader({ alg: 'HS256', kid: certKey.kid })
+            .setIssuer(certSigner.issuer)
+            .setAudience('ziti')
+            .sign(new Uint8Array(32)),
+        ],
+        [
+          'alg none',
+          Promise.resolve(
+            `${Buffer.from(JSON.stringify({ alg: 'none', kid: certKey.kid })).toString('base64url')}.${Buffer.from(JSON.stringify({ iss: certSigner.issuer, aud: 'ziti', sub: identityId })).toString('base64url')}.`,
+          ),
+        ],
         ['not a JWT', Promise.resolve('definitely-not-a-jwt')],
       ];
       for (const [why, jwt] of refused) {
@@ -110,15 +150,29 @@ describe('ext-jwt authentication', () => {
       }
       assertError(await t.call({ method: 'POST', url: `${client}/authenticate?method=ext-jwt` }), 401, 'INVALID_AUTH');
       // Without exp or with an audience list that holds the signer's, the JWT is accepted (upstream: exp optional).
-      assert.equal((await extJwtLogin([await jwtFor(certKey, certSigner, identityId, { expiresAt: undefined, audience: ['x', 'ziti'] })])).status, 200);
+      assert.equal(
+        (
+          await extJwtLogin([
+            await jwtFor(certKey, certSigner, identityId, { expiresAt: undefined, audience: ['x', 'ziti'] }),
+          ])
+        ).status,
+        200,
+      );
     });
 
     it('finds the identity by external id and a custom claim when the signer says so', async () => {
       const externalId = unique('alice@example.com');
       const identityId = await createIdentity(t, admin, { externalId });
       const key = await newSigningKey('ES256', t.clock());
-      const signer = await addSigner({ certPem: key.certPem, kid: key.kid, useExternalId: true, claimsProperty: 'email' });
-      const session = dataOf<Session>(await extJwtLogin([await jwtFor(key, signer, 'ignored', { claims: { email: externalId } })]));
+      const signer = await addSigner({
+        certPem: key.certPem,
+        kid: key.kid,
+        useExternalId: true,
+        claimsProperty: 'email',
+      });
+      const session = dataOf<Session>(
+        await extJwtLogin([await jwtFor(key, signer, 'ignored', { claims: { email: externalId } })]),
+      );
       assert.equal(session.identityId, identityId);
       assertError(await extJwtLogin([await jwtFor(key, signer, externalId)]), 401, 'INVALID_AUTH');
       assertError(await extJwtLogin([await jwtFor(key, signer, 'x', { claims: { email: 42 } })]), 401, 'INVALID_AUTH');
@@ -128,9 +182,19 @@ describe('ext-jwt authentication', () => {
       const identityId = await createIdentity(t, admin);
       const key = await newSigningKey('ES256', t.clock());
       const signer = await addSigner({ certPem: key.certPem, kid: key.kid });
-      await t.call({ method: 'PATCH', url: `${management}/external-jwt-signers/${signer.id}`, token: admin, payload: { enabled: false } });
+      await t.call({
+        method: 'PATCH',
+        url: `${management}/external-jwt-signers/${signer.id}`,
+        token: admin,
+        payload: { enabled: false },
+      });
       assertError(await extJwtLogin([await jwtFor(key, signer, identityId)]), 401, 'INVALID_AUTH');
-      await t.call({ method: 'POST', url: `${management}/identities/${identityId}/disable`, token: admin, payload: { durationMinutes: 0 } });
+      await t.call({
+        method: 'POST',
+        url: `${management}/identities/${identityId}/disable`,
+        token: admin,
+        payload: { durationMinutes: 0 },
+      });
       assertError(await extJwtLogin([await jwtFor(certKey, certSigner, identityId)]), 401, 'INVALID_AUTH');
     });
 
@@ -143,7 +207,10 @@ describe('ext-jwt authentication', () => {
       assertError(await extJwtLogin([await jwtFor(certKey, certSigner, restricted)]), 401, 'INVALID_AUTH');
       assert.equal((await extJwtLogin([await jwtFor(jwksKey, jwksSigner, restricted)])).status, 200);
       // Of two bearer tokens, the one the policy accepts wins.
-      const both = await injectWithBearers('POST', `${client}/authenticate?method=ext-jwt`, [await jwtFor(certKey, certSigner, restricted), await jwtFor(jwksKey, jwksSigner, restricted)]);
+      const both = await injectWithBearers('POST', `${client}/authenticate?method=ext-jwt`, [
+        await jwtFor(certKey, certSigner, restricted),
+        await jwtFor(jwksKey, jwksSigner, restricted),
+      ]);
       assert.equal(both.status, 200);
     });
   });
@@ -182,9 +249,20 @@ describe('ext-jwt authentication', () => {
         const identityId = await createIdentity(t, admin);
         const keysBody = JSON.stringify({ keys: [key.publicJwk] });
         server.routes.set('/same-host', () => ({ status: 302, headers: { location: '/keys' }, body: '' }));
-        server.routes.set('/keys', () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: keysBody }));
-        server.routes.set('/other-host', () => ({ status: 302, headers: { location: server.url.replace('127.0.0.1', 'localhost') + '/keys' }, body: '' }));
-        server.routes.set('/huge', () => ({ status: 200, body: JSON.stringify({ keys: [key.publicJwk], padding: 'x'.repeat(300 * 1024) }) }));
+        server.routes.set('/keys', () => ({
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+          body: keysBody,
+        }));
+        server.routes.set('/other-host', () => ({
+          status: 302,
+          headers: { location: server.url.replace('127.0.0.1', 'localhost') + '/keys' },
+          body: '',
+        }));
+        server.routes.set('/huge', () => ({
+          status: 200,
+          body: JSON.stringify({ keys: [key.publicJwk], padding: 'x'.repeat(300 * 1024) }),
+        }));
         server.routes.set('/broken', () => ({ status: 500, body: 'no' }));
         const outcomes: Record<string, number> = {};
         for (const path of ['/same-host', '/other-host', '/huge', '/broken']) {
@@ -203,10 +281,20 @@ describe('ext-jwt authentication', () => {
       const policy = await createAuthPolicy(t, admin, { secondary: { requireExtJwtSigner: certSigner.id } });
       const user = await createUser(t, admin, { authPolicyId: policy });
       const other = await createIdentity(t, admin, { authPolicyId: policy });
-      const result = await t.call({ method: 'POST', url: `${client}/authenticate?method=password`, payload: { username: user.username, password: user.password } });
+      const result = await t.call({
+        method: 'POST',
+        url: `${client}/authenticate?method=password`,
+        payload: { username: user.username, password: user.password },
+      });
       const session = dataOf<Session>(result);
-      assert.deepEqual(session.authQueries, [{ httpUrl: 'https://login.example/cert', provider: 'url', typeId: 'EXT-JWT' }]);
-      assertError(await t.call({ method: 'GET', url: `${client}/services`, token: session.token }), 401, 'UNAUTHORIZED');
+      assert.deepEqual(session.authQueries, [
+        { httpUrl: 'https://login.example/cert', provider: 'url', typeId: 'EXT-JWT' },
+      ]);
+      assertError(
+        await t.call({ method: 'GET', url: `${client}/services`, token: session.token }),
+        401,
+        'UNAUTHORIZED',
+      );
 
       const mine = await jwtFor(certKey, certSigner, user.id);
       const withJwt = await injectWithBearers('GET', `${client}/services`, [mine], session.token);
@@ -214,11 +302,35 @@ describe('ext-jwt authentication', () => {
       const current = await injectWithBearers('GET', `${client}/current-api-session`, [mine], session.token);
       assert.deepEqual((current.body as { data: Session }).data.authQueries, []);
       // Another identity's JWT from the same signer does not count (upstream accepts it).
-      assert.equal((await injectWithBearers('GET', `${client}/services`, [await jwtFor(certKey, certSigner, other)], session.token)).status, 401);
+      assert.equal(
+        (
+          await injectWithBearers(
+            'GET',
+            `${client}/services`,
+            [await jwtFor(certKey, certSigner, other)],
+            session.token,
+          )
+        ).status,
+        401,
+      );
       // Nor does a JWT from another signer.
-      assert.equal((await injectWithBearers('GET', `${client}/services`, [await jwtFor(jwksKey, jwksSigner, user.id)], session.token)).status, 401);
+      assert.equal(
+        (
+          await injectWithBearers(
+            'GET',
+            `${client}/services`,
+            [await jwtFor(jwksKey, jwksSigner, user.id)],
+            session.token,
+          )
+        ).status,
+        401,
+      );
       // Without it the next request is partial again.
-      assertError(await t.call({ method: 'GET', url: `${client}/services`, token: session.token }), 401, 'UNAUTHORIZED');
+      assertError(
+        await t.call({ method: 'GET', url: `${client}/services`, token: session.token }),
+        401,
+        'UNAUTHORIZED',
+      );
     });
 
     it('refuses the login when the required signer cannot be satisfied (disabled)', async () => {
@@ -226,9 +338,27 @@ describe('ext-jwt authentication', () => {
       const signer = await addSigner({ certPem: key.certPem, kid: key.kid });
       const policy = await createAuthPolicy(t, admin, { secondary: { requireExtJwtSigner: signer.id } });
       const user = await createUser(t, admin, { authPolicyId: policy });
-      assert.equal((await t.call({ method: 'POST', url: `${client}/authenticate?method=password`, payload: { username: user.username, password: user.password } })).status, 200);
-      await t.call({ method: 'PATCH', url: `${management}/external-jwt-signers/${signer.id}`, token: admin, payload: { enabled: false } });
-      const refused = await t.call({ method: 'POST', url: `${client}/authenticate?method=password`, payload: { username: user.username, password: user.password } });
+      assert.equal(
+        (
+          await t.call({
+            method: 'POST',
+            url: `${client}/authenticate?method=password`,
+            payload: { username: user.username, password: user.password },
+          })
+        ).status,
+        200,
+      );
+      await t.call({
+        method: 'PATCH',
+        url: `${management}/external-jwt-signers/${signer.id}`,
+        token: admin,
+        payload: { enabled: false },
+      });
+      const refused = await t.call({
+        method: 'POST',
+        url: `${client}/authenticate?method=password`,
+        payload: { username: user.username, password: user.password },
+      });
       assertError(refused, 401, 'INVALID_AUTH');
     });
 
@@ -237,7 +367,12 @@ describe('ext-jwt authentication', () => {
       const user = await createUser(t, admin, { authPolicyId: policy, isAdmin: true });
       const token = await login(t, user.username, user.password, 'management');
       assertError(await t.call({ method: 'GET', url: `${management}/identities`, token }), 401, 'UNAUTHORIZED');
-      const full = await injectWithBearers('GET', `${management}/identities`, [await jwtFor(certKey, certSigner, user.id)], token);
+      const full = await injectWithBearers(
+        'GET',
+        `${management}/identities`,
+        [await jwtFor(certKey, certSigner, user.id)],
+        token,
+      );
       assert.equal(full.status, 200);
     });
   });

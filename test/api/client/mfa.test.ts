@@ -9,7 +9,15 @@ import { readMfaStatus } from '../../../src/auth/mfa/mfa-status.js';
 const client = '/edge/client/v1';
 const management = '/edge/management/v1';
 const MFA = `${client}/current-identity/mfa`;
-const TOTP_QUERY = { format: 'alphaNumeric', httpMethod: 'POST', httpUrl: './authenticate/mfa', maxLength: 6, minLength: 4, provider: 'ziti', typeId: 'MFA' };
+const TOTP_QUERY = {
+  format: 'alphaNumeric',
+  httpMethod: 'POST',
+  httpUrl: './authenticate/mfa',
+  maxLength: 6,
+  minLength: 4,
+  provider: 'ziti',
+  typeId: 'MFA',
+};
 
 interface MfaDetail {
   id: string;
@@ -31,11 +39,18 @@ const dataOf = <T>(result: CallResult) => (result.body as { data: T }).data;
 describe('TOTP MFA of the current identity', () => {
   let t: TestApp;
   let admin: string;
-  const call = (method: 'GET' | 'POST' | 'DELETE', url: string, token: string, payload?: unknown, headers?: Record<string, string>) =>
-    t.call({ method, url, token, ...(payload !== undefined ? { payload } : {}), ...(headers ? { headers } : {}) });
-  const enroll = (token: string) => t.call({ method: 'POST', url: MFA, token, headers: { 'content-type': 'application/json' }, payload: '' });
+  const call = (
+    method: 'GET' | 'POST' | 'DELETE',
+    url: string,
+    token: string,
+    payload?: unknown,
+    headers?: Record<string, string>,
+  ) => t.call({ method, url, token, ...(payload !== undefined ? { payload } : {}), ...(headers ? { headers } : {}) });
+  const enroll = (token: string) =>
+    t.call({ method: 'POST', url: MFA, token, headers: { 'content-type': 'application/json' }, payload: '' });
   const session = async (token: string) => dataOf<Session>(await call('GET', `${client}/current-api-session`, token));
-  const isMfaEnabled = async (id: string) => dataOf<{ isMfaEnabled: boolean }>(await call('GET', `${management}/identities/${id}`, admin)).isMfaEnabled;
+  const isMfaEnabled = async (id: string) =>
+    dataOf<{ isMfaEnabled: boolean }>(await call('GET', `${management}/identities/${id}`, admin)).isMfaEnabled;
 
   before(async () => {
     t = await buildTestApp();
@@ -50,7 +65,11 @@ describe('TOTP MFA of the current identity', () => {
     assertError(await call('DELETE', MFA, token), 404, 'NOT_FOUND');
     assertError(await call('POST', `${MFA}/verify`, token, { code: '123456' }), 404, 'NOT_FOUND');
     assertError(await call('GET', `${MFA}/qr-code`, token), 404, 'NOT_FOUND');
-    assertError(await call('GET', `${MFA}/recovery-codes`, token, undefined, { 'mfa-validation-code': '123456' }), 404, 'NOT_FOUND');
+    assertError(
+      await call('GET', `${MFA}/recovery-codes`, token, undefined, { 'mfa-validation-code': '123456' }),
+      404,
+      'NOT_FOUND',
+    );
     assertError(await call('POST', `${MFA}/recovery-codes`, token, { code: '123456' }), 404, 'NOT_FOUND');
     assertError(await call('POST', `${client}/authenticate/mfa`, token, { code: '123456' }), 409, 'MFA_NOT_ENROLLED');
     const current = await session(token);
@@ -72,7 +91,10 @@ describe('TOTP MFA of the current identity', () => {
     assert.equal(detail.isVerified, false);
     assert.deepEqual(Object.keys(detail._links).sort(), ['current-identity', 'qr', 'self', 'verify']);
     const name = dataOf<{ name: string }>(await call('GET', `${management}/identities/${user.id}`, admin)).name;
-    assert.match(detail.provisioningUrl!, new RegExp(`^otpauth://totp/openziti\\.io:${name}\\?issuer=openziti\\.io&secret=[A-Z2-7]{16}$`));
+    assert.match(
+      detail.provisioningUrl!,
+      new RegExp(`^otpauth://totp/openziti\\.io:${name}\\?issuer=openziti\\.io&secret=[A-Z2-7]{16}$`),
+    );
     assert.equal(detail.recoveryCodes!.length, 20);
     for (const code of detail.recoveryCodes!) assert.match(code, /^[A-Z2-7]{6}$/);
     assert.deepEqual(detail.recoveryCodes, [...detail.recoveryCodes!].sort());
@@ -87,7 +109,11 @@ describe('TOTP MFA of the current identity', () => {
     // Unverified MFA changes nothing at login (upstream: "partially enrolled MFA should fully authenticate").
     const again = await login(t, user.username, user.password);
     assert.deepEqual((await session(again)).authQueries, []);
-    assertError(await call('GET', `${MFA}/recovery-codes`, token, undefined, { 'mfa-validation-code': '123456' }), 404, 'NOT_FOUND');
+    assertError(
+      await call('GET', `${MFA}/recovery-codes`, token, undefined, { 'mfa-validation-code': '123456' }),
+      404,
+      'NOT_FOUND',
+    );
     // An unverified enrollment is removed without a code.
     assert.equal((await call('DELETE', MFA, token)).status, 200);
     assertError(await call('GET', MFA, token), 404, 'NOT_FOUND');
@@ -102,9 +128,21 @@ describe('TOTP MFA of the current identity', () => {
     const now = t.clock().getTime();
     assertError(await call('POST', `${MFA}/verify`, token, {}), 400, 'COULD_NOT_VALIDATE', 'code');
     assertError(await call('POST', `${MFA}/verify`, token, { code: '' }), 400, 'MFA_INVALID_TOKEN');
-    assertError(await call('POST', `${MFA}/verify`, token, { code: detail.recoveryCodes![0] }), 400, 'MFA_INVALID_TOKEN');
-    assertError(await call('POST', `${MFA}/verify`, token, { code: totpCode(secret, new Date(now + 90_000)) }), 400, 'MFA_INVALID_TOKEN');
-    assertError(await call('POST', `${MFA}/verify`, token, { code: totpCode(secret, new Date(now - 90_000)) }), 400, 'MFA_INVALID_TOKEN');
+    assertError(
+      await call('POST', `${MFA}/verify`, token, { code: detail.recoveryCodes![0] }),
+      400,
+      'MFA_INVALID_TOKEN',
+    );
+    assertError(
+      await call('POST', `${MFA}/verify`, token, { code: totpCode(secret, new Date(now + 90_000)) }),
+      400,
+      'MFA_INVALID_TOKEN',
+    );
+    assertError(
+      await call('POST', `${MFA}/verify`, token, { code: totpCode(secret, new Date(now - 90_000)) }),
+      400,
+      'MFA_INVALID_TOKEN',
+    );
     const code = totpCode(secret, new Date(now + 60_000));
     assert.equal((await call('POST', `${MFA}/verify`, token, { code })).status, 200);
 
@@ -125,12 +163,21 @@ describe('TOTP MFA of the current identity', () => {
   it('gives later sessions the MFA auth query and only the partial operations until a code is given', async () => {
     const user = await createUser(t, admin);
     const { secret } = await enrollVerifiedMfa(t, await login(t, user.username, user.password));
-    const login2 = await t.call({ method: 'POST', url: `${client}/authenticate?method=password`, payload: { username: user.username, password: user.password } });
+    const login2 = await t.call({
+      method: 'POST',
+      url: `${client}/authenticate?method=password`,
+      payload: { username: user.username, password: user.password },
+    });
     const started = dataOf<Session>(login2);
     assert.deepEqual([started.isMfaRequired, started.isMfaComplete, started.authQueries], [true, false, [TOTP_QUERY]]);
     const token = started.token;
     assert.deepEqual((await session(token)).authQueries, [TOTP_QUERY]);
-    for (const url of [`${client}/current-identity`, `${client}/services`, `${client}/current-identity/authenticators`, `${MFA}/recovery-codes`]) {
+    for (const url of [
+      `${client}/current-identity`,
+      `${client}/services`,
+      `${client}/current-identity/authenticators`,
+      `${MFA}/recovery-codes`,
+    ]) {
       assertError(await call('GET', url, token), 401, 'UNAUTHORIZED');
     }
     assertError(await call('DELETE', MFA, token), 401, 'UNAUTHORIZED');
@@ -138,7 +185,10 @@ describe('TOTP MFA of the current identity', () => {
 
     assertError(await call('POST', `${client}/authenticate/mfa`, token, { code: '000000' }), 400, 'MFA_INVALID_TOKEN');
     assertError(await call('POST', `${client}/authenticate/mfa`, token, { code: '' }), 400, 'MFA_INVALID_TOKEN');
-    assert.equal((await call('POST', `${client}/authenticate/mfa`, token, { code: totpCode(secret, t.clock()) })).status, 200);
+    assert.equal(
+      (await call('POST', `${client}/authenticate/mfa`, token, { code: totpCode(secret, t.clock()) })).status,
+      200,
+    );
     const done = await session(token);
     assert.deepEqual([done.isMfaRequired, done.isMfaComplete, done.authQueries], [true, true, []]);
     assert.equal((await call('GET', `${client}/current-identity`, token)).status, 200);
@@ -150,11 +200,21 @@ describe('TOTP MFA of the current identity', () => {
     const first = await login(t, user.username, user.password);
     assert.equal((await call('POST', `${client}/authenticate/mfa`, first, { code: recoveryCodes[0] })).status, 200);
     const second = await login(t, user.username, user.password);
-    assertError(await call('POST', `${client}/authenticate/mfa`, second, { code: recoveryCodes[0] }), 400, 'MFA_INVALID_TOKEN');
+    assertError(
+      await call('POST', `${client}/authenticate/mfa`, second, { code: recoveryCodes[0] }),
+      400,
+      'MFA_INVALID_TOKEN',
+    );
 
     assertError(await call('GET', `${MFA}/recovery-codes`, first), 400, 'MFA_INVALID_TOKEN');
-    assertError(await call('GET', `${MFA}/recovery-codes`, first, undefined, { 'mfa-validation-code': recoveryCodes[1]! }), 400, 'MFA_INVALID_TOKEN');
-    const shown = await call('GET', `${MFA}/recovery-codes`, first, undefined, { 'mfa-validation-code': totpCode(secret, t.clock()) });
+    assertError(
+      await call('GET', `${MFA}/recovery-codes`, first, undefined, { 'mfa-validation-code': recoveryCodes[1]! }),
+      400,
+      'MFA_INVALID_TOKEN',
+    );
+    const shown = await call('GET', `${MFA}/recovery-codes`, first, undefined, {
+      'mfa-validation-code': totpCode(secret, t.clock()),
+    });
     assert.equal(shown.status, 200, shown.text);
     assert.deepEqual(dataOf<{ recoveryCodes: string[] }>(shown).recoveryCodes, recoveryCodes.slice(1));
 
@@ -176,9 +236,19 @@ describe('TOTP MFA of the current identity', () => {
     assert.equal((await t.deps.store.read((db) => readMfaStatus(db, user.id, sessionId))).isMfaEnabled, true);
     assert.ok((await t.deps.store.read((db) => readMfaStatus(db, user.id, sessionId))).passedAt instanceof Date);
     assertError(await call('DELETE', MFA, token), 400, 'MFA_INVALID_TOKEN');
-    assertError(await call('DELETE', MFA, token, undefined, { 'mfa-validation-code': '000000' }), 400, 'MFA_INVALID_TOKEN');
-    assert.equal((await call('DELETE', MFA, token, undefined, { 'mfa-validation-code': totpCode(secret, t.clock()) })).status, 200);
-    assert.deepEqual(await t.deps.store.read((db) => readMfaStatus(db, user.id, sessionId)), { isMfaEnabled: false, passedAt: undefined });
+    assertError(
+      await call('DELETE', MFA, token, undefined, { 'mfa-validation-code': '000000' }),
+      400,
+      'MFA_INVALID_TOKEN',
+    );
+    assert.equal(
+      (await call('DELETE', MFA, token, undefined, { 'mfa-validation-code': totpCode(secret, t.clock()) })).status,
+      200,
+    );
+    assert.deepEqual(await t.deps.store.read((db) => readMfaStatus(db, user.id, sessionId)), {
+      isMfaEnabled: false,
+      passedAt: undefined,
+    });
     assert.equal(await isMfaEnabled(user.id), false);
     assert.deepEqual((await session(await login(t, user.username, user.password))).authQueries, []);
   });
@@ -200,7 +270,10 @@ describe('TOTP MFA of the current identity', () => {
     const { secret } = await enrollVerifiedMfa(t, token, 'management');
     const partial = await login(t, user.username, user.password, 'management');
     assertError(await call('GET', `${management}/current-identity`, partial), 401, 'UNAUTHORIZED');
-    assert.equal((await call('POST', `${management}/authenticate/mfa`, partial, { code: totpCode(secret, t.clock()) })).status, 200);
+    assert.equal(
+      (await call('POST', `${management}/authenticate/mfa`, partial, { code: totpCode(secret, t.clock()) })).status,
+      200,
+    );
     assert.equal((await call('GET', `${management}/current-identity`, partial)).status, 200);
   });
 });
@@ -218,7 +291,8 @@ describe('MFA code throttling', () => {
     const user = await createUser(t, admin);
     const { secret } = await enrollVerifiedMfa(t, await login(t, user.username, user.password));
     const token = await login(t, user.username, user.password);
-    const attempt = (code: string) => t.call({ method: 'POST', url: `${client}/authenticate/mfa`, token, payload: { code } });
+    const attempt = (code: string) =>
+      t.call({ method: 'POST', url: `${client}/authenticate/mfa`, token, payload: { code } });
     for (let i = 0; i < 3; i++) assertError(await attempt(String(100000 + i)), 400, 'MFA_INVALID_TOKEN');
     const refused = await attempt(totpCode(secret, t.clock()));
     assertError(refused, 429, 'RATE_LIMITED');

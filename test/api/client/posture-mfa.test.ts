@@ -20,29 +20,45 @@ describe('MFA posture checks for an API session that passed MFA', () => {
   const mfaStates = new Map<string, MfaState>();
 
   before(async () => {
-    t = await buildTestApp({ readMfaState: (_db, _identity, apiSessionId) => Promise.resolve(mfaStates.get(apiSessionId) ?? { isEnrolled: false }) });
+    t = await buildTestApp({
+      readMfaState: (_db, _identity, apiSessionId) =>
+        Promise.resolve(mfaStates.get(apiSessionId) ?? { isEnrolled: false }),
+    });
     admin = await t.loginAsAdmin();
     await openEdgeRouter(t, admin);
   });
   after(() => t.close());
 
-  const apiSessionIdOf = async (token: string) => ((await t.call({ method: 'GET', url: `${client}/current-api-session`, token })).body as { data: { id: string } }).data.id;
-  const exists = async (id: string) => (await t.call({ method: 'GET', url: `${management}/sessions/${id}`, token: admin })).status === 200;
+  const apiSessionIdOf = async (token: string) =>
+    ((await t.call({ method: 'GET', url: `${client}/current-api-session`, token })).body as { data: { id: string } })
+      .data.id;
+  const exists = async (id: string) =>
+    (await t.call({ method: 'GET', url: `${management}/sessions/${id}`, token: admin })).status === 200;
   const mfaQuery = async (token: string, serviceId: string) => {
     const result = await t.call({ method: 'GET', url: `${client}/services/${serviceId}`, token });
-    const [policy] = (result.body as { data: { postureQueries: { postureQueries: Record<string, unknown>[] }[] } }).data.postureQueries;
+    const [policy] = (result.body as { data: { postureQueries: { postureQueries: Record<string, unknown>[] }[] } }).data
+      .postureQueries;
     return policy!.postureQueries[0]!;
   };
 
   /** A user whose Dial policy needs the MFA check `details`, logged in and, as far as posture knows, past MFA. */
   async function passedMfa(details: Record<string, unknown>) {
     const attribute = `mfa-${Math.random().toString(36).slice(2, 8)}`;
-    const check = await createEntity(t, admin, 'posture-checks', { name: attribute, typeId: 'MFA', roleAttributes: [attribute], ...details });
+    const check = await createEntity(t, admin, 'posture-checks', {
+      name: attribute,
+      typeId: 'MFA',
+      roleAttributes: [attribute],
+      ...details,
+    });
     const user = await createUser(t, admin);
     const { serviceId } = await grantService(t, admin, user.id, ['Dial'], [`#${attribute}`]);
     const token = await login(t, user.username, user.password);
     const apiSessionId = await apiSessionIdOf(token);
-    mfaStates.set(apiSessionId, { isEnrolled: true, passedAt: t.clock(), sdk: { type: 'ziti-sdk-c', version: '1.0.12' } });
+    mfaStates.set(apiSessionId, {
+      isEnrolled: true,
+      passedAt: t.clock(),
+      sdk: { type: 'ziti-sdk-c', version: '1.0.12' },
+    });
     await t.deps.posture.postureChanged(user.id);
     return { check, user, serviceId, token, apiSessionId };
   }
@@ -50,7 +66,11 @@ describe('MFA posture checks for an API session that passed MFA', () => {
   it('passes until the MFA timeout, then the session goes at the next sweep', async () => {
     const { serviceId, token } = await passedMfa({ timeoutSeconds: 600 });
     t.clock.advance(100_000);
-    assert.deepEqual(await mfaQuery(token, serviceId).then((q) => [q.isPassing, q.timeout, q.timeoutRemaining]), [true, 600, 500]);
+    assert.deepEqual(await mfaQuery(token, serviceId).then((q) => [q.isPassing, q.timeout, q.timeoutRemaining]), [
+      true,
+      600,
+      500,
+    ]);
     const session = await createSession(t, token, serviceId);
     t.clock.advance(499_000);
     await t.deps.posture.sweep();
@@ -66,39 +86,91 @@ describe('MFA posture checks for an API session that passed MFA', () => {
     const session = await createSession(t, token, serviceId);
     t.clock.advance(60_000);
     const wokenAt = t.clock().toISOString();
-    const woken = await t.call({ method: 'POST', url: `${client}/posture-response`, token, payload: { id: 'state', typeId: 'ENDPOINT_STATE', woken: true } });
+    const woken = await t.call({
+      method: 'POST',
+      url: `${client}/posture-response`,
+      token,
+      payload: { id: 'state', typeId: 'ENDPOINT_STATE', woken: true },
+    });
     assert.equal(woken.status, 201, woken.text);
-    const name = ((await t.call({ method: 'GET', url: `${management}/services/${serviceId}`, token: admin })).body as { data: { name: string } }).data.name;
-    assert.deepEqual((woken.body as { data: { services: unknown[] } }).data.services, [{ id: serviceId, name, postureQueryType: 'MFA', timeout: 3600, timeoutRemaining: 300 }]);
+    const name = (
+      (await t.call({ method: 'GET', url: `${management}/services/${serviceId}`, token: admin })).body as {
+        data: { name: string };
+      }
+    ).data.name;
+    assert.deepEqual((woken.body as { data: { services: unknown[] } }).data.services, [
+      { id: serviceId, name, postureQueryType: 'MFA', timeout: 3600, timeoutRemaining: 300 },
+    ]);
 
     const query = await mfaQuery(token, serviceId);
-    assert.equal(query.updatedAt, wokenAt, 'the wake shows as the query\'s updatedAt');
+    assert.equal(query.updatedAt, wokenAt, "the wake shows as the query's updatedAt");
     assert.deepEqual([query.isPassing, query.timeoutRemaining], [true, 300]);
-    assert.equal(((await t.call({ method: 'GET', url: `${client}/current-api-session/service-updates`, token })).body as { data: { lastChangeAt: string } }).data.lastChangeAt, wokenAt);
+    assert.equal(
+      (
+        (await t.call({ method: 'GET', url: `${client}/current-api-session/service-updates`, token })).body as {
+          data: { lastChangeAt: string };
+        }
+      ).data.lastChangeAt,
+      wokenAt,
+    );
 
     t.clock.advance(300_000);
     await t.deps.posture.sweep();
     assert.equal(await exists(session.id), false, 'the prompt was not answered within 5 minutes');
 
     const data = await t.call({ method: 'GET', url: `${management}/identities/${user.id}/posture-data`, token: admin });
-    const sessionData = (data.body as { data: { apiSessionPostureData: Record<string, { mfa: { passedMfa: boolean; passedAt: string }; endpointState: { wokenAt: string } }> } }).data.apiSessionPostureData[apiSessionId]!;
+    const sessionData = (
+      data.body as {
+        data: {
+          apiSessionPostureData: Record<
+            string,
+            { mfa: { passedMfa: boolean; passedAt: string }; endpointState: { wokenAt: string } }
+          >;
+        };
+      }
+    ).data.apiSessionPostureData[apiSessionId]!;
     assert.equal(sessionData.mfa.passedMfa, true);
     assert.equal(sessionData.endpointState.wokenAt, wokenAt);
   });
 
   it('an unlock prompts only checks that prompt on unlock, and only with enough timeout left', async () => {
     const unlock = await passedMfa({ timeoutSeconds: -1, promptOnUnlock: true });
-    const reply = await t.call({ method: 'POST', url: `${client}/posture-response-bulk`, token: unlock.token, payload: [{ id: 's', typeId: 'ENDPOINT_STATE', unlocked: true }] });
-    assert.deepEqual((reply.body as { data: { services: { id: string; timeout: number }[] } }).data.services.map((s) => [s.id, s.timeout]), [[unlock.serviceId, -1]]);
+    const reply = await t.call({
+      method: 'POST',
+      url: `${client}/posture-response-bulk`,
+      token: unlock.token,
+      payload: [{ id: 's', typeId: 'ENDPOINT_STATE', unlocked: true }],
+    });
+    assert.deepEqual(
+      (reply.body as { data: { services: { id: string; timeout: number }[] } }).data.services.map((s) => [
+        s.id,
+        s.timeout,
+      ]),
+      [[unlock.serviceId, -1]],
+    );
 
     const wakeOnly = await passedMfa({ timeoutSeconds: -1, promptOnWake: true });
-    const notPrompted = await t.call({ method: 'POST', url: `${client}/posture-response`, token: wakeOnly.token, payload: { id: 's', typeId: 'ENDPOINT_STATE', unlocked: true } });
+    const notPrompted = await t.call({
+      method: 'POST',
+      url: `${client}/posture-response`,
+      token: wakeOnly.token,
+      payload: { id: 's', typeId: 'ENDPOINT_STATE', unlocked: true },
+    });
     assert.deepEqual((notPrompted.body as { data: { services: unknown[] } }).data.services, []);
 
     const short = await passedMfa({ timeoutSeconds: 400, promptOnWake: true });
     t.clock.advance(200_000);
-    const tooLate = await t.call({ method: 'POST', url: `${client}/posture-response`, token: short.token, payload: { id: 's', typeId: 'ENDPOINT_STATE', woken: true } });
-    assert.deepEqual((tooLate.body as { data: { services: unknown[] } }).data.services, [], '200 s left is within the grace period already');
+    const tooLate = await t.call({
+      method: 'POST',
+      url: `${client}/posture-response`,
+      token: short.token,
+      payload: { id: 's', typeId: 'ENDPOINT_STATE', woken: true },
+    });
+    assert.deepEqual(
+      (tooLate.body as { data: { services: unknown[] } }).data.services,
+      [],
+      '200 s left is within the grace period already',
+    );
   });
 });
 
@@ -116,13 +188,19 @@ describe('MFA posture checks with real TOTP MFA', () => {
 
   const isPassing = async (token: string, serviceId: string) => {
     const result = await t.call({ method: 'GET', url: `${client}/services/${serviceId}`, token });
-    const [policy] = (result.body as { data: { postureQueries: { postureQueries: { isPassing: boolean }[] }[] } }).data.postureQueries;
+    const [policy] = (result.body as { data: { postureQueries: { postureQueries: { isPassing: boolean }[] }[] } }).data
+      .postureQueries;
     return policy!.postureQueries[0]!.isPassing;
   };
 
   async function userBehindMfaCheck() {
     const attribute = `real-mfa-${Math.random().toString(36).slice(2, 8)}`;
-    await createEntity(t, admin, 'posture-checks', { name: attribute, typeId: 'MFA', roleAttributes: [attribute], timeoutSeconds: -1 });
+    await createEntity(t, admin, 'posture-checks', {
+      name: attribute,
+      typeId: 'MFA',
+      roleAttributes: [attribute],
+      timeoutSeconds: -1,
+    });
     const user = await createUser(t, admin);
     const { serviceId } = await grantService(t, admin, user.id, ['Dial'], [`#${attribute}`]);
     return { user, serviceId, token: await login(t, user.username, user.password) };
@@ -148,7 +226,12 @@ describe('MFA posture checks with real TOTP MFA', () => {
     const { user, serviceId, token } = await userBehindMfaCheck();
     const { secret } = await enrollVerifiedMfa(t, token);
     const second = await login(t, user.username, user.password);
-    const mfa = await t.call({ method: 'POST', url: `${client}/authenticate/mfa`, token: second, payload: { code: totpCode(secret, t.clock()) } });
+    const mfa = await t.call({
+      method: 'POST',
+      url: `${client}/authenticate/mfa`,
+      token: second,
+      payload: { code: totpCode(secret, t.clock()) },
+    });
     assert.equal(mfa.status, 200, mfa.text);
     assert.equal(await isPassing(second, serviceId), true);
     await createSession(t, second, serviceId);

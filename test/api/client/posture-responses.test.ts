@@ -3,7 +3,13 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { assertError, type CallResult } from '../../support/conformance.js';
 import { createEntity, createUser, login, type UserFixture } from '../../support/factories.js';
-import { createSession, grantService, openEdgeRouter, requestSession, type GrantedService } from '../../support/sessions.js';
+import {
+  createSession,
+  grantService,
+  openEdgeRouter,
+  requestSession,
+  type GrantedService,
+} from '../../support/sessions.js';
 import { PostureMonitor } from '../../../src/posture/posture-monitor.js';
 import { loadPosture } from '../../../src/posture/reported-posture.js';
 
@@ -27,9 +33,25 @@ describe('posture responses and posture evaluation', () => {
     t = await buildTestApp();
     admin = await t.loginAsAdmin();
     await openEdgeRouter(t, admin);
-    os = await createEntity(t, admin, 'posture-checks', { name: 'linux-5', typeId: 'OS', roleAttributes: ['device'], operatingSystems: [{ type: 'Linux', versions: ['>=5.0.0'] }] });
-    mac = await createEntity(t, admin, 'posture-checks', { name: 'known-nic', typeId: 'MAC', roleAttributes: ['device'], macAddresses: ['AA:BB:CC:DD:EE:FF'] });
-    mfa = await createEntity(t, admin, 'posture-checks', { name: 'mfa', typeId: 'MFA', roleAttributes: ['mfa'], timeoutSeconds: 300, promptOnWake: true });
+    os = await createEntity(t, admin, 'posture-checks', {
+      name: 'linux-5',
+      typeId: 'OS',
+      roleAttributes: ['device'],
+      operatingSystems: [{ type: 'Linux', versions: ['>=5.0.0'] }],
+    });
+    mac = await createEntity(t, admin, 'posture-checks', {
+      name: 'known-nic',
+      typeId: 'MAC',
+      roleAttributes: ['device'],
+      macAddresses: ['AA:BB:CC:DD:EE:FF'],
+    });
+    mfa = await createEntity(t, admin, 'posture-checks', {
+      name: 'mfa',
+      typeId: 'MFA',
+      roleAttributes: ['mfa'],
+      timeoutSeconds: 300,
+      promptOnWake: true,
+    });
   });
   after(() => t.close());
 
@@ -50,8 +72,13 @@ describe('posture responses and posture evaluation', () => {
     return (result.body as { data: { postureQueries: PostureQueries[] } }).data.postureQueries;
   };
   const lastChangeAt = async (token: string) =>
-    ((await t.call({ method: 'GET', url: `${client}/current-api-session/service-updates`, token })).body as { data: { lastChangeAt: string } }).data.lastChangeAt;
-  const exists = async (id: string) => (await t.call({ method: 'GET', url: `${management}/sessions/${id}`, token: admin })).status === 200;
+    (
+      (await t.call({ method: 'GET', url: `${client}/current-api-session/service-updates`, token })).body as {
+        data: { lastChangeAt: string };
+      }
+    ).data.lastChangeAt;
+  const exists = async (id: string) =>
+    (await t.call({ method: 'GET', url: `${management}/sessions/${id}`, token: admin })).status === 200;
 
   interface Device {
     user: UserFixture;
@@ -75,7 +102,14 @@ describe('posture responses and posture evaluation', () => {
         { id: os, typeId: 'OS', type: 'Linux', version: '6.1.0' },
         { id: mac, typeId: 'MAC', macAddresses: ['aa:bb:cc:dd:ee:ff'] },
         { id: 'domain-check', typeId: 'DOMAIN', domain: 'corp.example' },
-        { id: 'process-check', typeId: 'PROCESS', path: '/usr/bin/agent', isRunning: true, hash: 'ab', signerFingerprints: ['cd'] },
+        {
+          id: 'process-check',
+          typeId: 'PROCESS',
+          path: '/usr/bin/agent',
+          isRunning: true,
+          hash: 'ab',
+          signerFingerprints: ['cd'],
+        },
         { id: 'state', typeId: 'ENDPOINT_STATE', woken: true, unlocked: false },
       ];
       for (const payload of single) {
@@ -92,11 +126,28 @@ describe('posture responses and posture evaluation', () => {
       const { token } = await device();
       const unknown = await post(token, { id: 'x', typeId: 'MFA' });
       assertError(unknown, 400, 'COULD_NOT_PARSE_BODY');
-      assert.deepEqual((unknown.body as { error: { cause: unknown } }).error.cause, { code: 'UNHANDLED', message: 'invalid typeId value: "MFA"' });
+      assert.deepEqual((unknown.body as { error: { cause: unknown } }).error.cause, {
+        code: 'UNHANDLED',
+        message: 'invalid typeId value: "MFA"',
+      });
       assertError(await post(token, [{ id: 'x', typeId: 'PROCESS_MULTI' }]), 400, 'COULD_NOT_PARSE_BODY');
-      assertError(await post(token, { typeId: 'OS', type: 'Linux', version: '1.0.0' }), 400, 'COULD_NOT_VALIDATE', 'id');
-      assertError(await post(token, { id: 'x', typeId: 'MAC', macAddresses: null }), 400, 'COULD_NOT_VALIDATE', 'macAddresses');
-      assertError(await post(token, { id: 'x', typeId: 'OS', type: 'Linux', version: '1.0.0' }, true), 400, 'COULD_NOT_PARSE_BODY');
+      assertError(
+        await post(token, { typeId: 'OS', type: 'Linux', version: '1.0.0' }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'id',
+      );
+      assertError(
+        await post(token, { id: 'x', typeId: 'MAC', macAddresses: null }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'macAddresses',
+      );
+      assertError(
+        await post(token, { id: 'x', typeId: 'OS', type: 'Linux', version: '1.0.0' }, true),
+        400,
+        'COULD_NOT_PARSE_BODY',
+      );
       assertError(await post('not-a-session', { id: 'x', typeId: 'DOMAIN', domain: 'd' }), 401, 'UNAUTHORIZED');
     });
   });
@@ -108,7 +159,9 @@ describe('posture responses and posture evaluation', () => {
       assert.equal(before.length, 1);
       assert.equal(before[0]!.policyId, granted.policies.Dial);
       assert.equal(before[0]!.isPassing, false);
-      const queries = Object.fromEntries(before[0]!.postureQueries.map((q) => [q.queryType, [q.isPassing, q.timeout, q.timeoutRemaining]]));
+      const queries = Object.fromEntries(
+        before[0]!.postureQueries.map((q) => [q.queryType, [q.isPassing, q.timeout, q.timeoutRemaining]]),
+      );
       assert.deepEqual(queries, { OS: [false, -1, -1], MAC: [false, -1, -1] });
       await report(token, goodDevice());
       const after = await postureQueriesOf(token, granted.serviceId);
@@ -119,7 +172,10 @@ describe('posture responses and posture evaluation', () => {
     it('report an MFA check as failing with its timeout (no identity has MFA yet: fail closed)', async () => {
       const { token, granted } = await device(['#mfa']);
       const [policy] = await postureQueriesOf(token, granted.serviceId);
-      assert.deepEqual(policy!.postureQueries.map((q) => [q.id, q.isPassing, q.timeout, q.timeoutRemaining]), [[mfa, false, 300, 0]]);
+      assert.deepEqual(
+        policy!.postureQueries.map((q) => [q.id, q.isPassing, q.timeout, q.timeoutRemaining]),
+        [[mfa, false, 300, 0]],
+      );
     });
   });
 
@@ -128,13 +184,31 @@ describe('posture responses and posture evaluation', () => {
       const { user, token, granted } = await device();
       const refused = await requestSession(t, token, granted.serviceId, 'Dial');
       assertError(refused, 409, 'INVALID_POSTURE');
-      const cause = (refused.body as { error: { cause: { message: string; data: Record<string, { id: string; typeId: string; isPassing: boolean }[]> } } }).error.cause;
+      const cause = (
+        refused.body as {
+          error: {
+            cause: { message: string; data: Record<string, { id: string; typeId: string; isPassing: boolean }[]> };
+          };
+        }
+      ).error.cause;
       assert.equal(cause.message, `Failed to pass posture checks for service policies: [${granted.policies.Dial}]`);
       assert.deepEqual(cause.data[granted.policies.Dial!]!.map((c) => c.id).sort(), [os, mac].sort());
 
-      const failures = await t.call({ method: 'GET', url: `${management}/identities/${user.id}/failed-service-requests`, token: admin });
+      const failures = await t.call({
+        method: 'GET',
+        url: `${management}/identities/${user.id}/failed-service-requests`,
+        token: admin,
+      });
       assert.equal(failures.status, 200, failures.text);
-      const [failure] = (failures.body as { data: { serviceId: string; sessionType: string; policyFailures: { policyId: string; checks: { postureCheckType: string }[] }[] }[] }).data;
+      const [failure] = (
+        failures.body as {
+          data: {
+            serviceId: string;
+            sessionType: string;
+            policyFailures: { policyId: string; checks: { postureCheckType: string }[] }[];
+          }[];
+        }
+      ).data;
       assert.equal(failure!.serviceId, granted.serviceId);
       assert.equal(failure!.sessionType, 'Dial');
       assert.deepEqual(failure!.policyFailures[0]!.checks.map((c) => c.postureCheckType).sort(), ['MAC', 'OS']);
@@ -142,12 +216,21 @@ describe('posture responses and posture evaluation', () => {
       await report(token, goodDevice());
       const session = await createSession(t, token, granted.serviceId, 'Dial');
       const detail = await t.call({ method: 'GET', url: `${management}/sessions/${session.id}`, token: admin });
-      assert.deepEqual((detail.body as { data: { servicePolicies: { id: string }[] } }).data.servicePolicies.map((p) => p.id), [granted.policies.Dial]);
+      assert.deepEqual(
+        (detail.body as { data: { servicePolicies: { id: string }[] } }).data.servicePolicies.map((p) => p.id),
+        [granted.policies.Dial],
+      );
     });
 
     it('passes when any one policy of the type passes', async () => {
       const { user, token, granted } = await device();
-      await createEntity(t, admin, 'service-policies', { name: 'no-checks', type: 'Dial', semantic: 'AnyOf', identityRoles: [`@${user.id}`], serviceRoles: [`@${granted.serviceId}`] });
+      await createEntity(t, admin, 'service-policies', {
+        name: 'no-checks',
+        type: 'Dial',
+        semantic: 'AnyOf',
+        identityRoles: [`@${user.id}`],
+        serviceRoles: [`@${granted.serviceId}`],
+      });
       await createSession(t, token, granted.serviceId, 'Dial');
     });
 
@@ -178,7 +261,12 @@ describe('posture responses and posture evaluation', () => {
     it('a policy change that adds a failing check drops the session at the next sweep', async () => {
       const { token, granted } = await device([]);
       const session = await createSession(t, token, granted.serviceId);
-      await t.call({ method: 'PATCH', url: `${management}/service-policies/${granted.policies.Dial}`, token: admin, payload: { postureCheckRoles: ['#device'] } });
+      await t.call({
+        method: 'PATCH',
+        url: `${management}/service-policies/${granted.policies.Dial}`,
+        token: admin,
+        payload: { postureCheckRoles: ['#device'] },
+      });
       assert.equal(await exists(session.id), true, 'not within the write');
       t.clock.advance(1000);
       await t.deps.posture.sweep();
@@ -190,12 +278,27 @@ describe('posture responses and posture evaluation', () => {
       const { token, granted } = await device();
       await report(token, goodDevice());
       const session = await createSession(t, token, granted.serviceId);
-      const check = await createEntity(t, admin, 'posture-checks', { name: 'strict-domain', typeId: 'DOMAIN', roleAttributes: ['strict'], domains: ['corp.example'] });
+      const check = await createEntity(t, admin, 'posture-checks', {
+        name: 'strict-domain',
+        typeId: 'DOMAIN',
+        roleAttributes: ['strict'],
+        domains: ['corp.example'],
+      });
       await report(token, { id: check, typeId: 'DOMAIN', domain: 'corp.example' });
-      await t.call({ method: 'PATCH', url: `${management}/service-policies/${granted.policies.Dial}`, token: admin, payload: { postureCheckRoles: ['#device', '#strict'] } });
+      await t.call({
+        method: 'PATCH',
+        url: `${management}/service-policies/${granted.policies.Dial}`,
+        token: admin,
+        payload: { postureCheckRoles: ['#device', '#strict'] },
+      });
       await t.deps.posture.sweep();
       assert.equal(await exists(session.id), true, 'still passing');
-      await t.call({ method: 'PATCH', url: `${management}/posture-checks/${check}`, token: admin, payload: { typeId: 'DOMAIN', domains: ['other.example'] } });
+      await t.call({
+        method: 'PATCH',
+        url: `${management}/posture-checks/${check}`,
+        token: admin,
+        payload: { typeId: 'DOMAIN', domains: ['other.example'] },
+      });
       await t.deps.posture.sweep();
       assert.equal(await exists(session.id), false);
     });
@@ -208,7 +311,11 @@ describe('posture responses and posture evaluation', () => {
       const unchecked = await createSession(t, plain.token, plain.granted.serviceId);
       // A new monitor over the same database is what a restarted controller (or another instance) starts with:
       // reports are shared state in the database, unlike upstream's per-process cache.
-      const restarted = new PostureMonitor({ store: t.deps.store, clock: t.clock, onError: (error) => assert.fail(String(error)) });
+      const restarted = new PostureMonitor({
+        store: t.deps.store,
+        clock: t.clock,
+        onError: (error) => assert.fail(String(error)),
+      });
       await restarted.start(3_600_000);
       await restarted.sweep();
       await restarted.stop();
@@ -221,11 +328,13 @@ describe('posture responses and posture evaluation', () => {
   });
 
   describe('what is kept of reports', () => {
-    it('drops an ended API session\'s endpoint state and a deleted identity\'s data', async () => {
+    it("drops an ended API session's endpoint state and a deleted identity's data", async () => {
       const { user, token } = await device();
       await report(token, { id: 'state', typeId: 'ENDPOINT_STATE', unlocked: true });
       await report(token, goodDevice());
-      const apiSessionId = ((await t.call({ method: 'GET', url: `${client}/current-api-session`, token })).body as { data: { id: string } }).data.id;
+      const apiSessionId = (
+        (await t.call({ method: 'GET', url: `${client}/current-api-session`, token })).body as { data: { id: string } }
+      ).data.id;
       await t.call({ method: 'DELETE', url: `${client}/current-api-session`, token });
       await t.deps.posture.prune();
       const data = await t.deps.store.read((db) => loadPosture(db, user.id));
@@ -233,8 +342,16 @@ describe('posture responses and posture evaluation', () => {
       assert.equal(data?.os?.version, '6.1.0', 'identity-wide data stays');
 
       await t.call({ method: 'DELETE', url: `${management}/identities/${user.id}`, token: admin });
-      const shown = await t.call({ method: 'GET', url: `${management}/identities/${user.id}/posture-data`, token: admin });
-      assert.equal((shown.body as { data: { os: { type: unknown } } }).data.os.type, null, 'a deleted identity shows nothing');
+      const shown = await t.call({
+        method: 'GET',
+        url: `${management}/identities/${user.id}/posture-data`,
+        token: admin,
+      });
+      assert.equal(
+        (shown.body as { data: { os: { type: unknown } } }).data.os.type,
+        null,
+        'a deleted identity shows nothing',
+      );
       await t.deps.posture.prune();
       assert.equal(await t.deps.store.read((db) => loadPosture(db, user.id)), undefined);
     });
@@ -244,21 +361,66 @@ describe('posture responses and posture evaluation', () => {
     it('show what the identity reported, per API session for endpoint state', async () => {
       const { user, token } = await device();
       await report(token, goodDevice());
-      await report(token, { id: 'p', typeId: 'PROCESS', path: '/bin/agent', isRunning: true, hash: 'AB:CD', signerFingerprints: ['EF'] });
+      await report(token, {
+        id: 'p',
+        typeId: 'PROCESS',
+        path: '/bin/agent',
+        isRunning: true,
+        hash: 'AB:CD',
+        signerFingerprints: ['EF'],
+      });
       await report(token, { id: 'state', typeId: 'ENDPOINT_STATE', woken: true });
-      const apiSessionId = ((await t.call({ method: 'GET', url: `${client}/current-api-session`, token })).body as { data: { id: string } }).data.id;
-      const result = await t.call({ method: 'GET', url: `${management}/identities/${user.id}/posture-data`, token: admin });
+      const apiSessionId = (
+        (await t.call({ method: 'GET', url: `${client}/current-api-session`, token })).body as { data: { id: string } }
+      ).data.id;
+      const result = await t.call({
+        method: 'GET',
+        url: `${management}/identities/${user.id}/posture-data`,
+        token: admin,
+      });
       assert.equal(result.status, 200, result.text);
       const data = (result.body as { data: Record<string, Record<string, unknown>> }).data;
       const at = t.clock().toISOString();
-      assert.deepEqual(data.os, { lastUpdatedAt: at, postureCheckId: os, timedOut: false, build: '42', type: 'Linux', version: '6.1.0' });
-      assert.deepEqual(data.mac, { lastUpdatedAt: at, postureCheckId: mac, timedOut: false, addresses: ['112233445566', 'aabbccddeeff'] });
+      assert.deepEqual(data.os, {
+        lastUpdatedAt: at,
+        postureCheckId: os,
+        timedOut: false,
+        build: '42',
+        type: 'Linux',
+        version: '6.1.0',
+      });
+      assert.deepEqual(data.mac, {
+        lastUpdatedAt: at,
+        postureCheckId: mac,
+        timedOut: false,
+        addresses: ['112233445566', 'aabbccddeeff'],
+      });
       assert.deepEqual(data.domain, { lastUpdatedAt: null, postureCheckId: '', timedOut: false, domain: null });
-      assert.deepEqual(data.processes, [{ lastUpdatedAt: at, postureCheckId: 'p', timedOut: false, binaryHash: 'abcd', isRunning: true, signerFingerprints: ['ef'] }]);
+      assert.deepEqual(data.processes, [
+        {
+          lastUpdatedAt: at,
+          postureCheckId: 'p',
+          timedOut: false,
+          binaryHash: 'abcd',
+          isRunning: true,
+          signerFingerprints: ['ef'],
+        },
+      ]);
       // A stopped process without a hash shows neither (upstream's omitempty).
-      await report(token, { id: 'p', typeId: 'PROCESS', path: '/bin/agent', isRunning: false, hash: '', signerFingerprints: [] });
-      const stopped = (await t.call({ method: 'GET', url: `${management}/identities/${user.id}/posture-data`, token: admin })).body as { data: { processes: unknown[] } };
-      assert.deepEqual(stopped.data.processes, [{ lastUpdatedAt: at, postureCheckId: 'p', timedOut: false, signerFingerprints: [] }]);
+      await report(token, {
+        id: 'p',
+        typeId: 'PROCESS',
+        path: '/bin/agent',
+        isRunning: false,
+        hash: '',
+        signerFingerprints: [],
+      });
+      const stopped = (
+        await t.call({ method: 'GET', url: `${management}/identities/${user.id}/posture-data`, token: admin })
+      ).body as { data: { processes: unknown[] } };
+      assert.deepEqual(stopped.data.processes, [
+        { lastUpdatedAt: at, postureCheckId: 'p', timedOut: false, signerFingerprints: [] },
+      ]);
       assert.deepEqual(data.apiSessionPostureData, {
         [apiSessionId]: {
           endpointState: { unlockedAt: null, wokenAt: at },
@@ -268,13 +430,28 @@ describe('posture responses and posture evaluation', () => {
     });
 
     it('answer an empty document for an identity without data or unknown, and refuse non-admins', async () => {
-      const result = await t.call({ method: 'GET', url: `${management}/identities/unknown/posture-data`, token: admin });
+      const result = await t.call({
+        method: 'GET',
+        url: `${management}/identities/unknown/posture-data`,
+        token: admin,
+      });
       assert.equal(result.status, 200, result.text);
-      assert.deepEqual((result.body as { data: { apiSessionPostureData: unknown; processes: unknown } }).data.processes, []);
-      const failures: CallResult = await t.call({ method: 'GET', url: `${management}/identities/unknown/failed-service-requests`, token: admin });
+      assert.deepEqual(
+        (result.body as { data: { apiSessionPostureData: unknown; processes: unknown } }).data.processes,
+        [],
+      );
+      const failures: CallResult = await t.call({
+        method: 'GET',
+        url: `${management}/identities/unknown/failed-service-requests`,
+        token: admin,
+      });
       assert.deepEqual((failures.body as { data: unknown }).data, []);
       const { token, user } = await device();
-      assertError(await t.call({ method: 'GET', url: `${management}/identities/${user.id}/posture-data`, token }), 401, 'UNAUTHORIZED');
+      assertError(
+        await t.call({ method: 'GET', url: `${management}/identities/${user.id}/posture-data`, token }),
+        401,
+        'UNAUTHORIZED',
+      );
     });
   });
 });

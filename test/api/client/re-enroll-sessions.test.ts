@@ -34,9 +34,18 @@ describe('re-enrolling or deleting an authenticator ends the API sessions it ope
   }
 
   async function reEnroll(authenticatorId: string): Promise<string> {
-    const result = await t.call({ method: 'POST', url: `${MANAGEMENT}/authenticators/${authenticatorId}/re-enroll`, token: admin, payload: { expiresAt: expiresAt() } });
+    const result = await t.call({
+      method: 'POST',
+      url: `${MANAGEMENT}/authenticators/${authenticatorId}/re-enroll`,
+      token: admin,
+      payload: { expiresAt: expiresAt() },
+    });
     assert.equal(result.status, 201, result.text);
-    const enrollment = await t.call({ method: 'GET', url: `${MANAGEMENT}/enrollments/${(result.body as { data: { id: string } }).data.id}`, token: admin });
+    const enrollment = await t.call({
+      method: 'GET',
+      url: `${MANAGEMENT}/enrollments/${(result.body as { data: { id: string } }).data.id}`,
+      token: admin,
+    });
     return (enrollment.body as { data: { token: string } }).data.token;
   }
 
@@ -45,14 +54,29 @@ describe('re-enrolling or deleting an authenticator ends the API sessions it ope
     const key = await newKeyPair('ec');
     const csr = await newCsr(key, `C=US, ST=NY, O=OpenZiti, DC=localhost, CN=${identityId}`);
     const path = `${CLIENT}/enroll?method=ott&token=${enrollmentToken}`;
-    const result = await httpsChecked(t, { method: 'POST', path, headers: { 'content-type': 'text/plain', accept: 'application/json' }, body: csr });
+    const result = await httpsChecked(t, {
+      method: 'POST',
+      path,
+      headers: { 'content-type': 'text/plain', accept: 'application/json' },
+      body: csr,
+    });
     assert.equal(result.status, 200, result.text);
     return { cert: (result.json as { data: { cert: string } }).data.cert, key: key.keyPem };
   }
 
   async function certLogin(credential: { cert: string; key: string }): Promise<string> {
-    const body = JSON.stringify({ sdkInfo: { type: 'ziti-sdk-c', version: '1.0.12' }, envInfo: { os: 'Linux' }, configTypes: [] });
-    const result = await httpsChecked(t, { method: 'POST', path: `${CLIENT}/authenticate?method=cert`, headers: { 'content-type': 'application/json' }, body, ...credential });
+    const body = JSON.stringify({
+      sdkInfo: { type: 'ziti-sdk-c', version: '1.0.12' },
+      envInfo: { os: 'Linux' },
+      configTypes: [],
+    });
+    const result = await httpsChecked(t, {
+      method: 'POST',
+      path: `${CLIENT}/authenticate?method=cert`,
+      headers: { 'content-type': 'application/json' },
+      body,
+      ...credential,
+    });
     assert.equal(result.status, 200, result.text);
     return (result.json as { data: { token: string } }).data.token;
   }
@@ -64,7 +88,12 @@ describe('re-enrolling or deleting an authenticator ends the API sessions it ope
     const [certSession, secondCertSession] = [await certLogin(first), await certLogin(first)];
     const password = 'a-password-of-its-own';
     const username = `both-${identityId}`;
-    const updb = await t.call({ method: 'POST', url: `${MANAGEMENT}/authenticators`, token: admin, payload: { method: 'updb', identityId, username, password } });
+    const updb = await t.call({
+      method: 'POST',
+      url: `${MANAGEMENT}/authenticators`,
+      token: admin,
+      payload: { method: 'updb', identityId, username, password },
+    });
     assert.equal(updb.status, 201, updb.text);
     const passwordSession = await login(t, username, password);
     const bystander = await createUser(t, admin);
@@ -86,12 +115,19 @@ describe('re-enrolling or deleting an authenticator ends the API sessions it ope
 
   it('ends the password sessions at re-enroll, before the new password is set', async () => {
     const user = await createUser(t, admin);
-    const [client, management] = [await login(t, user.username, user.password), await login(t, user.username, user.password, 'management')];
+    const [client, management] = [
+      await login(t, user.username, user.password),
+      await login(t, user.username, user.password, 'management'),
+    ];
     await assertAlive(client);
     const newToken = await reEnroll(user.authenticatorId);
     await assertEnded(client);
     await assertEnded(management);
-    const enroll = await t.call({ method: 'POST', url: `${CLIENT}/enroll/updb?token=${newToken}`, payload: { password: 'the-new-password' } });
+    const enroll = await t.call({
+      method: 'POST',
+      url: `${CLIENT}/enroll/updb?token=${newToken}`,
+      payload: { password: 'the-new-password' },
+    });
     assert.equal(enroll.status, 200, enroll.text);
     await assertAlive(await login(t, user.username, 'the-new-password'));
     await assertEnded(client);
@@ -100,7 +136,11 @@ describe('re-enrolling or deleting an authenticator ends the API sessions it ope
   it('ends them when an admin deletes the authenticator', async () => {
     const user = await createUser(t, admin);
     const session = await login(t, user.username, user.password);
-    const deleted = await t.call({ method: 'DELETE', url: `${MANAGEMENT}/authenticators/${user.authenticatorId}`, token: admin });
+    const deleted = await t.call({
+      method: 'DELETE',
+      url: `${MANAGEMENT}/authenticators/${user.authenticatorId}`,
+      token: admin,
+    });
     assert.equal(deleted.status, 200, deleted.text);
     await assertEnded(session);
   });

@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { assertError } from '../../support/conformance.js';
-import { createEdgeRouter, createEntity, createService, createUser, type UserFixture } from '../../support/factories.js';
+import {
+  createEdgeRouter,
+  createEntity,
+  createService,
+  createUser,
+  type UserFixture,
+} from '../../support/factories.js';
 
 const client = '/edge/client/v1';
 const management = '/edge/management/v1';
@@ -13,7 +19,12 @@ interface ServiceView {
   permissions: string[];
   config: Record<string, unknown>;
   configs: string[];
-  postureQueries: { policyId: string; policyType: string; isPassing: boolean; postureQueries: Record<string, unknown>[] }[];
+  postureQueries: {
+    policyId: string;
+    policyType: string;
+    isPassing: boolean;
+    postureQueries: Record<string, unknown>[];
+  }[];
 }
 
 interface Page {
@@ -28,8 +39,22 @@ async function loginWith(t: TestApp, user: UserFixture, configTypes?: string[]):
   return (result.body as { data: { token: string } }).data.token;
 }
 
-const policy = (t: TestApp, admin: string, type: 'Dial' | 'Bind', identityId: string, serviceRoles: string[], extra: Record<string, unknown> = {}) =>
-  createEntity(t, admin, 'service-policies', { name: `sp-${Math.random().toString(36).slice(2)}`, type, semantic: 'AnyOf', identityRoles: [`@${identityId}`], serviceRoles, ...extra });
+const policy = (
+  t: TestApp,
+  admin: string,
+  type: 'Dial' | 'Bind',
+  identityId: string,
+  serviceRoles: string[],
+  extra: Record<string, unknown> = {},
+) =>
+  createEntity(t, admin, 'service-policies', {
+    name: `sp-${Math.random().toString(36).slice(2)}`,
+    type,
+    semantic: 'AnyOf',
+    identityRoles: [`@${identityId}`],
+    serviceRoles,
+    ...extra,
+  });
 
 describe('client services', () => {
   let t: TestApp;
@@ -74,7 +99,10 @@ describe('client services', () => {
       const filtered = await list(`?filter=${encodeURIComponent('name contains "svc-"')}`);
       assert.equal(filtered.meta.pagination.totalCount, 2);
       const paged = await list(`?limit=1&offset=1&filter=${encodeURIComponent('true sort by name')}`);
-      assert.deepEqual(paged.data.map((s) => s.name), ['svc-dial-only']);
+      assert.deepEqual(
+        paged.data.map((s) => s.name),
+        ['svc-dial-only'],
+      );
       assert.deepEqual(paged.meta.pagination, { limit: 1, offset: 1, totalCount: 2 });
       const none = await list(`?filter=${encodeURIComponent(`id = "${hidden}"`)}`);
       assert.equal(none.data.length, 0);
@@ -82,7 +110,10 @@ describe('client services', () => {
 
     it('counts a full page and a page past the end among the visible services only', async () => {
       const full = await list('?limit=1');
-      assert.deepEqual(full.data.map((s) => s.id), [[both, dialOnly].sort()[0]]);
+      assert.deepEqual(
+        full.data.map((s) => s.id),
+        [[both, dialOnly].sort()[0]],
+      );
       assert.deepEqual(full.meta.pagination, { limit: 1, offset: 0, totalCount: 2 });
       const past = await list('?limit=5&offset=7');
       assert.deepEqual(past.data, []);
@@ -96,11 +127,22 @@ describe('client services', () => {
       const page = await list('?limit=-1', adminClient);
       const view = page.data.find((s) => s.id === hidden);
       assert.deepEqual(view?.permissions, ['Invalid']);
-      assert.deepEqual(view?.postureQueries, [{ isPassing: true, policyId: 'dummy invalid policy: no posture checks defined', policyType: 'Invalid', postureQueries: [] }]);
+      assert.deepEqual(view?.postureQueries, [
+        {
+          isPassing: true,
+          policyId: 'dummy invalid policy: no posture checks defined',
+          policyType: 'Invalid',
+          postureQueries: [],
+        },
+      ]);
     });
 
     it('answers 400 for a bad filter and 401 without a session', async () => {
-      assertError(await t.call({ method: 'GET', url: `${client}/services?filter=${encodeURIComponent('nope = 1')}`, token }), 400, 'INVALID_FILTER');
+      assertError(
+        await t.call({ method: 'GET', url: `${client}/services?filter=${encodeURIComponent('nope = 1')}`, token }),
+        400,
+        'INVALID_FILTER',
+      );
       assertError(await t.call({ method: 'GET', url: `${client}/services` }), 401, 'UNAUTHORIZED');
     });
 
@@ -109,7 +151,10 @@ describe('client services', () => {
       const otherToken = await loginWith(t, other);
       assert.equal((await list('', otherToken)).data.length, 0);
       const granted = await policy(t, admin, 'Dial', other.id, [`@${hidden}`]);
-      assert.deepEqual((await list('', otherToken)).data.map((s) => s.id), [hidden]);
+      assert.deepEqual(
+        (await list('', otherToken)).data.map((s) => s.id),
+        [hidden],
+      );
       await t.call({ method: 'DELETE', url: `${management}/service-policies/${granted}`, token: admin });
       assert.equal((await list('', otherToken)).data.length, 0);
     });
@@ -121,15 +166,18 @@ describe('client services', () => {
       assert.equal(result.status, 200, result.text);
       const view = (result.body as { data: ServiceView }).data;
       assert.deepEqual(view.permissions, ['Bind', 'Dial']);
-      assert.deepEqual(view.postureQueries.map((q) => [q.policyId, q.policyType, q.isPassing]), [
-        ['dummy bind policy: no posture checks defined', 'Bind', true],
-        ['dummy dial policy: no posture checks defined', 'Dial', true],
-      ]);
+      assert.deepEqual(
+        view.postureQueries.map((q) => [q.policyId, q.policyType, q.isPassing]),
+        [
+          ['dummy bind policy: no posture checks defined', 'Bind', true],
+          ['dummy dial policy: no posture checks defined', 'Dial', true],
+        ],
+      );
       assert.deepEqual(view.config, {});
       assert.deepEqual(view.configs, []);
     });
 
-    it('answers 404 for another identity\'s service and for one that does not exist', async () => {
+    it("answers 404 for another identity's service and for one that does not exist", async () => {
       assertError(await detail(hidden), 404, 'NOT_FOUND');
       assertError(await detail('no-such-service'), 404, 'NOT_FOUND');
     });
@@ -150,8 +198,16 @@ describe('client services', () => {
     before(async () => {
       typeA = await createEntity(t, admin, 'config-types', { name: 'ct-a' });
       typeB = await createEntity(t, admin, 'config-types', { name: 'ct-b' });
-      const configA = await createEntity(t, admin, 'configs', { name: 'cfg-a', configTypeId: typeA, data: { from: 'service', n: 1 } });
-      const configB = await createEntity(t, admin, 'configs', { name: 'cfg-b', configTypeId: typeB, data: { b: true } });
+      const configA = await createEntity(t, admin, 'configs', {
+        name: 'cfg-a',
+        configTypeId: typeA,
+        data: { from: 'service', n: 1 },
+      });
+      const configB = await createEntity(t, admin, 'configs', {
+        name: 'cfg-b',
+        configTypeId: typeB,
+        data: { b: true },
+      });
       service = await createService(t, admin, { name: 'svc-configured', configs: [configA, configB] });
       viewer = await createUser(t, admin);
       await policy(t, admin, 'Dial', viewer.id, [`@${service}`]);
@@ -175,32 +231,66 @@ describe('client services', () => {
       assert.deepEqual(await configOf(['no-such-type', 'ct-b']), { 'ct-b': { b: true } });
     });
 
-    it('stores the login\'s config types as ids', async () => {
-      const result = await t.call({ method: 'POST', url: `${client}/authenticate?method=password`, payload: { username: viewer.username, password: viewer.password, configTypes: ['ct-a', 'nope', typeB] } });
+    it("stores the login's config types as ids", async () => {
+      const result = await t.call({
+        method: 'POST',
+        url: `${client}/authenticate?method=password`,
+        payload: { username: viewer.username, password: viewer.password, configTypes: ['ct-a', 'nope', typeB] },
+      });
       assert.deepEqual((result.body as { data: { configTypes: string[] } }).data.configTypes, [typeA, typeB]);
     });
 
-    it('lets the list request replace the session\'s types; the detail does not', async () => {
+    it("lets the list request replace the session's types; the detail does not", async () => {
       assert.deepEqual(await configOf(['ct-a'], '?configTypes=ct-b'), { 'ct-b': { b: true } });
-      assert.deepEqual(await configOf(['ct-a'], '?configTypes=ct-b&configTypes=ct-a'), { 'ct-a': { from: 'service', n: 1 }, 'ct-b': { b: true } });
+      assert.deepEqual(await configOf(['ct-a'], '?configTypes=ct-b&configTypes=ct-a'), {
+        'ct-a': { from: 'service', n: 1 },
+        'ct-b': { b: true },
+      });
       assert.deepEqual(await configOf(['ct-a'], '?configTypes=unknown'), {});
       const session = await loginWith(t, viewer, ['ct-a']);
-      const result = await t.call({ method: 'GET', url: `${client}/services/${service}?configTypes=ct-b`, token: session });
+      const result = await t.call({
+        method: 'GET',
+        url: `${client}/services/${service}?configTypes=ct-b`,
+        token: session,
+      });
       assert.deepEqual((result.body as { data: ServiceView }).data.config, { 'ct-a': { from: 'service', n: 1 } });
     });
 
-    it('prefers the identity\'s override to the service\'s own config of that type', async () => {
-      const override = await createEntity(t, admin, 'configs', { name: 'cfg-a-override', configTypeId: typeA, data: { from: 'override' } });
+    it("prefers the identity's override to the service's own config of that type", async () => {
+      const override = await createEntity(t, admin, 'configs', {
+        name: 'cfg-a-override',
+        configTypeId: typeA,
+        data: { from: 'override' },
+      });
       const typeC = await createEntity(t, admin, 'config-types', { name: 'ct-c' });
-      const extra = await createEntity(t, admin, 'configs', { name: 'cfg-c-override', configTypeId: typeC, data: { c: 3 } });
-      const assign = await t.call({ method: 'POST', url: `${management}/identities/${viewer.id}/service-configs`, token: admin, payload: [{ serviceId: service, configId: override }, { serviceId: service, configId: extra }] });
+      const extra = await createEntity(t, admin, 'configs', {
+        name: 'cfg-c-override',
+        configTypeId: typeC,
+        data: { c: 3 },
+      });
+      const assign = await t.call({
+        method: 'POST',
+        url: `${management}/identities/${viewer.id}/service-configs`,
+        token: admin,
+        payload: [
+          { serviceId: service, configId: override },
+          { serviceId: service, configId: extra },
+        ],
+      });
       assert.equal(assign.status, 200, assign.text);
-      assert.deepEqual(await configOf(['all']), { 'ct-a': { from: 'override' }, 'ct-b': { b: true }, 'ct-c': { c: 3 } });
+      assert.deepEqual(await configOf(['all']), {
+        'ct-a': { from: 'override' },
+        'ct-b': { b: true },
+        'ct-c': { c: 3 },
+      });
       assert.deepEqual(await configOf(['ct-b']), { 'ct-b': { b: true } }, 'overrides of unwanted types stay out');
       // Another identity still sees the service's own config.
       const adminClient = await t.loginAsAdmin('client');
       const page = await list('?configTypes=all&limit=-1', adminClient);
-      assert.deepEqual(page.data.find((s) => s.id === service)?.config, { 'ct-a': { from: 'service', n: 1 }, 'ct-b': { b: true } });
+      assert.deepEqual(page.data.find((s) => s.id === service)?.config, {
+        'ct-a': { from: 'service', n: 1 },
+        'ct-b': { b: true },
+      });
     });
   });
 
@@ -208,17 +298,38 @@ describe('client services', () => {
     let router: string;
     before(async () => {
       router = await createEdgeRouter(t, admin);
-      await createEntity(t, admin, 'terminators', { service: both, router, address: 'tcp:localhost:8080', binding: 'transport', identity: 'host-1' });
-      await createEntity(t, admin, 'terminators', { service: hidden, router, address: 'tcp:localhost:9090', binding: 'transport' });
+      await createEntity(t, admin, 'terminators', {
+        service: both,
+        router,
+        address: 'tcp:localhost:8080',
+        binding: 'transport',
+        identity: 'host-1',
+      });
+      await createEntity(t, admin, 'terminators', {
+        service: hidden,
+        router,
+        address: 'tcp:localhost:9090',
+        binding: 'transport',
+      });
     });
 
-    it('lists a visible service\'s terminators in the client shape', async () => {
+    it("lists a visible service's terminators in the client shape", async () => {
       const result = await t.call({ method: 'GET', url: `${client}/services/${both}/terminators`, token });
       assert.equal(result.status, 200, result.text);
       const body = result.body as { data: Record<string, unknown>[]; meta: { pagination: { totalCount: number } } };
       assert.equal(body.meta.pagination.totalCount, 1);
       const [terminator] = body.data;
-      assert.deepEqual(Object.keys(terminator!).sort(), ['_links', 'createdAt', 'id', 'identity', 'routerId', 'service', 'serviceId', 'tags', 'updatedAt']);
+      assert.deepEqual(Object.keys(terminator!).sort(), [
+        '_links',
+        'createdAt',
+        'id',
+        'identity',
+        'routerId',
+        'service',
+        'serviceId',
+        'tags',
+        'updatedAt',
+      ]);
       assert.equal(terminator!.serviceId, both);
       assert.equal(terminator!.routerId, router);
       assert.equal(terminator!.identity, 'host-1');
@@ -226,15 +337,39 @@ describe('client services', () => {
     });
 
     it('filters and pages them', async () => {
-      const result = await t.call({ method: 'GET', url: `${client}/services/${both}/terminators?filter=${encodeURIComponent('address = "nope"')}`, token });
+      const result = await t.call({
+        method: 'GET',
+        url: `${client}/services/${both}/terminators?filter=${encodeURIComponent('address = "nope"')}`,
+        token,
+      });
       assert.equal((result.body as { data: unknown[] }).data.length, 0);
-      assertError(await t.call({ method: 'GET', url: `${client}/services/${both}/terminators?filter=${encodeURIComponent('bogus = 1')}`, token }), 400, 'INVALID_FILTER');
+      assertError(
+        await t.call({
+          method: 'GET',
+          url: `${client}/services/${both}/terminators?filter=${encodeURIComponent('bogus = 1')}`,
+          token,
+        }),
+        400,
+        'INVALID_FILTER',
+      );
     });
 
     it('answers 404 for a service the caller cannot see; admins see all', async () => {
-      assertError(await t.call({ method: 'GET', url: `${client}/services/${hidden}/terminators`, token }), 404, 'NOT_FOUND');
-      assertError(await t.call({ method: 'GET', url: `${client}/services/missing/terminators`, token }), 404, 'NOT_FOUND');
-      const result = await t.call({ method: 'GET', url: `${client}/services/${hidden}/terminators`, token: await t.loginAsAdmin('client') });
+      assertError(
+        await t.call({ method: 'GET', url: `${client}/services/${hidden}/terminators`, token }),
+        404,
+        'NOT_FOUND',
+      );
+      assertError(
+        await t.call({ method: 'GET', url: `${client}/services/missing/terminators`, token }),
+        404,
+        'NOT_FOUND',
+      );
+      const result = await t.call({
+        method: 'GET',
+        url: `${client}/services/${hidden}/terminators`,
+        token: await t.loginAsAdmin('client'),
+      });
       assert.equal((result.body as { data: unknown[] }).data.length, 1);
     });
   });
@@ -262,20 +397,46 @@ describe('client services: postureQueries', () => {
     return (result.body as { data: ServiceView }).data.postureQueries;
   };
 
-  it('answers one entry per policy linking identity and service once posture checks exist, with each policy\'s checks', async () => {
+  it("answers one entry per policy linking identity and service once posture checks exist, with each policy's checks", async () => {
     const dial = await policy(t, admin, 'Dial', user.id, [`@${service}`], { postureCheckRoles: ['#device'] });
     // No posture check anywhere yet: placeholders per permission, as upstream.
-    assert.deepEqual((await postureOf()).map((q) => q.policyId), ['dummy dial policy: no posture checks defined']);
+    assert.deepEqual(
+      (await postureOf()).map((q) => q.policyId),
+      ['dummy dial policy: no posture checks defined'],
+    );
 
-    const process = await createEntity(t, admin, 'posture-checks', { name: 'pc-process', typeId: 'PROCESS', roleAttributes: ['device'], process: { osType: 'Linux', path: '/usr/bin/agent' } });
-    const multi = await createEntity(t, admin, 'posture-checks', { name: 'pc-multi', typeId: 'PROCESS_MULTI', roleAttributes: ['device'], semantic: 'AllOf', processes: [{ osType: 'Windows', path: 'C:\\agent.exe' }] });
-    const mfa = await createEntity(t, admin, 'posture-checks', { name: 'pc-mfa', typeId: 'MFA', roleAttributes: ['device'], timeoutSeconds: 600 });
-    const mfaForever = await createEntity(t, admin, 'posture-checks', { name: 'pc-mfa-forever', typeId: 'MFA', roleAttributes: ['device'] });
+    const process = await createEntity(t, admin, 'posture-checks', {
+      name: 'pc-process',
+      typeId: 'PROCESS',
+      roleAttributes: ['device'],
+      process: { osType: 'Linux', path: '/usr/bin/agent' },
+    });
+    const multi = await createEntity(t, admin, 'posture-checks', {
+      name: 'pc-multi',
+      typeId: 'PROCESS_MULTI',
+      roleAttributes: ['device'],
+      semantic: 'AllOf',
+      processes: [{ osType: 'Windows', path: 'C:\\agent.exe' }],
+    });
+    const mfa = await createEntity(t, admin, 'posture-checks', {
+      name: 'pc-mfa',
+      typeId: 'MFA',
+      roleAttributes: ['device'],
+      timeoutSeconds: 600,
+    });
+    const mfaForever = await createEntity(t, admin, 'posture-checks', {
+      name: 'pc-mfa-forever',
+      typeId: 'MFA',
+      roleAttributes: ['device'],
+    });
     const bind = await policy(t, admin, 'Bind', user.id, [`@${service}`]);
 
     const entries = await postureOf();
     const expectedOrder = [dial, bind].sort();
-    assert.deepEqual(entries.map((e) => e.policyId), expectedOrder);
+    assert.deepEqual(
+      entries.map((e) => e.policyId),
+      expectedOrder,
+    );
     const bindEntry = entries.find((e) => e.policyId === bind)!;
     assert.deepEqual(bindEntry, { isPassing: true, policyId: bind, policyType: 'Bind', postureQueries: [] });
     const dialEntry = entries.find((e) => e.policyId === dial)!;
@@ -285,12 +446,27 @@ describe('client services: postureQueries', () => {
     assert.deepEqual([...byId.keys()], [process, multi, mfa, mfaForever].sort());
     const processQuery = byId.get(process)!;
     assert.deepEqual(
-      { queryType: processQuery.queryType, process: processQuery.process, isPassing: processQuery.isPassing, timeout: processQuery.timeout, timeoutRemaining: processQuery.timeoutRemaining },
-      { queryType: 'PROCESS', process: { osType: 'Linux', path: '/usr/bin/agent' }, isPassing: false, timeout: -1, timeoutRemaining: -1 },
+      {
+        queryType: processQuery.queryType,
+        process: processQuery.process,
+        isPassing: processQuery.isPassing,
+        timeout: processQuery.timeout,
+        timeoutRemaining: processQuery.timeoutRemaining,
+      },
+      {
+        queryType: 'PROCESS',
+        process: { osType: 'Linux', path: '/usr/bin/agent' },
+        isPassing: false,
+        timeout: -1,
+        timeoutRemaining: -1,
+      },
     );
     assert.deepEqual(processQuery._links, { self: { href: `./posture-checks/${process}` } });
     assert.deepEqual(byId.get(multi)!.processes, [{ osType: 'Windows', path: 'C:\\agent.exe' }]);
-    assert.deepEqual([byId.get(mfa)!.timeout, byId.get(mfa)!.timeoutRemaining, byId.get(mfa)!.isPassing], [600, 0, false]);
+    assert.deepEqual(
+      [byId.get(mfa)!.timeout, byId.get(mfa)!.timeoutRemaining, byId.get(mfa)!.isPassing],
+      [600, 0, false],
+    );
     assert.deepEqual([byId.get(mfaForever)!.timeout, byId.get(mfaForever)!.timeoutRemaining], [-1, -1]);
   });
 
@@ -298,6 +474,9 @@ describe('client services: postureQueries', () => {
     const other = await createService(t, admin, { name: 'svc-admin-only' });
     const adminClient = await t.loginAsAdmin('client');
     const result = await t.call({ method: 'GET', url: `${client}/services/${other}`, token: adminClient });
-    assert.deepEqual((result.body as { data: ServiceView }).data.postureQueries.map((q) => [q.policyId, q.policyType]), [['dummy invalid policy: no posture checks defined', 'Invalid']]);
+    assert.deepEqual(
+      (result.body as { data: ServiceView }).data.postureQueries.map((q) => [q.policyId, q.policyType]),
+      [['dummy invalid policy: no posture checks defined', 'Invalid']],
+    );
   });
 });

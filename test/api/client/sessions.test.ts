@@ -4,7 +4,14 @@ import { SignJWT } from 'jose';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { assertError } from '../../support/conformance.js';
 import { createService, createUser, login, type UserFixture } from '../../support/factories.js';
-import { createSession, grantService, openEdgeRouter, requestSession, sessionIds, type SessionBody } from '../../support/sessions.js';
+import {
+  createSession,
+  grantService,
+  openEdgeRouter,
+  requestSession,
+  sessionIds,
+  type SessionBody,
+} from '../../support/sessions.js';
 import { jwtAlgorithm } from '../../../src/enrollment/enrollment-jwt.js';
 
 const client = '/edge/client/v1';
@@ -49,21 +56,51 @@ describe('client sessions', () => {
       assert.equal(session.serviceId, dialOnly);
       assert.equal(session.identityId, user.id);
       assert.equal(session.apiSessionId, await apiSessionIdOf(token));
-      assert.deepEqual(session.apiSession, { _links: { self: { href: `./api-sessions/${session.apiSessionId}` }, sessions: { href: `./api-sessions/${session.apiSessionId}/sessions` } }, entity: 'api-sessions', id: session.apiSessionId });
+      assert.deepEqual(session.apiSession, {
+        _links: {
+          self: { href: `./api-sessions/${session.apiSessionId}` },
+          sessions: { href: `./api-sessions/${session.apiSessionId}/sessions` },
+        },
+        entity: 'api-sessions',
+        id: session.apiSessionId,
+      });
       assert.equal((session.service as { id: string }).id, dialOnly);
-      assert.deepEqual(session._links, { self: { href: `./sessions/${session.id}` }, 'route-path': { href: `./sessions/${session.id}/route-path` } });
+      assert.deepEqual(session._links, {
+        self: { href: `./sessions/${session.id}` },
+        'route-path': { href: `./sessions/${session.id}/route-path` },
+      });
       assert.deepEqual(session.tags, {});
       assert.equal('servicePolicies' in session, false, 'the create response is the session detail, without policies');
       assert.equal(session.edgeRouters.length, 1);
       const [edgeRouter] = session.edgeRouters;
-      assert.deepEqual(edgeRouter, { cost: 0, disabled: false, hostname: '', isOnline: false, name: edgeRouter!.name, noTraversal: false, supportedProtocols: {}, syncStatus: 'SYNC_UNKNOWN', urls: {} });
+      assert.deepEqual(edgeRouter, {
+        cost: 0,
+        disabled: false,
+        hostname: '',
+        isOnline: false,
+        name: edgeRouter!.name,
+        noTraversal: false,
+        supportedProtocols: {},
+        syncStatus: 'SYNC_UNKNOWN',
+        urls: {},
+      });
     });
 
-    it('keeps the tags given, checked by the entity kit as every entity\'s are (nested tags: 400, not stored)', async () => {
-      const tagged = await t.call({ method: 'POST', url: `${client}/sessions`, token, payload: { serviceId: both, type: 'Bind', tags: { team: 'a', n: 1 } } });
+    it("keeps the tags given, checked by the entity kit as every entity's are (nested tags: 400, not stored)", async () => {
+      const tagged = await t.call({
+        method: 'POST',
+        url: `${client}/sessions`,
+        token,
+        payload: { serviceId: both, type: 'Bind', tags: { team: 'a', n: 1 } },
+      });
       assert.equal(tagged.status, 201, tagged.text);
       assert.deepEqual((tagged.body as { data: { tags: unknown } }).data.tags, { team: 'a', n: 1 });
-      const nested = await t.call({ method: 'POST', url: `${client}/sessions`, token: await login(t, user.username, user.password), payload: { serviceId: both, type: 'Bind', tags: { deep: { x: 1 } } } });
+      const nested = await t.call({
+        method: 'POST',
+        url: `${client}/sessions`,
+        token: await login(t, user.username, user.password),
+        payload: { serviceId: both, type: 'Bind', tags: { deep: { x: 1 } } },
+      });
       assertError(nested, 400, 'COULD_NOT_VALIDATE');
     });
 
@@ -78,16 +115,35 @@ describe('client sessions', () => {
       const again = await createSession(t, token, both);
       assert.deepEqual([again.id, again.token], [first.id, first.token], 'an omitted type is Dial, and reuses too');
       const otherLogin = await login(t, user.username, user.password);
-      assert.notEqual((await createSession(t, otherLogin, both, 'Dial')).id, first.id, 'another API session gets its own');
+      assert.notEqual(
+        (await createSession(t, otherLogin, both, 'Dial')).id,
+        first.id,
+        'another API session gets its own',
+      );
     });
 
     it('accepts the full bodies clients send, with null and empty fields', async () => {
       const service = (await grantService(t, admin, user.id, ['Dial'])).serviceId;
-      const nulls = await t.call({ method: 'POST', url: `${client}/sessions`, token, payload: { serviceId: service, type: null, tags: null } });
+      const nulls = await t.call({
+        method: 'POST',
+        url: `${client}/sessions`,
+        token,
+        payload: { serviceId: service, type: null, tags: null },
+      });
       assert.equal(nulls.status, 201, nulls.text);
-      const empty = await t.call({ method: 'POST', url: `${client}/sessions`, token, payload: { serviceId: service, type: '', tags: {} } });
+      const empty = await t.call({
+        method: 'POST',
+        url: `${client}/sessions`,
+        token,
+        payload: { serviceId: service, type: '', tags: {} },
+      });
       assert.equal((empty.body as { data: SessionBody }).data.id, (nulls.body as { data: SessionBody }).data.id);
-      const tagged = await t.call({ method: 'POST', url: `${client}/sessions`, token: await login(t, user.username, user.password), payload: { serviceId: service, type: 'Dial', tags: { app: 'x' } } });
+      const tagged = await t.call({
+        method: 'POST',
+        url: `${client}/sessions`,
+        token: await login(t, user.username, user.password),
+        payload: { serviceId: service, type: 'Dial', tags: { app: 'x' } },
+      });
       assert.deepEqual((tagged.body as { data: { tags: unknown } }).data.tags, { app: 'x' });
     });
 
@@ -95,7 +151,10 @@ describe('client sessions', () => {
       for (const serviceId of [invisible, 'no-such-service']) {
         const result = await requestSession(t, token, serviceId, 'Dial');
         assertError(result, 404, 'NOT_FOUND');
-        assert.deepEqual((result.body as { error: { cause: unknown } }).error.cause, { code: 'UNHANDLED', message: `service with id ${serviceId} not found` });
+        assert.deepEqual((result.body as { error: { cause: unknown } }).error.cause, {
+          code: 'UNHANDLED',
+          message: `service with id ${serviceId} not found`,
+        });
       }
       assertError(await t.call({ method: 'POST', url: `${client}/sessions`, token, payload: {} }), 404, 'NOT_FOUND');
     });
@@ -103,21 +162,38 @@ describe('client sessions', () => {
     it('refuses a type the identity may not use with 400 on ServiceId', async () => {
       const result = await requestSession(t, token, dialOnly, 'Bind');
       assertError(result, 400, 'COULD_NOT_VALIDATE', 'ServiceId');
-      assert.deepEqual((result.body as { error: { cause: unknown } }).error.cause, { field: 'ServiceId', reason: 'service not found', value: dialOnly });
+      assert.deepEqual((result.body as { error: { cause: unknown } }).error.cause, {
+        field: 'ServiceId',
+        reason: 'service not found',
+        value: dialOnly,
+      });
       // An admin sees every service but may dial only what a policy grants (its permission is `Invalid`).
       assertError(await requestSession(t, admin, invisible, 'Dial'), 400, 'COULD_NOT_VALIDATE', 'ServiceId');
     });
 
-    it('refuses the Invalid type after every other check, as upstream\'s store does', async () => {
+    it("refuses the Invalid type after every other check, as upstream's store does", async () => {
       const result = await requestSession(t, token, dialOnly, 'Invalid');
       assertError(result, 400, 'COULD_NOT_VALIDATE', 'type');
-      assert.deepEqual((result.body as { error: { cause: unknown } }).error.cause, { field: 'type', reason: 'invalid session type', value: 'Invalid' });
+      assert.deepEqual((result.body as { error: { cause: unknown } }).error.cause, {
+        field: 'type',
+        reason: 'invalid session type',
+        value: 'Invalid',
+      });
       assertError(await requestSession(t, token, invisible, 'Invalid'), 404, 'NOT_FOUND');
     });
 
     it('validates the type against the contract', async () => {
       assertError(await requestSession(t, token, dialOnly, 'Listen'), 400, 'COULD_NOT_VALIDATE', 'type');
-      assertError(await t.call({ method: 'POST', url: `${client}/sessions`, token: 'not-a-session', payload: { serviceId: dialOnly } }), 401, 'UNAUTHORIZED');
+      assertError(
+        await t.call({
+          method: 'POST',
+          url: `${client}/sessions`,
+          token: 'not-a-session',
+          payload: { serviceId: dialOnly },
+        }),
+        401,
+        'UNAUTHORIZED',
+      );
     });
   });
 
@@ -127,7 +203,10 @@ describe('client sessions', () => {
       const service = (await grantService(t, admin, unrouted.id, ['Dial'])).serviceId;
       const result = await requestSession(t, await login(t, unrouted.username, unrouted.password), service, 'Dial');
       assertError(result, 400, 'NO_EDGE_ROUTERS_AVAILABLE');
-      assert.equal((result.body as { error: { message: string } }).error.message, 'No edge routers are assigned and online to handle the requested connection');
+      assert.equal(
+        (result.body as { error: { message: string } }).error.message,
+        'No edge routers are assigned and online to handle the requested connection',
+      );
     });
   });
 
@@ -144,7 +223,7 @@ describe('client sessions', () => {
       mine = await createSession(t, token, dialOnly, 'Dial');
     });
 
-    it('lists the caller\'s own sessions, across its API sessions; an admin lists everyone\'s', async () => {
+    it("lists the caller's own sessions, across its API sessions; an admin lists everyone's", async () => {
       const own = await sessionIds(t, token);
       assert.ok(own.includes(mine.id));
       assert.ok(!own.includes(theirs.id));
@@ -153,7 +232,8 @@ describe('client sessions', () => {
       const page = await t.call({ method: 'GET', url: `${client}/sessions`, token });
       const meta = (page.body as { meta: { filterableFields: string[]; pagination: { limit: number } } }).meta;
       assert.equal(meta.pagination.limit, 10);
-      for (const field of ['id', 'token', 'apiSession', 'service', 'type']) assert.ok(meta.filterableFields.includes(field), field);
+      for (const field of ['id', 'token', 'apiSession', 'service', 'type'])
+        assert.ok(meta.filterableFields.includes(field), field);
     });
 
     it('lists and shows sessions with their service policies; only the owner sees the token', async () => {
@@ -164,17 +244,21 @@ describe('client sessions', () => {
       // No posture check exists here, so upstream evaluates (and names) no policy; posture-responses.test.ts has them.
       assert.deepEqual(data.servicePolicies, []);
       const asAdmin = await t.call({ method: 'GET', url: `${client}/sessions/${mine.id}`, token: admin });
-      assert.equal((asAdmin.body as { data: SessionBody }).data.token, '', 'an admin sees the session, not its credential');
+      assert.equal(
+        (asAdmin.body as { data: SessionBody }).data.token,
+        '',
+        'an admin sees the session, not its credential',
+      );
     });
 
-    it('answers 404 for another identity\'s session and for an unknown one', async () => {
+    it("answers 404 for another identity's session and for an unknown one", async () => {
       assertError(await t.call({ method: 'GET', url: `${client}/sessions/${theirs.id}`, token }), 404, 'NOT_FOUND');
       assertError(await t.call({ method: 'GET', url: `${client}/sessions/nope`, token }), 404, 'NOT_FOUND');
       assertError(await t.call({ method: 'DELETE', url: `${client}/sessions/${theirs.id}`, token }), 404, 'NOT_FOUND');
       assert.ok((await sessionIds(t, otherToken)).includes(theirs.id), 'still there');
     });
 
-    it('deletes the caller\'s own session', async () => {
+    it("deletes the caller's own session", async () => {
       const session = await createSession(t, token, both, 'Bind');
       const deleted = await t.call({ method: 'DELETE', url: `${client}/sessions/${session.id}`, token });
       assert.equal(deleted.status, 200, deleted.text);
@@ -187,13 +271,17 @@ describe('client sessions', () => {
     const edgeRoutersOf = (serviceId: string, headers: Record<string, string> = {}, as = token) =>
       t.call({ method: 'GET', url: `${client}/services/${serviceId}/edge-routers`, token: as, headers });
 
-    it('lists the routers a session for the service may use, in the session\'s shape without urls', async () => {
+    it("lists the routers a session for the service may use, in the session's shape without urls", async () => {
       const result = await edgeRoutersOf(dialOnly);
       assert.equal(result.status, 200, result.text);
       const routers = (result.body as { data: { edgeRouters: Record<string, unknown>[] } }).data.edgeRouters;
       const session = await createSession(t, token, dialOnly);
-      assert.deepEqual(routers, session.edgeRouters.map(({ urls: _urls, ...rest }) => rest));
-      for (const edgeRouter of session.edgeRouters) assert.deepEqual(edgeRouter.urls, edgeRouter.supportedProtocols, 'urls repeats supportedProtocols');
+      assert.deepEqual(
+        routers,
+        session.edgeRouters.map(({ urls: _urls, ...rest }) => rest),
+      );
+      for (const edgeRouter of session.edgeRouters)
+        assert.deepEqual(edgeRouter.urls, edgeRouter.supportedProtocols, 'urls repeats supportedProtocols');
     });
 
     it('answers a bare 404 for a service the caller cannot see', async () => {
@@ -202,12 +290,15 @@ describe('client sessions', () => {
       assert.equal((result.body as { error: { cause?: unknown } }).error.cause, undefined);
     });
 
-    it('checks a session-token header as a service-access token of the caller\'s API session', async () => {
+    it("checks a session-token header as a service-access token of the caller's API session", async () => {
       const session = await createSession(t, token, dialOnly);
       // Our session tokens are UUIDs, not service-access JWTs: upstream refuses them the same way.
       const uuid = await edgeRoutersOf(dialOnly, { 'session-token': session.token });
       assertError(uuid, 401, 'UNAUTHORIZED');
-      assert.deepEqual((uuid.body as { error: { cause: unknown } }).error.cause, { code: 'UNHANDLED', message: 'token is malformed: token contains an invalid number of segments' });
+      assert.deepEqual((uuid.body as { error: { cause: unknown } }).error.cause, {
+        code: 'UNHANDLED',
+        message: 'token is malformed: token contains an invalid number of segments',
+      });
 
       const apiSessionId = await apiSessionIdOf(token);
       const sign = (claims: Record<string, unknown>, key = t.deps.pki.serverKey) =>
@@ -216,13 +307,26 @@ describe('client sessions', () => {
           .setIssuedAt(Math.floor(t.clock().getTime() / 1000))
           .setExpirationTime(Math.floor(t.clock().getTime() / 1000) + 3600)
           .sign(key);
-      assert.equal((await edgeRoutersOf(dialOnly, { 'session-token': await sign({}) })).status, 200, 'a valid token of this API session passes');
-      assertError(await edgeRoutersOf(dialOnly, { 'session-token': await sign({ z_asid: 'another-api-session' }) }), 401, 'UNAUTHORIZED');
+      assert.equal(
+        (await edgeRoutersOf(dialOnly, { 'session-token': await sign({}) })).status,
+        200,
+        'a valid token of this API session passes',
+      );
+      assertError(
+        await edgeRoutersOf(dialOnly, { 'session-token': await sign({ z_asid: 'another-api-session' }) }),
+        401,
+        'UNAUTHORIZED',
+      );
       assertError(await edgeRoutersOf(dialOnly, { 'session-token': await sign({ z_t: 'a' }) }), 401, 'UNAUTHORIZED');
-      assertError(await edgeRoutersOf(dialOnly, { 'session-token': await sign({ aud: ['elsewhere'] }) }), 401, 'UNAUTHORIZED');
-      const { privateKey } = await import('node:crypto').then((c) => c.generateKeyPairSync('ec', { namedCurve: 'P-256' }));
+      assertError(
+        await edgeRoutersOf(dialOnly, { 'session-token': await sign({ aud: ['elsewhere'] }) }),
+        401,
+        'UNAUTHORIZED',
+      );
+      const { privateKey } = await import('node:crypto').then((c) =>
+        c.generateKeyPairSync('ec', { namedCurve: 'P-256' }),
+      );
       assertError(await edgeRoutersOf(dialOnly, { 'session-token': await sign({}, privateKey) }), 401, 'UNAUTHORIZED');
     });
   });
-
 });

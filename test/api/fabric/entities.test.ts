@@ -3,10 +3,20 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, testDatabaseUrl, type TestApp } from '../../support/test-app.js';
 import { assertError } from '../../support/conformance.js';
-import { createEdgeRouter, createEntity, createService, createTransitRouter, createUser, login } from '../../support/factories.js';
+import {
+  createEdgeRouter,
+  createEntity,
+  createService,
+  createTransitRouter,
+  createUser,
+  login,
+} from '../../support/factories.js';
 
 type Entity = Record<string, unknown> & { id: string };
-type ListBody = { data: Entity[]; meta: Record<string, unknown> & { pagination: { limit: number; offset: number; totalCount: number } } };
+type ListBody = {
+  data: Entity[];
+  meta: Record<string, unknown> & { pagination: { limit: number; offset: number; totalCount: number } };
+};
 
 describe('fabric API: routers, services, terminators', () => {
   let t: TestApp;
@@ -32,8 +42,18 @@ describe('fabric API: routers, services, terminators', () => {
     token = await t.loginAsAdmin();
     edgeRouterId = await createEdgeRouter(t, token, { name: 'fabric-er', cost: 7, noTraversal: true });
     transitRouterId = await createTransitRouter(t, token, { name: 'fabric-tr', disabled: true });
-    serviceId = await createService(t, token, { name: 'fabric-svc', terminatorStrategy: 'weighted', roleAttributes: ['a'] });
-    terminatorId = await createEntity(t, token, 'terminators', { service: serviceId, router: edgeRouterId, binding: 'transport', address: 'tcp:localhost:9', identity: 'host-7' });
+    serviceId = await createService(t, token, {
+      name: 'fabric-svc',
+      terminatorStrategy: 'weighted',
+      roleAttributes: ['a'],
+    });
+    terminatorId = await createEntity(t, token, 'terminators', {
+      service: serviceId,
+      router: edgeRouterId,
+      binding: 'transport',
+      address: 'tcp:localhost:9',
+      identity: 'host-7',
+    });
   });
   after(() => t.close());
 
@@ -45,7 +65,11 @@ describe('fabric API: routers, services, terminators', () => {
     });
 
     it('answers 401 UNAUTHORIZED to an unknown session and to a non-admin one', async () => {
-      assertError(await t.call({ method: 'GET', url: `${base}/circuits`, token: 'not-a-session' }), 401, 'UNAUTHORIZED');
+      assertError(
+        await t.call({ method: 'GET', url: `${base}/circuits`, token: 'not-a-session' }),
+        401,
+        'UNAUTHORIZED',
+      );
       const user = await createUser(t, token);
       const userToken = await login(t, user.username, user.password, 'management');
       assertError(await t.call({ method: 'GET', url: `${base}/routers`, token: userToken }), 401, 'UNAUTHORIZED');
@@ -60,7 +84,10 @@ describe('fabric API: routers, services, terminators', () => {
   describe('listRouters / detailRouter', () => {
     it('lists every router, edge routers included, with the fabric fields and no enrollment fields', async () => {
       const body = await list('routers', '?filter=name contains "fabric-"&sort=name');
-      assert.deepEqual(body.data.map((r) => r.name), ['fabric-er', 'fabric-tr']);
+      assert.deepEqual(
+        body.data.map((r) => r.name),
+        ['fabric-er', 'fabric-tr'],
+      );
       const [edge, transit] = body.data as [Entity, Entity];
       assert.deepEqual(
         [edge.id, edge.cost, edge.noTraversal, edge.disabled, edge.connected, edge.listenerAddresses, edge.fingerprint],
@@ -69,7 +96,10 @@ describe('fabric API: routers, services, terminators', () => {
       assert.equal(transit.disabled, true);
       assert.ok(!('versionInfo' in edge), 'a router that is not connected has no versionInfo');
       assert.ok(!('isOnline' in edge) && !('enrollmentJwt' in transit) && !('isVerified' in edge));
-      assert.deepEqual(edge._links, { self: { href: `./routers/${edgeRouterId}` }, terminators: { href: `./routers/${edgeRouterId}/terminators` } });
+      assert.deepEqual(edge._links, {
+        self: { href: `./routers/${edgeRouterId}` },
+        terminators: { href: `./routers/${edgeRouterId}/terminators` },
+      });
     });
 
     it('writes upstream fabric meta: filterable fields and pagination, no version fields', async () => {
@@ -77,8 +107,23 @@ describe('fabric API: routers, services, terminators', () => {
       assert.deepEqual(Object.keys(meta), ['filterableFields', 'pagination']);
       assert.deepEqual(meta.pagination, { limit: 1, offset: 1, totalCount: 2 });
       // As v1.1.8 lists them (`connected` included, unlike the edge API's /routers).
-      assert.deepEqual([...(meta.filterableFields as string[])].sort(), ['connected', 'cost', 'createdAt', 'disabled', 'fingerprint', 'id', 'isSystem', 'name', 'noTraversal', 'tags', 'updatedAt']);
-      assert.deepEqual((await list('routers', '?filter=connected = false and name = "fabric-er"')).data.map((r) => r.id), [edgeRouterId]);
+      assert.deepEqual([...(meta.filterableFields as string[])].sort(), [
+        'connected',
+        'cost',
+        'createdAt',
+        'disabled',
+        'fingerprint',
+        'id',
+        'isSystem',
+        'name',
+        'noTraversal',
+        'tags',
+        'updatedAt',
+      ]);
+      assert.deepEqual(
+        (await list('routers', '?filter=connected = false and name = "fabric-er"')).data.map((r) => r.id),
+        [edgeRouterId],
+      );
       assert.deepEqual((await list('routers', '?filter=connected = true')).data, []);
       const one = await detail(`routers/${transitRouterId}`);
       assert.deepEqual(one.meta, {});
@@ -86,8 +131,16 @@ describe('fabric API: routers, services, terminators', () => {
     });
 
     it('refuses a bad filter and a bad sort, and answers 404 for an unknown id', async () => {
-      assertError(await t.call({ method: 'GET', url: `${base}/routers?filter=nope = 1`, token }), 400, 'INVALID_FILTER');
-      assertError(await t.call({ method: 'GET', url: `${base}/routers?sort=nope`, token }), 400, 'INVALID_SORT_IDENTIFIER');
+      assertError(
+        await t.call({ method: 'GET', url: `${base}/routers?filter=nope = 1`, token }),
+        400,
+        'INVALID_FILTER',
+      );
+      assertError(
+        await t.call({ method: 'GET', url: `${base}/routers?sort=nope`, token }),
+        400,
+        'INVALID_SORT_IDENTIFIER',
+      );
       assertError(await t.call({ method: 'GET', url: `${base}/routers?limit=x`, token }), 400, 'COULD_NOT_VALIDATE');
       assertError(await t.call({ method: 'GET', url: `${base}/routers/missing`, token }), 404, 'NOT_FOUND');
     });
@@ -96,11 +149,25 @@ describe('fabric API: routers, services, terminators', () => {
   describe('listServices / detailService', () => {
     it('shows name and terminatorStrategy only', async () => {
       const { data } = await detail(`services/${serviceId}`);
-      assert.deepEqual(Object.keys(data).sort(), ['_links', 'createdAt', 'id', 'name', 'tags', 'terminatorStrategy', 'updatedAt']);
+      assert.deepEqual(Object.keys(data).sort(), [
+        '_links',
+        'createdAt',
+        'id',
+        'name',
+        'tags',
+        'terminatorStrategy',
+        'updatedAt',
+      ]);
       assert.deepEqual([data.name, data.terminatorStrategy], ['fabric-svc', 'weighted']);
-      assert.deepEqual(data._links, { self: { href: `./services/${serviceId}` }, terminators: { href: `./services/${serviceId}/terminators` } });
+      assert.deepEqual(data._links, {
+        self: { href: `./services/${serviceId}` },
+        terminators: { href: `./services/${serviceId}/terminators` },
+      });
       const listed = await list('services', '?filter=terminatorStrategy = "weighted"');
-      assert.deepEqual(listed.data.map((s) => s.id), [serviceId]);
+      assert.deepEqual(
+        listed.data.map((s) => s.id),
+        [serviceId],
+      );
       assert.ok((listed.meta.filterableFields as string[]).includes('terminatorStrategy'));
       assert.ok(!(listed.meta.filterableFields as string[]).includes('roleAttributes'));
     });
@@ -110,11 +177,24 @@ describe('fabric API: routers, services, terminators', () => {
     it('shows the fabric fields with references into the fabric API', async () => {
       const { data } = await detail(`terminators/${terminatorId}`);
       assert.deepEqual(
-        [data.serviceId, data.routerId, data.binding, data.address, data.instanceId, data.hostId, data.cost, data.precedence, data.dynamicCost],
+        [
+          data.serviceId,
+          data.routerId,
+          data.binding,
+          data.address,
+          data.instanceId,
+          data.hostId,
+          data.cost,
+          data.precedence,
+          data.dynamicCost,
+        ],
         [serviceId, edgeRouterId, 'transport', 'tcp:localhost:9', 'host-7', '', 0, 'default', 0],
       );
       assert.deepEqual(data.router, {
-        _links: { self: { href: `./routers/${edgeRouterId}` }, terminators: { href: `./routers/${edgeRouterId}/terminators` } },
+        _links: {
+          self: { href: `./routers/${edgeRouterId}` },
+          terminators: { href: `./routers/${edgeRouterId}/terminators` },
+        },
         entity: 'routers',
         id: edgeRouterId,
         name: 'fabric-er',
@@ -123,14 +203,27 @@ describe('fabric API: routers, services, terminators', () => {
       assert.ok(!('identity' in data));
     });
 
-    it('filters by the same symbols as the edge view, and lists a router\'s and a service\'s terminators', async () => {
-      assert.deepEqual((await list('terminators', '?filter=router.name = "fabric-er"')).data.map((x) => x.id), [terminatorId]);
-      assert.deepEqual((await list(`routers/${edgeRouterId}/terminators`)).data.map((x) => x.id), [terminatorId]);
+    it("filters by the same symbols as the edge view, and lists a router's and a service's terminators", async () => {
+      assert.deepEqual(
+        (await list('terminators', '?filter=router.name = "fabric-er"')).data.map((x) => x.id),
+        [terminatorId],
+      );
+      assert.deepEqual(
+        (await list(`routers/${edgeRouterId}/terminators`)).data.map((x) => x.id),
+        [terminatorId],
+      );
       assert.deepEqual((await list(`routers/${transitRouterId}/terminators`)).data, []);
-      assert.deepEqual((await list(`services/${serviceId}/terminators`)).data.map((x) => x.id), [terminatorId]);
+      assert.deepEqual(
+        (await list(`services/${serviceId}/terminators`)).data.map((x) => x.id),
+        [terminatorId],
+      );
       // Upstream answers an unknown parent with an empty list, not 404.
       assert.deepEqual((await list('services/missing/terminators')).data, []);
-      assert.deepEqual((await list('routers/missing/terminators')).meta.pagination, { limit: 10, offset: 0, totalCount: 0 });
+      assert.deepEqual((await list('routers/missing/terminators')).meta.pagination, {
+        limit: 10,
+        offset: 0,
+        totalCount: 0,
+      });
     });
   });
 
@@ -138,7 +231,12 @@ describe('fabric API: routers, services, terminators', () => {
     it('deletes a terminator, a service and a router as the edge APIs do, accepting the body the CLI always sends', async () => {
       const service = await createService(t, token);
       const router = await createTransitRouter(t, token);
-      const terminator = await createEntity(t, token, 'terminators', { service, router, binding: 'transport', address: 'tcp:x:1' });
+      const terminator = await createEntity(t, token, 'terminators', {
+        service,
+        router,
+        binding: 'transport',
+        address: 'tcp:x:1',
+      });
       for (const path of [`terminators/${terminator}`, `services/${service}`, `routers/${router}`]) {
         // `ziti fabric delete` sends {"immediate":false} with every delete (cmd/fabric/delete.go).
         const result = await t.call({ method: 'DELETE', url: `${base}/${path}`, token, payload: { immediate: false } });
@@ -172,14 +270,21 @@ describe('fabric API: routers, services, terminators', () => {
       assertError(wrongMethod, 405, 'METHOD_NOT_ALLOWED');
       const invalid = await t.call({ method: 'GET', url: `${base}/terminators?offset=x`, token });
       assertError(invalid, 400, 'COULD_NOT_VALIDATE');
-      const malformed = await t.call({ method: 'DELETE', url: `${base}/circuits/x`, token, headers: { 'content-type': 'application/json' }, payload: '{"immediate":' });
+      const malformed = await t.call({
+        method: 'DELETE',
+        url: `${base}/circuits/x`,
+        token,
+        headers: { 'content-type': 'application/json' },
+        payload: '{"immediate":',
+      });
       assertError(malformed, 400, 'COULD_NOT_PARSE_BODY');
-      for (const result of [unknown, wrongMethod, invalid, malformed]) assert.deepEqual(meta(result), fabric, result.text);
+      for (const result of [unknown, wrongMethod, invalid, malformed])
+        assert.deepEqual(meta(result), fabric, result.text);
     });
   });
 
   describe('database', () => {
-    it('runs the controller\'s integrity scan and shows its results with the fabric meta', async () => {
+    it("runs the controller's integrity scan and shows its results with the fabric meta", async () => {
       const started = await t.call({ method: 'POST', url: `${base}/database/check-data-integrity`, token });
       assert.equal(started.status, 202, started.text);
       assert.equal(started.text, '{"data":{},"meta":{}}\n');
@@ -189,10 +294,13 @@ describe('fabric API: routers, services, terminators', () => {
         results = await t.call({ method: 'GET', url: `${base}/database/data-integrity-results`, token });
       }
       const body = results.body as { data: { inProgress: boolean; results: unknown }; meta: unknown };
-      assert.deepEqual([body.data.inProgress, body.data.results, body.meta], [false, null, { pagination: { limit: -1, offset: 0, totalCount: 0 } }]);
+      assert.deepEqual(
+        [body.data.inProgress, body.data.results, body.meta],
+        [false, null, { pagination: { limit: -1, offset: 0, totalCount: 0 } }],
+      );
     });
 
-    it('takes a snapshot at POST /database, under the same once-a-minute rule as the edge API\'s /database/snapshot', async () => {
+    it("takes a snapshot at POST /database, under the same once-a-minute rule as the edge API's /database/snapshot", async () => {
       const fabric = await t.call({ method: 'POST', url: `${base}/database`, token });
       const edge = await t.call({ method: 'POST', url: '/edge/management/v1/database/snapshot', token });
       if (testDatabaseUrl) {
@@ -209,9 +317,22 @@ describe('fabric API: routers, services, terminators', () => {
 
   describe('operations not built yet', () => {
     it('answers 501 NOT_IMPLEMENTED in the envelope once the request is valid and the caller an admin', async () => {
-      const result = await t.call({ method: 'POST', url: `${base}/routers`, token, payload: { id: 'r1', name: 'r', fingerprint: 'f', cost: 1, noTraversal: false, disabled: false } });
+      const result = await t.call({
+        method: 'POST',
+        url: `${base}/routers`,
+        token,
+        payload: { id: 'r1', name: 'r', fingerprint: 'f', cost: 1, noTraversal: false, disabled: false },
+      });
       assertError(result, 501, 'NOT_IMPLEMENTED');
-      assertError(await t.call({ method: 'POST', url: `${base}/routers`, payload: { id: 'r1', name: 'r', fingerprint: 'f', cost: 1, noTraversal: false, disabled: false } }), 401, 'UNAUTHORIZED');
+      assertError(
+        await t.call({
+          method: 'POST',
+          url: `${base}/routers`,
+          payload: { id: 'r1', name: 'r', fingerprint: 'f', cost: 1, noTraversal: false, disabled: false },
+        }),
+        401,
+        'UNAUTHORIZED',
+      );
     });
   });
 });

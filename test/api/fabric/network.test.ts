@@ -11,7 +11,10 @@ type Entity = Record<string, unknown> & { id: string };
 type ListBody = { data: Entity[]; meta: Record<string, unknown> };
 
 /** A network as the control plane would hold it, recording removals. */
-function fakeNetwork(links: LinkSummary[], circuits: CircuitSummary[]): NetworkViews & { removed: [string, boolean][] } {
+function fakeNetwork(
+  links: LinkSummary[],
+  circuits: CircuitSummary[],
+): NetworkViews & { removed: [string, boolean][] } {
   const removed: [string, boolean][] = [];
   return {
     removed,
@@ -52,18 +55,60 @@ describe('fabric API: links and circuits', () => {
     middle = await createTransitRouter(t, token, { name: 'r-middle' });
     last = await createEdgeRouter(t, token, { name: 'r-last' });
     serviceId = await createService(t, token, { name: 'net-svc' });
-    const terminator = await createEntity(t, token, 'terminators', { service: serviceId, router: last, binding: 'edge', address: 'hosted:x' });
+    const terminator = await createEntity(t, token, 'terminators', {
+      service: serviceId,
+      router: last,
+      binding: 'edge',
+      address: 'hosted:x',
+    });
     const link = (id: string, source: string, dest: string, cost: number): LinkSummary => ({
-      id, protocol: 'tls', dialAddress: `tls:${dest}:4000`, sourceRouterId: source, destRouterId: dest, state: 'Connected',
-      down: false, staticCost: 1, sourceLatency: 1_500_000, destLatency: 2_000_000, cost, iteration: 1,
+      id,
+      protocol: 'tls',
+      dialAddress: `tls:${dest}:4000`,
+      sourceRouterId: source,
+      destRouterId: dest,
+      state: 'Connected',
+      down: false,
+      staticCost: 1,
+      sourceLatency: 1_500_000,
+      destLatency: 2_000_000,
+      cost,
+      iteration: 1,
     });
     const at = (minutes: number) => new Date(Date.UTC(2026, 0, 1, 0, minutes));
     network = fakeNetwork(
       [link('link-a', first, middle, 3), link('link-b', middle, last, 5)],
       [
-        { id: 'c-two-hops', clientId: 'client-1', serviceId, terminatorId: terminator, createdAt: at(1), updatedAt: at(2), tags: {}, path: { routerIds: [first, middle, last], linkIds: ['link-a', 'link-b'] } },
-        { id: 'c-local', clientId: '', serviceId, terminatorId: terminator, createdAt: at(3), updatedAt: at(3), tags: { k: 'v' }, path: { routerIds: [last], linkIds: [] } },
-        { id: 'c-orphan', clientId: 'client-2', serviceId: 'gone', terminatorId: 'gone-t', createdAt: at(5), updatedAt: at(5), tags: {}, path: { routerIds: [], linkIds: [] } },
+        {
+          id: 'c-two-hops',
+          clientId: 'client-1',
+          serviceId,
+          terminatorId: terminator,
+          createdAt: at(1),
+          updatedAt: at(2),
+          tags: {},
+          path: { routerIds: [first, middle, last], linkIds: ['link-a', 'link-b'] },
+        },
+        {
+          id: 'c-local',
+          clientId: '',
+          serviceId,
+          terminatorId: terminator,
+          createdAt: at(3),
+          updatedAt: at(3),
+          tags: { k: 'v' },
+          path: { routerIds: [last], linkIds: [] },
+        },
+        {
+          id: 'c-orphan',
+          clientId: 'client-2',
+          serviceId: 'gone',
+          terminatorId: 'gone-t',
+          createdAt: at(5),
+          updatedAt: at(5),
+          tags: {},
+          path: { routerIds: [], linkIds: [] },
+        },
       ],
     );
   });
@@ -86,22 +131,54 @@ describe('fabric API: links and circuits', () => {
     it('lists links with router references and upstream fields', async () => {
       const { data, meta } = await list('links', '?sort=cost desc');
       assert.deepEqual(meta, { pagination: { limit: 10, offset: 0, totalCount: 2 } });
-      assert.deepEqual(data.map((l) => l.id), ['link-b', 'link-a']);
+      assert.deepEqual(
+        data.map((l) => l.id),
+        ['link-b', 'link-a'],
+      );
       const [b] = data as [Entity];
-      assert.deepEqual(Object.keys(b), ['cost', 'destLatency', 'destRouter', 'down', 'id', 'iteration', 'protocol', 'sourceLatency', 'sourceRouter', 'state', 'staticCost']);
-      assert.deepEqual(b.sourceRouter, { _links: { self: { href: `./routers/${middle}` }, terminators: { href: `./routers/${middle}/terminators` } }, entity: 'routers', id: middle, name: 'r-middle' });
+      assert.deepEqual(Object.keys(b), [
+        'cost',
+        'destLatency',
+        'destRouter',
+        'down',
+        'id',
+        'iteration',
+        'protocol',
+        'sourceLatency',
+        'sourceRouter',
+        'state',
+        'staticCost',
+      ]);
+      assert.deepEqual(b.sourceRouter, {
+        _links: { self: { href: `./routers/${middle}` }, terminators: { href: `./routers/${middle}/terminators` } },
+        entity: 'routers',
+        id: middle,
+        name: 'r-middle',
+      });
       assert.deepEqual([b.state, b.down, b.destLatency], ['Connected', false, 2_000_000]);
     });
 
     it('filters links by upstream symbols and pages them', async () => {
-      assert.deepEqual((await list('links', `?filter=sourceRouter = "${first}"`)).data.map((l) => l.id), ['link-a']);
-      assert.deepEqual((await list('links', '?filter=cost > 4 and state = "Connected"')).data.map((l) => l.id), ['link-b']);
+      assert.deepEqual(
+        (await list('links', `?filter=sourceRouter = "${first}"`)).data.map((l) => l.id),
+        ['link-a'],
+      );
+      assert.deepEqual(
+        (await list('links', '?filter=cost > 4 and state = "Connected"')).data.map((l) => l.id),
+        ['link-b'],
+      );
       const page = await list('links', '?sort=id&limit=1&offset=1');
-      assert.deepEqual([page.data.map((l) => l.id), page.meta.pagination], [['link-b'], { limit: 1, offset: 1, totalCount: 2 }]);
+      assert.deepEqual(
+        [page.data.map((l) => l.id), page.meta.pagination],
+        [['link-b'], { limit: 1, offset: 1, totalCount: 2 }],
+      );
       const unknown = await t.call({ method: 'GET', url: `${base}/links?filter=name = "x"`, token });
       assertError(unknown, 400, 'INVALID_FILTER');
       // Worded as upstream's in-memory stores word it (no quotes).
-      assert.equal((unknown.body as { error: { cause: { message: string } } }).error.cause.message, 'unknown symbol name');
+      assert.equal(
+        (unknown.body as { error: { cause: { message: string } } }).error.cause.message,
+        'unknown symbol name',
+      );
     });
 
     it('shows one link, and 404 for an unknown one', async () => {
@@ -113,39 +190,87 @@ describe('fabric API: links and circuits', () => {
 
     it('lists circuits with their paths over routers and links', async () => {
       const { data } = await list('circuits', '?sort=createdAt');
-      assert.deepEqual(data.map((c) => c.id), ['c-two-hops', 'c-local', 'c-orphan']);
+      assert.deepEqual(
+        data.map((c) => c.id),
+        ['c-two-hops', 'c-local', 'c-orphan'],
+      );
       const [twoHops, local, orphan] = data as [Entity, Entity, Entity];
       assert.equal(twoHops.clientId, 'client-1');
-      assert.deepEqual((twoHops.path as { nodes: Entity[] }).nodes.map((n) => n.name), ['r-first', 'r-middle', 'r-last']);
+      assert.deepEqual(
+        (twoHops.path as { nodes: Entity[] }).nodes.map((n) => n.name),
+        ['r-first', 'r-middle', 'r-last'],
+      );
       assert.deepEqual((twoHops.path as { links: Entity[] }).links, [
         { _links: { self: { href: './links/link-a' } }, entity: 'links', id: 'link-a', name: 'link-a' },
         { _links: { self: { href: './links/link-b' } }, entity: 'links', id: 'link-b', name: 'link-b' },
       ]);
-      assert.deepEqual(twoHops._links, { self: { href: './circuits/c-two-hops' }, service: { href: './circuits/c-two-hops/service' }, terminator: { href: './circuits/c-two-hops/terminator' } });
-      assert.deepEqual([twoHops.createdAt, twoHops.updatedAt], ['2026-01-01T00:01:00.000Z', '2026-01-01T00:02:00.000Z']);
+      assert.deepEqual(twoHops._links, {
+        self: { href: './circuits/c-two-hops' },
+        service: { href: './circuits/c-two-hops/service' },
+        terminator: { href: './circuits/c-two-hops/terminator' },
+      });
+      assert.deepEqual(
+        [twoHops.createdAt, twoHops.updatedAt],
+        ['2026-01-01T00:01:00.000Z', '2026-01-01T00:02:00.000Z'],
+      );
       assert.deepEqual((twoHops.service as Entity).name, 'net-svc');
       assert.ok(!('clientId' in local), 'an empty clientId is left out (omitempty)');
-      assert.deepEqual(local.path, { links: null, nodes: [{ _links: { self: { href: `./routers/${last}` }, terminators: { href: `./routers/${last}/terminators` } }, entity: 'routers', id: last, name: 'r-last' }] });
+      assert.deepEqual(local.path, {
+        links: null,
+        nodes: [
+          {
+            _links: { self: { href: `./routers/${last}` }, terminators: { href: `./routers/${last}/terminators` } },
+            entity: 'routers',
+            id: last,
+            name: 'r-last',
+          },
+        ],
+      });
       assert.deepEqual(local.tags, { k: 'v' });
       assert.deepEqual(orphan.path, { links: null, nodes: null });
-      assert.deepEqual(orphan.service, { _links: { self: { href: './services/gone' }, terminators: { href: './services/gone/terminators' } }, entity: 'services', id: 'gone', name: '<deleted>' });
-      assert.deepEqual(orphan.terminator, { _links: { self: { href: './terminators/gone-t' } }, entity: 'terminators', id: 'gone-t', name: 'gone-t' });
+      assert.deepEqual(orphan.service, {
+        _links: { self: { href: './services/gone' }, terminators: { href: './services/gone/terminators' } },
+        entity: 'services',
+        id: 'gone',
+        name: '<deleted>',
+      });
+      assert.deepEqual(orphan.terminator, {
+        _links: { self: { href: './terminators/gone-t' } },
+        entity: 'terminators',
+        id: 'gone-t',
+        name: 'gone-t',
+      });
     });
 
     it('filters circuits by upstream symbols', async () => {
-      assert.deepEqual((await list('circuits', `?filter=service = "${serviceId}" and clientId != ""&sort=id`)).data.map((c) => c.id), ['c-two-hops']);
-      assert.deepEqual((await list('circuits', '?filter=createdAt >= datetime(2026-01-01T00:03:00Z)&sort=id')).data.map((c) => c.id), ['c-local', 'c-orphan']);
+      assert.deepEqual(
+        (await list('circuits', `?filter=service = "${serviceId}" and clientId != ""&sort=id`)).data.map((c) => c.id),
+        ['c-two-hops'],
+      );
+      assert.deepEqual(
+        (await list('circuits', '?filter=createdAt >= datetime(2026-01-01T00:03:00Z)&sort=id')).data.map((c) => c.id),
+        ['c-local', 'c-orphan'],
+      );
     });
 
     it('filters and pages more circuits than one SQL compound statement may hold', async () => {
       const many: CircuitSummary[] = Array.from({ length: 1200 }, (_, i) => ({
-        id: `bulk-${String(i).padStart(4, '0')}`, clientId: `client-${i % 3}`, serviceId, terminatorId: 't', createdAt: new Date(Date.UTC(2026, 1, 1, 0, 0, i)),
-        updatedAt: new Date(Date.UTC(2026, 1, 1)), tags: {}, path: { routerIds: [], linkIds: [] },
+        id: `bulk-${String(i).padStart(4, '0')}`,
+        clientId: `client-${i % 3}`,
+        serviceId,
+        terminatorId: 't',
+        createdAt: new Date(Date.UTC(2026, 1, 1, 0, 0, i)),
+        updatedAt: new Date(Date.UTC(2026, 1, 1)),
+        tags: {},
+        path: { routerIds: [], linkIds: [] },
       }));
       t.deps.network = fakeNetwork([], many);
       try {
         const page = await list('circuits', '?filter=clientId = "client-2"&sort=createdAt desc&limit=2&offset=1');
-        assert.deepEqual(page.data.map((c) => c.id), ['bulk-1196', 'bulk-1193']);
+        assert.deepEqual(
+          page.data.map((c) => c.id),
+          ['bulk-1196', 'bulk-1193'],
+        );
         assert.deepEqual(page.meta.pagination, { limit: 2, offset: 1, totalCount: 400 });
       } finally {
         t.deps.network = network;
@@ -153,14 +278,29 @@ describe('fabric API: links and circuits', () => {
     });
 
     it('deletes a circuit through the network, passing immediate, and 404 once it is gone', async () => {
-      const result = await t.call({ method: 'DELETE', url: `${base}/circuits/c-local`, token, payload: { immediate: true } });
+      const result = await t.call({
+        method: 'DELETE',
+        url: `${base}/circuits/c-local`,
+        token,
+        payload: { immediate: true },
+      });
       assert.equal(result.text, '{"data":{},"meta":{}}\n');
       const graceful = await t.call({ method: 'DELETE', url: `${base}/circuits/c-orphan`, token });
       assert.equal(graceful.status, 200, graceful.text);
-      assert.deepEqual(network.removed, [['c-local', true], ['c-orphan', false]]);
+      assert.deepEqual(network.removed, [
+        ['c-local', true],
+        ['c-orphan', false],
+      ]);
       assertError(await t.call({ method: 'DELETE', url: `${base}/circuits/c-local`, token }), 404, 'NOT_FOUND');
-      assertError(await t.call({ method: 'DELETE', url: `${base}/circuits/c-two-hops`, token, payload: { immediate: 'yes' } }), 400, 'COULD_NOT_PARSE_BODY');
-      assert.deepEqual((await list('circuits')).data.map((c) => c.id), ['c-two-hops']);
+      assertError(
+        await t.call({ method: 'DELETE', url: `${base}/circuits/c-two-hops`, token, payload: { immediate: 'yes' } }),
+        400,
+        'COULD_NOT_PARSE_BODY',
+      );
+      assert.deepEqual(
+        (await list('circuits')).data.map((c) => c.id),
+        ['c-two-hops'],
+      );
     });
   });
 });

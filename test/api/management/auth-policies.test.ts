@@ -77,12 +77,15 @@ describe('auth policies', () => {
     return result.body as ListBody;
   };
   const create = (body: Record<string, unknown>) => createEntity(t, token, 'auth-policies', body);
-  const write = (method: 'PUT' | 'PATCH', id: string, payload: unknown) => t.call({ method, url: `${BASE}/${id}`, token, payload });
+  const write = (method: 'PUT' | 'PATCH', id: string, payload: unknown) =>
+    t.call({ method, url: `${BASE}/${id}`, token, payload });
   /** Identity CRUD is built elsewhere; a bare identity row is enough to make a policy "in use". */
   const insertIdentityUsing = async (id: string, policyId: string) => {
     const now = testTime();
     await t.deps.store.transaction((tx) =>
-      insertRows(tx, 'identities', [{ id, created_at: now, updated_at: now, name: `user-${id}`, type_id: 'Default', auth_policy_id: policyId }]),
+      insertRows(tx, 'identities', [
+        { id, created_at: now, updated_at: now, name: `user-${id}`, type_id: 'Default', auth_policy_id: policyId },
+      ]),
     );
   };
   const deleteIdentity = (id: string) => t.deps.store.transaction((tx) => deleteRows(tx, 'identities', { id }));
@@ -124,7 +127,10 @@ describe('auth policies', () => {
   describe('listAuthPolicies', () => {
     it('lists the default policy with pagination and the public symbols', async () => {
       const body = await list();
-      assert.deepEqual(body.data.map((p) => p.id), ['default']);
+      assert.deepEqual(
+        body.data.map((p) => p.id),
+        ['default'],
+      );
       assert.deepEqual(body.meta.pagination, { limit: 10, offset: 0, totalCount: 1 });
       assert.deepEqual([...body.meta.filterableFields].sort(), [
         'createdAt',
@@ -148,18 +154,40 @@ describe('auth policies', () => {
     });
 
     it('filters on dotted symbols', async () => {
-      const strict = await create({ ...fullBody('list-strict'), primary: { ...fullBody('').primary, updb: { ...fullBody('').primary.updb, maxAttempts: 5 } } });
-      const filtered = async (filter: string) => (await list(`?filter=${encodeURIComponent(filter)}`)).data.map((p) => p.name).sort();
+      const strict = await create({
+        ...fullBody('list-strict'),
+        primary: { ...fullBody('').primary, updb: { ...fullBody('').primary.updb, maxAttempts: 5 } },
+      });
+      const filtered = async (filter: string) =>
+        (await list(`?filter=${encodeURIComponent(filter)}`)).data.map((p) => p.name).sort();
       assert.deepEqual(await filtered('primary.updb.maxAttempts = 5'), ['list-strict']);
       assert.deepEqual(await filtered('primary.updb.maxAttempts = 0'), ['Default']);
       assert.deepEqual(await filtered('secondary.requireTotp = false'), ['Default']);
-      assert.deepEqual(await filtered('secondary.requireTotp = true and primary.cert.allowed = false'), ['list-strict']);
+      assert.deepEqual(await filtered('secondary.requireTotp = true and primary.cert.allowed = false'), [
+        'list-strict',
+      ]);
       assert.deepEqual(await filtered('primary.updb.minPasswordLength >= 8'), ['list-strict']);
       assert.deepEqual(await filtered('secondary.requireExtJwtSigner = null'), ['Default', 'list-strict']);
       assert.deepEqual(await filtered('isSystem = true'), ['Default']);
       assert.deepEqual(await filtered('tags.team = "blue"'), ['list-strict']);
-      assertError(await t.call({ method: 'GET', url: `${BASE}?filter=${encodeURIComponent('primary.extJwt.allowedSigners = "x"')}`, token }), 400, 'INVALID_FILTER');
-      assertError(await t.call({ method: 'GET', url: `${BASE}?filter=${encodeURIComponent('primary.updb.lockoutDurationMinutes = 0')}`, token }), 400, 'INVALID_FILTER');
+      assertError(
+        await t.call({
+          method: 'GET',
+          url: `${BASE}?filter=${encodeURIComponent('primary.extJwt.allowedSigners = "x"')}`,
+          token,
+        }),
+        400,
+        'INVALID_FILTER',
+      );
+      assertError(
+        await t.call({
+          method: 'GET',
+          url: `${BASE}?filter=${encodeURIComponent('primary.updb.lockoutDurationMinutes = 0')}`,
+          token,
+        }),
+        400,
+        'INVALID_FILTER',
+      );
       assert.equal((await write('PUT', strict, fullBody('list-strict'))).status, 200);
       assert.equal((await t.call({ method: 'DELETE', url: `${BASE}/${strict}`, token })).status, 200);
     });
@@ -173,7 +201,10 @@ describe('auth policies', () => {
       assert.deepEqual(_links, { self: { href: `./auth-policies/${id}` } });
       const policy = await detailOf(id);
       const { name, primary, tags } = fullBody('create-full');
-      assert.deepEqual({ name: policy.name, primary: policy.primary, secondary: policy.secondary, tags: policy.tags }, { name, primary, secondary: { requireTotp: true }, tags });
+      assert.deepEqual(
+        { name: policy.name, primary: policy.primary, secondary: policy.secondary, tags: policy.tags },
+        { name, primary, secondary: { requireTotp: true }, tags },
+      );
       assert.equal(policy.createdAt, testTime());
       assert.deepEqual(policy._links, { self: { href: `./auth-policies/${id}` } });
     });
@@ -199,26 +230,52 @@ describe('auth policies', () => {
       const partial = { name: 'partial', primary: { cert: {}, updb: { maxAttempts: 2 }, extJwt: {} }, secondary: {} };
       const result = await t.call({ method: 'POST', url: BASE, token, payload: partial });
       assertError(result, 400, 'COULD_NOT_VALIDATE', 'primary.cert.allowExpiredCerts');
-      assert.deepEqual(causeOf(result), { field: 'primary.cert.allowExpiredCerts', reason: 'primary.cert.allowExpiredCerts in body is required', value: '<nil>' });
+      assert.deepEqual(causeOf(result), {
+        field: 'primary.cert.allowExpiredCerts',
+        reason: 'primary.cert.allowExpiredCerts in body is required',
+        value: '<nil>',
+      });
     });
 
     it('refuses a missing primary, wrong types, an empty or duplicate name', async () => {
       const { primary: _primary, ...noPrimary } = fullBody('no-primary');
-      assertError(await t.call({ method: 'POST', url: BASE, token, payload: noPrimary }), 400, 'COULD_NOT_VALIDATE', 'primary');
+      assertError(
+        await t.call({ method: 'POST', url: BASE, token, payload: noPrimary }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'primary',
+      );
       const { secondary: _secondary, ...noSecondary } = fullBody('no-secondary');
-      assertError(await t.call({ method: 'POST', url: BASE, token, payload: noSecondary }), 400, 'COULD_NOT_VALIDATE', 'secondary');
+      assertError(
+        await t.call({ method: 'POST', url: BASE, token, payload: noSecondary }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'secondary',
+      );
 
       // A mistyped value fails in Go's JSON decoder, before validation: COULD_NOT_PARSE_BODY naming the struct field.
-      const wrongType = async (mutate: (body: { primary: Record<string, Record<string, unknown>> }) => void, message: string) => {
+      const wrongType = async (
+        mutate: (body: { primary: Record<string, Record<string, unknown>> }) => void,
+        message: string,
+      ) => {
         const body = fullBody('wrong-type') as unknown as { primary: Record<string, Record<string, unknown>> };
         mutate(body);
         const result = await t.call({ method: 'POST', url: BASE, token, payload: body });
         assertError(result, 400, 'COULD_NOT_PARSE_BODY');
         assert.ok(String(causeOf(result)?.message).includes(message), result.text);
       };
-      await wrongType((b) => (b.primary.updb!.maxAttempts = 'three'), 'cannot unmarshal string into Go struct field AuthPolicyCreate.primary.updb.maxAttempts of type int64');
-      await wrongType((b) => (b.primary.cert!.allowed = 'yes'), 'cannot unmarshal string into Go struct field AuthPolicyCreate.primary.cert.allowed of type bool');
-      await wrongType((b) => (b.primary.extJwt!.allowedSigners = 'signer'), 'AuthPolicyCreate.primary.extJwt.allowedSigners');
+      await wrongType(
+        (b) => (b.primary.updb!.maxAttempts = 'three'),
+        'cannot unmarshal string into Go struct field AuthPolicyCreate.primary.updb.maxAttempts of type int64',
+      );
+      await wrongType(
+        (b) => (b.primary.cert!.allowed = 'yes'),
+        'cannot unmarshal string into Go struct field AuthPolicyCreate.primary.cert.allowed of type bool',
+      );
+      await wrongType(
+        (b) => (b.primary.extJwt!.allowedSigners = 'signer'),
+        'AuthPolicyCreate.primary.extJwt.allowedSigners',
+      );
       assert.equal((await list(`?filter=${encodeURIComponent('name = "wrong-type"')}`)).data.length, 0);
 
       const empty = await t.call({ method: 'POST', url: BASE, token, payload: fullBody('') });
@@ -234,7 +291,11 @@ describe('auth policies', () => {
       withSigners.primary.extJwt.allowedSigners = ['nope-1', 'nope-2'];
       const allowed = await t.call({ method: 'POST', url: BASE, token, payload: withSigners });
       assertError(allowed, 404, 'NOT_FOUND', 'primary.extJwt.allowedSigners[0]');
-      assert.deepEqual(causeOf(allowed), { field: 'primary.extJwt.allowedSigners[0]', reason: 'no externalJwtSigner found with the given id', value: 'nope-1' });
+      assert.deepEqual(causeOf(allowed), {
+        field: 'primary.extJwt.allowedSigners[0]',
+        reason: 'no externalJwtSigner found with the given id',
+        value: 'nope-1',
+      });
 
       const withRequired = fullBody('with-required');
       withRequired.secondary.requireExtJwtSigner = 'nope-3';
@@ -259,7 +320,15 @@ describe('auth policies', () => {
         name: 'put-after',
         primary: {
           cert: { allowed: true, allowExpiredCerts: true },
-          updb: { allowed: false, minPasswordLength: 12, requireSpecialChar: false, requireNumberChar: true, requireMixedCase: false, maxAttempts: 7, lockoutDurationMinutes: 60 },
+          updb: {
+            allowed: false,
+            minPasswordLength: 12,
+            requireSpecialChar: false,
+            requireNumberChar: true,
+            requireMixedCase: false,
+            maxAttempts: 7,
+            lockoutDurationMinutes: 60,
+          },
           extJwt: { allowed: true, allowedSigners: [] },
         },
         secondary: { requireTotp: false },
@@ -279,7 +348,12 @@ describe('auth policies', () => {
     it('clamps, refuses unknown signers and bad bodies, and answers 404 for an unknown id', async () => {
       const id = await create(fullBody('put-checks'));
       const clamped = fullBody('put-checks');
-      clamped.primary.updb = { ...clamped.primary.updb, minPasswordLength: 0, maxAttempts: -1, lockoutDurationMinutes: -5 };
+      clamped.primary.updb = {
+        ...clamped.primary.updb,
+        minPasswordLength: 0,
+        maxAttempts: -1,
+        lockoutDurationMinutes: -5,
+      };
       assert.equal((await write('PUT', id, clamped)).status, 200);
       const updb = (await detailOf(id)).primary.updb;
       assert.deepEqual([updb.minPasswordLength, updb.maxAttempts, updb.lockoutDurationMinutes], [5, 0, 0]);
@@ -308,14 +382,25 @@ describe('auth policies', () => {
         name: 'Default',
         primary: {
           cert: { allowed: true, allowExpiredCerts: true },
-          updb: { allowed: true, minPasswordLength: 5, requireSpecialChar: false, requireNumberChar: false, requireMixedCase: false, maxAttempts: 0, lockoutDurationMinutes: 0 },
+          updb: {
+            allowed: true,
+            minPasswordLength: 5,
+            requireSpecialChar: false,
+            requireNumberChar: false,
+            requireMixedCase: false,
+            maxAttempts: 0,
+            lockoutDurationMinutes: 0,
+          },
           extJwt: { allowed: true, allowedSigners: [] },
         },
         secondary: { requireTotp: false, requireExtJwtSigner: null },
       };
       assert.equal((await write('PUT', 'default', original)).status, 200);
       const restored = await detailOf('default');
-      assert.deepEqual({ name: restored.name, primary: restored.primary, secondary: restored.secondary }, { ...original, secondary: { requireTotp: false } });
+      assert.deepEqual(
+        { name: restored.name, primary: restored.primary, secondary: restored.secondary },
+        { ...original, secondary: { requireTotp: false } },
+      );
       assert.equal((await list('?filter=isSystem%20%3D%20true')).data[0]?.id, 'default');
     });
   });
@@ -330,15 +415,25 @@ describe('auth policies', () => {
       assert.equal(result.status, 200, result.text);
       assert.deepEqual(result.body, EMPTY_OK);
       const afterPatch = await detailOf(id);
-      assert.deepEqual({ ...afterPatch, updatedAt: before.updatedAt }, { ...before, primary: { ...before.primary, updb: { ...before.primary.updb, maxAttempts: 3 } } });
+      assert.deepEqual(
+        { ...afterPatch, updatedAt: before.updatedAt },
+        { ...before, primary: { ...before.primary, updb: { ...before.primary.updb, maxAttempts: 3 } } },
+      );
     });
 
-    it('maps every field to itself (not upstream\'s Q15 mix-up)', async () => {
+    it("maps every field to itself (not upstream's Q15 mix-up)", async () => {
       const id = await create(fullBody('patch-each'));
       const patchBody = {
         primary: {
           cert: { allowed: true, allowExpiredCerts: true },
-          updb: { allowed: false, minPasswordLength: 9, requireSpecialChar: false, requireNumberChar: true, requireMixedCase: false, lockoutDurationMinutes: 30 },
+          updb: {
+            allowed: false,
+            minPasswordLength: 9,
+            requireSpecialChar: false,
+            requireNumberChar: true,
+            requireMixedCase: false,
+            lockoutDurationMinutes: 30,
+          },
           extJwt: { allowed: true },
         },
         secondary: { requireTotp: false },
@@ -347,7 +442,15 @@ describe('auth policies', () => {
       const policy = await detailOf(id);
       assert.deepEqual(policy.primary, {
         cert: { allowed: true, allowExpiredCerts: true },
-        updb: { allowed: false, minPasswordLength: 9, requireSpecialChar: false, requireNumberChar: true, requireMixedCase: false, maxAttempts: 3, lockoutDurationMinutes: 30 },
+        updb: {
+          allowed: false,
+          minPasswordLength: 9,
+          requireSpecialChar: false,
+          requireNumberChar: true,
+          requireMixedCase: false,
+          maxAttempts: 3,
+          lockoutDurationMinutes: 30,
+        },
         extJwt: { allowed: true, allowedSigners: [] },
       });
       assert.deepEqual(policy.secondary, { requireTotp: false });
@@ -357,7 +460,12 @@ describe('auth policies', () => {
 
     it('ignores nulls, renames, replaces tags, clamps', async () => {
       const id = await create(fullBody('patch-misc'));
-      const body = { name: 'patch-renamed', tags: { team: 'red' }, primary: { cert: null, updb: { minPasswordLength: 1, maxAttempts: null } }, secondary: { requireExtJwtSigner: null } };
+      const body = {
+        name: 'patch-renamed',
+        tags: { team: 'red' },
+        primary: { cert: null, updb: { minPasswordLength: 1, maxAttempts: null } },
+        secondary: { requireExtJwtSigner: null },
+      };
       assert.equal((await write('PATCH', id, body)).status, 200);
       const policy = await detailOf(id);
       assert.equal(policy.name, 'patch-renamed');
@@ -372,7 +480,12 @@ describe('auth policies', () => {
       const id = await create(fullBody('patch-bad'));
       const signers = await write('PATCH', id, { primary: { extJwt: { allowedSigners: ['nope'] } } });
       assertError(signers, 404, 'NOT_FOUND', 'primary.extJwt.allowedSigners[0]');
-      assertError(await write('PATCH', id, { secondary: { requireExtJwtSigner: 'nope' } }), 404, 'NOT_FOUND', 'secondary.requireExtJwtSigner');
+      assertError(
+        await write('PATCH', id, { secondary: { requireExtJwtSigner: 'nope' } }),
+        404,
+        'NOT_FOUND',
+        'secondary.requireExtJwtSigner',
+      );
       assertError(await write('PATCH', id, { name: 'Default' }), 400, 'COULD_NOT_VALIDATE', 'name');
       assertError(await write('PATCH', id, { primary: { updb: { maxAttempts: 1.5 } } }), 400, 'COULD_NOT_PARSE_BODY');
       assert.equal((await detailOf(id)).name, 'patch-bad');
@@ -390,13 +503,17 @@ describe('auth policies', () => {
       assertError(await t.call({ method: 'DELETE', url: `${BASE}/${id}`, token }), 404, 'NOT_FOUND');
     });
 
-    it('refuses a policy identities use, naming the first of them as upstream\'s foreign key does', async () => {
+    it("refuses a policy identities use, naming the first of them as upstream's foreign key does", async () => {
       const id = await create(fullBody('delete-in-use'));
       await insertIdentityUsing('idB', id);
       await insertIdentityUsing('idA', id);
       const result = await t.call({ method: 'DELETE', url: `${BASE}/${id}`, token });
       assertError(result, 409, 'CAN_NOT_DELETE_REFERENCED_ENTITY', 'authPolicyId');
-      assert.deepEqual(causeOf(result), { field: 'authPolicyId', reason: 'entity type authPolicy referenced by identity: [idA]', value: '[idA]' });
+      assert.deepEqual(causeOf(result), {
+        field: 'authPolicyId',
+        reason: 'entity type authPolicy referenced by identity: [idA]',
+        value: '[idA]',
+      });
       await deleteIdentity('idA');
       await deleteIdentity('idB');
       assert.equal((await t.call({ method: 'DELETE', url: `${BASE}/${id}`, token })).status, 200);
@@ -409,14 +526,22 @@ describe('auth policies', () => {
       // Move every identity off the default policy: it is still refused, outright.
       // The admin moves too, so the new home must not require TOTP (that would make this session partial).
       const home = fullBody('temporary-home');
-      const other = await create({ ...home, primary: { ...home.primary, updb: { ...home.primary.updb, maxAttempts: 0 } }, secondary: { requireTotp: false, requireExtJwtSigner: null } });
-      await t.deps.store.transaction((tx) => updateRows(tx, 'identities', { auth_policy_id: other }, { auth_policy_id: 'default' }));
+      const other = await create({
+        ...home,
+        primary: { ...home.primary, updb: { ...home.primary.updb, maxAttempts: 0 } },
+        secondary: { requireTotp: false, requireExtJwtSigner: null },
+      });
+      await t.deps.store.transaction((tx) =>
+        updateRows(tx, 'identities', { auth_policy_id: other }, { auth_policy_id: 'default' }),
+      );
       try {
         const unused = await t.call({ method: 'DELETE', url: `${BASE}/default`, token });
         assertError(unused, 409, 'CAN_NOT_DELETE_REFERENCED_ENTITY');
         assert.deepEqual(causeOf(unused), { code: 'UNHANDLED', message: 'the default auth policy cannot be deleted' });
       } finally {
-        await t.deps.store.transaction((tx) => updateRows(tx, 'identities', { auth_policy_id: 'default' }, { auth_policy_id: other }));
+        await t.deps.store.transaction((tx) =>
+          updateRows(tx, 'identities', { auth_policy_id: 'default' }, { auth_policy_id: other }),
+        );
       }
       assert.equal((await detailOf('default')).name, 'Default');
     });
@@ -436,9 +561,13 @@ describe('auth policies', () => {
       assert.equal((await detailOf('default')).name, 'Default');
     });
 
-    it('refuses password login when the identity\'s policy disallows updb', async () => {
+    it("refuses password login when the identity's policy disallows updb", async () => {
       const login = () =>
-        t.call({ method: 'POST', url: '/edge/management/v1/authenticate?method=password', payload: { username: ADMIN_USERNAME, password: ADMIN_PASSWORD } });
+        t.call({
+          method: 'POST',
+          url: '/edge/management/v1/authenticate?method=password',
+          payload: { username: ADMIN_USERNAME, password: ADMIN_PASSWORD },
+        });
       assert.equal((await write('PATCH', 'default', { primary: { updb: { allowed: false } } })).status, 200);
       try {
         assertError(await login(), 401, 'INVALID_AUTH');

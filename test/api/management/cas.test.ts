@@ -46,7 +46,13 @@ describe('certificate authorities', () => {
   };
 
   const verify = (id: string, pem: string) =>
-    t.call({ method: 'POST', url: `${base}/cas/${id}/verify`, token, headers: { 'content-type': 'text/plain' }, payload: pem });
+    t.call({
+      method: 'POST',
+      url: `${base}/cas/${id}/verify`,
+      token,
+      headers: { 'content-type': 'text/plain' },
+      payload: pem,
+    });
 
   describe('createCa', () => {
     it('stores an unverified CA with its fingerprint, a verification token and upstream defaults', async () => {
@@ -73,7 +79,14 @@ describe('certificate authorities', () => {
     });
 
     it('keeps an external-id claim', async () => {
-      const claim = { location: 'SAN_URI', matcher: 'SCHEME', matcherCriteria: 'spiffe', parser: 'NONE', parserCriteria: '', index: 0 };
+      const claim = {
+        location: 'SAN_URI',
+        matcher: 'SCHEME',
+        matcherCriteria: 'spiffe',
+        parser: 'NONE',
+        parserCriteria: '',
+        index: 0,
+      };
       const { id } = await createCa({ externalIdClaim: claim, identityNameFormat: '[requestedName]' });
       const ca = await detail(id);
       assert.deepEqual(ca.externalIdClaim, claim);
@@ -83,14 +96,24 @@ describe('certificate authorities', () => {
     it('refuses a certificate that is not a CA with 400 CERTIFICATE_IS_NOT_CA', async () => {
       const testCa = await createTestCa('issuer', t.clock());
       const leaf = await issueTestCertificate(testCa, { commonName: 'leaf', now: t.clock() });
-      const result = await t.call({ method: 'POST', url: `${base}/cas`, token, payload: { ...caBody(testCa), certPem: leaf.certPem } });
+      const result = await t.call({
+        method: 'POST',
+        url: `${base}/cas`,
+        token,
+        payload: { ...caBody(testCa), certPem: leaf.certPem },
+      });
       assertError(result, 400, 'CERTIFICATE_IS_NOT_CA');
     });
 
-    it('refuses a certPem without certificates and a CA certificate used twice, in upstream\'s words', async () => {
+    it("refuses a certPem without certificates and a CA certificate used twice, in upstream's words", async () => {
       const other = await createTestCa('x', t.clock());
       const reasonFor = async (certPem: string) => {
-        const result = await t.call({ method: 'POST', url: `${base}/cas`, token, payload: { ...caBody(other), certPem } });
+        const result = await t.call({
+          method: 'POST',
+          url: `${base}/cas`,
+          token,
+          payload: { ...caBody(other), certPem },
+        });
         assertError(result, 400, 'COULD_NOT_VALIDATE', 'certPem');
         return (result.body as { error: { cause: { reason: string; value: string } } }).error.cause;
       };
@@ -98,7 +121,10 @@ describe('certificate authorities', () => {
       assert.equal((await reasonFor(`${other.certPem}trailing text`)).reason, 'could not parse block #2');
       const key = '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n';
       assert.equal((await reasonFor(`${other.certPem}${key}`)).reason, 'block #2 is not a certificate');
-      assert.equal((await reasonFor('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n')).reason, 'could not parse block #1 as an x509 certificate');
+      assert.equal(
+        (await reasonFor('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n')).reason,
+        'could not parse block #1 as an x509 certificate',
+      );
       const { testCa } = await createCa();
       const again = await t.call({ method: 'POST', url: `${base}/cas`, token, payload: caBody(testCa) });
       assertError(again, 400, 'COULD_NOT_VALIDATE', 'certPem');
@@ -108,17 +134,39 @@ describe('certificate authorities', () => {
       // The CA's own checks come before the name's, as in upstream's manager: a copy is refused on its certificate.
       const { id } = await createCa();
       const original = await detail(id);
-      const copy = await t.call({ method: 'POST', url: `${base}/cas`, token, payload: { ...caBody(testCa), name: original.name, certPem: original.certPem } });
+      const copy = await t.call({
+        method: 'POST',
+        url: `${base}/cas`,
+        token,
+        payload: { ...caBody(testCa), name: original.name, certPem: original.certPem },
+      });
       assertError(copy, 400, 'COULD_NOT_VALIDATE', 'certPem');
     });
 
     it('refuses a duplicate name and the SCHEME matcher outside SAN_URI', async () => {
       const first = await createCa();
       const name = (await detail(first.id)).name;
-      const duplicate = await t.call({ method: 'POST', url: `${base}/cas`, token, payload: caBody(await createTestCa('y', t.clock()), { name }) });
+      const duplicate = await t.call({
+        method: 'POST',
+        url: `${base}/cas`,
+        token,
+        payload: caBody(await createTestCa('y', t.clock()), { name }),
+      });
       assertError(duplicate, 400, 'COULD_NOT_VALIDATE', 'name');
-      const claim = { location: 'COMMON_NAME', matcher: 'SCHEME', matcherCriteria: 'x', parser: 'NONE', parserCriteria: '', index: 0 };
-      const scheme = await t.call({ method: 'POST', url: `${base}/cas`, token, payload: caBody(await createTestCa('z', t.clock()), { externalIdClaim: claim }) });
+      const claim = {
+        location: 'COMMON_NAME',
+        matcher: 'SCHEME',
+        matcherCriteria: 'x',
+        parser: 'NONE',
+        parserCriteria: '',
+        index: 0,
+      };
+      const scheme = await t.call({
+        method: 'POST',
+        url: `${base}/cas`,
+        token,
+        payload: caBody(await createTestCa('z', t.clock()), { externalIdClaim: claim }),
+      });
       assertError(scheme, 400, 'COULD_NOT_VALIDATE', 'externalIdClaim.matcher');
     });
   });
@@ -143,7 +191,12 @@ describe('certificate authorities', () => {
       const { id, testCa } = await createCa();
       const verificationToken = String((await detail(id)).verificationToken);
       const now = t.clock().getTime();
-      const expired = await issueTestCertificate(testCa, { commonName: verificationToken, now: t.clock(), notBefore: new Date(now - 10 * 86_400_000), notAfter: new Date(now - 86_400_000) });
+      const expired = await issueTestCertificate(testCa, {
+        commonName: verificationToken,
+        now: t.clock(),
+        notBefore: new Date(now - 10 * 86_400_000),
+        notAfter: new Date(now - 86_400_000),
+      });
       assertError(await verify(id, expired.certPem), 400, 'CERTIFICATE_FAILED_VALIDATION');
     });
 
@@ -189,7 +242,15 @@ describe('certificate authorities', () => {
     it('replaces the writable fields but never the certificate or the verification state', async () => {
       const { id } = await createCa();
       const before = await detail(id);
-      const body = { name: uniqueName('renamed'), isAutoCaEnrollmentEnabled: true, isOttCaEnrollmentEnabled: false, isAuthEnabled: false, identityRoles: ['x'], identityNameFormat: '[caId]-[identityId]', isVerified: true };
+      const body = {
+        name: uniqueName('renamed'),
+        isAutoCaEnrollmentEnabled: true,
+        isOttCaEnrollmentEnabled: false,
+        isAuthEnabled: false,
+        identityRoles: ['x'],
+        identityNameFormat: '[caId]-[identityId]',
+        isVerified: true,
+      };
       const result = await t.call({ method: 'PUT', url: `${base}/cas/${id}`, token, payload: body });
       assert.equal(result.status, 200, result.text);
       const ca = await detail(id);
@@ -204,9 +265,21 @@ describe('certificate authorities', () => {
     });
 
     it('patches only the fields given, merging the fields of an external-id claim', async () => {
-      const claim = { location: 'SAN_EMAIL', matcher: 'SUFFIX', matcherCriteria: '@example.com', parser: 'NONE', parserCriteria: '', index: 0 };
+      const claim = {
+        location: 'SAN_EMAIL',
+        matcher: 'SUFFIX',
+        matcherCriteria: '@example.com',
+        parser: 'NONE',
+        parserCriteria: '',
+        index: 0,
+      };
       const { id } = await createCa({ externalIdClaim: claim, identityRoles: ['keep'] });
-      const result = await t.call({ method: 'PATCH', url: `${base}/cas/${id}`, token, payload: { isAuthEnabled: false, externalIdClaim: { index: 1 } } });
+      const result = await t.call({
+        method: 'PATCH',
+        url: `${base}/cas/${id}`,
+        token,
+        payload: { isAuthEnabled: false, externalIdClaim: { index: 1 } },
+      });
       assert.equal(result.status, 200, result.text);
       const ca = await detail(id);
       assert.equal(ca.isAuthEnabled, false);
@@ -219,15 +292,31 @@ describe('certificate authorities', () => {
   describe('listCas', () => {
     it('filters by name and verification state, not by identity roles (as upstream)', async () => {
       const { id } = await createCa({ name: 'filter-me', identityRoles: ['filter-me'] });
-      const byName = await t.call({ method: 'GET', url: `${base}/cas?filter=${encodeURIComponent('name = "filter-me"')}`, token });
+      const byName = await t.call({
+        method: 'GET',
+        url: `${base}/cas?filter=${encodeURIComponent('name = "filter-me"')}`,
+        token,
+      });
       assert.equal(byName.status, 200, byName.text);
-      assert.deepEqual((byName.body as { data: { id: string }[] }).data.map((ca) => ca.id), [id]);
-      const verified = await t.call({ method: 'GET', url: `${base}/cas?filter=${encodeURIComponent('isVerified = true')}`, token });
+      assert.deepEqual(
+        (byName.body as { data: { id: string }[] }).data.map((ca) => ca.id),
+        [id],
+      );
+      const verified = await t.call({
+        method: 'GET',
+        url: `${base}/cas?filter=${encodeURIComponent('isVerified = true')}`,
+        token,
+      });
       assert.ok(!(verified.body as { data: { id: string }[] }).data.some((ca) => ca.id === id));
-      const byRole = await t.call({ method: 'GET', url: `${base}/cas?filter=${encodeURIComponent('anyOf(identityRoles) = "filter-me"')}`, token });
+      const byRole = await t.call({
+        method: 'GET',
+        url: `${base}/cas?filter=${encodeURIComponent('anyOf(identityRoles) = "filter-me"')}`,
+        token,
+      });
       assertError(byRole, 400, 'INVALID_FILTER');
       const meta = (byName.body as { meta: { filterableFields: string[] } }).meta;
-      for (const symbol of ['name', 'fingerprint', 'isVerified', 'verificationToken', 'isAuthEnabled']) assert.ok(meta.filterableFields.includes(symbol), symbol);
+      for (const symbol of ['name', 'fingerprint', 'isVerified', 'verificationToken', 'isAuthEnabled'])
+        assert.ok(meta.filterableFields.includes(symbol), symbol);
       for (const symbol of ['certPem', 'identityRoles']) assert.ok(!meta.filterableFields.includes(symbol), symbol);
     });
 
@@ -241,7 +330,10 @@ describe('certificate authorities', () => {
       const { id } = await createCa();
       const identityId = await createIdentity(t, token, { enrollment: { ottca: id } });
       const identityBefore = await t.call({ method: 'GET', url: `${base}/identities/${identityId}`, token });
-      assert.ok((identityBefore.body as { data: { enrollment: { ottca?: unknown } } }).data.enrollment.ottca, identityBefore.text);
+      assert.ok(
+        (identityBefore.body as { data: { enrollment: { ottca?: unknown } } }).data.enrollment.ottca,
+        identityBefore.text,
+      );
       const result = await t.call({ method: 'DELETE', url: `${base}/cas/${id}`, token });
       assert.equal(result.status, 200, result.text);
       assertError(await t.call({ method: 'GET', url: `${base}/cas/${id}`, token }), 404, 'NOT_FOUND');

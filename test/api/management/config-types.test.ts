@@ -23,8 +23,16 @@ interface ListBody<T> {
 }
 
 const BUILT_IN = [
-  { id: 'f2dd2df0-9c04-4b84-a91e-71437ac229f1', name: 'ziti-tunneler-client.v1', $id: 'http://edge.openziti.org/schemas/ziti-tunneler-client.v1.config.json' },
-  { id: 'cea49285-6c07-42cf-9f52-09a9b115c783', name: 'ziti-tunneler-server.v1', $id: 'http://edge.openziti.org/schemas/ziti-tunneler-server.v1.config.json' },
+  {
+    id: 'f2dd2df0-9c04-4b84-a91e-71437ac229f1',
+    name: 'ziti-tunneler-client.v1',
+    $id: 'http://edge.openziti.org/schemas/ziti-tunneler-client.v1.config.json',
+  },
+  {
+    id: 'cea49285-6c07-42cf-9f52-09a9b115c783',
+    name: 'ziti-tunneler-server.v1',
+    $id: 'http://edge.openziti.org/schemas/ziti-tunneler-server.v1.config.json',
+  },
   { id: 'g7cIWbcGg', name: 'intercept.v1', $id: 'http://edge.openziti.org/schemas/intercept.v1.config.json' },
   { id: 'NH5p4FpGR', name: 'host.v1', $id: 'http://ziti-edge.netfoundry.io/schemas/host.v1.schema.json' },
   { id: 'host.v2', name: 'host.v2', $id: 'http://ziti-edge.netfoundry.io/schemas/host.v2.schema.json' },
@@ -83,34 +91,76 @@ describe('config types', () => {
       assert.deepEqual(intercept.required, ['protocols', 'addresses', 'portRanges']);
       assert.equal(intercept.additionalProperties, false);
       assert.deepEqual(Object.keys(intercept.definitions as object), [
-        'dialAddress', 'inhabitedSet', 'listenAddress', 'portNumber', 'portRange', 'protocolName', 'proxyConfiguration', 'proxyType', 'timeoutSeconds',
+        'dialAddress',
+        'inhabitedSet',
+        'listenAddress',
+        'portNumber',
+        'portRange',
+        'protocolName',
+        'proxyConfiguration',
+        'proxyType',
+        'timeoutSeconds',
       ]);
-      assert.deepEqual(Object.keys(intercept.properties as object), ['addresses', 'dialOptions', 'portRanges', 'protocols', 'sourceIp']);
-      assert.match(String((intercept.definitions as Record<string, { description?: string }>).listenAddress!.description), /^idn-hostname allows ipv4/);
+      assert.deepEqual(Object.keys(intercept.properties as object), [
+        'addresses',
+        'dialOptions',
+        'portRanges',
+        'protocols',
+        'sourceIp',
+      ]);
+      assert.match(
+        String((intercept.definitions as Record<string, { description?: string }>).listenAddress!.description),
+        /^idn-hostname allows ipv4/,
+      );
 
       const host = (await detailOf('NH5p4FpGR')).schema!;
       const hostProperties = host.properties as Record<string, Record<string, unknown>>;
       assert.deepEqual(Object.keys(hostProperties.listenOptions!.properties as object), [
-        'bindUsingEdgeIdentity', 'connectTimeout', 'connectTimeoutSeconds', 'cost', 'identity', 'maxConnections', 'precedence',
+        'bindUsingEdgeIdentity',
+        'connectTimeout',
+        'connectTimeoutSeconds',
+        'cost',
+        'identity',
+        'maxConnections',
+        'precedence',
       ]);
-      assert.equal((hostProperties.listenOptions!.properties as Record<string, Record<string, unknown>>).connectTimeoutSeconds!.deprecated, true);
+      assert.equal(
+        (hostProperties.listenOptions!.properties as Record<string, Record<string, unknown>>).connectTimeoutSeconds!
+          .deprecated,
+        true,
+      );
       assert.equal((host.allOf as unknown[]).length, 3);
       assert.ok('httpCheck' in (host.definitions as object) && 'proxyConfiguration' in (host.definitions as object));
 
       const hostV2 = (await detailOf('host.v2')).schema!;
       assert.deepEqual(hostV2.required, ['terminators']);
-      assert.deepEqual((hostV2.definitions as Record<string, unknown>).terminatorList, { items: { $ref: '#/definitions/terminator' }, minItems: 1, type: 'array' });
+      assert.deepEqual((hostV2.definitions as Record<string, unknown>).terminatorList, {
+        items: { $ref: '#/definitions/terminator' },
+        minItems: 1,
+        type: 'array',
+      });
 
       const server = (await detailOf('cea49285-6c07-42cf-9f52-09a9b115c783')).schema!;
-      assert.deepEqual((server.properties as Record<string, unknown>).protocol, { enum: ['tcp', 'udp'], type: ['string', 'null'] });
-      for (const type of (await list('limit none')).data.filter((type) => BUILT_IN.some((builtIn) => builtIn.id === type.id))) {
+      assert.deepEqual((server.properties as Record<string, unknown>).protocol, {
+        enum: ['tcp', 'udp'],
+        type: ['string', 'null'],
+      });
+      for (const type of (await list('limit none')).data.filter((type) =>
+        BUILT_IN.some((builtIn) => builtIn.id === type.id),
+      )) {
         assert.ok(hasSortedKeys(type.schema), `${type.name} keys are sorted`);
       }
     });
 
     it('filter by name', async () => {
-      assert.deepEqual((await list('name = "intercept.v1"')).data.map((type) => type.id), ['g7cIWbcGg']);
-      assert.deepEqual((await list('name contains "host." sort by name')).data.map((type) => type.id), ['NH5p4FpGR', 'host.v2']);
+      assert.deepEqual(
+        (await list('name = "intercept.v1"')).data.map((type) => type.id),
+        ['g7cIWbcGg'],
+      );
+      assert.deepEqual(
+        (await list('name contains "host." sort by name')).data.map((type) => type.id),
+        ['NH5p4FpGR', 'host.v2'],
+      );
     });
   });
 
@@ -139,7 +189,10 @@ describe('config types', () => {
     });
 
     it('refuses a schema that does not compile, has no object root, or is not an object', async () => {
-      const broken = await call('POST', BASE, { name: 'ct-broken', schema: { type: 'object', properties: { a: { type: 'nope' } } } });
+      const broken = await call('POST', BASE, {
+        name: 'ct-broken',
+        schema: { type: 'object', properties: { a: { type: 'nope' } } },
+      });
       assertError(broken, 400, 'COULD_NOT_VALIDATE', 'schema');
       assert.match(String(causeOf(broken)?.reason), /^invalid schema /);
       const notObject = await call('POST', BASE, { name: 'ct-string-root', schema: { type: 'string' } });
@@ -147,19 +200,31 @@ describe('config types', () => {
       assert.equal(causeOf(notObject)?.reason, 'invalid config type schema, root type must be object');
     });
 
-    it('refuses a schema that is not an object, a JSON string included, as a validation error (upstream\'s router check)', async () => {
+    it("refuses a schema that is not an object, a JSON string included, as a validation error (upstream's router check)", async () => {
       const cases: [unknown, string, string][] = [
-        ['{"type":"object"}', 'schema in body must be of type object: "{\\"type\\":\\"object\\"}"', '{"type":"object"}'],
+        [
+          '{"type":"object"}',
+          'schema in body must be of type object: "{\\"type\\":\\"object\\"}"',
+          '{"type":"object"}',
+        ],
         ['', 'schema in body must be of type object: ""', ''],
         [['x'], 'schema in body must be of type object', '[x]'],
         [true, 'schema in body must be of type object', 'true'],
       ];
       const id = await create({ name: 'ct-patched-schema', schema: { type: 'object' } });
       for (const [schema, reason, value] of cases) {
-        for (const [method, url] of [['POST', BASE], ['PUT', `${BASE}/${id}`], ['PATCH', `${BASE}/${id}`]] as const) {
+        for (const [method, url] of [
+          ['POST', BASE],
+          ['PUT', `${BASE}/${id}`],
+          ['PATCH', `${BASE}/${id}`],
+        ] as const) {
           const result = await call(method, url, { name: 'ct-bad-schema', schema });
           assertError(result, 400, 'COULD_NOT_VALIDATE', 'schema');
-          assert.deepEqual([causeOf(result)?.reason, causeOf(result)?.value], [reason, value], `${method} ${JSON.stringify(schema)}`);
+          assert.deepEqual(
+            [causeOf(result)?.reason, causeOf(result)?.value],
+            [reason, value],
+            `${method} ${JSON.stringify(schema)}`,
+          );
         }
       }
       assert.deepEqual((await detailOf(id)).schema, { type: 'object' });
@@ -173,7 +238,12 @@ describe('config types', () => {
       };
       const typeId = await create({ name: 'ct-draft-04', schema });
       await createConfig({ name: 'cfg-draft-04-ok', configTypeId: typeId, data: { port: 9 } });
-      assertError(await call('POST', CONFIGS, { name: 'cfg-draft-04-bad', configTypeId: typeId, data: { port: 10 } }), 400, 'COULD_NOT_VALIDATE', 'port');
+      assertError(
+        await call('POST', CONFIGS, { name: 'cfg-draft-04-bad', configTypeId: typeId, data: { port: 10 } }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'port',
+      );
     });
 
     it('accepts an empty schema, which constrains nothing and is stored as none, as upstream', async () => {
@@ -196,7 +266,12 @@ describe('config types', () => {
       assert.equal((await call('PATCH', `${BASE}/${id}`, { name: 'ct-patched', tags: {} })).status, 200);
       let type = await detailOf(id);
       assert.deepEqual([type.name, type.schema, type.tags], ['ct-patched', { type: 'object' }, { a: '1' }]);
-      assertError(await call('PATCH', `${BASE}/${id}`, { schema: { type: 'array' } }), 400, 'COULD_NOT_VALIDATE', 'schema');
+      assertError(
+        await call('PATCH', `${BASE}/${id}`, { schema: { type: 'array' } }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'schema',
+      );
       assertError(await call('PATCH', `${BASE}/${id}`, { name: 'all' }), 400, 'COULD_NOT_VALIDATE', 'name');
       assert.equal((await call('PATCH', `${BASE}/${id}`, { schema: { type: 'object', required: ['x'] } })).status, 200);
       type = await detailOf(id);
@@ -206,8 +281,16 @@ describe('config types', () => {
     it('applies a changed schema to later config writes', async () => {
       const typeId = await create({ name: 'ct-evolving', schema: { type: 'object' } });
       await createConfig({ name: 'cfg-evolving-1', configTypeId: typeId, data: {} });
-      assert.equal((await call('PATCH', `${BASE}/${typeId}`, { schema: { type: 'object', required: ['host'] } })).status, 200);
-      assertError(await call('POST', CONFIGS, { name: 'cfg-evolving-2', configTypeId: typeId, data: {} }), 400, 'COULD_NOT_VALIDATE', '(root)');
+      assert.equal(
+        (await call('PATCH', `${BASE}/${typeId}`, { schema: { type: 'object', required: ['host'] } })).status,
+        200,
+      );
+      assertError(
+        await call('POST', CONFIGS, { name: 'cfg-evolving-2', configTypeId: typeId, data: {} }),
+        400,
+        'COULD_NOT_VALIDATE',
+        '(root)',
+      );
     });
 
     it('answers 404 for an unknown id', async () => {
@@ -225,12 +308,15 @@ describe('config types', () => {
       assertError(await call('DELETE', `${BASE}/${id}`), 404, 'NOT_FOUND');
     });
 
-    it('refuses with 409 while configs of the type exist, in upstream\'s words', async () => {
+    it("refuses with 409 while configs of the type exist, in upstream's words", async () => {
       const typeId = await create({ name: 'ct-in-use' });
       const configId = await createConfig({ name: 'cfg-of-ct-in-use', configTypeId: typeId, data: {} });
       const refused = await call('DELETE', `${BASE}/${typeId}`);
       assertError(refused, 409, 'CAN_NOT_DELETE_REFERENCED_ENTITY');
-      assert.deepEqual((refused.body as { error: { cause: unknown } }).error.cause, { code: 'UNHANDLED', message: `cannot delete config type ${typeId}, as configs of that type exist` });
+      assert.deepEqual((refused.body as { error: { cause: unknown } }).error.cause, {
+        code: 'UNHANDLED',
+        message: `cannot delete config type ${typeId}, as configs of that type exist`,
+      });
       assert.equal((await call('DELETE', `${CONFIGS}/${configId}`)).status, 200);
       assert.equal((await call('DELETE', `${BASE}/${typeId}`)).status, 200);
     });
@@ -246,9 +332,19 @@ describe('config types', () => {
       const all = await call('GET', `${BASE}/${typeId}/configs`);
       assert.equal(all.status, 200, all.text);
       assert.deepEqual((all.body as ListBody<{ id: string }>).data.map((c) => c.id).sort(), [first, second].sort());
-      const filtered = await call('GET', `${BASE}/${typeId}/configs?filter=${encodeURIComponent('name = "cfg-list-b"')}`);
-      assert.deepEqual((filtered.body as ListBody<{ id: string }>).data.map((c) => c.id), [second]);
-      assertError(await call('GET', `${BASE}/${typeId}/configs?filter=${encodeURIComponent('nope = 1')}`), 400, 'INVALID_FILTER');
+      const filtered = await call(
+        'GET',
+        `${BASE}/${typeId}/configs?filter=${encodeURIComponent('name = "cfg-list-b"')}`,
+      );
+      assert.deepEqual(
+        (filtered.body as ListBody<{ id: string }>).data.map((c) => c.id),
+        [second],
+      );
+      assertError(
+        await call('GET', `${BASE}/${typeId}/configs?filter=${encodeURIComponent('nope = 1')}`),
+        400,
+        'INVALID_FILTER',
+      );
     });
 
     it('answers 404 for an unknown config type', async () => {

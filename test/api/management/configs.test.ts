@@ -48,10 +48,13 @@ describe('configs', () => {
     assert.equal(result.status, 200, result.text);
     return result.body as ListBody<{ id: string; name: string }>;
   };
-  const post = (configTypeId: string, data: unknown, name = `cfg-${++counter}`) => call('POST', BASE, { name, configTypeId, data });
-  const create = (configTypeId: string, data: unknown, name = `cfg-${++counter}`) => createEntity(t, token, 'configs', { name, configTypeId, data });
+  const post = (configTypeId: string, data: unknown, name = `cfg-${++counter}`) =>
+    call('POST', BASE, { name, configTypeId, data });
+  const create = (configTypeId: string, data: unknown, name = `cfg-${++counter}`) =>
+    createEntity(t, token, 'configs', { name, configTypeId, data });
   const createType = (body: Record<string, unknown>) => createEntity(t, token, 'config-types', body);
-  const createService = (body: Record<string, unknown>) => createEntity(t, token, 'services', { encryptionRequired: true, ...body });
+  const createService = (body: Record<string, unknown>) =>
+    createEntity(t, token, 'services', { encryptionRequired: true, ...body });
 
   before(async () => {
     t = await buildTestApp();
@@ -75,10 +78,25 @@ describe('configs', () => {
       const missing = await post(INTERCEPT_V1, { protocols: ['tcp'], addresses: ['echo.ziti'] });
       assertError(missing, 400, 'COULD_NOT_VALIDATE', '(root)');
       assert.match(String(causeOf(missing)?.reason), /^\(root\) is invalid: portRanges is required/);
-      assertError(await post(INTERCEPT_V1, { ...intercept, protocols: ['icmp'] }), 400, 'COULD_NOT_VALIDATE', 'protocols.0');
-      assertError(await post(INTERCEPT_V1, { ...intercept, portRanges: [{ low: 80, high: 70000 }] }), 400, 'COULD_NOT_VALIDATE', 'portRanges.0.high');
+      assertError(
+        await post(INTERCEPT_V1, { ...intercept, protocols: ['icmp'] }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'protocols.0',
+      );
+      assertError(
+        await post(INTERCEPT_V1, { ...intercept, portRanges: [{ low: 80, high: 70000 }] }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'portRanges.0.high',
+      );
       assertError(await post(INTERCEPT_V1, { ...intercept, addresses: [] }), 400, 'COULD_NOT_VALIDATE', 'addresses');
-      assertError(await post(INTERCEPT_V1, { ...intercept, addresses: [''] }), 400, 'COULD_NOT_VALIDATE', 'addresses.0');
+      assertError(
+        await post(INTERCEPT_V1, { ...intercept, addresses: [''] }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'addresses.0',
+      );
       assertError(await post(INTERCEPT_V1, { ...intercept, extra: true }), 400, 'COULD_NOT_VALIDATE', '(root)');
     });
 
@@ -91,7 +109,14 @@ describe('configs', () => {
         allowedAddresses: ['10.0.0.0/8'],
         port: 443,
         listenOptions: { bindUsingEdgeIdentity: true, connectTimeout: '5s', cost: 10, precedence: 'required' },
-        portChecks: [{ address: 'localhost:8080', interval: '5s', timeout: '1s', actions: [{ trigger: 'fail', action: 'mark unhealthy' }] }],
+        portChecks: [
+          {
+            address: 'localhost:8080',
+            interval: '5s',
+            timeout: '1s',
+            actions: [{ trigger: 'fail', action: 'mark unhealthy' }],
+          },
+        ],
       });
       await create(HOST_V2, { terminators: [host, { ...host, port: 8081 }] });
     });
@@ -103,16 +128,31 @@ describe('configs', () => {
       assertError(await post(HOST_V1, { ...host, protocol: 'icmp' }), 400, 'COULD_NOT_VALIDATE', 'protocol');
       assertError(await post(HOST_V1, { protocol: 'tcp', port: 80 }), 400, 'COULD_NOT_VALIDATE', '(root)');
       assertError(await post(HOST_V1, { ...host, forwardPort: true }), 400, 'COULD_NOT_VALIDATE', '(root)');
-      assertError(await post(HOST_V1, { ...host, listenOptions: { precedence: 'sometimes' } }), 400, 'COULD_NOT_VALIDATE', 'listenOptions.precedence');
+      assertError(
+        await post(HOST_V1, { ...host, listenOptions: { precedence: 'sometimes' } }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'listenOptions.precedence',
+      );
       assertError(await post(HOST_V2, { terminators: [] }), 400, 'COULD_NOT_VALIDATE', 'terminators');
-      assertError(await post(HOST_V2, { terminators: [{ ...host, port: -1 }] }), 400, 'COULD_NOT_VALIDATE', 'terminators.0.port');
+      assertError(
+        await post(HOST_V2, { terminators: [{ ...host, port: -1 }] }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'terminators.0.port',
+      );
     });
 
     it('validates the legacy tunneler client and server types', async () => {
       await create(TUNNELER_CLIENT_V1, { hostname: 'echo.ziti', port: 80 });
       await create(TUNNELER_SERVER_V1, { hostname: 'localhost', port: 8080, protocol: 'tcp' });
       assertError(await post(TUNNELER_CLIENT_V1, { hostname: 'echo.ziti' }), 400, 'COULD_NOT_VALIDATE', '(root)');
-      assertError(await post(TUNNELER_SERVER_V1, { hostname: 'localhost', port: 8080, protocol: null }), 400, 'COULD_NOT_VALIDATE', 'protocol');
+      assertError(
+        await post(TUNNELER_SERVER_V1, { hostname: 'localhost', port: 8080, protocol: null }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'protocol',
+      );
     });
   });
 
@@ -124,7 +164,12 @@ describe('configs', () => {
       const config = await detailOf(id);
       assert.equal(config.name, 'cfg-detail');
       assert.equal(config.configTypeId, typeId);
-      assert.deepEqual(config.configType, { _links: { self: { href: `./config-types/${typeId}` } }, entity: 'config-types', id: typeId, name: 'ct-free-form' });
+      assert.deepEqual(config.configType, {
+        _links: { self: { href: `./config-types/${typeId}` } },
+        entity: 'config-types',
+        id: typeId,
+        name: 'ct-free-form',
+      });
       assert.deepEqual(config.data, data);
       assert.deepEqual(config._links, { self: { href: `./configs/${id}` } });
     });
@@ -133,20 +178,48 @@ describe('configs', () => {
       const result = await post('no-such-type', {});
       assertError(result, 400, 'COULD_NOT_VALIDATE', 'type');
       assert.equal(causeOf(result)?.reason, 'invalid config type');
-      assertError(await call('POST', BASE, { name: 'cfg-no-type', data: {} }), 400, 'COULD_NOT_VALIDATE', 'configTypeId');
+      assertError(
+        await call('POST', BASE, { name: 'cfg-no-type', data: {} }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'configTypeId',
+      );
     });
 
-    it('refuses data that is not an object (a JSON string included) as upstream\'s mapper does, and a missing data', async () => {
+    it("refuses data that is not an object (a JSON string included) as upstream's mapper does, and a missing data", async () => {
       const id = await create(HOST_V1, host, 'cfg-keeps-data');
-      for (const [data, value] of [[[intercept], '[map[addresses:[echo.ziti] portRanges:[map[high:80 low:80]] protocols:[tcp]]]'], [JSON.stringify(host), JSON.stringify(host)], ['', ''], [5, '5']] as const) {
-        for (const [method, url] of [['POST', BASE], ['PUT', `${BASE}/${id}`], ['PATCH', `${BASE}/${id}`]] as const) {
+      for (const [data, value] of [
+        [[intercept], '[map[addresses:[echo.ziti] portRanges:[map[high:80 low:80]] protocols:[tcp]]]'],
+        [JSON.stringify(host), JSON.stringify(host)],
+        ['', ''],
+        [5, '5'],
+      ] as const) {
+        for (const [method, url] of [
+          ['POST', BASE],
+          ['PUT', `${BASE}/${id}`],
+          ['PATCH', `${BASE}/${id}`],
+        ] as const) {
           const result = await call(method, url, { name: 'cfg-bad-data', configTypeId: HOST_V1, data });
           assertError(result, 400, 'COULD_NOT_VALIDATE', 'data');
-          assert.deepEqual([causeOf(result)?.reason, causeOf(result)?.value], ['invalid type, expected object', value], `${method} ${JSON.stringify(data)}`);
+          assert.deepEqual(
+            [causeOf(result)?.reason, causeOf(result)?.value],
+            ['invalid type, expected object', value],
+            `${method} ${JSON.stringify(data)}`,
+          );
         }
       }
-      assertError(await call('POST', BASE, { name: 'cfg-no-data', configTypeId: INTERCEPT_V1 }), 400, 'COULD_NOT_VALIDATE', 'data');
-      assertError(await call('POST', BASE, { name: 'cfg-null-data', configTypeId: INTERCEPT_V1, data: null }), 400, 'COULD_NOT_VALIDATE', 'data');
+      assertError(
+        await call('POST', BASE, { name: 'cfg-no-data', configTypeId: INTERCEPT_V1 }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'data',
+      );
+      assertError(
+        await call('POST', BASE, { name: 'cfg-null-data', configTypeId: INTERCEPT_V1, data: null }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'data',
+      );
     });
 
     it('refuses duplicate names', async () => {
@@ -161,21 +234,44 @@ describe('configs', () => {
     it('PUT replaces name, data and tags, validates the data, and ignores a different config type', async () => {
       const id = await create(HOST_V1, host, 'cfg-put');
       const typeId = await createType({ name: 'ct-put-target' });
-      const put = await call('PUT', `${BASE}/${id}`, { name: 'cfg-put-2', configTypeId: typeId, data: { ...host, port: 9090 } });
+      const put = await call('PUT', `${BASE}/${id}`, {
+        name: 'cfg-put-2',
+        configTypeId: typeId,
+        data: { ...host, port: 9090 },
+      });
       assert.equal(put.status, 200, put.text);
       const config = await detailOf(id);
-      assert.deepEqual([config.name, config.configTypeId, config.data, config.tags], ['cfg-put-2', HOST_V1, { ...host, port: 9090 }, {}]);
-      assertError(await call('PUT', `${BASE}/${id}`, { name: 'cfg-put-2', data: { ...host, port: 70000 } }), 400, 'COULD_NOT_VALIDATE', 'port');
+      assert.deepEqual(
+        [config.name, config.configTypeId, config.data, config.tags],
+        ['cfg-put-2', HOST_V1, { ...host, port: 9090 }, {}],
+      );
+      assertError(
+        await call('PUT', `${BASE}/${id}`, { name: 'cfg-put-2', data: { ...host, port: 70000 } }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'port',
+      );
       assertError(await call('PUT', `${BASE}/${id}`, { name: 'cfg-put-2' }), 400, 'COULD_NOT_VALIDATE', 'data');
     });
 
     it('PATCH changes only what it sends and validates new data', async () => {
       const id = await create(HOST_V1, host, 'cfg-patch');
       assert.equal((await call('PATCH', `${BASE}/${id}`, { tags: { a: '1' } })).status, 200);
-      assert.equal((await call('PATCH', `${BASE}/${id}`, { name: 'cfg-patched', configTypeId: INTERCEPT_V1 })).status, 200);
+      assert.equal(
+        (await call('PATCH', `${BASE}/${id}`, { name: 'cfg-patched', configTypeId: INTERCEPT_V1 })).status,
+        200,
+      );
       let config = await detailOf(id);
-      assert.deepEqual([config.name, config.configTypeId, config.data, config.tags], ['cfg-patched', HOST_V1, host, { a: '1' }]);
-      assertError(await call('PATCH', `${BASE}/${id}`, { data: { protocol: 'tcp' } }), 400, 'COULD_NOT_VALIDATE', '(root)');
+      assert.deepEqual(
+        [config.name, config.configTypeId, config.data, config.tags],
+        ['cfg-patched', HOST_V1, host, { a: '1' }],
+      );
+      assertError(
+        await call('PATCH', `${BASE}/${id}`, { data: { protocol: 'tcp' } }),
+        400,
+        'COULD_NOT_VALIDATE',
+        '(root)',
+      );
       assert.equal((await call('PATCH', `${BASE}/${id}`, { data: { ...host, address: 'example.com' } })).status, 200);
       config = await detailOf(id);
       assert.equal(config.data.address, 'example.com');
@@ -194,10 +290,24 @@ describe('configs', () => {
       const typeId = await createType({ name: 'ct-filter' });
       const first = await create(typeId, {}, 'cfg-filter-a');
       const second = await create(typeId, {}, 'cfg-filter-b');
-      assert.deepEqual((await list(`${BASE}?filter=${encodeURIComponent(`type = "${typeId}" sort by name`)}`)).data.map((c) => c.id), [first, second]);
-      assert.deepEqual((await list(`${BASE}?filter=${encodeURIComponent('name = "cfg-filter-b"')}`)).data.map((c) => c.id), [second]);
+      assert.deepEqual(
+        (await list(`${BASE}?filter=${encodeURIComponent(`type = "${typeId}" sort by name`)}`)).data.map((c) => c.id),
+        [first, second],
+      );
+      assert.deepEqual(
+        (await list(`${BASE}?filter=${encodeURIComponent('name = "cfg-filter-b"')}`)).data.map((c) => c.id),
+        [second],
+      );
       const body = await list(BASE);
-      assert.deepEqual(body.meta.filterableFields, ['id', 'createdAt', 'updatedAt', 'tags', 'isSystem', 'name', 'type']);
+      assert.deepEqual(body.meta.filterableFields, [
+        'id',
+        'createdAt',
+        'updatedAt',
+        'tags',
+        'isSystem',
+        'name',
+        'type',
+      ]);
       assertError(await call('GET', `${BASE}?filter=${encodeURIComponent('data.port = 1')}`), 400, 'INVALID_FILTER');
     });
   });
@@ -210,7 +320,12 @@ describe('configs', () => {
       const serviceB = await createService({ name: 'svc-cfg-b', configs: [configId] });
       const body = await list(`${BASE}/${configId}/services`);
       assert.deepEqual(body.data.map((s) => s.id).sort(), [serviceA, serviceB].sort());
-      assert.deepEqual((await list(`${BASE}/${configId}/services?filter=${encodeURIComponent('name = "svc-cfg-b"')}`)).data.map((s) => s.id), [serviceB]);
+      assert.deepEqual(
+        (await list(`${BASE}/${configId}/services?filter=${encodeURIComponent('name = "svc-cfg-b"')}`)).data.map(
+          (s) => s.id,
+        ),
+        [serviceB],
+      );
       assertError(await call('GET', `${BASE}/nope/services`), 404, 'NOT_FOUND');
     });
 

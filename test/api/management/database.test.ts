@@ -22,7 +22,10 @@ const api = '/edge/management/v1';
 
 type IntegrityData = IntegrityStatus;
 
-async function integrityResults(t: TestApp, token: string): Promise<{ data: IntegrityData; meta: Record<string, unknown> }> {
+async function integrityResults(
+  t: TestApp,
+  token: string,
+): Promise<{ data: IntegrityData; meta: Record<string, unknown> }> {
   const result = await t.call({ method: 'GET', url: `${api}/database/data-integrity-results`, token });
   assert.equal(result.status, 200, result.text);
   return result.body as { data: IntegrityData; meta: Record<string, unknown> };
@@ -61,7 +64,15 @@ describe('data integrity', () => {
 
   it('answers nulls before any scan, in upstream shape', async () => {
     const { data, meta } = await integrityResults(app.t, app.token);
-    assert.deepEqual(data, { inProgress: false, fixingErrors: false, tooManyErrors: false, startTime: null, endTime: null, error: null, results: null });
+    assert.deepEqual(data, {
+      inProgress: false,
+      fixingErrors: false,
+      tooManyErrors: false,
+      startTime: null,
+      endTime: null,
+      error: null,
+      results: null,
+    });
     assert.deepEqual(meta.pagination, { limit: -1, offset: 0, totalCount: 0 });
     assert.equal(meta.filterableFields, undefined);
   });
@@ -80,20 +91,65 @@ describe('data integrity', () => {
     const i2 = await createIdentity(app.t, app.token, { roleAttributes: ['a'] });
     const configType = await createEntity(app.t, app.token, 'config-types', { name: 'integrity-type' });
     const otherType = await createEntity(app.t, app.token, 'config-types', { name: 'integrity-other-type' });
-    const config = await createEntity(app.t, app.token, 'configs', { name: 'integrity-config', configTypeId: configType, data: { v: 1 } });
+    const config = await createEntity(app.t, app.token, 'configs', {
+      name: 'integrity-config',
+      configTypeId: configType,
+      data: { v: 1 },
+    });
     const s1 = await createService(app.t, app.token, { roleAttributes: ['s'], configs: [config] });
     const s2 = await createService(app.t, app.token, { roleAttributes: ['s'] });
     const r1 = await createEdgeRouter(app.t, app.token, { roleAttributes: ['r'] });
     const r2 = await createEdgeRouter(app.t, app.token, { roleAttributes: ['other'] });
-    await createEntity(app.t, app.token, 'posture-checks', { name: 'integrity-pc', typeId: 'DOMAIN', domains: ['example.com'], roleAttributes: ['p'] });
-    const dial = await createEntity(app.t, app.token, 'service-policies', { name: 'integrity-dial', type: 'Dial', semantic: 'AllOf', identityRoles: ['#a'], serviceRoles: ['#s'], postureCheckRoles: ['#p'] });
-    await createEntity(app.t, app.token, 'service-policies', { name: 'integrity-bind', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#b'], serviceRoles: [`@${s1}`], postureCheckRoles: [] });
-    const erp = await createEntity(app.t, app.token, 'edge-router-policies', { name: 'integrity-erp', semantic: 'AllOf', identityRoles: ['#a'], edgeRouterRoles: ['#r'] });
-    await createEntity(app.t, app.token, 'service-edge-router-policies', { name: 'integrity-serp', semantic: 'AllOf', serviceRoles: ['#s'], edgeRouterRoles: ['#all'] });
-    const override = await app.t.call({ method: 'POST', url: `${api}/identities/${i1}/service-configs`, token: app.token, payload: [{ serviceId: s1, configId: config }] });
+    await createEntity(app.t, app.token, 'posture-checks', {
+      name: 'integrity-pc',
+      typeId: 'DOMAIN',
+      domains: ['example.com'],
+      roleAttributes: ['p'],
+    });
+    const dial = await createEntity(app.t, app.token, 'service-policies', {
+      name: 'integrity-dial',
+      type: 'Dial',
+      semantic: 'AllOf',
+      identityRoles: ['#a'],
+      serviceRoles: ['#s'],
+      postureCheckRoles: ['#p'],
+    });
+    await createEntity(app.t, app.token, 'service-policies', {
+      name: 'integrity-bind',
+      type: 'Bind',
+      semantic: 'AnyOf',
+      identityRoles: ['#b'],
+      serviceRoles: [`@${s1}`],
+      postureCheckRoles: [],
+    });
+    const erp = await createEntity(app.t, app.token, 'edge-router-policies', {
+      name: 'integrity-erp',
+      semantic: 'AllOf',
+      identityRoles: ['#a'],
+      edgeRouterRoles: ['#r'],
+    });
+    await createEntity(app.t, app.token, 'service-edge-router-policies', {
+      name: 'integrity-serp',
+      semantic: 'AllOf',
+      serviceRoles: ['#s'],
+      edgeRouterRoles: ['#all'],
+    });
+    const override = await app.t.call({
+      method: 'POST',
+      url: `${api}/identities/${i1}/service-configs`,
+      token: app.token,
+      payload: [{ serviceId: s1, configId: config }],
+    });
     assert.equal(override.status, 200, override.text);
     const testCa = await createTestCa('integrity', app.t.clock());
-    const ca = await createEntity(app.t, app.token, 'cas', { name: 'integrity-ca', certPem: testCa.certPem, isAutoCaEnrollmentEnabled: false, isOttCaEnrollmentEnabled: false, isAuthEnabled: false, identityRoles: [] });
+    const ca = await createEntity(app.t, app.token, 'cas', {
+      name: 'integrity-ca',
+      certPem: testCa.certPem,
+      isAutoCaEnrollmentEnabled: false,
+      isOttCaEnrollmentEnabled: false,
+      isAuthEnabled: false,
+      identityRoles: [],
+    });
     assert.equal((await scan(app.t, app.token, 'check')).results, null, 'consistent before the corruption');
 
     // 1. Corrupt one row of each kind of derived table, straight in the store.
@@ -144,7 +200,12 @@ describe('data integrity', () => {
   });
 
   it('is admin only', async () => {
-    for (const [method, path] of [['POST', 'check-data-integrity'], ['POST', 'fix-data-integrity'], ['GET', 'data-integrity-results'], ['POST', 'snapshot']] as const) {
+    for (const [method, path] of [
+      ['POST', 'check-data-integrity'],
+      ['POST', 'fix-data-integrity'],
+      ['GET', 'data-integrity-results'],
+      ['POST', 'snapshot'],
+    ] as const) {
       assertError(await app.t.call({ method, url: `${api}/database/${path}` }), 401, 'UNAUTHORIZED');
     }
   });
@@ -166,7 +227,11 @@ describe('one integrity scan at a time', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const { store, clock, logger, snapshots } = t.deps;
-    const gated: Store = Object.create(store, { readSnapshot: { value: async (work: Parameters<Store['readSnapshot']>[0]) => gate.then(() => store.readSnapshot(work)) } });
+    const gated: Store = Object.create(store, {
+      readSnapshot: {
+        value: async (work: Parameters<Store['readSnapshot']>[0]) => gate.then(() => store.readSnapshot(work)),
+      },
+    });
     t.deps.integrityChecks = new IntegrityChecks({ store: gated, clock, logger, snapshots });
     const started = await t.call({ method: 'POST', url: `${api}/database/check-data-integrity`, token });
     assert.equal(started.status, 202);
@@ -174,14 +239,26 @@ describe('one integrity scan at a time', () => {
     assert.equal(running.data.inProgress, true);
     assert.equal(running.data.fixingErrors, false);
     assert.equal(running.data.endTime, null);
-    assertError(await t.call({ method: 'POST', url: `${api}/database/fix-data-integrity`, token }), 429, 'RATE_LIMITED');
-    assertError(await t.call({ method: 'POST', url: `${api}/database/check-data-integrity`, token }), 429, 'RATE_LIMITED');
+    assertError(
+      await t.call({ method: 'POST', url: `${api}/database/fix-data-integrity`, token }),
+      429,
+      'RATE_LIMITED',
+    );
+    assertError(
+      await t.call({ method: 'POST', url: `${api}/database/check-data-integrity`, token }),
+      429,
+      'RATE_LIMITED',
+    );
     release();
     await t.deps.integrityChecks.settled();
     const done = await integrityResults(t, token);
     assert.equal(done.data.inProgress, false);
     assert.equal(done.data.results, null);
-    assert.equal((await t.call({ method: 'POST', url: `${api}/database/fix-data-integrity`, token })).status, 202, 'a new scan once it finished');
+    assert.equal(
+      (await t.call({ method: 'POST', url: `${api}/database/fix-data-integrity`, token })).status,
+      202,
+      'a new scan once it finished',
+    );
     await t.deps.integrityChecks.settled();
   });
 });
@@ -197,9 +274,17 @@ describe('createDatabaseSnapshot', () => {
     assert.deepEqual(snapshotsIn(app.folder), [`ctrl.db-${stamp}`]);
     assert.equal(statSync(join(app.folder, `ctrl.db-${stamp}`)).mode & 0o777, 0o600);
 
-    assertError(await app.t.call({ method: 'POST', url: `${api}/database/snapshot`, token: app.token }), 429, 'RATE_LIMITED');
+    assertError(
+      await app.t.call({ method: 'POST', url: `${api}/database/snapshot`, token: app.token }),
+      429,
+      'RATE_LIMITED',
+    );
     app.t.clock.advance(59_000);
-    assertError(await app.t.call({ method: 'POST', url: `${api}/database/snapshot`, token: app.token }), 429, 'RATE_LIMITED');
+    assertError(
+      await app.t.call({ method: 'POST', url: `${api}/database/snapshot`, token: app.token }),
+      429,
+      'RATE_LIMITED',
+    );
     app.t.clock.advance(1_000);
     assert.equal((await app.t.call({ method: 'POST', url: `${api}/database/snapshot`, token: app.token })).status, 200);
     assert.equal(snapshotsIn(app.folder).length, 2);
@@ -219,10 +304,17 @@ describe('createDatabaseSnapshot', () => {
       const restored = await buildTestApp({ databaseFile: join(restoredFolder, 'ctrl.db') });
       try {
         const admin = await restored.loginAsAdmin();
-        const found = await restored.call({ method: 'GET', url: `${api}/identities?filter=${encodeURIComponent('name contains "snapshot"')}`, token: admin });
+        const found = await restored.call({
+          method: 'GET',
+          url: `${api}/identities?filter=${encodeURIComponent('name contains "snapshot"')}`,
+          token: admin,
+        });
         assert.equal(found.status, 200, found.text);
         const data = (found.body as { data: Array<{ id: string; name: string; roleAttributes: string[] }> }).data;
-        assert.deepEqual(data.map((identity) => [identity.id, identity.name, identity.roleAttributes]), [[kept, 'kept-in-snapshot', ['kept']]]);
+        assert.deepEqual(
+          data.map((identity) => [identity.id, identity.name, identity.roleAttributes]),
+          [[kept, 'kept-in-snapshot', ['kept']]],
+        );
         assert.equal((await scan(restored, admin, 'check')).results, null, 'the copy is consistent');
       } finally {
         await restored.close();
@@ -238,12 +330,21 @@ describe('repairs', () => {
   const app = onDatabaseFile('ziti-repairs-');
   const fix = (options: Partial<Parameters<typeof scanIntegrity>[1]> = {}) => {
     const reports: Array<[string, boolean]> = [];
-    const done = scanIntegrity(app.t.deps.store, { fix: true, clock: app.t.clock, report: (d, isFixed) => reports.push([describeDifference(d), isFixed]), ...options });
+    const done = scanIntegrity(app.t.deps.store, {
+      fix: true,
+      clock: app.t.clock,
+      report: (d, isFixed) => reports.push([describeDifference(d), isFixed]),
+      ...options,
+    });
     return done.then(() => reports);
   };
 
   it('runs as many passes as the differences need, each on a fresh snapshot', async () => {
-    const identities = await Promise.all(['p1', 'p2', 'p3', 'p4', 'p5'].map((attribute) => createIdentity(app.t, app.token, { roleAttributes: [attribute] })));
+    const identities = await Promise.all(
+      ['p1', 'p2', 'p3', 'p4', 'p5'].map((attribute) =>
+        createIdentity(app.t, app.token, { roleAttributes: [attribute] }),
+      ),
+    );
     await app.t.deps.store.transaction((tx) => deleteRows(tx, 'identity_role_attributes', { entity_id: identities }));
     const reports = await fix({ pendingLimit: 2 });
     assert.equal(reports.length, 5);
@@ -255,7 +356,14 @@ describe('repairs', () => {
     const changed = await createIdentity(app.t, app.token, { roleAttributes: ['c'] });
     const deleted = await createIdentity(app.t, app.token, { roleAttributes: ['d'] });
     const service = await createService(app.t, app.token, { roleAttributes: ['c'] });
-    await createEntity(app.t, app.token, 'service-policies', { name: 'repair-race', type: 'Dial', semantic: 'AllOf', identityRoles: ['#c'], serviceRoles: ['#c'], postureCheckRoles: [] });
+    await createEntity(app.t, app.token, 'service-policies', {
+      name: 'repair-race',
+      type: 'Dial',
+      semantic: 'AllOf',
+      identityRoles: ['#c'],
+      serviceRoles: ['#c'],
+      postureCheckRoles: [],
+    });
     await app.t.deps.store.transaction(async (tx) => {
       await identityServices.update(tx, { dial: 3 }, { identity_id: changed });
       await deleteRows(tx, 'identity_role_attributes', { entity_id: deleted });
@@ -270,7 +378,10 @@ describe('repairs', () => {
     });
     assert.deepEqual(reports.sort(), [
       [`identity_role_attributes: missing entity_id=${deleted} value=d`, false],
-      [`identity_services: identity_id=${changed} service_id=${service} has dial=3 bind=0, should have dial=1 bind=0`, false],
+      [
+        `identity_services: identity_id=${changed} service_id=${service} has dial=3 bind=0, should have dial=1 bind=0`,
+        false,
+      ],
     ]);
   });
 });

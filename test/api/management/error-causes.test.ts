@@ -17,10 +17,17 @@ describe('error causes', () => {
   });
   after(() => t.close());
 
-  const causeOf = (result: CallResult) => (result.body as { error: { cause?: { message?: string } } }).error.cause?.message;
-  const fieldCauseOf = (result: CallResult) => (result.body as { error: { cause: { reason: string; value: string } } }).error.cause;
+  const causeOf = (result: CallResult) =>
+    (result.body as { error: { cause?: { message?: string } } }).error.cause?.message;
+  const fieldCauseOf = (result: CallResult) =>
+    (result.body as { error: { cause: { reason: string; value: string } } }).error.cause;
   const call = (method: 'GET' | 'PUT' | 'PATCH' | 'DELETE', path: string) =>
-    t.call({ method, url: `${API}/${path}`, token, ...(method === 'PUT' || method === 'PATCH' ? { payload: { name: 'x' } } : {}) });
+    t.call({
+      method,
+      url: `${API}/${path}`,
+      token,
+      ...(method === 'PUT' || method === 'PATCH' ? { payload: { name: 'x' } } : {}),
+    });
 
   it('calls edge routers and transit routers "router"', async () => {
     for (const collection of ['edge-routers', 'transit-routers', 'routers']) {
@@ -35,11 +42,22 @@ describe('error causes', () => {
   });
 
   it('names a policy by its store when deleting it, and by its type otherwise', async () => {
-    const policies = { 'service-policies': 'servicePolic', 'edge-router-policies': 'edgeRouterPolic', 'service-edge-router-policies': 'serviceEdgeRouterPolic' };
+    const policies = {
+      'service-policies': 'servicePolic',
+      'edge-router-policies': 'edgeRouterPolic',
+      'service-edge-router-policies': 'serviceEdgeRouterPolic',
+    };
     for (const [collection, stem] of Object.entries(policies)) {
-      assert.equal(causeOf(await call('DELETE', `${collection}/no-such-id`)), `${stem}ies with id no-such-id not found`);
+      assert.equal(
+        causeOf(await call('DELETE', `${collection}/no-such-id`)),
+        `${stem}ies with id no-such-id not found`,
+      );
       for (const method of ['GET', 'PATCH'] as const) {
-        assert.equal(causeOf(await call(method, `${collection}/no-such-id`)), `${stem}y with id no-such-id not found`, `${method} ${collection}`);
+        assert.equal(
+          causeOf(await call(method, `${collection}/no-such-id`)),
+          `${stem}y with id no-such-id not found`,
+          `${method} ${collection}`,
+        );
       }
     }
     assert.equal(causeOf(await call('DELETE', 'services/no-such-id')), 'service with id no-such-id not found');
@@ -47,12 +65,25 @@ describe('error causes', () => {
 
   it('sorts the roles of a mixed #all and the ids that name nothing, keeps unprefixed roles in the order sent', async () => {
     const create = (identityRoles: string[]) =>
-      t.call({ method: 'POST', url: `${API}/service-policies`, token, payload: { name: 'roles', type: 'Dial', semantic: 'AllOf', identityRoles } });
+      t.call({
+        method: 'POST',
+        url: `${API}/service-policies`,
+        token,
+        payload: { name: 'roles', type: 'Dial', semantic: 'AllOf', identityRoles },
+      });
     const mixed = await create(['#zeta', '#all', '#alpha']);
     assertError(mixed, 400, 'COULD_NOT_VALIDATE', 'identityRoles');
-    assert.deepEqual(fieldCauseOf(mixed), { field: 'identityRoles', reason: 'if using #all, it should be the only role specified', value: '[#all #alpha #zeta]' });
+    assert.deepEqual(fieldCauseOf(mixed), {
+      field: 'identityRoles',
+      reason: 'if using #all, it should be the only role specified',
+      value: '[#all #alpha #zeta]',
+    });
     const missing = await create(['@zz', '@aa']);
-    assert.deepEqual(fieldCauseOf(missing), { field: 'identityRoles', reason: 'no identities found with the given ids', value: '[aa zz]' });
+    assert.deepEqual(fieldCauseOf(missing), {
+      field: 'identityRoles',
+      reason: 'no identities found with the given ids',
+      value: '[aa zz]',
+    });
     const unprefixed = await create(['zz', 'aa']);
     assert.equal(fieldCauseOf(unprefixed).value, '[zz aa]');
   });

@@ -52,7 +52,12 @@ describe('external JWT signers', () => {
 
   describe('create and read', () => {
     it('stores a certificate signer with its derived details and upstream defaults', async () => {
-      const body = consoleBody({ certPem: key.certPem, externalAuthUrl: 'https://login.example/authorize', clientId: 'ziti-client', scopes: ['openid', 'email'] });
+      const body = consoleBody({
+        certPem: key.certPem,
+        externalAuthUrl: 'https://login.example/authorize',
+        clientId: 'ziti-client',
+        scopes: ['openid', 'email'],
+      });
       const id = await createEntity(t, admin, 'external-jwt-signers', body);
       const signer = await detailOf(id);
       const certificate = new X509Certificate(key.certPem);
@@ -63,16 +68,35 @@ describe('external JWT signers', () => {
       assert.equal(signer.notBefore, new Date(certificate.validFrom).toISOString());
       assert.equal(signer.notAfter, new Date(certificate.validTo).toISOString());
       // Blanks are stored as none; a blank claims property is `sub`.
-      assert.deepEqual([signer.kid, signer.jwksEndpoint, signer.claimsProperty, signer.useExternalId], [null, null, 'sub', false]);
-      assert.deepEqual([signer.externalAuthUrl, signer.clientId, signer.scopes], ['https://login.example/authorize', 'ziti-client', ['openid', 'email']]);
+      assert.deepEqual(
+        [signer.kid, signer.jwksEndpoint, signer.claimsProperty, signer.useExternalId],
+        [null, null, 'sub', false],
+      );
+      assert.deepEqual(
+        [signer.externalAuthUrl, signer.clientId, signer.scopes],
+        ['https://login.example/authorize', 'ziti-client', ['openid', 'email']],
+      );
       assert.deepEqual(signer._links, { self: { href: `./external-jwt-signers/${id}` } });
     });
 
     it('stores a JWKS signer with zero certificate dates, as upstream renders them', async () => {
-      const id = await createEntity(t, admin, 'external-jwt-signers', consoleBody({ certPem: null, jwksEndpoint: 'https://idp.example/jwks', kid: 'k1', audience: '' }));
+      const id = await createEntity(
+        t,
+        admin,
+        'external-jwt-signers',
+        consoleBody({ certPem: null, jwksEndpoint: 'https://idp.example/jwks', kid: 'k1', audience: '' }),
+      );
       const signer = await detailOf(id);
       assert.deepEqual(
-        [signer.certPem, signer.fingerprint, signer.commonName, signer.notBefore, signer.notAfter, signer.audience, signer.kid],
+        [
+          signer.certPem,
+          signer.fingerprint,
+          signer.commonName,
+          signer.notBefore,
+          signer.notAfter,
+          signer.audience,
+          signer.kid,
+        ],
         [null, null, '', '0001-01-01T00:00:00.000Z', '0001-01-01T00:00:00.000Z', null, 'k1'],
       );
     });
@@ -80,14 +104,39 @@ describe('external JWT signers', () => {
     it('refuses a missing key source, two key sources, a bad certificate and a non-http endpoint', async () => {
       const none = await create(consoleBody());
       assertError(none, 400, 'COULD_NOT_VALIDATE', 'certPem');
-      assertError(await create(consoleBody({ certPem: key.certPem, jwksEndpoint: 'https://idp.example/jwks' })), 400, 'COULD_NOT_VALIDATE', 'jwksEndpoint');
+      assertError(
+        await create(consoleBody({ certPem: key.certPem, jwksEndpoint: 'https://idp.example/jwks' })),
+        400,
+        'COULD_NOT_VALIDATE',
+        'jwksEndpoint',
+      );
       assertError(await create(consoleBody({ certPem: 'probably will not parse' })), 400, 'INVALID_CERT_PEM');
       assertError(await create(consoleBody({ certPem: `${key.certPem}${key.certPem}` })), 400, 'INVALID_CERT_PEM');
-      assertError(await create(consoleBody({ jwksEndpoint: 'ftp://idp.example/jwks' })), 400, 'COULD_NOT_VALIDATE', 'jwksEndpoint');
+      assertError(
+        await create(consoleBody({ jwksEndpoint: 'ftp://idp.example/jwks' })),
+        400,
+        'COULD_NOT_VALIDATE',
+        'jwksEndpoint',
+      );
       assertError(await create(consoleBody({ jwksEndpoint: 'not a uri' })), 400, 'COULD_NOT_VALIDATE', 'jwksEndpoint');
-      assertError(await create(consoleBody({ jwksEndpoint: 'https://idp.example/jwks', issuer: '  ' })), 400, 'COULD_NOT_VALIDATE', 'issuer');
-      assertError(await create(consoleBody({ jwksEndpoint: 'https://idp.example/jwks', scopes: 'openid' })), 400, 'COULD_NOT_VALIDATE', 'scopes');
-      assertError(await create({ name: 'no-enabled', issuer: 'x', audience: 'y', jwksEndpoint: 'https://idp.example/jwks' }), 400, 'COULD_NOT_VALIDATE', 'enabled');
+      assertError(
+        await create(consoleBody({ jwksEndpoint: 'https://idp.example/jwks', issuer: '  ' })),
+        400,
+        'COULD_NOT_VALIDATE',
+        'issuer',
+      );
+      assertError(
+        await create(consoleBody({ jwksEndpoint: 'https://idp.example/jwks', scopes: 'openid' })),
+        400,
+        'COULD_NOT_VALIDATE',
+        'scopes',
+      );
+      assertError(
+        await create({ name: 'no-enabled', issuer: 'x', audience: 'y', jwksEndpoint: 'https://idp.example/jwks' }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'enabled',
+      );
     });
 
     it('keeps names, issuers, kids and certificates unique', async () => {
@@ -95,75 +144,187 @@ describe('external JWT signers', () => {
       await createEntity(t, admin, 'external-jwt-signers', first);
       const reusedCert = await create(consoleBody({ certPem: first.certPem }));
       assertError(reusedCert, 400, 'COULD_NOT_VALIDATE', 'fingerprint');
-      assertError(await create(consoleBody({ jwksEndpoint: 'https://idp.example/jwks', kid: first.kid })), 400, 'COULD_NOT_VALIDATE', 'kid');
+      assertError(
+        await create(consoleBody({ jwksEndpoint: 'https://idp.example/jwks', kid: first.kid })),
+        400,
+        'COULD_NOT_VALIDATE',
+        'kid',
+      );
       const sameIssuer = await create(consoleBody({ jwksEndpoint: 'https://idp.example/jwks', issuer: first.issuer }));
       assertError(sameIssuer, 400, 'COULD_NOT_VALIDATE', 'issuer');
       assert.match(String(causeOf(sameIssuer)?.reason), /duplicate value/);
-      assertError(await create(consoleBody({ jwksEndpoint: 'https://idp.example/jwks', name: first.name })), 400, 'COULD_NOT_VALIDATE', 'name');
+      assertError(
+        await create(consoleBody({ jwksEndpoint: 'https://idp.example/jwks', name: first.name })),
+        400,
+        'COULD_NOT_VALIDATE',
+        'name',
+      );
       // The name is checked first, as upstream's manager does: a copy of a signer is refused on its name.
-      const copy = await create(consoleBody({ jwksEndpoint: 'https://idp.example/jwks', name: first.name, issuer: first.issuer }));
+      const copy = await create(
+        consoleBody({ jwksEndpoint: 'https://idp.example/jwks', name: first.name, issuer: first.issuer }),
+      );
       assertError(copy, 400, 'COULD_NOT_VALIDATE', 'name');
       assert.equal(causeOf(copy)?.reason, 'name is must be unique');
       // Blank kids are no kid: two signers without one do not collide.
-      await createEntity(t, admin, 'external-jwt-signers', consoleBody({ jwksEndpoint: 'https://idp.example/a', kid: '' }));
-      await createEntity(t, admin, 'external-jwt-signers', consoleBody({ jwksEndpoint: 'https://idp.example/b', kid: '' }));
+      await createEntity(
+        t,
+        admin,
+        'external-jwt-signers',
+        consoleBody({ jwksEndpoint: 'https://idp.example/a', kid: '' }),
+      );
+      await createEntity(
+        t,
+        admin,
+        'external-jwt-signers',
+        consoleBody({ jwksEndpoint: 'https://idp.example/b', kid: '' }),
+      );
     });
   });
 
   describe('update and patch', () => {
     it('replaces every field with PUT and re-derives the certificate details', async () => {
-      const id = await createEntity(t, admin, 'external-jwt-signers', consoleBody({ jwksEndpoint: 'https://idp.example/jwks' }));
+      const id = await createEntity(
+        t,
+        admin,
+        'external-jwt-signers',
+        consoleBody({ jwksEndpoint: 'https://idp.example/jwks' }),
+      );
       const other = await newSigningKey('RS256', t.clock());
-      const put = await t.call({ method: 'PUT', url: `${BASE}/${id}`, token: admin, payload: consoleBody({ certPem: other.certPem, enabled: false, useExternalId: true, claimsProperty: 'email' }) });
+      const put = await t.call({
+        method: 'PUT',
+        url: `${BASE}/${id}`,
+        token: admin,
+        payload: consoleBody({ certPem: other.certPem, enabled: false, useExternalId: true, claimsProperty: 'email' }),
+      });
       assert.equal(put.status, 200, put.text);
       const signer = await detailOf(id);
-      assert.deepEqual([signer.jwksEndpoint, signer.enabled, signer.useExternalId, signer.claimsProperty], [null, false, true, 'email']);
+      assert.deepEqual(
+        [signer.jwksEndpoint, signer.enabled, signer.useExternalId, signer.claimsProperty],
+        [null, false, true, 'email'],
+      );
       assert.equal(signer.commonName, `test-issuer-${other.kid}`);
     });
 
     it('patches only the fields present, false included', async () => {
-      const id = await createEntity(t, admin, 'external-jwt-signers', consoleBody({ jwksEndpoint: 'https://idp.example/jwks', useExternalId: true }));
+      const id = await createEntity(
+        t,
+        admin,
+        'external-jwt-signers',
+        consoleBody({ jwksEndpoint: 'https://idp.example/jwks', useExternalId: true }),
+      );
       const before = await detailOf(id);
-      assert.equal((await t.call({ method: 'PATCH', url: `${BASE}/${id}`, token: admin, payload: { enabled: false, name: null } })).status, 200);
+      assert.equal(
+        (await t.call({ method: 'PATCH', url: `${BASE}/${id}`, token: admin, payload: { enabled: false, name: null } }))
+          .status,
+        200,
+      );
       const after = await detailOf(id);
-      assert.deepEqual([after.enabled, after.name, after.useExternalId, after.issuer], [false, before.name, true, before.issuer]);
-      assertError(await t.call({ method: 'PATCH', url: `${BASE}/${id}`, token: admin, payload: { certPem: key.certPem } }), 400, 'COULD_NOT_VALIDATE', 'jwksEndpoint');
-      assertError(await t.call({ method: 'PATCH', url: `${BASE}/nope`, token: admin, payload: { enabled: true } }), 404, 'NOT_FOUND');
+      assert.deepEqual(
+        [after.enabled, after.name, after.useExternalId, after.issuer],
+        [false, before.name, true, before.issuer],
+      );
+      assertError(
+        await t.call({ method: 'PATCH', url: `${BASE}/${id}`, token: admin, payload: { certPem: key.certPem } }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'jwksEndpoint',
+      );
+      assertError(
+        await t.call({ method: 'PATCH', url: `${BASE}/nope`, token: admin, payload: { enabled: true } }),
+        404,
+        'NOT_FOUND',
+      );
     });
   });
 
   describe('client list', () => {
     it('shows anyone the enabled signers, with only their public fields', async () => {
-      const enabled = consoleBody({ jwksEndpoint: 'https://idp.example/jwks', externalAuthUrl: 'https://login.example/', clientId: 'cid', scopes: ['openid'] });
+      const enabled = consoleBody({
+        jwksEndpoint: 'https://idp.example/jwks',
+        externalAuthUrl: 'https://login.example/',
+        clientId: 'cid',
+        scopes: ['openid'],
+      });
       const enabledId = await createEntity(t, admin, 'external-jwt-signers', enabled);
-      const disabledId = await createEntity(t, admin, 'external-jwt-signers', consoleBody({ jwksEndpoint: 'https://idp.example/jwks', enabled: false }));
+      const disabledId = await createEntity(
+        t,
+        admin,
+        'external-jwt-signers',
+        consoleBody({ jwksEndpoint: 'https://idp.example/jwks', enabled: false }),
+      );
       const listed = await t.call({ method: 'GET', url: `${CLIENT}?limit=500` });
       assert.equal(listed.status, 200, listed.text);
       const signers = dataOf<Signer[]>(listed);
       const mine = signers.find((signer) => signer.id === enabledId)!;
-      assert.deepEqual(Object.keys(mine).sort(), ['_links', 'clientId', 'createdAt', 'externalAuthUrl', 'id', 'name', 'scopes', 'tags', 'updatedAt']);
-      assert.deepEqual([mine.name, mine.externalAuthUrl, mine.clientId, mine.scopes], [enabled.name, 'https://login.example/', 'cid', ['openid']]);
+      assert.deepEqual(Object.keys(mine).sort(), [
+        '_links',
+        'clientId',
+        'createdAt',
+        'externalAuthUrl',
+        'id',
+        'name',
+        'scopes',
+        'tags',
+        'updatedAt',
+      ]);
+      assert.deepEqual(
+        [mine.name, mine.externalAuthUrl, mine.clientId, mine.scopes],
+        [enabled.name, 'https://login.example/', 'cid', ['openid']],
+      );
       assert.ok(!signers.some((signer) => signer.id === disabledId));
       // Filters see only the public fields.
-      assertError(await t.call({ method: 'GET', url: `${CLIENT}?filter=${encodeURIComponent('issuer = "x"')}` }), 400, 'INVALID_FILTER');
-      const byName = await t.call({ method: 'GET', url: `${CLIENT}?filter=${encodeURIComponent(`name = "${enabled.name}"`)}` });
-      assert.deepEqual(dataOf<Signer[]>(byName).map((signer) => signer.id), [enabledId]);
+      assertError(
+        await t.call({ method: 'GET', url: `${CLIENT}?filter=${encodeURIComponent('issuer = "x"')}` }),
+        400,
+        'INVALID_FILTER',
+      );
+      const byName = await t.call({
+        method: 'GET',
+        url: `${CLIENT}?filter=${encodeURIComponent(`name = "${enabled.name}"`)}`,
+      });
+      assert.deepEqual(
+        dataOf<Signer[]>(byName).map((signer) => signer.id),
+        [enabledId],
+      );
     });
 
     it('keeps the management list admin-only', async () => {
       assertError(await t.call({ method: 'GET', url: BASE }), 401, 'UNAUTHORIZED');
       const user = await createUser(t, admin);
-      assertError(await t.call({ method: 'GET', url: BASE, token: await login(t, user.username, user.password, 'management') }), 401, 'UNAUTHORIZED');
+      assertError(
+        await t.call({ method: 'GET', url: BASE, token: await login(t, user.username, user.password, 'management') }),
+        401,
+        'UNAUTHORIZED',
+      );
     });
   });
 
   describe('delete', () => {
     it('refuses while an auth policy allows or requires the signer, then deletes', async () => {
-      const allowedId = await createEntity(t, admin, 'external-jwt-signers', consoleBody({ jwksEndpoint: 'https://idp.example/jwks' }));
-      const requiredId = await createEntity(t, admin, 'external-jwt-signers', consoleBody({ jwksEndpoint: 'https://idp.example/jwks' }));
-      const policyId = await createAuthPolicy(t, admin, { extJwt: { allowedSigners: [allowedId] }, secondary: { requireExtJwtSigner: requiredId } });
-      const policy = dataOf<{ primary: { extJwt: { allowedSigners: string[] } }; secondary: { requireExtJwtSigner: string } }>(await t.call({ method: 'GET', url: `${POLICIES}/${policyId}`, token: admin }));
-      assert.deepEqual([policy.primary.extJwt.allowedSigners, policy.secondary.requireExtJwtSigner], [[allowedId], requiredId]);
+      const allowedId = await createEntity(
+        t,
+        admin,
+        'external-jwt-signers',
+        consoleBody({ jwksEndpoint: 'https://idp.example/jwks' }),
+      );
+      const requiredId = await createEntity(
+        t,
+        admin,
+        'external-jwt-signers',
+        consoleBody({ jwksEndpoint: 'https://idp.example/jwks' }),
+      );
+      const policyId = await createAuthPolicy(t, admin, {
+        extJwt: { allowedSigners: [allowedId] },
+        secondary: { requireExtJwtSigner: requiredId },
+      });
+      const policy = dataOf<{
+        primary: { extJwt: { allowedSigners: string[] } };
+        secondary: { requireExtJwtSigner: string };
+      }>(await t.call({ method: 'GET', url: `${POLICIES}/${policyId}`, token: admin }));
+      assert.deepEqual(
+        [policy.primary.extJwt.allowedSigners, policy.secondary.requireExtJwtSigner],
+        [[allowedId], requiredId],
+      );
 
       // In upstream's words: every policy linking it as allowed, or the first requiring it (a foreign key).
       const byLink = await t.call({ method: 'DELETE', url: `${BASE}/${allowedId}`, token: admin });
@@ -172,18 +333,37 @@ describe('external JWT signers', () => {
       const byKey = await t.call({ method: 'DELETE', url: `${BASE}/${requiredId}`, token: admin });
       assertError(byKey, 409, 'CAN_NOT_DELETE_REFERENCED_ENTITY', 'secondary.requireExtJwtSigner');
       assert.equal(causeOf(byKey)?.reason, `entity type externalJwtSigner referenced by authPolicy: [${policyId}]`);
-      const patched = await t.call({ method: 'PATCH', url: `${POLICIES}/${policyId}`, token: admin, payload: { primary: { extJwt: { allowedSigners: [] } } } });
+      const patched = await t.call({
+        method: 'PATCH',
+        url: `${POLICIES}/${policyId}`,
+        token: admin,
+        payload: { primary: { extJwt: { allowedSigners: [] } } },
+      });
       assert.equal(patched.status, 200, patched.text);
       assert.equal((await t.call({ method: 'DELETE', url: `${BASE}/${allowedId}`, token: admin })).status, 200);
       assertError(await get(allowedId), 404, 'NOT_FOUND');
       assertError(await t.call({ method: 'DELETE', url: `${BASE}/${allowedId}`, token: admin }), 404, 'NOT_FOUND');
-      assertError(await t.call({ method: 'DELETE', url: `${BASE}/${requiredId}`, token: admin }), 409, 'CAN_NOT_DELETE_REFERENCED_ENTITY');
+      assertError(
+        await t.call({ method: 'DELETE', url: `${BASE}/${requiredId}`, token: admin }),
+        409,
+        'CAN_NOT_DELETE_REFERENCED_ENTITY',
+      );
     });
 
     it('lets auth policies name only signers that exist', async () => {
-      const signerId = await createEntity(t, admin, 'external-jwt-signers', consoleBody({ jwksEndpoint: 'https://idp.example/jwks' }));
+      const signerId = await createEntity(
+        t,
+        admin,
+        'external-jwt-signers',
+        consoleBody({ jwksEndpoint: 'https://idp.example/jwks' }),
+      );
       const body = authPolicyBody({ extJwt: { allowedSigners: [signerId, 'missing'] } });
-      assertError(await t.call({ method: 'POST', url: POLICIES, token: admin, payload: body }), 404, 'NOT_FOUND', 'primary.extJwt.allowedSigners[1]');
+      assertError(
+        await t.call({ method: 'POST', url: POLICIES, token: admin, payload: body }),
+        404,
+        'NOT_FOUND',
+        'primary.extJwt.allowedSigners[1]',
+      );
     });
   });
 });

@@ -10,7 +10,8 @@ const api = '/edge/management/v1';
 describe('updateIdentityTracing', () => {
   let t: TestApp;
   let token: string;
-  const trace = (id: string, payload: unknown, as = token) => t.call({ method: 'PUT', url: `${api}/identities/${id}/trace`, token: as, payload });
+  const trace = (id: string, payload: unknown, as = token) =>
+    t.call({ method: 'PUT', url: `${api}/identities/${id}/trace`, token: as, payload });
   const stored = (id: string) =>
     t.deps.store.read(async (db) => (await selectRows(db, 'identity_traces', { identity_id: id }))[0]);
 
@@ -40,8 +41,17 @@ describe('updateIdentityTracing', () => {
   it('keeps the trace id and the known channels it is given, and replaces an earlier trace', async () => {
     const id = await createIdentity(t, token);
     assert.equal((await trace(id, { enabled: true, duration: '1m' })).status, 200);
-    const result = await trace(id, { enabled: true, duration: '1h30m', traceId: 'my-trace', channels: ['establishPath', 'noSuchChannel'] });
-    assert.deepEqual((result.body as { data: unknown }).data, { enabled: true, traceId: 'my-trace', until: testTime(90 * 60_000) });
+    const result = await trace(id, {
+      enabled: true,
+      duration: '1h30m',
+      traceId: 'my-trace',
+      channels: ['establishPath', 'noSuchChannel'],
+    });
+    assert.deepEqual((result.body as { data: unknown }).data, {
+      enabled: true,
+      traceId: 'my-trace',
+      until: testTime(90 * 60_000),
+    });
     assert.deepEqual(JSON.parse((await stored(id))!.channels), ['establishPath']);
   });
 
@@ -50,7 +60,10 @@ describe('updateIdentityTracing', () => {
     await trace(id, { enabled: true, duration: '10m' });
     const result = await trace(id, { enabled: false, duration: '', traceId: '', channels: [] });
     assert.equal(result.status, 200, result.text);
-    assert.deepEqual(result.body, { data: { until: '0001-01-01T00:00:00.000Z' }, meta: { apiEnrollmentVersion: '0.0.1', apiVersion: '0.0.1' } });
+    assert.deepEqual(result.body, {
+      data: { until: '0001-01-01T00:00:00.000Z' },
+      meta: { apiEnrollmentVersion: '0.0.1', apiVersion: '0.0.1' },
+    });
     assert.equal(await stored(id), undefined);
     assert.equal((await trace(id, {})).status, 200, 'an empty body turns it off too');
   });
@@ -67,10 +80,18 @@ describe('updateIdentityTracing', () => {
 
   it('answers a bad duration with 400 and Go’s reason (upstream: 500), and an unknown identity with 404', async () => {
     const id = await createIdentity(t, token);
-    for (const [duration, reason] of [['bogus', 'time: invalid duration "bogus"'], ['', 'time: invalid duration ""'], ['5d', 'time: unknown unit "d" in duration "5d"']]) {
+    for (const [duration, reason] of [
+      ['bogus', 'time: invalid duration "bogus"'],
+      ['', 'time: invalid duration ""'],
+      ['5d', 'time: unknown unit "d" in duration "5d"'],
+    ]) {
       const result = await trace(id, { enabled: true, duration });
       assertError(result, 400, 'COULD_NOT_VALIDATE', 'duration');
-      assert.deepEqual((result.body as { error: { cause: unknown } }).error.cause, { field: 'duration', reason, value: duration });
+      assert.deepEqual((result.body as { error: { cause: unknown } }).error.cause, {
+        field: 'duration',
+        reason,
+        value: duration,
+      });
     }
     assert.equal(await stored(id), undefined);
     assertError(await trace('no-such-identity', { enabled: true, duration: '1m' }), 404, 'NOT_FOUND');

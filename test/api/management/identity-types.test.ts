@@ -25,17 +25,29 @@ describe('identity types', () => {
   describe('listIdentityTypes', () => {
     it('lists the two built-in types in id order with pagination, filterable fields and links', async () => {
       const { list: body } = await list();
-      assert.deepEqual(body.data.map((d) => d.id), ['Default', 'Router']);
+      assert.deepEqual(
+        body.data.map((d) => d.id),
+        ['Default', 'Router'],
+      );
       assert.deepEqual(body.meta.pagination, { limit: 10, offset: 0, totalCount: 2 });
       assert.ok(body.meta.filterableFields.includes('name'));
       assert.deepEqual(body.data[0]!._links, { self: { href: './identity-types/Default' } });
     });
 
     it('filters, sorts and pages', async () => {
-      assert.deepEqual((await list('?filter=name%20%3D%20%22Router%22')).list.data.map((d) => d.name), ['Router']);
-      assert.deepEqual((await list('?sort=name%20desc')).list.data.map((d) => d.name), ['Router', 'Default']);
+      assert.deepEqual(
+        (await list('?filter=name%20%3D%20%22Router%22')).list.data.map((d) => d.name),
+        ['Router'],
+      );
+      assert.deepEqual(
+        (await list('?sort=name%20desc')).list.data.map((d) => d.name),
+        ['Router', 'Default'],
+      );
       const paged = (await list('?limit=1&offset=1')).list;
-      assert.deepEqual(paged.data.map((d) => d.name), ['Router']);
+      assert.deepEqual(
+        paged.data.map((d) => d.name),
+        ['Router'],
+      );
       assert.deepEqual(paged.meta.pagination, { limit: 1, offset: 1, totalCount: 2 });
       // A page that is not full, and one past the end: the count is exact either way.
       assert.deepEqual((await list('?limit=5&offset=1')).list.meta.pagination, { limit: 5, offset: 1, totalCount: 2 });
@@ -49,7 +61,8 @@ describe('identity types', () => {
     });
 
     it('refuses a bad filter, an unknown field and a bad sort', async () => {
-      const call = (query: string) => t.call({ method: 'GET', url: `/edge/management/v1/identity-types${query}`, token });
+      const call = (query: string) =>
+        t.call({ method: 'GET', url: `/edge/management/v1/identity-types${query}`, token });
       assertError(await call('?filter=name%20%3D'), 400, 'INVALID_FILTER');
       const unknown = await call('?filter=colour%20%3D%20%22red%22');
       assertError(unknown, 400, 'INVALID_FILTER');
@@ -59,7 +72,11 @@ describe('identity types', () => {
 
     it('needs an admin session', async () => {
       assertError(await t.call({ method: 'GET', url: '/edge/management/v1/identity-types' }), 401, 'UNAUTHORIZED');
-      const bogus = await t.call({ method: 'GET', url: '/edge/management/v1/identity-types', token: '00000000-0000-4000-8000-000000000000' });
+      const bogus = await t.call({
+        method: 'GET',
+        url: '/edge/management/v1/identity-types',
+        token: '00000000-0000-4000-8000-000000000000',
+      });
       assertError(bogus, 401, 'UNAUTHORIZED');
       assert.equal((bogus.body as { error: { cause?: unknown } }).error.cause, undefined);
     });
@@ -78,7 +95,10 @@ describe('identity types', () => {
     it('answers 404 NOT_FOUND with upstream cause for an unknown id', async () => {
       const result = await t.call({ method: 'GET', url: '/edge/management/v1/identity-types/Robot', token });
       assertError(result, 404, 'NOT_FOUND');
-      assert.deepEqual((result.body as { error: { cause: unknown } }).error.cause, { code: 'UNHANDLED', message: 'identityType with id Robot not found' });
+      assert.deepEqual((result.body as { error: { cause: unknown } }).error.cause, {
+        code: 'UNHANDLED',
+        message: 'identityType with id Robot not found',
+      });
     });
   });
 });

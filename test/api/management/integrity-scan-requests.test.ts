@@ -28,15 +28,27 @@ describe('integrity scans requested back to back', () => {
 
   it('refuses a scan of either kind asked for right after one started, and shows the first running', async () => {
     assert.equal((await t.call({ method: 'POST', url: `${api}/database/check-data-integrity`, token })).status, 202);
-    assertError(await t.call({ method: 'POST', url: `${api}/database/check-data-integrity`, token }), 429, 'RATE_LIMITED');
-    assertError(await t.call({ method: 'POST', url: `${api}/database/fix-data-integrity`, token }), 429, 'RATE_LIMITED');
+    assertError(
+      await t.call({ method: 'POST', url: `${api}/database/check-data-integrity`, token }),
+      429,
+      'RATE_LIMITED',
+    );
+    assertError(
+      await t.call({ method: 'POST', url: `${api}/database/fix-data-integrity`, token }),
+      429,
+      'RATE_LIMITED',
+    );
     const running = await results();
     assert.deepEqual([running.inProgress, running.fixingErrors, running.endTime], [true, false, null]);
     await t.deps.integrityChecks.settled();
     const done = await results();
     assert.equal(done.inProgress, false);
     assert.equal(typeof done.endTime, 'string');
-    assert.equal((await t.call({ method: 'POST', url: `${api}/database/fix-data-integrity`, token })).status, 202, 'a new scan once it ended');
+    assert.equal(
+      (await t.call({ method: 'POST', url: `${api}/database/fix-data-integrity`, token })).status,
+      202,
+      'a new scan once it ended',
+    );
     await t.deps.integrityChecks.settled();
   });
 });
@@ -51,11 +63,21 @@ describe('integrity scans over a kept-alive HTTPS connection, as the ziti CLI as
   after(() => t.close());
 
   const headers = () => ({ 'zt-session': token, accept: 'application/json', 'content-type': 'application/json' });
-  const post = (kind: 'check' | 'fix') => t.https({ method: 'POST', path: `${api}/database/${kind}-data-integrity`, headers: headers() });
-  const status = async () => (((await t.https({ path: `${api}/database/data-integrity-results`, headers: headers() })).json as { data: IntegrityStatus }).data);
+  const post = (kind: 'check' | 'fix') =>
+    t.https({ method: 'POST', path: `${api}/database/${kind}-data-integrity`, headers: headers() });
+  const status = async () =>
+    (
+      (await t.https({ path: `${api}/database/data-integrity-results`, headers: headers() })).json as {
+        data: IntegrityStatus;
+      }
+    ).data;
 
   it('answers 429 to a second scan asked for as soon as the first was accepted, then polls it to its end', async () => {
-    for (const [first, second] of [['check', 'check'], ['fix', 'check'], ['check', 'fix']] as const) {
+    for (const [first, second] of [
+      ['check', 'check'],
+      ['fix', 'check'],
+      ['check', 'fix'],
+    ] as const) {
       assert.equal((await post(first)).status, 202);
       const refused = await post(second);
       assert.equal(refused.status, 429, `${second} right after ${first}: ${refused.text}`);

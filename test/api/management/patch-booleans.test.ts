@@ -14,7 +14,8 @@ type Body = Record<string, unknown>;
 
 const contract = loadContract('management');
 const definitions = (contract.document as { definitions: Record<string, Schema> }).definitions;
-const resolve = (schema: Schema): Schema => (typeof schema.$ref === 'string' ? resolve(definitions[schema.$ref.split('/').pop()!]!) : schema);
+const resolve = (schema: Schema): Schema =>
+  typeof schema.$ref === 'string' ? resolve(definitions[schema.$ref.split('/').pop()!]!) : schema;
 
 /** Dotted paths of the boolean properties of a body schema, through refs, allOf and nested objects. */
 function booleanPaths(raw: Schema, prefix = ''): string[] {
@@ -33,7 +34,9 @@ function bodyVariants(raw: Schema): { typeId?: string; schema: Schema }[] {
   const schema = resolve(raw);
   if (typeof schema.discriminator !== 'string') return [{ schema }];
   return Object.values(definitions)
-    .filter((definition) => ((definition.allOf ?? []) as Schema[]).some((part) => part.$ref && resolve(part) === schema))
+    .filter((definition) =>
+      ((definition.allOf ?? []) as Schema[]).some((part) => part.$ref && resolve(part) === schema),
+    )
     .map((definition) => ({ typeId: definition['x-class'] as string, schema: definition }));
 }
 
@@ -42,7 +45,15 @@ const authPolicyBody = (name: string): Body => ({
   primary: {
     cert: { allowed: false, allowExpiredCerts: false },
     extJwt: { allowed: false, allowedSigners: [] },
-    updb: { allowed: false, lockoutDurationMinutes: 0, maxAttempts: 5, minPasswordLength: 5, requireMixedCase: false, requireNumberChar: false, requireSpecialChar: false },
+    updb: {
+      allowed: false,
+      lockoutDurationMinutes: 0,
+      maxAttempts: 5,
+      minPasswordLength: 5,
+      requireMixedCase: false,
+      requireNumberChar: false,
+      requireSpecialChar: false,
+    },
   },
   secondary: { requireTotp: false },
 });
@@ -64,18 +75,34 @@ const createBodies: Record<string, (t: TestApp, name: string, typeId?: string) =
   'transit-routers': (_t, name) => ({ name }),
   'auth-policies': (_t, name) => authPolicyBody(name),
   cas: async (t, name) => ({
-    name, certPem: (await createTestCa(name, t.clock())).certPem, isAutoCaEnrollmentEnabled: false, isOttCaEnrollmentEnabled: false, isAuthEnabled: false, identityRoles: [], identityNameFormat: '',
+    name,
+    certPem: (await createTestCa(name, t.clock())).certPem,
+    isAutoCaEnrollmentEnabled: false,
+    isOttCaEnrollmentEnabled: false,
+    isAuthEnabled: false,
+    identityRoles: [],
+    identityNameFormat: '',
   }),
   'posture-checks': (_t, name, typeId) => ({ name, typeId, ...postureCheckFields[typeId!] }),
   // Walked once external JWT signers are built (issue 12); until then they answer 501 and are skipped.
-  'external-jwt-signers': (_t, name) => ({ name, issuer: `https://${name}.example`, audience: 'openziti', jwksEndpoint: 'https://idp.example/jwks', kid: name, enabled: false }),
+  'external-jwt-signers': (_t, name) => ({
+    name,
+    issuer: `https://${name}.example`,
+    audience: 'openziti',
+    jwksEndpoint: 'https://idp.example/jwks',
+    kid: name,
+    enabled: false,
+  }),
 };
 
 /** Booleans fixed at create, so a later write cannot change them (the seed: "encryptionRequired is read-only"). */
 const createOnly = new Set(['services encryptionRequired']);
 
 const writes = contract.operations.filter(
-  (op) => (op.method === 'PATCH' || op.method === 'PUT') && op.operationId in managementOperations && /^\/[a-z-]+\/\{id\}$/.test(op.path),
+  (op) =>
+    (op.method === 'PATCH' || op.method === 'PUT') &&
+    op.operationId in managementOperations &&
+    /^\/[a-z-]+\/\{id\}$/.test(op.path),
 );
 
 describe('booleans written as false read back as false', () => {
@@ -90,7 +117,9 @@ describe('booleans written as false read back as false', () => {
 
   for (const op of writes) {
     const collection = op.path.split('/')[1]!;
-    const body = (op.parameters.find((parameter) => parameter.in === 'body') ? rawBody(op.path, op.method) : undefined)!;
+    const body = (
+      op.parameters.find((parameter) => parameter.in === 'body') ? rawBody(op.path, op.method) : undefined
+    )!;
     for (const { typeId, schema } of bodyVariants(body)) {
       const paths = booleanPaths(schema).filter((path) => !createOnly.has(`${collection} ${path}`));
       if (paths.length === 0) continue;
@@ -103,10 +132,19 @@ describe('booleans written as false read back as false', () => {
           const id = await createEntity(t, token, collection, created);
           const write: Body = op.method === 'PUT' ? structuredClone(created) : { ...(typeId ? { typeId } : {}) };
           setPath(write, path, false);
-          const result = await t.call({ method: op.method, url: `/edge/management/v1/${collection}/${id}`, token, payload: write });
+          const result = await t.call({
+            method: op.method,
+            url: `/edge/management/v1/${collection}/${id}`,
+            token,
+            payload: write,
+          });
           assert.equal(result.status, 200, `${path}: ${result.text}`);
           const detail = await t.call({ method: 'GET', url: `/edge/management/v1/${collection}/${id}`, token });
-          assert.equal(getPath((detail.body as { data: Body }).data, path), false, `${op.method} ${collection} ${path}`);
+          assert.equal(
+            getPath((detail.body as { data: Body }).data, path),
+            false,
+            `${op.method} ${collection} ${path}`,
+          );
         }
       });
     }

@@ -41,13 +41,31 @@ describe('the policy engine keeps links equal to a from-scratch evaluation', () 
     const onlyA = await createIdentity(t, token, { roleAttributes: ['a'] });
     const byId = await createIdentity(t, token, { roleAttributes: [] });
     const svc = await createService(t, token, { roleAttributes: ['s'] });
-    await createEntity(t, token, 'service-policies', { name: 'all-of', type: 'Dial', semantic: 'AllOf', identityRoles: ['#a', '#b', `@${byId}`], serviceRoles: ['#s'] });
+    await createEntity(t, token, 'service-policies', {
+      name: 'all-of',
+      type: 'Dial',
+      semantic: 'AllOf',
+      identityRoles: ['#a', '#b', `@${byId}`],
+      serviceRoles: ['#s'],
+    });
     assert.deepEqual(await dialServices(both), [svc]);
     assert.deepEqual(await dialServices(onlyA), []);
     assert.deepEqual(await dialServices(byId), [svc]);
-    const anyOf = await createEntity(t, token, 'service-policies', { name: 'any-of', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#a', '#b'], serviceRoles: ['#s'] });
+    const anyOf = await createEntity(t, token, 'service-policies', {
+      name: 'any-of',
+      type: 'Dial',
+      semantic: 'AnyOf',
+      identityRoles: ['#a', '#b'],
+      serviceRoles: ['#s'],
+    });
     assert.deepEqual(await dialServices(onlyA), [svc]);
-    await createEntity(t, token, 'service-policies', { name: 'empty', type: 'Dial', semantic: 'AnyOf', identityRoles: [], serviceRoles: ['#s'] });
+    await createEntity(t, token, 'service-policies', {
+      name: 'empty',
+      type: 'Dial',
+      semantic: 'AnyOf',
+      identityRoles: [],
+      serviceRoles: ['#s'],
+    });
     await check('semantics');
     await remove(`service-policies/${anyOf}`);
     assert.deepEqual(await dialServices(onlyA), []);
@@ -58,10 +76,32 @@ describe('the policy engine keeps links equal to a from-scratch evaluation', () 
     const identity = await createIdentity(t, token, { roleAttributes: ['x'] });
     const service = await createService(t, token, { roleAttributes: ['y'] });
     const router = await createEdgeRouter(t, token, { roleAttributes: ['r'] });
-    const check1 = await createEntity(t, token, 'posture-checks', { name: 'pc-attr', typeId: 'DOMAIN', domains: ['example.com'], roleAttributes: ['p'] });
-    await createEntity(t, token, 'service-policies', { name: 'attr-sp', type: 'Bind', semantic: 'AllOf', identityRoles: ['#x2'], serviceRoles: ['#y2'], postureCheckRoles: ['#p2'] });
-    await createEntity(t, token, 'edge-router-policies', { name: 'attr-erp', semantic: 'AnyOf', identityRoles: ['#x2'], edgeRouterRoles: ['#r2'] });
-    await createEntity(t, token, 'service-edge-router-policies', { name: 'attr-serp', semantic: 'AnyOf', serviceRoles: ['#y2'], edgeRouterRoles: ['#r2'] });
+    const check1 = await createEntity(t, token, 'posture-checks', {
+      name: 'pc-attr',
+      typeId: 'DOMAIN',
+      domains: ['example.com'],
+      roleAttributes: ['p'],
+    });
+    await createEntity(t, token, 'service-policies', {
+      name: 'attr-sp',
+      type: 'Bind',
+      semantic: 'AllOf',
+      identityRoles: ['#x2'],
+      serviceRoles: ['#y2'],
+      postureCheckRoles: ['#p2'],
+    });
+    await createEntity(t, token, 'edge-router-policies', {
+      name: 'attr-erp',
+      semantic: 'AnyOf',
+      identityRoles: ['#x2'],
+      edgeRouterRoles: ['#r2'],
+    });
+    await createEntity(t, token, 'service-edge-router-policies', {
+      name: 'attr-serp',
+      semantic: 'AnyOf',
+      serviceRoles: ['#y2'],
+      edgeRouterRoles: ['#r2'],
+    });
     await check('before');
     await patch(`identities/${identity}`, { roleAttributes: ['x', 'x2'] });
     await check('identity gains');
@@ -81,7 +121,13 @@ describe('the policy engine keeps links equal to a from-scratch evaluation', () 
     const i1 = await createIdentity(t, token, { roleAttributes: ['k1'] });
     await createIdentity(t, token, { roleAttributes: ['k1', 'k2'] });
     const s1 = await createService(t, token, { roleAttributes: ['m1'] });
-    const policy = await createEntity(t, token, 'service-policies', { name: 'changing', type: 'Dial', semantic: 'AllOf', identityRoles: ['#k1', '#k2'], serviceRoles: ['#m1'] });
+    const policy = await createEntity(t, token, 'service-policies', {
+      name: 'changing',
+      type: 'Dial',
+      semantic: 'AllOf',
+      identityRoles: ['#k1', '#k2'],
+      serviceRoles: ['#m1'],
+    });
     await check('created');
     await patch(`service-policies/${policy}`, { semantic: 'AnyOf' });
     await check('semantic AllOf → AnyOf');
@@ -92,16 +138,36 @@ describe('the policy engine keeps links equal to a from-scratch evaluation', () 
     await check('identity roles replaced');
     await patch(`service-policies/${policy}`, { serviceRoles: ['#all'] });
     await check('#all services');
-    await put(`service-policies/${policy}`, { name: 'changing', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#k2'], serviceRoles: [`@${s1}`] });
+    await put(`service-policies/${policy}`, {
+      name: 'changing',
+      type: 'Dial',
+      semantic: 'AnyOf',
+      identityRoles: ['#k2'],
+      serviceRoles: [`@${s1}`],
+    });
     await check('PUT');
   });
 
   it('counts a pair once per joining policy and keeps it until the last one goes', async () => {
     const identity = await createIdentity(t, token, { roleAttributes: ['twice'] });
     const service = await createService(t, token, { roleAttributes: ['twice-svc'] });
-    const a = await createEntity(t, token, 'service-policies', { name: 'twice-a', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#twice'], serviceRoles: ['#twice-svc'] });
-    await createEntity(t, token, 'service-policies', { name: 'twice-b', type: 'Dial', semantic: 'AnyOf', identityRoles: [`@${identity}`], serviceRoles: [`@${service}`] });
-    const row = await t.deps.store.read(async (db) => (await pairRows(servicePolicyKind).select(db, { identity_id: identity }))[0]);
+    const a = await createEntity(t, token, 'service-policies', {
+      name: 'twice-a',
+      type: 'Dial',
+      semantic: 'AnyOf',
+      identityRoles: ['#twice'],
+      serviceRoles: ['#twice-svc'],
+    });
+    await createEntity(t, token, 'service-policies', {
+      name: 'twice-b',
+      type: 'Dial',
+      semantic: 'AnyOf',
+      identityRoles: [`@${identity}`],
+      serviceRoles: [`@${service}`],
+    });
+    const row = await t.deps.store.read(
+      async (db) => (await pairRows(servicePolicyKind).select(db, { identity_id: identity }))[0],
+    );
     assert.equal(row?.dial, 2);
     await remove(`service-policies/${a}`);
     assert.deepEqual(await dialServices(identity), [service]);
@@ -109,15 +175,42 @@ describe('the policy engine keeps links equal to a from-scratch evaluation', () 
   });
 
   it('picks new entities up through #all and drops deleted ones everywhere, stripping @id roles', async () => {
-    await createEntity(t, token, 'service-policies', { name: 'everyone', type: 'Dial', semantic: 'AllOf', identityRoles: ['#all'], serviceRoles: ['#all'] });
-    await createEntity(t, token, 'edge-router-policies', { name: 'everyone-er', semantic: 'AllOf', identityRoles: ['#all'], edgeRouterRoles: ['#all'] });
-    await createEntity(t, token, 'service-edge-router-policies', { name: 'everyone-serp', semantic: 'AllOf', serviceRoles: ['#all'], edgeRouterRoles: ['#all'] });
+    await createEntity(t, token, 'service-policies', {
+      name: 'everyone',
+      type: 'Dial',
+      semantic: 'AllOf',
+      identityRoles: ['#all'],
+      serviceRoles: ['#all'],
+    });
+    await createEntity(t, token, 'edge-router-policies', {
+      name: 'everyone-er',
+      semantic: 'AllOf',
+      identityRoles: ['#all'],
+      edgeRouterRoles: ['#all'],
+    });
+    await createEntity(t, token, 'service-edge-router-policies', {
+      name: 'everyone-serp',
+      semantic: 'AllOf',
+      serviceRoles: ['#all'],
+      edgeRouterRoles: ['#all'],
+    });
     const identity = await createIdentity(t, token);
     const service = await createService(t, token);
     const router = await createEdgeRouter(t, token);
     await check('new entities');
-    const named = await createEntity(t, token, 'service-policies', { name: 'names-them', type: 'Bind', semantic: 'AnyOf', identityRoles: [`@${identity}`], serviceRoles: [`@${service}`] });
-    await createEntity(t, token, 'edge-router-policies', { name: 'names-router', semantic: 'AnyOf', identityRoles: [`@${identity}`], edgeRouterRoles: [`@${router}`] });
+    const named = await createEntity(t, token, 'service-policies', {
+      name: 'names-them',
+      type: 'Bind',
+      semantic: 'AnyOf',
+      identityRoles: [`@${identity}`],
+      serviceRoles: [`@${service}`],
+    });
+    await createEntity(t, token, 'edge-router-policies', {
+      name: 'names-router',
+      semantic: 'AnyOf',
+      identityRoles: [`@${identity}`],
+      edgeRouterRoles: [`@${router}`],
+    });
     await remove(`identities/${identity}`);
     await remove(`services/${service}`);
     await remove(`edge-routers/${router}`);
@@ -128,9 +221,12 @@ describe('the policy engine keeps links equal to a from-scratch evaluation', () 
     assert.deepEqual(data.serviceRoles, []);
   });
 
-  it('links a tunneler-enabled router\'s identity through its system policy', async () => {
+  it("links a tunneler-enabled router's identity through its system policy", async () => {
     const router = await createEdgeRouter(t, token, { isTunnelerEnabled: true, roleAttributes: ['tunnel'] });
-    const linked = await t.deps.store.read(async (db) => (await pairRows(edgeRouterPolicyKind).select(db, { identity_id: router, edge_router_id: router }))[0]);
+    const linked = await t.deps.store.read(
+      async (db) =>
+        (await pairRows(edgeRouterPolicyKind).select(db, { identity_id: router, edge_router_id: router }))[0],
+    );
     assert.ok(linked && Number(linked.count) >= 1);
     await check('tunneler on');
     await patch(`edge-routers/${router}`, { isTunnelerEnabled: false });
@@ -146,7 +242,10 @@ describe('the policy engine keeps links equal to a from-scratch evaluation', () 
       const r = random(10);
       return r === 0 ? ['#all'] : r === 1 ? [] : pick().map((a) => `#${a}`);
     };
-    const identities = [], services = [], routers = [], policies: string[] = [];
+    const identities = [],
+      services = [],
+      routers = [],
+      policies: string[] = [];
     for (let i = 0; i < 6; i++) identities.push(await createIdentity(t, token, { roleAttributes: pick() }));
     for (let i = 0; i < 5; i++) services.push(await createService(t, token, { roleAttributes: pick() }));
     for (let i = 0; i < 4; i++) routers.push(await createEdgeRouter(t, token, { roleAttributes: pick() }));
@@ -156,9 +255,11 @@ describe('the policy engine keeps links equal to a from-scratch evaluation', () 
       if (action === 0 || policies.length < 3) {
         const kind = random(3);
         const body =
-          kind === 0 ? { type: random(2) === 0 ? 'Dial' : 'Bind', identityRoles: roles(), serviceRoles: roles() }
-          : kind === 1 ? { identityRoles: roles(), edgeRouterRoles: roles() }
-          : { serviceRoles: roles(), edgeRouterRoles: roles() };
+          kind === 0
+            ? { type: random(2) === 0 ? 'Dial' : 'Bind', identityRoles: roles(), serviceRoles: roles() }
+            : kind === 1
+              ? { identityRoles: roles(), edgeRouterRoles: roles() }
+              : { serviceRoles: roles(), edgeRouterRoles: roles() };
         const path = ['service-policies', 'edge-router-policies', 'service-edge-router-policies'][kind]!;
         policies.push(`${path}/${await createEntity(t, token, path, { name: `random-${step}`, semantic, ...body })}`);
       } else if (action === 1) {
@@ -169,7 +270,13 @@ describe('the policy engine keeps links equal to a from-scratch evaluation', () 
         await patch(`edge-routers/${routers[random(routers.length)]!}`, { roleAttributes: pick() });
       } else if (action === 4) {
         const policy = policies[random(policies.length)]!;
-        const field = policy.startsWith('service-policies') ? (random(2) ? 'identityRoles' : 'serviceRoles') : policy.startsWith('edge-router') ? 'edgeRouterRoles' : 'serviceRoles';
+        const field = policy.startsWith('service-policies')
+          ? random(2)
+            ? 'identityRoles'
+            : 'serviceRoles'
+          : policy.startsWith('edge-router')
+            ? 'edgeRouterRoles'
+            : 'serviceRoles';
         await patch(policy, { [field]: roles(), semantic });
       } else if (action === 5) {
         const policy = policies.splice(random(policies.length), 1)[0]!;

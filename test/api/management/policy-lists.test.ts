@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { assertError } from '../../support/conformance.js';
-import { createEdgeRouter, createEntity, createIdentity, createService, createTransitRouter, createUser, login } from '../../support/factories.js';
+import {
+  createEdgeRouter,
+  createEntity,
+  createIdentity,
+  createService,
+  createTransitRouter,
+  createUser,
+  login,
+} from '../../support/factories.js';
 import { updateRows } from '../../../src/store/queries/table-rows.js';
 
 const api = '/edge/management/v1';
@@ -27,7 +35,8 @@ describe('policy and entity sub-lists, read from the link tables', () => {
   let token: string;
   const ids: Record<string, string> = {};
 
-  const get = (path: string, callerToken = token) => t.call({ method: 'GET', url: `${api}/${path}`, token: callerToken });
+  const get = (path: string, callerToken = token) =>
+    t.call({ method: 'GET', url: `${api}/${path}`, token: callerToken });
   /** The ids a sub-list answers, sorted, after checking it answered 200. */
   const listed = async (path: string): Promise<string[]> => {
     const result = await get(path);
@@ -50,17 +59,43 @@ describe('policy and entity sub-lists, read from the link tables', () => {
     ids.s2 = await createService(t, token, { name: 'pl-service-2', roleAttributes: ['pl-s'] });
     ids.r1 = await createEdgeRouter(t, token, { name: 'pl-router-1', roleAttributes: ['pl-r'] });
     ids.r2 = await createEdgeRouter(t, token, { name: 'pl-router-2', roleAttributes: [] });
-    ids.pc = await createEntity(t, token, 'posture-checks', { name: 'pl-check', typeId: 'DOMAIN', domains: ['example.com'], roleAttributes: ['pl-p'] });
-    ids.dial = await createEntity(t, token, 'service-policies', {
-      name: 'pl-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#pl-a'], serviceRoles: [`@${ids.s1}`], postureCheckRoles: ['#pl-p'],
+    ids.pc = await createEntity(t, token, 'posture-checks', {
+      name: 'pl-check',
+      typeId: 'DOMAIN',
+      domains: ['example.com'],
+      roleAttributes: ['pl-p'],
     });
-    ids.bind = await createEntity(t, token, 'service-policies', { name: 'pl-bind', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#pl-b'], serviceRoles: ['#pl-s'] });
-    ids.erp = await createEntity(t, token, 'edge-router-policies', { name: 'pl-erp', semantic: 'AnyOf', identityRoles: ['#pl-a'], edgeRouterRoles: ['#pl-r'] });
-    ids.serp = await createEntity(t, token, 'service-edge-router-policies', { name: 'pl-serp', semantic: 'AnyOf', serviceRoles: ['#pl-s'], edgeRouterRoles: ['#pl-r'] });
+    ids.dial = await createEntity(t, token, 'service-policies', {
+      name: 'pl-dial',
+      type: 'Dial',
+      semantic: 'AnyOf',
+      identityRoles: ['#pl-a'],
+      serviceRoles: [`@${ids.s1}`],
+      postureCheckRoles: ['#pl-p'],
+    });
+    ids.bind = await createEntity(t, token, 'service-policies', {
+      name: 'pl-bind',
+      type: 'Bind',
+      semantic: 'AnyOf',
+      identityRoles: ['#pl-b'],
+      serviceRoles: ['#pl-s'],
+    });
+    ids.erp = await createEntity(t, token, 'edge-router-policies', {
+      name: 'pl-erp',
+      semantic: 'AnyOf',
+      identityRoles: ['#pl-a'],
+      edgeRouterRoles: ['#pl-r'],
+    });
+    ids.serp = await createEntity(t, token, 'service-edge-router-policies', {
+      name: 'pl-serp',
+      semantic: 'AnyOf',
+      serviceRoles: ['#pl-s'],
+      edgeRouterRoles: ['#pl-r'],
+    });
   });
   after(() => t.close());
 
-  it('lists a service policy\'s identities, services and posture checks', async () => {
+  it("lists a service policy's identities, services and posture checks", async () => {
     assert.deepEqual(await listed(`service-policies/${ids.dial}/identities`), sorted('i1', 'i2'));
     assert.deepEqual(await listed(`service-policies/${ids.dial}/services`), sorted('s1'));
     assert.deepEqual(await listed(`service-policies/${ids.dial}/posture-checks`), sorted('pc'));
@@ -69,14 +104,14 @@ describe('policy and entity sub-lists, read from the link tables', () => {
     assert.deepEqual(await listed(`service-policies/${ids.bind}/posture-checks`), []);
   });
 
-  it('lists an edge router policy\'s and a service edge router policy\'s members', async () => {
+  it("lists an edge router policy's and a service edge router policy's members", async () => {
     assert.deepEqual(await listed(`edge-router-policies/${ids.erp}/identities`), sorted('i1', 'i2'));
     assert.deepEqual(await listed(`edge-router-policies/${ids.erp}/edge-routers`), sorted('r1'));
     assert.deepEqual(await listed(`service-edge-router-policies/${ids.serp}/services`), sorted('s1', 's2'));
     assert.deepEqual(await listed(`service-edge-router-policies/${ids.serp}/edge-routers`), sorted('r1'));
   });
 
-  it('lists an identity\'s policies, services and edge routers, restricting services by policyType', async () => {
+  it("lists an identity's policies, services and edge routers, restricting services by policyType", async () => {
     assert.deepEqual(await listed(`identities/${ids.i1}/service-policies`), sorted('dial'));
     assert.deepEqual(await listed(`identities/${ids.i2}/service-policies`), sorted('dial', 'bind'));
     assert.deepEqual(await listed(`identities/${ids.i2}/edge-router-policies`), sorted('erp'));
@@ -100,8 +135,12 @@ describe('policy and entity sub-lists, read from the link tables', () => {
     assert.match(misused.text, /symbol 'identities' is a set symbol but is used in non-set function context/);
   });
 
-  it('shows services listed under another entity without the caller\'s permissions, as upstream\'s detail lister', async () => {
-    for (const path of [`identities/${ids.i2}/services`, `service-policies/${ids.bind}/services`, `service-edge-router-policies/${ids.serp}/services`]) {
+  it("shows services listed under another entity without the caller's permissions, as upstream's detail lister", async () => {
+    for (const path of [
+      `identities/${ids.i2}/services`,
+      `service-policies/${ids.bind}/services`,
+      `service-edge-router-policies/${ids.serp}/services`,
+    ]) {
       const result = await get(path);
       for (const service of (result.body as { data: Array<{ permissions: unknown; postureQueries: unknown }> }).data) {
         assert.deepEqual(service.permissions, ['Invalid'], `${path}: the stand-in for upstream's nil list`);
@@ -109,11 +148,16 @@ describe('policy and entity sub-lists, read from the link tables', () => {
       }
     }
     // Read directly, the service is the caller's view, placeholder included.
-    const detail = (await get(`services/${ids.s1}`)).body as { data: { postureQueries: Array<{ policyType: string }> } };
-    assert.deepEqual(detail.data.postureQueries.map((query) => query.policyType), ['Invalid']);
+    const detail = (await get(`services/${ids.s1}`)).body as {
+      data: { postureQueries: Array<{ policyType: string }> };
+    };
+    assert.deepEqual(
+      detail.data.postureQueries.map((query) => query.policyType),
+      ['Invalid'],
+    );
   });
 
-  it('lists a service\'s identities (by policyType), edge routers and policies', async () => {
+  it("lists a service's identities (by policyType), edge routers and policies", async () => {
     assert.deepEqual(await listed(`services/${ids.s1}/identities`), sorted('i1', 'i2'));
     assert.deepEqual(await listed(`services/${ids.s1}/identities?policyType=dial`), sorted('i1', 'i2'));
     assert.deepEqual(await listed(`services/${ids.s1}/identities?policyType=bind`), sorted('i2'));
@@ -124,7 +168,7 @@ describe('policy and entity sub-lists, read from the link tables', () => {
     assert.deepEqual(await listed(`services/${ids.s1}/service-edge-router-policies`), sorted('serp'));
   });
 
-  it('lists an edge router\'s policies, identities and services', async () => {
+  it("lists an edge router's policies, identities and services", async () => {
     assert.deepEqual(await listed(`edge-routers/${ids.r1}/edge-router-policies`), sorted('erp'));
     assert.deepEqual(await listed(`edge-routers/${ids.r1}/service-edge-router-policies`), sorted('serp'));
     assert.deepEqual(await listed(`edge-routers/${ids.r1}/identities`), sorted('i1', 'i2'));
@@ -142,19 +186,32 @@ describe('policy and entity sub-lists, read from the link tables', () => {
     const routers = (await get(`identities/${ids.i1}/edge-routers`)).body as ListBody;
     const router = await get(`edge-routers/${ids.r1}`);
     assert.deepEqual(routers.data[0], (router.body as { data: unknown }).data);
-    assert.ok(routers.meta.filterableFields?.includes('isTunnelerEnabled'), 'the listed entity\'s symbols');
+    assert.ok(routers.meta.filterableFields?.includes('isTunnelerEnabled'), "the listed entity's symbols");
   });
 
   it('filters, sorts and pages within a sub-list', async () => {
-    const byName = await get(`edge-router-policies/${ids.erp}/identities?filter=${encodeURIComponent('name = "pl-identity-2"')}`);
-    assert.deepEqual((byName.body as ListBody).data.map((i) => i.id), [ids.i2]);
+    const byName = await get(
+      `edge-router-policies/${ids.erp}/identities?filter=${encodeURIComponent('name = "pl-identity-2"')}`,
+    );
+    assert.deepEqual(
+      (byName.body as ListBody).data.map((i) => i.id),
+      [ids.i2],
+    );
     assert.equal((byName.body as ListBody).meta.pagination.totalCount, 1);
     const page = await get(`identities/${ids.i2}/services?sort=${encodeURIComponent('name desc')}&limit=1&offset=1`);
     const body = page.body as ListBody;
-    assert.deepEqual(body.data.map((s) => s.name), ['pl-service-1']);
+    assert.deepEqual(
+      body.data.map((s) => s.name),
+      ['pl-service-1'],
+    );
     assert.deepEqual(body.meta.pagination, { limit: 1, offset: 1, totalCount: 2 });
-    const typed = await get(`services/${ids.s1}/identities?policyType=bind&filter=${encodeURIComponent('name contains "identity"')}`);
-    assert.deepEqual((typed.body as ListBody).data.map((i) => i.id), [ids.i2]);
+    const typed = await get(
+      `services/${ids.s1}/identities?policyType=bind&filter=${encodeURIComponent('name contains "identity"')}`,
+    );
+    assert.deepEqual(
+      (typed.body as ListBody).data.map((i) => i.id),
+      [ids.i2],
+    );
     const all = await get(`service-policies/${ids.bind}/services?limit=-1`);
     assert.equal((all.body as ListBody).data.length, 2);
   });
@@ -193,23 +250,46 @@ describe('policy and entity sub-lists, read from the link tables', () => {
       for (const child of children) assertError(await get(`${parent}/no-such-id/${child}`), 404, 'NOT_FOUND');
     }
     const transit = await createTransitRouter(t, token);
-    for (const child of SUB_LISTS['edge-routers']!) assertError(await get(`edge-routers/${transit}/${child}`), 404, 'NOT_FOUND');
+    for (const child of SUB_LISTS['edge-routers']!)
+      assertError(await get(`edge-routers/${transit}/${child}`), 404, 'NOT_FOUND');
   });
 
-  it('refuses a bad filter, sort or page, and a policyType outside the contract\'s enum', async () => {
+  it("refuses a bad filter, sort or page, and a policyType outside the contract's enum", async () => {
     const parents: Record<string, string> = {
-      identities: ids.i1!, services: ids.s1!, 'edge-routers': ids.r1!,
-      'service-policies': ids.dial!, 'edge-router-policies': ids.erp!, 'service-edge-router-policies': ids.serp!,
+      identities: ids.i1!,
+      services: ids.s1!,
+      'edge-routers': ids.r1!,
+      'service-policies': ids.dial!,
+      'edge-router-policies': ids.erp!,
+      'service-edge-router-policies': ids.serp!,
     };
     for (const [parent, children] of Object.entries(SUB_LISTS)) {
       for (const child of children) {
-        assertError(await get(`${parent}/${parents[parent]!}/${child}?filter=${encodeURIComponent('name = ')}`), 400, 'INVALID_FILTER');
-        assertError(await get(`${parent}/${parents[parent]!}/${child}?filter=${encodeURIComponent('noSuchField = 1')}`), 400, 'INVALID_FILTER');
+        assertError(
+          await get(`${parent}/${parents[parent]!}/${child}?filter=${encodeURIComponent('name = ')}`),
+          400,
+          'INVALID_FILTER',
+        );
+        assertError(
+          await get(`${parent}/${parents[parent]!}/${child}?filter=${encodeURIComponent('noSuchField = 1')}`),
+          400,
+          'INVALID_FILTER',
+        );
       }
     }
-    assertError(await get(`services/${ids.s1}/identities?sort=${encodeURIComponent('noSuchField')}`), 400, 'INVALID_SORT_IDENTIFIER');
+    assertError(
+      await get(`services/${ids.s1}/identities?sort=${encodeURIComponent('noSuchField')}`),
+      400,
+      'INVALID_SORT_IDENTIFIER',
+    );
     // A posture check's role attributes are not a public symbol upstream, so they cannot be filtered here either.
-    assertError(await get(`service-policies/${ids.dial}/posture-checks?filter=${encodeURIComponent('anyOf(roleAttributes) = "pl-p"')}`), 400, 'INVALID_FILTER');
+    assertError(
+      await get(
+        `service-policies/${ids.dial}/posture-checks?filter=${encodeURIComponent('anyOf(roleAttributes) = "pl-p"')}`,
+      ),
+      400,
+      'INVALID_FILTER',
+    );
     assertError(await get(`identities/${ids.i1}/service-policies?offset=x`), 400, 'INVALID_PAGINATION');
     assertError(await get(`identities/${ids.i1}/services?policyType=both`), 400, 'COULD_NOT_VALIDATE', 'policyType');
     assertError(await get(`services/${ids.s1}/identities?policyType=DIAL`), 400, 'COULD_NOT_VALIDATE', 'policyType');
@@ -219,7 +299,8 @@ describe('policy and entity sub-lists, read from the link tables', () => {
     const user = await createUser(t, token);
     const ordinary = await login(t, user.username, user.password, 'management');
     for (const [parent, children] of Object.entries(SUB_LISTS)) {
-      for (const child of children) assertError(await get(`${parent}/no-such-id/${child}`, ordinary), 401, 'UNAUTHORIZED');
+      for (const child of children)
+        assertError(await get(`${parent}/no-such-id/${child}`, ordinary), 401, 'UNAUTHORIZED');
     }
   });
 });
@@ -229,7 +310,8 @@ describe('GET /current-identity/edge-routers (client)', () => {
   let token: string;
   let userToken: string;
   const routers: Record<string, string> = {};
-  const client = (path: string, callerToken: string | undefined) => t.call({ method: 'GET', url: `/edge/client/v1/${path}`, ...(callerToken ? { token: callerToken } : {}) });
+  const client = (path: string, callerToken: string | undefined) =>
+    t.call({ method: 'GET', url: `/edge/client/v1/${path}`, ...(callerToken ? { token: callerToken } : {}) });
   const listed = async (callerToken: string, query = '') => {
     const result = await client(`current-identity/edge-routers${query}`, callerToken);
     assert.equal(result.status, 200, result.text);
@@ -237,7 +319,9 @@ describe('GET /current-identity/edge-routers (client)', () => {
   };
   /** Edge router enrollment is not built yet, so the test marks routers verified as enrollment would. */
   const verify = (...names: string[]) =>
-    t.deps.store.transaction((tx) => updateRows(tx, 'routers', { is_verified: 1 }, { id: names.map((name) => routers[name]!) }));
+    t.deps.store.transaction((tx) =>
+      updateRows(tx, 'routers', { is_verified: 1 }, { id: names.map((name) => routers[name]!) }),
+    );
 
   before(async () => {
     t = await buildTestApp();
@@ -247,7 +331,12 @@ describe('GET /current-identity/edge-routers (client)', () => {
     routers.granted = await createEdgeRouter(t, token, { name: 'ci-granted', roleAttributes: ['ci-r'], cost: 7 });
     routers.other = await createEdgeRouter(t, token, { name: 'ci-other' });
     routers.unverified = await createEdgeRouter(t, token, { name: 'ci-unverified', roleAttributes: ['ci-r'] });
-    await createEntity(t, token, 'edge-router-policies', { name: 'ci-erp', semantic: 'AnyOf', identityRoles: ['#ci-a'], edgeRouterRoles: ['#ci-r'] });
+    await createEntity(t, token, 'edge-router-policies', {
+      name: 'ci-erp',
+      semantic: 'AnyOf',
+      identityRoles: ['#ci-a'],
+      edgeRouterRoles: ['#ci-r'],
+    });
   });
   after(() => t.close());
 
@@ -260,10 +349,25 @@ describe('GET /current-identity/edge-routers (client)', () => {
   it('lists the verified edge routers a policy grants the caller, in the client shape', async () => {
     await verify('granted', 'other');
     const body = await listed(userToken);
-    assert.deepEqual(body.data.map((r) => r.id), [routers.granted]);
+    assert.deepEqual(
+      body.data.map((r) => r.id),
+      [routers.granted],
+    );
     const router = body.data[0] as unknown as Record<string, unknown>;
     assert.deepEqual(Object.keys(router).sort(), [
-      '_links', 'cost', 'createdAt', 'disabled', 'hostname', 'id', 'isOnline', 'name', 'noTraversal', 'supportedProtocols', 'syncStatus', 'tags', 'updatedAt',
+      '_links',
+      'cost',
+      'createdAt',
+      'disabled',
+      'hostname',
+      'id',
+      'isOnline',
+      'name',
+      'noTraversal',
+      'supportedProtocols',
+      'syncStatus',
+      'tags',
+      'updatedAt',
     ]);
     assert.equal(router.isOnline, false);
     assert.equal(router.cost, 7);
@@ -274,24 +378,42 @@ describe('GET /current-identity/edge-routers (client)', () => {
   it('lists every verified edge router for an admin, as upstream does', async () => {
     const adminClient = await t.loginAsAdmin('client');
     const body = await listed(adminClient, '?sort=name');
-    assert.deepEqual(body.data.map((r) => r.name), ['ci-granted', 'ci-other']);
+    assert.deepEqual(
+      body.data.map((r) => r.name),
+      ['ci-granted', 'ci-other'],
+    );
   });
 
-  it('filters and pages, and follows the caller\'s attributes', async () => {
+  it("filters and pages, and follows the caller's attributes", async () => {
     const adminClient = await t.loginAsAdmin('client');
     const page = await listed(adminClient, `?sort=name&limit=1&offset=1`);
-    assert.deepEqual(page.data.map((r) => r.name), ['ci-other']);
+    assert.deepEqual(
+      page.data.map((r) => r.name),
+      ['ci-other'],
+    );
     assert.deepEqual(page.meta.pagination, { limit: 1, offset: 1, totalCount: 2 });
     const filtered = await listed(adminClient, `?filter=${encodeURIComponent('name = "ci-granted"')}`);
-    assert.deepEqual(filtered.data.map((r) => r.name), ['ci-granted']);
+    assert.deepEqual(
+      filtered.data.map((r) => r.name),
+      ['ci-granted'],
+    );
     const me = (await client('current-identity', userToken)).body as { data: { id: string } };
-    const result = await t.call({ method: 'PATCH', url: `${api}/identities/${me.data.id}`, token, payload: { roleAttributes: [] } });
+    const result = await t.call({
+      method: 'PATCH',
+      url: `${api}/identities/${me.data.id}`,
+      token,
+      payload: { roleAttributes: [] },
+    });
     assert.equal(result.status, 200, result.text);
     assert.deepEqual((await listed(userToken)).data, []);
   });
 
   it('refuses a bad filter and an anonymous caller', async () => {
-    assertError(await client(`current-identity/edge-routers?filter=${encodeURIComponent('name =')}`, userToken), 400, 'INVALID_FILTER');
+    assertError(
+      await client(`current-identity/edge-routers?filter=${encodeURIComponent('name =')}`, userToken),
+      400,
+      'INVALID_FILTER',
+    );
     assertError(await client('current-identity/edge-routers', undefined), 401, 'UNAUTHORIZED');
   });
 });

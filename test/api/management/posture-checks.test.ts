@@ -20,7 +20,17 @@ const EMPTY_OK = { data: {}, meta: { apiEnrollmentVersion: '0.0.1', apiVersion: 
 const query = (filter: string) => `?filter=${encodeURIComponent(filter)}`;
 
 /** The fields every detail has besides the type's own: compared separately so the tests can spell out the rest. */
-const commonFields = new Set(['_links', 'createdAt', 'id', 'tags', 'updatedAt', 'name', 'typeId', 'version', 'roleAttributes']);
+const commonFields = new Set([
+  '_links',
+  'createdAt',
+  'id',
+  'tags',
+  'updatedAt',
+  'name',
+  'typeId',
+  'version',
+  'roleAttributes',
+]);
 function typeFields(check: Check): Record<string, unknown> {
   return Object.fromEntries(Object.entries(check).filter(([key]) => !commonFields.has(key)));
 }
@@ -32,7 +42,8 @@ describe('posture checks', () => {
   const uniqueName = (prefix: string) => `${prefix}-${++counter}`;
 
   const post = (payload: unknown) => t.call({ method: 'POST', url: BASE, token, payload });
-  const create = (payload: Record<string, unknown>) => createEntity(t, token, 'posture-checks', { name: uniqueName(String(payload.typeId)), ...payload });
+  const create = (payload: Record<string, unknown>) =>
+    createEntity(t, token, 'posture-checks', { name: uniqueName(String(payload.typeId)), ...payload });
   const detailOf = async (id: string) => {
     const result = await t.call({ method: 'GET', url: `${BASE}/${id}`, token });
     assert.equal(result.status, 200, result.text);
@@ -43,7 +54,8 @@ describe('posture checks', () => {
     assert.equal(result.status, 200, result.text);
     return result.body as ListBody<T>;
   };
-  const modify = (method: 'PUT' | 'PATCH', id: string, payload: unknown) => t.call({ method, url: `${BASE}/${id}`, token, payload });
+  const modify = (method: 'PUT' | 'PATCH', id: string, payload: unknown) =>
+    t.call({ method, url: `${BASE}/${id}`, token, payload });
 
   before(async () => {
     t = await buildTestApp();
@@ -85,8 +97,15 @@ describe('posture checks', () => {
     });
 
     it('creates a MAC check with addresses lower-cased and stripped of everything but hex digits', async () => {
-      const id = await create({ typeId: 'MAC', macAddresses: ['AA:BB:CC:DD:EE:FF', 'aa-bb-cc-dd-ee-ff', '00.11.22.33.44.5G'] });
-      assert.deepEqual(typeFields(await detailOf(id)), { macAddresses: ['00112233445', 'aabbccddeeff'] }, 'G is not a hex digit');
+      const id = await create({
+        typeId: 'MAC',
+        macAddresses: ['AA:BB:CC:DD:EE:FF', 'aa-bb-cc-dd-ee-ff', '00.11.22.33.44.5G'],
+      });
+      assert.deepEqual(
+        typeFields(await detailOf(id)),
+        { macAddresses: ['00112233445', 'aabbccddeeff'] },
+        'G is not a hex digit',
+      );
     });
 
     it('creates a DOMAIN check with its domains as a sorted set', async () => {
@@ -97,16 +116,28 @@ describe('posture checks', () => {
     it('creates a PROCESS check with hashes and signer fingerprint lower-cased', async () => {
       const id = await create({
         typeId: 'PROCESS',
-        process: { osType: 'Windows', path: 'C:\\Program Files\\App\\app.exe', hashes: ['BEEF', 'ABC1', 'beef'], signerFingerprint: 'DEADBEEF' },
+        process: {
+          osType: 'Windows',
+          path: 'C:\\Program Files\\App\\app.exe',
+          hashes: ['BEEF', 'ABC1', 'beef'],
+          signerFingerprint: 'DEADBEEF',
+        },
       });
       assert.deepEqual(typeFields(await detailOf(id)), {
-        process: { osType: 'Windows', path: 'C:\\Program Files\\App\\app.exe', hashes: ['abc1', 'beef'], signerFingerprint: 'deadbeef' },
+        process: {
+          osType: 'Windows',
+          path: 'C:\\Program Files\\App\\app.exe',
+          hashes: ['abc1', 'beef'],
+          signerFingerprint: 'deadbeef',
+        },
       });
     });
 
     it('shows a PROCESS check without hashes or fingerprint with [] and no fingerprint', async () => {
       const id = await create({ typeId: 'PROCESS', process: { osType: 'Linux', path: '/usr/bin/app' } });
-      assert.deepEqual(typeFields(await detailOf(id)), { process: { osType: 'Linux', path: '/usr/bin/app', hashes: [] } });
+      assert.deepEqual(typeFields(await detailOf(id)), {
+        process: { osType: 'Linux', path: '/usr/bin/app', hashes: [] },
+      });
     });
 
     it('creates a PROCESS_MULTI check: one process per OS and path, sorted, with [] for missing lists', async () => {
@@ -134,8 +165,19 @@ describe('posture checks', () => {
       assert.deepEqual(typeFields(await detailOf(none)), { timeoutSeconds: -1, ...allFalse });
       const negative = await create({ typeId: 'MFA', timeoutSeconds: -20, promptOnWake: false });
       assert.deepEqual(typeFields(await detailOf(negative)), { timeoutSeconds: -1, ...allFalse });
-      const full = await create({ typeId: 'MFA', timeoutSeconds: 300, promptOnWake: true, promptOnUnlock: true, ignoreLegacyEndpoints: true });
-      assert.deepEqual(typeFields(await detailOf(full)), { timeoutSeconds: 300, promptOnWake: true, promptOnUnlock: true, ignoreLegacyEndpoints: true });
+      const full = await create({
+        typeId: 'MFA',
+        timeoutSeconds: 300,
+        promptOnWake: true,
+        promptOnUnlock: true,
+        ignoreLegacyEndpoints: true,
+      });
+      assert.deepEqual(typeFields(await detailOf(full)), {
+        timeoutSeconds: 300,
+        promptOnWake: true,
+        promptOnUnlock: true,
+        ignoreLegacyEndpoints: true,
+      });
       assert.deepEqual((await detailOf(none)).roleAttributes, [], 'no role attributes show as [] on posture checks');
     });
 
@@ -143,7 +185,11 @@ describe('posture checks', () => {
       // The contract's discriminator lets its base name through; it names no type.
       const base = await post({ name: 'base-type', typeId: 'postureCheckCreate' });
       assertError(base, 400, 'COULD_NOT_VALIDATE', 'typeId');
-      assert.deepEqual(causeOf(base), { field: 'typeId', reason: 'unknown posture check type', value: 'postureCheckCreate' });
+      assert.deepEqual(causeOf(base), {
+        field: 'typeId',
+        reason: 'unknown posture check type',
+        value: 'postureCheckCreate',
+      });
       // An unknown one has no type to decode into: v1.1.8 answers that as a body it could not parse.
       const bogus = await post({ name: 'bogus-type', typeId: 'FINGERPRINT' });
       assertError(bogus, 400, 'COULD_NOT_PARSE_BODY');
@@ -152,15 +198,36 @@ describe('posture checks', () => {
     });
 
     it('refuses an OS version that is not a semver range, naming the entry as upstream does', async () => {
-      const result = await post({ name: 'bad-os', typeId: 'OS', operatingSystems: [{ type: 'Linux', versions: ['>=5.0.0'] }, { type: 'Windows', versions: ['>=10.0.0', 'abc'] }] });
+      const result = await post({
+        name: 'bad-os',
+        typeId: 'OS',
+        operatingSystems: [
+          { type: 'Linux', versions: ['>=5.0.0'] },
+          { type: 'Windows', versions: ['>=10.0.0', 'abc'] },
+        ],
+      });
       assertError(result, 400, 'COULD_NOT_VALIDATE', 'operatingSystems[{Windows [>=10.0.0 abc]}][1]');
-      const reason = 'invalid version for os: [{Windows [>=10.0.0 abc]}], version: [abc]: Could not get version from string: "abc" ';
-      assert.deepEqual(causeOf(result), { field: 'operatingSystems[{Windows [>=10.0.0 abc]}][1]', reason, value: reason });
+      const reason =
+        'invalid version for os: [{Windows [>=10.0.0 abc]}], version: [abc]: Could not get version from string: "abc" ';
+      assert.deepEqual(causeOf(result), {
+        field: 'operatingSystems[{Windows [>=10.0.0 abc]}][1]',
+        reason,
+        value: reason,
+      });
       // Bare numbers are not ranges in upstream's semver dialect, not even the type hints' own "10".
-      const plain = await post({ name: 'plain-os', typeId: 'OS', operatingSystems: [{ type: 'Windows', versions: ['10'] }] });
+      const plain = await post({
+        name: 'plain-os',
+        typeId: 'OS',
+        operatingSystems: [{ type: 'Windows', versions: ['10'] }],
+      });
       assertError(plain, 400, 'COULD_NOT_VALIDATE', 'operatingSystems[{Windows [10]}][0]');
       assert.match(String(causeOf(plain)?.reason), /No Major\.Minor\.Patch elements found $/);
-      assertError(await post({ name: 'empty-os', typeId: 'OS', operatingSystems: [{ type: 'Linux', versions: [''] }] }), 400, 'COULD_NOT_VALIDATE', 'operatingSystems[{Linux []}][0]');
+      assertError(
+        await post({ name: 'empty-os', typeId: 'OS', operatingSystems: [{ type: 'Linux', versions: [''] }] }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'operatingSystems[{Linux []}][0]',
+      );
     });
 
     it('refuses empty lists where the contract requires at least one entry, and missing type fields', async () => {
@@ -176,7 +243,8 @@ describe('posture checks', () => {
         { typeId: 'PROCESS_MULTI', processes: [{ osType: 'Linux', path: '/bin/x' }] },
         { typeId: 'OS', operatingSystems: [{ type: 'BeOS', versions: [] }] },
       ];
-      for (const body of refused) assertError(await post({ name: uniqueName('refused'), ...body }), 400, 'COULD_NOT_VALIDATE');
+      for (const body of refused)
+        assertError(await post({ name: uniqueName('refused'), ...body }), 400, 'COULD_NOT_VALIDATE');
     });
 
     it('refuses a missing or duplicate name', async () => {
@@ -189,7 +257,11 @@ describe('posture checks', () => {
     });
 
     it('needs an admin session', async () => {
-      assertError(await t.call({ method: 'POST', url: BASE, payload: { name: 'anon', typeId: 'MFA' } }), 401, 'UNAUTHORIZED');
+      assertError(
+        await t.call({ method: 'POST', url: BASE, payload: { name: 'anon', typeId: 'MFA' } }),
+        401,
+        'UNAUTHORIZED',
+      );
       assertError(await t.call({ method: 'GET', url: BASE }), 401, 'UNAUTHORIZED');
     });
   });
@@ -213,30 +285,60 @@ describe('posture checks', () => {
 
     it('lists every type with the public symbols as filterable fields', async () => {
       const body = await list(`${BASE}?limit=-1`);
-      assert.deepEqual([...body.meta.filterableFields].sort(), ['createdAt', 'id', 'isSystem', 'name', 'promptOnUnlock', 'promptOnWake', 'tags', 'updatedAt']);
-      assert.deepEqual(new Set(body.data.map((check) => check.typeId)), new Set(['OS', 'MAC', 'DOMAIN', 'PROCESS', 'PROCESS_MULTI', 'MFA']));
+      assert.deepEqual([...body.meta.filterableFields].sort(), [
+        'createdAt',
+        'id',
+        'isSystem',
+        'name',
+        'promptOnUnlock',
+        'promptOnWake',
+        'tags',
+        'updatedAt',
+      ]);
+      assert.deepEqual(
+        new Set(body.data.map((check) => check.typeId)),
+        new Set(['OS', 'MAC', 'DOMAIN', 'PROCESS', 'PROCESS_MULTI', 'MFA']),
+      );
       assert.equal(body.meta.pagination.totalCount, body.data.length);
     });
 
     it('filters by name, sorts and pages', async () => {
       const byName = await list(`${BASE}${query('name = "list-quiet"')}`);
-      assert.deepEqual(byName.data.map((check) => check.id), [quiet]);
+      assert.deepEqual(
+        byName.data.map((check) => check.id),
+        [quiet],
+      );
       const sorted = await list(`${BASE}${query('name contains "list-" sort by name desc')}&limit=2&offset=1`);
-      assert.deepEqual(sorted.data.map((check) => check.name), ['list-quiet', 'list-domain']);
+      assert.deepEqual(
+        sorted.data.map((check) => check.name),
+        ['list-quiet', 'list-domain'],
+      );
       assert.deepEqual(sorted.meta.pagination, { limit: 2, offset: 1, totalCount: 3 });
     });
 
     it('reads promptOnWake as absent on other types: false for = false, null for = null', async () => {
       const scope = 'and name contains "list-"';
       const on = await list(`${BASE}${query(`promptOnWake = true ${scope}`)}`);
-      assert.deepEqual(on.data.map((check) => check.name), ['list-wake']);
+      assert.deepEqual(
+        on.data.map((check) => check.name),
+        ['list-wake'],
+      );
       // The filter language counts a missing bool as false, as upstream's does.
       const off = await list(`${BASE}${query(`promptOnWake = false ${scope} sort by name`)}`);
-      assert.deepEqual(off.data.map((check) => check.name), ['list-domain', 'list-quiet']);
+      assert.deepEqual(
+        off.data.map((check) => check.name),
+        ['list-domain', 'list-quiet'],
+      );
       const absent = await list(`${BASE}${query(`promptOnWake = null ${scope}`)}`);
-      assert.deepEqual(absent.data.map((check) => check.name), ['list-domain']);
+      assert.deepEqual(
+        absent.data.map((check) => check.name),
+        ['list-domain'],
+      );
       const unlock = await list(`${BASE}${query(`promptOnUnlock != null ${scope} sort by name`)}`);
-      assert.deepEqual(unlock.data.map((check) => check.id), [quiet, wake]);
+      assert.deepEqual(
+        unlock.data.map((check) => check.id),
+        [quiet, wake],
+      );
     });
 
     it('refuses role attributes and typeId in filters: upstream keeps them internal', async () => {
@@ -249,7 +351,14 @@ describe('posture checks', () => {
 
   describe('updatePostureCheck', () => {
     it('replaces every field: omitted ones become empty, MFA flags reset', async () => {
-      const id = await create({ name: 'put-me', typeId: 'MFA', roleAttributes: ['x'], tags: { a: 1 }, timeoutSeconds: 60, promptOnUnlock: true });
+      const id = await create({
+        name: 'put-me',
+        typeId: 'MFA',
+        roleAttributes: ['x'],
+        tags: { a: 1 },
+        timeoutSeconds: 60,
+        promptOnUnlock: true,
+      });
       const result = await modify('PUT', id, { name: 'put-done', typeId: 'MFA', promptOnWake: true });
       assert.equal(result.status, 200, result.text);
       assert.deepEqual(result.body, EMPTY_OK);
@@ -258,17 +367,29 @@ describe('posture checks', () => {
       assert.deepEqual(check.roleAttributes, []);
       assert.deepEqual(check.tags, {});
       assert.equal(check.version, 1);
-      assert.deepEqual(typeFields(check), { timeoutSeconds: -1, promptOnWake: true, promptOnUnlock: false, ignoreLegacyEndpoints: false });
+      assert.deepEqual(typeFields(check), {
+        timeoutSeconds: -1,
+        promptOnWake: true,
+        promptOnUnlock: false,
+        ignoreLegacyEndpoints: false,
+      });
       const unlock = await list(`${BASE}${query('promptOnUnlock = true and name = "put-done"')}`);
       assert.equal(unlock.data.length, 0, 'the filter column follows the update');
     });
 
     it('replaces the type fields with the same normalisation as create', async () => {
       const id = await create({ typeId: 'MAC', macAddresses: ['aa:aa:aa:aa:aa:aa'] });
-      assert.equal((await modify('PUT', id, { name: 'mac-put', typeId: 'MAC', macAddresses: ['BB-BB-BB-BB-BB-BB'] })).status, 200);
+      assert.equal(
+        (await modify('PUT', id, { name: 'mac-put', typeId: 'MAC', macAddresses: ['BB-BB-BB-BB-BB-BB'] })).status,
+        200,
+      );
       assert.deepEqual(typeFields(await detailOf(id)), { macAddresses: ['bbbbbbbbbbbb'] });
       const os = await create({ typeId: 'OS', operatingSystems: [{ type: 'Linux', versions: ['>=5.0.0'] }] });
-      const bad = await modify('PUT', os, { name: 'os-put', typeId: 'OS', operatingSystems: [{ type: 'Linux', versions: ['5'] }] });
+      const bad = await modify('PUT', os, {
+        name: 'os-put',
+        typeId: 'OS',
+        operatingSystems: [{ type: 'Linux', versions: ['5'] }],
+      });
       assertError(bad, 400, 'COULD_NOT_VALIDATE', 'operatingSystems[{Linux [5]}][0]');
     });
 
@@ -276,11 +397,18 @@ describe('posture checks', () => {
     // type empty for every type but PROCESS_MULTI); ours applies them as the contract promises (explained-differences.yaml).
     it('replaces the operating systems of an OS check and the domains of a DOMAIN check', async () => {
       const os = await create({ typeId: 'OS', operatingSystems: [{ type: 'Windows', versions: ['>=10.0.19041'] }] });
-      const putOs = await modify('PUT', os, { name: 'os-replaced', typeId: 'OS', operatingSystems: [{ type: 'Linux', versions: [] }] });
+      const putOs = await modify('PUT', os, {
+        name: 'os-replaced',
+        typeId: 'OS',
+        operatingSystems: [{ type: 'Linux', versions: [] }],
+      });
       assert.equal(putOs.status, 200, putOs.text);
       assert.deepEqual(typeFields(await detailOf(os)), { operatingSystems: [{ type: 'Linux', versions: [] }] });
       const domain = await create({ typeId: 'DOMAIN', domains: ['a.example'] });
-      assert.equal((await modify('PUT', domain, { name: 'domain-replaced', typeId: 'DOMAIN', domains: ['b.example'] })).status, 200);
+      assert.equal(
+        (await modify('PUT', domain, { name: 'domain-replaced', typeId: 'DOMAIN', domains: ['b.example'] })).status,
+        200,
+      );
       assert.deepEqual(typeFields(await detailOf(domain)), { domains: ['b.example'] });
     });
 
@@ -288,10 +416,19 @@ describe('posture checks', () => {
       const id = await create({ typeId: 'DOMAIN', domains: ['a.example'] });
       const other = await modify('PUT', id, { name: 'changed', typeId: 'MAC', macAddresses: ['aa'] });
       assertError(other, 400, 'COULD_NOT_VALIDATE', 'typeId');
-      assert.deepEqual(causeOf(other), { field: 'typeId', reason: 'the type of a posture check cannot be changed from DOMAIN', value: 'MAC' });
+      assert.deepEqual(causeOf(other), {
+        field: 'typeId',
+        reason: 'the type of a posture check cannot be changed from DOMAIN',
+        value: 'MAC',
+      });
       assertError(await modify('PUT', id, { name: 'changed', domains: ['b.example'] }), 400, 'COULD_NOT_VALIDATE');
       assertError(await modify('PUT', id, { name: 'changed', typeId: 'DOMAIN' }), 400, 'COULD_NOT_VALIDATE');
-      assertError(await modify('PUT', id, { name: 'changed', typeId: 'postureCheckUpdate' }), 400, 'COULD_NOT_VALIDATE', 'typeId');
+      assertError(
+        await modify('PUT', id, { name: 'changed', typeId: 'postureCheckUpdate' }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'typeId',
+      );
       assert.deepEqual(typeFields(await detailOf(id)), { domains: ['a.example'] });
     });
 
@@ -302,14 +439,26 @@ describe('posture checks', () => {
 
   describe('patchPostureCheck', () => {
     it('changes only the fields present with a value', async () => {
-      const id = await create({ name: 'patch-me', typeId: 'MFA', roleAttributes: ['keep'], tags: { k: 'v' }, timeoutSeconds: 120, promptOnWake: true });
+      const id = await create({
+        name: 'patch-me',
+        typeId: 'MFA',
+        roleAttributes: ['keep'],
+        tags: { k: 'v' },
+        timeoutSeconds: 120,
+        promptOnWake: true,
+      });
       const result = await modify('PATCH', id, { typeId: 'MFA', promptOnUnlock: true, promptOnWake: null, name: null });
       assert.equal(result.status, 200, result.text);
       const check = await detailOf(id);
       assert.equal(check.name, 'patch-me');
       assert.deepEqual(check.roleAttributes, ['keep']);
       assert.deepEqual(check.tags, { k: 'v' });
-      assert.deepEqual(typeFields(check), { timeoutSeconds: 120, promptOnWake: true, promptOnUnlock: true, ignoreLegacyEndpoints: false });
+      assert.deepEqual(typeFields(check), {
+        timeoutSeconds: 120,
+        promptOnWake: true,
+        promptOnUnlock: true,
+        ignoreLegacyEndpoints: false,
+      });
       assert.equal((await modify('PATCH', id, { typeId: 'MFA', roleAttributes: [], timeoutSeconds: 0 })).status, 200);
       const cleared = await detailOf(id);
       assert.deepEqual(cleared.roleAttributes, []);
@@ -317,23 +466,45 @@ describe('posture checks', () => {
     });
 
     it('patches a PROCESS check key by key, keeping hashes and fingerprint it does not mention', async () => {
-      const id = await create({ typeId: 'PROCESS', process: { osType: 'Linux', path: '/bin/a', hashes: ['AA'], signerFingerprint: 'FF' } });
-      assert.equal((await modify('PATCH', id, { typeId: 'PROCESS', process: { osType: 'macOS', path: '/bin/b' } })).status, 200);
-      assert.deepEqual(typeFields(await detailOf(id)), { process: { osType: 'macOS', path: '/bin/b', hashes: ['aa'], signerFingerprint: 'ff' } });
-      assert.equal((await modify('PATCH', id, { typeId: 'PROCESS', process: { osType: 'macOS', path: '/bin/b', hashes: ['CC'] } })).status, 200);
-      assert.deepEqual(typeFields(await detailOf(id)), { process: { osType: 'macOS', path: '/bin/b', hashes: ['cc'], signerFingerprint: 'ff' } });
+      const id = await create({
+        typeId: 'PROCESS',
+        process: { osType: 'Linux', path: '/bin/a', hashes: ['AA'], signerFingerprint: 'FF' },
+      });
+      assert.equal(
+        (await modify('PATCH', id, { typeId: 'PROCESS', process: { osType: 'macOS', path: '/bin/b' } })).status,
+        200,
+      );
+      assert.deepEqual(typeFields(await detailOf(id)), {
+        process: { osType: 'macOS', path: '/bin/b', hashes: ['aa'], signerFingerprint: 'ff' },
+      });
+      assert.equal(
+        (await modify('PATCH', id, { typeId: 'PROCESS', process: { osType: 'macOS', path: '/bin/b', hashes: ['CC'] } }))
+          .status,
+        200,
+      );
+      assert.deepEqual(typeFields(await detailOf(id)), {
+        process: { osType: 'macOS', path: '/bin/b', hashes: ['cc'], signerFingerprint: 'ff' },
+      });
     });
 
     it('keeps the processes of a PROCESS_MULTI check when only its semantic changes', async () => {
       const processes = [{ osType: 'Windows', path: 'C:\\a.exe' }];
       const id = await create({ typeId: 'PROCESS_MULTI', semantic: 'AllOf', processes });
       assert.equal((await modify('PATCH', id, { typeId: 'PROCESS_MULTI', semantic: 'AnyOf' })).status, 200);
-      assert.deepEqual(typeFields(await detailOf(id)), { semantic: 'AnyOf', processes: [{ ...processes[0], hashes: [], signerFingerprints: [] }] });
+      assert.deepEqual(typeFields(await detailOf(id)), {
+        semantic: 'AnyOf',
+        processes: [{ ...processes[0], hashes: [], signerFingerprints: [] }],
+      });
     });
 
     it('validates patched OS versions and MAC addresses as on create', async () => {
       const id = await create({ typeId: 'OS', operatingSystems: [{ type: 'iOS', versions: ['>=16.0.0'] }] });
-      assertError(await modify('PATCH', id, { typeId: 'OS', operatingSystems: [{ type: 'iOS', versions: ['sixteen'] }] }), 400, 'COULD_NOT_VALIDATE', 'operatingSystems[{iOS [sixteen]}][0]');
+      assertError(
+        await modify('PATCH', id, { typeId: 'OS', operatingSystems: [{ type: 'iOS', versions: ['sixteen'] }] }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'operatingSystems[{iOS [sixteen]}][0]',
+      );
       assertError(await modify('PATCH', id, { typeId: 'OS', operatingSystems: [] }), 400, 'COULD_NOT_VALIDATE');
       assert.equal((await modify('PATCH', id, { typeId: 'OS', tags: { env: 'prod' } })).status, 200);
       const check = await detailOf(id);
@@ -372,7 +543,8 @@ describe('posture checks', () => {
       const all = await t.call({ method: 'GET', url: `${ROLE_ATTRIBUTES}?limit=1`, token });
       assert.equal(all.status, 200, all.text);
       const body = all.body as ListBody<string>;
-      for (const value of ['#hash-allowed', 'ra-alpha', 'ra-mike', 'ra-zulu']) assert.ok(body.data.includes(value), value);
+      for (const value of ['#hash-allowed', 'ra-alpha', 'ra-mike', 'ra-zulu'])
+        assert.ok(body.data.includes(value), value);
       assert.deepEqual(body.data, [...body.data].sort());
       assert.match(all.text, /"limit":9223372036854775807/);
       assert.deepEqual(body.meta.filterableFields, ['id']);
@@ -391,17 +563,46 @@ describe('posture checks', () => {
     it('lists the five types with their names and operating systems as bolt reads them back (byte-sorted)', async () => {
       const body = await list<Record<string, unknown>>(TYPES);
       assert.deepEqual(body.meta.pagination, { limit: 10, offset: 0, totalCount: 5 });
-      assert.deepEqual([...body.meta.filterableFields].sort(), ['createdAt', 'id', 'isSystem', 'name', 'tags', 'updatedAt']);
-      const contents = body.data.map(({ id, name, operatingSystems, version, tags }) => ({ id, name, operatingSystems, version, tags }));
+      assert.deepEqual([...body.meta.filterableFields].sort(), [
+        'createdAt',
+        'id',
+        'isSystem',
+        'name',
+        'tags',
+        'updatedAt',
+      ]);
+      const contents = body.data.map(({ id, name, operatingSystems, version, tags }) => ({
+        id,
+        name,
+        operatingSystems,
+        version,
+        tags,
+      }));
       assert.deepEqual(contents, [
         { id: 'DOMAIN', name: 'Windows Domain Check', operatingSystems: [windows], version: null, tags: {} },
-        { id: 'MAC', name: 'MAC Address Check', operatingSystems: [android, linux, windows, macOS], version: null, tags: {} },
-        { id: 'OS', name: 'Operating System Check', operatingSystems: [android, linux, windows, iOS, macOS], version: null, tags: {} },
+        {
+          id: 'MAC',
+          name: 'MAC Address Check',
+          operatingSystems: [android, linux, windows, macOS],
+          version: null,
+          tags: {},
+        },
+        {
+          id: 'OS',
+          name: 'Operating System Check',
+          operatingSystems: [android, linux, windows, iOS, macOS],
+          version: null,
+          tags: {},
+        },
         { id: 'PROCESS', name: 'Process Check', operatingSystems: [linux, windows, macOS], version: null, tags: {} },
         {
           id: 'PROCESS_MULTI',
           name: 'Process Multi Check',
-          operatingSystems: [{ type: 'Linux', versions: [] }, { type: 'Windows', versions: [] }, { type: 'macOS', versions: [] }],
+          operatingSystems: [
+            { type: 'Linux', versions: [] },
+            { type: 'Windows', versions: [] },
+            { type: 'macOS', versions: [] },
+          ],
           version: null,
           tags: {},
         },
@@ -411,8 +612,15 @@ describe('posture checks', () => {
 
     it('filters by name', async () => {
       const body = await list<{ id: string }>(`${TYPES}${query('name contains "Process"')}`);
-      assert.deepEqual(body.data.map((type) => type.id), ['PROCESS', 'PROCESS_MULTI']);
-      assertError(await t.call({ method: 'GET', url: `${TYPES}${query('operatingSystems = "x"')}`, token }), 400, 'INVALID_FILTER');
+      assert.deepEqual(
+        body.data.map((type) => type.id),
+        ['PROCESS', 'PROCESS_MULTI'],
+      );
+      assertError(
+        await t.call({ method: 'GET', url: `${TYPES}${query('operatingSystems = "x"')}`, token }),
+        400,
+        'INVALID_FILTER',
+      );
     });
 
     it('details one type, and has no MFA row', async () => {
@@ -441,7 +649,12 @@ describe('listPostureChecks roleFilter', () => {
     try {
       const token = await t.loginAsAdmin();
       const make = async (name: string, roleAttributes: string[]) => {
-        const result = await t.call({ method: 'POST', url: '/edge/management/v1/posture-checks', token, payload: { name, typeId: 'DOMAIN', domains: ['corp.example'], roleAttributes } });
+        const result = await t.call({
+          method: 'POST',
+          url: '/edge/management/v1/posture-checks',
+          token,
+          payload: { name, typeId: 'DOMAIN', domains: ['corp.example'], roleAttributes },
+        });
         return (result.body as { data: { id: string } }).data.id;
       };
       const a = await make('rf-a', ['x', 'y']);
@@ -455,7 +668,12 @@ describe('listPostureChecks roleFilter', () => {
       assert.deepEqual(await names('roleFilter=%23x&roleFilter=%23y'), [a]);
       assert.deepEqual(await names('roleFilter=%23x&roleFilter=%23y&roleSemantic=AnyOf'), [a, b].sort());
       assert.deepEqual(await names(`roleFilter=%40${c}&roleFilter=%23y`), [a, c].sort());
-      assertError(await t.call({ method: 'GET', url: '/edge/management/v1/posture-checks?roleFilter=x', token }), 400, 'COULD_NOT_VALIDATE', 'roleFilter');
+      assertError(
+        await t.call({ method: 'GET', url: '/edge/management/v1/posture-checks?roleFilter=x', token }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'roleFilter',
+      );
     } finally {
       await t.close();
     }

@@ -26,8 +26,10 @@ describe('identity service-config overrides', () => {
   let service2: string;
 
   const url = (identityId: string) => `${api}/identities/${identityId}/service-configs`;
-  const assign = (identityId: string, payload: unknown) => t.call({ method: 'POST', url: url(identityId), token: admin, payload });
-  const unassign = (identityId: string, payload?: unknown) => t.call({ method: 'DELETE', url: url(identityId), token: admin, ...(payload !== undefined ? { payload } : {}) });
+  const assign = (identityId: string, payload: unknown) =>
+    t.call({ method: 'POST', url: url(identityId), token: admin, payload });
+  const unassign = (identityId: string, payload?: unknown) =>
+    t.call({ method: 'DELETE', url: url(identityId), token: admin, ...(payload !== undefined ? { payload } : {}) });
   const overrides = async (identityId: string) => {
     const result = await t.call({ method: 'GET', url: url(identityId), token: admin });
     assert.equal(result.status, 200, result.text);
@@ -55,15 +57,32 @@ describe('identity service-config overrides', () => {
       assert.deepEqual(empty.data, []);
       assert.deepEqual(empty.meta.pagination, { limit: 0, offset: 0, totalCount: 0 });
       assert.equal('filterableFields' in empty.meta, false, 'upstream has none here (asked of v1.1.8)');
-      assert.equal((await assign(identity, [{ serviceId: service2, configId: configB }, { serviceId: service1, configId: configA1 }])).status, 200);
+      assert.equal(
+        (
+          await assign(identity, [
+            { serviceId: service2, configId: configB },
+            { serviceId: service1, configId: configA1 },
+          ])
+        ).status,
+        200,
+      );
       const listed = await overrides(identity);
       assert.deepEqual(listed.meta.pagination, { limit: 2, offset: 0, totalCount: 2 });
       const byService = new Map(listed.data.map((o) => [o.serviceId, o]));
       assert.equal(byService.get(service1)?.configId, configA1);
-      assert.deepEqual(byService.get(service1)?.config, { _links: { self: { href: `./configs/${configA1}` } }, entity: 'configs', id: configA1, name: 'override-a1' });
+      assert.deepEqual(byService.get(service1)?.config, {
+        _links: { self: { href: `./configs/${configA1}` } },
+        entity: 'configs',
+        id: configA1,
+        name: 'override-a1',
+      });
       assert.equal(byService.get(service1)?.service.name, 'override-svc-1');
       assert.equal(byService.get(service1)?.service.entity, 'services');
-      assert.deepEqual(listed.data.map((o) => o.serviceId), [service1, service2].sort(), 'ordered by service id');
+      assert.deepEqual(
+        listed.data.map((o) => o.serviceId),
+        [service1, service2].sort(),
+        'ordered by service id',
+      );
     });
 
     it('answers 404 for an unknown identity and 401 for a non-admin', async () => {
@@ -77,23 +96,41 @@ describe('identity service-config overrides', () => {
   describe('associateIdentitysServiceConfigs', () => {
     it('keeps one override per config type for a service: a later one of the same type replaces it', async () => {
       const identity = await createIdentity(t, admin);
-      await assign(identity, [{ serviceId: service1, configId: configA1 }, { serviceId: service1, configId: configB }]);
+      await assign(identity, [
+        { serviceId: service1, configId: configA1 },
+        { serviceId: service1, configId: configB },
+      ]);
       await assign(identity, [{ serviceId: service1, configId: configA2 }]);
-      assert.deepEqual((await pairs(identity)).sort(), [[service1, configA2], [service1, configB]].sort());
+      assert.deepEqual(
+        (await pairs(identity)).sort(),
+        [
+          [service1, configA2],
+          [service1, configB],
+        ].sort(),
+      );
     });
 
     it('allows one type for several services in one request', async () => {
       const identity = await createIdentity(t, admin);
-      const result = await assign(identity, [{ serviceId: service1, configId: configA1 }, { serviceId: service2, configId: configA2 }]);
+      const result = await assign(identity, [
+        { serviceId: service1, configId: configA1 },
+        { serviceId: service2, configId: configA2 },
+      ]);
       assert.equal(result.status, 200, result.text);
       assert.equal((await pairs(identity)).length, 2);
     });
 
     it('refuses two configs of one type for one service in one request, writing nothing', async () => {
       const identity = await createIdentity(t, admin);
-      const result = await assign(identity, [{ serviceId: service1, configId: configA1 }, { serviceId: service1, configId: configA2 }]);
+      const result = await assign(identity, [
+        { serviceId: service1, configId: configA1 },
+        { serviceId: service1, configId: configA2 },
+      ]);
       assertError(result, 400, 'COULD_NOT_VALIDATE', 'serviceConfigs');
-      assert.match((result.body as { error: { cause: { reason: string } } }).error.cause.reason, /multiple service configs provided/);
+      assert.match(
+        (result.body as { error: { cause: { reason: string } } }).error.cause.reason,
+        /multiple service configs provided/,
+      );
       assert.deepEqual(await pairs(identity), []);
     });
 
@@ -116,11 +153,21 @@ describe('identity service-config overrides', () => {
   describe('disassociateIdentitysServiceConfigs', () => {
     it('removes exactly the given pairs', async () => {
       const identity = await createIdentity(t, admin);
-      await assign(identity, [{ serviceId: service1, configId: configA1 }, { serviceId: service1, configId: configB }, { serviceId: service2, configId: configA2 }]);
+      await assign(identity, [
+        { serviceId: service1, configId: configA1 },
+        { serviceId: service1, configId: configB },
+        { serviceId: service2, configId: configA2 },
+      ]);
       assert.equal((await unassign(identity, [{ serviceId: service1, configId: configA1 }])).status, 200);
       // A config of the same type that is not the one set removes nothing.
       assert.equal((await unassign(identity, [{ serviceId: service2, configId: configA1 }])).status, 200);
-      assert.deepEqual((await pairs(identity)).sort(), [[service1, configB], [service2, configA2]].sort());
+      assert.deepEqual(
+        (await pairs(identity)).sort(),
+        [
+          [service1, configB],
+          [service2, configA2],
+        ].sort(),
+      );
     });
 
     it('removes every override when the body is empty or absent', async () => {
@@ -144,7 +191,11 @@ describe('identity service-config overrides', () => {
   describe('what overrides hold on to', () => {
     it('refuses to delete a config an override uses, with 409 naming the identity and service', async () => {
       const identity = await createIdentity(t, admin);
-      const config = await createEntity(t, admin, 'configs', { name: 'override-in-use', configTypeId: typeA, data: {} });
+      const config = await createEntity(t, admin, 'configs', {
+        name: 'override-in-use',
+        configTypeId: typeA,
+        data: {},
+      });
       await assign(identity, [{ serviceId: service1, configId: config }]);
       const refused = await t.call({ method: 'DELETE', url: `${api}/configs/${config}`, token: admin });
       assertError(refused, 409, 'CAN_NOT_DELETE_REFERENCED_ENTITY');
@@ -156,11 +207,19 @@ describe('identity service-config overrides', () => {
     it('goes with its service and with its identity', async () => {
       const identity = await createIdentity(t, admin);
       const doomed = await createService(t, admin, { name: 'override-doomed' });
-      await assign(identity, [{ serviceId: doomed, configId: configA1 }, { serviceId: service2, configId: configB }]);
+      await assign(identity, [
+        { serviceId: doomed, configId: configA1 },
+        { serviceId: service2, configId: configB },
+      ]);
       assert.equal((await t.call({ method: 'DELETE', url: `${api}/services/${doomed}`, token: admin })).status, 200);
       assert.deepEqual(await pairs(identity), [[service2, configB]]);
-      assert.equal((await t.call({ method: 'DELETE', url: `${api}/identities/${identity}`, token: admin })).status, 200);
-      const left = await t.deps.store.read((db) => selectRows(db, 'identity_service_configs', { identity_id: identity }));
+      assert.equal(
+        (await t.call({ method: 'DELETE', url: `${api}/identities/${identity}`, token: admin })).status,
+        200,
+      );
+      const left = await t.deps.store.read((db) =>
+        selectRows(db, 'identity_service_configs', { identity_id: identity }),
+      );
       assert.deepEqual(left, []);
     });
   });

@@ -31,7 +31,11 @@ interface ListBody<T> {
 }
 
 const causeOf = (result: CallResult) => (result.body as { error: { cause?: Record<string, unknown> } }).error.cause;
-const intercept = (address: string) => ({ protocols: ['tcp'], addresses: [address], portRanges: [{ low: 80, high: 80 }] });
+const intercept = (address: string) => ({
+  protocols: ['tcp'],
+  addresses: [address],
+  portRanges: [{ low: 80, high: 80 }],
+});
 const host = { protocol: 'tcp', address: 'localhost', port: 8080 };
 
 describe('services', () => {
@@ -52,8 +56,10 @@ describe('services', () => {
     return result.body as ListBody<{ id: string; name: string }>;
   };
   const namesOf = async (query: string) => (await list(`${BASE}?${query}`)).data.map((s) => s.name);
-  const create = (body: Record<string, unknown>) => createEntity(t, token, 'services', { name: `svc-${++counter}`, encryptionRequired: true, ...body });
-  const createConfig = (configTypeId: string, data: unknown) => createEntity(t, token, 'configs', { name: `cfg-${++counter}`, configTypeId, data });
+  const create = (body: Record<string, unknown>) =>
+    createEntity(t, token, 'services', { name: `svc-${++counter}`, encryptionRequired: true, ...body });
+  const createConfig = (configTypeId: string, data: unknown) =>
+    createEntity(t, token, 'configs', { name: `cfg-${++counter}`, configTypeId, data });
 
   before(async () => {
     t = await buildTestApp();
@@ -76,7 +82,12 @@ describe('services', () => {
       // No service policies exist, so an admin sees the service without dial or bind, as upstream labels it.
       assert.deepEqual(service.permissions, ['Invalid']);
       assert.deepEqual(service.postureQueries, [
-        { isPassing: true, policyId: 'dummy invalid policy: no posture checks defined', policyType: 'Invalid', postureQueries: [] },
+        {
+          isPassing: true,
+          policyId: 'dummy invalid policy: no posture checks defined',
+          policyType: 'Invalid',
+          postureQueries: [],
+        },
       ]);
       const base = `./services/${id}`;
       assert.deepEqual(service._links, {
@@ -109,7 +120,12 @@ describe('services', () => {
     });
 
     it('requires encryptionRequired on create', async () => {
-      assertError(await call('POST', BASE, { name: 'svc-no-encryption' }), 400, 'COULD_NOT_VALIDATE', 'encryptionRequired');
+      assertError(
+        await call('POST', BASE, { name: 'svc-no-encryption' }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'encryptionRequired',
+      );
     });
 
     it('accepts every registered terminator strategy and answers 404 for an unknown one', async () => {
@@ -124,22 +140,45 @@ describe('services', () => {
     it('refuses two configs of one config type', async () => {
       const first = await createConfig(INTERCEPT_V1, intercept('one.ziti'));
       const second = await createConfig(INTERCEPT_V1, intercept('two.ziti'));
-      const result = await call('POST', BASE, { name: 'svc-two-intercepts', encryptionRequired: true, configs: [first, second] });
+      const result = await call('POST', BASE, {
+        name: 'svc-two-intercepts',
+        encryptionRequired: true,
+        configs: [first, second],
+      });
       assertError(result, 400, 'COULD_NOT_VALIDATE', 'configs');
-      assert.match(String(causeOf(result)?.reason), /^duplicate configs named cfg-\d+ and cfg-\d+ found for config type intercept\.v1\. Only one config/);
+      assert.match(
+        String(causeOf(result)?.reason),
+        /^duplicate configs named cfg-\d+ and cfg-\d+ found for config type intercept\.v1\. Only one config/,
+      );
     });
 
     it('answers 404 for an unknown config id', async () => {
-      const result = await call('POST', BASE, { name: 'svc-ghost-config', encryptionRequired: true, configs: ['ghost'] });
+      const result = await call('POST', BASE, {
+        name: 'svc-ghost-config',
+        encryptionRequired: true,
+        configs: ['ghost'],
+      });
       assertError(result, 404, 'NOT_FOUND');
       assert.equal(causeOf(result)?.message, 'configs with id ghost not found');
     });
 
     it('refuses role attributes prefixed with # or @, and duplicate names', async () => {
-      const hash = await call('POST', BASE, { name: 'svc-hash', encryptionRequired: true, roleAttributes: ['ok', '#bad'] });
+      const hash = await call('POST', BASE, {
+        name: 'svc-hash',
+        encryptionRequired: true,
+        roleAttributes: ['ok', '#bad'],
+      });
       assertError(hash, 400, 'COULD_NOT_VALIDATE', 'roleAttributes');
-      assert.deepEqual([causeOf(hash)?.reason, causeOf(hash)?.value], ['role attributes may not be prefixed with #', '#bad']);
-      assertError(await call('POST', BASE, { name: 'svc-at', encryptionRequired: true, roleAttributes: ['@bad'] }), 400, 'COULD_NOT_VALIDATE', 'roleAttributes');
+      assert.deepEqual(
+        [causeOf(hash)?.reason, causeOf(hash)?.value],
+        ['role attributes may not be prefixed with #', '#bad'],
+      );
+      assertError(
+        await call('POST', BASE, { name: 'svc-at', encryptionRequired: true, roleAttributes: ['@bad'] }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'roleAttributes',
+      );
       await create({ name: 'svc-dup' });
       const duplicate = await call('POST', BASE, { name: 'svc-dup', encryptionRequired: true });
       assertError(duplicate, 400, 'COULD_NOT_VALIDATE', 'name');
@@ -157,27 +196,63 @@ describe('services', () => {
   describe('updateService and patchService', () => {
     it('PUT replaces every field but encryptionRequired, which is fixed at create', async () => {
       const configId = await createConfig(HOST_V1, host);
-      const id = await create({ terminatorStrategy: 'random', roleAttributes: ['a'], configs: [configId], maxIdleTimeMillis: 5, tags: { a: '1' } });
+      const id = await create({
+        terminatorStrategy: 'random',
+        roleAttributes: ['a'],
+        configs: [configId],
+        maxIdleTimeMillis: 5,
+        tags: { a: '1' },
+      });
       const put = await call('PUT', `${BASE}/${id}`, { name: 'svc-put', encryptionRequired: false });
       assert.equal(put.status, 200, put.text);
       const service = await detailOf(id);
       assert.deepEqual(
-        [service.name, service.terminatorStrategy, service.roleAttributes, service.configs, service.maxIdleTimeMillis, service.tags, service.encryptionRequired],
+        [
+          service.name,
+          service.terminatorStrategy,
+          service.roleAttributes,
+          service.configs,
+          service.maxIdleTimeMillis,
+          service.tags,
+          service.encryptionRequired,
+        ],
         ['svc-put', 'smartrouting', null, [], 0, {}, true],
       );
     });
 
     it('PATCH changes only what it sends; null and an empty tags object change nothing', async () => {
       const configId = await createConfig(HOST_V1, host);
-      const id = await create({ terminatorStrategy: 'sticky', roleAttributes: ['a'], configs: [configId], maxIdleTimeMillis: 7, tags: { a: '1' } });
-      const patched = await call('PATCH', `${BASE}/${id}`, { roleAttributes: ['b'], name: null, tags: {}, encryptionRequired: false });
+      const id = await create({
+        terminatorStrategy: 'sticky',
+        roleAttributes: ['a'],
+        configs: [configId],
+        maxIdleTimeMillis: 7,
+        tags: { a: '1' },
+      });
+      const patched = await call('PATCH', `${BASE}/${id}`, {
+        roleAttributes: ['b'],
+        name: null,
+        tags: {},
+        encryptionRequired: false,
+      });
       assert.equal(patched.status, 200, patched.text);
       let service = await detailOf(id);
       assert.deepEqual(
-        [service.terminatorStrategy, service.roleAttributes, service.configs, service.maxIdleTimeMillis, service.tags, service.encryptionRequired],
+        [
+          service.terminatorStrategy,
+          service.roleAttributes,
+          service.configs,
+          service.maxIdleTimeMillis,
+          service.tags,
+          service.encryptionRequired,
+        ],
         ['sticky', ['b'], [configId], 7, { a: '1' }, true],
       );
-      assert.equal((await call('PATCH', `${BASE}/${id}`, { configs: [], maxIdleTimeMillis: 9, terminatorStrategy: 'weighted' })).status, 200);
+      assert.equal(
+        (await call('PATCH', `${BASE}/${id}`, { configs: [], maxIdleTimeMillis: 9, terminatorStrategy: 'weighted' }))
+          .status,
+        200,
+      );
       service = await detailOf(id);
       assert.deepEqual([service.configs, service.maxIdleTimeMillis, service.terminatorStrategy], [[], 9, 'weighted']);
     });
@@ -186,10 +261,20 @@ describe('services', () => {
       const id = await create({});
       const first = await createConfig(HOST_V1, host);
       const second = await createConfig(HOST_V1, { ...host, port: 9090 });
-      assertError(await call('PATCH', `${BASE}/${id}`, { configs: [first, second] }), 400, 'COULD_NOT_VALIDATE', 'configs');
+      assertError(
+        await call('PATCH', `${BASE}/${id}`, { configs: [first, second] }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'configs',
+      );
       assertError(await call('PUT', `${BASE}/${id}`, { name: 'svc-put-ghost', configs: ['ghost'] }), 404, 'NOT_FOUND');
       assertError(await call('PATCH', `${BASE}/${id}`, { terminatorStrategy: 'nope' }), 404, 'NOT_FOUND');
-      assertError(await call('PATCH', `${BASE}/${id}`, { roleAttributes: ['#x'] }), 400, 'COULD_NOT_VALIDATE', 'roleAttributes');
+      assertError(
+        await call('PATCH', `${BASE}/${id}`, { roleAttributes: ['#x'] }),
+        400,
+        'COULD_NOT_VALIDATE',
+        'roleAttributes',
+      );
     });
   });
 
@@ -201,7 +286,8 @@ describe('services', () => {
       await create({ name: 'lst-db', roleAttributes: ['db', 'eu'], terminatorStrategy: 'weighted' });
       await create({ name: 'lst-cache', roleAttributes: ['cache'] });
     });
-    const filter = (expression: string) => `filter=${encodeURIComponent(`name contains "lst-" and ${expression} sort by name`)}`;
+    const filter = (expression: string) =>
+      `filter=${encodeURIComponent(`name contains "lst-" and ${expression} sort by name`)}`;
 
     it('filters by configs, terminator strategy, role attributes and name', async () => {
       assert.deepEqual(await namesOf(filter(`anyOf(configs) = "${webConfig}"`)), ['lst-web']);
@@ -209,8 +295,22 @@ describe('services', () => {
       assert.deepEqual(await namesOf(filter('anyOf(roleAttributes) = "eu"')), ['lst-db', 'lst-web']);
       assert.deepEqual(await namesOf(filter('isEmpty(configs)')), ['lst-cache', 'lst-db']);
       const body = await list(BASE);
-      assert.deepEqual(body.meta.filterableFields, ['id', 'createdAt', 'updatedAt', 'tags', 'isSystem', 'name', 'terminatorStrategy', 'roleAttributes', 'configs']);
-      assertError(await call('GET', `${BASE}?filter=${encodeURIComponent('encryptionRequired = true')}`), 400, 'INVALID_FILTER');
+      assert.deepEqual(body.meta.filterableFields, [
+        'id',
+        'createdAt',
+        'updatedAt',
+        'tags',
+        'isSystem',
+        'name',
+        'terminatorStrategy',
+        'roleAttributes',
+        'configs',
+      ]);
+      assertError(
+        await call('GET', `${BASE}?filter=${encodeURIComponent('encryptionRequired = true')}`),
+        400,
+        'INVALID_FILTER',
+      );
     });
 
     it('narrows by roleFilter: attributes all-of by default or any-of, ids added', async () => {
@@ -224,36 +324,52 @@ describe('services', () => {
 
     it('refuses an unprefixed roleFilter value or an unknown roleSemantic with 400', async () => {
       assertError(await call('GET', `${BASE}?roleFilter=web`), 400, 'COULD_NOT_VALIDATE', 'roleFilter');
-      assertError(await call('GET', `${BASE}?roleFilter=%23web&roleSemantic=SomeOf`), 400, 'COULD_NOT_VALIDATE', 'roleSemantic');
+      assertError(
+        await call('GET', `${BASE}?roleFilter=%23web&roleSemantic=SomeOf`),
+        400,
+        'COULD_NOT_VALIDATE',
+        'roleSemantic',
+      );
     });
 
     it('narrows listIdentities by roleFilter the same way', async () => {
       await createIdentity(t, token, { name: 'rf-identity-a', roleAttributes: ['rf-x', 'rf-y'] });
       await createIdentity(t, token, { name: 'rf-identity-b', roleAttributes: ['rf-x'] });
       const names = async (query: string) => {
-        const body = await list(`/edge/management/v1/identities?${query}&filter=${encodeURIComponent('true sort by name')}`);
+        const body = await list(
+          `/edge/management/v1/identities?${query}&filter=${encodeURIComponent('true sort by name')}`,
+        );
         return body.data.map((identity) => identity.name);
       };
       assert.deepEqual(await names('roleFilter=%23rf-x&roleFilter=%23rf-y'), ['rf-identity-a']);
-      assert.deepEqual(await names('roleFilter=%23rf-x&roleFilter=%23rf-y&roleSemantic=AnyOf'), ['rf-identity-a', 'rf-identity-b']);
+      assert.deepEqual(await names('roleFilter=%23rf-x&roleFilter=%23rf-y&roleSemantic=AnyOf'), [
+        'rf-identity-a',
+        'rf-identity-b',
+      ]);
     });
   });
 
   describe('listServiceConfig and listServiceRoleAttributes', () => {
-    it('lists a service\'s configs; 404 for an unknown service', async () => {
+    it("lists a service's configs; 404 for an unknown service", async () => {
       const interceptId = await createConfig(INTERCEPT_V1, intercept('sub.ziti'));
       const hostId = await createConfig(HOST_V1, host);
       const id = await create({ configs: [interceptId, hostId] });
       const body = await list(`${BASE}/${id}/configs`);
       assert.deepEqual(body.data.map((c) => c.id).sort(), [interceptId, hostId].sort());
-      assert.deepEqual((await list(`${BASE}/${id}/configs?filter=${encodeURIComponent(`type = "${HOST_V1}"`)}`)).data.map((c) => c.id), [hostId]);
+      assert.deepEqual(
+        (await list(`${BASE}/${id}/configs?filter=${encodeURIComponent(`type = "${HOST_V1}"`)}`)).data.map((c) => c.id),
+        [hostId],
+      );
       assertError(await call('GET', `${BASE}/nope/configs`), 404, 'NOT_FOUND');
     });
 
     it('lists the distinct role attributes in use', async () => {
       await create({ roleAttributes: ['ra-one', 'ra-two'] });
       await create({ roleAttributes: ['ra-two'] });
-      const result = await call('GET', `/edge/management/v1/service-role-attributes?filter=${encodeURIComponent('id contains "ra-"')}`);
+      const result = await call(
+        'GET',
+        `/edge/management/v1/service-role-attributes?filter=${encodeURIComponent('id contains "ra-"')}`,
+      );
       assert.equal(result.status, 200, result.text);
       assert.deepEqual((result.body as { data: string[] }).data, ['ra-one', 'ra-two']);
     });
@@ -270,7 +386,7 @@ describe('services', () => {
     });
   });
 
-  describe('the client API\'s service writes', () => {
+  describe("the client API's service writes", () => {
     it('lets an admin update, patch and delete services', async () => {
       const clientToken = await t.loginAsAdmin('client');
       const id = await create({ roleAttributes: ['client'] });

@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { assertError } from '../../support/conformance.js';
-import { createEdgeRouter, createEntity, createService, createUser, login, type UserFixture } from '../../support/factories.js';
+import {
+  createEdgeRouter,
+  createEntity,
+  createService,
+  createUser,
+  login,
+  type UserFixture,
+} from '../../support/factories.js';
 import { createSession, grantService, openEdgeRouter, sessionIds, type SessionBody } from '../../support/sessions.js';
 
 const management = '/edge/management/v1';
@@ -20,11 +27,17 @@ describe('management sessions', () => {
   after(() => t.close());
 
   const send = async (method: 'POST' | 'PATCH' | 'PUT' | 'DELETE', path: string, payload?: unknown) => {
-    const result = await t.call({ method, url: `${management}/${path}`, token: admin, ...(payload !== undefined ? { payload } : {}) });
+    const result = await t.call({
+      method,
+      url: `${management}/${path}`,
+      token: admin,
+      ...(payload !== undefined ? { payload } : {}),
+    });
     assert.ok(result.status === 200 || result.status === 201, `${method} ${path}: ${result.status} ${result.text}`);
     return result;
   };
-  const exists = async (id: string) => (await t.call({ method: 'GET', url: `${management}/sessions/${id}`, token: admin })).status === 200;
+  const exists = async (id: string) =>
+    (await t.call({ method: 'GET', url: `${management}/sessions/${id}`, token: admin })).status === 200;
 
   interface Scenario {
     user: UserFixture;
@@ -58,7 +71,18 @@ describe('management sessions', () => {
       assert.ok(all.includes(one.dial.id) && all.includes(two.dial.id));
       const page = await t.call({ method: 'GET', url: `${management}/sessions`, token: admin });
       const fields = (page.body as { meta: { filterableFields: string[] } }).meta.filterableFields;
-      for (const field of ['id', 'createdAt', 'updatedAt', 'tags', 'isSystem', 'service', 'token', 'apiSession', 'type']) assert.ok(fields.includes(field), field);
+      for (const field of [
+        'id',
+        'createdAt',
+        'updatedAt',
+        'tags',
+        'isSystem',
+        'service',
+        'token',
+        'apiSession',
+        'type',
+      ])
+        assert.ok(fields.includes(field), field);
     });
 
     it('filters on token, apiSession, service, identity, type and apiSession.identity', async () => {
@@ -68,7 +92,15 @@ describe('management sessions', () => {
       assert.deepEqual(await filtered(`service = "${two.serviceId}"`), [two.dial.id]);
       assert.deepEqual(await filtered(`identity = "${one.user.id}" and type = "Bind"`), [bind.id]);
       assert.deepEqual(await filtered(`apiSession.identity = "${two.user.id}"`), [two.dial.id]);
-      assertError(await t.call({ method: 'GET', url: `${management}/sessions?filter=${encodeURIComponent('anyOf(servicePolicies) = "x"')}`, token: admin }), 400, 'INVALID_FILTER');
+      assertError(
+        await t.call({
+          method: 'GET',
+          url: `${management}/sessions?filter=${encodeURIComponent('anyOf(servicePolicies) = "x"')}`,
+          token: admin,
+        }),
+        400,
+        'INVALID_FILTER',
+      );
     });
 
     it('shows a session with its service policies: none while no posture check exists, as upstream evaluates none', async () => {
@@ -76,7 +108,11 @@ describe('management sessions', () => {
       assert.equal(result.status, 200, result.text);
       const data = (result.body as { data: SessionBody }).data;
       assert.deepEqual(data.servicePolicies, []);
-      assertError(await t.call({ method: 'GET', url: `${management}/sessions/unknown`, token: admin }), 404, 'NOT_FOUND');
+      assertError(
+        await t.call({ method: 'GET', url: `${management}/sessions/unknown`, token: admin }),
+        404,
+        'NOT_FOUND',
+      );
     });
 
     it('answers an empty route path for a session without circuits and for an unknown id', async () => {
@@ -91,19 +127,41 @@ describe('management sessions', () => {
       const session = await createSession(t, two.token, two.serviceId, 'Dial');
       await send('DELETE', `sessions/${session.id}`);
       assert.equal(await exists(session.id), false);
-      assertError(await t.call({ method: 'DELETE', url: `${management}/sessions/${session.id}`, token: admin }), 404, 'NOT_FOUND');
+      assertError(
+        await t.call({ method: 'DELETE', url: `${management}/sessions/${session.id}`, token: admin }),
+        404,
+        'NOT_FOUND',
+      );
     });
 
     it('is admin-only on the management API', async () => {
-      assertError(await t.call({ method: 'GET', url: `${management}/sessions`, token: one.token }), 401, 'UNAUTHORIZED');
-      assertError(await t.call({ method: 'GET', url: `${management}/sessions/${one.dial.id}`, token: one.token }), 401, 'UNAUTHORIZED');
+      assertError(
+        await t.call({ method: 'GET', url: `${management}/sessions`, token: one.token }),
+        401,
+        'UNAUTHORIZED',
+      );
+      assertError(
+        await t.call({ method: 'GET', url: `${management}/sessions/${one.dial.id}`, token: one.token }),
+        401,
+        'UNAUTHORIZED',
+      );
     });
 
     it('gives a session at most 25 edge routers', async () => {
       const user = await createUser(t, admin, { roleAttributes: ['many-routers'] });
       for (let n = 0; n < 26; n++) await createEdgeRouter(t, admin, { roleAttributes: ['crowd'] });
-      await createEntity(t, admin, 'edge-router-policies', { name: 'crowd-erp', semantic: 'AnyOf', identityRoles: ['#many-routers'], edgeRouterRoles: ['#crowd'] });
-      await createEntity(t, admin, 'service-edge-router-policies', { name: 'crowd-serp', semantic: 'AnyOf', serviceRoles: ['#all'], edgeRouterRoles: ['#crowd'] });
+      await createEntity(t, admin, 'edge-router-policies', {
+        name: 'crowd-erp',
+        semantic: 'AnyOf',
+        identityRoles: ['#many-routers'],
+        edgeRouterRoles: ['#crowd'],
+      });
+      await createEntity(t, admin, 'service-edge-router-policies', {
+        name: 'crowd-serp',
+        semantic: 'AnyOf',
+        serviceRoles: ['#all'],
+        edgeRouterRoles: ['#crowd'],
+      });
       const { serviceId } = await grantService(t, admin, user.id, ['Dial']);
       const session = await createSession(t, await login(t, user.username, user.password), serviceId);
       assert.equal(session.edgeRouters.length, 25);
@@ -128,7 +186,10 @@ describe('management sessions', () => {
       const active = await scenario();
       t.clock.advance(20 * 60_000);
       // Activity keeps the second one (and the admin's) alive.
-      assert.equal((await t.call({ method: 'GET', url: `${client}/current-identity`, token: active.token })).status, 200);
+      assert.equal(
+        (await t.call({ method: 'GET', url: `${client}/current-identity`, token: active.token })).status,
+        200,
+      );
       assert.equal((await t.call({ method: 'GET', url: `${management}/current-identity`, token: admin })).status, 200);
       t.clock.advance(11 * 60_000);
       await t.deps.apiSessions.flush();
@@ -166,7 +227,13 @@ describe('management sessions', () => {
 
       const user = await createUser(t, admin, { roleAttributes: ['attribute-dialers'] });
       const service = await createService(t, admin, { roleAttributes: ['attribute-dialed'] });
-      await createEntity(t, admin, 'service-policies', { name: 'by-attributes', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#attribute-dialers'], serviceRoles: ['#attribute-dialed'] });
+      await createEntity(t, admin, 'service-policies', {
+        name: 'by-attributes',
+        type: 'Dial',
+        semantic: 'AnyOf',
+        identityRoles: ['#attribute-dialers'],
+        serviceRoles: ['#attribute-dialed'],
+      });
       const token = await login(t, user.username, user.password);
       const first = await createSession(t, token, service);
       await send('PATCH', `identities/${user.id}`, { roleAttributes: [] });
@@ -183,11 +250,21 @@ describe('management sessions', () => {
 
     it('stays while another policy still grants the permission, and for admins', async () => {
       const { user, serviceId, policies, dial } = await scenario();
-      await createEntity(t, admin, 'service-policies', { name: 'second-grant', type: 'Dial', semantic: 'AnyOf', identityRoles: [`@${user.id}`], serviceRoles: [`@${serviceId}`] });
+      await createEntity(t, admin, 'service-policies', {
+        name: 'second-grant',
+        type: 'Dial',
+        semantic: 'AnyOf',
+        identityRoles: [`@${user.id}`],
+        serviceRoles: [`@${serviceId}`],
+      });
       await send('DELETE', `service-policies/${policies.Dial}`);
       assert.equal(await exists(dial.id), true);
 
-      const adminIdentity = ((await t.call({ method: 'GET', url: `${management}/current-identity`, token: admin })).body as { data: { id: string } }).data.id;
+      const adminIdentity = (
+        (await t.call({ method: 'GET', url: `${management}/current-identity`, token: admin })).body as {
+          data: { id: string };
+        }
+      ).data.id;
       const granted = await grantService(t, admin, adminIdentity, ['Dial']);
       const adminSession = await createSession(t, admin, granted.serviceId);
       await send('DELETE', `service-policies/${granted.policies.Dial}`);
@@ -198,7 +275,9 @@ describe('management sessions', () => {
       const { user, dial } = await scenario();
       await send('PATCH', `identities/${user.id}`, { roleAttributes: ['people', 'more'] });
       const erps = await t.call({ method: 'GET', url: `${management}/edge-router-policies?limit=-1`, token: admin });
-      for (const policy of (erps.body as { data: { id: string; isSystem: boolean }[] }).data.filter((p) => !p.isSystem)) {
+      for (const policy of (erps.body as { data: { id: string; isSystem: boolean }[] }).data.filter(
+        (p) => !p.isSystem,
+      )) {
         await send('DELETE', `edge-router-policies/${policy.id}`);
       }
       assert.equal(await exists(dial.id), true);

@@ -16,7 +16,9 @@ function expectedAccess(op: OperationSpec): 'public' | 'session' | 'admin' {
   if (op.api === 'fabric') return 'admin';
   if (op.isPublic) return 'public';
   if (op.api === 'management') {
-    return /^\/(current-identity|current-api-session|authenticate\/mfa|controllers)(\/|$)/.test(op.path) ? 'session' : 'admin';
+    return /^\/(current-identity|current-api-session|authenticate\/mfa|controllers)(\/|$)/.test(op.path)
+      ? 'session'
+      : 'admin';
   }
   return op.path === '/services/{id}' && op.method !== 'GET' ? 'admin' : 'session';
 }
@@ -32,7 +34,11 @@ const needsClientCertificate = new Set(['extendCurrentIdentityAuthenticator', 'e
 describe('access rules for every bound operation', () => {
   let t: TestApp;
   const tokens: Record<Caller, string | undefined> = { anonymous: undefined, ordinary: undefined, admin: undefined };
-  const operations = [...loadContract('client').operations, ...loadContract('management').operations, ...loadContract('fabric').operations];
+  const operations = [
+    ...loadContract('client').operations,
+    ...loadContract('management').operations,
+    ...loadContract('fabric').operations,
+  ];
 
   before(async () => {
     t = await buildTestApp();
@@ -53,17 +59,27 @@ describe('access rules for every bound operation', () => {
       for (const caller of ['anonymous', 'ordinary', 'admin'] as const) {
         const request = sampleRequest(op);
         const token = tokens[caller];
-        const result = await t.call({ method: op.method, url: request.url, headers: request.headers, ...(token ? { token } : {}), ...(request.payload !== undefined ? { payload: request.payload } : {}) });
+        const result = await t.call({
+          method: op.method,
+          url: request.url,
+          headers: request.headers,
+          ...(token ? { token } : {}),
+          ...(request.payload !== undefined ? { payload: request.payload } : {}),
+        });
         const code = (result.body as { error?: { code?: string } } | undefined)?.error?.code;
         const refused = result.status === 401 && code === 'UNAUTHORIZED';
-        const mayCall = expected === 'public' || (expected === 'session' && caller !== 'anonymous') || caller === 'admin';
+        const mayCall =
+          expected === 'public' || (expected === 'session' && caller !== 'anonymous') || caller === 'admin';
         // A caller who may not call must meet the access check, so request validation must not stop it first.
         if (!mayCall && result.status === 400 && (code === 'COULD_NOT_VALIDATE' || code === 'COULD_NOT_PARSE_BODY')) {
           unreachable.push(`${op.api} ${op.operationId} as ${caller}: ${result.text.slice(0, 160)}`);
           continue;
         }
         if (mayCall && refused && needsClientCertificate.has(op.operationId)) continue;
-        if (mayCall === refused) problems.push(`${op.api} ${op.method} ${op.path} as ${caller}: expected ${mayCall ? 'access' : '401 UNAUTHORIZED'}, got ${result.status} ${code ?? ''}`);
+        if (mayCall === refused)
+          problems.push(
+            `${op.api} ${op.method} ${op.path} as ${caller}: expected ${mayCall ? 'access' : '401 UNAUTHORIZED'}, got ${result.status} ${code ?? ''}`,
+          );
       }
     }
     assert.deepEqual(problems, []);
@@ -74,7 +90,10 @@ describe('access rules for every bound operation', () => {
   it('logs out any caller with a session', async () => {
     const user = await createUser(t, tokens.admin!);
     const token = await login(t, user.username, user.password);
-    assert.equal((await t.call({ method: 'DELETE', url: '/edge/management/v1/current-api-session', token })).status, 200);
+    assert.equal(
+      (await t.call({ method: 'DELETE', url: '/edge/management/v1/current-api-session', token })).status,
+      200,
+    );
     assert.equal((await t.call({ method: 'DELETE', url: '/edge/management/v1/current-api-session' })).status, 401);
   });
 });

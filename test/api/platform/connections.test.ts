@@ -48,7 +48,12 @@ function rejectedAtConnect(port: number): Promise<boolean> {
   });
 }
 
-const SHORT: Partial<Settings> = { headersTimeoutMs: 300, requestTimeoutMs: 600, keepAliveTimeoutMs: 300, idleTimeoutMs: 5_000 };
+const SHORT: Partial<Settings> = {
+  headersTimeoutMs: 300,
+  requestTimeoutMs: 600,
+  keepAliveTimeoutMs: 300,
+  idleTimeoutMs: 5_000,
+};
 const OPTIONS = { timeout: 15_000 };
 
 describe('connection timeouts', () => {
@@ -108,7 +113,10 @@ describe('connection timeouts', () => {
 
 /** Resolves once the server itself counts `count` open connections (a client's close reaches it a moment later). */
 async function serverConnections(t: TlsTestApp, count: number): Promise<void> {
-  const current = () => new Promise<number>((resolve, reject) => t.app.server.getConnections((error, open) => (error ? reject(error) : resolve(open))));
+  const current = () =>
+    new Promise<number>((resolve, reject) =>
+      t.app.server.getConnections((error, open) => (error ? reject(error) : resolve(open))),
+    );
   while ((await current()) !== count) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
@@ -158,7 +166,8 @@ function answers(text: string): { head: string; body: string }[] {
 }
 
 async function answered(probe: Probe, count: number): Promise<{ head: string; body: string }[]> {
-  while (answers(probe.received()).length < count && !probe.socket.destroyed) await new Promise((resolve) => setTimeout(resolve, 5));
+  while (answers(probe.received()).length < count && !probe.socket.destroyed)
+    await new Promise((resolve) => setTimeout(resolve, 5));
   return answers(probe.received());
 }
 
@@ -175,23 +184,32 @@ describe('CORS preflights on a kept-alive connection', () => {
     'OPTIONS /edge/management/v1/identities HTTP/1.1\r\nHost: localhost\r\nOrigin: https://console.example\r\n' +
     'Access-Control-Request-Method: GET\r\nAccess-Control-Request-Headers: zt-session\r\n';
 
-  it('keeps the connection after a bodyless preflight: the same socket serves the GET that follows', OPTIONS, async () => {
-    const probe = await connect(t.port);
-    try {
-      probe.socket.write(`${preflight}\r\n`);
-      const [first] = await answered(probe, 1);
-      assert.match(first!.head, /^HTTP\/1\.1 200 /);
-      assert.match(first!.head, /\r\naccess-control-allow-origin: https:\/\/console\.example/i);
-      assert.doesNotMatch(first!.head, /\r\nconnection: close/i);
-      probe.socket.write('GET /edge/client/v1/version HTTP/1.1\r\nHost: localhost\r\nOrigin: https://console.example\r\n\r\n');
-      const [, second] = await answered(probe, 2);
-      assert.match(second!.head, /^HTTP\/1\.1 200 /);
-      assert.equal((JSON.parse(second!.body) as { data: { apiVersions: unknown } }).data.apiVersions !== undefined, true);
-      assert.equal(probe.socket.destroyed, false);
-    } finally {
-      probe.socket.destroy();
-    }
-  });
+  it(
+    'keeps the connection after a bodyless preflight: the same socket serves the GET that follows',
+    OPTIONS,
+    async () => {
+      const probe = await connect(t.port);
+      try {
+        probe.socket.write(`${preflight}\r\n`);
+        const [first] = await answered(probe, 1);
+        assert.match(first!.head, /^HTTP\/1\.1 200 /);
+        assert.match(first!.head, /\r\naccess-control-allow-origin: https:\/\/console\.example/i);
+        assert.doesNotMatch(first!.head, /\r\nconnection: close/i);
+        probe.socket.write(
+          'GET /edge/client/v1/version HTTP/1.1\r\nHost: localhost\r\nOrigin: https://console.example\r\n\r\n',
+        );
+        const [, second] = await answered(probe, 2);
+        assert.match(second!.head, /^HTTP\/1\.1 200 /);
+        assert.equal(
+          (JSON.parse(second!.body) as { data: { apiVersions: unknown } }).data.apiVersions !== undefined,
+          true,
+        );
+        assert.equal(probe.socket.destroyed, false);
+      } finally {
+        probe.socket.destroy();
+      }
+    },
+  );
 
   it('still closes after a preflight that carries a body it leaves unread', OPTIONS, async () => {
     const probe = await connect(t.port);

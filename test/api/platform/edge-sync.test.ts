@@ -10,7 +10,12 @@ import { insertApiSession } from '../../../src/auth/api-sessions.js';
 import { EdgeSync } from '../../../src/fabric/edge-sync/edge-sync.js';
 import { SyncStateWriter } from '../../../src/fabric/edge-sync/sync-state-writer.js';
 import { wrapTransactions } from '../../../src/store/store.js';
-import { ApiSessionHeartbeatSchema, ContentType, RequestClientReSyncSchema, ValidateSessionsRequestSchema } from '../../../src/fabric/messages/gen/edge_ctrl_pb.js';
+import {
+  ApiSessionHeartbeatSchema,
+  ContentType,
+  RequestClientReSyncSchema,
+  ValidateSessionsRequestSchema,
+} from '../../../src/fabric/messages/gen/edge_ctrl_pb.js';
 import { createEdgeRouter, createUser, login, readEntity } from '../../support/factories.js';
 import { createSession, grantService, openEdgeRouter } from '../../support/sessions.js';
 import { clientHelloBody, FakeConnections, type DecodedMessage } from '../../support/fake-router-channel.js';
@@ -31,10 +36,13 @@ function syncOf(t: TestApp, connections: FakeConnections): EdgeSync {
   });
 }
 
-const heartbeat = (tokens: string[]) => toBinary(ApiSessionHeartbeatSchema, create(ApiSessionHeartbeatSchema, { tokens }));
+const heartbeat = (tokens: string[]) =>
+  toBinary(ApiSessionHeartbeatSchema, create(ApiSessionHeartbeatSchema, { tokens }));
 
 async function apiSessionId(t: TestApp, token: string): Promise<string> {
-  return ((await t.call({ method: 'GET', url: `${client}/current-api-session`, token })).body as { data: { id: string } }).data.id;
+  return (
+    (await t.call({ method: 'GET', url: `${client}/current-api-session`, token })).body as { data: { id: string } }
+  ).data.id;
 }
 
 describe('edge sync', () => {
@@ -68,7 +76,13 @@ describe('edge sync', () => {
     const tokens = await t.deps.store.transaction(async (tx) => {
       const made: string[] = [];
       for (let index = 0; index < 206; index++) {
-        const row = await insertApiSession(tx, t.clock, t.deps.ids, { identityId: user.id, authenticatorId: 'a', ipAddress: '127.0.0.1', configTypes: [], isMfaRequired: index === 0 });
+        const row = await insertApiSession(tx, t.clock, t.deps.ids, {
+          identityId: user.id,
+          authenticatorId: 'a',
+          ipAddress: '127.0.0.1',
+          configTypes: [],
+          isMfaRequired: index === 0,
+        });
         made.push(row.token);
       }
       return made;
@@ -79,10 +93,16 @@ describe('edge sync', () => {
     assert.equal(hello?.type, 'serverHello');
     assert.deepEqual([...(hello as { headers: Map<number, Uint8Array> }).headers], [[1024, Uint8Array.of(1)]]);
     const added = chunks as Array<Extract<DecodedMessage, { type: 'added' }>>;
-    assert.deepEqual(added.map((chunk) => chunk.tokens.length), [100, 100, added[2]!.tokens.length]);
+    assert.deepEqual(
+      added.map((chunk) => chunk.tokens.length),
+      [100, 100, added[2]!.tokens.length],
+    );
     assert.ok(added.every((chunk) => chunk.type === 'added' && chunk.isFullState));
     const id = (added[0]!.state as { id: string }).id;
-    assert.deepEqual(added.map((chunk) => chunk.state), [0, 1, 2].map((sequence) => ({ id, isLast: sequence === 2, sequence })));
+    assert.deepEqual(
+      added.map((chunk) => chunk.state),
+      [0, 1, 2].map((sequence) => ({ id, isLast: sequence === 2, sequence })),
+    );
     const told = new Set(added.flatMap((chunk) => chunk.tokens));
     assert.ok(!told.has(tokens[0]!), 'a session waiting for MFA is not told');
     assert.ok(tokens.slice(1).every((token) => told.has(token)));
@@ -92,7 +112,12 @@ describe('edge sync', () => {
 
   it('records SYNC_HELLO_TIMEOUT while a router does not answer the hello, then its hostname, URLs and SYNC_DONE', async () => {
     const routerId = await createEdgeRouter(t, admin);
-    const status = async () => (await readEntity(other, otherAdmin, 'edge-routers', routerId)) as { syncStatus: string; hostname: string; supportedProtocols: object };
+    const status = async () =>
+      (await readEntity(other, otherAdmin, 'edge-routers', routerId)) as {
+        syncStatus: string;
+        hostname: string;
+        supportedProtocols: object;
+      };
     assert.equal((await status()).syncStatus, 'SYNC_UNKNOWN');
     let answer!: () => void;
     const answered = new Promise<void>((resolve) => (answer = resolve));
@@ -107,7 +132,12 @@ describe('edge sync', () => {
     await waitFor(async () => (await status()).syncStatus === 'SYNC_HELLO_TIMEOUT');
     answer();
     await sync.idle();
-    assert.deepEqual(await status(), { ...(await status()), syncStatus: 'SYNC_DONE', hostname: 'router.example', supportedProtocols: { tls: 'tls://router.example:4433' } });
+    assert.deepEqual(await status(), {
+      ...(await status()),
+      syncStatus: 'SYNC_DONE',
+      hostname: 'router.example',
+      supportedProtocols: { tls: 'tls://router.example:4433' },
+    });
     assert.equal(channel.take().filter((message) => message.type === 'serverHello').length, 2);
   });
 
@@ -170,7 +200,10 @@ describe('edge sync', () => {
       await sync.idle();
       told = channel.take().filter((message) => message.type === 'added');
     }
-    assert.deepEqual(told.map((message) => message.type === 'added' && message.tokens), [[token]]);
+    assert.deepEqual(
+      told.map((message) => message.type === 'added' && message.tokens),
+      [[token]],
+    );
   });
 
   it('refreshes the activity of the API sessions a router heartbeats, and removes unknown ones from the router', async () => {
@@ -202,7 +235,10 @@ describe('edge sync', () => {
     const { channel } = connections.connect('router-validate');
     await sync.idle();
     channel.take();
-    const request = toBinary(ValidateSessionsRequestSchema, create(ValidateSessionsRequestSchema, { sessionTokens: [session.token, 'ended-token'] }));
+    const request = toBinary(
+      ValidateSessionsRequestSchema,
+      create(ValidateSessionsRequestSchema, { sessionTokens: [session.token, 'ended-token'] }),
+    );
     await channel.receive(ContentType.ValidateSessionsRequestType, request);
     await sync.idle();
     assert.deepEqual(channel.take(), [{ type: 'sessionRemoved', tokens: ['ended-token'], ids: [] }]);
@@ -212,7 +248,10 @@ describe('edge sync', () => {
     const { channel } = connections.connect('router-resync');
     await sync.idle();
     const first = channel.take().filter((message) => message.type === 'added');
-    const resync = toBinary(RequestClientReSyncSchema, create(RequestClientReSyncSchema, { reason: 'error during api session sync: timeout' }));
+    const resync = toBinary(
+      RequestClientReSyncSchema,
+      create(RequestClientReSyncSchema, { reason: 'error during api session sync: timeout' }),
+    );
     // Asked three times at once: one state.
     await Promise.all([1, 2, 3].map(() => channel.receive(ContentType.RequestClientReSyncType, resync)));
     await sync.idle();
@@ -221,7 +260,10 @@ describe('edge sync', () => {
     assert.ok(again.length > 0 && again.every((message) => message.type === 'added' && message.isFullState));
     const idOf = (message: { state: unknown }) => (message.state as { id: string }).id;
     assert.ok(idOf(again[0]!) > idOf(first[0]!), 'the router abandons an unfinished sync only for a later id');
-    assert.deepEqual(new Set(again.flatMap((message) => message.tokens)), new Set(first.flatMap((message) => message.tokens)));
+    assert.deepEqual(
+      new Set(again.flatMap((message) => message.tokens)),
+      new Set(first.flatMap((message) => message.tokens)),
+    );
   });
 });
 

@@ -21,7 +21,9 @@ describe('list and detail envelopes', () => {
   let t: TestApp;
   let token: string;
   // PostgreSQL refuses NUL in text (a 400 there), so every other control character stands for it.
-  const strings = hostileStrings.map((text) => text.replaceAll('\u0000', '')).filter((text) => text.length > 0 && text.length < 1_000);
+  const strings = hostileStrings
+    .map((text) => text.replaceAll('\u0000', ''))
+    .filter((text) => text.length > 0 && text.length < 1_000);
 
   before(async () => {
     t = await buildTestApp();
@@ -39,15 +41,32 @@ describe('list and detail envelopes', () => {
         externalId: `envelope-${index} ${text}`,
         enrollment: index % 2 === 0 ? { ott: true } : { updb: `envelope-user-${index}` },
       });
-      const configId = await createEntity(t, token, 'configs', { name: `envelope config ${index}`, configTypeId, data: { text, n: index / 3, big: 1e21 }, tags });
-      await createEntity(t, token, 'services', { name: `envelope service ${index} ${text}`, roleAttributes: [text], configs: [configId], tags, encryptionRequired: true });
+      const configId = await createEntity(t, token, 'configs', {
+        name: `envelope config ${index}`,
+        configTypeId,
+        data: { text, n: index / 3, big: 1e21 },
+        tags,
+      });
+      await createEntity(t, token, 'services', {
+        name: `envelope service ${index} ${text}`,
+        roleAttributes: [text],
+        configs: [configId],
+        tags,
+        encryptionRequired: true,
+      });
     }
   });
   after(() => t.close());
 
   for (const collection of ['identities', 'configs', 'services']) {
     it(`sends ${collection} pages and details byte for byte as serializeJson writes them`, async () => {
-      for (const query of ['', '?limit=3&offset=2', '?limit=-1', `?filter=${encodeURIComponent('name contains "envelope"')}&limit=500`, '?limit=10&offset=1000']) {
+      for (const query of [
+        '',
+        '?limit=3&offset=2',
+        '?limit=-1',
+        `?filter=${encodeURIComponent('name contains "envelope"')}&limit=500`,
+        '?limit=10&offset=1000',
+      ]) {
         const page = await t.call({ method: 'GET', url: `${MANAGEMENT}/${collection}${query}`, token });
         assert.equal(page.status, 200);
         assert.equal(page.headers['content-type'], 'application/json');

@@ -14,7 +14,14 @@ describe('informational endpoints', () => {
 
   describe('listVersion', () => {
     it('answers the same document at /, /version and under both API prefixes', async () => {
-      const urls = ['/', '/version', '/edge/client/v1/version', '/edge/management/v1/version', '/edge/client/v1/', '/edge/v1/version'];
+      const urls = [
+        '/',
+        '/version',
+        '/edge/client/v1/version',
+        '/edge/management/v1/version',
+        '/edge/client/v1/',
+        '/edge/v1/version',
+      ];
       const bodies = await Promise.all(urls.map(async (url) => (await t.call({ method: 'GET', url })).body));
       for (const body of bodies) assert.deepEqual(body, bodies[0]);
     });
@@ -32,7 +39,10 @@ describe('informational endpoints', () => {
       const apis = data.apiVersions as Record<string, { v1: { apiBaseUrls: string[]; path: string } }>;
       assert.deepEqual(Object.keys(apis).sort(), ['edge', 'edge-client', 'edge-management']);
       assert.deepEqual(apis.edge, apis['edge-client']);
-      assert.deepEqual(apis['edge-management']!.v1, { apiBaseUrls: ['https://localhost:1280/edge/management/v1'], path: '/edge/management/v1' });
+      assert.deepEqual(apis['edge-management']!.v1, {
+        apiBaseUrls: ['https://localhost:1280/edge/management/v1'],
+        path: '/edge/management/v1',
+      });
       assert.deepEqual((body as { meta: unknown }).meta, { apiEnrollmentVersion: '0.0.1', apiVersion: '0.0.1' });
     });
 
@@ -72,7 +82,11 @@ describe('informational endpoints', () => {
       assert.equal(document.swagger, '2.0');
       assert.equal(document.basePath, '/edge/client/v1');
       assert.ok(document.paths['/authenticate']);
-      const yaml = await t.call({ method: 'GET', url: '/edge/management/v1/specs/edge-management/spec', headers: { accept: 'text/yaml' } });
+      const yaml = await t.call({
+        method: 'GET',
+        url: '/edge/management/v1/specs/edge-management/spec',
+        headers: { accept: 'text/yaml' },
+      });
       assert.equal(yaml.headers['content-type'], 'text/yaml');
       assert.match(yaml.text, /^swagger: "?2\.0"?/m);
     });
@@ -85,7 +99,11 @@ describe('informational endpoints', () => {
 
   describe('listWellKnownCas', () => {
     it('serves the CA bundle as base64 PKCS#7 in 64-character lines ending with a newline, at the root and per API', async () => {
-      const urls = ['/.well-known/est/cacerts', '/edge/client/v1/.well-known/est/cacerts', '/edge/management/v1/.well-known/est/cacerts'];
+      const urls = [
+        '/.well-known/est/cacerts',
+        '/edge/client/v1/.well-known/est/cacerts',
+        '/edge/management/v1/.well-known/est/cacerts',
+      ];
       for (const url of urls) {
         const result = await t.call({ method: 'GET', url });
         assert.equal(result.status, 200, url);
@@ -98,7 +116,11 @@ describe('informational endpoints', () => {
     });
 
     it('answers the bundle to a client that accepts only JSON, as upstream does (its Go client sends that on everything)', async () => {
-      const urls = ['/.well-known/est/cacerts', '/edge/client/v1/.well-known/est/cacerts', '/edge/management/v1/.well-known/est/cacerts'];
+      const urls = [
+        '/.well-known/est/cacerts',
+        '/edge/client/v1/.well-known/est/cacerts',
+        '/edge/management/v1/.well-known/est/cacerts',
+      ];
       for (const url of urls) {
         const result = await t.call({ method: 'GET', url, headers: { accept: 'application/json' } });
         assert.equal(result.status, 200, `${url}: ${result.text}`);
@@ -109,7 +131,9 @@ describe('informational endpoints', () => {
   });
 
   describe('listControllers', () => {
-    type ControllerEntry = Record<string, unknown> & { apiAddresses: Record<string, Array<{ url: string; version: string }>> };
+    type ControllerEntry = Record<string, unknown> & {
+      apiAddresses: Record<string, Array<{ url: string; version: string }>>;
+    };
     const list = async (api: 'client' | 'management', query = '') => {
       const token = await t.loginAsAdmin(api);
       const result = await t.call({ method: 'GET', url: `/edge/${api}/v1/controllers${query}`, token });
@@ -147,17 +171,27 @@ describe('informational endpoints', () => {
     });
 
     it('filters, sorts and pages like any list, and rejects a bad filter', async () => {
-      assert.equal((await list('management', `?filter=${encodeURIComponent('isOnline = true and name = "localhost"')}`)).data.length, 1);
+      assert.equal(
+        (await list('management', `?filter=${encodeURIComponent('isOnline = true and name = "localhost"')}`)).data
+          .length,
+        1,
+      );
       const none = await list('management', `?filter=${encodeURIComponent('name = "elsewhere"')}`);
       assert.deepEqual(none.data, []);
       assert.deepEqual(none.meta.pagination, { limit: 10, offset: 0, totalCount: 0 });
       assert.equal((await list('client', '?offset=1')).data.length, 0);
       const token = await t.loginAsAdmin('client');
-      assertError(await t.call({ method: 'GET', url: '/edge/client/v1/controllers?filter=nope%20%3D%201', token }), 400, 'INVALID_FILTER');
+      assertError(
+        await t.call({ method: 'GET', url: '/edge/client/v1/controllers?filter=nope%20%3D%201', token }),
+        400,
+        'INVALID_FILTER',
+      );
     });
 
     it('takes its name from controller.name when set', async () => {
-      const named = await buildTestApp({ settings: { controllerName: 'ctrl-east-1', advertisedHost: 'ctrl.example.com', advertisedPort: 8441 } });
+      const named = await buildTestApp({
+        settings: { controllerName: 'ctrl-east-1', advertisedHost: 'ctrl.example.com', advertisedPort: 8441 },
+      });
       try {
         const token = await named.loginAsAdmin();
         const result = await named.call({ method: 'GET', url: '/edge/management/v1/controllers', token });

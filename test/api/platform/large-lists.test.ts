@@ -20,7 +20,13 @@ describe('large lists in requests', () => {
   after(() => t.close());
 
   it('refuses more than 10,000 items in an array with 400, before any work', async () => {
-    const policy = { name: 'too-many-roles', type: 'Dial', semantic: 'AnyOf', identityRoles: names(16_384, '#role-'), serviceRoles: ['#all'] };
+    const policy = {
+      name: 'too-many-roles',
+      type: 'Dial',
+      semantic: 'AnyOf',
+      identityRoles: names(16_384, '#role-'),
+      serviceRoles: ['#all'],
+    };
     const result = await t.call({ method: 'POST', url: `${MANAGEMENT}/service-policies`, token, payload: policy });
     assertError(result, 400, 'COULD_NOT_VALIDATE', 'identityRoles');
     assert.match(result.text, /identityRoles in body should have at most 10000 items/);
@@ -28,7 +34,12 @@ describe('large lists in requests', () => {
       method: 'POST',
       url: `${MANAGEMENT}/identities`,
       token,
-      payload: { name: 'too-many-attributes', type: 'User', isAdmin: false, roleAttributes: names(MAX_ITEMS + 1, 'attribute-') },
+      payload: {
+        name: 'too-many-attributes',
+        type: 'User',
+        isAdmin: false,
+        roleAttributes: names(MAX_ITEMS + 1, 'attribute-'),
+      },
     });
     assertError(attributes, 400, 'COULD_NOT_VALIDATE', 'roleAttributes');
   });
@@ -37,13 +48,31 @@ describe('large lists in requests', () => {
     const attributes = names(MAX_ITEMS, 'attribute-');
     const identityId = await createIdentity(t, token, { roleAttributes: attributes });
     const serviceId = await createService(t, token);
-    const policy = { name: 'many-roles', type: 'Dial', semantic: 'AllOf', identityRoles: attributes.map((a) => `#${a}`), serviceRoles: [`@${serviceId}`] };
+    const policy = {
+      name: 'many-roles',
+      type: 'Dial',
+      semantic: 'AllOf',
+      identityRoles: attributes.map((a) => `#${a}`),
+      serviceRoles: [`@${serviceId}`],
+    };
     const policyId = await createEntity(t, token, 'service-policies', policy);
-    const identities = await t.call({ method: 'GET', url: `${MANAGEMENT}/service-policies/${policyId}/identities`, token });
-    assert.deepEqual((identities.body as { data: { id: string }[] }).data.map((identity) => identity.id), [identityId]);
+    const identities = await t.call({
+      method: 'GET',
+      url: `${MANAGEMENT}/service-policies/${policyId}/identities`,
+      token,
+    });
+    assert.deepEqual(
+      (identities.body as { data: { id: string }[] }).data.map((identity) => identity.id),
+      [identityId],
+    );
 
     // Changing the identity re-evaluates every policy against all of its attributes.
-    const patched = await t.call({ method: 'PATCH', url: `${MANAGEMENT}/identities/${identityId}`, token, payload: { roleAttributes: attributes.slice(1) } });
+    const patched = await t.call({
+      method: 'PATCH',
+      url: `${MANAGEMENT}/identities/${identityId}`,
+      token,
+      payload: { roleAttributes: attributes.slice(1) },
+    });
     assert.equal(patched.status, 200, patched.text);
     const after = await t.call({ method: 'GET', url: `${MANAGEMENT}/service-policies/${policyId}/identities`, token });
     assert.deepEqual((after.body as { data: unknown[] }).data, []);
@@ -63,7 +92,11 @@ describe('large lists in requests', () => {
     const identityId = await createIdentity(t, token);
     const serviceId = await createService(t, token);
     const typeId = await createEntity(t, token, 'config-types', { name: 'many-pairs-type' });
-    const configId = await createEntity(t, token, 'configs', { name: 'many-pairs-config', configTypeId: typeId, data: {} });
+    const configId = await createEntity(t, token, 'configs', {
+      name: 'many-pairs-config',
+      configTypeId: typeId,
+      data: {},
+    });
     const url = `${MANAGEMENT}/identities/${identityId}/service-configs`;
     assert.equal((await t.call({ method: 'POST', url, token, payload: [{ serviceId, configId }] })).status, 200);
     const removal = Array.from({ length: 2_000 }, () => ({ serviceId, configId }));

@@ -6,14 +6,23 @@ import { fabricOperations } from '../../../src/apis/fabric.js';
 import { loadContract, type ApiName } from '../../../src/http/spec/load-spec.js';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
 
-const tables: Record<ApiName, Readonly<Record<string, unknown>>> = { client: clientOperations, management: managementOperations, fabric: fabricOperations };
+const tables: Record<ApiName, Readonly<Record<string, unknown>>> = {
+  client: clientOperations,
+  management: managementOperations,
+  fabric: fabricOperations,
+};
 
-const total = (['client', 'management', 'fabric'] as const).reduce((sum, api) => sum + loadContract(api).operations.length, 0);
+const total = (['client', 'management', 'fabric'] as const).reduce(
+  (sum, api) => sum + loadContract(api).operations.length,
+  0,
+);
 
 function unbound() {
   return (['client', 'management', 'fabric'] as const).flatMap((api) => {
     const contract = loadContract(api);
-    return contract.operations.filter((op) => !(op.operationId in tables[api])).map((op) => ({ api, op, base: contract.basePath }));
+    return contract.operations
+      .filter((op) => !(op.operationId in tables[api]))
+      .map((op) => ({ api, op, base: contract.basePath }));
   });
 }
 
@@ -37,7 +46,12 @@ describe('operations not implemented yet', () => {
       const url = base + op.path.replace(/\{[^}]+\}/g, 'some-id');
       // The empty JSON object sent to body operations need not fit their schema; a 400 there is validation at work.
       const needsInput = op.parameters.some((p) => (p.required && p.in !== 'path') || p.in === 'body');
-      const result = await t.call({ method: op.method, url, token, ...(op.parameters.some((p) => p.in === 'body') ? { payload: {} } : {}) });
+      const result = await t.call({
+        method: op.method,
+        url,
+        token,
+        ...(op.parameters.some((p) => p.in === 'body') ? { payload: {} } : {}),
+      });
       if (needsInput && result.status === 400) {
         const code = (result.body as { error: { code: string } }).error.code;
         assert.ok(['COULD_NOT_VALIDATE', 'COULD_NOT_PARSE_BODY'].includes(code), `${op.operationId}: ${code}`);

@@ -24,7 +24,9 @@ function parseMetrics(text: string): Sample[] {
     .map((line) => {
       const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
       assert.ok(match, `not a sample line: ${line}`);
-      const labels = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1]!, m[2]!]));
+      const labels = Object.fromEntries(
+        [...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1]!, m[2]!]),
+      );
       return { name: match[1]!, labels, value: Number(match[3]) };
     });
 }
@@ -41,7 +43,10 @@ describe('the access log', () => {
   const lines: Array<Record<string, unknown>> = [];
   const raw: string[] = [];
   before(async () => {
-    const logger = pino({ level: 'info' }, { write: (line: string) => void (raw.push(line), lines.push(JSON.parse(line) as Record<string, unknown>)) });
+    const logger = pino(
+      { level: 'info' },
+      { write: (line: string) => void (raw.push(line), lines.push(JSON.parse(line) as Record<string, unknown>)) },
+    );
     t = await buildTestApp({ logger });
   });
   after(() => t.close());
@@ -56,13 +61,21 @@ describe('the access log', () => {
     assert.equal(requests().length, 3);
     assert.equal(typeof loginLine?.reqId, 'string');
     assert.deepEqual(
-      { method: loginLine?.method, operation: loginLine?.operation, status: loginLine?.status, identityId: loginLine?.identityId },
+      {
+        method: loginLine?.method,
+        operation: loginLine?.operation,
+        status: loginLine?.status,
+        identityId: loginLine?.identityId,
+      },
       { method: 'POST', operation: 'authenticate', status: 200, identityId: undefined },
     );
     assert.equal(typeof loginLine?.ms, 'number');
     assert.equal(meLine?.operation, 'getCurrentIdentity');
     assert.equal(meLine?.identityId, (me.body as { data: { id: string } }).data.id);
-    assert.deepEqual([missingLine?.operation, missingLine?.status, missingLine?.path], ['none', 404, '/edge/management/v1/no-such-thing']);
+    assert.deepEqual(
+      [missingLine?.operation, missingLine?.status, missingLine?.path],
+      ['none', 404, '/edge/management/v1/no-such-thing'],
+    );
     assert.equal(meLine?.reqId === loginLine?.reqId, false);
   });
 
@@ -75,20 +88,41 @@ describe('the access log', () => {
     const key = await newKeyPair('ec');
     const csr = await newCsr(key, 'CN=logged');
     const enrollToken = 'enrollment-token-that-must-not-be-logged';
-    await t.call({ method: 'POST', url: `/edge/client/v1/enroll?method=ott&token=${enrollToken}`, headers: { 'content-type': 'application/x-pem-file' }, payload: csr });
+    await t.call({
+      method: 'POST',
+      url: `/edge/client/v1/enroll?method=ott&token=${enrollToken}`,
+      headers: { 'content-type': 'application/x-pem-file' },
+      payload: csr,
+    });
     const text = raw.join('');
-    for (const secret of [ADMIN_PASSWORD, user.password, token, enrollToken, csr.split('\n')[1]!, key.keyPem.split('\n')[1]!]) {
+    for (const secret of [
+      ADMIN_PASSWORD,
+      user.password,
+      token,
+      enrollToken,
+      csr.split('\n')[1]!,
+      key.keyPem.split('\n')[1]!,
+    ]) {
       assert.equal(text.includes(secret), false, `the log holds ${secret.slice(0, 12)}…`);
     }
-    assert.ok(requests().some((line) => line.operation === 'enroll'), 'the enroll request is logged');
+    assert.ok(
+      requests().some((line) => line.operation === 'enroll'),
+      'the enroll request is logged',
+    );
     await t.call({ method: 'GET', url: `/edge/client/v1/no-such-thing?token=${enrollToken}` });
-    assert.ok(requests().some((line) => line.path === '/edge/client/v1/no-such-thing'), 'an unknown path is logged without its query');
+    assert.ok(
+      requests().some((line) => line.path === '/edge/client/v1/no-such-thing'),
+      'an unknown path is logged without its query',
+    );
     assert.equal(raw.join('').includes(enrollToken), false);
   });
 
   it('is off with log.access false', async () => {
     const quiet: string[] = [];
-    const off = await buildTestApp({ settings: { accessLog: false }, logger: pino({ level: 'info' }, { write: (line: string) => void quiet.push(line) }) });
+    const off = await buildTestApp({
+      settings: { accessLog: false },
+      logger: pino({ level: 'info' }, { write: (line: string) => void quiet.push(line) }),
+    });
     try {
       await off.loginAsAdmin();
       assert.equal(quiet.filter((line) => line.includes('"msg":"request"')).length, 0);
@@ -123,9 +157,14 @@ describe('metrics', () => {
     const token = await t.loginAsAdmin();
     const user = await createUser(t, token);
     await login(t, user.username, user.password);
-    const wrong = await t.call({ method: 'POST', url: `${api}/authenticate?method=password`, payload: { username: user.username, password: 'wrong' } });
+    const wrong = await t.call({
+      method: 'POST',
+      url: `${api}/authenticate?method=password`,
+      payload: { username: user.username, password: 'wrong' },
+    });
     assertError(wrong, 401, 'INVALID_AUTH');
-    for (let i = 0; i < 2; i++) assert.equal((await t.call({ method: 'GET', url: `${api}/identities`, token })).status, 200);
+    for (let i = 0; i < 2; i++)
+      assert.equal((await t.call({ method: 'GET', url: `${api}/identities`, token })).status, 200);
     const snapshot = () => t.call({ method: 'POST', url: `${api}/database/snapshot`, token });
     if (testDatabaseUrl) {
       // PostgreSQL has no file copy to make (docs/operating.md, "On PostgreSQL"): refused, and counted as no rate
@@ -147,8 +186,14 @@ describe('metrics', () => {
     assert.equal(valueOf(samples, 'ziti_http_request_duration_seconds_bucket', { ...listed, le: '+Inf' }), 2);
     assert.equal(valueOf(samples, 'ziti_authentications_total', { method: 'password', result: 'success' }), 2);
     assert.equal(valueOf(samples, 'ziti_authentications_total', { method: 'password', result: 'failure' }), 1);
-    assert.equal(valueOf(samples, 'ziti_rate_limited_requests_total', { operation: 'createDatabaseSnapshot' }), testDatabaseUrl ? 0 : 1);
-    assert.ok(valueOf(samples, 'ziti_store_transaction_duration_seconds_count') >= 4, 'logins, the user, its authenticator');
+    assert.equal(
+      valueOf(samples, 'ziti_rate_limited_requests_total', { operation: 'createDatabaseSnapshot' }),
+      testDatabaseUrl ? 0 : 1,
+    );
+    assert.ok(
+      valueOf(samples, 'ziti_store_transaction_duration_seconds_count') >= 4,
+      'logins, the user, its authenticator',
+    );
     assert.equal(valueOf(samples, 'ziti_api_sessions'), 2);
     assert.ok(valueOf(samples, 'ziti_process_cpu_user_seconds_total') > 0, 'the process defaults');
   });

@@ -4,7 +4,15 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { freePort, get, projectRoot, startController, stopController, waitReady, type Running } from '../../support/controller-process.js';
+import {
+  freePort,
+  get,
+  projectRoot,
+  startController,
+  stopController,
+  waitReady,
+  type Running,
+} from '../../support/controller-process.js';
 
 const root = projectRoot;
 const start = (home: string, port: number, env: Record<string, string> = {}, entry?: string[]): Running =>
@@ -33,11 +41,21 @@ describe('the controller process', () => {
     assert.match(running.stdout(), new RegExp(`listening on 127\\.0\\.0\\.1:${port}\n`));
     assert.match(running.stdout(), new RegExp(`management API: https://localhost:${port}/edge/management/v1\n`));
     assert.ok(running.stdout().includes(`home:           ${home} `));
-    assert.ok(running.stdout().includes(`log in:         ziti edge login localhost:${port} -u admin -p "$(cat ${file})"`));
+    assert.ok(
+      running.stdout().includes(`log in:         ziti edge login localhost:${port} -u admin -p "$(cat ${file})"`),
+    );
 
-    const login = await get(port, '/edge/management/v1/authenticate?method=password', ca, 'POST', JSON.stringify({ username: 'admin', password }));
+    const login = await get(
+      port,
+      '/edge/management/v1/authenticate?method=password',
+      ca,
+      'POST',
+      JSON.stringify({ username: 'admin', password }),
+    );
     assert.equal(login.status, 200, login.text);
-    const version = JSON.parse((await get(port, '/version', ca)).text) as { data: { apiVersions: { edge: { v1: { apiBaseUrls: string[] } } } } };
+    const version = JSON.parse((await get(port, '/version', ca)).text) as {
+      data: { apiVersions: { edge: { v1: { apiBaseUrls: string[] } } } };
+    };
     assert.deepEqual(version.data.apiVersions.edge.v1.apiBaseUrls, [`https://localhost:${port}/edge/client/v1`]);
     assert.equal(await stop(running, 'SIGTERM'), 0);
   });
@@ -49,8 +67,15 @@ describe('the controller process', () => {
     const ca = await waitReady(port, home, running);
     assert.doesNotMatch(running.stdout(), /created with password/);
     const body = (pwd: string) => JSON.stringify({ username: 'admin', password: pwd });
-    assert.equal((await get(port, '/edge/management/v1/authenticate?method=password', ca, 'POST', body(password))).status, 200);
-    assert.equal((await get(port, '/edge/management/v1/authenticate?method=password', ca, 'POST', body('a-different-password'))).status, 401);
+    assert.equal(
+      (await get(port, '/edge/management/v1/authenticate?method=password', ca, 'POST', body(password))).status,
+      200,
+    );
+    assert.equal(
+      (await get(port, '/edge/management/v1/authenticate?method=password', ca, 'POST', body('a-different-password')))
+        .status,
+      401,
+    );
     assert.equal(await stop(running, 'SIGINT'), 0);
   });
 
@@ -79,14 +104,28 @@ describe('the production build', () => {
   it('compiles to JavaScript that plain node runs: contract files, #src/* imports and a clean stop included', async () => {
     const built = spawnSync(process.execPath, ['scripts/build.mjs', '--out', out], { cwd: root, encoding: 'utf8' });
     assert.equal(built.status, 0, built.stdout + built.stderr);
-    for (const file of ['src/main.js', 'src/http/spec/edge-client.json', 'src/http/spec/edge-management.json', 'src/store/migrations/data/built-in-config-types.json', 'package.json']) {
+    for (const file of [
+      'src/main.js',
+      'src/http/spec/edge-client.json',
+      'src/http/spec/edge-management.json',
+      'src/store/migrations/data/built-in-config-types.json',
+      'package.json',
+    ]) {
       assert.ok(existsSync(join(out, file)), file);
     }
     // The alias resolves inside the build as in the sources (dist/package.json carries the imports map).
-    const alias = spawnSync(process.execPath, ['--input-type=module', '-e', "const m = await import('#src/lib/clock.js'); process.stdout.write(typeof m.parseDuration)"], {
-      cwd: out,
-      encoding: 'utf8',
-    });
+    const alias = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "const m = await import('#src/lib/clock.js'); process.stdout.write(typeof m.parseDuration)",
+      ],
+      {
+        cwd: out,
+        encoding: 'utf8',
+      },
+    );
     assert.equal(alias.stdout, 'function', alias.stderr);
 
     // No TypeScript loader: plain node on the compiled entry, NODE_OPTIONS cleared.
@@ -95,7 +134,13 @@ describe('the production build', () => {
     const ca = await waitReady(port, home, running);
     const password = /created with password: (\S+)/.exec(running.stdout())?.[1];
     assert.ok(password, running.stdout());
-    const login = await get(port, '/edge/management/v1/authenticate?method=password', ca, 'POST', JSON.stringify({ username: 'admin', password }));
+    const login = await get(
+      port,
+      '/edge/management/v1/authenticate?method=password',
+      ca,
+      'POST',
+      JSON.stringify({ username: 'admin', password }),
+    );
     assert.equal(login.status, 200, login.text);
     const spec = await get(port, '/edge/management/v1/specs/edge-management/spec', ca);
     assert.equal((JSON.parse(spec.text) as { swagger: string }).swagger, '2.0');

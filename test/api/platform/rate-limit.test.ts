@@ -19,11 +19,18 @@ function burst(t: TestApp, token: string, count: number, expectRefused: number) 
   const refused = new Promise<void>((resolve) => (onRefused = resolve));
   if (expectRefused === 0) onRefused();
   const all = Array.from({ length: count }, (_, index) =>
-    t.call({ method: 'POST', url: `${api}/identities`, token, payload: { name: `burst-${Math.random()}-${index}`, type: 'User', isAdmin: false } }).then((result) => {
-      answered.push(result);
-      if (answered.length === expectRefused) onRefused();
-      return result;
-    }),
+    t
+      .call({
+        method: 'POST',
+        url: `${api}/identities`,
+        token,
+        payload: { name: `burst-${Math.random()}-${index}`, type: 'User', isAdmin: false },
+      })
+      .then((result) => {
+        answered.push(result);
+        if (answered.length === expectRefused) onRefused();
+        return result;
+      }),
   );
   return { refused, all: Promise.all(all) };
 }
@@ -54,7 +61,10 @@ describe('the write queue (upstream’s command rate limiter)', () => {
 
       // 3. After the burst, writes go through again.
       const after = await burst(t, token, 5, 0).all;
-      assert.deepEqual(after.map((r) => r.status), [201, 201, 201, 201, 201]);
+      assert.deepEqual(
+        after.map((r) => r.status),
+        [201, 201, 201, 201, 201],
+      );
     } finally {
       await t.close();
     }

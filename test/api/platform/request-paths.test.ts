@@ -25,16 +25,35 @@ describe('request paths', () => {
   };
 
   it('answers the version document at each API root, with or without the slash', async () => {
-    for (const url of ['/edge/management/v1', '/edge/management/v1/', '/edge/client/v1', '/edge/client/v1/', '/', '//']) await versionDocument(url);
+    for (const url of ['/edge/management/v1', '/edge/management/v1/', '/edge/client/v1', '/edge/client/v1/', '/', '//'])
+      await versionDocument(url);
   });
 
   it('collapses repeated slashes and drops trailing ones, on both APIs and the legacy paths', async () => {
-    const urls = ['/edge/management/v1/version/', '/edge/management/v1///version//', '/edge/client/v1/version/?x=1', '//version', '/version/'];
-    for (const url of [...urls, '/edge/v1', '/edge/v1/', '/edge/v1//version', '/edge/v1/version/', '/edge//client/v1/version']) await versionDocument(url);
+    const urls = [
+      '/edge/management/v1/version/',
+      '/edge/management/v1///version//',
+      '/edge/client/v1/version/?x=1',
+      '//version',
+      '/version/',
+    ];
+    for (const url of [
+      ...urls,
+      '/edge/v1',
+      '/edge/v1/',
+      '/edge/v1//version',
+      '/edge/v1/version/',
+      '/edge//client/v1/version',
+    ])
+      await versionDocument(url);
   });
 
   it('serves the CA bundle under a doubled slash', async () => {
-    for (const url of ['/edge/management/v1//.well-known/est/cacerts', '//.well-known/est/cacerts', '/edge/client/v1/.well-known/est/cacerts/']) {
+    for (const url of [
+      '/edge/management/v1//.well-known/est/cacerts',
+      '//.well-known/est/cacerts',
+      '/edge/client/v1/.well-known/est/cacerts/',
+    ]) {
       const result = await t.call({ method: 'GET', url });
       assert.equal(result.status, 200, url);
       assert.equal(result.headers['content-type'], 'application/pkcs7-mime');
@@ -52,7 +71,11 @@ describe('request paths', () => {
     for (const [url, named] of cases) {
       const result = await t.call({ method: 'GET', url });
       assertError(result, 404, 'NOT_FOUND');
-      assert.equal((result.body as { error: { cause: { message: string } } }).error.cause.message, `path ${named} was not found`, url);
+      assert.equal(
+        (result.body as { error: { cause: { message: string } } }).error.cause.message,
+        `path ${named} was not found`,
+        url,
+      );
     }
   });
 
@@ -63,18 +86,38 @@ describe('request paths', () => {
   });
 
   it('creates, reads, patches and deletes an identity through `…/<id>/` as the console does', async () => {
-    const created = await t.call({ method: 'POST', url: `${MANAGEMENT}/identities/`, token, payload: { name: 'slash-1', type: 'User', isAdmin: false } });
+    const created = await t.call({
+      method: 'POST',
+      url: `${MANAGEMENT}/identities/`,
+      token,
+      payload: { name: 'slash-1', type: 'User', isAdmin: false },
+    });
     assert.equal(created.status, 201, created.text);
     const id = (created.body as { data: { id: string } }).data.id;
 
-    for (const url of [`${MANAGEMENT}/identities/${id}/`, `${MANAGEMENT}//identities//${id}//`, `${MANAGEMENT}/identities/${id}/?x=1`]) {
+    for (const url of [
+      `${MANAGEMENT}/identities/${id}/`,
+      `${MANAGEMENT}//identities//${id}//`,
+      `${MANAGEMENT}/identities/${id}/?x=1`,
+    ]) {
       const detail = await t.call({ method: 'GET', url, token });
       assert.equal(detail.status, 200, url);
       assert.equal((detail.body as { data: { id: string } }).data.id, id);
     }
-    assert.equal((await t.call({ method: 'PATCH', url: `${MANAGEMENT}/identities/${id}/`, token, payload: { name: 'slash-2' } })).status, 200);
-    const listed = await t.call({ method: 'GET', url: `${MANAGEMENT}/identities/?filter=${encodeURIComponent('name = "slash-2"')}`, token });
-    assert.deepEqual((listed.body as { data: { id: string }[] }).data.map((identity) => identity.id), [id]);
+    assert.equal(
+      (await t.call({ method: 'PATCH', url: `${MANAGEMENT}/identities/${id}/`, token, payload: { name: 'slash-2' } }))
+        .status,
+      200,
+    );
+    const listed = await t.call({
+      method: 'GET',
+      url: `${MANAGEMENT}/identities/?filter=${encodeURIComponent('name = "slash-2"')}`,
+      token,
+    });
+    assert.deepEqual(
+      (listed.body as { data: { id: string }[] }).data.map((identity) => identity.id),
+      [id],
+    );
 
     assert.equal((await t.call({ method: 'DELETE', url: `${MANAGEMENT}/identities/${id}/`, token })).status, 200);
     assertError(await t.call({ method: 'DELETE', url: `${MANAGEMENT}/identities/${id}/`, token }), 404, 'NOT_FOUND');
@@ -84,7 +127,17 @@ describe('request paths', () => {
     const id = await createIdentity(t, token);
     const links = await t.call({ method: 'GET', url: `${MANAGEMENT}/identities/${id}/service-policies/`, token });
     assert.equal(links.status, 200, links.text);
-    assert.equal((await t.call({ method: 'POST', url: `${MANAGEMENT}/identities/${id}/disable/`, token, payload: { durationMinutes: 0 } })).status, 200);
+    assert.equal(
+      (
+        await t.call({
+          method: 'POST',
+          url: `${MANAGEMENT}/identities/${id}/disable/`,
+          token,
+          payload: { durationMinutes: 0 },
+        })
+      ).status,
+      200,
+    );
   });
 });
 
@@ -97,17 +150,29 @@ describe('request paths with dot segments', () => {
   after(() => t.close());
 
   it('resolves . and .. inside the API that claimed the path', async () => {
-    for (const path of ['/edge/management/v1/./version', '/edge/management/v1/x/../version', '/edge/management/v1x/../v1/version', '/edge/client/v1/./.well-known/est/cacerts']) {
+    for (const path of [
+      '/edge/management/v1/./version',
+      '/edge/management/v1/x/../version',
+      '/edge/management/v1x/../v1/version',
+      '/edge/client/v1/./.well-known/est/cacerts',
+    ]) {
       assert.equal((await t.https({ path })).status, 200, path);
     }
   });
 
   it('finds no route when cleaning would leave the API that claimed the path', async () => {
-    for (const path of ['/edge/management/v1/../client/v1/version', '/edge/client/v1/../management/v1/version', '/.well-known/est/./cacerts']) {
+    for (const path of [
+      '/edge/management/v1/../client/v1/version',
+      '/edge/client/v1/../management/v1/version',
+      '/.well-known/est/./cacerts',
+    ]) {
       const result = await t.https({ path });
       assert.equal(result.status, 404, path);
       assert.equal(result.headers['content-type'], 'application/json');
-      assert.deepEqual((result.json as { error: { cause: unknown } }).error.cause, { code: 'UNHANDLED', message: `path ${path} was not found` });
+      assert.deepEqual((result.json as { error: { cause: unknown } }).error.cause, {
+        code: 'UNHANDLED',
+        message: `path ${path} was not found`,
+      });
     }
   });
 });

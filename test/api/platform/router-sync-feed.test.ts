@@ -4,7 +4,12 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { routerApiSessions, routerSyncFeedAfter, routerSyncFeedHead, type FeedEntry } from '../../../src/store/queries/router-sync.js';
+import {
+  routerApiSessions,
+  routerSyncFeedAfter,
+  routerSyncFeedHead,
+  type FeedEntry,
+} from '../../../src/store/queries/router-sync.js';
 import { createUser, login } from '../../support/factories.js';
 import { enrollVerifiedMfa, totpCode } from '../../support/mfa.js';
 import { createSession, grantService, openEdgeRouter } from '../../support/sessions.js';
@@ -47,8 +52,14 @@ describe('router sync feed', () => {
       { kind: 'apiSessionAdded', entityId: first.id, token: first.token },
       { kind: 'apiSessionAdded', entityId: second.id, token: second.token },
     ]);
-    assert.equal((await t.call({ method: 'DELETE', url: `${client}/current-api-session`, token: first.token })).status, 200);
-    assert.equal((await t.call({ method: 'DELETE', url: `${management}/api-sessions/${second.id}`, token: admin })).status, 200);
+    assert.equal(
+      (await t.call({ method: 'DELETE', url: `${client}/current-api-session`, token: first.token })).status,
+      200,
+    );
+    assert.equal(
+      (await t.call({ method: 'DELETE', url: `${management}/api-sessions/${second.id}`, token: admin })).status,
+      200,
+    );
     assert.deepEqual(await recorded(), [
       { kind: 'apiSessionRemoved', entityId: first.id, token: first.token },
       { kind: 'apiSessionRemoved', entityId: second.id, token: second.token },
@@ -63,7 +74,12 @@ describe('router sync feed', () => {
     assert.deepEqual(await recorded(), []);
     const at = t.clock().toISOString();
     assert.deepEqual(await t.deps.store.read((db) => routerApiSessions(db, at, { ids: [partial.id] })), []);
-    const passed = await t.call({ method: 'POST', url: `${client}/authenticate/mfa`, token: partial.token, payload: { code: totpCode(secret, t.clock()) } });
+    const passed = await t.call({
+      method: 'POST',
+      url: `${client}/authenticate/mfa`,
+      token: partial.token,
+      payload: { code: totpCode(secret, t.clock()) },
+    });
     assert.equal(passed.status, 200, passed.text);
     assert.deepEqual(await recorded(), [{ kind: 'apiSessionAdded', entityId: partial.id, token: partial.token }]);
     assert.equal((await t.deps.store.read((db) => routerApiSessions(db, at, { ids: [partial.id] }))).length, 1);
@@ -74,10 +90,17 @@ describe('router sync feed', () => {
     const session = await apiSession(await login(t, user.username, user.password));
     await recorded();
     const { csrPem } = await createCsr('session-cert', 'ec');
-    const created = await t.call({ method: 'POST', url: `${client}/current-api-session/certificates`, token: session.token, payload: { csr: csrPem } });
+    const created = await t.call({
+      method: 'POST',
+      url: `${client}/current-api-session/certificates`,
+      token: session.token,
+      payload: { csr: csrPem },
+    });
     assert.equal(created.status, 201, created.text);
     assert.deepEqual(await recorded(), [{ kind: 'apiSessionUpdated', entityId: session.id, token: session.token }]);
-    const [told] = await t.deps.store.read((db) => routerApiSessions(db, t.clock().toISOString(), { ids: [session.id] }));
+    const [told] = await t.deps.store.read((db) =>
+      routerApiSessions(db, t.clock().toISOString(), { ids: [session.id] }),
+    );
     const { certificateFingerprint } = await import('../../../src/pki/fingerprint.js');
     const certificate = (created.body as { data: { certificate: string } }).data.certificate;
     assert.deepEqual(told?.certFingerprints, [certificateFingerprint(certificate)]);
@@ -89,15 +112,34 @@ describe('router sync feed', () => {
     const disabled = await apiSession(await login(t, user.username, user.password));
     const session = await createSession(t, disabled.token, serviceId);
     await recorded();
-    assert.equal((await t.call({ method: 'POST', url: `${management}/identities/${user.id}/disable`, token: admin, payload: { durationMinutes: 0 } })).status, 200);
-    assert.deepEqual(sorted(await recorded()), sorted([
-      { kind: 'apiSessionRemoved', entityId: disabled.id, token: disabled.token },
-      { kind: 'sessionRemoved', entityId: session.id, token: session.token },
-    ]));
-    assert.equal((await t.call({ method: 'POST', url: `${management}/identities/${user.id}/enable`, token: admin })).status, 200);
+    assert.equal(
+      (
+        await t.call({
+          method: 'POST',
+          url: `${management}/identities/${user.id}/disable`,
+          token: admin,
+          payload: { durationMinutes: 0 },
+        })
+      ).status,
+      200,
+    );
+    assert.deepEqual(
+      sorted(await recorded()),
+      sorted([
+        { kind: 'apiSessionRemoved', entityId: disabled.id, token: disabled.token },
+        { kind: 'sessionRemoved', entityId: session.id, token: session.token },
+      ]),
+    );
+    assert.equal(
+      (await t.call({ method: 'POST', url: `${management}/identities/${user.id}/enable`, token: admin })).status,
+      200,
+    );
     const deleted = await apiSession(await login(t, user.username, user.password));
     await recorded();
-    assert.equal((await t.call({ method: 'DELETE', url: `${management}/identities/${user.id}`, token: admin })).status, 200);
+    assert.equal(
+      (await t.call({ method: 'DELETE', url: `${management}/identities/${user.id}`, token: admin })).status,
+      200,
+    );
     assert.deepEqual(await recorded(), [{ kind: 'apiSessionRemoved', entityId: deleted.id, token: deleted.token }]);
   });
 
@@ -119,7 +161,10 @@ describe('router sync feed', () => {
     t.clock.advance(2 * 60 * 60_000);
     await t.deps.apiSessions.flush(true);
     const ended = await recorded();
-    assert.ok(ended.some((entry) => entry.kind === 'apiSessionRemoved' && entry.entityId === session.id), JSON.stringify(ended));
+    assert.ok(
+      ended.some((entry) => entry.kind === 'apiSessionRemoved' && entry.entityId === session.id),
+      JSON.stringify(ended),
+    );
     admin = await t.loginAsAdmin();
   });
 
@@ -127,9 +172,14 @@ describe('router sync feed', () => {
     const at = t.clock().toISOString();
     const all = await t.deps.store.read((db) => routerApiSessions(db, at, { afterId: '', limit: 1000 }));
     const firstTwo = await t.deps.store.read((db) => routerApiSessions(db, at, { afterId: '', limit: 2 }));
-    const rest = await t.deps.store.read((db) => routerApiSessions(db, at, { afterId: firstTwo.at(-1)!.id, limit: 1000 }));
+    const rest = await t.deps.store.read((db) =>
+      routerApiSessions(db, at, { afterId: firstTwo.at(-1)!.id, limit: 1000 }),
+    );
     assert.deepEqual([...firstTwo, ...rest], all);
-    assert.deepEqual(all.map((session) => session.id), all.map((session) => session.id).sort());
+    assert.deepEqual(
+      all.map((session) => session.id),
+      all.map((session) => session.id).sort(),
+    );
   });
 });
 

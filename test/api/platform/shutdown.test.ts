@@ -17,7 +17,8 @@ function holdWrites(t: TlsTestApp): { release: () => void; held: Promise<unknown
 }
 
 /** Resolves once the server has taken the next request in. */
-const nextRequestArrives = (t: TlsTestApp) => new Promise<void>((resolve) => t.app.server.once('request', () => resolve()));
+const nextRequestArrives = (t: TlsTestApp) =>
+  new Promise<void>((resolve) => t.app.server.once('request', () => resolve()));
 
 /** Retries until a new connection is refused: the listener is closed. */
 async function listenerClosed(t: TlsTestApp): Promise<void> {
@@ -63,13 +64,19 @@ describe('graceful shutdown', () => {
       await held;
       assert.equal((await inFlight).status, 201);
       await closing;
-      await assert.rejects(t.deps.store.read((db) => selectRows(db, 'identities')), 'the store is closed');
+      await assert.rejects(
+        t.deps.store.read((db) => selectRows(db, 'identities')),
+        'the store is closed',
+      );
 
       const reopened = await openStore({ databaseUrl: undefined, databaseFile: file });
       try {
         const [session] = await reopened.read((db) => selectRows(db, 'api_sessions', { token }));
         assert.equal(session?.last_activity_at, t.clock().toISOString(), 'the last activity was flushed');
-        assert.equal((await reopened.read((db) => selectRows(db, 'identities', { name: 'made-while-stopping' }))).length, 1);
+        assert.equal(
+          (await reopened.read((db) => selectRows(db, 'identities', { name: 'made-while-stopping' }))).length,
+          1,
+        );
       } finally {
         await reopened.close();
       }

@@ -20,7 +20,13 @@ describe('workers = 2', () => {
     const running = startController(home, port, { args: ['--workers', '2', '--password', 'workers-admin-1'] });
     try {
       const ca = await waitReady(port, home, running);
-      const login = await get(port, `${management}/authenticate?method=password`, ca, 'POST', JSON.stringify({ username: 'admin', password: 'workers-admin-1' }));
+      const login = await get(
+        port,
+        `${management}/authenticate?method=password`,
+        ca,
+        'POST',
+        JSON.stringify({ username: 'admin', password: 'workers-admin-1' }),
+      );
       assert.equal(login.status, 200, login.text);
       const token = (JSON.parse(login.text) as { data: { token: string } }).data.token;
       const asAdmin = { 'zt-session': token };
@@ -33,18 +39,42 @@ describe('workers = 2', () => {
         seen.add(String(reply.headers['ziti-instance-id']));
       }
       assert.equal(seen.size, 2, 'both workers answered');
-      const listed = JSON.parse((await get(port, `${management}/controllers`, ca, 'GET', undefined, asAdmin)).text) as { data: Array<{ id: string; name: string }> };
+      const listed = JSON.parse((await get(port, `${management}/controllers`, ca, 'GET', undefined, asAdmin)).text) as {
+        data: Array<{ id: string; name: string }>;
+      };
       assert.deepEqual(listed.data.map((row) => row.id).sort(), [...seen].sort());
       assert.deepEqual(listed.data.map((row) => row.name).sort(), ['localhost#1', 'localhost#2']);
 
-      const admins = await get(port, `${management}/identities?filter=${encodeURIComponent('isDefaultAdmin = true')}`, ca, 'GET', undefined, asAdmin);
-      assert.equal((JSON.parse(admins.text) as { meta: { pagination: { totalCount: number } } }).meta.pagination.totalCount, 1, admins.text);
+      const admins = await get(
+        port,
+        `${management}/identities?filter=${encodeURIComponent('isDefaultAdmin = true')}`,
+        ca,
+        'GET',
+        undefined,
+        asAdmin,
+      );
+      assert.equal(
+        (JSON.parse(admins.text) as { meta: { pagination: { totalCount: number } } }).meta.pagination.totalCount,
+        1,
+        admins.text,
+      );
 
-      assert.equal((await get(port, `${management}/current-api-session`, ca, 'DELETE', undefined, asAdmin)).status, 200);
+      assert.equal(
+        (await get(port, `${management}/current-api-session`, ca, 'DELETE', undefined, asAdmin)).status,
+        200,
+      );
       for (let request = 0; request < 4; request++) {
-        assert.equal((await get(port, `${management}/current-identity`, ca, 'GET', undefined, asAdmin)).status, 401, 'the logout holds on every worker');
+        assert.equal(
+          (await get(port, `${management}/current-identity`, ca, 'GET', undefined, asAdmin)).status,
+          401,
+          'the logout holds on every worker',
+        );
       }
-      assert.equal(running.stdout().match(/created with password/g)?.length ?? 0, 0, 'a configured password is not printed');
+      assert.equal(
+        running.stdout().match(/created with password/g)?.length ?? 0,
+        0,
+        'a configured password is not printed',
+      );
     } finally {
       assert.equal(await stopController(running, 'SIGTERM'), 0, running.stdout());
     }

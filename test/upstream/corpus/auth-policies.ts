@@ -43,25 +43,55 @@ export function authPolicy(name: string, options: PolicyOptions = {}) {
 /** An identity bound to `policyId` with a password; returns its id (no login). */
 export async function policyUser(s: Steps, name: string, policyId: string, password = PASSWORD): Promise<string> {
   const id = await s.create(name, '/identities', { name, type: 'User', isAdmin: false, authPolicyId: policyId });
-  await s.create(`${name}-updb`, '/authenticators', { method: 'updb', identityId: id, username: `${name}-login`, password });
+  await s.create(`${name}-updb`, '/authenticators', {
+    method: 'updb',
+    identityId: id,
+    username: `${name}-login`,
+    password,
+  });
   return id;
 }
 
-const login = (s: Steps, username: string, password: string) => s.client.as('anonymous').post('/authenticate?method=password', { body: { username, password } });
+const login = (s: Steps, username: string, password: string) =>
+  s.client.as('anonymous').post('/authenticate?method=password', { body: { username, password } });
 
 export const authPolicies = [
   sequence('auth-policy-passwords-and-lockout', async (s) => {
-    const policy = await s.create('apl-policy', '/auth-policies', authPolicy('apl-policy', { maxAttempts: 2, lockoutDurationMinutes: 5, minPasswordLength: 10, strictPasswords: true }));
+    const policy = await s.create(
+      'apl-policy',
+      '/auth-policies',
+      authPolicy('apl-policy', {
+        maxAttempts: 2,
+        lockoutDurationMinutes: 5,
+        minPasswordLength: 10,
+        strictPasswords: true,
+      }),
+    );
     await s.get(`/auth-policies/${policy}`);
     // Password rules wherever a password is set: an authenticator, then the identity's own change.
-    const weak = await s.create('apl-weak', '/identities', { name: 'apl-weak', type: 'User', isAdmin: false, authPolicyId: policy });
-    await s.post('/authenticators', { body: { method: 'updb', identityId: weak, username: 'apl-weak-login', password: 'lowercase-only' } });
+    const weak = await s.create('apl-weak', '/identities', {
+      name: 'apl-weak',
+      type: 'User',
+      isAdmin: false,
+      authPolicyId: policy,
+    });
+    await s.post('/authenticators', {
+      body: { method: 'updb', identityId: weak, username: 'apl-weak-login', password: 'lowercase-only' },
+    });
     await policyUser(s, 'apl-user', policy, 'Strong-Pass-1!');
     await s.client.login('apl-user', 'apl-user-login', 'Strong-Pass-1!');
     const authenticatorId = (await s.as('apl-user').client.get('/current-identity/authenticators')).data?.[0]?.id;
     s.name(authenticatorId, 'apl-user-authenticator');
-    await s.as('apl-user').client.patch(`/current-identity/authenticators/${authenticatorId}`, { body: { password: 'short', currentPassword: 'Strong-Pass-1!' } });
-    await s.as('apl-user').client.patch(`/current-identity/authenticators/${authenticatorId}`, { body: { password: 'Stronger-Pass-2?', currentPassword: 'Strong-Pass-1!' } });
+    await s
+      .as('apl-user')
+      .client.patch(`/current-identity/authenticators/${authenticatorId}`, {
+        body: { password: 'short', currentPassword: 'Strong-Pass-1!' },
+      });
+    await s
+      .as('apl-user')
+      .client.patch(`/current-identity/authenticators/${authenticatorId}`, {
+        body: { password: 'Stronger-Pass-2?', currentPassword: 'Strong-Pass-1!' },
+      });
     // Lockout: two wrong passwords in a row, then even the right one is refused.
     await login(s, 'apl-user-login', 'wrong-password-1');
     await login(s, 'apl-user-login', 'wrong-password-2');
@@ -73,13 +103,19 @@ export const authPolicies = [
     const noUpdb = await s.create('apm-no-updb', '/auth-policies', authPolicy('apm-no-updb', { updb: false }));
     const device = await enrolledIdentity(s, 'apm-device');
     await s.patch(`/identities/${device.id}`, { body: { authPolicyId: noCert } });
-    await s.client.as('anonymous').post('/authenticate?method=cert', { body: {}, cert: { cert: device.cert, key: device.key } });
+    await s.client
+      .as('anonymous')
+      .post('/authenticate?method=cert', { body: {}, cert: { cert: device.cert, key: device.key } });
     await s.patch(`/identities/${device.id}`, { body: { authPolicyId: noUpdb } });
-    await s.client.as('anonymous').post('/authenticate?method=cert', { body: {}, cert: { cert: device.cert, key: device.key } });
+    await s.client
+      .as('anonymous')
+      .post('/authenticate?method=cert', { body: {}, cert: { cert: device.cert, key: device.key } });
     await s.patch(`/identities/${device.id}`, { body: { authPolicyId: '' } });
     await policyUser(s, 'apm-user', noUpdb);
     await login(s, 'apm-user-login', PASSWORD);
-    await s.client.as('anonymous').post('/authenticate?method=ext-jwt', { body: {}, headers: { authorization: 'Bearer not.a.jwt' } });
+    await s.client
+      .as('anonymous')
+      .post('/authenticate?method=ext-jwt', { body: {}, headers: { authorization: 'Bearer not.a.jwt' } });
     // A policy in use cannot be deleted.
     await s.delete(`/auth-policies/${noUpdb}`);
     await s.delete('/auth-policies/default');

@@ -7,7 +7,8 @@ export const auth = [
   sequence('authenticate', async (s) => {
     await ordinaryUser(s, 'auth-user');
     const anonymous = s.as('anonymous');
-    const login = (body: unknown, query = '?method=password') => anonymous.client.post(`/authenticate${query}`, { body });
+    const login = (body: unknown, query = '?method=password') =>
+      anonymous.client.post(`/authenticate${query}`, { body });
     await login({ username: 'auth-user-login', password: 'wrong-password' });
     await login({ username: 'no-such-user', password: PASSWORD });
     await login({ username: 'auth-user-login' });
@@ -26,7 +27,9 @@ export const auth = [
       sdkInfo: { appId: 'diff', appVersion: '1', branch: '', revision: '', type: 'ziti-sdk-c', version: '1.0.12' },
       envInfo: { arch: 'x86_64', os: 'linux', osRelease: '6', osVersion: '1', hostname: 'h', domain: '' },
     });
-    await anonymous.management.post('/authenticate?method=password', { body: { username: 'auth-user-login', password: PASSWORD } });
+    await anonymous.management.post('/authenticate?method=password', {
+      body: { username: 'auth-user-login', password: PASSWORD },
+    });
     await anonymous.management.post('/authenticate/mfa', { body: { code: '123456' } });
     await s.as('auth-user').client.post('/authenticate/mfa', { body: { code: '123456' } });
   }),
@@ -53,18 +56,26 @@ export const auth = [
     const user = await ordinaryUser(s, 'self-user');
     const me = s.as('self-user').client;
     const path = `/current-identity/authenticators/${user.authenticatorId}`;
-    await me.put(path, { body: { username: 'self-user-login', password: 'New-Password-22', currentPassword: 'wrong-password' } });
-    await me.put(path, { body: { username: 'self-user-login', password: 'New-Password-22', currentPassword: PASSWORD } });
+    await me.put(path, {
+      body: { username: 'self-user-login', password: 'New-Password-22', currentPassword: 'wrong-password' },
+    });
+    await me.put(path, {
+      body: { username: 'self-user-login', password: 'New-Password-22', currentPassword: PASSWORD },
+    });
     await me.patch(path, { body: { password: 'Newer-Password-33', currentPassword: 'New-Password-22' } });
     await me.patch(path, { body: { username: 'self-user-renamed', currentPassword: 'Newer-Password-33' } });
     await me.patch(path, { body: { password: 'x', currentPassword: 'Newer-Password-33' } });
     await me.patch(path, { body: { password: 'Another-Password-44' } });
     await me.get(path);
-    await me.management.put(path, { body: { username: 'self-user-renamed', password: 'Mgmt-Password-55', currentPassword: 'wrong-password' } });
+    await me.management.put(path, {
+      body: { username: 'self-user-renamed', password: 'Mgmt-Password-55', currentPassword: 'wrong-password' },
+    });
     await me.management.patch(path, { body: { password: 'Mgmt-Password-55', currentPassword: 'Newer-Password-33' } });
     await me.post(`${path}/extend`, { body: { clientCertCsr: 'not a csr' } });
     await me.post(`${path}/extend-verify`, { body: { clientCert: 'not a certificate' } });
-    await s.client.as('anonymous').post('/authenticate?method=password', { body: { username: 'self-user-renamed', password: 'Mgmt-Password-55' } });
+    await s.client
+      .as('anonymous')
+      .post('/authenticate?method=password', { body: { username: 'self-user-renamed', password: 'Mgmt-Password-55' } });
   }),
   sequence('api-sessions', async (s) => {
     await ordinaryUser(s, 'sessions-user');
@@ -91,9 +102,33 @@ export const auth = [
   }),
   sequence('admin-routes', async (s) => {
     await ordinaryUser(s, 'plain-user');
-    const admin = ['/identities', '/services', '/configs', '/config-types', '/edge-routers', '/service-policies', '/edge-router-policies'];
-    admin.push('/service-edge-router-policies', '/posture-checks', '/cas', '/auth-policies', '/authenticators', '/enrollments', '/api-sessions');
-    admin.push('/terminators', '/routers', '/transit-routers', '/summary', '/identity-role-attributes', '/identity-types', '/posture-check-types');
+    const admin = [
+      '/identities',
+      '/services',
+      '/configs',
+      '/config-types',
+      '/edge-routers',
+      '/service-policies',
+      '/edge-router-policies',
+    ];
+    admin.push(
+      '/service-edge-router-policies',
+      '/posture-checks',
+      '/cas',
+      '/auth-policies',
+      '/authenticators',
+      '/enrollments',
+      '/api-sessions',
+    );
+    admin.push(
+      '/terminators',
+      '/routers',
+      '/transit-routers',
+      '/summary',
+      '/identity-role-attributes',
+      '/identity-types',
+      '/posture-check-types',
+    );
     for (const caller of ['anonymous', 'plain-user']) {
       for (const path of admin) await s.as(caller).get(path);
       await s.as(caller).post('/services', { body: { name: 'not-allowed', encryptionRequired: true } });

@@ -13,14 +13,49 @@ export const client = [
       configTypeId: intercept,
       data: { protocols: ['tcp'], addresses: ['web.ziti'], portRanges: [{ low: 80, high: 80 }] },
     });
-    const hostConfig = await s.create('host-config', '/configs', { name: 'host-config', configTypeId: host, data: { protocol: 'tcp', address: '127.0.0.1', port: 8080 } });
-    const web = await s.create('web-service', '/services', { name: 'web-service', encryptionRequired: true, roleAttributes: ['web'], configs: [dialConfig, hostConfig] });
-    await s.create('db-service', '/services', { name: 'db-service', encryptionRequired: false, roleAttributes: ['db'] });
+    const hostConfig = await s.create('host-config', '/configs', {
+      name: 'host-config',
+      configTypeId: host,
+      data: { protocol: 'tcp', address: '127.0.0.1', port: 8080 },
+    });
+    const web = await s.create('web-service', '/services', {
+      name: 'web-service',
+      encryptionRequired: true,
+      roleAttributes: ['web'],
+      configs: [dialConfig, hostConfig],
+    });
+    await s.create('db-service', '/services', {
+      name: 'db-service',
+      encryptionRequired: false,
+      roleAttributes: ['db'],
+    });
     await s.create('client-edge-router', '/edge-routers', { name: 'client-edge-router', roleAttributes: ['public'] });
-    await s.create('client-dial', '/service-policies', { name: 'client-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#clients'], serviceRoles: ['#web', '#db'] });
-    await s.create('client-bind', '/service-policies', { name: 'client-bind', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#clients'], serviceRoles: ['#db'] });
-    await s.create('client-erp', '/edge-router-policies', { name: 'client-erp', semantic: 'AnyOf', identityRoles: ['#clients'], edgeRouterRoles: ['#public'] });
-    await s.create('client-serp', '/service-edge-router-policies', { name: 'client-serp', semantic: 'AnyOf', serviceRoles: ['#all'], edgeRouterRoles: ['#all'] });
+    await s.create('client-dial', '/service-policies', {
+      name: 'client-dial',
+      type: 'Dial',
+      semantic: 'AnyOf',
+      identityRoles: ['#clients'],
+      serviceRoles: ['#web', '#db'],
+    });
+    await s.create('client-bind', '/service-policies', {
+      name: 'client-bind',
+      type: 'Bind',
+      semantic: 'AnyOf',
+      identityRoles: ['#clients'],
+      serviceRoles: ['#db'],
+    });
+    await s.create('client-erp', '/edge-router-policies', {
+      name: 'client-erp',
+      semantic: 'AnyOf',
+      identityRoles: ['#clients'],
+      edgeRouterRoles: ['#public'],
+    });
+    await s.create('client-serp', '/service-edge-router-policies', {
+      name: 'client-serp',
+      semantic: 'AnyOf',
+      serviceRoles: ['#all'],
+      edgeRouterRoles: ['#all'],
+    });
     const me = await enrolledIdentity(s, 'client-identity', ['clients']);
     const session = s.as('client-identity').client;
     await session.get('/services');
@@ -46,7 +81,9 @@ export const client = [
     await s.get(`/services/${web}/edge-routers`);
     await s.client.get(`/services/${web}`);
     await s.client.patch(`/services/${web}`, { body: { roleAttributes: ['web', 'extra'] } });
-    await s.client.put(`/services/${web}`, { body: { name: 'web-service', encryptionRequired: true, roleAttributes: ['web'], configs: [dialConfig] } });
+    await s.client.put(`/services/${web}`, {
+      body: { name: 'web-service', encryptionRequired: true, roleAttributes: ['web'], configs: [dialConfig] },
+    });
     await session.patch(`/services/${web}`, { body: { roleAttributes: [] } });
     await session.get('/current-api-session/service-updates');
     await s.client.delete(`/services/${web}`);

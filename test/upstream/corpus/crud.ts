@@ -55,7 +55,9 @@ export function crud(entity: EntityCase): Sequence {
 
 async function listQueries(s: Steps, path: string, name: string | undefined): Promise<void> {
   if (name !== undefined) await s.get(`${path}?filter=${encodeURIComponent(`name = "${name}"`)}`);
-  await s.get(`${path}?filter=${encodeURIComponent('(name contains "")')}&sort=${encodeURIComponent('name desc')}&limit=1&offset=0`);
+  await s.get(
+    `${path}?filter=${encodeURIComponent('(name contains "")')}&sort=${encodeURIComponent('name desc')}&limit=1&offset=0`,
+  );
   await s.get(`${path}?limit=-1`);
   await s.get(`${path}?limit=0`);
   await s.get(`${path}?limit=501`);

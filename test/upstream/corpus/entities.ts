@@ -18,17 +18,31 @@ export const entities = [
   crud({
     name: 'config-types',
     path: '/config-types',
-    create: () => ({ name: 'ct-one', schema: { type: 'object', properties: { port: { type: 'integer' } }, required: ['port'] }, tags: {} }),
-    update: () => ({ name: 'ct-renamed', schema: { type: 'object', properties: { port: { type: 'integer' } } }, tags: { team: 'a' } }),
+    create: () => ({
+      name: 'ct-one',
+      schema: { type: 'object', properties: { port: { type: 'integer' } }, required: ['port'] },
+      tags: {},
+    }),
+    update: () => ({
+      name: 'ct-renamed',
+      schema: { type: 'object', properties: { port: { type: 'integer' } } },
+      tags: { team: 'a' },
+    }),
     patch: () => ({ tags: { team: 'b' } }),
     related: ['configs'],
-    invalid: () => [{ name: 'ct-bad-schema', schema: { type: 7 } }, { name: 'ct-null-schema', schema: null }],
+    invalid: () => [
+      { name: 'ct-bad-schema', schema: { type: 7 } },
+      { name: 'ct-null-schema', schema: null },
+    ],
   }),
   crud({
     name: 'configs',
     path: '/configs',
     setup: async (s) => ({
-      type: await s.create('config-type', '/config-types', { name: 'cfg-type', schema: { type: 'object', properties: { port: { type: 'integer' } }, required: ['port'] } }),
+      type: await s.create('config-type', '/config-types', {
+        name: 'cfg-type',
+        schema: { type: 'object', properties: { port: { type: 'integer' } }, required: ['port'] },
+      }),
       intercept: await builtInConfigType(s, 'intercept.v1'),
     }),
     create: (ids) => ({ name: 'cfg-one', configTypeId: ids.type, data: { port: 80 }, tags: {} }),
@@ -46,19 +60,66 @@ export const entities = [
     name: 'services',
     path: '/services',
     setup: async (s) => ({
-      config: await s.create('intercept-config', '/configs', { name: 'svc-intercept', configTypeId: await builtInConfigType(s, 'intercept.v1'), data: interceptConfig }),
+      config: await s.create('intercept-config', '/configs', {
+        name: 'svc-intercept',
+        configTypeId: await builtInConfigType(s, 'intercept.v1'),
+        data: interceptConfig,
+      }),
     }),
-    create: (ids) => ({ name: 'svc-one', encryptionRequired: true, roleAttributes: ['web'], configs: [ids.config], terminatorStrategy: 'smartrouting', maxIdleTimeMillis: 0, tags: {} }),
-    update: () => ({ name: 'svc-renamed', encryptionRequired: true, roleAttributes: ['web', 'db'], configs: [], terminatorStrategy: 'weighted', tags: {} }),
+    create: (ids) => ({
+      name: 'svc-one',
+      encryptionRequired: true,
+      roleAttributes: ['web'],
+      configs: [ids.config],
+      terminatorStrategy: 'smartrouting',
+      maxIdleTimeMillis: 0,
+      tags: {},
+    }),
+    update: () => ({
+      name: 'svc-renamed',
+      encryptionRequired: true,
+      roleAttributes: ['web', 'db'],
+      configs: [],
+      terminatorStrategy: 'weighted',
+      tags: {},
+    }),
     patch: () => ({ roleAttributes: ['db'] }),
-    related: ['configs', 'edge-routers', 'identities', 'service-edge-router-policies', 'service-policies', 'terminators'],
-    invalid: () => [{ name: 'svc-bad-config', encryptionRequired: true, configs: ['no-such-config'] }, { name: 'svc-no-encryption' }],
+    related: [
+      'configs',
+      'edge-routers',
+      'identities',
+      'service-edge-router-policies',
+      'service-policies',
+      'terminators',
+    ],
+    invalid: () => [
+      { name: 'svc-bad-config', encryptionRequired: true, configs: ['no-such-config'] },
+      { name: 'svc-no-encryption' },
+    ],
   }),
   crud({
     name: 'edge-routers',
     path: '/edge-routers',
-    create: () => ({ name: 'er-one', roleAttributes: ['east'], isTunnelerEnabled: false, cost: 10, noTraversal: false, disabled: false, appData: {}, tags: {} }),
-    update: () => ({ name: 'er-renamed', roleAttributes: [], isTunnelerEnabled: false, cost: 5, noTraversal: true, disabled: false, appData: { site: 'x' }, tags: {} }),
+    create: () => ({
+      name: 'er-one',
+      roleAttributes: ['east'],
+      isTunnelerEnabled: false,
+      cost: 10,
+      noTraversal: false,
+      disabled: false,
+      appData: {},
+      tags: {},
+    }),
+    update: () => ({
+      name: 'er-renamed',
+      roleAttributes: [],
+      isTunnelerEnabled: false,
+      cost: 5,
+      noTraversal: true,
+      disabled: false,
+      appData: { site: 'x' },
+      tags: {},
+    }),
     patch: () => ({ cost: 1 }),
     related: ['edge-router-policies', 'identities', 'service-edge-router-policies', 'services'],
     invalid: () => [{ name: 'er-cost', cost: 70000 }],
@@ -66,7 +127,9 @@ export const entities = [
       await s.post(`/edge-routers/${id}/re-enroll`);
       await s.post('/edge-routers/no-such-id/re-enroll');
       // Live-state symbols: the router never connected to either controller.
-      await s.get(`/edge-routers?filter=${encodeURIComponent('online = false and connected != true')}&sort=${encodeURIComponent('connected desc')}`);
+      await s.get(
+        `/edge-routers?filter=${encodeURIComponent('online = false and connected != true')}&sort=${encodeURIComponent('connected desc')}`,
+      );
       await s.get(`/edge-routers?filter=${encodeURIComponent('connected = true or online = null')}`);
       await s.get(`/edge-routers?filter=${encodeURIComponent('connected = "yes"')}`);
     },
@@ -88,12 +151,30 @@ export const entities = [
   crud({
     name: 'service-policies',
     path: '/service-policies',
-    create: () => ({ name: 'sp-one', type: 'Dial', semantic: 'AllOf', identityRoles: ['#a'], serviceRoles: ['#web'], postureCheckRoles: [], tags: {} }),
-    update: () => ({ name: 'sp-renamed', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#all'], serviceRoles: ['#web', '#db'], postureCheckRoles: ['#pc'], tags: {} }),
+    create: () => ({
+      name: 'sp-one',
+      type: 'Dial',
+      semantic: 'AllOf',
+      identityRoles: ['#a'],
+      serviceRoles: ['#web'],
+      postureCheckRoles: [],
+      tags: {},
+    }),
+    update: () => ({
+      name: 'sp-renamed',
+      type: 'Bind',
+      semantic: 'AnyOf',
+      identityRoles: ['#all'],
+      serviceRoles: ['#web', '#db'],
+      postureCheckRoles: ['#pc'],
+      tags: {},
+    }),
     patch: () => ({ semantic: 'AllOf' }),
     related: ['identities', 'posture-checks', 'services'],
     more: async (s) => {
-      await s.get(`/service-policies?filter=${encodeURIComponent('anyOf(identities) = "no-such-identity" or count(services) >= 0')}`);
+      await s.get(
+        `/service-policies?filter=${encodeURIComponent('anyOf(identities) = "no-such-identity" or count(services) >= 0')}`,
+      );
       await s.get(`/service-policies?filter=${encodeURIComponent('isEmpty(identities) and isEmpty(services)')}`);
       await s.get(`/service-policies?filter=${encodeURIComponent('identities = "x"')}`);
     },
@@ -108,31 +189,86 @@ export const entities = [
     name: 'edge-router-policies',
     path: '/edge-router-policies',
     create: () => ({ name: 'erp-one', semantic: 'AnyOf', identityRoles: ['#a'], edgeRouterRoles: ['#east'], tags: {} }),
-    update: () => ({ name: 'erp-renamed', semantic: 'AllOf', identityRoles: ['#all'], edgeRouterRoles: ['#all'], tags: {} }),
+    update: () => ({
+      name: 'erp-renamed',
+      semantic: 'AllOf',
+      identityRoles: ['#all'],
+      edgeRouterRoles: ['#all'],
+      tags: {},
+    }),
     patch: () => ({ edgeRouterRoles: ['#west'] }),
     related: ['edge-routers', 'identities'],
   }),
   crud({
     name: 'service-edge-router-policies',
     path: '/service-edge-router-policies',
-    create: () => ({ name: 'serp-one', semantic: 'AllOf', serviceRoles: ['#web'], edgeRouterRoles: ['#east'], tags: {} }),
-    update: () => ({ name: 'serp-renamed', semantic: 'AnyOf', serviceRoles: ['#all'], edgeRouterRoles: ['#all'], tags: {} }),
+    create: () => ({
+      name: 'serp-one',
+      semantic: 'AllOf',
+      serviceRoles: ['#web'],
+      edgeRouterRoles: ['#east'],
+      tags: {},
+    }),
+    update: () => ({
+      name: 'serp-renamed',
+      semantic: 'AnyOf',
+      serviceRoles: ['#all'],
+      edgeRouterRoles: ['#all'],
+      tags: {},
+    }),
     patch: () => ({ serviceRoles: ['#db'] }),
     related: ['edge-routers', 'services'],
   }),
   crud({
     name: 'posture-checks',
     path: '/posture-checks',
-    create: () => ({ name: 'pc-os', typeId: 'OS', roleAttributes: ['pc'], operatingSystems: [{ type: 'Windows', versions: ['>=10.0.19041'] }], tags: {} }),
-    update: () => ({ name: 'pc-os-renamed', typeId: 'OS', roleAttributes: [], operatingSystems: [{ type: 'Linux', versions: [] }], tags: {} }),
+    create: () => ({
+      name: 'pc-os',
+      typeId: 'OS',
+      roleAttributes: ['pc'],
+      operatingSystems: [{ type: 'Windows', versions: ['>=10.0.19041'] }],
+      tags: {},
+    }),
+    update: () => ({
+      name: 'pc-os-renamed',
+      typeId: 'OS',
+      roleAttributes: [],
+      operatingSystems: [{ type: 'Linux', versions: [] }],
+      tags: {},
+    }),
     patch: () => ({ typeId: 'OS', roleAttributes: ['pc2'] }),
-    invalid: () => [{ name: 'pc-bad-type', typeId: 'NOPE' }, { name: 'pc-mac-missing', typeId: 'MAC' }],
+    invalid: () => [
+      { name: 'pc-bad-type', typeId: 'NOPE' },
+      { name: 'pc-mac-missing', typeId: 'MAC' },
+    ],
     more: async (s) => {
       await s.post('/posture-checks', { body: { name: 'pc-mac', typeId: 'MAC', macAddresses: ['00:11:22:33:44:55'] } });
       await s.post('/posture-checks', { body: { name: 'pc-domain', typeId: 'DOMAIN', domains: ['example.com'] } });
-      await s.post('/posture-checks', { body: { name: 'pc-mfa', typeId: 'MFA', timeoutSeconds: 600, promptOnWake: true, promptOnUnlock: false, ignoreLegacyEndpoints: false } });
-      await s.post('/posture-checks', { body: { name: 'pc-process', typeId: 'PROCESS', process: { osType: 'Linux', path: '/usr/bin/true', hashes: [], signerFingerprint: '' } } });
-      await s.post('/posture-checks', { body: { name: 'pc-multi', typeId: 'PROCESS_MULTI', semantic: 'AllOf', processes: [{ osType: 'Linux', path: '/bin/sh', hashes: [], signerFingerprints: [] }] } });
+      await s.post('/posture-checks', {
+        body: {
+          name: 'pc-mfa',
+          typeId: 'MFA',
+          timeoutSeconds: 600,
+          promptOnWake: true,
+          promptOnUnlock: false,
+          ignoreLegacyEndpoints: false,
+        },
+      });
+      await s.post('/posture-checks', {
+        body: {
+          name: 'pc-process',
+          typeId: 'PROCESS',
+          process: { osType: 'Linux', path: '/usr/bin/true', hashes: [], signerFingerprint: '' },
+        },
+      });
+      await s.post('/posture-checks', {
+        body: {
+          name: 'pc-multi',
+          typeId: 'PROCESS_MULTI',
+          semantic: 'AllOf',
+          processes: [{ osType: 'Linux', path: '/bin/sh', hashes: [], signerFingerprints: [] }],
+        },
+      });
       await s.get('/posture-checks?sort=name');
     },
   }),
@@ -146,27 +282,54 @@ export const entities = [
   crud({
     name: 'authenticators',
     path: '/authenticators',
-    setup: async (s) => ({ identity: await s.create('auth-identity', '/identities', { name: 'auth-identity', type: 'User', isAdmin: false }) }),
-    create: (ids) => ({ method: 'updb', identityId: ids.identity!, username: 'auth-user', password: 'Auth-Password-1' }),
+    setup: async (s) => ({
+      identity: await s.create('auth-identity', '/identities', { name: 'auth-identity', type: 'User', isAdmin: false }),
+    }),
+    create: (ids) => ({
+      method: 'updb',
+      identityId: ids.identity!,
+      username: 'auth-user',
+      password: 'Auth-Password-1',
+    }),
     update: () => ({ username: 'auth-user-2', password: 'Auth-Password-2', tags: {} }),
     patch: () => ({ username: 'auth-user-3' }),
-    invalid: (ids) => [{ method: 'updb', identityId: ids.identity!, username: 'x', password: 'y' }, { method: 'nope', identityId: ids.identity! }],
+    invalid: (ids) => [
+      { method: 'updb', identityId: ids.identity!, username: 'x', password: 'y' },
+      { method: 'nope', identityId: ids.identity! },
+    ],
     more: async (s, id) => {
       await s.post(`/authenticators/${id}/re-enroll`);
       await s.get(`/identities/${(await s.get(`/authenticators/${id}`)).data?.identityId ?? 'unknown'}/authenticators`);
       // A session the authenticator opened ends when it is re-enrolled, at once (upstream's authenticator DeleteById).
       await s.client.login('auth-user', 'auth-user-3', 'Auth-Password-2');
       await s.as('auth-user').client.get('/current-identity');
-      await s.post(`/authenticators/${id}/re-enroll`, { body: { expiresAt: new Date(Date.now() + 3_600_000).toISOString() } });
+      await s.post(`/authenticators/${id}/re-enroll`, {
+        body: { expiresAt: new Date(Date.now() + 3_600_000).toISOString() },
+      });
       await s.as('auth-user').client.get('/current-identity');
     },
   }),
   crud({
     name: 'cas',
     path: '/cas',
-    setup: async () => ({ certPem: (await createTestCa('diff-ca', new Date())).certPem, other: (await createTestCa('diff-ca-2', new Date())).certPem }),
-    create: (ids) => ({ ...caBody('ca-one', ids.certPem!), identityNameFormat: '[caName]-[commonName]', externalIdClaim: null }),
-    update: () => ({ name: 'ca-renamed', identityRoles: [], isAuthEnabled: false, isAutoCaEnrollmentEnabled: false, isOttCaEnrollmentEnabled: true, identityNameFormat: '', tags: {} }),
+    setup: async () => ({
+      certPem: (await createTestCa('diff-ca', new Date())).certPem,
+      other: (await createTestCa('diff-ca-2', new Date())).certPem,
+    }),
+    create: (ids) => ({
+      ...caBody('ca-one', ids.certPem!),
+      identityNameFormat: '[caName]-[commonName]',
+      externalIdClaim: null,
+    }),
+    update: () => ({
+      name: 'ca-renamed',
+      identityRoles: [],
+      isAuthEnabled: false,
+      isAutoCaEnrollmentEnabled: false,
+      isOttCaEnrollmentEnabled: true,
+      identityNameFormat: '',
+      tags: {},
+    }),
     patch: () => ({ isAuthEnabled: true }),
     invalid: (ids) => [caBody('ca-not-pem', 'not a certificate'), caBody('ca-other', ids.other!)],
     more: async (s, id) => {
@@ -184,16 +347,38 @@ export const entities = [
       service: await s.create('term-service', '/services', { name: 'term-service', encryptionRequired: true }),
       router: await s.create('term-router', '/transit-routers', { name: 'term-router' }),
     }),
-    create: (ids) => ({ service: ids.service!, router: ids.router!, address: 'tcp:127.0.0.1:8080', binding: 'transport', cost: 0, precedence: 'default', tags: {} }),
-    update: (ids) => ({ service: ids.service!, router: ids.router!, address: 'tcp:127.0.0.1:8081', binding: 'transport', cost: 5, precedence: 'required', tags: {} }),
+    create: (ids) => ({
+      service: ids.service!,
+      router: ids.router!,
+      address: 'tcp:127.0.0.1:8080',
+      binding: 'transport',
+      cost: 0,
+      precedence: 'default',
+      tags: {},
+    }),
+    update: (ids) => ({
+      service: ids.service!,
+      router: ids.router!,
+      address: 'tcp:127.0.0.1:8081',
+      binding: 'transport',
+      cost: 5,
+      precedence: 'required',
+      tags: {},
+    }),
     patch: () => ({ cost: 7 }),
     invalid: (ids) => [{ service: 'no-such-service', router: ids.router!, address: 'tcp:x:1', binding: 'transport' }],
   }),
   crud({
     name: 'enrollments',
     path: '/enrollments',
-    setup: async (s) => ({ identity: await s.create('enr-identity', '/identities', { name: 'enr-identity', type: 'User', isAdmin: false }) }),
-    create: (ids) => ({ identityId: ids.identity!, method: 'ott', expiresAt: new Date(Date.now() + hour).toISOString() }),
+    setup: async (s) => ({
+      identity: await s.create('enr-identity', '/identities', { name: 'enr-identity', type: 'User', isAdmin: false }),
+    }),
+    create: (ids) => ({
+      identityId: ids.identity!,
+      method: 'ott',
+      expiresAt: new Date(Date.now() + hour).toISOString(),
+    }),
     invalid: (ids) => [
       { identityId: ids.identity!, method: 'updb', expiresAt: new Date(Date.now() + hour).toISOString() },
       { identityId: ids.identity!, method: 'ottca', expiresAt: new Date(Date.now() + hour).toISOString() },
@@ -201,16 +386,37 @@ export const entities = [
       { identityId: ids.identity!, method: 'ott', expiresAt: 'tomorrow' },
     ],
     more: async (s, id) => {
-      await s.post(`/enrollments/${id}/refresh`, { body: { expiresAt: new Date(Date.now() + 2 * hour).toISOString() } });
+      await s.post(`/enrollments/${id}/refresh`, {
+        body: { expiresAt: new Date(Date.now() + 2 * hour).toISOString() },
+      });
       await s.post(`/enrollments/${id}/refresh`, { body: { expiresAt: new Date(Date.now() - hour).toISOString() } });
-      await s.post('/enrollments/no-such-id/refresh', { body: { expiresAt: new Date(Date.now() + hour).toISOString() } });
+      await s.post('/enrollments/no-such-id/refresh', {
+        body: { expiresAt: new Date(Date.now() + hour).toISOString() },
+      });
     },
   }),
   crud({
     name: 'external-jwt-signers',
     path: '/external-jwt-signers',
-    create: () => ({ name: 'ejs-one', issuer: 'https://issuer.example', audience: 'ziti', enabled: true, jwksEndpoint: 'https://issuer.example/jwks', claimsProperty: 'sub', useExternalId: false, externalAuthUrl: null, tags: {} }),
-    update: () => ({ name: 'ejs-renamed', issuer: 'https://issuer.example', audience: 'ziti', enabled: false, jwksEndpoint: 'https://issuer.example/jwks', tags: {} }),
+    create: () => ({
+      name: 'ejs-one',
+      issuer: 'https://issuer.example',
+      audience: 'ziti',
+      enabled: true,
+      jwksEndpoint: 'https://issuer.example/jwks',
+      claimsProperty: 'sub',
+      useExternalId: false,
+      externalAuthUrl: null,
+      tags: {},
+    }),
+    update: () => ({
+      name: 'ejs-renamed',
+      issuer: 'https://issuer.example',
+      audience: 'ziti',
+      enabled: false,
+      jwksEndpoint: 'https://issuer.example/jwks',
+      tags: {},
+    }),
     patch: () => ({ enabled: true }),
     invalid: () => [{ name: 'ejs-no-key', issuer: 'https://other.example', audience: 'ziti', enabled: true }],
   }),
@@ -220,8 +426,16 @@ export const entities = [
 export const inUse = [
   sequence('configs-in-use', async (s) => {
     const type = await s.create('use-type', '/config-types', { name: 'use-type', schema: { type: 'object' } });
-    const config = await s.create('use-config', '/configs', { name: 'use-config', configTypeId: type, data: { port: 1 } });
-    const service = await s.create('use-service', '/services', { name: 'use-service', encryptionRequired: true, configs: [config] });
+    const config = await s.create('use-config', '/configs', {
+      name: 'use-config',
+      configTypeId: type,
+      data: { port: 1 },
+    });
+    const service = await s.create('use-service', '/services', {
+      name: 'use-service',
+      encryptionRequired: true,
+      configs: [config],
+    });
     await s.delete(`/config-types/${type}`);
     await s.delete(`/configs/${config}`);
     await s.get(`/services/${service}`);
@@ -237,7 +451,15 @@ function authPolicyBody(minPasswordLength: number) {
     primary: {
       cert: { allowed: true, allowExpiredCerts: false },
       extJwt: { allowed: false, allowedSigners: [] },
-      updb: { allowed: true, lockoutDurationMinutes: 0, maxAttempts: 0, minPasswordLength, requireMixedCase: false, requireNumberChar: false, requireSpecialChar: false },
+      updb: {
+        allowed: true,
+        lockoutDurationMinutes: 0,
+        maxAttempts: 0,
+        minPasswordLength,
+        requireMixedCase: false,
+        requireNumberChar: false,
+        requireSpecialChar: false,
+      },
     },
     secondary: { requireTotp: false, requireExtJwtSigner: null },
     tags: {},
@@ -245,6 +467,13 @@ function authPolicyBody(minPasswordLength: number) {
 }
 
 function caBody(name: string, certPem: string) {
-  return { name, certPem, identityRoles: ['from-ca'], isAuthEnabled: true, isAutoCaEnrollmentEnabled: true, isOttCaEnrollmentEnabled: true, tags: {} };
+  return {
+    name,
+    certPem,
+    identityRoles: ['from-ca'],
+    isAuthEnabled: true,
+    isAutoCaEnrollmentEnabled: true,
+    isOttCaEnrollmentEnabled: true,
+    tags: {},
+  };
 }
-

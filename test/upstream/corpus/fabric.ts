@@ -6,10 +6,22 @@ const q = (filter: string) => `?filter=${encodeURIComponent(filter)}`;
 
 export const fabric = [
   sequence('fabric-lists', async (s) => {
-    const service = await s.create('fab-service', '/services', { name: 'fab-service', encryptionRequired: true, terminatorStrategy: 'weighted' });
+    const service = await s.create('fab-service', '/services', {
+      name: 'fab-service',
+      encryptionRequired: true,
+      terminatorStrategy: 'weighted',
+    });
     const edge = await s.create('fab-edge-router', '/edge-routers', { name: 'fab-edge-router', cost: 3 });
     const transit = await s.create('fab-transit-router', '/transit-routers', { name: 'fab-transit-router' });
-    const terminator = await s.create('fab-terminator', '/terminators', { service, router: transit, address: 'tcp:127.0.0.1:9', binding: 'transport', cost: 2, precedence: 'required', tags: {} });
+    const terminator = await s.create('fab-terminator', '/terminators', {
+      service,
+      router: transit,
+      address: 'tcp:127.0.0.1:9',
+      binding: 'transport',
+      cost: 2,
+      precedence: 'required',
+      tags: {},
+    });
     const f = s.fabric;
     await f.get(`/routers${q('name contains "fab-"')}&sort=name`);
     await f.get(`/routers${q('connected = false and cost = 3')}`);

@@ -16,7 +16,12 @@ export interface User {
 export async function ordinaryUser(s: Steps, name: string, roleAttributes: string[] = []): Promise<User> {
   const id = await s.create(name, '/identities', { name, type: 'User', isAdmin: false, roleAttributes });
   const username = `${name}-login`;
-  const authenticatorId = await s.create(`${name}-updb`, '/authenticators', { method: 'updb', identityId: id, username, password: PASSWORD });
+  const authenticatorId = await s.create(`${name}-updb`, '/authenticators', {
+    method: 'updb',
+    identityId: id,
+    username,
+    password: PASSWORD,
+  });
   await s.client.login(name, username, PASSWORD);
   return { id, username, authenticatorId };
 }
@@ -32,13 +37,26 @@ export interface Enrolled {
  * client API (`as(name)`).
  */
 export async function enrolledIdentity(s: Steps, name: string, roleAttributes: string[] = []): Promise<Enrolled> {
-  const id = await s.create(name, '/identities', { name, type: 'Device', isAdmin: false, roleAttributes, enrollment: { ott: true } });
+  const id = await s.create(name, '/identities', {
+    name,
+    type: 'Device',
+    isAdmin: false,
+    roleAttributes,
+    enrollment: { ott: true },
+  });
   const token = (await s.get(`/identities/${id}`)).data?.enrollment?.ott?.token;
   s.name(token, `${name}-ott`);
   const csr: CsrAndKey = await createCsr(name);
-  const enrolled = await s.client.as('anonymous').post(`/enroll?method=ott&token=${token}`, { body: csr.csrPem, contentType: 'text/plain' });
+  const enrolled = await s.client
+    .as('anonymous')
+    .post(`/enroll?method=ott&token=${token}`, { body: csr.csrPem, contentType: 'text/plain' });
   const cert = String(enrolled.data?.cert ?? '');
-  const login = await s.client.as('anonymous').post('/authenticate?method=cert', { body: { configTypes: ['all'], sdkInfo: { type: 'diff' } }, cert: { cert, key: csr.keyPem } });
+  const login = await s.client
+    .as('anonymous')
+    .post('/authenticate?method=cert', {
+      body: { configTypes: ['all'], sdkInfo: { type: 'diff' } },
+      cert: { cert, key: csr.keyPem },
+    });
   s.useToken(name, login.data?.token);
   return { id, cert, key: csr.keyPem };
 }
@@ -52,7 +70,13 @@ const SERVER_SANS: JsonGeneralName[] = [
 export async function routerCsrs(routerId: string) {
   const [serverKey, clientKey] = await Promise.all([newKeyPair('rsa'), newKeyPair('ec')]);
   const subject = `C=US, O=OpenZiti, CN=${routerId}`;
-  return { body: { serverCertCsr: await newCsr(serverKey, subject, SERVER_SANS), certCsr: await newCsr(clientKey, subject, SERVER_SANS) }, clientKey: clientKey.keyPem };
+  return {
+    body: {
+      serverCertCsr: await newCsr(serverKey, subject, SERVER_SANS),
+      certCsr: await newCsr(clientKey, subject, SERVER_SANS),
+    },
+    clientKey: clientKey.keyPem,
+  };
 }
 
 /**

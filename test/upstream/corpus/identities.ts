@@ -26,19 +26,44 @@ export const identities = [
     name: 'identities',
     path: '/identities',
     setup: async (s) => {
-      const service = await s.create('advice-service', '/services', { name: 'advice-service', encryptionRequired: true, roleAttributes: ['advice'] });
+      const service = await s.create('advice-service', '/services', {
+        name: 'advice-service',
+        encryptionRequired: true,
+        roleAttributes: ['advice'],
+      });
       const config = await s.create('advice-config', '/configs', {
         name: 'advice-config',
         configTypeId: await builtInConfigType(s, 'intercept.v1'),
         data: { protocols: ['tcp'], addresses: ['advice.ziti'], portRanges: [{ low: 443, high: 443 }] },
       });
-      await s.create('advice-policy', '/service-policies', { name: 'advice-policy', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#a'], serviceRoles: ['#advice'] });
+      await s.create('advice-policy', '/service-policies', {
+        name: 'advice-policy',
+        type: 'Dial',
+        semantic: 'AnyOf',
+        identityRoles: ['#a'],
+        serviceRoles: ['#advice'],
+      });
       return { service, config };
     },
     create: () => consoleIdentity('idt-one', ['a']),
-    update: () => ({ ...consoleIdentity('idt-renamed', ['a', 'b']), enrollment: undefined, defaultHostingCost: 5, serviceHostingCosts: {} }),
+    update: () => ({
+      ...consoleIdentity('idt-renamed', ['a', 'b']),
+      enrollment: undefined,
+      defaultHostingCost: 5,
+      serviceHostingCosts: {},
+    }),
     patch: () => ({ roleAttributes: ['b'], isAdmin: false }),
-    related: ['authenticators', 'edge-router-policies', 'edge-routers', 'enrollments', 'failed-service-requests', 'posture-data', 'service-configs', 'service-policies', 'services'],
+    related: [
+      'authenticators',
+      'edge-router-policies',
+      'edge-routers',
+      'enrollments',
+      'failed-service-requests',
+      'posture-data',
+      'service-configs',
+      'service-policies',
+      'services',
+    ],
     invalid: () => [
       { name: 'idt-bad-type', type: 'Robot', isAdmin: false },
       { name: 'idt-bad-policy', type: 'User', isAdmin: false, authPolicyId: 'no-such-policy' },
@@ -50,7 +75,9 @@ export const identities = [
       await s.get(`/identities/${id}/policy-advice/no-such-service`);
       await s.post(`/identities/${id}/service-configs`, { body: [{ serviceId: ids.service, configId: ids.config }] });
       await s.get(`/identities/${id}/service-configs`);
-      await s.post(`/identities/${id}/service-configs`, { body: [{ serviceId: 'no-such-service', configId: ids.config }] });
+      await s.post(`/identities/${id}/service-configs`, {
+        body: [{ serviceId: 'no-such-service', configId: ids.config }],
+      });
       await s.delete(`/identities/${id}/service-configs`, { body: [{ serviceId: ids.service, configId: ids.config }] });
       await s.delete(`/identities/${id}/service-configs`, { body: [] });
       await s.post(`/identities/${id}/disable`, { body: { durationMinutes: 10 } });
@@ -58,17 +85,35 @@ export const identities = [
       await s.post(`/identities/${id}/enable`);
       await s.post(`/identities/${id}/disable`, { body: { durationMinutes: -1 } });
       await s.post('/identities/no-such-id/enable');
-      await s.put(`/identities/${id}/trace`, { body: { enabled: true, duration: '1m', traceId: 'diff', channels: ['edge'] } });
+      await s.put(`/identities/${id}/trace`, {
+        body: { enabled: true, duration: '1m', traceId: 'diff', channels: ['edge'] },
+      });
       await s.delete(`/identities/${id}/mfa`);
     },
   }),
   sequence('identity-enrollment-options', async (s) => {
-    for (const [label, enrollment] of Object.entries({ ott: { ott: true }, updb: { updb: 'option-updb' }, none: {}, nulls: { ott: null, ottca: null, updb: null } })) {
-      const id = await s.create(`option-${label}`, '/identities', { name: `option-${label}`, type: 'User', isAdmin: false, enrollment });
+    for (const [label, enrollment] of Object.entries({
+      ott: { ott: true },
+      updb: { updb: 'option-updb' },
+      none: {},
+      nulls: { ott: null, ottca: null, updb: null },
+    })) {
+      const id = await s.create(`option-${label}`, '/identities', {
+        name: `option-${label}`,
+        type: 'User',
+        isAdmin: false,
+        enrollment,
+      });
       await s.get(`/identities/${id}`);
       await s.get(`/identities/${id}/enrollments`);
     }
-    await s.create('option-admin', '/identities', { name: 'option-admin', type: 'User', isAdmin: true, roleAttributes: null, tags: null });
+    await s.create('option-admin', '/identities', {
+      name: 'option-admin',
+      type: 'User',
+      isAdmin: true,
+      roleAttributes: null,
+      tags: null,
+    });
     await s.get(`/identities?filter=${encodeURIComponent('name contains "option-" and isAdmin = true')}`);
     await s.get(`/identities?filter=${encodeURIComponent('type = "User"')}&sort=${encodeURIComponent('name asc')}`);
   }),
@@ -77,10 +122,22 @@ export const identities = [
     await s.get('/identity-types/Default');
     await s.get('/identity-types/User');
     await s.get('/identity-types/no-such-type');
-    await s.create('attr-one', '/identities', { name: 'attr-one', type: 'User', isAdmin: false, roleAttributes: ['zeta', 'alpha', 'beta'] });
-    await s.create('attr-two', '/identities', { name: 'attr-two', type: 'User', isAdmin: false, roleAttributes: ['alpha'] });
+    await s.create('attr-one', '/identities', {
+      name: 'attr-one',
+      type: 'User',
+      isAdmin: false,
+      roleAttributes: ['zeta', 'alpha', 'beta'],
+    });
+    await s.create('attr-two', '/identities', {
+      name: 'attr-two',
+      type: 'User',
+      isAdmin: false,
+      roleAttributes: ['alpha'],
+    });
     await s.get('/identity-role-attributes');
-    await s.get(`/identity-role-attributes?filter=${encodeURIComponent('id contains "a"')}&sort=${encodeURIComponent('id desc')}`);
+    await s.get(
+      `/identity-role-attributes?filter=${encodeURIComponent('id contains "a"')}&sort=${encodeURIComponent('id desc')}`,
+    );
     await s.get('/identity-role-attributes?limit=1&offset=1');
     await s.get(`/identity-role-attributes?filter=${encodeURIComponent('name = "x"')}`);
   }),

@@ -15,4 +15,20 @@ import { platform } from './platform.js';
 import { posture } from './posture.js';
 import { sessions } from './sessions.js';
 
-export const corpus: Sequence[] = [...platform, ...informational, ...entities, ...inUse, ...identities, ...auth, ...enrollment, ...client, ...sessions, ...posture, ...mfa, ...authPolicies, ...extJwt, ...operations, ...fabric];
+export const corpus: Sequence[] = [
+  ...platform,
+  ...informational,
+  ...entities,
+  ...inUse,
+  ...identities,
+  ...auth,
+  ...enrollment,
+  ...client,
+  ...sessions,
+  ...posture,
+  ...mfa,
+  ...authPolicies,
+  ...extJwt,
+  ...operations,
+  ...fabric,
+];

@@ -27,9 +27,18 @@ export const informational = [
     await s.management.get('/summary');
   }),
   sequence('role-attributes-and-types', async (s) => {
-    await s.create('ra-service', '/services', { name: 'ra-service', encryptionRequired: true, roleAttributes: ['blue', 'green'] });
+    await s.create('ra-service', '/services', {
+      name: 'ra-service',
+      encryptionRequired: true,
+      roleAttributes: ['blue', 'green'],
+    });
     await s.create('ra-router', '/edge-routers', { name: 'ra-router', roleAttributes: ['north'] });
-    await s.create('ra-check', '/posture-checks', { name: 'ra-check', typeId: 'DOMAIN', domains: ['corp.example'], roleAttributes: ['corp'] });
+    await s.create('ra-check', '/posture-checks', {
+      name: 'ra-check',
+      typeId: 'DOMAIN',
+      domains: ['corp.example'],
+      roleAttributes: ['corp'],
+    });
     for (const path of ['/service-role-attributes', '/edge-router-role-attributes', '/posture-check-role-attributes']) {
       await s.get(path);
       await s.get(`${path}?filter=${encodeURIComponent('id = "green"')}`);

@@ -70,7 +70,13 @@ export const mfa = [
     await me.get('/current-identity/mfa/recovery-codes', { headers: { 'mfa-validation-code': '000000' } });
     await me.post('/current-identity/mfa/recovery-codes', { body: { code: '000000' } });
     await me.post('/current-identity/mfa/recovery-codes', { body: { code: recoveryCodes[0] ?? 'ABCDEF' } });
-    const fresh = nameRecoveryCodes(me, await me.management.get('/current-identity/mfa/recovery-codes', { headers: { 'mfa-validation-code': app.code() } }), 'mfa-user-new');
+    const fresh = nameRecoveryCodes(
+      me,
+      await me.management.get('/current-identity/mfa/recovery-codes', {
+        headers: { 'mfa-validation-code': app.code() },
+      }),
+      'mfa-user-new',
+    );
 
     // The next login is partial until MFA: what it may call, then a TOTP code completes it.
     await s.client.login('mfa-partial', user.username, PASSWORD);
@@ -126,7 +132,12 @@ export const mfa = [
   }),
   sequence('mfa-pending-admin', async (s) => {
     const admin = await s.create('mfa-admin', '/identities', { name: 'mfa-admin', type: 'User', isAdmin: true });
-    await s.create('mfa-admin-updb', '/authenticators', { method: 'updb', identityId: admin, username: 'mfa-admin-login', password: PASSWORD });
+    await s.create('mfa-admin-updb', '/authenticators', {
+      method: 'updb',
+      identityId: admin,
+      username: 'mfa-admin-login',
+      password: PASSWORD,
+    });
     await s.management.login('mfa-admin', 'mfa-admin-login', PASSWORD);
     const { app } = await startMfa(s.as('mfa-admin').management, 'mfa-admin');
     await s.as('mfa-admin').management.post('/current-identity/mfa/verify', { body: { code: app.code() } });

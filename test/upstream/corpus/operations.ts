@@ -29,16 +29,26 @@ export const operations = [
     await s.post('/database/snapshot');
   }),
   sequence('identity-tracing', async (s) => {
-    const id = await s.create('trace-identity', '/identities', { name: 'trace-identity', type: 'Device', isAdmin: false });
+    const id = await s.create('trace-identity', '/identities', {
+      name: 'trace-identity',
+      type: 'Device',
+      isAdmin: false,
+    });
     await ordinaryUser(s, 'trace-user');
-    await s.put(`/identities/${id}/trace`, { body: { enabled: true, duration: '5m', traceId: 'diff-trace', channels: ['edge'] } });
+    await s.put(`/identities/${id}/trace`, {
+      body: { enabled: true, duration: '5m', traceId: 'diff-trace', channels: ['edge'] },
+    });
     await s.get(`/identities/${id}`);
     await s.put(`/identities/${id}/trace`, { body: { enabled: true, duration: '90s', traceId: '', channels: [] } });
     await s.put(`/identities/${id}/trace`, { body: { enabled: false } });
     await s.put(`/identities/${id}/trace`, { body: { enabled: false, duration: '', traceId: '', channels: null } });
-    await s.put(`/identities/${id}/trace`, { body: { enabled: true, duration: 'five minutes', traceId: 'diff-trace' } });
+    await s.put(`/identities/${id}/trace`, {
+      body: { enabled: true, duration: 'five minutes', traceId: 'diff-trace' },
+    });
     await s.put(`/identities/${id}/trace`, { body: {} });
-    await s.put('/identities/no-such-identity/trace', { body: { enabled: true, duration: '1m', traceId: 'diff-trace' } });
+    await s.put('/identities/no-such-identity/trace', {
+      body: { enabled: true, duration: '1m', traceId: 'diff-trace' },
+    });
     await s.as('trace-user').put(`/identities/${id}/trace`, { body: { enabled: false } });
     await s.as('anonymous').put(`/identities/${id}/trace`, { body: { enabled: false } });
   }),

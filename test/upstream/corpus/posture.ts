@@ -13,9 +13,24 @@ const SIGNER = '0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c';
 async function postureChecks(s: Steps): Promise<Record<string, string>> {
   const linux = { osType: 'Linux' };
   return {
-    OS: await s.create('pr-os', '/posture-checks', { name: 'pr-os', typeId: 'OS', roleAttributes: ['pr'], operatingSystems: [{ type: 'Linux', versions: ['>=5.10.0'] }] }),
-    MAC: await s.create('pr-mac', '/posture-checks', { name: 'pr-mac', typeId: 'MAC', roleAttributes: ['pr'], macAddresses: ['00:11:22:33:44:55'] }),
-    DOMAIN: await s.create('pr-domain', '/posture-checks', { name: 'pr-domain', typeId: 'DOMAIN', roleAttributes: ['pr'], domains: ['corp.example'] }),
+    OS: await s.create('pr-os', '/posture-checks', {
+      name: 'pr-os',
+      typeId: 'OS',
+      roleAttributes: ['pr'],
+      operatingSystems: [{ type: 'Linux', versions: ['>=5.10.0'] }],
+    }),
+    MAC: await s.create('pr-mac', '/posture-checks', {
+      name: 'pr-mac',
+      typeId: 'MAC',
+      roleAttributes: ['pr'],
+      macAddresses: ['00:11:22:33:44:55'],
+    }),
+    DOMAIN: await s.create('pr-domain', '/posture-checks', {
+      name: 'pr-domain',
+      typeId: 'DOMAIN',
+      roleAttributes: ['pr'],
+      domains: ['corp.example'],
+    }),
     PROCESS: await s.create('pr-process', '/posture-checks', {
       name: 'pr-process',
       typeId: 'PROCESS',
@@ -41,8 +56,22 @@ function deviceReport(checks: Record<string, string>) {
     { id: checks.OS, typeId: 'OS', type: 'Linux', version: '6.1.0', build: '6.1.0-13-amd64' },
     { id: checks.MAC, typeId: 'MAC', macAddresses: ['00:11:22:33:44:55', 'aa:bb:cc:dd:ee:ff'] },
     { id: checks.DOMAIN, typeId: 'DOMAIN', domain: 'corp.example' },
-    { id: checks.PROCESS, typeId: 'PROCESS', path: '/usr/bin/agent', isRunning: true, hash: AGENT_HASH, signerFingerprints: [SIGNER] },
-    { id: checks.PROCESS_MULTI, typeId: 'PROCESS', path: '/usr/sbin/guard', isRunning: true, hash: '', signerFingerprints: [] },
+    {
+      id: checks.PROCESS,
+      typeId: 'PROCESS',
+      path: '/usr/bin/agent',
+      isRunning: true,
+      hash: AGENT_HASH,
+      signerFingerprints: [SIGNER],
+    },
+    {
+      id: checks.PROCESS_MULTI,
+      typeId: 'PROCESS',
+      path: '/usr/sbin/guard',
+      isRunning: true,
+      hash: '',
+      signerFingerprints: [],
+    },
   ];
 }
 
@@ -51,7 +80,11 @@ function deviceReport(checks: Record<string, string>) {
  * with attribute `<prefix>`, through an enrolled edge router; its session is `me`.
  */
 async function guardedService(s: Steps, prefix: string) {
-  const service = await s.create(`${prefix}-service`, '/services', { name: `${prefix}-service`, encryptionRequired: true, roleAttributes: [`${prefix}-service`] });
+  const service = await s.create(`${prefix}-service`, '/services', {
+    name: `${prefix}-service`,
+    encryptionRequired: true,
+    roleAttributes: [`${prefix}-service`],
+  });
   const clients = [`#${prefix}-clients`];
   await s.create(`${prefix}-dial`, '/service-policies', {
     name: `${prefix}-dial`,
@@ -62,7 +95,12 @@ async function guardedService(s: Steps, prefix: string) {
     postureCheckRoles: [`#${prefix}`],
   });
   await enrolledEdgeRouter(s, `${prefix}-router`, [`${prefix}-routers`]);
-  await s.create(`${prefix}-erp`, '/edge-router-policies', { name: `${prefix}-erp`, semantic: 'AnyOf', identityRoles: clients, edgeRouterRoles: [`#${prefix}-routers`] });
+  await s.create(`${prefix}-erp`, '/edge-router-policies', {
+    name: `${prefix}-erp`,
+    semantic: 'AnyOf',
+    identityRoles: clients,
+    edgeRouterRoles: [`#${prefix}-routers`],
+  });
   await s.create(`${prefix}-serp`, '/service-edge-router-policies', {
     name: `${prefix}-serp`,
     semantic: 'AnyOf',
@@ -89,7 +127,9 @@ export const posture = [
     await me.post('/posture-response', { body: os });
     await me.get('/services');
     await me.post('/posture-response-bulk', { body: rest });
-    await me.post('/posture-response', { body: { id: randomUUID(), typeId: 'ENDPOINT_STATE', woken: true, unlocked: false } });
+    await me.post('/posture-response', {
+      body: { id: randomUUID(), typeId: 'ENDPOINT_STATE', woken: true, unlocked: false },
+    });
     await me.get('/services');
     await me.get(`/services/${service}`);
     await s.get(`/identities/${identity.id}/posture-data`);
@@ -101,7 +141,14 @@ export const posture = [
     await me.post('/posture-response-bulk', {
       body: [
         { id: checks.OS, typeId: 'OS', type: 'Linux', version: '4.19.0', build: '' },
-        { id: checks.PROCESS, typeId: 'PROCESS', path: '/usr/bin/agent', isRunning: false, hash: AGENT_HASH, signerFingerprints: [SIGNER] },
+        {
+          id: checks.PROCESS,
+          typeId: 'PROCESS',
+          path: '/usr/bin/agent',
+          isRunning: false,
+          hash: AGENT_HASH,
+          signerFingerprints: [SIGNER],
+        },
       ],
     });
     await me.get('/services');
@@ -133,7 +180,9 @@ export const posture = [
     await me.post('/sessions', { body: { serviceId: service, type: 'Dial' } });
     // Wake and unlock before MFA passed: nothing to prompt for.
     await me.post('/posture-response', { body: { id: check, typeId: 'ENDPOINT_STATE', woken: true, unlocked: true } });
-    await me.post('/posture-response-bulk', { body: [{ id: check, typeId: 'ENDPOINT_STATE', woken: false, unlocked: true }] });
+    await me.post('/posture-response-bulk', {
+      body: [{ id: check, typeId: 'ENDPOINT_STATE', woken: false, unlocked: true }],
+    });
     await s.get(`/identities/${identity.id}/posture-data`);
     await s.get(`/identities/${identity.id}/failed-service-requests`);
   }),

@@ -16,9 +16,21 @@ async function dial(s: Steps, name: string, body: Record<string, unknown>): Prom
 
 /** Services, policies and an edge router shared by the identities of `#<prefix>-clients`. */
 async function sessionNetwork(s: Steps, prefix: string) {
-  const both = await s.create(`${prefix}-both`, '/services', { name: `${prefix}-both`, encryptionRequired: true, roleAttributes: [`${prefix}-both`] });
-  const dialOnly = await s.create(`${prefix}-dial-only`, '/services', { name: `${prefix}-dial-only`, encryptionRequired: true, roleAttributes: [`${prefix}-dial`] });
-  const noRouter = await s.create(`${prefix}-no-router`, '/services', { name: `${prefix}-no-router`, encryptionRequired: false, roleAttributes: [`${prefix}-dial`] });
+  const both = await s.create(`${prefix}-both`, '/services', {
+    name: `${prefix}-both`,
+    encryptionRequired: true,
+    roleAttributes: [`${prefix}-both`],
+  });
+  const dialOnly = await s.create(`${prefix}-dial-only`, '/services', {
+    name: `${prefix}-dial-only`,
+    encryptionRequired: true,
+    roleAttributes: [`${prefix}-dial`],
+  });
+  const noRouter = await s.create(`${prefix}-no-router`, '/services', {
+    name: `${prefix}-no-router`,
+    encryptionRequired: false,
+    roleAttributes: [`${prefix}-dial`],
+  });
   await s.create(`${prefix}-dial`, '/service-policies', {
     name: `${prefix}-dial`,
     type: 'Dial',
@@ -26,9 +38,20 @@ async function sessionNetwork(s: Steps, prefix: string) {
     identityRoles: [`#${prefix}-clients`],
     serviceRoles: [`#${prefix}-both`, `#${prefix}-dial`],
   });
-  await s.create(`${prefix}-bind`, '/service-policies', { name: `${prefix}-bind`, type: 'Bind', semantic: 'AnyOf', identityRoles: [`#${prefix}-clients`], serviceRoles: [`#${prefix}-both`] });
+  await s.create(`${prefix}-bind`, '/service-policies', {
+    name: `${prefix}-bind`,
+    type: 'Bind',
+    semantic: 'AnyOf',
+    identityRoles: [`#${prefix}-clients`],
+    serviceRoles: [`#${prefix}-both`],
+  });
   const router = await enrolledEdgeRouter(s, `${prefix}-router`, [`${prefix}-routers`]);
-  await s.create(`${prefix}-erp`, '/edge-router-policies', { name: `${prefix}-erp`, semantic: 'AnyOf', identityRoles: [`#${prefix}-clients`], edgeRouterRoles: [`#${prefix}-routers`] });
+  await s.create(`${prefix}-erp`, '/edge-router-policies', {
+    name: `${prefix}-erp`,
+    semantic: 'AnyOf',
+    identityRoles: [`#${prefix}-clients`],
+    edgeRouterRoles: [`#${prefix}-routers`],
+  });
   await s.create(`${prefix}-serp`, '/service-edge-router-policies', {
     name: `${prefix}-serp`,
     semantic: 'AnyOf',
@@ -116,7 +139,8 @@ export const sessions = [
     const bound = await dial(me, 'fg-bind-session', { serviceId: both, type: 'Bind' });
     const other = await dial(me, 'fg-other-session', { serviceId: dialOnly, type: 'Dial' });
     // The Bind policy goes: only the Bind session goes with it.
-    const bindPolicy = (await s.get(`/service-policies?filter=${encodeURIComponent('name = "fg-bind"')}`)).data?.[0]?.id;
+    const bindPolicy = (await s.get(`/service-policies?filter=${encodeURIComponent('name = "fg-bind"')}`)).data?.[0]
+      ?.id;
     await s.delete(`/service-policies/${bindPolicy}`);
     await s.wait(2500);
     await s.get(`/sessions/${bound}`);
