@@ -43,14 +43,12 @@ export async function policyPostureChecks(
     checks.set(row.policyId, [...(checks.get(row.policyId) ?? []), toRecord(row)]);
   }
   for (const row of policies) {
-    byService
-      .get(row.serviceId)
-      ?.push({
-        policyId: row.policyId,
-        policyName: row.name,
-        policyType: policyTypeName(row.type),
-        checks: checks.get(row.policyId) ?? [],
-      });
+    byService.get(row.serviceId)?.push({
+      policyId: row.policyId,
+      policyName: row.name,
+      policyType: policyTypeName(row.type),
+      checks: checks.get(row.policyId) ?? [],
+    });
   }
   return byService;
 }

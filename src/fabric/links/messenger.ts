@@ -5,9 +5,7 @@ import type { Message } from '../channel/message.js';
 import type { RouteMessenger } from './reroute.js';
 
 export interface HeldChannels {
-  get(
-    routerId: string,
-  ):
+  get(routerId: string):
     | {
         channel: {
           send(message: Omit<Message, 'sequence'>): void;

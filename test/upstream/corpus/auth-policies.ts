@@ -82,16 +82,12 @@ export const authPolicies = [
     await s.client.login('apl-user', 'apl-user-login', 'Strong-Pass-1!');
     const authenticatorId = (await s.as('apl-user').client.get('/current-identity/authenticators')).data?.[0]?.id;
     s.name(authenticatorId, 'apl-user-authenticator');
-    await s
-      .as('apl-user')
-      .client.patch(`/current-identity/authenticators/${authenticatorId}`, {
-        body: { password: 'short', currentPassword: 'Strong-Pass-1!' },
-      });
-    await s
-      .as('apl-user')
-      .client.patch(`/current-identity/authenticators/${authenticatorId}`, {
-        body: { password: 'Stronger-Pass-2?', currentPassword: 'Strong-Pass-1!' },
-      });
+    await s.as('apl-user').client.patch(`/current-identity/authenticators/${authenticatorId}`, {
+      body: { password: 'short', currentPassword: 'Strong-Pass-1!' },
+    });
+    await s.as('apl-user').client.patch(`/current-identity/authenticators/${authenticatorId}`, {
+      body: { password: 'Stronger-Pass-2?', currentPassword: 'Strong-Pass-1!' },
+    });
     // Lockout: two wrong passwords in a row, then even the right one is refused.
     await login(s, 'apl-user-login', 'wrong-password-1');
     await login(s, 'apl-user-login', 'wrong-password-2');

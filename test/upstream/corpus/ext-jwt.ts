@@ -20,12 +20,10 @@ const keys = () =>
 const inMinutes = (minutes: number) => Math.floor(Date.now() / 1000) + minutes * 60;
 
 const extJwtLogin = (s: Steps, jwt: string) =>
-  s.client
-    .as('anonymous')
-    .post('/authenticate?method=ext-jwt', {
-      body: { configTypes: ['all'] },
-      headers: { authorization: `Bearer ${jwt}` },
-    });
+  s.client.as('anonymous').post('/authenticate?method=ext-jwt', {
+    body: { configTypes: ['all'] },
+    headers: { authorization: `Bearer ${jwt}` },
+  });
 
 export const extJwt = [
   sequence('ext-jwt-certificate-signer', async (s) => {

@@ -51,12 +51,10 @@ export async function enrolledIdentity(s: Steps, name: string, roleAttributes: s
     .as('anonymous')
     .post(`/enroll?method=ott&token=${token}`, { body: csr.csrPem, contentType: 'text/plain' });
   const cert = String(enrolled.data?.cert ?? '');
-  const login = await s.client
-    .as('anonymous')
-    .post('/authenticate?method=cert', {
-      body: { configTypes: ['all'], sdkInfo: { type: 'diff' } },
-      cert: { cert, key: csr.keyPem },
-    });
+  const login = await s.client.as('anonymous').post('/authenticate?method=cert', {
+    body: { configTypes: ['all'], sdkInfo: { type: 'diff' } },
+    cert: { cert, key: csr.keyPem },
+  });
   s.useToken(name, login.data?.token);
   return { id, cert, key: csr.keyPem };
 }
