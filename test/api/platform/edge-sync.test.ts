@@ -213,6 +213,10 @@ describe('edge sync', () => {
     const user = await createUser(t, admin);
     const token = await login(t, user.username, user.password);
     const id = await apiSessionId(t, token);
+    // The login reaches the router at once (the feed follows this process's commits): taken before the heartbeat.
+    await sync.poll();
+    await sync.idle();
+    channel.take();
     await t.deps.apiSessions.flush(false);
     t.clock.advance(20 * 60_000);
     await channel.receive(ContentType.ApiSessionHeartbeatType, heartbeat([token, 'gone-token']));
