@@ -3,7 +3,7 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import type { Clock } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
-import { deleteTerminatorsOfRouter } from '../../store/queries/terminators.js';
+import { deleteTerminators } from '../../store/queries/terminators.js';
 import { routerNameById } from '../../store/queries/edge-sessions.js';
 import { ContentType as ChannelType, Header, type Message } from '../channel/message.js';
 import { encodeBool, encodeString } from '../channel/header-codecs.js';
@@ -146,7 +146,7 @@ export class Terminators {
     const { store, logger, strategies, metrics } = this.options;
     const request = fromBinary(RemoveTerminatorsRequestSchema, message.body);
     try {
-      const removed = await store.transaction((tx) => deleteTerminatorsOfRouter(tx, routerId, request.terminatorIds));
+      const removed = await store.transaction((tx) => deleteTerminators(tx, request.terminatorIds, routerId));
       for (const row of removed) strategies.forget(row.id);
       if (removed.length > 0) metrics?.terminatorsRemoved(removed.length);
       logger.info({ routerId, terminatorIds: request.terminatorIds, removed: removed.length }, 'removed terminators');

@@ -5,7 +5,7 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { formatTimestamp, type Clock } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
-import { deleteTerminatorsOfRouter, terminatorsOfRouterBefore } from '../../store/queries/terminators.js';
+import { deleteTerminators, terminatorsOfRouterBefore } from '../../store/queries/terminators.js';
 import type { Message } from '../channel/message.js';
 import {
   ContentType as CtrlType,
@@ -60,10 +60,10 @@ export async function removeInvalidTerminators(
   const invalid = Object.entries(response.states).filter(([, state]) => !state.valid);
   if (invalid.length === 0) return [];
   const removed = await deps.store.transaction((tx) =>
-    deleteTerminatorsOfRouter(
+    deleteTerminators(
       tx,
-      routerId,
       invalid.map(([id]) => id),
+      routerId,
     ),
   );
   for (const row of removed) deps.strategies.forget(row.id);

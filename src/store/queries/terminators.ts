@@ -53,23 +53,12 @@ export async function setTerminatorCostAndPrecedence(
   await typed(tx).updateTable('terminators').set({ cost, precedence, updated_at: at }).where('id', '=', id).execute();
 }
 
-/** Deletes those of `ids` that exist; answers the rows deleted. */
-export async function deleteTerminators(tx: Db, ids: readonly string[]): Promise<TerminatorRow[]> {
+/** Deletes those of `ids` that exist (and, given `routerId`, that the router holds); answers the rows deleted. */
+export async function deleteTerminators(tx: Db, ids: readonly string[], routerId?: string): Promise<TerminatorRow[]> {
   if (ids.length === 0) return [];
-  const rows = await typed(tx).selectFrom('terminators').selectAll().where('id', 'in', inTextList(tx, ids)).execute();
-  if (rows.length > 0)
-    await typed(tx)
-      .deleteFrom('terminators')
-      .where(
-        'id',
-        'in',
-        inTextList(
-          tx,
-          rows.map((row) => row.id),
-        ),
-      )
-      .execute();
-  return rows;
+  let query = typed(tx).deleteFrom('terminators').where('id', 'in', inTextList(tx, ids));
+  if (routerId !== undefined) query = query.where('router_id', '=', routerId);
+  return query.returningAll().execute();
 }
 
 export async function countTerminators(db: Db): Promise<number> {
@@ -78,34 +67,6 @@ export async function countTerminators(db: Db): Promise<number> {
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirst();
   return Number(row?.n ?? 0);
-}
-
-/** Deletes those of `ids` that the router holds; answers the rows deleted. */
-export async function deleteTerminatorsOfRouter(
-  tx: Db,
-  routerId: string,
-  ids: readonly string[],
-): Promise<TerminatorRow[]> {
-  if (ids.length === 0) return [];
-  const rows = await typed(tx)
-    .selectFrom('terminators')
-    .selectAll()
-    .where('router_id', '=', routerId)
-    .where('id', 'in', inTextList(tx, ids))
-    .execute();
-  if (rows.length > 0)
-    await typed(tx)
-      .deleteFrom('terminators')
-      .where(
-        'id',
-        'in',
-        inTextList(
-          tx,
-          rows.map((row) => row.id),
-        ),
-      )
-      .execute();
-  return rows;
 }
 
 /** The router's terminators created before `before`. */
