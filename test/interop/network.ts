@@ -52,6 +52,31 @@ export interface Started {
   ctrlEndpoint: string;
 }
 
+/** Our controller's command line for the interop runs: loopback only, the shared admin, its own ports. */
+export function ourControllerArgs(home: string, apiPort: number, ctrlPort: number): string[] {
+  return [
+    'src/main.ts',
+    '--home',
+    home,
+    '--port',
+    String(apiPort),
+    '--bind',
+    '127.0.0.1',
+    '--address',
+    '127.0.0.1',
+    '--ctrl-port',
+    String(ctrlPort),
+    '--ctrl-bind',
+    '127.0.0.1',
+    '--username',
+    ADMIN_USERNAME,
+    '--password',
+    ADMIN_PASSWORD,
+    '--log-level',
+    'info',
+  ];
+}
+
 export async function startController(kind: ControllerKind, work: string): Promise<Started> {
   if (kind === 'upstream') {
     const upstream: UpstreamController = await startUpstream({ username: ADMIN_USERNAME, password: ADMIN_PASSWORD });
@@ -67,29 +92,7 @@ export async function startController(kind: ControllerKind, work: string): Promi
   const home = mkdtempSync(join(tmpdir(), 'ziti-ours-net-'));
   const [apiPort, ctrlPort] = [await freePort(), await freePort()];
   const logFile = join(work, 'controller.log');
-  const args = [
-    'src/main.ts',
-    '--home',
-    home,
-    '--port',
-    String(apiPort),
-    '--bind',
-    '127.0.0.1',
-    '--address',
-    '127.0.0.1',
-  ];
-  args.push(
-    '--ctrl-port',
-    String(ctrlPort),
-    '--ctrl-bind',
-    '127.0.0.1',
-    '--username',
-    ADMIN_USERNAME,
-    '--password',
-    ADMIN_PASSWORD,
-    '--log-level',
-    'info',
-  );
+  const args = ourControllerArgs(home, apiPort, ctrlPort);
   const start = () =>
     startServer({
       name: 'our controller',

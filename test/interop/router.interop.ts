@@ -17,6 +17,7 @@ import { ROOT } from '../../bench/scenario-run.js';
 import { UpstreamUnavailable, upstreamBinary, zitiEnv } from '../../scripts/upstream.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME } from '../upstream/peers.js';
 import { httpsRequest } from '../../bench/https-client.js';
+import { ourControllerArgs } from './network.js';
 import { routerConfig } from './router-config.js';
 
 const RESULTS = join(dirname(fileURLToPath(import.meta.url)), 'results');
@@ -73,29 +74,7 @@ describe(
       return { status: reply.status, json: reply.body as { data: Record<string, unknown> } | undefined };
     };
     const startOurs = async () => {
-      const args = [
-        'src/main.ts',
-        '--home',
-        home,
-        '--port',
-        String(apiPort),
-        '--bind',
-        '127.0.0.1',
-        '--address',
-        '127.0.0.1',
-      ];
-      args.push(
-        '--ctrl-port',
-        String(ctrlPort),
-        '--ctrl-bind',
-        '127.0.0.1',
-        '--username',
-        ADMIN_USERNAME,
-        '--password',
-        ADMIN_PASSWORD,
-        '--log-level',
-        'info',
-      );
+      const args = ourControllerArgs(home, apiPort, ctrlPort);
       controller = await startServer({
         name: 'our controller',
         args,
