@@ -119,6 +119,44 @@ describe('router inbox', () => {
     await assert.rejects(here.messenger.request(routerId, message, 50), RouterNotHeldError, 'its holder is dead');
   });
 
+  it('does not look at its rows while no other instance lives (only another instance writes them)', async () => {
+    const reads = (clock: () => Date) => {
+      let count = 0;
+      const store = {
+        ...t.deps.store,
+        read: ((work) => (count++, t.deps.store.read(work))) as typeof t.deps.store.read,
+      };
+      const lonely = new RouterInbox({
+        store,
+        clock,
+        instanceId: t.deps.instanceId,
+        routers: { get: () => ({ channel }) },
+        holdsAny: () => true,
+        instanceOfflineAfterMs: OFFLINE_AFTER_MS,
+        logger: pino({ level: 'silent' }),
+      });
+      return { lonely, count: () => count };
+    };
+    // A day on, no instance has beaten within the window: one read of who lives, then none for the next looks.
+    const alone = reads(() => new Date(t.clock().getTime() + 86_400_000));
+    for (let look = 0; look < 5; look++) await alone.lonely.deliver();
+    assert.equal(alone.count(), 1);
+    // Another instance beating now: every look reads the inbox too.
+    const at = formatTimestamp(t.clock());
+    await t.deps.store.transaction((tx) =>
+      beatControllerInstance(tx, {
+        id: OTHER,
+        name: OTHER,
+        api_base: 'https://other',
+        started_at: at,
+        last_seen_at: at,
+      }),
+    );
+    const beside = reads(t.clock);
+    for (let look = 0; look < 5; look++) await beside.lonely.deliver();
+    assert.equal(beside.count(), 6);
+  });
+
   it('refuses a router no instance holds', async () => {
     await assert.rejects(
       inbox(t.deps.instanceId, new Map()).messenger.request(unheld, message, 50),

@@ -49,6 +49,8 @@ export interface RouterInboxOptions {
 
 /** Inbox rows are bookkeeping: no cache holds them, so no instance drops its caches for them. */
 const BOOKKEEPING = { bookkeeping: true, touches: writeAreas.rowsOnly };
+/** How often a process holding routers reads whether any other instance lives. */
+const OTHERS_CHECK_MS = 1000;
 const TAKE_AT_ONCE = 100;
 
 export class RouterInbox {
@@ -61,6 +63,9 @@ export class RouterInbox {
   /** The messages being served now, awaited by stop(). */
   readonly #serving = new Set<Promise<void>>();
   #stopped = false;
+  /** Whether another live instance could address rows here, and when that was last read. */
+  #othersLive = false;
+  #othersCheckedAt = Number.NEGATIVE_INFINITY;
   /** Rows being delivered now (read, not yet answered or removed): not delivered twice. */
   readonly #delivering = new Set<string>();
   readonly messenger: RouteMessenger;
@@ -105,8 +110,18 @@ export class RouterInbox {
   }
 
   async #look(): Promise<void> {
-    const { store, instanceId } = this.#options;
+    const { store, instanceId, clock, instanceOfflineAfterMs } = this.#options;
     try {
+      // Only another instance writes rows here: alone, the 10 ms look would be a query a hundred times a second for
+      // nothing, so whether others live is read once a second (a newcomer's first message waits at most that long).
+      const now = Date.now();
+      if (now - this.#othersCheckedAt >= OTHERS_CHECK_MS) {
+        this.#othersCheckedAt = now;
+        const since = formatTimestamp(new Date(clock().getTime() - instanceOfflineAfterMs));
+        const live = await store.read((db) => liveControllerInstances(db, since));
+        this.#othersLive = live.some((instance) => instance.id !== instanceId);
+      }
+      if (!this.#othersLive) return;
       if (!(await store.read((db) => hasPendingInbox(db, instanceId)))) return;
       const rows = await store.read((db) => pendingInboxRows(db, instanceId, TAKE_AT_ONCE, [...this.#delivering]));
       for (const row of rows) {
