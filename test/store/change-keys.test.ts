@@ -3,6 +3,7 @@
 // bookkeeping write or one that changed no row. The same tests on SQLite (npm test) and PostgreSQL (test:postgres).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { changeKeys } from '../../src/store/changes.js';
 import { ReadCache } from '../../src/store/read-cache.js';
 import { deleteRows, insertRow, selectMatching, updateMatching } from '../../src/store/queries/table-rows.js';
@@ -103,20 +104,79 @@ describe(`change keys on ${storeUnderTest}`, () => {
     // As a prune that removed that commit's row before B looked records it (PostgreSQL: its transaction id; SQLite: its seq).
     const logged = await a.read((db) => selectMatching(db, 'cluster_changes', {}));
     const through = logged.map((row) => BigInt(String(row.xid ?? row.seq))).reduce((x, y) => (x > y ? x : y));
-    await a.transaction((tx) =>
-      updateMatching(
+    await a.transaction(async (tx) => {
+      await updateMatching(
         tx,
         'cluster_changes_pruned',
         { through: storeUnderTest === 'postgres' ? String(through) : Number(through) },
         { id: 1 },
-      ),
-    );
+      );
+      if (storeUnderTest === 'postgres') await sql`UPDATE cluster_changes_pruned SET prunes = prunes + 1`.execute(tx);
+    });
     await b.refresh();
     assert.equal(
       b.changes.changedSince(changeKeys.tables('services'), since),
       true,
       'an answer about services is dropped too',
     );
+  });
+
+  it('a prune is lost once: a transaction older than what it pruned, still open, does not drop everything again', async () => {
+    // PostgreSQL's snapshots keep the oldest running transaction's id as their xmin, whatever schema it writes.
+    const older = await database.open();
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let began: () => void = () => undefined;
+    const begun = new Promise<void>((resolve) => (began = resolve));
+    // SQLite has one writer and orders its log by commit, so there the prune is all there is to it.
+    const open =
+      storeUnderTest === 'postgres'
+        ? older.transaction(
+            async (tx) => {
+              await insertRow(tx, 'identities', identity('held-open'));
+              began();
+              await held;
+            },
+            { touches: [writeAreas.identity('held-open')] },
+          )
+        : (began(), Promise.resolve());
+    try {
+      await begun;
+      // Area writes, which run beside the one held open (a strict write would wait for it).
+      const newIdentity = (id: string) =>
+        a.transaction((tx) => insertRow(tx, 'identities', identity(id)), { touches: [writeAreas.identity(id)] });
+      await newIdentity('pruned-again');
+      await a.transaction(
+        async (tx) => {
+          const logged = await selectMatching(tx, 'cluster_changes', {});
+          const through = logged.map((row) => BigInt(String(row.xid ?? row.seq))).reduce((x, y) => (x > y ? x : y));
+          await updateMatching(
+            tx,
+            'cluster_changes_pruned',
+            { through: storeUnderTest === 'postgres' ? String(through) : Number(through) },
+            { id: 1 },
+          );
+          if (storeUnderTest === 'postgres')
+            await sql`UPDATE cluster_changes_pruned SET prunes = prunes + 1`.execute(tx);
+        },
+        { touches: ['test:prune'] },
+      );
+      await b.refresh();
+      const since = b.changes.now();
+      await newIdentity('after-the-prune');
+      await b.refresh();
+      assert.equal(b.changes.changedSince(changeKeys.tables('identities'), since), true);
+      assert.equal(
+        b.changes.changedSince(changeKeys.tables('services'), since),
+        false,
+        'the next look drops only what moved',
+      );
+    } finally {
+      release();
+      await open;
+      await older.close();
+      await b.refresh();
+    }
   });
 
   it("keeps a read's answer on the other store until what it depends on moves there", async () => {

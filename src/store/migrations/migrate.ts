@@ -95,6 +95,10 @@ const CHANGE_LOG: readonly MigrationStatement[] = [
     sqlite: 'INSERT INTO cluster_changes_pruned (id, through) VALUES (1, 0) ON CONFLICT (id) DO NOTHING',
     postgres: "INSERT INTO cluster_changes_pruned (id, through) VALUES (1, '0') ON CONFLICT (id) DO NOTHING",
   },
+  // PostgreSQL: how many prunes removed rows. `through` alone cannot tell a reader whether anything it had not seen
+  // went: a transaction older than `through` still running anywhere in the cluster (a backup's) holds every later
+  // snapshot's xmin below it, so every look would count as lost and drop every kept answer.
+  { postgres: 'ALTER TABLE cluster_changes_pruned ADD COLUMN IF NOT EXISTS prunes BIGINT NOT NULL DEFAULT 0' },
 ];
 
 /** How long the change log keeps a commit's row; a process that did not look for longer drops all it kept. */

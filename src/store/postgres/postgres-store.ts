@@ -41,17 +41,23 @@ export const pgNumberTypes: pg.CustomTypesConfig = {
 
 export async function openPostgresStore({ url, migrations, poolSize = 10 }: PostgresStoreOptions): Promise<Store> {
   await migrateUnderLock(url, migrations);
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgNumberTypes });
-  // An idle connection the server closed must not take the process down; the next query opens another.
-  pool.on('error', () => undefined);
   // The policy engine's delta (policy-links.ts) lives in a temporary table of each connection, emptied at every
   // commit, which shadows the schema's table of the same name (pg_temp comes first in every search path): one
-  // transaction's scratch rows are never another's, and they cost no WAL. Queued before the connection's first query.
-  // Should it fail, the schema's table still serves, correct as the policy engine's writes are strict (run alone).
-  pool.on('connect', (client) => {
-    void client.query(SCRATCH_DELTA_TABLE).catch(() => undefined);
-    prepareByName(client);
-  });
+  // transaction's scratch rows are never another's, and they cost no WAL. Made before the connection's first query
+  // (pg-pool waits for onConnect). Should it fail, the schema's table still serves, correct as the policy engine's
+  // writes are strict (run alone).
+  const settings: PoolSettings = {
+    connectionString: url,
+    max: poolSize,
+    types: pgNumberTypes,
+    onConnect: async (client) => {
+      await client.query(SCRATCH_DELTA_TABLE).catch(() => undefined);
+      prepareByName(client);
+    },
+  };
+  const pool = new pg.Pool(settings);
+  // An idle connection the server closed must not take the process down; the next query opens another.
+  pool.on('error', () => undefined);
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }), plugins: [new LongValueListsPlugin()] });
   registerDialect(db, postgresDialect);
 
@@ -103,7 +109,12 @@ export async function openPostgresStore({ url, migrations, poolSize = 10 }: Post
  * The connection's statements whose text is one to keep prepared (postgres-dialect.ts keepPrepared) are sent under
  * their name: the server parses and plans each once per connection. A proxy keeps pg's overloaded query().
  */
-function prepareByName(client: pg.PoolClient): void {
+/** pg-pool (3.6 on) waits for the promise onConnect answers before it hands the connection out; @types/pg says void. */
+interface PoolSettings extends Omit<pg.PoolConfig, 'onConnect'> {
+  onConnect(client: pg.ClientBase): Promise<void>;
+}
+
+function prepareByName(client: pg.ClientBase): void {
   client.query = new Proxy(client.query.bind(client), {
     apply(send, self, args: unknown[]): unknown {
       const [text, values] = args;
@@ -142,29 +153,32 @@ async function currentSchema(db: Kysely<Schema>): Promise<string> {
 /**
  * The change log since this process's last look (migrate.ts CHANGE_LOG): the commits its previous snapshot did not
  * see, read with the snapshot that becomes the next look's (one round trip, a statement prepared by name). Commits
- * of this process are moved when made and skipped here.
+ * of this process are moved when made and skipped here. What was seen is lost only when a prune ran since the last
+ * look (`prunes` moved) and went past what that look's snapshot had not seen.
  */
 function changeLogReader(pool: pg.Pool, changes: Changes): { refresh(): Promise<void>; own(xid: string): void } {
   let snapshot: string | undefined;
+  let prunes: string | undefined;
   const own = new Set<string>();
   return {
     async refresh() {
       if (snapshot === undefined) {
-        const { rows } = await pool.query<{ snapshot: string }>({
+        const { rows } = await pool.query<{ snapshot: string; prunes: string }>({
           name: 'ziti-changes-start',
-          text: 'SELECT pg_current_snapshot()::text AS snapshot',
+          text: START_CHANGE_LOG,
         });
-        snapshot = rows[0]?.snapshot;
+        [snapshot, prunes] = [rows[0]?.snapshot, rows[0]?.prunes];
         return;
       }
       const { rows } = await pool.query<{
         snapshot: string;
+        prunes: string;
         lost: boolean | null;
         changes: [string, string[]][] | null;
-      }>({ name: 'ziti-changes', text: READ_CHANGE_LOG, values: [snapshot] });
+      }>({ name: 'ziti-changes', text: READ_CHANGE_LOG, values: [snapshot, prunes] });
       const [seen] = rows;
       if (!seen) return;
-      snapshot = seen.snapshot;
+      [snapshot, prunes] = [seen.snapshot, seen.prunes];
       if (seen.lost === true) changes.movedAll();
       for (const [xid, keys] of seen.changes ?? []) {
         if (own.delete(xid)) continue;
@@ -179,14 +193,19 @@ function changeLogReader(pool: pg.Pool, changes: Changes): { refresh(): Promise<
   };
 }
 
-const READ_CHANGE_LOG = `SELECT pg_current_snapshot()::text AS snapshot,
-  (SELECT pg_snapshot_xmin($1::pg_snapshot) <= through FROM cluster_changes_pruned WHERE id = 1) AS lost,
+const START_CHANGE_LOG = `SELECT pg_current_snapshot()::text AS snapshot,
+  (SELECT prunes::text FROM cluster_changes_pruned WHERE id = 1) AS prunes`;
+
+const READ_CHANGE_LOG = `SELECT pg_current_snapshot()::text AS snapshot, pruned.prunes::text AS prunes,
+  pruned.prunes::text IS DISTINCT FROM $2::text AND pg_snapshot_xmin($1::pg_snapshot) <= pruned.through AS lost,
   (SELECT json_agg(json_build_array(xid::text, keys::json)) FROM cluster_changes
-    WHERE xid >= pg_snapshot_xmin($1::pg_snapshot) AND NOT pg_visible_in_snapshot(xid, $1::pg_snapshot)) AS changes`;
+    WHERE xid >= pg_snapshot_xmin($1::pg_snapshot) AND NOT pg_visible_in_snapshot(xid, $1::pg_snapshot)) AS changes
+  FROM cluster_changes_pruned AS pruned WHERE pruned.id = 1`;
 
 /** Drops the change log's old rows and records up to which transaction it did (one statement: its own transaction). */
 const PRUNE_CHANGE_LOG = `WITH gone AS (DELETE FROM cluster_changes WHERE at < clock_timestamp() - interval '${CHANGE_LOG_KEPT_SECONDS} seconds' RETURNING xid)
-  UPDATE cluster_changes_pruned SET through = greatest(through, (SELECT max(xid) FROM gone)) WHERE id = 1 AND EXISTS (SELECT 1 FROM gone)`;
+  UPDATE cluster_changes_pruned SET through = greatest(through, (SELECT max(xid) FROM gone)), prunes = prunes + 1
+    WHERE id = 1 AND EXISTS (SELECT 1 FROM gone)`;
 
 /** Migrates on a connection of its own, under an advisory lock: instances starting together migrate once. */
 async function migrateUnderLock(url: string, migrations: readonly Migration[]): Promise<void> {

@@ -85,14 +85,18 @@ export function writeTransactions(
       let broken: Error | undefined;
       // Every statement goes through here, so the tables it writes are known at COMMIT (changes.ts).
       const written = new Set<string>();
+      // Work may run statements at once (Promise.all over one transaction): they take turns here, one statement at a
+      // time on the connection, rather than in pg's own queue, which pg deprecates (pg@9 refuses such calls).
+      let previous: Promise<unknown> = Promise.resolve();
       // A proxy keeps pg's overloaded signature, which the driver expects, while it looks at each statement's text.
       const query = new Proxy(client.query.bind(client), {
         apply(send, self, args: unknown[]) {
           // Reflect.apply answers `any`: pg's answer, looked at below only through type guards.
-          const answer: unknown = Reflect.apply(send, self, args);
+          const answer = previous.then((): unknown => Reflect.apply(send, self, args));
+          previous = answer.catch(() => undefined);
           const tables = typeof args[0] === 'string' ? writtenTables(args[0]) : [];
           if (tables.length === 0) return answer;
-          return Promise.resolve(answer).then((result: unknown) => {
+          return answer.then((result: unknown) => {
             noteWrites(
               tables,
               typeof result === 'object' &&
