@@ -3,6 +3,7 @@
 // bookkeeping write or one that changed no row. The same tests on SQLite (npm test) and PostgreSQL (test:postgres).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- the test records a prune as the PostgreSQL store's does: its prunes counter is PostgreSQL's only, outside the generated schema
 import { sql } from 'kysely';
 import { changeKeys } from '../../src/store/changes.js';
 import { ReadCache } from '../../src/store/read-cache.js';
