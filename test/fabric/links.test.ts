@@ -177,12 +177,16 @@ describe('a router reconnecting to another instance (two instances, one SQLite f
       );
       assert.deepEqual(await one.links.view.list(), [], 'its dialled link went with it');
       await one.controlPlane.presenceFlushed();
+      // Instance two's once-a-second look at the shared network, made now: it then knows A is online on one.
+      await two.links.network?.sync();
 
       routerB = await connect(b, 1);
       reportLink(routerB, 'link-bc', c.id);
       await until(async () => (await two.links.view.list()).length === 1);
-      assert.deepEqual(states(routerB), [[c.id, PeerState.Healthy]]);
-      assert.deepEqual(states(routerC), [[b.id, PeerState.Healthy]]);
+      // What each router was last told of each peer (earlier looks may have told C of B's coming and going).
+      const last = (router: TestRouter) => Object.fromEntries(states(router));
+      assert.deepEqual(last(routerB), { [a.id]: PeerState.Healthy, [c.id]: PeerState.Healthy });
+      assert.equal(last(routerC)[b.id], PeerState.Healthy);
       assert.deepEqual((await two.links.path(b.id, c.id))?.linkIds, ['link-bc']);
     } finally {
       await Promise.all([routerA.close(), routerB.close(), routerC.close()]);
