@@ -16,7 +16,7 @@ export interface ControlPlaneSettings {
   ctrlConnectTimeoutMs: number;
 }
 
-export const controlPlaneSettingSpecs: readonly SettingSpec<keyof ControlPlaneSettings>[] = [
+export const controlPlaneSettingSpecs: readonly SettingSpec<ControlPlaneSettings>[] = [
   {
     key: 'ctrlAdvertisedHost',
     yamlPath: 'ctrl.advertisedAddress',

@@ -11,7 +11,7 @@ export interface DatabaseSettings {
   databasePoolSize: number;
 }
 
-export const databaseSettingSpecs: readonly SettingSpec<keyof DatabaseSettings>[] = [
+export const databaseSettingSpecs: readonly SettingSpec<DatabaseSettings>[] = [
   { key: 'databaseUrl', yamlPath: 'db.url', env: 'ZITI_DATABASE_URL', flag: 'database-url', parse: databaseUrl },
   {
     key: 'databasePoolSize',

@@ -13,7 +13,7 @@ export interface EdgeApiSettings {
   totpIssuer: string;
 }
 
-export const edgeApiSettingSpecs: readonly SettingSpec<keyof EdgeApiSettings>[] = [
+export const edgeApiSettingSpecs: readonly SettingSpec<EdgeApiSettings>[] = [
   {
     key: 'advertisedHost',
     yamlPath: 'edge.api.advertisedHost',

@@ -21,7 +21,7 @@ export interface HttpSettings {
   maxConnectionsPerClient: number;
 }
 
-export const httpSettingSpecs: readonly SettingSpec<keyof HttpSettings>[] = [
+export const httpSettingSpecs: readonly SettingSpec<HttpSettings>[] = [
   // The smallest body cap still takes the largest legitimate unauthenticated body: an enrollment with two RSA-4096
   // CSRs (~2 KiB each in PEM) and the SDKs' envInfo/sdkInfo.
   {

@@ -18,7 +18,7 @@ export interface LoginThrottleSettings {
   loginThrottleAddressFailures: number;
 }
 
-export const loginThrottleSettingSpecs: readonly SettingSpec<keyof LoginThrottleSettings>[] = [
+export const loginThrottleSettingSpecs: readonly SettingSpec<LoginThrottleSettings>[] = [
   {
     key: 'loginThrottleWindowMs',
     yamlPath: 'edge.api.loginThrottle.window',

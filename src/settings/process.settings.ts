@@ -28,7 +28,7 @@ export interface ProcessSettings {
   shutdownTimeoutMs: number;
 }
 
-export const processSettingSpecs: readonly SettingSpec<keyof ProcessSettings>[] = [
+export const processSettingSpecs: readonly SettingSpec<ProcessSettings>[] = [
   {
     key: 'logLevel',
     yamlPath: 'log.level',

@@ -5,16 +5,21 @@ import { parseDuration } from '../lib/clock.js';
 
 export type Parse<T = unknown> = (raw: unknown) => T;
 
-/** One setting of a section (`K`: the section's keys of Settings). */
-export interface SettingSpec<K extends string> {
-  key: K;
-  /** Path in the YAML file; also the name used in error messages. */
-  yamlPath: string;
-  env?: string;
-  flag?: string;
-  parse: Parse;
-  default?: unknown;
-}
+/**
+ * The spec of one key of a section `S` of Settings: its parser gives, and its default is, a value of that key's type
+ * (a spec whose parser gives another type does not compile).
+ */
+export type SettingSpec<S> = {
+  [K in keyof S & string]: {
+    key: K;
+    /** Path in the YAML file; also the name used in error messages. */
+    yamlPath: string;
+    env?: string;
+    flag?: string;
+    parse: Parse<S[K]>;
+    default?: S[K];
+  };
+}[keyof S & string];
 
 export interface ListenAddress {
   host: string;
@@ -56,7 +61,7 @@ export function durationText(ms: number): string {
 }
 
 export const duration =
-  (minMs: number, maxMs = Infinity): Parse =>
+  (minMs: number, maxMs = Infinity): Parse<number> =>
   (raw) => {
     const ms = typeof raw === 'string' ? parseDuration(raw) : undefined;
     if (ms === undefined) throw new Error('must be a duration such as 30m, 90s or 1h');
@@ -66,7 +71,7 @@ export const duration =
   };
 
 export const integer =
-  (min: number, max = Number.MAX_SAFE_INTEGER): Parse =>
+  (min: number, max = Number.MAX_SAFE_INTEGER): Parse<number> =>
   (raw) => {
     const value = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : raw;
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
@@ -79,7 +84,7 @@ export const integer =
     return value;
   };
 
-export const flag: Parse = (raw) => {
+export const flag: Parse<boolean> = (raw) => {
   if (raw === true || raw === 'true') return true;
   if (raw === false || raw === 'false') return false;
   throw new Error('must be true or false');
@@ -98,7 +103,7 @@ const byteUnits: Record<string, number> = { '': 1, B: 1, KiB: 1024, MiB: 1024 * 
 
 /** A size in bytes: `65536`, `64KiB` or `1MiB`. */
 export const byteSize =
-  (minBytes: number): Parse =>
+  (minBytes: number): Parse<number> =>
   (raw) => {
     const match = /^(\d+)\s*(B|KiB|MiB)?$/.exec(
       typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '',
@@ -110,21 +115,21 @@ export const byteSize =
   };
 
 /** A PostgreSQL connection URL; its text is never repeated in a message, as it may hold a password. */
-export const databaseUrl: Parse = (raw) => {
-  let url: URL | undefined;
+export const databaseUrl: Parse<string> = (raw) => {
+  let protocol: string | undefined;
   try {
-    url = typeof raw === 'string' ? new URL(raw) : undefined;
+    protocol = typeof raw === 'string' ? new URL(raw).protocol : undefined;
   } catch {
-    url = undefined;
+    protocol = undefined;
   }
-  if (!url || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')) {
+  if (typeof raw !== 'string' || (protocol !== 'postgres:' && protocol !== 'postgresql:')) {
     throw new Error('must be a PostgreSQL URL such as postgres://user:password@host:5432/database');
   }
   return raw;
 };
 
 export const oneOf =
-  (...values: string[]): Parse =>
+  (...values: string[]): Parse<string> =>
   (raw) => {
     if (typeof raw !== 'string' || !values.includes(raw)) throw new Error(`must be one of ${values.join(', ')}`);
     return raw;

@@ -25,7 +25,7 @@ export interface Settings
 export class SettingsError extends Error {}
 
 /** Every setting except `home` and `configFile`, which decide where the others are read from. */
-export const settingSpecs: readonly SettingSpec<keyof Settings>[] = [
+export const settingSpecs: readonly SettingSpec<Omit<Settings, 'home' | 'configFile'>>[] = [
   ...databaseSettingSpecs,
   ...edgeApiSettingSpecs,
   ...controlPlaneSettingSpecs,
