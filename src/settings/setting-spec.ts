@@ -3,7 +3,7 @@
 import { isIP } from 'node:net';
 import { parseDuration } from '../lib/clock.js';
 
-export type Parse<T = unknown> = (raw: unknown) => T;
+export type Parse<T> = (raw: unknown) => T;
 
 /**
  * The spec of one key of a section `S` of Settings: its parser gives, and its default is, a value of that key's type
