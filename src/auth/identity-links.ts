@@ -3,26 +3,25 @@
 import { identityNames } from '../store/queries/identities.js';
 import type { Db } from '../store/store.js';
 
-// The sub-lists' URL segments are the API's words; three equal a table's name without naming it.
-/* eslint-disable storage/no-storage-words */
-const subLists = [
-  'edge-router-policies',
-  'edge-routers',
-  'service-policies',
-  'services',
-  'posture-data',
-  'failed-service-requests',
-  'authenticators',
-  'enrollments',
-  'service-configs',
-] as const;
-/* eslint-enable storage/no-storage-words */
-
+/**
+ * The links an identity carries. Written out, as every definition writes its links: they are the API's URL segments
+ * (`services`, `enrollments` here are paths, whatever the store calls its tables).
+ */
 export function identityLinks(id: string, authPolicyId: string): Record<string, string> {
-  const links: Record<string, string> = { self: `./identities/${id}` };
-  for (const name of subLists) links[name] = `./identities/${id}/${name}`;
-  links['auth-policies'] = `./auth-policies/${authPolicyId}`;
-  return links;
+  const base = `./identities/${id}`;
+  return {
+    self: base,
+    'edge-router-policies': `${base}/edge-router-policies`,
+    'edge-routers': `${base}/edge-routers`,
+    'service-policies': `${base}/service-policies`,
+    services: `${base}/services`,
+    'posture-data': `${base}/posture-data`,
+    'failed-service-requests': `${base}/failed-service-requests`,
+    authenticators: `${base}/authenticators`,
+    enrollments: `${base}/enrollments`,
+    'service-configs': `${base}/service-configs`,
+    'auth-policies': `./auth-policies/${authPolicyId}`,
+  };
 }
 
 export function identityRef(identity: { id: string; name: string; authPolicyId: string }): Record<string, unknown> {

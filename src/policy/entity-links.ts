@@ -1,14 +1,8 @@
 // Keeps links in step when an entity appears or its role attributes change: only the policies whose roles could
 // mention it are looked at, through the role tables' value index — never a scan of all policies.
 import type { Db } from '../store/store.js';
-import {
-  applyPairDelta,
-  changeMemberships,
-  membershipsOf,
-  policiesSelecting,
-  servicePolicyType,
-  setEntityDelta,
-} from '../store/queries/policy-links.js';
+import { changeMemberships, membershipsOf, policiesSelecting } from '../store/queries/entity-policies.js';
+import { applyPairDelta, servicePolicyType, setEntityDelta } from '../store/queries/policy-links.js';
 import { policyKinds, type EntityKindName, type PolicyKind, type PolicySide } from '../store/queries/policy-tables.js';
 import { touchPolicyChange } from '../store/queries/service-list-changes.js';
 

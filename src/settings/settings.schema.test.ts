@@ -1,6 +1,7 @@
 // The loader builds Settings key by key from the spec table: every key must have its spec, or it would be missing.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { flag, integer, type SettingSpec } from './setting-spec.js';
 import { settingSpecs, type Settings } from './settings.schema.js';
 
 /** Every key of Settings: a key added to the interface and not here fails to compile. */
@@ -49,4 +50,16 @@ test('every setting but home and configFile has exactly one spec', () => {
   assert.equal(new Set(specKeys).size, specKeys.length);
   const expected = Object.keys(everyKey).filter((key) => key !== 'home' && key !== 'configFile');
   assert.deepEqual([...specKeys].sort(), expected.sort());
+});
+
+// The type test is the compiler's (npm run typecheck): each @ts-expect-error fails the build if the error goes away.
+test("a spec's parser and default are of its key's type", () => {
+  const workers: SettingSpec<Settings> = { key: 'workers', yamlPath: 'workers', parse: integer(1, 64), default: 1 };
+  // @ts-expect-error: a flag's parser gives a boolean, and workers is a number
+  const wrongParser: SettingSpec<Settings> = { key: 'workers', yamlPath: 'workers', parse: flag };
+  // @ts-expect-error: a default of another type
+  const wrongDefault: SettingSpec<Settings> = { key: 'workers', yamlPath: 'workers', parse: integer(1), default: '1' };
+  assert.equal(workers.parse('2'), 2);
+  assert.throws(() => wrongParser.parse('2'), /must be true or false/);
+  assert.equal(wrongDefault.default, '1');
 });

@@ -2,7 +2,7 @@
 // Prometheus' text format and `/health` and `/ready` for probes that should not need the API's TLS.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ListenAddress } from '../settings/settings.schema.js';
+import type { ListenAddress } from '../settings/setting-spec.js';
 import type { Health } from './health.js';
 import { livenessReply, readinessReply, type PlainReply } from './health-routes.js';
 import type { Metrics } from './metrics.js';

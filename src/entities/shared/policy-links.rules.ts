@@ -4,7 +4,7 @@ import { formatTimestamp } from '../../lib/clock.js';
 import type { EntityRules, EntityValues } from '../../crud/entity-rules.js';
 import type { EntityKindName } from '../../store/queries/policy-tables.js';
 import { syncEntity } from '../../policy/entity-links.js';
-import { stripEntityReferences } from '../../store/queries/policy-links.js';
+import { stripEntityReferences } from '../../store/queries/entity-policies.js';
 import { touchServiceLists, type ServiceListHolders } from '../../store/queries/service-lists.js';
 import type { Db } from '../../store/store.js';
 

@@ -9,7 +9,7 @@ import {
 } from '../../store/queries/identities.js';
 import type { Db } from '../../store/store.js';
 import { syncEntity } from '../../policy/entity-links.js';
-import { stripEntityReferences } from '../../store/queries/policy-links.js';
+import { stripEntityReferences } from '../../store/queries/entity-policies.js';
 import { syncPolicy } from '../../policy/policy-links.js';
 import { edgeRouterPolicyKind } from '../../store/queries/policy-tables.js';
 
