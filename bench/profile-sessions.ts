@@ -14,7 +14,8 @@ import { runLoad } from './load.js';
 import { ROOT } from './scenario-run.js';
 import { seedIdentities } from './seed-identities.js';
 import { closeModelConnections, loginMany, reportPosture, sessionModel, setUpSessionModel } from './session-model.js';
-import { freePort } from './server-process.js';
+import { databaseBackendsCpu, freePort } from './server-process.js';
+import { databaseUrlFor } from './bench-store.js';
 import { say, settings } from './settings.js';
 
 const [who = 'typical', set = 'plain', seconds = '5', identities = '1000'] = process.argv.slice(2);
@@ -63,7 +64,12 @@ try {
     loadFromMs = performance.now() - spawnedAt;
     const url = `${controller.baseUrl}/edge/client/v1/sessions`;
     const headers = { accept: 'application/json', 'content-type': 'application/json' };
+    // BENCH_STORE=postgres: the database backends' CPU too (the other half of a create's cost there).
+    const databaseUrl = await databaseUrlFor(home);
+    const databaseCpu =
+      databaseUrl === undefined ? () => 0 : databaseBackendsCpu(new URL(databaseUrl).pathname.slice(1));
     const cpuBefore = controller.cpuSeconds();
+    const databaseBefore = databaseCpu();
     const load = await runLoad(
       {
         url,
@@ -76,10 +82,12 @@ try {
       },
       ROOT,
     );
-    const cpuMs =
-      ((controller.cpuSeconds() - cpuBefore) * 1000) / Math.max(1, load.totalRequests + load.warmupRequests);
+    const perCreate = (seconds: number) => (seconds * 1000) / Math.max(1, load.totalRequests + load.warmupRequests);
+    const cpuMs = perCreate(controller.cpuSeconds() - cpuBefore);
+    const databaseMs =
+      url === undefined ? '' : `, database backends ${perCreate(databaseCpu() - databaseBefore).toFixed(3)} ms`;
     process.stdout.write(
-      `${load.requestsPerSecond.toFixed(0)} creates/s (server CPU ${cpuMs.toFixed(3)} ms each, profiler on), non-2xx ${load.non2xx}, repeated ${load.repeated ?? 0}\n`,
+      `${load.requestsPerSecond.toFixed(0)} creates/s (server CPU ${cpuMs.toFixed(3)} ms each, profiler on${databaseMs}), non-2xx ${load.non2xx}, repeated ${load.repeated ?? 0}\n`,
     );
   } finally {
     closeModelConnections();

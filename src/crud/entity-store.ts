@@ -116,12 +116,16 @@ export async function isNameTaken(
   return isValueTaken(db, definition.table, column, name, exceptId);
 }
 
+/** Inserts the entity; `returning`: answers it as stored (as findEntity would read it) from the same statement. */
 export async function insertEntity<V extends EntityValues>(
   tx: Db,
   definition: EntityDefinition<V>,
   values: V,
-): Promise<void> {
-  await insertRow(tx, definition.table, valuesToRow(definition, values), setRows(definition, values));
+  returning = false,
+): Promise<V | undefined> {
+  const row = valuesToRow(definition, values);
+  const stored = await insertRow(tx, definition.table, row, setRows(definition, values), returning);
+  return stored ? rowToValues(definition, stored) : undefined;
 }
 
 export async function updateEntity<V extends EntityValues>(

@@ -42,6 +42,33 @@ export async function createEntityIn<V extends EntityValues>(
   body: unknown,
   extra: Extra<V> = {},
 ): Promise<string> {
+  return (await insertCreated(tx, deps, definition, body, extra, false)).id;
+}
+
+/**
+ * As createEntityIn, answering the entity as stored: from the insert's own statement (`RETURNING`), or read again
+ * when the definition's rules write after the insert (their afterWrite may change it).
+ */
+export async function createdEntityIn<V extends EntityValues>(
+  tx: Db,
+  deps: EntityDeps,
+  definition: EntityDefinition<V>,
+  body: unknown,
+  extra: Extra<V> = {},
+): Promise<V> {
+  const returning = definition.rules.afterWrite === undefined;
+  const { id, stored } = await insertCreated(tx, deps, definition, body, extra, returning);
+  return stored ?? requireEntity(tx, definition, id);
+}
+
+async function insertCreated<V extends EntityValues>(
+  tx: Db,
+  deps: EntityDeps,
+  definition: EntityDefinition<V>,
+  body: unknown,
+  extra: Extra<V>,
+  returning: boolean,
+): Promise<{ id: string; stored: V | undefined }> {
   const { values, changed } = entityInput(definition, body, 'create');
   const now = formatTimestamp(deps.clock());
   const id = extra.id ?? newEntityId(definition, deps);
@@ -50,7 +77,10 @@ export async function createEntityIn<V extends EntityValues>(
   const after = { ...values, isSystem: false, ...extra, id, createdAt: now, updatedAt: now } as V;
   const change: WriteChange<V> = { op: 'create', id, body: isJsonObject(body) ? body : {}, after, changed };
   try {
-    await runRules(deps, definition, change, tx, () => insertEntity(tx, definition, change.after));
+    const stored = await runRules(deps, definition, change, tx, () =>
+      insertEntity(tx, definition, change.after, returning),
+    );
+    return { id, stored };
   } catch (error) {
     // Inside a transaction the driver's own error arrives (the store translates only at its boundary).
     rethrowStoreError(
@@ -59,7 +89,6 @@ export async function createEntityIn<V extends EntityValues>(
       change.after,
     );
   }
-  return id;
 }
 
 export async function modifyEntity<V extends EntityValues>(
@@ -133,19 +162,21 @@ export async function requireEntity<V extends EntityValues>(
   return found;
 }
 
-async function runRules<V extends EntityValues>(
+/** Runs the checks and rules around `persist`; answers what it answered. */
+async function runRules<V extends EntityValues, T>(
   deps: EntityDeps,
   definition: EntityDefinition<V>,
   change: WriteChange<V>,
   tx: Db,
-  persist: () => Promise<void>,
-): Promise<void> {
+  persist: () => Promise<T>,
+): Promise<T> {
   // Field checks run once the entity is known to exist, so a missing one is a 404 whatever the body holds.
   for (const name of change.changed) definition.fields[name]?.check?.(change.after[name]);
   await definition.rules.validate?.({ tx, deps }, change);
   await requireFreeName(tx, definition, change);
-  await persist();
+  const persisted = await persist();
   await definition.rules.afterWrite?.({ tx, deps }, change);
+  return persisted;
 }
 
 /**

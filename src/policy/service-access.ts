@@ -1,12 +1,6 @@
 // What an identity may do with services and what it sees of them: visibility and permissions read from the
 // policy engine's `identity_services` pairs (an index lookup, never a policy evaluation), with config and posture.
-import {
-  serviceExists,
-  servicePair,
-  servicePairs,
-  serviceWithPair,
-  type PairCounts,
-} from '../store/queries/service-access.js';
+import { serviceExists, servicePair, servicePairs, type PairCounts } from '../store/queries/service-access.js';
 import type { Db } from '../store/store.js';
 import type { ConfigTypeSelection } from '../store/queries/configs.js';
 import { expandConfigs, sessionConfigTypes } from './config-expansion.js';
@@ -45,14 +39,13 @@ export interface ServiceGrant {
 
 /**
  * The service if the viewer can see it (docs/reference/policies-services-sessions.md §4.1), with what it may do there,
- * in one lookup: undefined when it does not exist or, for a non-admin, no policy grants it anything.
+ * from its name and the viewer's pair counts (null: none): undefined when it does not exist or, for a non-admin, no
+ * policy grants it anything.
  */
-export async function serviceGrant(
-  db: Db,
-  viewer: ServiceViewer,
-  serviceId: string,
-): Promise<ServiceGrant | undefined> {
-  const row = await serviceWithPair(db, viewer.identityId, serviceId);
+export function grantOf(
+  viewer: Pick<ServiceViewer, 'isAdmin'>,
+  row: { name: string; dial: number | null; bind: number | null } | undefined,
+): ServiceGrant | undefined {
   if (!row || (!viewer.isAdmin && row.dial === null)) return undefined;
   return { name: row.name, canDial: Number(row.dial ?? 0) > 0, canBind: Number(row.bind ?? 0) > 0 };
 }

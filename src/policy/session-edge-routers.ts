@@ -3,7 +3,7 @@
 // every router view shares, read from the store (router presence, migration 018) so any worker or instance answers
 // alike and a router's URLs read the same wherever an SDK meets them.
 import { routerPresence, type RouterPresenceRow } from '../store/queries/router-presence.js';
-import { sharedEdgeRouterRows } from '../store/queries/service-access.js';
+import { sharedEdgeRouterRows, type SharedRouterRow } from '../store/queries/service-access.js';
 import type { Db } from '../store/store.js';
 import { mustGet } from '../lib/collections.js';
 import { parseJsonValue } from '../lib/json-value.js';
@@ -63,7 +63,7 @@ export async function edgeRouterLiveStates(
 }
 
 /** Upstream hands out at most this many routers per session, connected ones first. */
-const SESSION_EDGE_ROUTERS = 25;
+export const SESSION_EDGE_ROUTERS = 25;
 
 /** `sessionEdgeRouter` without `urls`: the shape of `GET /services/{id}/edge-routers`. */
 export type CommonEdgeRouter = Record<string, unknown>;
@@ -75,19 +75,27 @@ export async function sharedEdgeRouters(db: Db, identityId: string, serviceId: s
     db,
     rows.map((row) => row.id),
   );
-  return rows.map((row) => {
-    const state = mustGet(states, row.id);
-    return {
-      cost: row.cost ?? 0,
-      disabled: row.disabled === 1,
-      hostname: state.hostname,
-      isOnline: state.isOnline,
-      name: row.name,
-      noTraversal: row.no_traversal === 1,
-      supportedProtocols: state.supportedProtocols,
-      syncStatus: state.syncStatus,
-    };
-  });
+  return rows.map((row) => commonEdgeRouter(row, mustGet(states, row.id)));
+}
+
+/** sharedEdgeRouters from the rows it reads: each router with its presence row (read with other things). */
+export function commonEdgeRouters(
+  routers: readonly { router: SharedRouterRow; presence: RouterPresenceRow | undefined }[],
+): CommonEdgeRouter[] {
+  return routers.map(({ router, presence }) => commonEdgeRouter(router, liveState(presence)));
+}
+
+function commonEdgeRouter(row: SharedRouterRow, state: EdgeRouterLiveState): CommonEdgeRouter {
+  return {
+    cost: row.cost ?? 0,
+    disabled: row.disabled === 1,
+    hostname: state.hostname,
+    isOnline: state.isOnline,
+    name: row.name,
+    noTraversal: row.no_traversal === 1,
+    supportedProtocols: state.supportedProtocols,
+    syncStatus: state.syncStatus,
+  };
 }
 
 /**

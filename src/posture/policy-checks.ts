@@ -6,6 +6,7 @@ import {
   postureChecksOfIdentity as checkRowsOfIdentity,
   postureChecksOfPolicies,
   servicePoliciesLinking,
+  type PolicyLinkRow,
   type PostureCheckRow,
 } from '../store/queries/posture.js';
 import type { PostureCheckRecord } from './check-evaluation.js';
@@ -35,13 +36,21 @@ export async function policyPostureChecks(
   identityId: string,
   serviceIds: readonly string[],
 ): Promise<Map<string, PolicyPostureChecks[]>> {
-  const byService = new Map<string, PolicyPostureChecks[]>(serviceIds.map((id) => [id, []]));
-  if (serviceIds.length === 0) return byService;
+  if (serviceIds.length === 0) return new Map();
   const policies = await servicePoliciesLinking(db, identityId, serviceIds);
+  const checks = await postureChecksOfPolicies(db, [...new Set(policies.map((policy) => policy.policyId))]);
+  return policiesWithChecks(serviceIds, policies, checks);
+}
+
+/** policyPostureChecks from the rows it reads: the linking policies and their checks (read with other things). */
+export function policiesWithChecks(
+  serviceIds: readonly string[],
+  policies: readonly PolicyLinkRow[],
+  checkRows: readonly PostureCheckRow[],
+): Map<string, PolicyPostureChecks[]> {
+  const byService = new Map<string, PolicyPostureChecks[]>(serviceIds.map((id) => [id, []]));
   const checks = new Map<string, PostureCheckRecord[]>();
-  for (const row of await postureChecksOfPolicies(db, [...new Set(policies.map((policy) => policy.policyId))])) {
-    checks.set(row.policyId, [...(checks.get(row.policyId) ?? []), toRecord(row)]);
-  }
+  for (const row of checkRows) checks.set(row.policyId, [...(checks.get(row.policyId) ?? []), toRecord(row)]);
   for (const row of policies) {
     byService.get(row.serviceId)?.push({
       policyId: row.policyId,

@@ -1,7 +1,7 @@
 // What differs between the two databases for the store's query modules, in one small object per store
 // (src/store/sqlite/sqlite-dialect.ts, src/store/postgres/postgres-dialect.ts); query modules never test which one
 // they have.
-import type { RawBuilder } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { FilterSqlDialect } from './filter/sql-dialect.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -33,6 +33,11 @@ export interface SqlDialect {
    * connection by name, so later runs skip parsing and planning; SQLite's statement cache does that for every text.
    */
   keepPrepared(text: string): void;
+  /**
+   * An aggregate over a query's rows: a JSON array of one object per row, `entries`' keys to their values, in
+   * `orderBy`'s order, as JSON text (`[]` when there are no rows). Lets one statement answer several lists.
+   */
+  jsonRows(entries: Readonly<Record<string, RawBuilder<unknown>>>, orderBy: RawBuilder<unknown>): RawBuilder<string>;
   textList: {
     /** `(SELECT … FROM <the list>)` around the bound parameter. */
     sql(parameter: unknown): RawBuilder<unknown>;
@@ -40,3 +45,7 @@ export interface SqlDialect {
     bind(values: readonly string[]): unknown;
   };
 }
+
+/** `'key', value, …`: the arguments of either database's JSON object constructor (keys are the code's own names). */
+export const jsonEntries = (entries: Readonly<Record<string, RawBuilder<unknown>>>): RawBuilder<unknown> =>
+  sql.join(Object.entries(entries).map(([key, value]) => sql`${sql.lit(key)}, ${value}`));

@@ -82,7 +82,11 @@ export function preparedQuery<A extends unknown[], R>(
 export class ShapeCache {
   readonly #stores = new WeakMap<object, LruMap<string, Shape>>();
 
-  constructor(private readonly capacity: number) {}
+  /** `keepPrepared`: for shapes few and run often (an entity's insert), which PostgreSQL then prepares by name. */
+  constructor(
+    private readonly capacity: number,
+    private readonly keepPrepared = false,
+  ) {}
 
   run<R>(
     db: Db,
@@ -117,6 +121,7 @@ export class ShapeCache {
     let shape = shapes.get(key);
     if (!shape) {
       shape = compileShape(typed(db), build(typed(db), standIns(argCount)));
+      if (this.keepPrepared) dialectOf(db).keepPrepared(shape.compiled.sql);
       shapes.set(key, shape);
     }
     return shape;

@@ -3,13 +3,13 @@
 import { ApiError } from '../../errors/api-error.js';
 import { envelope } from '../../http/envelope.js';
 import type { OperationHandler } from '../../http/operation.js';
-import { findEntity } from '../../crud/entity-store.js';
-import { createEntityIn, requireEntity } from '../../crud/entity-writes.js';
-import { reusableSessionId } from '../../store/queries/sessions.js';
+import { rowToValues } from '../../crud/entity-store.js';
+import { createdEntityIn } from '../../crud/entity-writes.js';
+import { sessionCreateReads } from '../../store/queries/session-create.js';
 import { writeAreas, type Db } from '../../store/store.js';
-import { serviceGrant } from '../../policy/service-access.js';
-import { sharedEdgeRouters } from '../../policy/session-edge-routers.js';
-import { policyPostureChecks } from '../../posture/policy-checks.js';
+import { grantOf, type ServiceGrant, type ServiceViewer } from '../../policy/service-access.js';
+import { commonEdgeRouters, SESSION_EDGE_ROUTERS, type CommonEdgeRouter } from '../../policy/session-edge-routers.js';
+import { policiesWithChecks, type PolicyPostureChecks } from '../../posture/policy-checks.js';
 import { postureViewFor } from '../../posture/posture-inputs.js';
 import type { FailedServiceRequest } from '../../posture/reported-posture.js';
 import { evaluateSessionPosture, failedServiceRequest, invalidPosture } from '../../posture/session-posture.js';
@@ -17,15 +17,25 @@ import { session } from './session.definition.js';
 import type { Session } from './session.fields.js';
 import { sessionDetail } from './session.rules.js';
 
-/** The session this API session already holds for the service and type, if any (upstream's reuse). */
-async function findReusable(
-  db: Db,
-  apiSessionId: string,
-  serviceId: string,
-  type: string,
-): Promise<Session | undefined> {
-  const id = await reusableSessionId(db, apiSessionId, serviceId, type);
-  return id === undefined ? undefined : findEntity(db, session, id);
+/** What a create reads, in upstream's terms; read in one statement (store/queries/session-create.ts). */
+interface CreateReads {
+  /** The session the API session already holds for the service and the type (upstream's reuse). */
+  reusable: Session | undefined;
+  grant: ServiceGrant | undefined;
+  /** The service policies linking the identity and the service, with their checks. */
+  policies: PolicyPostureChecks[];
+  edgeRouters: CommonEdgeRouter[];
+}
+
+async function readForCreate(db: Db, caller: ServiceViewer, serviceId: string, type: string): Promise<CreateReads> {
+  const { identityId, apiSessionId } = caller;
+  const found = await sessionCreateReads(db, identityId, apiSessionId, serviceId, type, SESSION_EDGE_ROUTERS);
+  return {
+    reusable: found.reusable && rowToValues(session, found.reusable),
+    grant: grantOf(caller, found.service),
+    policies: policiesWithChecks([serviceId], found.policies, found.checks).get(serviceId) ?? [],
+    edgeRouters: commonEdgeRouters(found.routers),
+  };
 }
 
 export const createSession: OperationHandler<'createSession', 'client'> = {
@@ -48,20 +58,14 @@ export const createSession: OperationHandler<'createSession', 'client'> = {
     // Bookkeeping: no kept answer reads sessions, so a create drops no instance's caches.
     const creating = deps.store.transaction(
       async (tx) => {
-        const reusable = requested && (await findReusable(tx, apiSessionId, serviceId, type));
-        const grant = await serviceGrant(tx, caller, serviceId);
-        if (reusable)
-          return sessionDetail(
-            reusable,
-            grant?.name ?? '',
-            await sharedEdgeRouters(tx, identityId, serviceId),
-            context.caller,
-          );
+        // One read of everything the checks below look at, in this transaction: the same answers as reading each
+        // before its check, as nothing this turn does before the insert writes what they read.
+        const { reusable, grant, policies, edgeRouters } = await readForCreate(tx, caller, serviceId, type);
+        if (requested && reusable) return sessionDetail(reusable, grant?.name ?? '', edgeRouters, context.caller);
         if (!grant) throw ApiError.notFound('service', serviceId);
         if ((type === 'Dial' && !grant.canDial) || (type === 'Bind' && !grant.canBind))
           throw ApiError.invalidField('ServiceId', 'service not found', serviceId);
 
-        const policies = (await policyPostureChecks(tx, identityId, [serviceId])).get(serviceId) ?? [];
         const checks = policies.filter((policy) => policy.policyType === type).flatMap((policy) => policy.checks);
         const view = await postureViewFor(tx, deps.posture, identityId, apiSessionId, now, checks);
         const posture = evaluateSessionPosture(policies, type, view);
@@ -70,14 +74,12 @@ export const createSession: OperationHandler<'createSession', 'client'> = {
           refused = failedServiceRequest(posture, view, request);
           throw invalidPosture(posture);
         }
-        const edgeRouters = await sharedEdgeRouters(tx, identityId, serviceId);
         if (edgeRouters.length === 0) throw new ApiError('NO_EDGE_ROUTERS_AVAILABLE');
         // `Invalid` is in the contract's enum and passes the checks above; upstream's store refuses it last.
         if (type !== 'Dial' && type !== 'Bind') throw ApiError.invalidField('type', 'invalid session type', type);
 
-        // With the type left out, the lookup above was skipped; within this transaction nothing else can have made one.
-        const again = !requested && (await findReusable(tx, apiSessionId, serviceId, type));
-        if (again) return sessionDetail(again, grant.name, edgeRouters, context.caller);
+        // With the type left out, upstream's early lookup missed; within this transaction nothing else can have made one.
+        if (reusable) return sessionDetail(reusable, grant.name, edgeRouters, context.caller);
         // Through the entity's rules, with the values no body can set; the response shows the session as stored.
         const extra = {
           id: deps.ids.cuid(now),
@@ -88,7 +90,7 @@ export const createSession: OperationHandler<'createSession', 'client'> = {
           identityId,
           servicePolicies: posture.passingPolicyIds,
         };
-        const created = await requireEntity(tx, session, await createEntityIn(tx, deps, session, body, extra));
+        const created = await createdEntityIn(tx, deps, session, body, extra);
         deps.posture.recheckAt(identityId, posture.failsAt);
         return sessionDetail(created, grant.name, edgeRouters, context.caller);
       },

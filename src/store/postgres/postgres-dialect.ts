@@ -4,7 +4,7 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { createHash } from 'node:crypto';
 import { LruMap } from '../../lib/lru-map.js';
-import type { SqlDialect } from '../dialect.js';
+import { jsonEntries, type SqlDialect } from '../dialect.js';
 
 const byteWise = (text: RawBuilder<unknown>) => sql`(CAST(${text} AS TEXT) COLLATE "C")`;
 
@@ -25,6 +25,9 @@ export const postgresDialect: SqlDialect = {
       preparedNames.set(text, `ziti-${createHash('sha256').update(text).digest('base64url').slice(0, 22)}`);
   },
   unlimited: null,
+  // json_agg answers NULL for no rows; as text, as SQLite's json_group_array answers (pg would parse json itself).
+  jsonRows: (entries, orderBy) =>
+    sql<string>`CAST(coalesce(json_agg(json_build_object(${jsonEntries(entries)}) ORDER BY ${orderBy}), '[]') AS TEXT)`,
   inlineRows(columns, rows) {
     const types = { integer: 'BIGINT', real: 'DOUBLE PRECISION', text: 'TEXT' } as const;
     const column = ({ name, kind }: (typeof columns)[number]) =>

@@ -24,6 +24,8 @@ export interface SetRows {
 
 /** Shapes of list pages and counts, and of the other queries whose shape depends on a table: by key, per store. */
 const shapes = new ShapeCache(2_000);
+/** Inserts: one shape per table and set of columns, kept prepared (a session create inserts on every request). */
+const insertShapes = new ShapeCache(200, true);
 
 /** One row by id; with a `scope`, only if the row is in it too (the caller's own), as one query per scope shape. */
 export async function findRow(db: Db, table: TableName, id: string, scope: Scope = everyRow): Promise<Row | undefined> {
@@ -48,25 +50,30 @@ export async function findRow(db: Db, table: TableName, id: string, scope: Scope
   return row;
 }
 
+/** Inserts the row and its sets; `returning`: answers the row as stored (defaults applied) in the same statement. */
 export async function insertRow(
   tx: Db,
   table: TableName,
   row: EntityRow,
   sets: readonly SetRows[] = [],
-): Promise<void> {
+  returning = false,
+): Promise<Row | undefined> {
   // Undefined columns are left out (their default applies), as the query builder does.
   const entries = Object.entries(row).filter(([, value]) => value !== undefined);
   const columns = entries.map(([column]) => column);
-  await shapes.run(
+  const [stored] = await insertShapes.run<Row>(
     tx,
-    `insert ${table} ${columns.join()}`,
+    `insert ${table} ${columns.join()}${returning ? ' returning' : ''}`,
     entries.map(([, value]) => value),
-    (q, values) =>
-      dynamic(q)
+    (q, values) => {
+      const insert = dynamic(q)
         .insertInto(table)
-        .values(Object.fromEntries(columns.map((column, index) => [column, values[index]]))),
+        .values(Object.fromEntries(columns.map((column, index) => [column, values[index]])));
+      return returning ? insert.returningAll() : insert;
+    },
   );
   await writeSets(tx, row.id, sets, false);
+  return stored;
 }
 
 /** Replaces every column but `id` and `created_at`, and every listed set. */

@@ -36,26 +36,6 @@ export async function servicePair(db: Db, identityId: string, serviceId: string)
   return pair;
 }
 
-const selectServiceWithPair = preparedQuery(
-  (_q, identityId: string, serviceId: string) => sql<{
-    name: string;
-    dial: number | null;
-    bind: number | null;
-  }>`SELECT s.name AS name, p.dial AS dial, p.bind AS bind
-    FROM services s LEFT JOIN identity_services p ON p.service_seq = s.seq AND p.identity_seq = (SELECT seq FROM identities WHERE id = ${identityId})
-    WHERE s.id = ${serviceId}`,
-);
-
-/** The service's name with the identity's pair counts (null when no policy grants it); undefined when the service does not exist. */
-export async function serviceWithPair(
-  db: Db,
-  identityId: string,
-  serviceId: string,
-): Promise<{ name: string; dial: number | null; bind: number | null } | undefined> {
-  const [row] = await selectServiceWithPair(db, identityId, serviceId);
-  return row;
-}
-
 const selectPairs = preparedQuery(
   (q, identityId: string, serviceIds: readonly string[]) => sql<
     PairCounts & { service_id: string }

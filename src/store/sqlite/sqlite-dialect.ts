@@ -1,6 +1,6 @@
 // SQLite's side of the dialect object: instr for substrings, json_type / json_extract for tags, LIMIT -1.
 import { sql, type SqlBool } from 'kysely';
-import type { SqlDialect } from '../dialect.js';
+import { jsonEntries, type SqlDialect } from '../dialect.js';
 import type { MapValueKind } from '../filter/filter-types.js';
 
 /** `$."a"."b"`: every key quoted, so keys are never read as path syntax. */
@@ -20,6 +20,8 @@ export const sqliteDialect: SqlDialect = {
   inlineRows: (columns, rows) =>
     sql`SELECT ${sql.join(columns.map(({ name }) => sql`json_extract(value, ${`$."${name}"`}) AS ${sql.ref(name)}`))} FROM json_each(${JSON.stringify(rows)})`,
   keepPrepared: () => undefined,
+  jsonRows: (entries, orderBy) =>
+    sql<string>`json_group_array(json_object(${jsonEntries(entries)}) ORDER BY ${orderBy})`,
   textList: {
     sql: (parameter) => sql`(SELECT value FROM json_each(${parameter}))`,
     bind: (values) => JSON.stringify(values),
