@@ -5,45 +5,26 @@
 // circuit or upstream's error.
 import { formatTimestamp } from '../../lib/clock.js';
 import { newShortId } from '../../lib/ids.js';
-import {
-  deleteTerminators,
-  setTerminatorCostAndPrecedence,
-  terminatorsOfService,
-  type TerminatorRow,
-} from '../../store/queries/terminators.js';
-import { RouteResultErrorCode, PathHeader } from '../messages/headers.js';
+import { terminatorsOfService, type TerminatorRow } from '../../store/queries/terminators.js';
+import { PathHeader } from '../messages/headers.js';
 import { checkSessionRequest, EdgeErrorCode, EdgeRequestError, type CheckedSession } from '../edge-requests.js';
-import { decodePeerData, EDGE_BINDING } from '../terminators/create-terminator.js';
-import { routePlan, type RouterRoute } from '../links/route-plan.js';
+import { decodePeerData } from '../terminators/create-terminator.js';
+import { routePlan } from '../links/route-plan.js';
 import {
   createCircuitResponse,
-  decodeRouteResult,
   edgeErrorMessage,
   unrouteMessage,
   type CreateCircuitRequest,
   type Outgoing,
   type PeerData,
-  type RouteResult,
 } from './circuit-messages.js';
 import type { Circuit } from './circuit-registry.js';
 import type { CircuitDeps } from './circuit-deps.js';
-import { SelectFailure, selectTerminator, type SelectableTerminator } from './select-terminator.js';
+import { SelectFailure, selectTerminator } from './select-terminator.js';
+import { DialFailure, dropFailedTerminator, sendRoutes, type DialTerminator } from './route-attempt.js';
 
 /** Peer-data key of an SDK's public key (sdk-golang edge.PublicKeyHeader). */
 export const PUBLIC_KEY_HEADER = 1003;
-
-type DialTerminator = SelectableTerminator & { row: TerminatorRow };
-
-/** A dial that failed for a reason with a name (upstream's CircuitFailureCause) and upstream's words. */
-class DialFailure extends Error {
-  constructor(
-    readonly reason: string,
-    message: string,
-    readonly code: number = EdgeErrorCode.internal,
-  ) {
-    super(message);
-  }
-}
 
 const toCandidate = (row: TerminatorRow): DialTerminator => ({
   id: row.id,
@@ -229,7 +210,7 @@ async function attemptEach(
         for (const routerId of path.routerIds) routed.add(routerId);
         throw new DialFailure('CAPACITY', `this controller holds its maximum of ${deps.registry.capacity} circuits`);
       }
-      await deps.owners?.claim(circuitId, path.routerIds);
+      await deps.records?.put(circuit);
       const answered = new Map([...decodePeerData(terminator.row.peer_data), ...peerData]);
       if (service.encryptionRequired && !answered.has(PUBLIC_KEY_HEADER)) {
         deps.remove(circuitId, true, 'no public key', 'encryption required and the hosting side sent no public key');
@@ -278,107 +259,4 @@ async function attemptEach(
     lastFailure.reason,
     `exceeded maximum [${deps.retries}] retries creating circuit [c/${circuitId}]: ${lastFailure.message}`,
   );
-}
-
-type RouteOutcome =
-  { success: true; peerData: PeerData } | { success: false; failure: DialFailure; result?: RouteResult };
-
-/**
- * The attempt's Routes sent to every router of the path at once (upstream routeSender.route): the first failure
- * ends the attempt; it succeeds when every router has answered success, with the terminator's router's peer data.
- * Each router that succeeded is added to `routed`, even after the attempt was decided.
- */
-function sendRoutes(
-  deps: CircuitDeps,
-  terminator: DialTerminator,
-  plan: RouterRoute[],
-  attempt: number,
-  circuitId: string,
-  routed: Set<string>,
-): Promise<RouteOutcome> {
-  return new Promise((resolve) => {
-    let pending = plan.length;
-    let peerData: PeerData = new Map();
-    plan.forEach(({ routerId, message }, index) => {
-      void routeAt(deps, terminator, routerId, message, attempt, circuitId).then((outcome) => {
-        if (!outcome.success) return resolve(outcome);
-        routed.add(routerId);
-        if (index === plan.length - 1) peerData = outcome.peerData;
-        if (--pending === 0) resolve({ success: true, peerData });
-      });
-    });
-  });
-}
-
-/** One Route and its RouteResult (matched by the channel as a reply), within the route timeout. */
-async function routeAt(
-  deps: CircuitDeps,
-  terminator: DialTerminator,
-  routerId: string,
-  route: Outgoing,
-  attempt: number,
-  circuitId: string,
-): Promise<RouteOutcome> {
-  let reply;
-  try {
-    reply = await deps.messenger.request(routerId, route, deps.routeTimeoutMs);
-  } catch {
-    // Timed out, or no process holds the router.
-    return {
-      success: false,
-      failure: new DialFailure('ROUTER_RESPONSE_TIMEOUT', `timeout creating routes for [s/${circuitId}]`),
-    };
-  }
-  const result = decodeRouteResult(reply);
-  if (!result)
-    return {
-      success: false,
-      failure: new DialFailure(
-        'ROUTER_ERR_GENERIC',
-        `error creating route for [s/${circuitId}] on [r/${routerId}] (missing attempt header in route result)`,
-      ),
-    };
-  if (result.success && result.attempt === attempt) return { success: true, peerData: result.peerData };
-  const causes: Record<number, string> = {
-    [RouteResultErrorCode.invalidTerminator]: 'ROUTER_ERR_INVALID_TERMINATOR',
-    [RouteResultErrorCode.dialTimedOut]: 'ROUTER_ERR_DIAL_TIMED_OUT',
-    [RouteResultErrorCode.connectionRefused]: 'ROUTER_ERR_CONN_REFUSED',
-  };
-  // As upstream's switch: an invalid terminator of another binding counts as misconfigured; code 2 has no case.
-  let cause = causes[result.errorCode ?? RouteResultErrorCode.generic] ?? 'ROUTER_ERR_GENERIC';
-  if (result.errorCode === RouteResultErrorCode.invalidTerminator && !isHostedBinding(terminator.row.binding))
-    cause = 'ROUTER_ERR_MISCONFIGURED_TERMINATOR';
-  return {
-    success: false,
-    failure: new DialFailure(cause, `error creating route for [s/${circuitId}] on [r/${routerId}] (${result.error})`),
-    result,
-  };
-}
-
-/** Terminators an SDK or tunneler hosts: one the router no longer knows is gone, not misconfigured. */
-const isHostedBinding = (binding: string) => binding === EDGE_BINDING || binding === 'tunnel';
-
-/**
- * What a router's refusal says about the terminator (routesender.go handleRouteSend): an invalid edge terminator (the router
- * no longer has it) is deleted; an invalid terminator of another binding drops to the failed precedence.
- */
-async function dropFailedTerminator(
-  deps: CircuitDeps,
-  result: RouteResult | undefined,
-  terminator: DialTerminator,
-): Promise<void> {
-  if (result?.errorCode !== RouteResultErrorCode.invalidTerminator) return;
-  if (isHostedBinding(terminator.row.binding)) {
-    await deps.store.transaction((tx) => deleteTerminators(tx, [terminator.id]));
-    deps.strategies.forget(terminator.id);
-    deps.metrics?.terminatorsRemoved(1);
-    deps.logger.info(
-      { terminatorId: terminator.id, routerId: terminator.routerId },
-      'terminator deleted: its router no longer has it',
-    );
-  } else {
-    await deps.store.transaction((tx) =>
-      setTerminatorCostAndPrecedence(tx, terminator.id, terminator.cost, 'failed', formatTimestamp(deps.clock())),
-    );
-  }
 }
