@@ -58,11 +58,18 @@ export function sharedCircuitsView(
   };
 }
 
-/** The owner's side of a removal asked by another process: an Unroute for the circuit; the answer says whether it was. */
-export function removalAsked(removeHere: RemoveHere): (message: Outgoing) => Promise<Outgoing> {
-  return (message) => {
+/**
+ * The owner's side of a removal another process asked for: an Unroute for the circuit; the answer says whether it was,
+ * once its record is gone (the asking operator's next list, on any process, no longer shows it).
+ */
+export function removalAsked(
+  removeHere: RemoveHere,
+  records: CircuitRecords,
+): (message: Outgoing) => Promise<Outgoing> {
+  return async (message) => {
     const { circuitId, now } = fromBinary(UnrouteSchema, message.body);
     const removed = removeHere(circuitId, now);
+    await records.flush();
     return Promise.resolve({
       contentType: CtrlType.UnrouteType,
       headers: new Map(),

@@ -122,7 +122,9 @@ export class Circuits {
     this.view = shared
       ? sharedCircuitsView(shared.records, removeHere, shared.inbox.instances)
       : localCircuitsView(this.registry, removeHere);
-    shared?.inbox.serveInstance(CtrlType.UnrouteType, removalAsked(removeHere), () => this.registry.size > 0);
+    // Others address this process while it owns circuits (it may hold none of its routers for their grace).
+    const owning = () => this.registry.size > 0;
+    if (shared) shared.inbox.serveInstance(CtrlType.UnrouteType, removalAsked(removeHere, shared.records), owning);
   }
 
   /** Once a minute: failures are credited back (upstream's CreditOverTime) and routers that stayed away lose their circuits. */
