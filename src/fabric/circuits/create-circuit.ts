@@ -20,7 +20,7 @@ import {
 } from './circuit-messages.js';
 import type { Circuit } from './circuit-registry.js';
 import type { CircuitDeps } from './circuit-deps.js';
-import { SelectFailure, selectTerminator } from './select-terminator.js';
+import { SelectFailure, selectTerminator, type SelectedTerminator } from './select-terminator.js';
 import { DialFailure, dropFailedTerminator, sendRoutes, type DialTerminator } from './route-attempt.js';
 
 /** Peer-data key of an SDK's public key (sdk-golang edge.PublicKeyHeader). */
@@ -131,6 +131,32 @@ async function attemptRoutes(
   }
 }
 
+/** This attempt's terminator, by the service's strategy over the terminators as stored now and the paths to them. */
+async function select(
+  deps: CircuitDeps,
+  sourceRouterId: string,
+  request: CreateCircuitRequest,
+  service: CheckedSession['service'],
+): Promise<SelectedTerminator<DialTerminator>> {
+  const rows = await deps.store.read((db) => terminatorsOfService(db, service.id));
+  const pathTo = await deps.pathsFrom(sourceRouterId);
+  try {
+    return selectTerminator(deps.strategies, {
+      serviceId: service.id,
+      terminatorStrategy: service.terminatorStrategy,
+      instanceId: request.terminatorInstanceId,
+      terminators: rows.map(toCandidate),
+      sourceRouterId,
+      isRouterOnline: (routerId) => deps.routers.isOnline(routerId),
+      pathTo,
+      dialPeerData: request.peerData,
+    });
+  } catch (error) {
+    if (error instanceof SelectFailure) throw new DialFailure(error.reason, error.message);
+    throw error;
+  }
+}
+
 async function attemptEach(
   deps: CircuitDeps,
   sourceRouterId: string,
@@ -145,24 +171,7 @@ async function attemptEach(
   const taggedService = request.terminatorInstanceId ? `${request.terminatorInstanceId}@${service.id}` : service.id;
   let lastFailure: DialFailure | undefined;
   for (let attempt = 0; attempt < deps.retries; attempt++) {
-    const rows = await deps.store.read((db) => terminatorsOfService(db, service.id));
-    const pathTo = await deps.pathsFrom(sourceRouterId);
-    let selected;
-    try {
-      selected = selectTerminator(deps.strategies, {
-        serviceId: service.id,
-        terminatorStrategy: service.terminatorStrategy,
-        instanceId: request.terminatorInstanceId,
-        terminators: rows.map(toCandidate),
-        sourceRouterId,
-        isRouterOnline: (routerId) => deps.routers.isOnline(routerId),
-        pathTo,
-        dialPeerData: request.peerData,
-      });
-    } catch (error) {
-      if (error instanceof SelectFailure) throw new DialFailure(error.reason, error.message);
-      throw error;
-    }
+    const selected = await select(deps, sourceRouterId, request, service);
     const { terminator, strategy, path } = selected;
     const tags = { serviceId: taggedService, clientId: session.identityId, hostId: terminator.row.host_id ?? '' };
     const ingressId = newShortId();
@@ -206,19 +215,8 @@ async function attemptEach(
         createdAt: now,
         updatedAt: now,
       };
-      if (!deps.registry.add(circuit)) {
-        for (const routerId of path.routerIds) routed.add(routerId);
-        throw new DialFailure('CAPACITY', `this controller holds its maximum of ${deps.registry.capacity} circuits`);
-      }
-      await deps.records?.put(circuit);
       const answered = new Map([...decodePeerData(terminator.row.peer_data), ...peerData]);
-      if (service.encryptionRequired && !answered.has(PUBLIC_KEY_HEADER)) {
-        deps.remove(circuitId, true, 'no public key', 'encryption required and the hosting side sent no public key');
-        throw new EdgeRequestError(
-          'encryption required on service, terminator did not send public header',
-          EdgeErrorCode.encryptionDataMissing,
-        );
-      }
+      await keepCircuit(deps, circuit, { answered, encryptionRequired: service.encryptionRequired, routed });
       deps.metrics?.circuitCreated((circuit.createdAt - started) / 1000);
       deps.logger.info(
         {
@@ -259,4 +257,27 @@ async function attemptEach(
     lastFailure.reason,
     `exceeded maximum [${deps.retries}] retries creating circuit [c/${circuitId}]: ${lastFailure.message}`,
   );
+}
+
+/**
+ * A routed circuit kept: held (within the capacity: past it, refused and unrouted with the dial) and recorded in the
+ * store; ended at once when its service requires encryption and the hosting side sent no public key.
+ */
+async function keepCircuit(
+  deps: CircuitDeps,
+  circuit: Circuit,
+  { answered, encryptionRequired, routed }: { answered: PeerData; encryptionRequired: boolean; routed: Set<string> },
+): Promise<void> {
+  if (!deps.registry.add(circuit)) {
+    for (const routerId of circuit.path.routerIds) routed.add(routerId);
+    throw new DialFailure('CAPACITY', `this controller holds its maximum of ${deps.registry.capacity} circuits`);
+  }
+  await deps.records?.put(circuit);
+  if (encryptionRequired && !answered.has(PUBLIC_KEY_HEADER)) {
+    deps.remove(circuit.id, true, 'no public key', 'encryption required and the hosting side sent no public key');
+    throw new EdgeRequestError(
+      'encryption required on service, terminator did not send public header',
+      EdgeErrorCode.encryptionDataMissing,
+    );
+  }
 }
