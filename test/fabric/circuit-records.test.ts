@@ -167,23 +167,24 @@ describe('circuit records', () => {
     await owner.put(theirs);
     await owner.flush();
     const asked: Array<[string, string, boolean]> = [];
-    let answer: Promise<Message> | undefined;
+    // Made when asked: a rejection made before would be unhandled while the view reads the store.
+    let answer: () => Promise<Message> = () => Promise.reject(new Error('not answered'));
     const view = sharedCircuitsView(records(t.deps.instanceId), () => false, {
       request: (instanceId, message) => {
         const { circuitId, now } = fromBinary(UnrouteSchema, message.body);
         asked.push([instanceId, circuitId, now]);
-        return answer ?? Promise.reject(new Error('not answered'));
+        return answer();
       },
     });
-    answer = Promise.resolve({ contentType: 1024, sequence: 0, headers: new Map(), body: Uint8Array.of(1) });
+    answer = () => Promise.resolve({ contentType: 1024, sequence: 0, headers: new Map(), body: Uint8Array.of(1) });
     assert.equal(await view.remove(theirs.id, true), true);
-    answer = Promise.resolve({ contentType: 1024, sequence: 0, headers: new Map(), body: Uint8Array.of(0) });
+    answer = () => Promise.resolve({ contentType: 1024, sequence: 0, headers: new Map(), body: Uint8Array.of(0) });
     assert.equal(await view.remove(theirs.id, false), false);
     assert.deepEqual(asked, [
       [OTHER, theirs.id, true],
       [OTHER, theirs.id, false],
     ]);
-    answer = Promise.reject(new Error('no reply within 5000 ms'));
+    answer = () => Promise.reject(new Error('no reply within 5000 ms'));
     await assert.rejects(
       view.remove(theirs.id, true),
       (error) => error instanceof ApiError && error.code === 'TIMEOUT' && error.status === 503,
