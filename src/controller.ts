@@ -29,7 +29,7 @@ import { countTerminators } from './store/queries/terminators.js';
 import { EdgeSync } from './fabric/edge-sync/edge-sync.js';
 import { startLinks, startRouterVerification } from './fabric/links/network-links.js';
 import { RouterInbox } from './fabric/links/router-inbox.js';
-import { storeCircuitOwners } from './fabric/circuits/circuit-owners.js';
+import { CircuitRecords } from './fabric/circuits/circuit-records.js';
 import type { Links } from './fabric/links/links.js';
 import { Health } from './system/health.js';
 import { InstanceHeartbeat, OFFLINE_AFTER_MS } from './system/instance-heartbeat.js';
@@ -177,12 +177,16 @@ export async function openController(settings: Settings, options: ControllerOpti
   const inbox = new RouterInbox({ ...held, routers: controlPlane.routers, holdsAny, logger });
   const links = startLinks(controlPlane.routers, store, logger, { ...held, messenger: inbox.messenger });
   startRouterVerification(controlPlane.routers, store, logger);
-  const owners = storeCircuitOwners({
+  const records = new CircuitRecords({
     ...held,
     holds: (routerId) => controlPlane.routers.get(routerId) !== undefined,
-    onError: (error) => logger.warn({ err: error }, 'could not record a circuit’s owner'),
+    onError: (error) => logger.warn({ err: error }, 'could not record circuits in the store'),
   });
-  const elsewhere = { messenger: inbox.messenger, isOnline: (routerId: string) => links.isOnline(routerId), owners };
+  const elsewhere = {
+    messenger: inbox.messenger,
+    isOnline: (routerId: string) => links.isOnline(routerId),
+    shared: { records, inbox },
+  };
   const traffic = new TrafficFlows({
     routers: controlPlane.routers,
     store,
@@ -249,7 +253,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     const routersReleased = controlPlane.close();
     await closeGracefully(server, settings.shutdownTimeoutMs, logger);
     await routersReleased;
-    traffic.stop();
+    await traffic.stop();
     await inbox.stop();
     links.network?.stop();
     // After the requests: a feed read in progress may wait for a request's write to finish.

@@ -1,5 +1,6 @@
 // What the fabric REST API reads of the network's links and circuits (upstream keeps both in the controller's memory,
-// `controller/network`): the circuits and links branches implement these views; until then the network is empty.
+// `controller/network`): fabric/links and fabric/circuits implement these views from the store, so every process and
+// instance answers alike; a controller without them shows an empty network.
 
 /** One circuit as `GET /fabric/v1/circuits` shows it (upstream `api_impl/circuit_api_model.go` MapCircuitToRestModel). */
 export interface CircuitSummary {

@@ -1,10 +1,10 @@
 // SDK traffic through routers (issue 23): terminators and circuits served on every router channel this process
-// holds. Started from the controller's composition with its router connections; `stop` ends the timers only (the
-// circuits live in memory and go with the process, as upstream's).
+// holds. Started from the controller's composition with its router connections; `stop` ends the timers and removes
+// this process's circuits' records (the circuits live in its memory and go with it, as upstream's).
 import type { Clock } from '../lib/clock.js';
 import type { Store } from '../store/store.js';
 import { countTerminators } from '../store/queries/terminators.js';
-import { Circuits, type CircuitLinks, type CircuitOwners } from './circuits/circuits.js';
+import { Circuits, type CircuitLinks, type CircuitsOptions } from './circuits/circuits.js';
 import type { RouteMessenger } from './links/reroute.js';
 import type { ControlChannel, FabricLogger, FabricMetrics } from './circuits/circuit-deps.js';
 import { Terminators } from './terminators/terminators.js';
@@ -35,7 +35,11 @@ export interface TrafficOptions {
   /**
    * Several processes (§5.8 of docs/reference/router-control-plane-links.md): routers held elsewhere.
    */
-  elsewhere?: { messenger: RouteMessenger; isOnline(routerId: string): boolean; owners: CircuitOwners };
+  elsewhere?: {
+    messenger: RouteMessenger;
+    isOnline(routerId: string): boolean;
+    shared: NonNullable<CircuitsOptions['shared']>;
+  };
 }
 
 export class TrafficFlows {
@@ -54,7 +58,7 @@ export class TrafficFlows {
         channelOf: (routerId) => routers.get(routerId)?.channel,
         isOnline: (routerId) => routers.get(routerId) !== undefined || options.elsewhere?.isOnline(routerId) === true,
       },
-      ...(options.elsewhere ? { messenger: options.elsewhere.messenger, owners: options.elsewhere.owners } : {}),
+      ...(options.elsewhere ? { messenger: options.elsewhere.messenger, shared: options.elsewhere.shared } : {}),
       ...(options.routeTimeoutMs !== undefined ? { routeTimeoutMs: options.routeTimeoutMs } : {}),
       ...(options.retries !== undefined ? { retries: options.retries } : {}),
       ...(options.maxCircuits !== undefined ? { capacity: options.maxCircuits } : {}),
@@ -79,8 +83,8 @@ export class TrafficFlows {
     this.circuits.start();
   }
 
-  stop(): void {
-    this.circuits.stop();
+  stop(): Promise<void> {
+    return this.circuits.stop();
   }
 
   /** For the metrics: circuits held here, terminators in the store. */

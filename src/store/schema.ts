@@ -26,7 +26,7 @@ export interface Database {
   edge_routers: EdgeRoutersView;
   enrollments: EnrollmentsTable;
   external_jwt_signers: ExternalJwtSignersTable;
-  fabric_circuit_owners: FabricCircuitOwnersTable;
+  fabric_circuits: FabricCircuitsTable;
   fabric_links: FabricLinksTable;
   identities: IdentitiesTable;
   identity_edge_routers: IdentityEdgeRoutersTable;
@@ -312,9 +312,18 @@ export interface ExternalJwtSignersTable {
   scopes: string | null;
 }
 
-export interface FabricCircuitOwnersTable {
+export interface FabricCircuitsTable {
   id: string;
   instance_id: string;
+  client_id: string;
+  session_id: string | null;
+  service_id: string;
+  terminator_id: string;
+  tags: string;
+  router_ids: string;
+  link_ids: string;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface FabricLinksTable {

@@ -1,8 +1,8 @@
 // Routing across instances (issue 24, docs/reference/router-control-plane-links.md §5.8): routers held by two
 // instances on one database (a SQLite file; PostgreSQL under npm run test:postgres) are told of each other, a
 // circuit whose path spans both is routed (the Route for the far router goes through the router inbox), a link
-// faulted at its far end and a router leaving move or end the circuit, and a router moving to the other instance
-// is told of its peers there. The routers are TypeScript routers over real TLS.
+// faulted at its far end and a router leaving move or end the circuit (the other instance's list follows), and a
+// router moving to the other instance is told of its peers there. The routers are TypeScript routers over real TLS.
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -243,6 +243,11 @@ describe(`routing across two instances (${testDatabaseUrl ? 'PostgreSQL' : 'SQLi
       ['ab', egress, DestType.End],
     ]);
     assert.deepEqual(one.traffic.circuits.registry.get(circuitId)?.path, { routerIds: [a.id, b.id], linkIds: ['ab'] });
+    // Spanning both instances, it was recorded before the dial was answered: the other lists it at once.
+    assert.deepEqual((await two.traffic.circuits.view.get(circuitId))?.path, {
+      routerIds: [a.id, b.id],
+      linkIds: ['ab'],
+    });
   });
 
   it('the far instance leaves a circuit another instance owns alone when its router asks about it, and unroutes an unknown one', async () => {
@@ -299,6 +304,7 @@ describe(`routing across two instances (${testDatabaseUrl ? 'PostgreSQL' : 'SQLi
     );
     assert.equal(routesOf(routerB).at(-1)!.attempt, REROUTE_ATTEMPT);
     assert.deepEqual(await linkIds(two), ['ac', 'cb']);
+    await waitUntil(async () => (await two.traffic.circuits.view.get(circuitId))?.path.linkIds.join() === 'ac,cb');
   });
 
   it('ends the circuit when a router of its path leaves and no path is left: unrouted on the routers still there', async () => {
@@ -314,6 +320,7 @@ describe(`routing across two instances (${testDatabaseUrl ? 'PostgreSQL' : 'SQLi
       Promise.resolve(peersOf(routerA).some((peer) => peer.id === c.id && peer.state === PeerState.Unhealthy)),
     );
     assert.deepEqual(await linkIds(one), ['ac'], 'the links c dialled went with it');
+    await waitUntil(async () => (await two.traffic.circuits.view.get(circuitId)) === undefined);
   });
 
   it('a router reconnecting to the other instance is told of the routers there, and its peers of it', async () => {

@@ -1,7 +1,8 @@
 // The router inbox's bounds (docs/reference/router-control-plane-links.md §5.8): a message for a router another
 // instance holds reaches it and brings its reply back; a request nobody answers gives up at its timeout and leaves no
 // row; past the row cap a message is refused at once; rows addressed to an instance that stopped beating are swept;
-// a router held nowhere is refused. Two inboxes on one store stand for two instances.
+// a router held nowhere is refused; a message for an instance itself reaches its handler. Two inboxes on one store
+// stand for two instances.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
@@ -89,6 +90,35 @@ describe('router inbox', () => {
       for (let i = 0; i < 200 && requests.at(-1)?.contentType !== 1023; i++)
         await new Promise((resolve) => setTimeout(resolve, 5));
       assert.equal(requests.at(-1)?.contentType, 1023);
+    } finally {
+      await there.stop();
+    }
+  });
+
+  it('brings a message for another instance itself to its handler, only while that instance may be addressed', async () => {
+    const here = inbox(t.deps.instanceId, new Map());
+    const there = inbox(OTHER, new Map());
+    let addressable = false;
+    there.serveInstance(
+      1024,
+      (asked) => Promise.resolve({ contentType: 1024, headers: new Map(), body: Uint8Array.of(asked.body.length) }),
+      () => addressable,
+    );
+    there.start();
+    try {
+      const unrouting = { ...message, contentType: 1024 };
+      await assert.rejects(
+        here.instances.request(OTHER, unrouting, 100),
+        /no reply from controller instance other-instance within 100 ms/,
+        'it holds no router and owns nothing: it does not look',
+      );
+      addressable = true;
+      const reply = await here.instances.request(OTHER, unrouting, 2000);
+      assert.deepEqual([reply.contentType, [...reply.body]], [1024, [3]]);
+      await assert.rejects(
+        here.instances.request(OTHER, message, 2000),
+        /controller instance other-instance: this instance answers no message of content type 1021/,
+      );
     } finally {
       await there.stop();
     }

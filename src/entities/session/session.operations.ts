@@ -25,7 +25,8 @@ const own: FindOptions<OperationShape, SessionCaller> = {
 /**
  * The routers of the first circuit dialled with the session, as upstream's `SessionRouter.DetailRoutePath` scans the
  * circuits (an edge circuit's client is its Dial session). An unknown id is 200 with an empty path: upstream never
- * looks the session up. The circuits are this process's, as `GET /fabric/v1/circuits` shows them.
+ * looks the session up. The circuits are every live process's, as `GET /fabric/v1/circuits` shows them (from the store:
+ * src/fabric/circuits/circuit-records.ts).
  */
 const detailSessionRoutePath: OperationHandler = {
   access: 'admin',

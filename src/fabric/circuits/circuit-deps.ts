@@ -1,11 +1,13 @@
 // What circuit work needs from the process: the store, time, logs, the strategies' costs, this process's circuits,
-// and the routers it can reach. `RouterMessenger` is the seam for several processes (issue 24): today it answers
-// with the channels this process holds; a router held by another process would be reached through the store.
+// the routers it can reach (`messenger`: through the store when another process holds them, issue 24), the links
+// under paths, and the store's records every process lists circuits from.
 import type { Clock } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
 import type { Message } from '../channel/message.js';
-import type { Path } from '../links/paths.js';
+import type { Link } from '../links/link-model.js';
+import type { NetworkSnapshot, Path } from '../links/paths.js';
 import type { RouteMessenger } from '../links/reroute.js';
+import type { CircuitRecords } from './circuit-records.js';
 import type { CircuitRegistry } from './circuit-registry.js';
 import type { Strategies } from './strategies.js';
 
@@ -22,6 +24,12 @@ export interface RouterMessenger {
   channelOf(routerId: string): ControlChannel | undefined;
   /** Whether the router is connected to any process (its terminators may be chosen). */
   isOnline(routerId: string): boolean;
+}
+
+/** What circuits need of the links (fabric/links/links.ts `Links`). */
+export interface CircuitLinks {
+  snapshot(): Promise<NetworkSnapshot>;
+  onLinksLost(listener: (links: readonly Link[]) => void): void;
 }
 
 export interface FabricLogger {
@@ -69,8 +77,12 @@ export interface CircuitDeps {
   metrics: FabricMetrics | undefined;
   /** Ids of circuits whose routes are being set up now. */
   routing: Set<string>;
-  /** Records circuits that span processes with their owner (CircuitOwners in circuits.ts). */
-  owners?: { claim(circuitId: string, routerIds: readonly string[]): Promise<void> };
-  /** Ends a circuit: unroutes it at its router, forgets it, tells its strategy (Circuits.remove). */
-  remove(circuitId: string, now: boolean, end: CircuitEnd, detail?: string): void;
+  /** The routers' links (paths over them, circuits moved when one goes); without, one-router circuits only. */
+  links: CircuitLinks | undefined;
+  /** The store's records of this process's circuits (circuit-records.ts); without, they are this process's alone. */
+  records: Pick<CircuitRecords, 'put' | 'ownedElsewhere'> | undefined;
+  /** Ends a circuit: unroutes it at every router of its path, forgets it, tells its strategy; false when unknown. */
+  remove(circuitId: string, now: boolean, end: CircuitEnd, detail?: string): boolean;
+  /** Forgets a circuit already unrouted (Circuits.forget): what `remove` does but the Unroutes. */
+  forget(circuitId: string, end: CircuitEnd, detail: string): void;
 }

@@ -1,6 +1,6 @@
-// The circuits this process routed, in memory only as upstream keeps them (controller/network's circuit store):
-// a controller restart forgets them, the routers keep forwarding, and a router asking about a forgotten circuit
-// (CircuitConfirmation) is told to unroute it. Bounded: past `capacity` a new circuit is refused, never an old one
+// The circuits this process routed, in its memory as upstream keeps them (controller/network's circuit store; the
+// store's rows, circuit-records.ts, only show them to every process): a controller restart forgets them, the routers
+// keep forwarding, and a router asking about a forgotten circuit (CircuitConfirmation) is told to unroute it. Bounded: past `capacity` a new circuit is refused, never an old one
 // dropped. A router whose channel closes keeps its circuits for a grace (the router keeps forwarding without us);
 // if it does not come back to this process within it, they are forgotten. A circuit is indexed under every router
 // of its path.

@@ -5,45 +5,26 @@
 // circuit or upstream's error.
 import { formatTimestamp } from '../../lib/clock.js';
 import { newShortId } from '../../lib/ids.js';
-import {
-  deleteTerminators,
-  setTerminatorCostAndPrecedence,
-  terminatorsOfService,
-  type TerminatorRow,
-} from '../../store/queries/terminators.js';
-import { RouteResultErrorCode, PathHeader } from '../messages/headers.js';
+import { terminatorsOfService, type TerminatorRow } from '../../store/queries/terminators.js';
+import { PathHeader } from '../messages/headers.js';
 import { checkSessionRequest, EdgeErrorCode, EdgeRequestError, type CheckedSession } from '../edge-requests.js';
-import { decodePeerData, EDGE_BINDING } from '../terminators/create-terminator.js';
-import { routePlan, type RouterRoute } from '../links/route-plan.js';
+import { decodePeerData } from '../terminators/create-terminator.js';
+import { routePlan } from '../links/route-plan.js';
 import {
   createCircuitResponse,
-  decodeRouteResult,
   edgeErrorMessage,
   unrouteMessage,
   type CreateCircuitRequest,
   type Outgoing,
   type PeerData,
-  type RouteResult,
 } from './circuit-messages.js';
 import type { Circuit } from './circuit-registry.js';
 import type { CircuitDeps } from './circuit-deps.js';
-import { SelectFailure, selectTerminator, type SelectableTerminator } from './select-terminator.js';
+import { SelectFailure, selectTerminator, type SelectedTerminator } from './select-terminator.js';
+import { DialFailure, dropFailedTerminator, sendRoutes, type DialTerminator } from './route-attempt.js';
 
 /** Peer-data key of an SDK's public key (sdk-golang edge.PublicKeyHeader). */
 export const PUBLIC_KEY_HEADER = 1003;
-
-type DialTerminator = SelectableTerminator & { row: TerminatorRow };
-
-/** A dial that failed for a reason with a name (upstream's CircuitFailureCause) and upstream's words. */
-class DialFailure extends Error {
-  constructor(
-    readonly reason: string,
-    message: string,
-    readonly code: number = EdgeErrorCode.internal,
-  ) {
-    super(message);
-  }
-}
 
 const toCandidate = (row: TerminatorRow): DialTerminator => ({
   id: row.id,
@@ -150,6 +131,32 @@ async function attemptRoutes(
   }
 }
 
+/** This attempt's terminator, by the service's strategy over the terminators as stored now and the paths to them. */
+async function select(
+  deps: CircuitDeps,
+  sourceRouterId: string,
+  request: CreateCircuitRequest,
+  service: CheckedSession['service'],
+): Promise<SelectedTerminator<DialTerminator>> {
+  const rows = await deps.store.read((db) => terminatorsOfService(db, service.id));
+  const pathTo = await deps.pathsFrom(sourceRouterId);
+  try {
+    return selectTerminator(deps.strategies, {
+      serviceId: service.id,
+      terminatorStrategy: service.terminatorStrategy,
+      instanceId: request.terminatorInstanceId,
+      terminators: rows.map(toCandidate),
+      sourceRouterId,
+      isRouterOnline: (routerId) => deps.routers.isOnline(routerId),
+      pathTo,
+      dialPeerData: request.peerData,
+    });
+  } catch (error) {
+    if (error instanceof SelectFailure) throw new DialFailure(error.reason, error.message);
+    throw error;
+  }
+}
+
 async function attemptEach(
   deps: CircuitDeps,
   sourceRouterId: string,
@@ -164,24 +171,7 @@ async function attemptEach(
   const taggedService = request.terminatorInstanceId ? `${request.terminatorInstanceId}@${service.id}` : service.id;
   let lastFailure: DialFailure | undefined;
   for (let attempt = 0; attempt < deps.retries; attempt++) {
-    const rows = await deps.store.read((db) => terminatorsOfService(db, service.id));
-    const pathTo = await deps.pathsFrom(sourceRouterId);
-    let selected;
-    try {
-      selected = selectTerminator(deps.strategies, {
-        serviceId: service.id,
-        terminatorStrategy: service.terminatorStrategy,
-        instanceId: request.terminatorInstanceId,
-        terminators: rows.map(toCandidate),
-        sourceRouterId,
-        isRouterOnline: (routerId) => deps.routers.isOnline(routerId),
-        pathTo,
-        dialPeerData: request.peerData,
-      });
-    } catch (error) {
-      if (error instanceof SelectFailure) throw new DialFailure(error.reason, error.message);
-      throw error;
-    }
+    const selected = await select(deps, sourceRouterId, request, service);
     const { terminator, strategy, path } = selected;
     const tags = { serviceId: taggedService, clientId: session.identityId, hostId: terminator.row.host_id ?? '' };
     const ingressId = newShortId();
@@ -225,19 +215,8 @@ async function attemptEach(
         createdAt: now,
         updatedAt: now,
       };
-      if (!deps.registry.add(circuit)) {
-        for (const routerId of path.routerIds) routed.add(routerId);
-        throw new DialFailure('CAPACITY', `this controller holds its maximum of ${deps.registry.capacity} circuits`);
-      }
-      await deps.owners?.claim(circuitId, path.routerIds);
       const answered = new Map([...decodePeerData(terminator.row.peer_data), ...peerData]);
-      if (service.encryptionRequired && !answered.has(PUBLIC_KEY_HEADER)) {
-        deps.remove(circuitId, true, 'no public key', 'encryption required and the hosting side sent no public key');
-        throw new EdgeRequestError(
-          'encryption required on service, terminator did not send public header',
-          EdgeErrorCode.encryptionDataMissing,
-        );
-      }
+      await keepCircuit(deps, circuit, { answered, encryptionRequired: service.encryptionRequired, routed });
       deps.metrics?.circuitCreated((circuit.createdAt - started) / 1000);
       deps.logger.info(
         {
@@ -280,105 +259,25 @@ async function attemptEach(
   );
 }
 
-type RouteOutcome =
-  { success: true; peerData: PeerData } | { success: false; failure: DialFailure; result?: RouteResult };
-
 /**
- * The attempt's Routes sent to every router of the path at once (upstream routeSender.route): the first failure
- * ends the attempt; it succeeds when every router has answered success, with the terminator's router's peer data.
- * Each router that succeeded is added to `routed`, even after the attempt was decided.
+ * A routed circuit kept: held (within the capacity: past it, refused and unrouted with the dial) and recorded in the
+ * store; ended at once when its service requires encryption and the hosting side sent no public key.
  */
-function sendRoutes(
+async function keepCircuit(
   deps: CircuitDeps,
-  terminator: DialTerminator,
-  plan: RouterRoute[],
-  attempt: number,
-  circuitId: string,
-  routed: Set<string>,
-): Promise<RouteOutcome> {
-  return new Promise((resolve) => {
-    let pending = plan.length;
-    let peerData: PeerData = new Map();
-    plan.forEach(({ routerId, message }, index) => {
-      void routeAt(deps, terminator, routerId, message, attempt, circuitId).then((outcome) => {
-        if (!outcome.success) return resolve(outcome);
-        routed.add(routerId);
-        if (index === plan.length - 1) peerData = outcome.peerData;
-        if (--pending === 0) resolve({ success: true, peerData });
-      });
-    });
-  });
-}
-
-/** One Route and its RouteResult (matched by the channel as a reply), within the route timeout. */
-async function routeAt(
-  deps: CircuitDeps,
-  terminator: DialTerminator,
-  routerId: string,
-  route: Outgoing,
-  attempt: number,
-  circuitId: string,
-): Promise<RouteOutcome> {
-  let reply;
-  try {
-    reply = await deps.messenger.request(routerId, route, deps.routeTimeoutMs);
-  } catch {
-    // Timed out, or no process holds the router.
-    return {
-      success: false,
-      failure: new DialFailure('ROUTER_RESPONSE_TIMEOUT', `timeout creating routes for [s/${circuitId}]`),
-    };
-  }
-  const result = decodeRouteResult(reply);
-  if (!result)
-    return {
-      success: false,
-      failure: new DialFailure(
-        'ROUTER_ERR_GENERIC',
-        `error creating route for [s/${circuitId}] on [r/${routerId}] (missing attempt header in route result)`,
-      ),
-    };
-  if (result.success && result.attempt === attempt) return { success: true, peerData: result.peerData };
-  const causes: Record<number, string> = {
-    [RouteResultErrorCode.invalidTerminator]: 'ROUTER_ERR_INVALID_TERMINATOR',
-    [RouteResultErrorCode.dialTimedOut]: 'ROUTER_ERR_DIAL_TIMED_OUT',
-    [RouteResultErrorCode.connectionRefused]: 'ROUTER_ERR_CONN_REFUSED',
-  };
-  // As upstream's switch: an invalid terminator of another binding counts as misconfigured; code 2 has no case.
-  let cause = causes[result.errorCode ?? RouteResultErrorCode.generic] ?? 'ROUTER_ERR_GENERIC';
-  if (result.errorCode === RouteResultErrorCode.invalidTerminator && !isHostedBinding(terminator.row.binding))
-    cause = 'ROUTER_ERR_MISCONFIGURED_TERMINATOR';
-  return {
-    success: false,
-    failure: new DialFailure(cause, `error creating route for [s/${circuitId}] on [r/${routerId}] (${result.error})`),
-    result,
-  };
-}
-
-/** Terminators an SDK or tunneler hosts: one the router no longer knows is gone, not misconfigured. */
-const isHostedBinding = (binding: string) => binding === EDGE_BINDING || binding === 'tunnel';
-
-/**
- * What a router's refusal says about the terminator (routesender.go handleRouteSend): an invalid edge terminator (the router
- * no longer has it) is deleted; an invalid terminator of another binding drops to the failed precedence.
- */
-async function dropFailedTerminator(
-  deps: CircuitDeps,
-  result: RouteResult | undefined,
-  terminator: DialTerminator,
+  circuit: Circuit,
+  { answered, encryptionRequired, routed }: { answered: PeerData; encryptionRequired: boolean; routed: Set<string> },
 ): Promise<void> {
-  if (result?.errorCode !== RouteResultErrorCode.invalidTerminator) return;
-  if (isHostedBinding(terminator.row.binding)) {
-    await deps.store.transaction((tx) => deleteTerminators(tx, [terminator.id]));
-    deps.strategies.forget(terminator.id);
-    deps.metrics?.terminatorsRemoved(1);
-    deps.logger.info(
-      { terminatorId: terminator.id, routerId: terminator.routerId },
-      'terminator deleted: its router no longer has it',
-    );
-  } else {
-    await deps.store.transaction((tx) =>
-      setTerminatorCostAndPrecedence(tx, terminator.id, terminator.cost, 'failed', formatTimestamp(deps.clock())),
+  if (!deps.registry.add(circuit)) {
+    for (const routerId of circuit.path.routerIds) routed.add(routerId);
+    throw new DialFailure('CAPACITY', `this controller holds its maximum of ${deps.registry.capacity} circuits`);
+  }
+  await deps.records?.put(circuit);
+  if (encryptionRequired && !answered.has(PUBLIC_KEY_HEADER)) {
+    deps.remove(circuit.id, true, 'no public key', 'encryption required and the hosting side sent no public key');
+    throw new EdgeRequestError(
+      'encryption required on service, terminator did not send public header',
+      EdgeErrorCode.encryptionDataMissing,
     );
   }
 }

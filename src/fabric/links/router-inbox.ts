@@ -4,11 +4,14 @@
 // `pollMs`), sends each message on the router's channel and writes the router's reply into the row; the sender polls
 // its row for the reply until its timeout. Bounded: at most `maxPending` undelivered rows per instance (past it a
 // message is refused at once), a request gives up at its timeout (its row goes), and rows older than `maxAgeMs` or of
-// instances no longer beating are swept.
+// instances no longer beating are swept. A message may also be for an instance itself rather than one of its routers
+// (an operator's removal of a circuit another process owns): its row names no router, and the instance's handler for
+// its content type answers it.
 import type { Clock } from '../../lib/clock.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import { newCuid } from '../../lib/ids.js';
 import { liveControllerInstances } from '../../store/queries/cluster.js';
+import { sweepFabricCircuits } from '../../store/queries/fabric-circuits.js';
 import { heldRouters } from '../../store/queries/router-presence.js';
 import {
   addInboxRow,
@@ -18,7 +21,6 @@ import {
   pendingInboxCount,
   pendingInboxRows,
   removeInboxRow,
-  sweepCircuitOwners,
   sweepInbox,
   type InboxRow,
 } from '../../store/queries/router-inbox.js';
@@ -26,9 +28,7 @@ import { writeAreas, type Db, type Store } from '../../store/store.js';
 import type { Message } from '../channel/message.js';
 import { RouterNotHeldError, type HeldChannels } from './messenger.js';
 import type { RouteMessenger } from './reroute.js';
-import { isJsonObject } from '../../lib/object-path.js';
-
-type Outgoing = Omit<Message, 'sequence'>;
+import { decodeInboxMessage as decode, encodeInboxMessage as encode, type Outgoing } from './inbox-messages.js';
 
 export interface RouterInboxOptions {
   store: Store;
@@ -52,6 +52,15 @@ const BOOKKEEPING = { bookkeeping: true, touches: writeAreas.rowsOnly };
 /** How often a process holding routers reads whether any other instance lives. */
 const OTHERS_CHECK_MS = 1000;
 const TAKE_AT_ONCE = 100;
+/** The router a message for the instance itself names: none (router ids are never empty). */
+const THE_INSTANCE = '';
+
+/** Reaches another controller instance (through its inbox): its handler's reply, or a rejection past the timeout. */
+export interface InstanceMessenger {
+  request(instanceId: string, message: Outgoing, timeoutMs: number): Promise<Message>;
+}
+
+type InstanceHandler = (message: Outgoing) => Promise<Outgoing>;
 
 export class RouterInbox {
   readonly #options: RouterInboxOptions;
@@ -69,6 +78,12 @@ export class RouterInbox {
   /** Rows being delivered now (read, not yet answered or removed): not delivered twice. */
   readonly #delivering = new Set<string>();
   readonly messenger: RouteMessenger;
+  readonly instances: InstanceMessenger = {
+    request: (instanceId, message, timeoutMs) => this.#post(instanceId, THE_INSTANCE, message, timeoutMs),
+  };
+  /** What this instance answers itself, by content type; and whether others may address it now. */
+  readonly #handlers = new Map<number, InstanceHandler>();
+  #addressable: () => boolean = () => false;
 
   constructor(options: RouterInboxOptions) {
     this.#options = options;
@@ -84,6 +99,16 @@ export class RouterInbox {
         else await this.#remote(routerId, message, 0);
       },
     };
+  }
+
+  /**
+   * Answers messages addressed to this instance itself with `handler`, by content type. `addressable` says whether
+   * another instance may address one here now (polling costs nothing while neither it nor holding routers does).
+   */
+  serveInstance(contentType: number, handler: InstanceHandler, addressable: () => boolean): void {
+    this.#handlers.set(contentType, handler);
+    const before = this.#addressable;
+    this.#addressable = () => before() || addressable();
   }
 
   start(): void {
@@ -104,7 +129,8 @@ export class RouterInbox {
 
   /** One look for rows addressed here: each message sent on its router's channel, a request's reply written back. */
   deliver(): Promise<void> {
-    if (this.#polling || this.#stopped || !this.#options.holdsAny()) return this.#polling ?? Promise.resolve();
+    const addressable = this.#options.holdsAny() || this.#addressable();
+    if (this.#polling || this.#stopped || !addressable) return this.#polling ?? Promise.resolve();
     this.#polling = this.#look().finally(() => (this.#polling = undefined));
     return this.#polling;
   }
@@ -138,7 +164,7 @@ export class RouterInbox {
     }
   }
 
-  /** Rows nobody will read any more: too old, or of instances that stopped beating; owners of their circuits too. */
+  /** Rows nobody will read any more: too old, or of instances that stopped beating; their circuits' rows too. */
   async sweep(): Promise<void> {
     const { store, clock, instanceOfflineAfterMs, maxAgeMs = 120_000 } = this.#options;
     const now = clock().getTime();
@@ -148,7 +174,7 @@ export class RouterInbox {
       ).map((row) => row.id);
       await store.transaction(async (tx) => {
         await sweepInbox(tx, formatTimestamp(new Date(now - maxAgeMs)), live);
-        await sweepCircuitOwners(tx, live);
+        await sweepFabricCircuits(tx, live);
       }, BOOKKEEPING);
     } catch (error) {
       this.#warn(undefined, error);
@@ -160,10 +186,17 @@ export class RouterInbox {
     let answer: { state: 'replied' | 'failed'; reply: string } | undefined;
     try {
       const message = decode(row.message);
-      const channel = routers.get(row.routerId)?.channel;
-      if (!channel) throw new RouterNotHeldError(row.routerId);
-      if (row.timeoutMs === 0) channel.send(message);
-      else answer = { state: 'replied', reply: encode(await channel.request(message, row.timeoutMs)) };
+      if (row.routerId === THE_INSTANCE) {
+        const handler = this.#handlers.get(message.contentType);
+        if (!handler) throw new Error(`this instance answers no message of content type ${message.contentType}`);
+        const reply = await handler(message);
+        if (row.timeoutMs !== 0) answer = { state: 'replied', reply: encode(reply) };
+      } else {
+        const channel = routers.get(row.routerId)?.channel;
+        if (!channel) throw new RouterNotHeldError(row.routerId);
+        if (row.timeoutMs === 0) channel.send(message);
+        else answer = { state: 'replied', reply: encode(await channel.request(message, row.timeoutMs)) };
+      }
     } catch (error) {
       if (row.timeoutMs !== 0)
         answer = { state: 'failed', reply: error instanceof Error ? error.message : String(error) };
@@ -177,10 +210,20 @@ export class RouterInbox {
 
   /** A message to a router another instance holds; with a timeout, its reply (0: nothing awaited). */
   async #remote(routerId: string, message: Outgoing, timeoutMs: number): Promise<Message> {
-    const { store, clock, instanceId, instanceOfflineAfterMs, maxPending = 10_000 } = this.#options;
+    const { store, clock, instanceId, instanceOfflineAfterMs } = this.#options;
     const since = formatTimestamp(new Date(clock().getTime() - instanceOfflineAfterMs));
     const holder = (await store.read((db) => heldRouters(db, [routerId], since))).get(routerId)?.instanceId;
     if (!holder || holder === instanceId) throw new RouterNotHeldError(routerId);
+    return this.#post(holder, routerId, message, timeoutMs);
+  }
+
+  /** A row for `holder` (for its router `routerId`, or for itself); with a timeout, the reply awaited. */
+  async #post(holder: string, routerId: string, message: Outgoing, timeoutMs: number): Promise<Message> {
+    const { store, clock, instanceId, maxPending = 10_000 } = this.#options;
+    const to =
+      routerId === THE_INSTANCE
+        ? `controller instance ${holder}`
+        : `router ${routerId} on controller instance ${holder}`;
     const id = newCuid();
     const row = {
       id,
@@ -203,10 +246,9 @@ export class RouterInbox {
         await new Promise((resolve) => setTimeout(resolve, this.#replyPollMs));
         const answer = await store.read((db) => inboxAnswer(db, id));
         if (answer?.state === 'replied' && answer.reply !== null) return { ...decode(answer.reply), sequence: 0 };
-        if (answer?.state === 'failed')
-          throw new Error(`router ${routerId} on controller instance ${holder}: ${answer.reply ?? 'failed'}`);
+        if (answer?.state === 'failed') throw new Error(`${to}: ${answer.reply ?? 'failed'}`);
       }
-      throw new Error(`no reply from router ${routerId} on controller instance ${holder} within ${timeoutMs} ms`);
+      throw new Error(`no reply from ${to} within ${timeoutMs} ms`);
     } finally {
       // Not awaited: the reply is in hand, and a row left behind is swept.
       void store
@@ -221,41 +263,4 @@ export class RouterInbox {
       'router inbox: message not delivered',
     );
   }
-}
-
-interface StoredMessage {
-  c: number;
-  h: Array<[number, string]>;
-  b: string;
-}
-
-function encode(message: Outgoing): string {
-  const stored: StoredMessage = {
-    c: message.contentType,
-    h: [...message.headers].map(([key, value]) => [key, Buffer.from(value).toString('base64')]),
-    b: Buffer.from(message.body).toString('base64'),
-  };
-  return JSON.stringify(stored);
-}
-
-/** Rows are written only by our own instances; a malformed one still fails the one message, not the holder. */
-function decode(text: string): Outgoing {
-  const stored: unknown = JSON.parse(text);
-  if (!isStoredMessage(stored)) throw new Error('malformed inbox message');
-  return {
-    contentType: stored.c,
-    headers: new Map(stored.h.map(([key, value]) => [key, new Uint8Array(Buffer.from(value, 'base64'))])),
-    body: new Uint8Array(Buffer.from(stored.b, 'base64')),
-  };
-}
-
-function isStoredMessage(value: unknown): value is StoredMessage {
-  if (!isJsonObject(value)) return false;
-  const { c, h, b } = value;
-  return (
-    typeof c === 'number' &&
-    typeof b === 'string' &&
-    Array.isArray(h) &&
-    h.every((entry) => Array.isArray(entry) && typeof entry[0] === 'number' && typeof entry[1] === 'string')
-  );
 }

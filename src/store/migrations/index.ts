@@ -20,6 +20,7 @@ import { routerPresence } from './018-router-presence.js';
 import { routerSyncFeed } from './019-router-sync-feed.js';
 import { terminatorPeerData } from './020-terminator-peer-data.js';
 import { fabricLinksAndInbox } from './021-fabric-links-inbox.js';
+import { fabricCircuits } from './022-fabric-circuits.js';
 
 export const migrations: readonly Migration[] = [
   initialSchema,
@@ -42,4 +43,5 @@ export const migrations: readonly Migration[] = [
   routerSyncFeed,
   terminatorPeerData,
   fabricLinksAndInbox,
+  fabricCircuits,
 ];

@@ -114,37 +114,3 @@ export async function sweepInbox(tx: Db, before: string, liveInstanceIds: readon
 
 const inboxState = (state: string): InboxState =>
   state === 'taken' || state === 'replied' || state === 'failed' ? state : 'pending';
-
-/** Circuits whose path includes a router held elsewhere, and the process that owns each. */
-export async function addCircuitOwner(tx: Db, circuitId: string, instanceId: string): Promise<void> {
-  await typed(tx)
-    .insertInto('fabric_circuit_owners')
-    .values({ id: circuitId, instance_id: instanceId })
-    .onConflict((conflict) => conflict.column('id').doNothing())
-    .execute();
-}
-
-export async function removeCircuitOwner(tx: Db, circuitId: string): Promise<void> {
-  await typed(tx).deleteFrom('fabric_circuit_owners').where('id', '=', circuitId).execute();
-}
-
-/** The instance owning each of these circuits, where one (still live) does. */
-export async function circuitOwners(
-  db: Db,
-  circuitIds: readonly string[],
-  liveInstanceIds: readonly string[],
-): Promise<Map<string, string>> {
-  if (circuitIds.length === 0 || liveInstanceIds.length === 0) return new Map();
-  const rows = await typed(db)
-    .selectFrom('fabric_circuit_owners')
-    .select(['id', 'instance_id'])
-    .where('id', 'in', circuitIds)
-    .where('instance_id', 'in', liveInstanceIds)
-    .execute();
-  return new Map(rows.map((row) => [row.id, row.instance_id]));
-}
-
-export async function sweepCircuitOwners(tx: Db, liveInstanceIds: readonly string[]): Promise<void> {
-  if (liveInstanceIds.length === 0) return;
-  await typed(tx).deleteFrom('fabric_circuit_owners').where('instance_id', 'not in', liveInstanceIds).execute();
-}
