@@ -35,7 +35,7 @@ import type { Message } from '../../src/fabric/channel/message.js';
 import { buildTestApp, type TestApp } from '../support/test-app.js';
 import { createEdgeRouter, createEntity, readEntity } from '../support/factories.js';
 import { createSession, openEdgeRouter } from '../support/sessions.js';
-import { sdkClient, type SdkClient } from '../support/edge-clients.js';
+import { allowBindAndDial, sdkClient, type SdkClient } from '../support/edge-clients.js';
 import { FakeChannel } from '../support/fake-channel.js';
 
 type Outgoing = Omit<Message, 'sequence'>;
@@ -80,18 +80,7 @@ describe('circuits through one router', () => {
       encryptionRequired: false,
       ...body,
     });
-    for (const [type, who] of [
-      ['Bind', host],
-      ['Dial', dialer],
-    ] as const) {
-      await createEntity(t, admin, 'service-policies', {
-        name: `${type}-${serviceId}`,
-        type,
-        semantic: 'AnyOf',
-        identityRoles: [`@${who.identityId}`],
-        serviceRoles: [`@${serviceId}`],
-      });
-    }
+    await allowBindAndDial(t, admin, serviceId, host, dialer);
     const bind = (await createSession(t, host.apiSessionToken, serviceId, 'Bind')).token;
     const ids: string[] = [];
     for (const fields of terminators) {

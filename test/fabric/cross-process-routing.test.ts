@@ -43,7 +43,7 @@ import { testDatabaseUrl } from '../support/test-app.js';
 import { buildTlsTestApp, type TlsTestApp } from '../support/tls-client.js';
 import { createEntity } from '../support/factories.js';
 import { createSession } from '../support/sessions.js';
-import { sdkClient, type SdkClient } from '../support/edge-clients.js';
+import { allowBindAndDial, sdkClient, type SdkClient } from '../support/edge-clients.js';
 import { enrollEdgeRouter, TestRouter, waitUntil, type EnrolledRouter } from '../support/test-router.js';
 import { postgresSchema, sqliteFile, type SharedDatabase } from '../support/two-instances.js';
 
@@ -157,18 +157,7 @@ describe(`routing across two instances (${testDatabaseUrl ? 'PostgreSQL' : 'SQLi
     host = await sdkClient(one, admin);
     dialer = await sdkClient(one, admin);
     serviceId = await createEntity(one, admin, 'services', { name: 'x-echo', encryptionRequired: false });
-    for (const [type, who] of [
-      ['Bind', host],
-      ['Dial', dialer],
-    ] as const) {
-      await createEntity(one, admin, 'service-policies', {
-        name: `x-${type}`,
-        type,
-        semantic: 'AnyOf',
-        identityRoles: [`@${who.identityId}`],
-        serviceRoles: [`@${serviceId}`],
-      });
-    }
+    await allowBindAndDial(one, admin, serviceId, host, dialer);
     // The SDKs' certificates are valid from one's (advanced) time on: both instances keep one time.
     two.clock.set(one.clock());
     routerA = await connect(a, one);

@@ -39,7 +39,7 @@ import { REROUTE_ATTEMPT } from '../../src/fabric/links/route-plan.js';
 import { buildTestApp, type TestApp } from '../support/test-app.js';
 import { createEntity } from '../support/factories.js';
 import { createSession, openEdgeRouter } from '../support/sessions.js';
-import { sdkClient, type SdkClient } from '../support/edge-clients.js';
+import { allowBindAndDial, sdkClient, type SdkClient } from '../support/edge-clients.js';
 import { FakeChannel } from '../support/fake-channel.js';
 
 type Outgoing = Omit<Message, 'sequence'>;
@@ -150,18 +150,7 @@ describe('circuits over links', () => {
       name: `svc-${Math.random().toString(36).slice(2)}`,
       encryptionRequired: false,
     });
-    for (const [type, who] of [
-      ['Bind', host],
-      ['Dial', dialer],
-    ] as const) {
-      await createEntity(t, admin, 'service-policies', {
-        name: `${type}-${serviceId}`,
-        type,
-        semantic: 'AnyOf',
-        identityRoles: [`@${who.identityId}`],
-        serviceRoles: [`@${serviceId}`],
-      });
-    }
+    await allowBindAndDial(t, admin, serviceId, host, dialer);
     const bind = (await createSession(t, host.apiSessionToken, serviceId, 'Bind')).token;
     const addresses: string[] = [];
     for (const [routerId, cost] of terminators) {

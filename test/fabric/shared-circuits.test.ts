@@ -28,7 +28,7 @@ import { buildTlsTestApp, type TlsTestApp } from '../support/tls-client.js';
 import { assertError } from '../support/conformance.js';
 import { createEntity } from '../support/factories.js';
 import { createSession } from '../support/sessions.js';
-import { sdkClient, type SdkClient } from '../support/edge-clients.js';
+import { allowBindAndDial, sdkClient, type SdkClient } from '../support/edge-clients.js';
 import { enrollEdgeRouter, TestRouter, waitUntil } from '../support/test-router.js';
 import { postgresSchema, sqliteFile, type SharedDatabase } from '../support/two-instances.js';
 
@@ -125,18 +125,7 @@ describe(`circuits shared by two instances (${testDatabaseUrl ? 'PostgreSQL' : '
     host = await sdkClient(one, admin);
     dialer = await sdkClient(one, admin);
     serviceId = await createEntity(one, admin, 'services', { name: 's-echo', encryptionRequired: false });
-    for (const [type, who] of [
-      ['Bind', host],
-      ['Dial', dialer],
-    ] as const) {
-      await createEntity(one, admin, 'service-policies', {
-        name: `s-${type}`,
-        type,
-        semantic: 'AnyOf',
-        identityRoles: [`@${who.identityId}`],
-        serviceRoles: [`@${serviceId}`],
-      });
-    }
+    await allowBindAndDial(one, admin, serviceId, host, dialer);
     // The SDKs' certificates are valid from one's (advanced) time on: both instances keep one time.
     two.clock.set(one.clock());
     [routerA, aId] = await hostingRouter(one, 's-a');

@@ -31,7 +31,7 @@ import {
 import { buildTlsTestApp, type TlsTestApp } from '../support/tls-client.js';
 import { createEntity, readEntity } from '../support/factories.js';
 import { createSession } from '../support/sessions.js';
-import { sdkClient, type SdkClient } from '../support/edge-clients.js';
+import { allowBindAndDial, sdkClient, type SdkClient } from '../support/edge-clients.js';
 import { enrollEdgeRouter, TestRouter, waitUntil, type EnrolledRouter } from '../support/test-router.js';
 
 describe('SDK traffic through a router', () => {
@@ -63,18 +63,7 @@ describe('SDK traffic through a router', () => {
     host = await sdkClient(t, admin);
     dialer = await sdkClient(t, admin);
     serviceId = await createEntity(t, admin, 'services', { name: 'echo', encryptionRequired: false });
-    for (const [type, who] of [
-      ['Bind', host],
-      ['Dial', dialer],
-    ] as const) {
-      await createEntity(t, admin, 'service-policies', {
-        name: `echo-${type}`,
-        type,
-        semantic: 'AnyOf',
-        identityRoles: [`@${who.identityId}`],
-        serviceRoles: [`@${serviceId}`],
-      });
-    }
+    await allowBindAndDial(t, admin, serviceId, host, dialer);
     router = await TestRouter.connect({ port: ctrlPort, router: enrolled, ca: t.deps.pki.caBundlePem });
     // The hosting SDK is reached over the router's edge connection: here the router answers every Route itself.
     router.channel.handle(CtrlType.RouteType, (message) => {

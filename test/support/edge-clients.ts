@@ -4,7 +4,7 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { createHash, X509Certificate } from 'node:crypto';
 import type { TestApp } from './test-app.js';
-import { createUser, login } from './factories.js';
+import { createEntity, createUser, login } from './factories.js';
 import { createCsr } from './third-party-ca.js';
 
 export interface SdkClient {
@@ -33,4 +33,26 @@ export async function sdkClient(t: TestApp, admin: string): Promise<SdkClient> {
     apiSessionToken,
     fingerprint: createHash('sha1').update(certificate.raw).digest('hex'),
   };
+}
+
+/** Service policies by which `host` may bind the service and `dialer` may dial it (one each, named by type). */
+export async function allowBindAndDial(
+  t: TestApp,
+  admin: string,
+  serviceId: string,
+  host: SdkClient,
+  dialer: SdkClient,
+): Promise<void> {
+  for (const [type, who] of [
+    ['Bind', host],
+    ['Dial', dialer],
+  ] as const) {
+    await createEntity(t, admin, 'service-policies', {
+      name: `${type}-${serviceId}`,
+      type,
+      semantic: 'AnyOf',
+      identityRoles: [`@${who.identityId}`],
+      serviceRoles: [`@${serviceId}`],
+    });
+  }
 }
