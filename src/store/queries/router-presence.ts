@@ -1,8 +1,8 @@
 // Router presence (migration 018): which instance holds each router's control channel, and what the router reported.
 // Only the control plane writes instance_id / connected_at / version_info; the edge sync writes the other columns.
-import type { Selectable } from 'kysely';
+import type { ExpressionBuilder, Selectable } from 'kysely';
 import { typed } from '../connection.js';
-import type { RouterPresenceTable } from '../schema.js';
+import type { Database, RouterPresenceTable } from '../schema.js';
 import type { Db } from '../store.js';
 
 export type RouterPresenceRow = Selectable<RouterPresenceTable>;
@@ -104,23 +104,27 @@ export async function releaseInstanceRouters(tx: Db, instanceId: string): Promis
     .execute();
 }
 
+/** A presence row held by an instance not seen since `since` (which then stopped beating). */
+const heldByDeadInstance = (since: string) => (eb: ExpressionBuilder<Database, 'router_presence'>) =>
+  eb.and([
+    eb('router_presence.instance_id', 'is not', null),
+    eb.not(
+      eb.exists(
+        eb
+          .selectFrom('controller_instances')
+          .select('id')
+          .whereRef('controller_instances.id', '=', 'router_presence.instance_id')
+          .where('last_seen_at', '>=', since),
+      ),
+    ),
+  ]);
+
 /** Whether some router is held by an instance not seen since `since` (which then stopped beating). */
 export async function hasRoutersOfDeadInstances(db: Db, since: string): Promise<boolean> {
   const row = await typed(db)
     .selectFrom('router_presence')
     .select('router_id')
-    .where('instance_id', 'is not', null)
-    .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('controller_instances')
-            .select('id')
-            .whereRef('controller_instances.id', '=', 'router_presence.instance_id')
-            .where('last_seen_at', '>=', since),
-        ),
-      ),
-    )
+    .where(heldByDeadInstance(since))
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;
@@ -131,39 +135,10 @@ export async function releaseRoutersOfDeadInstances(tx: Db, since: string): Prom
   await typed(tx)
     .deleteFrom('fabric_links')
     .where('src_router_id', 'in', (eb) =>
-      eb
-        .selectFrom('router_presence')
-        .select('router_id')
-        .where('instance_id', 'is not', null)
-        .where((inner) =>
-          inner.not(
-            inner.exists(
-              inner
-                .selectFrom('controller_instances')
-                .select('id')
-                .whereRef('controller_instances.id', '=', 'router_presence.instance_id')
-                .where('last_seen_at', '>=', since),
-            ),
-          ),
-        ),
+      eb.selectFrom('router_presence').select('router_id').where(heldByDeadInstance(since)),
     )
     .execute();
-  await typed(tx)
-    .updateTable('router_presence')
-    .set({ instance_id: null })
-    .where('instance_id', 'is not', null)
-    .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('controller_instances')
-            .select('id')
-            .whereRef('controller_instances.id', '=', 'router_presence.instance_id')
-            .where('last_seen_at', '>=', since),
-        ),
-      ),
-    )
-    .execute();
+  await typed(tx).updateTable('router_presence').set({ instance_id: null }).where(heldByDeadInstance(since)).execute();
 }
 
 /** The instance holding each of these routers, with the time it connected, for routers held by a live instance. */
