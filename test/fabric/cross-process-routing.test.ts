@@ -11,7 +11,6 @@ import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import {
   ContentType as EdgeType,
   CreateTerminatorResult,
-  CreateTerminatorV2RequestSchema,
   CreateTerminatorV2ResponseSchema,
 } from '../../src/fabric/messages/gen/edge_ctrl_pb.js';
 import {
@@ -28,14 +27,7 @@ import {
   type Route,
 } from '../../src/fabric/messages/gen/ctrl_pb.js';
 import { CreateCircuitV2Header, RouteResultHeader } from '../../src/fabric/messages/headers.js';
-import {
-  decodeString,
-  encodeBool,
-  encodeString,
-  encodeStringSlice,
-  encodeU32,
-  encodeU32ToBytesMap,
-} from '../../src/fabric/channel/header-codecs.js';
+import { decodeString, encodeBool, encodeString, encodeU32 } from '../../src/fabric/channel/header-codecs.js';
 import type { Message } from '../../src/fabric/channel/message.js';
 import { REROUTE_ATTEMPT } from '../../src/fabric/links/route-plan.js';
 import { OFFLINE_AFTER_MS } from '../../src/system/instance-heartbeat.js';
@@ -43,7 +35,13 @@ import { testDatabaseUrl } from '../support/test-app.js';
 import { buildTlsTestApp, type TlsTestApp } from '../support/tls-client.js';
 import { createEntity } from '../support/factories.js';
 import { createSession } from '../support/sessions.js';
-import { allowBindAndDial, sdkClient, type SdkClient } from '../support/edge-clients.js';
+import {
+  allowBindAndDial,
+  createCircuitRequest,
+  createTerminatorRequest,
+  type SdkClient,
+  sdkClient,
+} from '../support/edge-clients.js';
 import { enrollEdgeRouter, TestRouter, waitUntil, type EnrolledRouter } from '../support/test-router.js';
 import { postgresSchema, sqliteFile, type SharedDatabase } from '../support/two-instances.js';
 
@@ -117,18 +115,7 @@ describe(`routing across two instances (${testDatabaseUrl ? 'PostgreSQL' : 'SQLi
 
   async function dial(through: TestRouter): Promise<Message> {
     const token = (await createSession(one, dialer.apiSessionToken, serviceId, 'Dial')).token;
-    return through.channel.request(
-      {
-        contentType: EdgeType.CreateCircuitV2RequestType,
-        headers: new Map([
-          [CreateCircuitV2Header.requestSessionToken, encodeString(token)],
-          [CreateCircuitV2Header.requestFingerprints, encodeStringSlice([dialer.fingerprint])],
-          [CreateCircuitV2Header.peerData, encodeU32ToBytesMap(new Map([[1003, Uint8Array.of(7)]]))],
-        ]),
-        body: new Uint8Array(0),
-      },
-      10_000,
-    );
+    return through.channel.request(createCircuitRequest(token, dialer), 10_000);
   }
 
   before(async () => {
@@ -191,20 +178,7 @@ describe(`routing across two instances (${testDatabaseUrl ? 'PostgreSQL' : 'SQLi
 
   it('routes a circuit whose path spans both instances: the far router’s Route goes through the inbox', async (t) => {
     const bind = (await createSession(one, host.apiSessionToken, serviceId, 'Bind')).token;
-    const request = create(CreateTerminatorV2RequestSchema, {
-      address: 'x-hosted',
-      sessionToken: bind,
-      fingerprints: [host.fingerprint],
-      peerData: { 1003: Uint8Array.of(42) },
-    });
-    const terminator = await routerB.channel.request(
-      {
-        contentType: EdgeType.CreateTerminatorV2RequestType,
-        headers: new Map(),
-        body: toBinary(CreateTerminatorV2RequestSchema, request),
-      },
-      5000,
-    );
+    const terminator = await routerB.channel.request(createTerminatorRequest('x-hosted', bind, host), 5000);
     const created = fromBinary(CreateTerminatorV2ResponseSchema, terminator.body);
     assert.equal(created.result, CreateTerminatorResult.Success, created.msg);
     // a (on one) dialled links to b and c, c (on two) one to b: the direct a–b is the cheapest (one hop).

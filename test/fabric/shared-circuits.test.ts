@@ -5,30 +5,28 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { fromBinary } from '@bufbuild/protobuf';
 import {
   ContentType as EdgeType,
   CreateTerminatorResult,
-  CreateTerminatorV2RequestSchema,
   CreateTerminatorV2ResponseSchema,
 } from '../../src/fabric/messages/gen/edge_ctrl_pb.js';
 import { ContentType as CtrlType, RouteSchema, UnrouteSchema } from '../../src/fabric/messages/gen/ctrl_pb.js';
 import { CreateCircuitV2Header, RouteResultHeader } from '../../src/fabric/messages/headers.js';
-import {
-  decodeString,
-  encodeBool,
-  encodeString,
-  encodeStringSlice,
-  encodeU32,
-  encodeU32ToBytesMap,
-} from '../../src/fabric/channel/header-codecs.js';
+import { decodeString, encodeBool, encodeString, encodeU32 } from '../../src/fabric/channel/header-codecs.js';
 import { OFFLINE_AFTER_MS } from '../../src/system/instance-heartbeat.js';
 import { testDatabaseUrl } from '../support/test-app.js';
 import { buildTlsTestApp, type TlsTestApp } from '../support/tls-client.js';
 import { assertError } from '../support/conformance.js';
 import { createEntity } from '../support/factories.js';
 import { createSession } from '../support/sessions.js';
-import { allowBindAndDial, sdkClient, type SdkClient } from '../support/edge-clients.js';
+import {
+  allowBindAndDial,
+  createCircuitRequest,
+  createTerminatorRequest,
+  type SdkClient,
+  sdkClient,
+} from '../support/edge-clients.js';
 import { enrollEdgeRouter, TestRouter, waitUntil } from '../support/test-router.js';
 import { postgresSchema, sqliteFile, type SharedDatabase } from '../support/two-instances.js';
 
@@ -68,20 +66,7 @@ describe(`circuits shared by two instances (${testDatabaseUrl ? 'PostgreSQL' : '
     });
     await instance.controlPlane.presenceFlushed();
     const bind = (await createSession(one, host.apiSessionToken, serviceId, 'Bind')).token;
-    const request = create(CreateTerminatorV2RequestSchema, {
-      address: `${name}-hosted`,
-      sessionToken: bind,
-      fingerprints: [host.fingerprint],
-      peerData: { 1003: Uint8Array.of(42) },
-    });
-    const reply = await router.channel.request(
-      {
-        contentType: EdgeType.CreateTerminatorV2RequestType,
-        headers: new Map(),
-        body: toBinary(CreateTerminatorV2RequestSchema, request),
-      },
-      5000,
-    );
+    const reply = await router.channel.request(createTerminatorRequest(`${name}-hosted`, bind, host), 5000);
     assert.equal(fromBinary(CreateTerminatorV2ResponseSchema, reply.body).result, CreateTerminatorResult.Success);
     return [router, enrolled.id];
   }
@@ -89,18 +74,7 @@ describe(`circuits shared by two instances (${testDatabaseUrl ? 'PostgreSQL' : '
   /** Dials the service through `router`: the circuit's id and its Dial session's. */
   async function dial(router: TestRouter): Promise<{ circuitId: string; sessionId: string }> {
     const session = await createSession(one, dialer.apiSessionToken, serviceId, 'Dial');
-    const reply = await router.channel.request(
-      {
-        contentType: EdgeType.CreateCircuitV2RequestType,
-        headers: new Map([
-          [CreateCircuitV2Header.requestSessionToken, encodeString(session.token)],
-          [CreateCircuitV2Header.requestFingerprints, encodeStringSlice([dialer.fingerprint])],
-          [CreateCircuitV2Header.peerData, encodeU32ToBytesMap(new Map([[1003, Uint8Array.of(7)]]))],
-        ]),
-        body: new Uint8Array(0),
-      },
-      10_000,
-    );
+    const reply = await router.channel.request(createCircuitRequest(session.token, dialer), 10_000);
     assert.equal(reply.contentType, EdgeType.CreateCircuitV2ResponseType, decodeString(reply.body));
     const circuitId = decodeString(reply.headers.get(CreateCircuitV2Header.responseCircuitId)!);
     return { circuitId, sessionId: session.id };

@@ -7,7 +7,6 @@ import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import {
   ContentType as EdgeType,
   CreateTerminatorResult,
-  CreateTerminatorV2RequestSchema,
   CreateTerminatorV2ResponseSchema,
 } from '../../src/fabric/messages/gen/edge_ctrl_pb.js';
 import {
@@ -24,14 +23,18 @@ import {
   decodeU32ToBytesMap,
   encodeBool,
   encodeString,
-  encodeStringSlice,
   encodeU32,
-  encodeU32ToBytesMap,
 } from '../../src/fabric/channel/header-codecs.js';
 import { buildTlsTestApp, type TlsTestApp } from '../support/tls-client.js';
 import { createEntity, readEntity } from '../support/factories.js';
 import { createSession } from '../support/sessions.js';
-import { allowBindAndDial, sdkClient, type SdkClient } from '../support/edge-clients.js';
+import {
+  allowBindAndDial,
+  createCircuitRequest,
+  createTerminatorRequest,
+  type SdkClient,
+  sdkClient,
+} from '../support/edge-clients.js';
 import { enrollEdgeRouter, TestRouter, waitUntil, type EnrolledRouter } from '../support/test-router.js';
 
 describe('SDK traffic through a router', () => {
@@ -86,22 +89,7 @@ describe('SDK traffic through a router', () => {
 
   it('binds, dials, carries the circuit and ends it on a fault', async () => {
     const bind = (await createSession(t, host.apiSessionToken, serviceId, 'Bind')).token;
-    const terminatorReply = await router.channel.request(
-      {
-        contentType: EdgeType.CreateTerminatorV2RequestType,
-        headers: new Map(),
-        body: toBinary(
-          CreateTerminatorV2RequestSchema,
-          create(CreateTerminatorV2RequestSchema, {
-            address: 'hosted-echo',
-            sessionToken: bind,
-            fingerprints: [host.fingerprint],
-            peerData: { 1003: Uint8Array.of(42) },
-          }),
-        ),
-      },
-      5000,
-    );
+    const terminatorReply = await router.channel.request(createTerminatorRequest('hosted-echo', bind, host), 5000);
     assert.equal(terminatorReply.contentType, EdgeType.CreateTerminatorV2ResponseType);
     assert.equal(
       fromBinary(CreateTerminatorV2ResponseSchema, terminatorReply.body).result,
@@ -112,19 +100,7 @@ describe('SDK traffic through a router', () => {
 
     const dialSession = await createSession(t, dialer.apiSessionToken, serviceId, 'Dial');
     const dial = dialSession.token;
-    const circuitReply = await router.channel.request(
-      {
-        contentType: EdgeType.CreateCircuitV2RequestType,
-        headers: new Map([
-          [CreateCircuitV2Header.requestSessionToken, encodeString(dial)],
-          [CreateCircuitV2Header.requestApiSessionToken, encodeString(dialer.apiSessionToken)],
-          [CreateCircuitV2Header.requestFingerprints, encodeStringSlice([dialer.fingerprint])],
-          [CreateCircuitV2Header.peerData, encodeU32ToBytesMap(new Map([[1003, Uint8Array.of(7)]]))],
-        ]),
-        body: new Uint8Array(0),
-      },
-      5000,
-    );
+    const circuitReply = await router.channel.request(createCircuitRequest(dial, dialer, true), 5000);
     assert.equal(circuitReply.contentType, EdgeType.CreateCircuitV2ResponseType, decodeString(circuitReply.body));
     const circuitId = decodeString(circuitReply.headers.get(CreateCircuitV2Header.responseCircuitId)!);
     assert.deepEqual(

@@ -3,6 +3,14 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { createHash, X509Certificate } from 'node:crypto';
+import { create, toBinary } from '@bufbuild/protobuf';
+import { encodeString, encodeStringSlice, encodeU32ToBytesMap } from '../../src/fabric/channel/header-codecs.js';
+import type { Message } from '../../src/fabric/channel/message.js';
+import {
+  ContentType as EdgeType,
+  CreateTerminatorV2RequestSchema,
+} from '../../src/fabric/messages/gen/edge_ctrl_pb.js';
+import { CreateCircuitV2Header } from '../../src/fabric/messages/headers.js';
 import type { TestApp } from './test-app.js';
 import { createEntity, createUser, login } from './factories.js';
 import { createCsr } from './third-party-ca.js';
@@ -55,4 +63,45 @@ export async function allowBindAndDial(
       serviceRoles: [`@${serviceId}`],
     });
   }
+}
+
+/** The CreateTerminatorV2 a router sends for a hosting SDK that binds `address` with its Bind session's token. */
+export function createTerminatorRequest(
+  address: string,
+  bindToken: string,
+  host: SdkClient,
+): Omit<Message, 'sequence'> {
+  return {
+    contentType: EdgeType.CreateTerminatorV2RequestType,
+    headers: new Map(),
+    body: toBinary(
+      CreateTerminatorV2RequestSchema,
+      create(CreateTerminatorV2RequestSchema, {
+        address,
+        sessionToken: bindToken,
+        fingerprints: [host.fingerprint],
+        peerData: { 1003: Uint8Array.of(42) },
+      }),
+    ),
+  };
+}
+
+/** The CreateCircuitV2 a router sends for a dialling SDK with its Dial session's token (and its API session's). */
+export function createCircuitRequest(
+  dialToken: string,
+  dialer: SdkClient,
+  withApiSession = false,
+): Omit<Message, 'sequence'> {
+  return {
+    contentType: EdgeType.CreateCircuitV2RequestType,
+    headers: new Map([
+      [CreateCircuitV2Header.requestSessionToken, encodeString(dialToken)],
+      ...(withApiSession
+        ? [[CreateCircuitV2Header.requestApiSessionToken, encodeString(dialer.apiSessionToken)] as const]
+        : []),
+      [CreateCircuitV2Header.requestFingerprints, encodeStringSlice([dialer.fingerprint])],
+      [CreateCircuitV2Header.peerData, encodeU32ToBytesMap(new Map([[1003, Uint8Array.of(7)]]))],
+    ]),
+    body: new Uint8Array(0),
+  };
 }
