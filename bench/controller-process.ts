@@ -1,6 +1,6 @@
 // Starts the controller under test on a bench home folder, with a known admin password and quiet logs.
 import { ROOT } from './scenario-run.js';
-import { startServer, type ServerProcess } from './server-process.js';
+import { loopbackControllerArgs, startServer, type ServerProcess } from './server-process.js';
 import { databaseUrlFor } from './bench-store.js';
 import { say, settings } from './settings.js';
 
@@ -23,18 +23,7 @@ export async function startController(
 ): Promise<ServerProcess> {
   const started = performance.now();
   // The control plane on the API port unless options.args names its own (bench:routers).
-  const args = [
-    ...(options.nodeArgs ?? []),
-    'src/main.ts',
-    '--home',
-    home,
-    '--port',
-    String(port),
-    '--bind',
-    '127.0.0.1',
-    '--ctrl-port',
-    String(port),
-  ];
+  const args = [...(options.nodeArgs ?? []), ...loopbackControllerArgs(home, port)];
   const databaseUrl = await databaseUrlFor(home);
   if (databaseUrl) args.push('--database-url', databaseUrl);
   if (settings.workers > 1) args.push('--workers', String(settings.workers));

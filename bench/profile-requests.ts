@@ -14,7 +14,7 @@ import { loginAdmin, loginWithPassword } from './https-client.js';
 import { scaleIdentities } from './scale-model.js';
 import { runLoad, type LoadSpec, type RequestVariants } from './load.js';
 import { ROOT } from './scenario-run.js';
-import { freePort, startServer } from './server-process.js';
+import { freePort, loopbackControllerArgs, startServer } from './server-process.js';
 import { printProfile } from './cpu-profile.js';
 
 const [home, path, seconds = '5', who] = process.argv.slice(2);
@@ -37,19 +37,7 @@ const profileDir = mkdtempSync(join(tmpdir(), 'ziti-profile-'));
 const port = await freePort();
 const spawnedAt = performance.now();
 let loadFromMs = 0;
-const args = [
-  `--cpu-prof`,
-  `--cpu-prof-dir=${profileDir}`,
-  'src/main.ts',
-  '--home',
-  home,
-  '--port',
-  String(port),
-  '--bind',
-  '127.0.0.1',
-  '--ctrl-port',
-  String(port),
-];
+const args = [`--cpu-prof`, `--cpu-prof-dir=${profileDir}`, ...loopbackControllerArgs(home, port)];
 args.push('--password', ADMIN_PASSWORD, '--log-level', 'warn');
 const controller = await startServer({
   name: 'controller',

@@ -33,6 +33,21 @@ export interface ServerStart {
   stdoutFile?: string;
 }
 
+/** Our controller serving on loopback: its entry point, home, API port and control port (the API's unless given). */
+export function loopbackControllerArgs(home: string, port: number, ctrlPort = port): string[] {
+  return [
+    'src/main.ts',
+    '--home',
+    home,
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--ctrl-port',
+    String(ctrlPort),
+  ];
+}
+
 const OUTPUT_TAIL_LINES = 40;
 
 export async function startServer(start: ServerStart): Promise<ServerProcess> {

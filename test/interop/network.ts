@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, startServer, type ServerProcess } from '../../bench/server-process.js';
+import { freePort, loopbackControllerArgs, startServer, type ServerProcess } from '../../bench/server-process.js';
 import { ROOT } from '../../bench/scenario-run.js';
 import { httpsRequest } from '../../bench/https-client.js';
 import {
@@ -55,17 +55,9 @@ export interface Started {
 /** Our controller's command line for the interop runs: loopback only, the shared admin, its own ports. */
 export function ourControllerArgs(home: string, apiPort: number, ctrlPort: number): string[] {
   return [
-    'src/main.ts',
-    '--home',
-    home,
-    '--port',
-    String(apiPort),
-    '--bind',
-    '127.0.0.1',
+    ...loopbackControllerArgs(home, apiPort, ctrlPort),
     '--address',
     '127.0.0.1',
-    '--ctrl-port',
-    String(ctrlPort),
     '--ctrl-bind',
     '127.0.0.1',
     '--username',

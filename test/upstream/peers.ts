@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer, freePort } from '../../bench/server-process.js';
+import { freePort, loopbackControllerArgs, startServer } from '../../bench/server-process.js';
 import { ROOT } from '../../bench/scenario-run.js';
 import { startUpstream } from '../../scripts/upstream.js';
 
@@ -44,19 +44,7 @@ export async function startOurPeer(): Promise<Peer> {
   const home = mkdtempSync(join(tmpdir(), 'ziti-ours-'));
   const port = await freePort();
   // Advertised as 127.0.0.1 like the upstream instance, so links and enrollment JWTs name the same kind of host.
-  const args = [
-    'src/main.ts',
-    '--home',
-    home,
-    '--port',
-    String(port),
-    '--bind',
-    '127.0.0.1',
-    '--address',
-    '127.0.0.1',
-    '--ctrl-port',
-    String(port),
-  ];
+  const args = [...loopbackControllerArgs(home, port), '--address', '127.0.0.1'];
   args.push('--username', ADMIN_USERNAME, '--password', ADMIN_PASSWORD, '--log-level', 'warn');
   const server = await startServer({
     name: 'our controller',
