@@ -1,6 +1,6 @@
 // Posture: the checks that apply to an identity's use of services (through the policy engine's memberships), the
 // MFA checks that prompt on a wake or unlock, and the queue of identities whose sessions are evaluated again.
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { typed } from '../connection.js';
 import { inTextList, limitOf, preparedQuery } from '../prepared.js';
 import type { Db } from '../store.js';
@@ -37,17 +37,26 @@ export async function anyPostureCheck(db: Db): Promise<boolean> {
 // Driven from the services (each in a few policies), with the identity tested per policy by the primary key: joined
 // the other way round, SQLite went through each of the identity's policies testing every service of the page
 // (100 policies × 500 services for an identity that sees a thousand).
+/**
+ * The service policies (`ps`, `p`) linking the identity to the services of `services` (a parenthesised list), none
+ * while no posture check exists at all: the one statement of this rule, which the session create's read embeds too.
+ */
+export const policiesLinkingSql = (
+  identityId: string,
+  services: RawBuilder<unknown>,
+) => sql`FROM service_policy_services ps
+    JOIN service_policies p ON p.id = ps.policy_id
+    WHERE ps.entity_id IN ${services}
+      AND EXISTS (SELECT 1 FROM service_policy_identities pi WHERE pi.policy_id = ps.policy_id AND pi.entity_id = ${identityId})
+      AND EXISTS (SELECT 1 FROM posture_checks)`;
+
 const selectPoliciesLinking = preparedQuery(
   (
     q,
     identityId: string,
     serviceIds: readonly string[],
   ) => sql<PolicyLinkRow>`SELECT ps.policy_id AS "policyId", p.name AS name, ps.entity_id AS "serviceId", p.type AS type
-    FROM service_policy_services ps
-    JOIN service_policies p ON p.id = ps.policy_id
-    WHERE ps.entity_id IN ${inTextList(q, serviceIds)}
-      AND EXISTS (SELECT 1 FROM service_policy_identities pi WHERE pi.policy_id = ps.policy_id AND pi.entity_id = ${identityId})
-      AND EXISTS (SELECT 1 FROM posture_checks)
+    ${policiesLinkingSql(identityId, inTextList(q, serviceIds))}
     ORDER BY ps.policy_id`,
 );
 

@@ -117,23 +117,28 @@ export interface SharedRouterRow {
 }
 
 /** Up to `limit` edge routers both the identity's edge router policies and the service's service edge router policies grant, connected ones (migration 018) first, then by id. */
+/**
+ * Up to `limit` edge routers both the identity's and the service's policies give, connected ones first (`offline`
+ * 0), then by id: the one statement of this rule, which the session create's read embeds too.
+ */
+export const sharedEdgeRoutersSql = (identityId: string, serviceId: string, limit: number) =>
+  sql`SELECT r.id AS id, r.name AS name, r.cost AS cost, r.no_traversal AS no_traversal, r.disabled AS disabled,
+      CASE WHEN EXISTS (SELECT 1 FROM router_presence p WHERE p.router_id = r.id AND p.instance_id IS NOT NULL) THEN 0 ELSE 1 END AS offline
+    FROM identity_edge_routers i
+    JOIN service_edge_routers s ON s.edge_router_seq = i.edge_router_seq AND s.service_seq = (SELECT seq FROM services WHERE id = ${serviceId})
+    JOIN routers r ON r.seq = i.edge_router_seq
+    WHERE i.identity_seq = (SELECT seq FROM identities WHERE id = ${identityId})
+    ORDER BY offline, r.id LIMIT ${limitOf(limit)}`;
+
 export const sharedEdgeRouterRows: (
   db: Db,
   identityId: string,
   serviceId: string,
   limit: number,
 ) => Promise<SharedRouterRow[]> = preparedQuery(
-  (
-    _q,
-    identityId: string,
-    serviceId: string,
-    limit: number,
-  ) => sql<SharedRouterRow>`SELECT r.id AS id, r.name AS name, r.cost AS cost, r.no_traversal AS no_traversal, r.disabled AS disabled
-    FROM identity_edge_routers i
-    JOIN service_edge_routers s ON s.edge_router_seq = i.edge_router_seq AND s.service_seq = (SELECT seq FROM services WHERE id = ${serviceId})
-    JOIN routers r ON r.seq = i.edge_router_seq
-    WHERE i.identity_seq = (SELECT seq FROM identities WHERE id = ${identityId})
-    ORDER BY CASE WHEN EXISTS (SELECT 1 FROM router_presence p WHERE p.router_id = r.id AND p.instance_id IS NOT NULL) THEN 0 ELSE 1 END, r.id LIMIT ${limitOf(limit)}`,
+  (_q, identityId: string, serviceId: string, limit: number) =>
+    sql<SharedRouterRow>`SELECT id, name, cost, no_traversal, disabled FROM (${sharedEdgeRoutersSql(identityId, serviceId, limit)}) shared
+    ORDER BY offline, id`,
 );
 
 /** How many edge routers the identity's policies give it, how many the service's give it, and those in both, by name. */

@@ -4,12 +4,12 @@
 // is one round trip on PostgreSQL, where the create's turn otherwise waited on six, and one snapshot of all of it.
 import { sql } from 'kysely';
 import { dialectOf } from '../connection.js';
-import { limitOf, preparedQuery } from '../prepared.js';
+import { preparedQuery } from '../prepared.js';
 import type { Db } from '../store.js';
 import type { Row } from './entities.js';
-import type { PolicyLinkRow, PostureCheckRow } from './posture.js';
+import { policiesLinkingSql, type PolicyLinkRow, type PostureCheckRow } from './posture.js';
 import type { RouterPresenceRow } from './router-presence.js';
-import type { SharedRouterRow } from './service-access.js';
+import { sharedEdgeRoutersSql, type SharedRouterRow } from './service-access.js';
 import { parseJsonValue } from '../../lib/json-value.js';
 import { isJsonObject } from '../../lib/object-path.js';
 
@@ -73,19 +73,8 @@ const selectSessionCreateReads = preparedQuery(
       sync_status: sql`pr.sync_status`,
     };
     return sql<CombinedRow>`WITH linking AS (
-        SELECT ps.policy_id AS policy_id, p.name AS name, p.type AS type
-        FROM service_policy_services ps JOIN service_policies p ON p.id = ps.policy_id
-        WHERE ps.entity_id = ${serviceId}
-          AND EXISTS (SELECT 1 FROM service_policy_identities pi WHERE pi.policy_id = ps.policy_id AND pi.entity_id = ${identityId})
-          AND EXISTS (SELECT 1 FROM posture_checks)),
-      shared AS (
-        SELECT r.id AS id, r.name AS name, r.cost AS cost, r.no_traversal AS no_traversal, r.disabled AS disabled,
-          CASE WHEN EXISTS (SELECT 1 FROM router_presence p WHERE p.router_id = r.id AND p.instance_id IS NOT NULL) THEN 0 ELSE 1 END AS offline
-        FROM identity_edge_routers i
-        JOIN service_edge_routers s ON s.edge_router_seq = i.edge_router_seq AND s.service_seq = (SELECT seq FROM services WHERE id = ${serviceId})
-        JOIN routers r ON r.seq = i.edge_router_seq
-        WHERE i.identity_seq = (SELECT seq FROM identities WHERE id = ${identityId})
-        ORDER BY offline, r.id LIMIT ${limitOf(routerLimit)})
+        SELECT ps.policy_id AS policy_id, p.name AS name, p.type AS type ${policiesLinkingSql(identityId, sql`(${serviceId})`)}),
+      shared AS (${sharedEdgeRoutersSql(identityId, serviceId, routerLimit)})
       SELECT sv.name AS service_name, pair.dial AS pair_dial, pair.bind AS pair_bind,
         (SELECT ${dialect.jsonRows(policy, sql`l.policy_id`)} FROM linking l) AS policies,
         (SELECT ${dialect.jsonRows(check, sql`c.id`)} FROM linking l
