@@ -23,14 +23,9 @@ import { openStore } from './store/open-store.js';
 import { countApiSessions } from './store/queries/api-sessions.js';
 import { queueWrites } from './store/write-queue.js';
 import { readBuildInfo, versionHeader } from './system/build-info.js';
-import { ControlPlane, CTRL_ALPN } from './fabric/ctrl/control-plane.js';
-import { TrafficFlows } from './fabric/traffic.js';
 import { countTerminators } from './store/queries/terminators.js';
-import { EdgeSync } from './fabric/edge-sync/edge-sync.js';
-import { startLinks, startRouterVerification } from './fabric/links/network-links.js';
-import { RouterInbox } from './fabric/links/router-inbox.js';
-import { CircuitRecords } from './fabric/circuits/circuit-records.js';
-import type { Links } from './fabric/links/links.js';
+import { CTRL_ALPN } from './fabric/ctrl/control-plane.js';
+import { Fabric } from './fabric/fabric.js';
 import { Health } from './system/health.js';
 import { InstanceHeartbeat, OFFLINE_AFTER_MS } from './system/instance-heartbeat.js';
 import { Metrics } from './system/metrics.js';
@@ -54,12 +49,8 @@ export interface Controller {
   app: FastifyInstance;
   deps: AppDeps;
   admin: DefaultAdminResult;
-  /** The router control plane: main.ts listens on its port; the edge sync starts from `controlPlane.routers`. */
-  controlPlane: ControlPlane;
-  /** Terminators and circuits of the routers this process holds (issue 23). */
-  traffic: TrafficFlows;
-  /** Routers' links and paths over them (issue 24). */
-  links: Links;
+  /** The routers' side: the control plane (main.ts listens on its port), circuits, terminators, links, edge sync. */
+  fabric: Fabric;
   /** The metrics listener, when `metrics.address` is set. */
   metricsListener: MetricsListener | undefined;
   /**
@@ -102,7 +93,7 @@ export async function openController(settings: Settings, options: ControllerOpti
   const { pki, clusterId } = shared;
 
   // The listener exists once the app is built; until then there is nothing to count.
-  const listener: { app?: FastifyInstance; traffic?: TrafficFlows } = {};
+  const listener: { app?: FastifyInstance; fabric?: Fabric } = {};
   const metrics = settings.metricsAddress
     ? new Metrics({
         openConnections: () =>
@@ -110,7 +101,7 @@ export async function openController(settings: Settings, options: ControllerOpti
             listener.app ? listener.app.server.getConnections((_error, count) => resolve(count ?? 0)) : resolve(0),
           ),
         apiSessions: () => opened.read(countApiSessions),
-        circuits: () => listener.traffic?.circuits.registry.size ?? 0,
+        circuits: () => listener.fabric?.circuits.registry.size ?? 0,
         terminators: () => opened.read(countTerminators),
       })
     : undefined;
@@ -160,52 +151,21 @@ export async function openController(settings: Settings, options: ControllerOpti
     onError: (error) => logger.error({ err: error }, 'could not record this instance as alive'),
   });
   const build = readBuildInfo();
-  const controlPlane = new ControlPlane({
+  const fabric = new Fabric({
     store,
     pki,
     settings,
     clock,
     logger,
+    metrics,
     instanceId,
     controllerId: clusterId,
     versionHeader: versionHeader(build),
+    wireVersion: build.wireVersion,
     instanceOfflineAfterMs: OFFLINE_AFTER_MS,
-  });
-  // Routers held by other processes are reached through the store (docs/reference/router-control-plane-links.md §5.8).
-  const held = { store, clock, instanceId, instanceOfflineAfterMs: OFFLINE_AFTER_MS };
-  const holdsAny = () => controlPlane.routers.all()[Symbol.iterator]().next().done !== true;
-  const inbox = new RouterInbox({ ...held, routers: controlPlane.routers, holdsAny, logger });
-  const links = startLinks(controlPlane.routers, store, logger, { ...held, messenger: inbox.messenger });
-  startRouterVerification(controlPlane.routers, store, logger);
-  const records = new CircuitRecords({
-    ...held,
-    holds: (routerId) => controlPlane.routers.get(routerId) !== undefined,
-    onError: (error) => logger.warn({ err: error }, 'could not record circuits in the store'),
-  });
-  const elsewhere = {
-    messenger: inbox.messenger,
-    isOnline: (routerId: string) => links.isOnline(routerId),
-    shared: { records, inbox },
-  };
-  const traffic = new TrafficFlows({
-    routers: controlPlane.routers,
-    store,
-    clock,
-    logger,
-    linkFault: (routerId, fault) => links.handleFault(routerId, fault),
-    links,
-    elsewhere,
-    ...(metrics ? { metrics } : {}),
-  });
-  listener.traffic = traffic;
-  const edgeSync = new EdgeSync({
-    store,
-    clock,
-    version: build.wireVersion,
-    connections: controlPlane.routers,
     recordActivity: (ids) => apiSessions.recordActivity(ids),
-    logger,
   });
+  listener.fabric = fabric;
   const deps: AppDeps = {
     settings,
     store: requestStore,
@@ -225,12 +185,12 @@ export async function openController(settings: Settings, options: ControllerOpti
     loginThrottle,
     externalJwts,
     posture,
-    network: { circuits: traffic.circuits.view, links: links.view },
+    network: fabric.views,
   };
   const tls = {
     key: pki.serverKeyPem,
     cert: pki.serverChainPem,
-    controlPlane: { protocol: CTRL_ALPN, accept: (socket: TLSSocket) => controlPlane.accept(socket) },
+    controlPlane: { protocol: CTRL_ALPN, accept: (socket: TLSSocket) => fabric.controlPlane.accept(socket) },
   };
   const app = await buildApp(deps, options.tls ? tls : undefined);
   listener.app = app;
@@ -239,25 +199,17 @@ export async function openController(settings: Settings, options: ControllerOpti
   apiSessions.start();
   await heartbeat.start();
   await posture.start();
-  await edgeSync.start();
-  controlPlane.start();
-  traffic.start();
-  inbox.start();
-  links.network?.start();
+  await fabric.start();
 
   let closing: Promise<void> | undefined;
   const stop = async (server: FastifyInstance) => {
     health.markStopping();
     // Router channels are closed at once (the API port's server would wait for those it handed over); marking them
     // offline is a write, which may wait for requests in flight, so it finishes alongside them.
-    const routersReleased = controlPlane.close();
+    const routersReleased = fabric.releaseRouters();
     await closeGracefully(server, settings.shutdownTimeoutMs, logger);
     await routersReleased;
-    await traffic.stop();
-    await inbox.stop();
-    links.network?.stop();
-    // After the requests: a feed read in progress may wait for a request's write to finish.
-    await edgeSync.stop();
+    await fabric.stop();
     await integrityChecks.stop();
     await posture.stop();
     await apiSessions.stop();
@@ -265,7 +217,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     await metricsListener?.close();
     await opened.close();
   };
-  return { app, deps, admin, controlPlane, traffic, links, metricsListener, close: () => (closing ??= stop(app)) };
+  return { app, deps, admin, fabric, metricsListener, close: () => (closing ??= stop(app)) };
 }
 
 /**

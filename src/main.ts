@@ -45,7 +45,7 @@ async function main(): Promise<void> {
   // With `workers` > 1 every worker listens here too: node:cluster shares the port, as it does the API's. A control
   // port equal to the API port means the API port alone serves routers (by ALPN), as upstream's quickstart does.
   if (!servesControlOnApiPort(settings))
-    await controller.controlPlane.listen(settings.ctrlBindAddress, settings.ctrlAdvertisedPort);
+    await controller.fabric.controlPlane.listen(settings.ctrlBindAddress, settings.ctrlAdvertisedPort);
   if (worker === undefined || worker === 1) process.stdout.write(banner(settings, controller));
   logger.info(
     {

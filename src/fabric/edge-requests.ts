@@ -10,10 +10,11 @@ import {
   type EdgeSession,
 } from '../store/queries/edge-sessions.js';
 import type { Db } from '../store/store.js';
+import { INTERNAL_EDGE_ERROR, RouterRequestError } from './ctrl/router-request-error.js';
 
 /** sdk-golang ziti/edge: the codes of header 1014 on an error reply. */
 export const EdgeErrorCode = {
-  internal: 1,
+  internal: INTERNAL_EDGE_ERROR,
   invalidApiSession: 2,
   invalidSession: 3,
   wrongSessionType: 4,
@@ -30,12 +31,9 @@ export const EdgeErrorCode = {
 export const EDGE_ERROR_CODE_HEADER = 1014;
 
 /** A refusal with upstream's words and code. */
-export class EdgeRequestError extends Error {
-  constructor(
-    message: string,
-    readonly code: number,
-  ) {
-    super(message);
+export class EdgeRequestError extends RouterRequestError {
+  constructor(message: string, code: number) {
+    super(message, code);
     this.name = 'EdgeRequestError';
   }
 }

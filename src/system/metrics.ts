@@ -4,7 +4,7 @@
 // labelling a prom-client metric on every request costs more than the rest of a cached read's work.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 import { wrapTransactions, type Store } from '../store/store.js';
-import type { CircuitEnd, FabricMetrics } from '../fabric/circuits/circuit-deps.js';
+import type { CircuitEnd, FabricMetrics } from '../fabric/ctrl/fabric-metrics.js';
 
 /** Seconds; requests here take from tens of microseconds (cached reads) to seconds (large policy changes). */
 const latencyBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

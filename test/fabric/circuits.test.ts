@@ -18,6 +18,7 @@ import {
   FaultSubject,
   RouteSchema,
   UnrouteSchema,
+  type Fault,
 } from '../../src/fabric/messages/gen/ctrl_pb.js';
 import { CreateCircuitV2Header, RouteResultHeader } from '../../src/fabric/messages/headers.js';
 import {
@@ -37,6 +38,7 @@ import { createEdgeRouter, createEntity, readEntity } from '../support/factories
 import { createSession, openEdgeRouter } from '../support/sessions.js';
 import { allowBindAndDial, sdkClient, type SdkClient } from '../support/edge-clients.js';
 import { FakeChannel } from '../support/fake-channel.js';
+import { serveRouterMessages } from '../support/router-messages.js';
 
 type Outgoing = Omit<Message, 'sequence'>;
 const ERROR_CODE = 1014;
@@ -67,7 +69,7 @@ describe('circuits through one router', () => {
       routers: { channelOf: () => channel, isOnline: (id) => id === routerId },
       routeTimeoutMs: 50,
     });
-    circuits.attach(routerId, channel);
+    serveRouterMessages(channel, routerId, { circuits });
   });
 
   /** A service the host binds and the dialer dials, with the given terminators made by CreateTerminatorV2. */
@@ -242,17 +244,15 @@ describe('circuits through one router', () => {
     assert.equal(await circuits.view.remove(circuitId, true), false);
   });
 
-  it('hands a link’s faults to the links first, and keeps circuit faults for itself', async () => {
+  it('hands a link’s faults to the links, and keeps circuit faults for itself', async () => {
     const linkFaults: string[] = [];
-    const withLinks = new Circuits({
-      store: t.deps.store,
-      clock: t.clock,
-      logger: pino({ level: 'silent' }),
-      routers: { channelOf: () => channel, isOnline: (id) => id === routerId },
-      linkFault: (_router, fault) => fault.subject === FaultSubject.LinkFault && linkFaults.push(fault.id) > 0,
-    });
+    const links = {
+      fault: (_router: string, fault: Fault) => void linkFaults.push(fault.id),
+      routerLinks: () => undefined,
+      metrics: () => undefined,
+    };
     const linkChannel = new FakeChannel();
-    withLinks.attach(routerId, linkChannel);
+    serveRouterMessages(linkChannel, routerId, { circuits, links });
     await linkChannel.deliver({
       contentType: CtrlType.FaultType,
       headers: new Map(),
@@ -352,7 +352,7 @@ describe('circuits through one router', () => {
     });
     const closed = await createEdgeRouter(t, admin);
     const elsewhere = new FakeChannel();
-    circuits.attach(closed, elsewhere);
+    serveRouterMessages(elsewhere, closed, { circuits });
     assert.deepEqual(errorOf(await elsewhere.deliver(dialMessage(dial))), {
       code: 5,
       message: 'invalid edge router for session',
@@ -398,7 +398,7 @@ describe('circuits through one router', () => {
     const { dial } = await service();
     channel.responder = succeed();
     await channel.deliver(dialMessage(dial));
-    circuits.detach(routerId);
+    circuits.detached(routerId);
     t.clock.advance(30_000);
     circuits.tick();
     assert.equal(circuits.registry.size, 1);
@@ -417,7 +417,7 @@ describe('circuits through one router', () => {
       routers: { channelOf: () => channel, isOnline: () => true },
     });
     const elsewhere = new FakeChannel();
-    failing.attach(routerId, elsewhere);
+    serveRouterMessages(elsewhere, routerId, { circuits: failing });
     assert.deepEqual(errorOf(await elsewhere.deliver(dialMessage(dial))), { code: 1, message: 'database is gone' });
     const full = new Circuits({
       store: t.deps.store,
@@ -427,7 +427,7 @@ describe('circuits through one router', () => {
       capacity: 0,
     });
     const third = new FakeChannel(succeed());
-    full.attach(routerId, third);
+    serveRouterMessages(third, routerId, { circuits: full });
     assert.deepEqual(errorOf(await third.deliver(dialMessage(dial))), {
       code: 1,
       message: 'this controller holds its maximum of 0 circuits',

@@ -97,7 +97,7 @@ describe(`routing across two instances (${testDatabaseUrl ? 'PostgreSQL' : 'SQLi
       ]);
       connected.channel.reply(message, { contentType: 1022, headers, body: encodeString(route.circuitId) });
     });
-    await instance.controlPlane.presenceFlushed();
+    await instance.fabric.controlPlane.presenceFlushed();
     return connected;
   };
   const reportLink = (router: TestRouter, id: string, dest: EnrolledRouter) =>
@@ -111,7 +111,7 @@ describe(`routing across two instances (${testDatabaseUrl ? 'PostgreSQL' : 'SQLi
         }),
       ),
     });
-  const linkIds = async (t: TlsTestApp) => (await t.links.view.list()).map((link) => link.id).sort();
+  const linkIds = async (t: TlsTestApp) => (await t.fabric.links.view.list()).map((link) => link.id).sort();
 
   async function dial(through: TestRouter): Promise<Message> {
     const token = (await createSession(one, dialer.apiSessionToken, serviceId, 'Dial')).token;
@@ -123,7 +123,7 @@ describe(`routing across two instances (${testDatabaseUrl ? 'PostgreSQL' : 'SQLi
     one = await buildTlsTestApp(database.options);
     two = await buildTlsTestApp(database.options);
     admin = await one.loginAsAdmin();
-    for (const t of [one, two]) ports.push((await t.controlPlane.listen('127.0.0.1', 0)).port);
+    for (const t of [one, two]) ports.push((await t.fabric.controlPlane.listen('127.0.0.1', 0)).port);
     [a, b, c] = [
       await enrollEdgeRouter(one, admin, { name: 'x-a' }),
       await enrollEdgeRouter(one, admin, { name: 'x-b' }),
@@ -205,9 +205,9 @@ describe(`routing across two instances (${testDatabaseUrl ? 'PostgreSQL' : 'SQLi
       [egress, 'ab', DestType.Link],
       ['ab', egress, DestType.End],
     ]);
-    assert.deepEqual(one.traffic.circuits.registry.get(circuitId)?.path, { routerIds: [a.id, b.id], linkIds: ['ab'] });
+    assert.deepEqual(one.fabric.circuits.registry.get(circuitId)?.path, { routerIds: [a.id, b.id], linkIds: ['ab'] });
     // Spanning both instances, it was recorded before the dial was answered: the other lists it at once.
-    assert.deepEqual((await two.traffic.circuits.view.get(circuitId))?.path, {
+    assert.deepEqual((await two.fabric.circuits.view.get(circuitId))?.path, {
       routerIds: [a.id, b.id],
       linkIds: ['ab'],
     });
@@ -232,8 +232,8 @@ describe(`routing across two instances (${testDatabaseUrl ? 'PostgreSQL' : 'SQLi
       headers: new Map(),
       body: metrics(['link.ab.latency', 4_000_000], ['link.ac.latency', 7_000_000]),
     });
-    await waitUntil(async () => (await one.links.view.get('ab'))?.destLatency === 4_000_000);
-    const [ab, ac] = [await one.links.view.get('ab'), await two.links.view.get('ac')];
+    await waitUntil(async () => (await one.fabric.links.view.get('ab'))?.destLatency === 4_000_000);
+    const [ab, ac] = [await one.fabric.links.view.get('ab'), await two.fabric.links.view.get('ac')];
     assert.deepEqual([ab?.sourceLatency, ab?.cost], [65_000_000_000, 1 + 65_000 + 4]);
     assert.deepEqual(
       [ac?.sourceLatency, ac?.destLatency],
@@ -252,7 +252,7 @@ describe(`routing across two instances (${testDatabaseUrl ? 'PostgreSQL' : 'SQLi
     const relayed = fromBinary(FaultSchema, (await routerA.waitFor(isType(CtrlType.FaultType))).body);
     assert.deepEqual([relayed.subject, relayed.id], [FaultSubject.LinkFault, 'ab']);
     await waitUntil(() =>
-      Promise.resolve(one.traffic.circuits.registry.get(circuitId)?.path.linkIds.join() === 'ac,cb'),
+      Promise.resolve(one.fabric.circuits.registry.get(circuitId)?.path.linkIds.join() === 'ac,cb'),
     );
     const [atC] = routesOf(routerC).slice(before);
     assert.deepEqual(
@@ -267,12 +267,12 @@ describe(`routing across two instances (${testDatabaseUrl ? 'PostgreSQL' : 'SQLi
     );
     assert.equal(routesOf(routerB).at(-1)!.attempt, REROUTE_ATTEMPT);
     assert.deepEqual(await linkIds(two), ['ac', 'cb']);
-    await waitUntil(async () => (await two.traffic.circuits.view.get(circuitId))?.path.linkIds.join() === 'ac,cb');
+    await waitUntil(async () => (await two.fabric.circuits.view.get(circuitId))?.path.linkIds.join() === 'ac,cb');
   });
 
   it('ends the circuit when a router of its path leaves and no path is left: unrouted on the routers still there', async () => {
     await routerC.close();
-    await waitUntil(() => Promise.resolve(one.traffic.circuits.registry.get(circuitId) === undefined));
+    await waitUntil(() => Promise.resolve(one.fabric.circuits.registry.get(circuitId) === undefined));
     await routerA.waitFor(
       (m) => isType(CtrlType.UnrouteType)(m) && fromBinary(UnrouteSchema, m.body).circuitId === circuitId,
     );
@@ -283,7 +283,7 @@ describe(`routing across two instances (${testDatabaseUrl ? 'PostgreSQL' : 'SQLi
       Promise.resolve(peersOf(routerA).some((peer) => peer.id === c.id && peer.state === PeerState.Unhealthy)),
     );
     assert.deepEqual(await linkIds(one), ['ac'], 'the links c dialled went with it');
-    await waitUntil(async () => (await two.traffic.circuits.view.get(circuitId)) === undefined);
+    await waitUntil(async () => (await two.fabric.circuits.view.get(circuitId)) === undefined);
   });
 
   it('a router reconnecting to the other instance is told of the routers there, and its peers of it', async () => {
@@ -306,14 +306,14 @@ describe(`routing across two instances (${testDatabaseUrl ? 'PostgreSQL' : 'SQLi
     const reply = await dial(routerA);
     assert.equal(reply.contentType, EdgeType.CreateCircuitV2ResponseType, decodeString(reply.body));
     const id = decodeString(reply.headers.get(CreateCircuitV2Header.responseCircuitId)!);
-    assert.deepEqual(one.traffic.circuits.registry.get(id)?.path, {
+    assert.deepEqual(one.fabric.circuits.registry.get(id)?.path, {
       routerIds: [a.id, c.id, b.id],
       linkIds: ['ac', 'cb'],
     });
   });
 
   it('costs a few ms per Route forwarded to a router held by the other instance', async (t) => {
-    const messenger = one.traffic.circuits.deps.messenger;
+    const messenger = one.fabric.circuits.deps.messenger;
     const route = (n: number) => ({
       contentType: CtrlType.RouteType,
       headers: new Map(),
@@ -340,7 +340,7 @@ describe(`routing across two instances (${testDatabaseUrl ? 'PostgreSQL' : 'SQLi
     const heard = peersOf(routerA).length;
     one.clock.advance(OFFLINE_AFTER_MS + 1000);
     await one.deps.heartbeat.beat();
-    await one.controlPlane.sweepDeadInstances();
+    await one.fabric.controlPlane.sweepDeadInstances();
     await waitUntil(async () => !(await linkIds(one)).includes('ba'));
     await waitUntil(() =>
       Promise.resolve(

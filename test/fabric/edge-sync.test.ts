@@ -30,7 +30,7 @@ describe('edge routers: hello and API-session sync', () => {
     b = await buildTlsTestApp(database.options);
     adminA = await a.loginAsAdmin();
     adminB = await b.loginAsAdmin();
-    ctrlPort = (await a.controlPlane.listen('127.0.0.1', 0)).port;
+    ctrlPort = (await a.fabric.controlPlane.listen('127.0.0.1', 0)).port;
     enrolled = await enrollEdgeRouter(a, adminA, { name: 'sync-router', roleAttributes: ['sync'] });
     await a.call({
       method: 'POST',

@@ -28,7 +28,7 @@ describe('links between routers (real TLS)', () => {
   before(async () => {
     t = await buildTlsTestApp();
     const token = await t.loginAsAdmin();
-    ctrlPort = (await t.controlPlane.listen('127.0.0.1', 0)).port;
+    ctrlPort = (await t.fabric.controlPlane.listen('127.0.0.1', 0)).port;
     routers = [
       await enrollEdgeRouter(t, token, { name: 'link-a', cost: 5 }),
       await enrollEdgeRouter(t, token, { name: 'link-b' }),
@@ -83,15 +83,15 @@ describe('links between routers (real TLS)', () => {
           }),
         ),
       });
-      for (let i = 0; i < 200 && (await t.links.view.list()).length === 0; i++)
+      for (let i = 0; i < 200 && (await t.fabric.links.view.list()).length === 0; i++)
         await new Promise((resolve) => setTimeout(resolve, 10));
-      const [link] = await t.links.view.list();
+      const [link] = await t.fabric.links.view.list();
       assert.deepEqual(
         [link!.id, link!.sourceRouterId, link!.destRouterId, link!.state, link!.cost],
         ['link-ba', b.id, a.id, 'Connected', 130_001],
       );
       // a costs 5 (at least 10 counts), the source router nothing
-      assert.deepEqual(await t.links.path(b.id, a.id), {
+      assert.deepEqual(await t.fabric.links.path(b.id, a.id), {
         routerIds: [b.id, a.id],
         linkIds: ['link-ba'],
         cost: 130_011,
@@ -107,7 +107,7 @@ describe('links between routers (real TLS)', () => {
       });
       const relayed = fromBinary(FaultSchema, (await routerB.waitFor(isType(ContentType.FaultType))).body);
       assert.deepEqual([relayed.subject, relayed.id, relayed.iteration], [FaultSubject.LinkFault, 'link-ba', 1]);
-      assert.deepEqual(await t.links.view.list(), []);
+      assert.deepEqual(await t.fabric.links.view.list(), []);
 
       await routerB.close();
       const states = await peerStates(routerA, 2);
@@ -131,7 +131,7 @@ describe('a router reconnecting to another instance (two instances, one SQLite f
     one = await buildTlsTestApp({ databaseFile: join(folder, 'ctrl.db') });
     two = await buildTlsTestApp({ databaseFile: join(folder, 'ctrl.db') });
     const token = await one.loginAsAdmin();
-    for (const t of [one, two]) ports.push((await t.controlPlane.listen('127.0.0.1', 0)).port);
+    for (const t of [one, two]) ports.push((await t.fabric.controlPlane.listen('127.0.0.1', 0)).port);
     routers = [];
     for (const name of ['move-a', 'move-b', 'move-c']) routers.push(await enrollEdgeRouter(one, token, { name }));
   });
@@ -170,24 +170,24 @@ describe('a router reconnecting to another instance (two instances, one SQLite f
     let routerB = await connect(b, 0);
     try {
       reportLink(routerB, 'link-ba', a.id);
-      await until(async () => (await one.links.view.list()).length === 1);
+      await until(async () => (await one.fabric.links.view.list()).length === 1);
       await routerB.close();
       await until(() =>
         Promise.resolve(states(routerA).some(([id, state]) => id === b.id && state === PeerState.Unhealthy)),
       );
-      assert.deepEqual(await one.links.view.list(), [], 'its dialled link went with it');
-      await one.controlPlane.presenceFlushed();
+      assert.deepEqual(await one.fabric.links.view.list(), [], 'its dialled link went with it');
+      await one.fabric.controlPlane.presenceFlushed();
       // Instance two's once-a-second look at the shared network, made now: it then knows A is online on one.
-      await two.links.network?.sync();
+      await two.fabric.links.network?.sync();
 
       routerB = await connect(b, 1);
       reportLink(routerB, 'link-bc', c.id);
-      await until(async () => (await two.links.view.list()).length === 1);
+      await until(async () => (await two.fabric.links.view.list()).length === 1);
       // What each router was last told of each peer (earlier looks may have told C of B's coming and going).
       const last = (router: TestRouter) => Object.fromEntries(states(router));
       assert.deepEqual(last(routerB), { [a.id]: PeerState.Healthy, [c.id]: PeerState.Healthy });
       assert.equal(last(routerC)[b.id], PeerState.Healthy);
-      assert.deepEqual((await two.links.path(b.id, c.id))?.linkIds, ['link-bc']);
+      assert.deepEqual((await two.fabric.links.path(b.id, c.id))?.linkIds, ['link-bc']);
     } finally {
       await Promise.all([routerA.close(), routerB.close(), routerC.close()]);
     }

@@ -41,6 +41,7 @@ import { createEntity } from '../support/factories.js';
 import { createSession, openEdgeRouter } from '../support/sessions.js';
 import { allowBindAndDial, sdkClient, type SdkClient } from '../support/edge-clients.js';
 import { FakeChannel } from '../support/fake-channel.js';
+import { serveRouterMessages } from '../support/router-messages.js';
 
 type Outgoing = Omit<Message, 'sequence'>;
 type Answer = { success: true; peer?: [number, Uint8Array][] } | { success: false; error: string; code: number };
@@ -120,7 +121,7 @@ describe('circuits over links', () => {
       routeTimeoutMs: 50,
       links: network,
     });
-    for (const [id, channel] of channels) circuits.attach(id, channel);
+    for (const [id, channel] of channels) serveRouterMessages(channel, id, { circuits });
   });
 
   const channel = (id: string) => channels.get(id)!;

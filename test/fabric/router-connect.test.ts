@@ -20,7 +20,7 @@ describe('router control plane: connect, online, offline', () => {
   before(async () => {
     t = await buildTlsTestApp();
     token = await t.loginAsAdmin();
-    ctrlPort = (await t.controlPlane.listen('127.0.0.1', 0)).port;
+    ctrlPort = (await t.fabric.controlPlane.listen('127.0.0.1', 0)).port;
     router = await enrollEdgeRouter(t, token, { name: 'router-a' });
   });
   after(() => t.close());
@@ -52,7 +52,7 @@ describe('router control plane: connect, online, offline', () => {
 
   it('shows a connected router online with its versions, and offline once it disconnects', async () => {
     const connected = await connectRouter();
-    await t.controlPlane.presenceFlushed();
+    await t.fabric.controlPlane.presenceFlushed();
     const online = (await edgeRouter(router.id)).data;
     assert.equal(online.isOnline, true);
     assert.deepEqual(online.versionInfo, {
@@ -105,7 +105,7 @@ describe('router control plane: connect, online, offline', () => {
   it('serves the control plane on the API port to ALPN ziti-ctrl, while HTTPS clients there are unaffected', async () => {
     const connected = await connectRouter(t.port);
     try {
-      await t.controlPlane.presenceFlushed();
+      await t.fabric.controlPlane.presenceFlushed();
       assert.equal((await edgeRouter(router.id)).data.isOnline, true);
       for (const alpn of [['http/1.1'], ['h2', 'http/1.1'], undefined]) {
         const reply = await httpsGet(t.port, t.deps.pki.caBundlePem, alpn);

@@ -26,8 +26,8 @@ describe(`router presence on two instances (${testDatabaseUrl ? 'PostgreSQL' : '
     a = await buildTlsTestApp(database.options);
     b = await buildTlsTestApp(database.options);
     [tokenA, tokenB] = [await a.loginAsAdmin(), await b.loginAsAdmin()];
-    portA = (await a.controlPlane.listen('127.0.0.1', 0)).port;
-    portB = (await b.controlPlane.listen('127.0.0.1', 0)).port;
+    portA = (await a.fabric.controlPlane.listen('127.0.0.1', 0)).port;
+    portB = (await b.fabric.controlPlane.listen('127.0.0.1', 0)).port;
     router = await enrollEdgeRouter(a, tokenA, { name: 'shared' });
   });
   after(async () => {
@@ -46,7 +46,7 @@ describe(`router presence on two instances (${testDatabaseUrl ? 'PostgreSQL' : '
 
   it('shows a router held by one instance online on the other, and offline on both once it leaves', async () => {
     const connected = await connect(portA);
-    await a.controlPlane.presenceFlushed();
+    await a.fabric.controlPlane.presenceFlushed();
     assert.equal(await isOnline(b, tokenB), true);
     await connected.close();
     await waitUntil(async () => !(await isOnline(b, tokenB)));
@@ -56,25 +56,25 @@ describe(`router presence on two instances (${testDatabaseUrl ? 'PostgreSQL' : '
   it('refuses a second channel of a router on another instance while the first is held', async () => {
     const connected = await connect(portA);
     try {
-      await a.controlPlane.presenceFlushed();
+      await a.fabric.controlPlane.presenceFlushed();
       await assert.rejects(connect(portB), /connection closed before the hello exchange/);
     } finally {
       await connected.close();
-      await a.controlPlane.presenceFlushed();
+      await a.fabric.controlPlane.presenceFlushed();
     }
   });
 
   it('releases the routers of an instance that stopped beating, and lets them connect to another', async () => {
     const held = await connect(portA);
-    await a.controlPlane.presenceFlushed();
+    await a.fabric.controlPlane.presenceFlushed();
     assert.equal(await isOnline(b, tokenB), true);
     // A is "killed": it beats no more. B's time moves past the offline limit; B beats, then sweeps.
     b.clock.advance(OFFLINE_AFTER_MS + 1000);
     await b.deps.heartbeat.beat();
-    await b.controlPlane.sweepDeadInstances();
+    await b.fabric.controlPlane.sweepDeadInstances();
     assert.equal(await isOnline(b, tokenB), false);
     const moved = await connect(portB);
-    await b.controlPlane.presenceFlushed();
+    await b.fabric.controlPlane.presenceFlushed();
     assert.equal(await isOnline(b, tokenB), true);
     await moved.close();
     held.socket.destroy();

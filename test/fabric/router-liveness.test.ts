@@ -26,7 +26,7 @@ describe('router control plane: heartbeats and hostile peers', () => {
       settings: { ctrlHeartbeatIntervalMs: 50, ctrlCloseUnresponsiveMs: 600, ctrlConnectTimeoutMs: 300 },
     });
     token = await t.loginAsAdmin();
-    port = (await t.controlPlane.listen('127.0.0.1', 0)).port;
+    port = (await t.fabric.controlPlane.listen('127.0.0.1', 0)).port;
     [routerA, routerB] = [
       await enrollEdgeRouter(t, token, { name: 'a' }),
       await enrollEdgeRouter(t, token, { name: 'b' }),
@@ -84,7 +84,7 @@ describe('router control plane: heartbeats and hostile peers', () => {
 
   it('closes a router that stops answering heartbeats, and shows it offline', async () => {
     const router = await connect(routerA);
-    await t.controlPlane.presenceFlushed();
+    await t.fabric.controlPlane.presenceFlushed();
     // Stop reading: its heartbeats' answers never come back.
     router.socket.pause();
     await waitUntil(() =>
@@ -132,7 +132,7 @@ describe('router control plane: heartbeats and hostile peers', () => {
       const bystander = await connect(routerB);
       const victim = await connect(routerA);
       try {
-        await t.controlPlane.presenceFlushed();
+        await t.fabric.controlPlane.presenceFlushed();
         victim.socket.write(frame);
         await victim.channel.closed;
         assert.ok(

@@ -21,7 +21,7 @@ describe('router control plane: refused routers', () => {
   before(async () => {
     t = await buildTlsTestApp({ logger });
     token = await t.loginAsAdmin();
-    port = (await t.controlPlane.listen('127.0.0.1', 0)).port;
+    port = (await t.fabric.controlPlane.listen('127.0.0.1', 0)).port;
     [routerA, routerB] = [
       await enrollEdgeRouter(t, token, { name: 'a' }),
       await enrollEdgeRouter(t, token, { name: 'b' }),
@@ -67,7 +67,7 @@ describe('router control plane: refused routers', () => {
 
   it('refuses a disabled router, and drops a connected one when it is disabled', async () => {
     const connected = await connect(routerB);
-    await t.controlPlane.presenceFlushed();
+    await t.fabric.controlPlane.presenceFlushed();
     assert.equal(await isOnline(routerB.id), true);
     assert.equal((await patch(routerB.id, { disabled: true })).status, 200);
     await connected.channel.closed;
@@ -81,7 +81,7 @@ describe('router control plane: refused routers', () => {
   it('drops a connected router that is deleted, and refuses it afterwards', async () => {
     const router = await enrollEdgeRouter(t, token, { name: 'doomed' });
     const connected = await connect(router);
-    await t.controlPlane.presenceFlushed();
+    await t.fabric.controlPlane.presenceFlushed();
     assert.equal(
       (await t.call({ method: 'DELETE', url: `${MANAGEMENT}/edge-routers/${router.id}`, token })).status,
       200,

@@ -54,7 +54,7 @@ describe(`circuits shared by two instances (${testDatabaseUrl ? 'PostgreSQL' : '
   /** A router of `instance` whose every Route succeeds, hosting a terminator of the service. */
   async function hostingRouter(instance: TlsTestApp, name: string): Promise<[TestRouter, string]> {
     const enrolled = await enrollEdgeRouter(one, admin, { name });
-    const { port } = await instance.controlPlane.listen('127.0.0.1', 0);
+    const { port } = await instance.fabric.controlPlane.listen('127.0.0.1', 0);
     const router = await TestRouter.connect({ port, router: enrolled, ca: one.deps.pki.caBundlePem });
     router.channel.handle(CtrlType.RouteType, (message) => {
       const route = fromBinary(RouteSchema, message.body);
@@ -64,7 +64,7 @@ describe(`circuits shared by two instances (${testDatabaseUrl ? 'PostgreSQL' : '
       ]);
       router.channel.reply(message, { contentType: 1022, headers, body: encodeString(route.circuitId) });
     });
-    await instance.controlPlane.presenceFlushed();
+    await instance.fabric.controlPlane.presenceFlushed();
     const bind = (await createSession(one, host.apiSessionToken, serviceId, 'Bind')).token;
     const reply = await router.channel.request(createTerminatorRequest(`${name}-hosted`, bind, host), 5000);
     assert.equal(fromBinary(CreateTerminatorV2ResponseSchema, reply.body).result, CreateTerminatorResult.Success);
@@ -142,7 +142,7 @@ describe(`circuits shared by two instances (${testDatabaseUrl ? 'PostgreSQL' : '
       payload: { immediate: true },
     });
     assert.equal(deleted.status, 200, deleted.text);
-    assert.equal(one.traffic.circuits.registry.get(circuitId), undefined);
+    assert.equal(one.fabric.circuits.registry.get(circuitId), undefined);
     const unroute = await routerA.waitFor(
       (m) =>
         m.contentType === Number(CtrlType.UnrouteType) && fromBinary(UnrouteSchema, m.body).circuitId === circuitId,

@@ -26,6 +26,7 @@ import { createEntity, readEntity } from '../support/factories.js';
 import { createSession, grantService, openEdgeRouter } from '../support/sessions.js';
 import { sdkClient, type SdkClient } from '../support/edge-clients.js';
 import { FakeChannel } from '../support/fake-channel.js';
+import { serveRouterMessages } from '../support/router-messages.js';
 
 describe('terminator messages of a router', () => {
   let t: TestApp;
@@ -53,8 +54,8 @@ describe('terminator messages of a router', () => {
       logger: pino({ level: 'silent' }),
       strategies,
     });
-    terminators.attach(routerId, channel);
-    terminators.attach(otherRouterId, other);
+    serveRouterMessages(channel, routerId, { terminators });
+    serveRouterMessages(other, otherRouterId, { terminators });
   });
   after(() => t.close());
 
@@ -117,10 +118,14 @@ describe('terminator messages of a router', () => {
   it('closes the channel of a router deleted while connected', async () => {
     const gone = await createEntity(t, admin, 'edge-routers', { name: 'short-lived' });
     const channelOfGone = new FakeChannel();
-    new Terminators({ store: t.deps.store, clock: t.clock, logger: pino({ level: 'silent' }), strategies }).attach(
-      gone,
-      channelOfGone,
-    );
+    serveRouterMessages(channelOfGone, gone, {
+      terminators: new Terminators({
+        store: t.deps.store,
+        clock: t.clock,
+        logger: pino({ level: 'silent' }),
+        strategies,
+      }),
+    });
     assert.equal(
       (await t.call({ method: 'DELETE', url: `/edge/management/v1/edge-routers/${gone}`, token: admin })).status,
       200,
@@ -136,10 +141,14 @@ describe('terminator messages of a router', () => {
     await bindMessage('young');
     t.clock.advance(3_000);
     const reconnected = new FakeChannel();
-    new Terminators({ store: t.deps.store, clock: t.clock, logger: pino({ level: 'silent' }), strategies }).attach(
-      routerId,
-      reconnected,
-    );
+    const terminators = new Terminators({
+      store: t.deps.store,
+      clock: t.clock,
+      logger: pino({ level: 'silent' }),
+      strategies,
+    });
+    serveRouterMessages(reconnected, routerId, { terminators });
+    terminators.attached(routerId, reconnected);
     for (let i = 0; i < 100 && reconnected.sent.length === 0; i++) await sleep(5);
     const request = fromBinary(ValidateTerminatorsV2RequestSchema, reconnected.sent[0]!.body);
     assert.equal(reconnected.sent[0]!.contentType, CtrlType.ValidateTerminatorsV2RequestType);

@@ -49,7 +49,7 @@ describe('SDK traffic through a router', () => {
   before(async () => {
     t = await buildTlsTestApp();
     admin = await t.loginAsAdmin();
-    const ctrlPort = (await t.controlPlane.listen('127.0.0.1', 0)).port;
+    const ctrlPort = (await t.fabric.controlPlane.listen('127.0.0.1', 0)).port;
     enrolled = await enrollEdgeRouter(t, admin, { name: 'traffic-router' });
     await createEntity(t, admin, 'edge-router-policies', {
       name: 'erp-traffic',
@@ -111,7 +111,7 @@ describe('SDK traffic through a router', () => {
       decodeStringToStringMap(circuitReply.headers.get(CreateCircuitV2Header.responseTags)!).hostId,
       host.identityId,
     );
-    assert.equal(t.traffic.circuits.registry.get(circuitId)?.routerId, enrolled.id);
+    assert.equal(t.fabric.circuits.registry.get(circuitId)?.routerId, enrolled.id);
     // upstream SessionRouter.DetailRoutePath: the routers of the session's circuit.
     const routePath = await t.call({
       method: 'GET',
@@ -128,6 +128,6 @@ describe('SDK traffic through a router', () => {
     });
     const unroute = await router.waitFor((message) => message.contentType === Number(CtrlType.UnrouteType));
     assert.equal(fromBinary(UnrouteSchema, unroute.body).circuitId, circuitId);
-    await waitUntil(() => Promise.resolve(t.traffic.circuits.registry.size === 0));
+    await waitUntil(() => Promise.resolve(t.fabric.circuits.registry.size === 0));
   });
 });

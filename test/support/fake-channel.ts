@@ -3,7 +3,7 @@
 import type { Message } from '../../src/fabric/channel/message.js';
 import { Header } from '../../src/fabric/channel/message.js';
 import { encodeI32 } from '../../src/fabric/channel/header-codecs.js';
-import type { ControlChannel } from '../../src/fabric/circuits/circuit-deps.js';
+import type { ControlChannel } from '../../src/fabric/ctrl/router-channel.js';
 
 type Outgoing = Omit<Message, 'sequence'>;
 
@@ -13,6 +13,7 @@ export class FakeChannel implements ControlChannel {
   readonly replies: { to: Message; message: Outgoing }[] = [];
   closedWith: string | undefined;
   readonly #handlers = new Map<number, (message: Message) => void | Promise<void>>();
+  #others: ((message: Message) => void) | undefined;
   #sequence = 0;
 
   /** Answers requests; a rejection stands for a request that timed out. */
@@ -41,7 +42,12 @@ export class FakeChannel implements ControlChannel {
   }
 
   handle(contentType: number, handler: (message: Message) => void | Promise<void>): void {
+    if (this.#handlers.has(contentType)) throw new Error(`content type ${contentType} is bound twice`);
     this.#handlers.set(contentType, handler);
+  }
+
+  handleOthers(handler: (message: Message) => void): void {
+    this.#others = handler;
   }
 
   close(reason: string): void {
@@ -50,7 +56,7 @@ export class FakeChannel implements ControlChannel {
 
   /** Delivers a router's message and waits for its handler; answers the reply it caused, if any. */
   async deliver(message: Outgoing): Promise<Outgoing | undefined> {
-    const handler = this.#handlers.get(message.contentType);
+    const handler = this.#handlers.get(message.contentType) ?? this.#others;
     if (!handler) throw new Error(`no handler for content type ${message.contentType}`);
     const delivered = { ...message, sequence: ++this.#sequence };
     await handler(delivered);

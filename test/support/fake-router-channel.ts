@@ -1,6 +1,6 @@
 // A router's side of the edge sync without sockets: records what the controller sends, answers the ServerHello with
 // a ClientHello as a v1.1.8 router builds it (router/handler_edge_ctrl/hello.go), and lets a test send the router's
-// own messages (heartbeats, resync requests) to the handlers the controller registered.
+// own messages (heartbeats, resync requests) to the router-message table bound on it.
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import {
   ApiSessionAddedSchema,
@@ -12,6 +12,7 @@ import {
 } from '../../src/fabric/messages/gen/edge_ctrl_pb.js';
 import type { OutgoingMessage } from '../../src/fabric/edge-sync/edge-messages.js';
 import type { SyncConnection } from '../../src/fabric/edge-sync/router-sync.js';
+import type { Message } from '../../src/fabric/channel/message.js';
 
 /** The ClientHello of a router with one edge listener advertised at `tls://<hostname>:<port>`. */
 export function clientHelloBody(hostname = '127.0.0.1', port = 3022): Uint8Array {
@@ -32,7 +33,7 @@ export function clientHelloBody(hostname = '127.0.0.1', port = 3022): Uint8Array
 
 export class FakeRouterChannel {
   readonly sent: OutgoingMessage[] = [];
-  readonly #handlers = new Map<number, (message: { body: Uint8Array }) => void | Promise<void>>();
+  readonly #handlers = new Map<number, (message: Message) => void | Promise<void>>();
   #close!: () => void;
   readonly closed = new Promise<void>((resolve) => (this.#close = resolve));
   /** How the router answers hellos: a ClientHello body, or an error (it never answered, as a timeout reports). */
@@ -42,20 +43,26 @@ export class FakeRouterChannel {
     this.sent.push(message);
   }
 
-  request(message: OutgoingMessage): Promise<{ contentType: number; body: Uint8Array }> {
+  request(message: OutgoingMessage): Promise<Message> {
     this.sent.push(message);
     return Promise.resolve()
       .then(() => this.answerHello())
-      .then((body) => ({ contentType: ContentType.ClientHelloType, body }));
+      .then((body) => ({ contentType: ContentType.ClientHelloType, sequence: 1, headers: new Map(), body }));
   }
 
-  handle(contentType: number, handler: (message: { body: Uint8Array }) => void | Promise<void>): void {
+  handle(contentType: number, handler: (message: Message) => void | Promise<void>): void {
     this.#handlers.set(contentType, handler);
+  }
+
+  handleOthers(): void {}
+
+  reply(_to: Message, message: OutgoingMessage): void {
+    this.sent.push(message);
   }
 
   /** The router sends `body` as `contentType`. */
   async receive(contentType: number, body: Uint8Array): Promise<void> {
-    await this.#handlers.get(contentType)?.({ body });
+    await this.#handlers.get(contentType)?.({ contentType, sequence: 1, headers: new Map(), body });
   }
 
   close(): void {
@@ -116,6 +123,8 @@ function decode(message: OutgoingMessage): DecodedMessage {
 
 /** The process's router connections, driven by the test. */
 export class FakeConnections {
+  /** Binds the router's messages on each new channel (the controller's table, test/support/router-messages.ts). */
+  serve: ((routerId: string, channel: FakeRouterChannel) => void) | undefined;
   readonly #connected: Array<(connection: SyncConnection) => void> = [];
   readonly #disconnected: Array<(connection: SyncConnection) => void> = [];
 
@@ -135,6 +144,7 @@ export class FakeConnections {
   ): { connection: SyncConnection; channel: FakeRouterChannel } {
     const channel = new FakeRouterChannel();
     prepare?.(channel);
+    this.serve?.(routerId, channel);
     const connection = { routerId, isEdge, channel };
     for (const listener of this.#connected) listener(connection);
     return { connection, channel };

@@ -57,6 +57,7 @@ export class Channel {
   readonly #reader: FrameReader;
   readonly #options: ChannelOptions;
   readonly #handlers = new Map<number, Handler>();
+  #others: Handler | undefined;
   readonly #pending = new Map<number, Pending>();
   readonly #nowNanos: () => bigint;
   #sequence = 0;
@@ -93,8 +94,15 @@ export class Channel {
     this.#socket.resume();
   }
 
+  /** Binds a content type; a second binding of the same type is a programming error and throws. */
   handle(contentType: number, handler: Handler): void {
+    if (this.#handlers.has(contentType)) throw new Error(`content type ${contentType} is bound twice`);
     this.#handlers.set(contentType, handler);
+  }
+
+  /** Receives every message of a content type no handler is bound to (by default: logged and dropped). */
+  handleOthers(handler: (message: Message) => void): void {
+    this.#others = handler;
   }
 
   send(message: Outgoing): void {
@@ -203,7 +211,7 @@ export class Channel {
       });
       return;
     }
-    const handler = this.#handlers.get(message.contentType);
+    const handler = this.#handlers.get(message.contentType) ?? this.#others;
     if (!handler) {
       this.#options.logger.debug(
         { channel: this.label, contentType: message.contentType },

@@ -3,21 +3,14 @@
 // under paths, and the store's records every process lists circuits from.
 import type { Clock } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
-import type { Message } from '../channel/message.js';
+import type { ControlChannel, FabricLogger } from '../ctrl/router-channel.js';
+import type { CircuitEnd, FabricMetrics } from '../ctrl/fabric-metrics.js';
 import type { Link } from '../links/link-model.js';
 import type { NetworkSnapshot, Path } from '../links/paths.js';
 import type { RouteMessenger } from '../links/reroute.js';
 import type { CircuitRecords } from './circuit-records.js';
 import type { CircuitRegistry } from './circuit-registry.js';
 import type { Strategies } from './strategies.js';
-
-/** The part of a channel (fabric/channel/channel.ts) circuits use, so tests may stand in for it. */
-export interface ControlChannel {
-  send(message: Omit<Message, 'sequence'>): void;
-  request(message: Omit<Message, 'sequence'>, timeoutMs: number): Promise<Message>;
-  reply(to: Message, message: Omit<Message, 'sequence'>): void;
-  handle(contentType: number, handler: (message: Message) => void | Promise<void>): void;
-}
 
 export interface RouterMessenger {
   /** The router's channel when this process holds it. */
@@ -30,33 +23,6 @@ export interface RouterMessenger {
 export interface CircuitLinks {
   snapshot(): Promise<NetworkSnapshot>;
   onLinksLost(listener: (links: readonly Link[]) => void): void;
-}
-
-export interface FabricLogger {
-  info(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-  error(fields: object, message: string): void;
-  debug(fields: object, message: string): void;
-}
-
-/** Why a circuit ended, as counted (a bounded set of metric labels; the log line says more). */
-export type CircuitEnd =
-  | 'dialling side closed'
-  | 'hosting side closed'
-  | 'idle'
-  | 'service deleted'
-  | 'router gone'
-  | 'no public key'
-  | 'removed by an operator'
-  | 'no path left';
-
-/** What operators see counted (system/metrics.ts implements it). */
-export interface FabricMetrics {
-  circuitCreated(setupSeconds: number): void;
-  circuitFailed(cause: string): void;
-  circuitEnded(end: CircuitEnd): void;
-  terminatorsCreated(count: number): void;
-  terminatorsRemoved(count: number): void;
 }
 
 export interface CircuitDeps {

@@ -3,7 +3,8 @@
 // (network/fault.go ForwardFault). A moved circuit keeps its new path (and its record says so); one with no path
 // left was unrouted on its old path and is forgotten.
 import { unrouteMessage } from './circuit-messages.js';
-import type { CircuitDeps, CircuitLinks, ControlChannel } from './circuit-deps.js';
+import type { CircuitDeps, CircuitLinks } from './circuit-deps.js';
+import type { ControlChannel } from '../ctrl/router-channel.js';
 import type { Link } from '../links/link-model.js';
 import { shortestPath } from '../links/paths.js';
 import { rerouteCircuit, rerouteCircuits, type RerouteDeps, type RerouteOutcome } from '../links/reroute.js';

@@ -3,46 +3,26 @@
 // cannot forward; a CircuitConfirmation lists the circuits a router still carries (one unknown here and owned by no
 // other process is unrouted, an idle one past its service's maximum ended); a RouteResult nobody waits for is a
 // stale attempt's.
-import { fromBinary } from '@bufbuild/protobuf';
 import { edgeServiceById } from '../../store/queries/edge-sessions.js';
-import type { Message } from '../channel/message.js';
-import {
-  CircuitConfirmationSchema,
-  ContentType as CtrlType,
-  FaultSchema,
-  FaultSubject,
-  type Fault,
-} from '../messages/gen/ctrl_pb.js';
-import { ControlContentType } from '../messages/headers.js';
-import { decodeRouteResult, unrouteMessage } from './circuit-messages.js';
-import type { CircuitDeps, ControlChannel } from './circuit-deps.js';
+import { FaultSubject, type CircuitConfirmation, type Fault } from '../messages/gen/ctrl_pb.js';
+import type { ControlChannel } from '../ctrl/router-channel.js';
+import { unrouteMessage, type RouteResult } from './circuit-messages.js';
+import type { CircuitDeps } from './circuit-deps.js';
 import { moveAfterForwardFault } from './circuit-moves.js';
 
-/**
- * Serves the router's reports on its channel. Faults (1004) carry link and circuit subjects on one content type and a
- * channel keeps one handler per type: `linkFault` takes the links' first (true when the fault was about a link).
- */
-export function serveCircuitReports(
+/** A Fault (1004) about a circuit: one side closed it, or a router cannot forward it. */
+export async function circuitFault(
   deps: CircuitDeps,
   routerId: string,
   channel: ControlChannel,
-  linkFault: ((routerId: string, fault: Fault) => boolean) | undefined,
-): void {
-  channel.handle(CtrlType.FaultType, (message) => {
-    const fault = fromBinary(FaultSchema, message.body);
-    if (!linkFault?.(routerId, fault)) circuitFault(deps, routerId, channel, fault);
-  });
-  channel.handle(CtrlType.CircuitConfirmationType, (message) => confirm(deps, routerId, channel, message));
-  channel.handle(ControlContentType.routeResult, (message) => lateRouteResult(deps, routerId, channel, message));
-}
-
-function circuitFault(deps: CircuitDeps, routerId: string, channel: ControlChannel, fault: Fault): void {
+  fault: Fault,
+): Promise<void> {
   if (fault.subject === FaultSubject.IngressFault || fault.subject === FaultSubject.EgressFault) {
     const end = fault.subject === FaultSubject.IngressFault ? 'dialling side closed' : 'hosting side closed';
     if (!deps.remove(fault.id, false, end))
       deps.logger.debug({ routerId, circuitId: fault.id }, 'fault for an unknown circuit');
   } else if (fault.subject === FaultSubject.ForwardFault || fault.subject === FaultSubject.UnknownOwnerForwardFault) {
-    void moveAfterForwardFault(
+    await moveAfterForwardFault(
       deps,
       routerId,
       channel,
@@ -52,14 +32,19 @@ function circuitFault(deps: CircuitDeps, routerId: string, channel: ControlChann
   } else {
     deps.logger.debug(
       { routerId, subject: fault.subject, id: fault.id },
-      'link fault ignored: this controller makes no links',
+      'fault with a subject about no circuit ignored',
     );
   }
 }
 
-async function confirm(deps: CircuitDeps, routerId: string, channel: ControlChannel, message: Message): Promise<void> {
+/** CircuitConfirmation (1034): the circuits a router still carries. */
+export async function confirmCircuits(
+  deps: CircuitDeps,
+  routerId: string,
+  channel: ControlChannel,
+  confirmation: CircuitConfirmation,
+): Promise<void> {
   const { registry, records, logger } = deps;
-  const confirmation = fromBinary(CircuitConfirmationSchema, message.body);
   logger.info({ routerId, circuitCount: confirmation.circuitIds.length }, 'received circuit confirmation request');
   const unknown = confirmation.circuitIds.filter((circuitId) => !registry.get(circuitId));
   const elsewhere = unknown.length > 0 && records ? await records.ownedElsewhere(unknown) : new Set<string>();
@@ -94,11 +79,13 @@ async function confirm(deps: CircuitDeps, routerId: string, channel: ControlChan
  * not routing at that moment, live ones included; a circuit set up by a later attempt is left alone here, as
  * the router's forwarding table already holds that attempt's route.
  */
-function lateRouteResult(deps: CircuitDeps, routerId: string, channel: ControlChannel, message: Message): void {
-  const result = decodeRouteResult(message);
-  if (!result) {
-    deps.logger.error({ routerId }, 'missing attempt header in route result');
-  } else if (!deps.routing.has(result.circuitId) && !deps.registry.get(result.circuitId)) {
+export function lateRouteResult(
+  deps: CircuitDeps,
+  routerId: string,
+  channel: ControlChannel,
+  result: RouteResult,
+): void {
+  if (!deps.routing.has(result.circuitId) && !deps.registry.get(result.circuitId)) {
     deps.logger.warn(
       { routerId, circuitId: result.circuitId },
       'route result for a circuit not being routed: sending unroute',

@@ -6,22 +6,14 @@
 // process lists it (circuit-records.ts).
 import type { Clock } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
-import type { Fault } from '../messages/gen/ctrl_pb.js';
-import { ContentType as CtrlType } from '../messages/gen/ctrl_pb.js';
+import { ContentType as CtrlType, type CircuitConfirmation, type Fault } from '../messages/gen/ctrl_pb.js';
 import type { CircuitsView } from '../network-views.js';
-import { ContentType as EdgeType } from '../messages/gen/edge_ctrl_pb.js';
-import { decodeCreateCircuitRequest, unrouteMessage } from './circuit-messages.js';
+import { unrouteMessage, type CreateCircuitRequest, type Outgoing, type RouteResult } from './circuit-messages.js';
 import { CircuitRegistry, type Circuit } from './circuit-registry.js';
 import { localMessenger } from '../links/messenger.js';
-import type {
-  CircuitDeps,
-  CircuitEnd,
-  CircuitLinks,
-  ControlChannel,
-  FabricLogger,
-  FabricMetrics,
-  RouterMessenger,
-} from './circuit-deps.js';
+import type { CircuitDeps, CircuitLinks, RouterMessenger } from './circuit-deps.js';
+import type { CircuitEnd, FabricMetrics } from '../ctrl/fabric-metrics.js';
+import type { ControlChannel, FabricLogger } from '../ctrl/router-channel.js';
 import { createCircuit } from './create-circuit.js';
 import { Strategies } from './strategies.js';
 import { shortestPath, type Path } from '../links/paths.js';
@@ -29,7 +21,7 @@ import type { RouteMessenger } from '../links/reroute.js';
 import type { RouterInbox } from '../links/router-inbox.js';
 import type { CircuitRecords } from './circuit-records.js';
 import { moveOffLinks } from './circuit-moves.js';
-import { serveCircuitReports } from './circuit-reports.js';
+import { circuitFault, confirmCircuits, lateRouteResult } from './circuit-reports.js';
 import { localCircuitsView, removalAsked, sharedCircuitsView } from './circuit-view.js';
 
 export type { CircuitLinks } from './circuit-deps.js';
@@ -47,11 +39,6 @@ export interface CircuitsOptions {
   /** How long a disconnected router's circuits are kept for its return. */
   detachedGraceMs?: number;
   random?: () => number;
-  /**
-   * Faults (1004) carry link and circuit subjects on one content type, and a channel keeps one handler per type:
-   * the links take theirs first (true when the fault was about a link).
-   */
-  linkFault?: (routerId: string, fault: Fault) => boolean;
   /** The routers' links: paths over them, and circuits moved when one is lost. Without: one-router circuits only. */
   links?: CircuitLinks;
   /** Reaches routers held by other processes too (links/router-inbox.ts); without, this process's channels only. */
@@ -75,7 +62,6 @@ export class Circuits {
   /** What `/fabric/v1/circuits` shows: every live process's circuits, with their paths. */
   readonly view: CircuitsView;
   readonly #detachedGraceMs: number;
-  readonly #linkFault: ((routerId: string, fault: Fault) => boolean) | undefined;
   readonly #records: CircuitRecords | undefined;
   #timer: NodeJS.Timeout | undefined;
 
@@ -83,7 +69,6 @@ export class Circuits {
     this.strategies = new Strategies(options.random);
     this.registry = new CircuitRegistry(options.capacity);
     this.#detachedGraceMs = options.detachedGraceMs ?? 60_000;
-    this.#linkFault = options.linkFault;
     const { links, shared } = options;
     this.#records = shared?.records;
     this.deps = {
@@ -145,24 +130,33 @@ export class Circuits {
       this.#ended(circuit, 'router gone', `its router did not reconnect within ${this.#detachedGraceMs} ms`);
   }
 
-  /** Serves a router's circuit messages on its channel. */
-  attach(routerId: string, channel: ControlChannel): void {
+  /** A router's channel is (again) held here: its circuits stop waiting for it. */
+  attached(routerId: string): void {
     this.registry.reattach(routerId);
-    channel.handle(EdgeType.CreateCircuitV2RequestType, async (message) => {
-      let request;
-      try {
-        request = decodeCreateCircuitRequest(message);
-      } catch (error) {
-        this.deps.logger.error({ routerId, err: error }, 'could not decode CreateCircuitV2 request: not answered');
-        return;
-      }
-      channel.reply(message, await createCircuit(this.deps, routerId, request));
-    });
-    serveCircuitReports(this.deps, routerId, channel, this.#linkFault);
+  }
+
+  /** CreateCircuitV2 (20218): the 20219 answer or an edge error. */
+  create(routerId: string, request: CreateCircuitRequest): Promise<Outgoing> {
+    return createCircuit(this.deps, routerId, request);
+  }
+
+  /** The circuit subjects of a Fault (1004). */
+  fault(routerId: string, channel: ControlChannel, fault: Fault): Promise<void> {
+    return circuitFault(this.deps, routerId, channel, fault);
+  }
+
+  /** CircuitConfirmation (1034). */
+  confirm(routerId: string, channel: ControlChannel, confirmation: CircuitConfirmation): Promise<void> {
+    return confirmCircuits(this.deps, routerId, channel, confirmation);
+  }
+
+  /** A RouteResult (1022) nobody waits for. */
+  lateRouteResult(routerId: string, channel: ControlChannel, result: RouteResult): void {
+    lateRouteResult(this.deps, routerId, channel, result);
   }
 
   /** The router's channel closed: its circuits wait for it (the router keeps forwarding) for the grace. */
-  detach(routerId: string): void {
+  detached(routerId: string): void {
     this.registry.detach(routerId, this.deps.clock().getTime());
   }
 

@@ -13,16 +13,12 @@ import {
   routerApiSessions,
   type FeedEntry,
 } from '../../store/queries/router-sync.js';
-import { ContentType } from '../messages/gen/edge_ctrl_pb.js';
 import { ChangeFeed } from './change-feed.js';
 import {
   apiSessionAdded,
   apiSessionRemoved,
   apiSessionUpdated,
   newSyncId,
-  readHeartbeat,
-  readResyncReason,
-  readValidateSessions,
   sessionRemoved,
   unknownApiSessions,
   unknownSessions,
@@ -59,8 +55,11 @@ export class EdgeSync {
   readonly #options: EdgeSyncOptions;
   readonly #feed: ChangeFeed;
   readonly #states: SyncStateWriter;
-  /** The edge routers this process holds. Those that answered the hello receive every change, after their state. */
-  readonly #routers = new Map<SyncConnection, RouterSync>();
+  /**
+   * The edge routers this process holds, by their connection's channel (a router's new connection is a new entry).
+   * Those that answered the hello receive every change, after their state.
+   */
+  readonly #routers = new Map<object, RouterSync>();
 
   constructor(options: EdgeSyncOptions) {
     this.#options = options;
@@ -77,7 +76,7 @@ export class EdgeSync {
   async start(): Promise<void> {
     await this.#feed.start();
     this.#options.connections.onConnected((connection) => this.#connected(connection));
-    this.#options.connections.onDisconnected((connection) => this.#routers.delete(connection));
+    this.#options.connections.onDisconnected((connection) => this.#routers.delete(connection.channel));
   }
 
   /** Looks at the feed now rather than at the next poll (tests). */
@@ -107,43 +106,42 @@ export class EdgeSync {
       helloTimeoutMs: this.#options.helloTimeoutMs ?? 30_000,
       writeState: (routerId, state) => this.#states.write(routerId, state),
     });
-    this.#routers.set(connection, sync);
-    connection.channel.handle(ContentType.ApiSessionHeartbeatType, (message) =>
-      this.#heartbeat(sync, message.body).catch((error: unknown) =>
-        logger.error({ err: error, routerId: connection.routerId }, 'could not record an edge router heartbeat'),
-      ),
-    );
-    connection.channel.handle(ContentType.RequestClientReSyncType, (message) => {
-      logger.info(
-        { routerId: connection.routerId, reason: readResyncReason(message.body) },
-        'edge router asked for the API sessions again',
-      );
-      // Before its hello was answered the router gets the full state anyway.
-      if (sync.isSynchronising) sync.resync();
-    });
-    connection.channel.handle(ContentType.ValidateSessionsRequestType, (message) =>
-      this.#validateSessions(sync, message.body).catch((error: unknown) =>
-        logger.error({ err: error, routerId: connection.routerId }, 'could not validate an edge router’s sessions'),
-      ),
-    );
+    this.#routers.set(connection.channel, sync);
     void sync.start();
   }
 
-  /** Sessions a reconnecting router's clients hold that ended meanwhile are removed (handler_edge_ctrl/validate_sessions.go). */
-  async #validateSessions(sync: RouterSync, body: Uint8Array): Promise<void> {
-    const tokens = readValidateSessions(body);
+  /** RequestClientReSync (20009): the router wants the API sessions again. */
+  resync(channel: object, reason: string): void {
+    const sync = this.#routers.get(channel);
+    if (!sync) return;
+    this.#options.logger.info(
+      { routerId: sync.connection.routerId, reason },
+      'edge router asked for the API sessions again',
+    );
+    // Before its hello was answered the router gets the full state anyway.
+    if (sync.isSynchronising) sync.resync();
+  }
+
+  /**
+   * ValidateSessionsRequest (20011): sessions a reconnecting router's clients hold that ended meanwhile are removed
+   * (handler_edge_ctrl/validate_sessions.go).
+   */
+  async validateSessions(channel: object, tokens: readonly string[]): Promise<void> {
+    const sync = this.#routers.get(channel);
+    if (!sync) return;
     const existing = await this.#options.store.read((db) => existingSessionTokens(db, tokens));
     const ended = tokens.filter((token) => !existing.has(token));
     if (ended.length > 0) void sync.enqueue(() => sync.send(unknownSessions(ended)));
   }
 
   /**
-   * The router's clients' API sessions were in use: their activity is kept in memory and written with everyone
+   * ApiSessionHeartbeat (20008): the router's clients' API sessions were in use: their activity is kept in memory and written with everyone
    * else's (ApiSessions' batched flush), so an SDK that only moves data through the router does not expire. Tokens
    * that no longer exist are removed from the router, as upstream's heartbeat handler does.
    */
-  async #heartbeat(sync: RouterSync, body: Uint8Array): Promise<void> {
-    const tokens = readHeartbeat(body);
+  async heartbeat(channel: object, tokens: readonly string[]): Promise<void> {
+    const sync = this.#routers.get(channel);
+    if (!sync) return;
     const known = await this.#options.store.read((db) => apiSessionIdsByToken(db, tokens));
     this.#options.recordActivity(known.values());
     const unknown = tokens.filter((token) => !known.has(token));

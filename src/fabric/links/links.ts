@@ -5,24 +5,16 @@
 // it reconnects (link_registry.go NotifyOfReconnect). With `shared` (several processes, §5.8 of
 // docs/reference/router-control-plane-links.md) they are also written to the store, and the paths, the views and the
 // routers' peers take in what the other processes hold.
-import { fromBinary } from '@bufbuild/protobuf';
 import type { Message } from '../channel/message.js';
-import {
-  ContentType,
-  FaultSchema,
-  FaultSubject,
-  RouterLinksSchema,
-  type Fault,
-  type Listener,
-} from '../messages/gen/ctrl_pb.js';
+import { FaultSubject, type Fault, type Listener, type RouterLinks_RouterLink } from '../messages/gen/ctrl_pb.js';
 import type { LinksView } from '../network-views.js';
-import { linkLatencies } from './link-latency.js';
 import { isUsable, linkCost, linkSummary, LinkTable, type Link } from './link-model.js';
 import { shortestPath, type NetworkSnapshot, type Path, type PathRouter } from './paths.js';
 import { gone, healthy, linkFaultMessage, peerStateChanges, supportsLinkManagement, type Peer } from './peer-states.js';
 import { allLinks, emptyView, type SharedNetwork } from './shared-network.js';
 import { NetworkSync } from './network-sync.js';
-import type { LinkRouter, LinkRouters, LinksLogger } from './link-routers.js';
+import type { LinkRouter, LinkRouters } from './link-routers.js';
+import type { FabricLogger } from '../ctrl/router-channel.js';
 
 export interface LinksOptions {
   routers: LinkRouters;
@@ -30,7 +22,7 @@ export interface LinksOptions {
   routerAttributes(ids: readonly string[]): Promise<Map<string, { cost: number; noTraversal: boolean }>>;
   /** Whether the router still exists: a gone one is Removed for its peers, else Unhealthy. */
   routerExists(routerId: string): Promise<boolean>;
-  logger: LinksLogger;
+  logger: FabricLogger;
   maxLinks?: number;
   /** The links and routers of the other processes (several workers or instances); without, this process's only. */
   shared?: SharedNetwork;
@@ -69,12 +61,8 @@ export class Links {
     this.#lost.push(listener);
   }
 
-  /**
-   * The Fault (1004) subjects about links (LinkFault, LinkDuplicate), as upstream's faultHandler.handleFaultedLink;
-   * false for the circuit subjects, which the circuits' fault handler keeps (circuits/circuits.ts).
-   */
-  handleFault(routerId: string, fault: Fault): boolean {
-    if (fault.subject !== FaultSubject.LinkFault && fault.subject !== FaultSubject.LinkDuplicate) return false;
+  /** The Fault (1004) subjects about links (LinkFault, LinkDuplicate), as upstream's faultHandler.handleFaultedLink. */
+  fault(routerId: string, fault: Fault): void {
     const current = this.table.get(fault.id);
     const wasUsable = current !== undefined && isUsable(current);
     const link = this.table.faulted(fault.id, fault.iteration, fault.subject === FaultSubject.LinkDuplicate);
@@ -85,15 +73,16 @@ export class Links {
         .then(
           (found) =>
             found || this.#options.logger.info({ routerId, linkId: fault.id }, 'link fault for an unknown link'),
-        );
-      return true;
+        )
+        .catch((error: unknown) => this.#warn(routerId, error));
+      return;
     }
     if (!link) {
       this.#options.logger.info(
         { routerId, linkId: fault.id, iteration: fault.iteration },
         current ? 'link fault for an older iteration ignored' : 'link fault for an unknown link',
       );
-      return true;
+      return;
     }
     this.#options.logger.info(
       {
@@ -107,27 +96,14 @@ export class Links {
     const forgotten = this.#options.shared?.linksGone([link.id]);
     if (!wasUsable) {
       void forgotten?.catch((error: unknown) => this.#warn(routerId, error));
-      return true;
+      return;
     }
     const otherId = link.srcRouterId === routerId ? link.dstRouterId : link.srcRouterId;
     this.#afterShared(forgotten, () => {
       this.#sendTo(otherId, linkFaultMessage(link.id, fault.iteration));
       this.#notifyLost([link]);
     });
-    return true;
   }
-
-  /** The Fault (1004) message handler for a router's channel when nothing else handles faults on it. */
-  readonly faultMessageHandler = (routerId: string) => (message: Message) => {
-    let fault;
-    try {
-      fault = fromBinary(FaultSchema, message.body);
-    } catch (error) {
-      this.#warn(routerId, error);
-      return;
-    }
-    this.handleFault(routerId, fault);
-  };
 
   /** An operator's delete (upstream Network.RemoveLink): both routers told of a fault, circuits moved. */
   remove(linkId: string): boolean {
@@ -190,8 +166,6 @@ export class Links {
   };
 
   #connected(router: LinkRouter): void {
-    router.channel.handle(ContentType.RouterLinksType, (message) => this.#routerLinks(router, message));
-    router.channel.handle(ContentType.MetricsType, (message) => this.#metrics(router, message));
     // upstream routerChangedEvent: the new router hears of every other one, every other one hears of it.
     const others = [...this.#options.routers.all()].filter((other) => other.routerId !== router.routerId);
     const elsewhere = [...(this.network?.remote ?? emptyView).routers.values()].filter(
@@ -226,28 +200,22 @@ export class Links {
     for (const other of others) if (this.#options.routers.get(other.routerId) === other) other.channel.send(change);
   }
 
-  #routerLinks(router: LinkRouter, message: Message): void {
+  /** RouterLinks (1035): the links a router dialled, reported when it connects and when it makes one. */
+  routerLinks(routerId: string, channel: unknown, links: readonly RouterLinks_RouterLink[]): void {
     // A links message read after its connection was replaced is from the old connection (upstream NotifyExistingLink).
-    if (this.#options.routers.get(router.routerId) !== router) return;
-    let links;
-    try {
-      ({ links } = fromBinary(RouterLinksSchema, message.body));
-    } catch (error) {
-      this.#warn(router.routerId, error);
-      return;
-    }
+    if (this.#options.routers.get(routerId)?.channel !== channel) return;
     for (const reported of links) {
-      const result = this.table.reported(router.routerId, reported);
+      const result = this.table.reported(routerId, reported);
       if (!result) {
         this.#options.logger.warn(
-          { routerId: router.routerId, linkId: reported.id, max: this.table.maxLinks },
+          { routerId: routerId, linkId: reported.id, max: this.table.maxLinks },
           'router reported link refused: the link table is full',
         );
         continue;
       }
       this.#options.logger.info(
         {
-          routerId: router.routerId,
+          routerId: routerId,
           linkId: reported.id,
           destRouterId: reported.destRouterId,
           iteration: reported.iteration,
@@ -255,36 +223,25 @@ export class Links {
         result.created ? 'router reported link added' : 'router reported link already known',
       );
       if (result.created)
-        void this.#options.shared
-          ?.linkReported(result.link)
-          .catch((error: unknown) => this.#warn(router.routerId, error));
+        void this.#options.shared?.linkReported(result.link).catch((error: unknown) => this.#warn(routerId, error));
     }
   }
 
   /**
-   * Each end's measured latency of its links (upstream AcceptMetricsMsg), truncated to whole ns as upstream's int64.
+   * Metrics (1007): each end's measured latency of its links (upstream AcceptMetricsMsg), truncated to whole ns as upstream's int64.
    */
-  #metrics(router: LinkRouter, message: Message): void {
-    let latencies;
-    try {
-      latencies = linkLatencies(message.body);
-    } catch (error) {
-      this.#warn(router.routerId, error);
-      return;
-    }
-    for (const [linkId, latency] of latencies) this.table.setLatency(router.routerId, linkId, latency);
+  metrics(routerId: string, latencies: ReadonlyMap<string, number>): void {
+    for (const [linkId, latency] of latencies) this.table.setLatency(routerId, linkId, latency);
     // This router may be the far end of a link another process holds: the store keeps both ends' latencies, of the
     // links known to have it at an end (a router cannot make us write for links it made up).
     const known = this.#allLinks();
     const ours = new Map(
       [...latencies]
-        .filter(([id]) => [known.get(id)?.srcRouterId, known.get(id)?.dstRouterId].includes(router.routerId))
+        .filter(([id]) => [known.get(id)?.srcRouterId, known.get(id)?.dstRouterId].includes(routerId))
         .map(([id, ns]) => [id, Math.trunc(ns)]),
     );
     if (ours.size > 0)
-      void this.#options.shared
-        ?.latencies(router.routerId, ours)
-        .catch((error: unknown) => this.#warn(router.routerId, error));
+      void this.#options.shared?.latencies(routerId, ours).catch((error: unknown) => this.#warn(routerId, error));
   }
 
   /** Whether the router is connected to this process or (as last read) another. */

@@ -13,15 +13,14 @@ import {
   type FabricLinkRow,
 } from '../../store/queries/fabric-links.js';
 import { routerPathAttributes } from '../../store/queries/router-costs.js';
-import { routersForConnection } from '../../store/queries/router-presence.js';
 import { ListenersSchema, type Listener } from '../messages/gen/ctrl_pb.js';
 import { fromJson, type JsonValue } from '@bufbuild/protobuf';
 import type { Link } from './link-model.js';
 import { Links } from './links.js';
-import type { LinkRouters, LinksLogger } from './link-routers.js';
+import type { LinkRouters } from './link-routers.js';
+import type { FabricLogger } from '../ctrl/router-channel.js';
 import type { RouteMessenger } from './reroute.js';
 import type { RemoteRouter, SharedNetwork, SharedView } from './shared-network.js';
-import { serveVerifyRouter, type VerifyChannel } from './verify-router.js';
 
 export interface SharedNetworkOptions {
   store: Store;
@@ -34,7 +33,7 @@ export interface SharedNetworkOptions {
 export function startLinks(
   routers: LinkRouters,
   store: Store,
-  logger: LinksLogger,
+  logger: FabricLogger,
   shared?: SharedNetworkOptions,
 ): Links {
   const links = new Links({
@@ -44,22 +43,7 @@ export function startLinks(
     logger,
     ...(shared ? { shared: storeNetwork(shared) } : {}),
   });
-  // Faults (1004) about links reach `links.handleFault` through the circuits, which hold the channel's one Fault
-  // handler (src/fabric/traffic.ts).
   return links;
-}
-
-/** Answers the routers' VerifyRouter requests (a link's accepting router checks the dialling one) from the store. */
-export function startRouterVerification(
-  routers: { onConnected(listener: (router: { channel: VerifyChannel }) => void): void },
-  store: Store,
-  logger: LinksLogger,
-): void {
-  const fingerprintOf = async (routerId: string) =>
-    (await store.read((db) => routersForConnection(db, [routerId])))[0]?.fingerprint;
-  routers.onConnected((router) =>
-    serveVerifyRouter(router.channel, fingerprintOf, (fields, message) => logger.warn(fields, message)),
-  );
 }
 
 /** How long a read of the shared network is reused while its tables have not moved (latencies are bookkeeping writes). */

@@ -4,7 +4,8 @@
 // carrying traffic (a router at one end gone anywhere, a link faulted anywhere) so their circuits move.
 import type { Message } from '../channel/message.js';
 import { isUsable, type Link, type LinkTable } from './link-model.js';
-import type { LinkRouters, LinksLogger } from './link-routers.js';
+import type { LinkRouters } from './link-routers.js';
+import type { FabricLogger } from '../ctrl/router-channel.js';
 import { gone, healthy, linkFaultMessage, peerStateChanges, supportsLinkManagement } from './peer-states.js';
 import {
   allLinks,
@@ -23,7 +24,7 @@ export interface SyncTarget {
   routerExists(routerId: string): Promise<boolean>;
   notifyLost(links: readonly Link[]): void;
   warn(routerId: string | undefined, error: unknown): void;
-  logger: LinksLogger;
+  logger: FabricLogger;
 }
 
 export class NetworkSync {

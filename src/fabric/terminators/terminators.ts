@@ -1,25 +1,23 @@
-// A router's terminator messages (ziti controller/handler_edge_ctrl/create_terminator_v2.go and handler_ctrl/
-// remove_terminators.go in v1.1.8): CreateTerminatorV2 answered with its result, RemoveTerminators with a Result.
-import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+// A router's terminator messages (ziti controller/handler_edge_ctrl/create_terminator_v2.go, update_terminator.go,
+// health_event.go and handler_ctrl/remove_terminators.go in v1.1.8), served from the router-message table
+// (fabric/router-messages.ts): CreateTerminatorV2 answered with its result, RemoveTerminators with a Result.
+import { create, toBinary } from '@bufbuild/protobuf';
 import type { Clock } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
 import { deleteTerminators } from '../../store/queries/terminators.js';
 import { routerNameById } from '../../store/queries/edge-sessions.js';
-import { ContentType as ChannelType, Header, type Message } from '../channel/message.js';
-import { encodeBool, encodeString } from '../channel/header-codecs.js';
-import { ContentType as CtrlType, RemoveTerminatorsRequestSchema } from '../messages/gen/ctrl_pb.js';
+import type { RemoveTerminatorsRequest, ValidateTerminatorsV2Response } from '../messages/gen/ctrl_pb.js';
 import {
   ContentType as EdgeType,
   CreateTerminatorResult,
-  CreateTerminatorV2RequestSchema,
   CreateTerminatorV2ResponseSchema,
-  HealthEventRequestSchema,
-  UpdateTerminatorRequestSchema,
+  type CreateTerminatorV2Request,
+  type HealthEventRequest,
+  type UpdateTerminatorRequest,
 } from '../messages/gen/edge_ctrl_pb.js';
-import { EdgeRequestError } from '../edge-requests.js';
-import { edgeErrorMessage } from '../circuits/circuit-messages.js';
 import { checkHealthEvent, updateEdgeTerminator } from './update-terminator.js';
-import type { ControlChannel, FabricLogger, FabricMetrics } from '../circuits/circuit-deps.js';
+import { resultMessage, type ControlChannel, type FabricLogger, type Outgoing } from '../ctrl/router-channel.js';
+import type { FabricMetrics } from '../ctrl/fabric-metrics.js';
 import type { Strategies } from '../circuits/strategies.js';
 import { createEdgeTerminator } from './create-terminator.js';
 import { removeInvalidTerminators, validateRouterTerminators } from './validate-terminators.js';
@@ -32,37 +30,23 @@ export interface TerminatorsOptions {
   metrics?: FabricMetrics;
 }
 
-/** channel.NewResult: content type 2, header 2 the outcome, the body its message. */
-const result = (success: boolean, message: string) => ({
-  contentType: ChannelType.result,
-  headers: new Map([[Header.resultSuccess, encodeBool(success)]]),
-  body: encodeString(message),
-});
-
 export class Terminators {
   constructor(private readonly options: TerminatorsOptions) {}
 
-  attach(routerId: string, channel: ControlChannel & { close(reason: string): void }): void {
-    channel.handle(EdgeType.CreateTerminatorV2RequestType, (message) => this.#create(routerId, channel, message));
-    channel.handle(CtrlType.RemoveTerminatorsRequestType, (message) => this.#remove(routerId, channel, message));
-    channel.handle(EdgeType.UpdateTerminatorRequestType, (message) => this.#update(routerId, channel, message));
-    channel.handle(EdgeType.HealthEventType, (message) => this.#health(routerId, message));
-    channel.handle(
-      CtrlType.ValidateTerminatorsV2ResponseType,
-      async (message) => void (await removeInvalidTerminators(this.options, routerId, message)),
-    );
+  /** A router connected: its terminators older than a few seconds are checked with it. */
+  attached(routerId: string, channel: ControlChannel): void {
     validateRouterTerminators(this.options, routerId, channel).catch((error: unknown) =>
       this.options.logger.error({ routerId, err: error }, 'could not ask router to validate its terminators'),
     );
   }
 
-  async #create(
+  /** CreateTerminatorV2 (20222 → 20223). */
+  async create(
     routerId: string,
-    channel: ControlChannel & { close(reason: string): void },
-    message: Message,
-  ): Promise<void> {
+    channel: ControlChannel,
+    request: CreateTerminatorV2Request,
+  ): Promise<Outgoing | void> {
     const { store, clock, logger, metrics } = this.options;
-    const request = fromBinary(CreateTerminatorV2RequestSchema, message.body);
     // Upstream closes a channel whose router it cannot find (it was deleted while connected).
     if ((await store.read((db) => routerNameById(db, routerId))) === undefined) {
       logger.error({ routerId }, 'could not find router, closing its channel');
@@ -70,16 +54,6 @@ export class Terminators {
       return;
     }
     const outcome = await createEdgeTerminator(store, routerId, request, clock());
-    const response = create(CreateTerminatorV2ResponseSchema, {
-      terminatorId: outcome.terminatorId,
-      result: outcome.result,
-      msg: outcome.message,
-    });
-    channel.reply(message, {
-      contentType: EdgeType.CreateTerminatorV2ResponseType,
-      headers: new Map(),
-      body: toBinary(CreateTerminatorV2ResponseSchema, response),
-    });
     const fields = {
       routerId,
       terminatorId: outcome.terminatorId,
@@ -98,62 +72,59 @@ export class Terminators {
     } else {
       logger.info(fields, 'terminator already exists');
     }
-  }
-
-  async #update(routerId: string, channel: ControlChannel, message: Message): Promise<void> {
-    const { store, clock, logger } = this.options;
-    const request = fromBinary(UpdateTerminatorRequestSchema, message.body);
-    const fields = {
-      routerId,
-      terminatorId: request.terminatorId,
-      cost: request.updateCost ? request.cost : undefined,
-      precedence: request.updatePrecedence ? request.precedence : undefined,
+    const response = create(CreateTerminatorV2ResponseSchema, {
+      terminatorId: outcome.terminatorId,
+      result: outcome.result,
+      msg: outcome.message,
+    });
+    return {
+      contentType: EdgeType.CreateTerminatorV2ResponseType,
+      headers: new Map(),
+      body: toBinary(CreateTerminatorV2ResponseSchema, response),
     };
-    try {
-      const serviceId = await updateEdgeTerminator(store, routerId, request, clock());
-      channel.reply(message, {
-        contentType: EdgeType.UpdateTerminatorResponseType,
-        headers: new Map(),
-        body: new Uint8Array(0),
-      });
-      logger.info({ ...fields, serviceId }, 'updated terminator');
-    } catch (error) {
-      if (!(error instanceof EdgeRequestError)) throw error;
-      channel.reply(message, edgeErrorMessage(error.message, error.code));
-      logger.warn({ ...fields, reason: error.message }, 'terminator not updated: the request was refused');
-    }
   }
 
-  async #health(routerId: string, message: Message): Promise<void> {
-    const request = fromBinary(HealthEventRequestSchema, message.body);
-    try {
-      const serviceId = await checkHealthEvent(this.options.store, request, this.options.clock());
-      this.options.logger.debug(
-        { routerId, serviceId, checkPassed: request.checkPassed },
-        'terminator health check reported',
-      );
-    } catch (error) {
-      if (!(error instanceof EdgeRequestError)) throw error;
-      this.options.logger.warn({ routerId, reason: error.message }, 'health event refused');
-    }
+  /** UpdateTerminator (20224 → 20225; a refusal is an edge error). */
+  async update(routerId: string, request: UpdateTerminatorRequest): Promise<Outgoing> {
+    const { store, clock, logger } = this.options;
+    const serviceId = await updateEdgeTerminator(store, routerId, request, clock());
+    logger.info(
+      {
+        routerId,
+        terminatorId: request.terminatorId,
+        serviceId,
+        cost: request.updateCost ? request.cost : undefined,
+        precedence: request.updatePrecedence ? request.precedence : undefined,
+      },
+      'updated terminator',
+    );
+    return { contentType: EdgeType.UpdateTerminatorResponseType, headers: new Map(), body: new Uint8Array(0) };
+  }
+
+  /** HealthEvent (20226): checked as upstream checks it, then only logged (upstream acts on none). */
+  async health(routerId: string, request: HealthEventRequest): Promise<void> {
+    const serviceId = await checkHealthEvent(this.options.store, request, this.options.clock());
+    this.options.logger.debug(
+      { routerId, serviceId, checkPassed: request.checkPassed },
+      'terminator health check reported',
+    );
+  }
+
+  /** ValidateTerminatorsV2Response (1042): the terminators the router called invalid are deleted. */
+  async validated(routerId: string, response: ValidateTerminatorsV2Response): Promise<void> {
+    await removeInvalidTerminators(this.options, routerId, response);
   }
 
   /**
-   * Deletes the terminators the router names, as upstream's DeleteBatch, but only its own: a router cannot remove
+   * RemoveTerminators (1038): deletes the terminators the router names, as upstream's DeleteBatch, but only its own: a router cannot remove
    * another router's terminators here.
    */
-  async #remove(routerId: string, channel: ControlChannel, message: Message): Promise<void> {
+  async remove(routerId: string, request: RemoveTerminatorsRequest): Promise<Outgoing> {
     const { store, logger, strategies, metrics } = this.options;
-    const request = fromBinary(RemoveTerminatorsRequestSchema, message.body);
-    try {
-      const removed = await store.transaction((tx) => deleteTerminators(tx, request.terminatorIds, routerId));
-      for (const row of removed) strategies.forget(row.id);
-      if (removed.length > 0) metrics?.terminatorsRemoved(removed.length);
-      logger.info({ routerId, terminatorIds: request.terminatorIds, removed: removed.length }, 'removed terminators');
-      channel.reply(message, result(true, ''));
-    } catch (error) {
-      logger.error({ routerId, err: error }, 'could not remove terminators');
-      channel.reply(message, result(false, error instanceof Error ? error.message : String(error)));
-    }
+    const removed = await store.transaction((tx) => deleteTerminators(tx, request.terminatorIds, routerId));
+    for (const row of removed) strategies.forget(row.id);
+    if (removed.length > 0) metrics?.terminatorsRemoved(removed.length);
+    logger.info({ routerId, terminatorIds: request.terminatorIds, removed: removed.length }, 'removed terminators');
+    return resultMessage(true, '');
   }
 }

@@ -2,18 +2,18 @@
 // router_messaging.go ValidateTerminatorsV2 in v1.1.8): terminators outlive a router's absence (the grace for a
 // router that reconnects), and those it no longer hosts (it restarted, its SDKs went while it was away) are deleted
 // when it says so. Younger terminators were just made on this connection.
-import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { create, toBinary } from '@bufbuild/protobuf';
 import { formatTimestamp, type Clock } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
 import { deleteTerminators, terminatorsOfRouterBefore } from '../../store/queries/terminators.js';
-import type { Message } from '../channel/message.js';
 import {
   ContentType as CtrlType,
   TerminatorInvalidReason,
   ValidateTerminatorsV2RequestSchema,
-  ValidateTerminatorsV2ResponseSchema,
+  type ValidateTerminatorsV2Response,
 } from '../messages/gen/ctrl_pb.js';
-import type { ControlChannel, FabricLogger, FabricMetrics } from '../circuits/circuit-deps.js';
+import type { ControlChannel, FabricLogger } from '../ctrl/router-channel.js';
+import type { FabricMetrics } from '../ctrl/fabric-metrics.js';
 import type { Strategies } from '../circuits/strategies.js';
 
 /** Upstream leaves out terminators created in the last 5 s. */
@@ -54,9 +54,8 @@ export async function validateRouterTerminators(
 export async function removeInvalidTerminators(
   deps: ValidationDeps,
   routerId: string,
-  message: Message,
+  response: ValidateTerminatorsV2Response,
 ): Promise<string[]> {
-  const response = fromBinary(ValidateTerminatorsV2ResponseSchema, message.body);
   const invalid = Object.entries(response.states).filter(([, state]) => !state.valid);
   if (invalid.length === 0) return [];
   const removed = await deps.store.transaction((tx) =>

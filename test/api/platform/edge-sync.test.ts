@@ -19,13 +19,15 @@ import {
 import { createEdgeRouter, createUser, login, readEntity } from '../../support/factories.js';
 import { createSession, grantService, openEdgeRouter } from '../../support/sessions.js';
 import { clientHelloBody, FakeConnections, type DecodedMessage } from '../../support/fake-router-channel.js';
+import { serveRouterMessages } from '../../support/router-messages.js';
 import { buildTestApp, testDatabaseUrl, type TestApp } from '../../support/test-app.js';
 import { postgresSchema, sqliteFile, type SharedDatabase } from '../../support/two-instances.js';
 
 const client = '/edge/client/v1';
 
+/** An edge sync on the test's connections, their router messages served by the table as a controller's are. */
 function syncOf(t: TestApp, connections: FakeConnections): EdgeSync {
-  return new EdgeSync({
+  const edgeSync = new EdgeSync({
     store: t.deps.store,
     clock: t.clock,
     version: 'v1.1.8',
@@ -34,6 +36,8 @@ function syncOf(t: TestApp, connections: FakeConnections): EdgeSync {
     logger: pino({ level: 'silent' }),
     feedPollMs: 60_000,
   });
+  connections.serve = (routerId, channel) => serveRouterMessages(channel, routerId, { edgeSync });
+  return edgeSync;
 }
 
 const heartbeat = (tokens: string[]) =>

@@ -1,0 +1,148 @@
+// The fabric of one process, built in one place: the control plane that accepts routers, the parts that handle their
+// messages (circuits, terminators, links, the edge sync), the table that binds those messages (router-messages.ts),
+// and the delivery to routers other processes hold (ctrl/router-inbox.ts, docs/reference/router-control-plane-links.md
+// §5.8). It knows no HTTP: the REST side reads the views it exposes.
+import type { Logger } from 'pino';
+import type { Clock } from '../lib/clock.js';
+import type { Pki } from '../pki/ensure-pki.js';
+import type { Settings } from '../settings/settings.schema.js';
+import type { Store } from '../store/store.js';
+import { routersForConnection } from '../store/queries/router-presence.js';
+import { ControlPlane } from './ctrl/control-plane.js';
+import { RouterMessages } from './ctrl/router-messages.js';
+import type { FabricMetrics } from './ctrl/fabric-metrics.js';
+import { RouterInbox } from './links/router-inbox.js';
+import { startLinks } from './links/network-links.js';
+import type { Links } from './links/links.js';
+import { CircuitRecords } from './circuits/circuit-records.js';
+import { Circuits } from './circuits/circuits.js';
+import { Terminators } from './terminators/terminators.js';
+import { EdgeSync } from './edge-sync/edge-sync.js';
+import type { NetworkViews } from './network-views.js';
+import { routerMessages } from './router-messages.js';
+
+export interface FabricOptions {
+  store: Store;
+  pki: Pki;
+  settings: Settings;
+  clock: Clock;
+  logger: Logger;
+  metrics: FabricMetrics | undefined;
+  instanceId: string;
+  /** Header 8 of the hello result: every instance of one cluster is one controller to the routers. */
+  controllerId: string;
+  /** Header 4 of the hello result (system/build-info.ts versionHeader). */
+  versionHeader: string;
+  /** The version the edge hello announces (system/build-info.ts wireVersion). */
+  wireVersion: string;
+  /** An instance not seen for this long is dead (system/instance-heartbeat.ts OFFLINE_AFTER_MS). */
+  instanceOfflineAfterMs: number;
+  /** Where routers' API-session heartbeats record their clients' activity (ApiSessions.recordActivity). */
+  recordActivity: (apiSessionIds: Iterable<string>) => void;
+}
+
+export class Fabric {
+  readonly controlPlane: ControlPlane;
+  readonly inbox: RouterInbox;
+  readonly links: Links;
+  readonly circuits: Circuits;
+  readonly terminators: Terminators;
+  readonly edgeSync: EdgeSync;
+  readonly messages: RouterMessages;
+
+  constructor(options: FabricOptions) {
+    const { store, clock, logger, metrics, instanceId, instanceOfflineAfterMs } = options;
+    this.controlPlane = new ControlPlane({
+      store,
+      pki: options.pki,
+      settings: options.settings,
+      clock,
+      logger,
+      instanceId,
+      controllerId: options.controllerId,
+      versionHeader: options.versionHeader,
+      instanceOfflineAfterMs,
+    });
+    const routers = this.controlPlane.routers;
+    const held = { store, clock, instanceId, instanceOfflineAfterMs };
+    this.inbox = new RouterInbox({
+      ...held,
+      routers,
+      holdsAny: () => routers.all()[Symbol.iterator]().next().done !== true,
+      logger,
+    });
+    this.links = startLinks(routers, store, logger, { ...held, messenger: this.inbox.messenger });
+    const records = new CircuitRecords({
+      ...held,
+      holds: (routerId) => routers.get(routerId) !== undefined,
+      onError: (error) => logger.warn({ err: error }, 'could not record circuits in the store'),
+    });
+    this.circuits = new Circuits({
+      store,
+      clock,
+      logger,
+      metrics,
+      // One process holds each router's channel; a router held by another process is reached through the store.
+      routers: {
+        channelOf: (routerId) => routers.get(routerId)?.channel,
+        isOnline: (routerId) => this.links.isOnline(routerId),
+      },
+      links: this.links,
+      messenger: this.inbox.messenger,
+      shared: { records, inbox: this.inbox },
+    });
+    this.terminators = new Terminators({ store, clock, logger, strategies: this.circuits.strategies, metrics });
+    this.edgeSync = new EdgeSync({
+      store,
+      clock,
+      version: options.wireVersion,
+      connections: routers,
+      recordActivity: options.recordActivity,
+      logger,
+    });
+    this.messages = new RouterMessages(
+      routerMessages({
+        circuits: this.circuits,
+        terminators: this.terminators,
+        links: this.links,
+        edgeSync: this.edgeSync,
+        fingerprintOf: async (routerId) =>
+          (await store.read((db) => routersForConnection(db, [routerId])))[0]?.fingerprint,
+      }),
+      logger,
+    );
+    routers.onConnected(({ routerId, channel }) => {
+      this.messages.bind(routerId, channel);
+      this.circuits.attached(routerId);
+      this.terminators.attached(routerId, channel);
+    });
+    routers.onDisconnected(({ routerId }) => this.circuits.detached(routerId));
+  }
+
+  /** What the REST side shows of circuits and links. */
+  get views(): NetworkViews {
+    return { circuits: this.circuits.view, links: this.links.view };
+  }
+
+  async start(): Promise<void> {
+    await this.edgeSync.start();
+    this.controlPlane.start();
+    this.circuits.start();
+    this.inbox.start();
+    this.links.network?.start();
+  }
+
+  /** Closes every router channel and marks this process's routers offline (alongside the API's shutdown). */
+  releaseRouters(): Promise<void> {
+    return this.controlPlane.close();
+  }
+
+  /** After releaseRouters and the requests in flight: timers end, this process's circuit records go. */
+  async stop(): Promise<void> {
+    await this.circuits.stop();
+    await this.inbox.stop();
+    this.links.network?.stop();
+    // After the requests: a feed read in progress may wait for a request's write to finish.
+    await this.edgeSync.stop();
+  }
+}

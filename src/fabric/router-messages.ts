@@ -1,0 +1,174 @@
+// Every message a router sends the controller, one line each (upstream v1.1.8 binds them in handler_ctrl/bind.go and
+// handler_edge_ctrl): its content type, how its body is decoded, who handles it and how a refusal or failure is
+// answered ('result': a channel Result; 'edge': an edge error 20002; 'none': a report no answer is expected to).
+// The wrapper that serves a line is ctrl/router-messages.ts; a content type listed twice fails at start, and one
+// not listed is answered as unsupported. Adding a message: a line here, its handler in the part that owns it.
+import { fromBinary } from '@bufbuild/protobuf';
+import {
+  CircuitConfirmationSchema,
+  ContentType as CtrlType,
+  FaultSchema,
+  FaultSubject,
+  RemoveTerminatorsRequestSchema,
+  RouterLinksSchema,
+  ValidateTerminatorsV2ResponseSchema,
+  VerifyRouterSchema,
+} from './messages/gen/ctrl_pb.js';
+import {
+  ContentType as EdgeType,
+  CreateTerminatorV2RequestSchema,
+  HealthEventRequestSchema,
+  UpdateTerminatorRequestSchema,
+} from './messages/gen/edge_ctrl_pb.js';
+import { ControlContentType } from './messages/headers.js';
+import { decodeCreateCircuitRequest, decodeRouteResult } from './circuits/circuit-messages.js';
+import { readHeartbeat, readResyncReason, readValidateSessions } from './edge-sync/edge-messages.js';
+import { linkLatencies } from './links/link-latency.js';
+import { verifyRouter, type FingerprintOf } from './links/verify-router.js';
+import { line, type RouterMessageLine } from './ctrl/router-messages.js';
+import { resultMessage } from './ctrl/router-channel.js';
+import { RouterRequestError } from './ctrl/router-request-error.js';
+import type { Circuits } from './circuits/circuits.js';
+import type { Terminators } from './terminators/terminators.js';
+import type { Links } from './links/links.js';
+import type { EdgeSync } from './edge-sync/edge-sync.js';
+
+/** The parts of the fabric that handle router messages. */
+export interface MessageHandlers {
+  circuits: Pick<Circuits, 'create' | 'fault' | 'confirm' | 'lateRouteResult'>;
+  terminators: Pick<Terminators, 'create' | 'update' | 'remove' | 'health' | 'validated'>;
+  links: Pick<Links, 'fault' | 'routerLinks' | 'metrics'>;
+  edgeSync: Pick<EdgeSync, 'heartbeat' | 'resync' | 'validateSessions'>;
+  /** A router's enrolled fingerprint, for VerifyRouter. */
+  fingerprintOf: FingerprintOf;
+}
+
+const isLinkFault = (subject: FaultSubject) =>
+  subject === FaultSubject.LinkFault || subject === FaultSubject.LinkDuplicate;
+
+export function routerMessages(h: MessageHandlers): RouterMessageLine[] {
+  return [
+    // Circuits (handler_ctrl fault.go, circuit_confirmation.go, route_result.go; handler_edge_ctrl create_circuit_v2.go)
+    line({
+      contentType: EdgeType.CreateCircuitV2RequestType,
+      name: 'CreateCircuitV2Request',
+      decode: decodeCreateCircuitRequest,
+      handle: ({ routerId, request }) => h.circuits.create(routerId, request),
+      errors: 'edge',
+    }),
+    line({
+      contentType: CtrlType.FaultType,
+      name: 'Fault',
+      decode: (message) => fromBinary(FaultSchema, message.body),
+      handle: ({ routerId, channel, request }) =>
+        isLinkFault(request.subject) ? h.links.fault(routerId, request) : h.circuits.fault(routerId, channel, request),
+      errors: 'none',
+    }),
+    line({
+      contentType: CtrlType.CircuitConfirmationType,
+      name: 'CircuitConfirmation',
+      decode: (message) => fromBinary(CircuitConfirmationSchema, message.body),
+      handle: ({ routerId, channel, request }) => h.circuits.confirm(routerId, channel, request),
+      errors: 'none',
+    }),
+    line({
+      contentType: ControlContentType.routeResult,
+      name: 'RouteResult',
+      decode: (message) => {
+        const result = decodeRouteResult(message);
+        if (!result) throw new Error('missing attempt header');
+        return result;
+      },
+      handle: ({ routerId, channel, request }) => h.circuits.lateRouteResult(routerId, channel, request),
+      errors: 'none',
+    }),
+
+    // Terminators (handler_edge_ctrl create_terminator_v2.go, update_terminator.go, health_event.go;
+    // handler_ctrl remove_terminators.go, validate_terminators.go)
+    line({
+      contentType: EdgeType.CreateTerminatorV2RequestType,
+      name: 'CreateTerminatorV2Request',
+      decode: (message) => fromBinary(CreateTerminatorV2RequestSchema, message.body),
+      handle: ({ routerId, channel, request }) => h.terminators.create(routerId, channel, request),
+      errors: 'edge',
+    }),
+    line({
+      contentType: EdgeType.UpdateTerminatorRequestType,
+      name: 'UpdateTerminatorRequest',
+      decode: (message) => fromBinary(UpdateTerminatorRequestSchema, message.body),
+      handle: ({ routerId, request }) => h.terminators.update(routerId, request),
+      errors: 'edge',
+    }),
+    line({
+      contentType: CtrlType.RemoveTerminatorsRequestType,
+      name: 'RemoveTerminatorsRequest',
+      decode: (message) => fromBinary(RemoveTerminatorsRequestSchema, message.body),
+      handle: ({ routerId, request }) => h.terminators.remove(routerId, request),
+      errors: 'result',
+    }),
+    line({
+      contentType: EdgeType.HealthEventType,
+      name: 'HealthEvent',
+      decode: (message) => fromBinary(HealthEventRequestSchema, message.body),
+      handle: ({ routerId, request }) => h.terminators.health(routerId, request),
+      errors: 'none',
+    }),
+    line({
+      contentType: CtrlType.ValidateTerminatorsV2ResponseType,
+      name: 'ValidateTerminatorsV2Response',
+      decode: (message) => fromBinary(ValidateTerminatorsV2ResponseSchema, message.body),
+      handle: ({ routerId, request }) => h.terminators.validated(routerId, request),
+      errors: 'none',
+    }),
+
+    // Links (handler_ctrl router_link.go, metrics.go, verify_router.go)
+    line({
+      contentType: CtrlType.RouterLinksType,
+      name: 'RouterLinks',
+      decode: (message) => fromBinary(RouterLinksSchema, message.body).links,
+      handle: ({ routerId, channel, request }) => h.links.routerLinks(routerId, channel, request),
+      errors: 'none',
+    }),
+    line({
+      contentType: CtrlType.MetricsType,
+      name: 'Metrics',
+      decode: (message) => linkLatencies(message.body),
+      handle: ({ routerId, request }) => h.links.metrics(routerId, request),
+      errors: 'none',
+    }),
+    line({
+      contentType: CtrlType.VerifyRouterType,
+      name: 'VerifyRouter',
+      decode: (message) => fromBinary(VerifyRouterSchema, message.body),
+      handle: async ({ request }) => {
+        const failure = await verifyRouter(h.fingerprintOf, request.routerId, request.fingerprints);
+        if (failure) throw new RouterRequestError(failure);
+        return resultMessage(true, 'router verified');
+      },
+      errors: 'result',
+    }),
+
+    // Edge API sessions (handler_edge_ctrl api_session_heartbeat.go, request_client_resync.go, validate_sessions.go)
+    line({
+      contentType: EdgeType.ApiSessionHeartbeatType,
+      name: 'ApiSessionHeartbeat',
+      decode: (message) => readHeartbeat(message.body),
+      handle: ({ channel, request }) => h.edgeSync.heartbeat(channel, request),
+      errors: 'none',
+    }),
+    line({
+      contentType: EdgeType.RequestClientReSyncType,
+      name: 'RequestClientReSync',
+      decode: (message) => readResyncReason(message.body),
+      handle: ({ channel, request }) => h.edgeSync.resync(channel, request),
+      errors: 'none',
+    }),
+    line({
+      contentType: EdgeType.ValidateSessionsRequestType,
+      name: 'ValidateSessionsRequest',
+      decode: (message) => readValidateSessions(message.body),
+      handle: ({ channel, request }) => h.edgeSync.validateSessions(channel, request),
+      errors: 'none',
+    }),
+  ];
+}
