@@ -1,7 +1,7 @@
 // What choosing a path costs per circuit (issue 24): shortestPath over a random connected network of N routers with
 // about `degree` links each, and routePlan for the path found. Run: npx tsx bench/path-selection.ts [routers] [degree]
 import { shortestPath, type PathLink, type PathRouter } from '../src/fabric/links/paths.js';
-import { routePlan } from '../src/fabric/links/route-plan.js';
+import { routePlan } from '../src/fabric/circuits/route-plan.js';
 
 const count = Number(process.argv[2] ?? 100);
 const degree = Number(process.argv[3] ?? 6);

@@ -11,7 +11,7 @@ import { routersForConnection } from '../store/queries/router-presence.js';
 import { ControlPlane } from './ctrl/control-plane.js';
 import { RouterMessages } from './ctrl/router-messages.js';
 import type { FabricMetrics } from './ctrl/fabric-metrics.js';
-import { RouterInbox } from './links/router-inbox.js';
+import { RouterInbox } from './ctrl/router-inbox.js';
 import { startLinks } from './links/network-links.js';
 import type { Links } from './links/links.js';
 import { CircuitRecords } from './circuits/circuit-records.js';

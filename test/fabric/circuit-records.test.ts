@@ -9,7 +9,7 @@ import pino from 'pino';
 import { formatTimestamp } from '../../src/lib/clock.js';
 import { CircuitRecords } from '../../src/fabric/circuits/circuit-records.js';
 import { circuitSummary, type Circuit } from '../../src/fabric/circuits/circuit-registry.js';
-import { RouterInbox } from '../../src/fabric/links/router-inbox.js';
+import { RouterInbox } from '../../src/fabric/ctrl/router-inbox.js';
 import { sharedCircuitsView } from '../../src/fabric/circuits/circuit-view.js';
 import type { Message } from '../../src/fabric/channel/message.js';
 import { UnrouteSchema } from '../../src/fabric/messages/gen/ctrl_pb.js';

@@ -29,7 +29,7 @@ import {
 import { CreateCircuitV2Header, RouteResultHeader } from '../../src/fabric/messages/headers.js';
 import { decodeString, encodeBool, encodeString, encodeU32 } from '../../src/fabric/channel/header-codecs.js';
 import type { Message } from '../../src/fabric/channel/message.js';
-import { REROUTE_ATTEMPT } from '../../src/fabric/links/route-plan.js';
+import { REROUTE_ATTEMPT } from '../../src/fabric/circuits/route-plan.js';
 import { OFFLINE_AFTER_MS } from '../../src/system/instance-heartbeat.js';
 import { testDatabaseUrl } from '../support/test-app.js';
 import { buildTlsTestApp, type TlsTestApp } from '../support/tls-client.js';

@@ -35,7 +35,7 @@ import {
 import type { Message } from '../../src/fabric/channel/message.js';
 import type { Link } from '../../src/fabric/links/link-model.js';
 import type { NetworkSnapshot, PathLink, PathRouter } from '../../src/fabric/links/paths.js';
-import { REROUTE_ATTEMPT } from '../../src/fabric/links/route-plan.js';
+import { REROUTE_ATTEMPT } from '../../src/fabric/circuits/route-plan.js';
 import { buildTestApp, type TestApp } from '../support/test-app.js';
 import { createEntity } from '../support/factories.js';
 import { createSession, openEdgeRouter } from '../support/sessions.js';

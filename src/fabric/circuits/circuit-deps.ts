@@ -7,7 +7,7 @@ import type { ControlChannel, FabricLogger } from '../ctrl/router-channel.js';
 import type { CircuitEnd, FabricMetrics } from '../ctrl/fabric-metrics.js';
 import type { Link } from '../links/link-model.js';
 import type { NetworkSnapshot, Path } from '../links/paths.js';
-import type { RouteMessenger } from '../links/reroute.js';
+import type { RouteMessenger } from './reroute.js';
 import type { CircuitRecords } from './circuit-records.js';
 import type { CircuitRegistry } from './circuit-registry.js';
 import type { Strategies } from './strategies.js';

@@ -1,7 +1,8 @@
 // The wire forms of a circuit's messages (ziti common/ctrl_msg/messages.go, controller/network/network_path.go in
-// v1.1.8): Unroute (protobuf; the Routes are links/route-plan.ts's), RouteResult and CreateCircuitV2 (headers only), and the edge error reply.
+// v1.1.8): Unroute (protobuf; the Routes are route-plan.ts's), RouteResult and CreateCircuitV2 (headers only), and the edge error reply.
 import { create, toBinary } from '@bufbuild/protobuf';
 import type { Message } from '../channel/message.js';
+import type { FabricLogger } from '../ctrl/router-channel.js';
 import {
   decodeString,
   decodeStringSlice,
@@ -28,6 +29,31 @@ export function unrouteMessage(circuitId: string, now: boolean): Outgoing {
     headers: new Map(),
     body: toBinary(UnrouteSchema, create(UnrouteSchema, { circuitId, now })),
   };
+}
+
+/**
+ * Unroutes a circuit at each router (upstream sends these and logs what fails): a router that went meanwhile is
+ * why one fails, and its forwarding state went with it, so a failure is logged and the others still go.
+ */
+export async function unrouteAt(
+  deps: { messenger: { send(routerId: string, message: Outgoing): Promise<void> }; logger: FabricLogger },
+  routerIds: Iterable<string>,
+  circuitId: string,
+  now: boolean,
+): Promise<void> {
+  const message = unrouteMessage(circuitId, now);
+  await Promise.all(
+    [...routerIds].map((routerId) =>
+      deps.messenger
+        .send(routerId, message)
+        .catch((error: unknown) =>
+          deps.logger.info(
+            { routerId, circuitId, reason: error instanceof Error ? error.message : String(error) },
+            'could not send unroute',
+          ),
+        ),
+    ),
+  );
 }
 
 export interface RouteResult {

@@ -7,7 +7,7 @@ import type { CircuitDeps, CircuitLinks } from './circuit-deps.js';
 import type { ControlChannel } from '../ctrl/router-channel.js';
 import type { Link } from '../links/link-model.js';
 import { shortestPath } from '../links/paths.js';
-import { rerouteCircuit, rerouteCircuits, type RerouteDeps, type RerouteOutcome } from '../links/reroute.js';
+import { rerouteCircuit, rerouteCircuits, type RerouteDeps, type RerouteOutcome } from './reroute.js';
 
 /** This process's circuits over links that went away, each onto a new path or ended. */
 export async function moveOffLinks(deps: CircuitDeps, links: CircuitLinks, lost: readonly Link[]): Promise<void> {

@@ -5,7 +5,7 @@
 // that ends before its write costs nothing. A circuit whose path has a router another process holds is written before
 // its dial is answered, as that router's process may ask about it at once (CircuitConfirmation) and must find its
 // owner. Bounded by the circuits held (one pending change per circuit). A failed write is tried again a second later;
-// this process's rows go when it stops, a dead one's are swept (links/router-inbox.ts sweep) and never listed.
+// this process's rows go when it stops, a dead one's are swept (ctrl/router-inbox.ts sweep) and never listed.
 import { formatTimestamp, type Clock } from '../../lib/clock.js';
 import { isJsonObject } from '../../lib/object-path.js';
 import {

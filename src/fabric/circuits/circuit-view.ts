@@ -1,13 +1,13 @@
 // What `/fabric/v1/circuits` and a session's route-path read (network-views.ts CircuitsView). With the store's records
 // (circuit-records.ts) every process answers alike: the circuits of every live process, and an operator's removal of
-// a circuit another process owns asked of that process through its inbox (links/router-inbox.ts), as only the owner
+// a circuit another process owns asked of that process through its inbox (ctrl/router-inbox.ts), as only the owner
 // can end it (its routes, strategy and metrics are there). Without records (one process alone, as tests build it),
 // this process's circuits.
 import { fromBinary } from '@bufbuild/protobuf';
 import { ApiError } from '../../errors/api-error.js';
 import type { Message } from '../channel/message.js';
 import { ContentType as CtrlType, UnrouteSchema } from '../messages/gen/ctrl_pb.js';
-import type { InstanceMessenger } from '../links/router-inbox.js';
+import type { InstanceMessenger } from '../ctrl/router-inbox.js';
 import type { CircuitsView } from '../network-views.js';
 import { unrouteMessage, type Outgoing } from './circuit-messages.js';
 import type { CircuitRecords } from './circuit-records.js';

@@ -8,17 +8,17 @@ import type { Clock } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
 import { ContentType as CtrlType, type CircuitConfirmation, type Fault } from '../messages/gen/ctrl_pb.js';
 import type { CircuitsView } from '../network-views.js';
-import { unrouteMessage, type CreateCircuitRequest, type Outgoing, type RouteResult } from './circuit-messages.js';
+import { unrouteAt, type CreateCircuitRequest, type Outgoing, type RouteResult } from './circuit-messages.js';
 import { CircuitRegistry, type Circuit } from './circuit-registry.js';
-import { localMessenger } from '../links/messenger.js';
+import { localMessenger } from '../ctrl/messenger.js';
 import type { CircuitDeps, CircuitLinks, RouterMessenger } from './circuit-deps.js';
 import type { CircuitEnd, FabricMetrics } from '../ctrl/fabric-metrics.js';
 import type { ControlChannel, FabricLogger } from '../ctrl/router-channel.js';
 import { createCircuit } from './create-circuit.js';
 import { Strategies } from './strategies.js';
 import { shortestPath, type Path } from '../links/paths.js';
-import type { RouteMessenger } from '../links/reroute.js';
-import type { RouterInbox } from '../links/router-inbox.js';
+import type { RouteMessenger } from './reroute.js';
+import type { RouterInbox } from '../ctrl/router-inbox.js';
 import type { CircuitRecords } from './circuit-records.js';
 import { moveOffLinks } from './circuit-moves.js';
 import { circuitFault, confirmCircuits, lateRouteResult } from './circuit-reports.js';
@@ -41,7 +41,7 @@ export interface CircuitsOptions {
   random?: () => number;
   /** The routers' links: paths over them, and circuits moved when one is lost. Without: one-router circuits only. */
   links?: CircuitLinks;
-  /** Reaches routers held by other processes too (links/router-inbox.ts); without, this process's channels only. */
+  /** Reaches routers held by other processes too (ctrl/router-inbox.ts); without, this process's channels only. */
   messenger?: RouteMessenger;
   /**
    * Several processes: the circuits recorded in the store, and the other instances reached through the inbox (an
@@ -164,8 +164,7 @@ export class Circuits {
   remove(circuitId: string, now: boolean, end: CircuitEnd, detail?: string): Circuit | undefined {
     const circuit = this.registry.remove(circuitId);
     if (!circuit) return undefined;
-    for (const routerId of circuit.path.routerIds)
-      void this.deps.messenger.send(routerId, unrouteMessage(circuitId, now)).catch(() => undefined);
+    void unrouteAt(this.deps, circuit.path.routerIds, circuitId, now);
     this.#ended(circuit, end, detail);
     return circuit;
   }

@@ -9,11 +9,11 @@ import { terminatorsOfService, type TerminatorRow } from '../../store/queries/te
 import { PathHeader } from '../messages/headers.js';
 import { checkSessionRequest, EdgeErrorCode, EdgeRequestError, type CheckedSession } from '../edge-requests.js';
 import { decodePeerData } from '../terminators/create-terminator.js';
-import { routePlan } from '../links/route-plan.js';
+import { routePlan } from './route-plan.js';
 import {
   createCircuitResponse,
   edgeErrorMessage,
-  unrouteMessage,
+  unrouteAt,
   type CreateCircuitRequest,
   type Outgoing,
   type PeerData,
@@ -126,8 +126,7 @@ async function attemptRoutes(
   try {
     return await attemptEach(deps, sourceRouterId, request, checked, started, circuitId, routed);
   } finally {
-    for (const routerId of routed)
-      void deps.messenger.send(routerId, unrouteMessage(circuitId, true)).catch(() => undefined);
+    void unrouteAt(deps, routed, circuitId, true);
   }
 }
 

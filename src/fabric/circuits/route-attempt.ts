@@ -10,7 +10,7 @@ import {
 import { RouteResultErrorCode } from '../messages/headers.js';
 import { EdgeErrorCode } from '../edge-requests.js';
 import { EDGE_BINDING } from '../terminators/create-terminator.js';
-import type { RouterRoute } from '../links/route-plan.js';
+import type { RouterRoute } from './route-plan.js';
 import { decodeRouteResult, type Outgoing, type PeerData, type RouteResult } from './circuit-messages.js';
 import type { CircuitDeps } from './circuit-deps.js';
 import type { SelectableTerminator } from './select-terminator.js';

@@ -76,7 +76,12 @@ export class RouterSync {
   enqueue(task: () => Promise<void> | void): Promise<void> {
     this.#queue = this.#queue.then(task).catch((error: unknown) => {
       this.#context.logger.error({ err: error, routerId: this.connection.routerId }, 'edge router sync failed');
-      return this.#record({ syncStatus: 'SYNC_ERROR' }).catch(() => undefined);
+      return this.#record({ syncStatus: 'SYNC_ERROR' }).catch((recordError: unknown) =>
+        this.#context.logger.error(
+          { err: recordError, routerId: this.connection.routerId },
+          'could not record the edge router’s sync error',
+        ),
+      );
     });
     return this.#queue;
   }

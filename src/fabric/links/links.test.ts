@@ -23,9 +23,9 @@ import { routerMessages } from '../router-messages.js';
 import type { LinkRouter, LinkRouters } from './link-routers.js';
 import { linkCost, type Link } from './link-model.js';
 import { linkLatencies } from './link-latency.js';
-import { localMessenger } from './messenger.js';
-import { rerouteCircuits, type RoutedCircuit } from './reroute.js';
-import { REROUTE_ATTEMPT } from './route-plan.js';
+import { localMessenger } from '../ctrl/messenger.js';
+import { rerouteCircuits, type RoutedCircuit } from '../circuits/reroute.js';
+import { REROUTE_ATTEMPT } from '../circuits/route-plan.js';
 
 type Outgoing = Omit<Message, 'sequence'>;
 

@@ -19,7 +19,7 @@ import type { Link } from './link-model.js';
 import { Links } from './links.js';
 import type { LinkRouters } from './link-routers.js';
 import type { FabricLogger } from '../ctrl/router-channel.js';
-import type { RouteMessenger } from './reroute.js';
+import type { RouteMessenger } from '../circuits/reroute.js';
 import type { RemoteRouter, SharedNetwork, SharedView } from './shared-network.js';
 
 export interface SharedNetworkOptions {

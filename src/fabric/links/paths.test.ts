@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { fromBinary } from '@bufbuild/protobuf';
 import { DestType, RouteSchema } from '../messages/gen/ctrl_pb.js';
 import { pathCostForTerminator, shortestPath, type PathLink, type PathRouter } from './paths.js';
-import { REROUTE_ATTEMPT, routePlan } from './route-plan.js';
+import { REROUTE_ATTEMPT, routePlan } from '../circuits/route-plan.js';
 
 const routers = (...specs: Array<string | PathRouter>): Map<string, PathRouter> =>
   new Map(specs.map((s) => (typeof s === 'string' ? { id: s, cost: 0, noTraversal: false } : s)).map((r) => [r.id, r]));

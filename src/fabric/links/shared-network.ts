@@ -5,7 +5,7 @@
 // told to its own routers (PeerStateChanges), links that stopped being usable move the circuits over them.
 import type { Listener } from '../messages/gen/ctrl_pb.js';
 import type { Link } from './link-model.js';
-import type { RouteMessenger } from './reroute.js';
+import type { RouteMessenger } from '../circuits/reroute.js';
 
 /** A router online on another instance: a peer of this process's routers, and a node of every path. */
 export interface RemoteRouter {

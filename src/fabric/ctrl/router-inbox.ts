@@ -27,7 +27,7 @@ import {
 import { writeAreas, type Db, type Store } from '../../store/store.js';
 import type { Message } from '../channel/message.js';
 import { RouterNotHeldError, type HeldChannels } from './messenger.js';
-import type { RouteMessenger } from './reroute.js';
+import type { RouteMessenger } from '../circuits/reroute.js';
 import { decodeInboxMessage as decode, encodeInboxMessage as encode, type Outgoing } from './inbox-messages.js';
 
 export interface RouterInboxOptions {

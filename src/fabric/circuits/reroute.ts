@@ -3,11 +3,11 @@
 // Route with the re-route attempt (no egress: the last router keeps its xgress), one after another, errors only
 // logged. A circuit with no path left (its first or last router gone, no other links) is torn down: Unroute (now) to
 // every router of its old path.
-import { create, toBinary } from '@bufbuild/protobuf';
 import type { Message } from '../channel/message.js';
-import { ContentType, UnrouteSchema } from '../messages/gen/ctrl_pb.js';
-import type { Link } from './link-model.js';
-import type { Path } from './paths.js';
+import type { FabricLogger } from '../ctrl/router-channel.js';
+import { unrouteAt } from './circuit-messages.js';
+import type { Link } from '../links/link-model.js';
+import type { Path } from '../links/paths.js';
 import { REROUTE_ATTEMPT, routePlan } from './route-plan.js';
 import { mustAt } from '../../lib/collections.js';
 
@@ -34,7 +34,7 @@ export interface RerouteDeps {
   path(sourceRouterId: string, destRouterId: string): Promise<Path | undefined>;
   messenger: RouteMessenger;
   routeTimeoutMs: number;
-  logger: { info(fields: object, message: string): void; warn(fields: object, message: string): void };
+  logger: FabricLogger;
 }
 
 export type RerouteOutcome = { circuitId: string; rerouted: true; path: Path } | { circuitId: string; rerouted: false };
@@ -42,23 +42,13 @@ export type RerouteOutcome = { circuitId: string; rerouted: true; path: Path } |
 export const usesAnyLink = (circuit: RoutedCircuit, links: readonly Link[]): boolean =>
   links.some((link) => circuit.path.linkIds.includes(link.id));
 
-export const unrouteMessage = (circuitId: string, now: boolean): Omit<Message, 'sequence'> => ({
-  contentType: ContentType.UnrouteType,
-  headers: new Map(),
-  body: toBinary(UnrouteSchema, create(UnrouteSchema, { circuitId, now })),
-});
-
 /** One circuit onto a new path, or torn down when there is none. The caller records the new path or forgets it. */
 export async function rerouteCircuit(deps: RerouteDeps, circuit: RoutedCircuit): Promise<RerouteOutcome> {
   const { routerIds } = circuit.path;
   const path = await deps.path(mustAt(routerIds, 0), mustAt(routerIds, -1));
   if (!path) {
     deps.logger.warn({ circuitId: circuit.id, oldPath: routerIds }, 'circuit has no path left: removing it');
-    await Promise.all(
-      routerIds.map((routerId) =>
-        deps.messenger.send(routerId, unrouteMessage(circuit.id, true)).catch(() => undefined),
-      ),
-    );
+    await unrouteAt(deps, routerIds, circuit.id, true);
     return { circuitId: circuit.id, rerouted: false };
   }
   const plan = routePlan({

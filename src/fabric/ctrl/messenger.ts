@@ -2,7 +2,7 @@
 // holds; a router held elsewhere is refused here (router-inbox.ts reaches those:
 // docs/reference/router-control-plane-links.md §5.8).
 import type { Message } from '../channel/message.js';
-import type { RouteMessenger } from './reroute.js';
+import type { RouteMessenger } from '../circuits/reroute.js';
 
 export interface HeldChannels {
   get(routerId: string):

@@ -5,7 +5,7 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import type { Message } from '../channel/message.js';
 import { ContentType, DestType, RouteSchema } from '../messages/gen/ctrl_pb.js';
-import type { Path } from './paths.js';
+import type { Path } from '../links/paths.js';
 import { mustAt } from '../../lib/collections.js';
 
 /** upstream network.SmartRerouteAttempt: the attempt number of routes re-sent to move a circuit to another path. */
