@@ -36,9 +36,6 @@ export const CreateCircuitV2Header = {
   responseAddress: 12,
   responseTags: 13,
 } as const;
-/** An error reply (edge ErrorType 20002) carries its code in this u32 header. */
-export const ResultErrorCodeHeader = 10;
-export const ResultErrorRateLimited = 1;
 
 /** API-session sync (ApiSessionAdded full state): the strategy's type and its JSON state. */
 export const SyncHeader = { strategyType: 1013, strategyState: 1014, lastIndex: 1015 } as const;

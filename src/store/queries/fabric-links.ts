@@ -22,17 +22,6 @@ export interface NewFabricLink {
 export const allFabricLinks = (db: Db): Promise<FabricLinkRow[]> =>
   typed(db).selectFrom('fabric_links').selectAll().execute();
 
-export const fabricLink = (db: Db, id: string): Promise<FabricLinkRow | undefined> =>
-  typed(db).selectFrom('fabric_links').selectAll().where('id', '=', id).executeTakeFirst();
-
-export async function countFabricLinks(db: Db): Promise<number> {
-  const row = await typed(db)
-    .selectFrom('fabric_links')
-    .select((eb) => eb.fn.countAll<number>().as('count'))
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
-}
-
 /** A reported link (re)placed: a new one, or a newer iteration of a known one (which starts over as a fresh link). */
 export async function putFabricLink(tx: Db, link: NewFabricLink): Promise<void> {
   const values = {
@@ -55,17 +44,6 @@ export async function putFabricLink(tx: Db, link: NewFabricLink): Promise<void> 
 
 export async function deleteFabricLink(tx: Db, id: string): Promise<void> {
   await typed(tx).deleteFrom('fabric_links').where('id', '=', id).execute();
-}
-
-/** The links a router dialled (it left: upstream removes them); answers them as they were. */
-export async function deleteFabricLinksFrom(tx: Db, srcRouterId: string): Promise<FabricLinkRow[]> {
-  const rows = await typed(tx)
-    .selectFrom('fabric_links')
-    .selectAll()
-    .where('src_router_id', '=', srcRouterId)
-    .execute();
-  if (rows.length > 0) await typed(tx).deleteFrom('fabric_links').where('src_router_id', '=', srcRouterId).execute();
-  return rows;
 }
 
 /** One end's measured latencies (ns) of its links: the source's or the destination's column, by which end it is. */
