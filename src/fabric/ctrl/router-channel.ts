@@ -1,5 +1,6 @@
 // The one view of a router's control channel the fabric's parts use (channel/channel.ts implements it; tests stand in
 // for it with test/support/fake-channel.ts), the logger they share, and channel.NewResult.
+import type { ChannelLogger } from '../channel/channel.js';
 import type { Message } from '../channel/message.js';
 import { ContentType, Header } from '../channel/message.js';
 import { encodeBool, encodeString } from '../channel/header-codecs.js';
@@ -18,13 +19,8 @@ export interface ControlChannel {
   close(reason: string): void;
 }
 
-/** The part of a pino logger the fabric uses. */
-export interface FabricLogger {
-  debug(fields: object, message: string): void;
-  info(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-  error(fields: object, message: string): void;
-}
+/** The part of a pino logger the fabric uses: the channel's own (channel/ imports nothing of the fabric). */
+export type FabricLogger = ChannelLogger;
 
 /** channel.NewResult: content type 2, header 2 the outcome, the body its message. */
 export function resultMessage(success: boolean, message: string): Outgoing {

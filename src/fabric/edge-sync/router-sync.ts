@@ -7,6 +7,7 @@ import type { Clock } from '../../lib/clock.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
 import { routerApiSessions, type RouterSyncState } from '../../store/queries/router-sync.js';
+import type { ControlChannel } from '../ctrl/router-channel.js';
 import { ContentType } from '../messages/gen/edge_ctrl_pb.js';
 import {
   apiSessionAdded,
@@ -18,13 +19,8 @@ import {
 } from './edge-messages.js';
 import { mustAt } from '../../lib/collections.js';
 
-/** What the sync needs of a router's channel (src/fabric/channel/channel.ts provides it). */
-export interface SyncChannel {
-  send(message: OutgoingMessage): void;
-  request(message: OutgoingMessage, timeoutMs: number): Promise<{ contentType: number; body: Uint8Array }>;
-  handle(contentType: number, handler: (message: { body: Uint8Array }) => void | Promise<void>): void;
-  readonly closed: Promise<void>;
-}
+/** What the sync needs of a router's channel: to send, to ask, and to know when it closed. */
+export type SyncChannel = Pick<ControlChannel, 'send' | 'request'> & { readonly closed: Promise<void> };
 
 /** A connected router as the sync sees it (src/fabric/ctrl/router-connections.ts provides it). */
 export interface SyncConnection {
