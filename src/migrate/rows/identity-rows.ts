@@ -125,11 +125,10 @@ export function enrollmentRow(
     drop(dropped, 'enrollment without a method, token, expiry or JWT');
     return undefined;
   }
-  const base = baseColumns(entity, importedAt);
+  // Upstream writes no base times on enrollments (it shows Go's zero time); their issue time is when they were made.
+  const issuedAt = entity.time('issuedAt') ?? importedAt;
   return {
-    ...base,
-    // The JWT's iat is the enrollment's issue time; the store shows issuedAt as the row's creation.
-    created_at: entity.time('issuedAt') ?? base.created_at,
+    ...baseColumns(entity, issuedAt),
     method,
     token,
     expires_at: expiresAt,
