@@ -12,6 +12,7 @@ import { createScratchSchema } from '../../src/store/postgres/scratch-schema.js'
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { buildTestApp, testDatabaseUrl, type TestApp, type TestAppOptions } from '../support/test-app.js';
+import { buildTlsTestApp } from '../support/tls-client.js';
 import type { RecordedSecrets } from './record-fixtures.js';
 
 export const fixtureFolder = new URL('./fixtures/v1.1.8/', import.meta.url).pathname;
@@ -22,6 +23,24 @@ export const recordedSecrets = (): RecordedSecrets =>
 export const recordedAnswers = (): Record<string, unknown> =>
   JSON.parse(readFileSync(join(fixtureFolder, 'answers.json'), 'utf8')) as Record<string, unknown>;
 
+/** The recorded controller's PKI files, as the settings name them (upstream's keys). */
+export const fixturePkiSettings = () => {
+  const at = (name: string) => join(fixtureFolder, 'pki', name);
+  return {
+    pkiServerCert: at('server.chain.pem'),
+    pkiServerKey: at('server.key'),
+    pkiCa: at('ca.pem'),
+    pkiSigningCert: at('signing.cert'),
+    pkiSigningKey: at('signing.key'),
+  };
+};
+
+/** When the fixture was recorded: its certificates and pending enrollments are valid then. */
+export function recordedAt(): Date {
+  const identities = (recordedAnswers()['/identities?limit=500'] as { data: { createdAt: string }[] }).data;
+  return new Date(Math.max(...identities.map((identity) => Date.parse(identity.createdAt))));
+}
+
 /** The fixture database written out to `folder`, as upstream left it. */
 export function upstreamDatabaseFile(folder: string): string {
   const file = join(folder, 'upstream-ctrl.db');
@@ -30,14 +49,15 @@ export function upstreamDatabaseFile(folder: string): string {
 }
 
 export interface ImportedApp {
-  app: TestApp;
+  /** A TlsTestApp (listening on a loopback port) when asked to listen. */
+  app: TestApp & { port?: number };
   data: UpstreamData;
   result: ImportResult;
   close(): Promise<void>;
 }
 
 /** Imports the fixture into a fresh database, then opens a test app on it (no default admin is made: one came over). */
-export async function importedApp(options: TestAppOptions = {}): Promise<ImportedApp> {
+export async function importedApp(options: TestAppOptions = {}, listen = false): Promise<ImportedApp> {
   const folder = mkdtempSync(join(tmpdir(), 'ziti-migrate-test-'));
   const scratch = testDatabaseUrl ? await createScratchSchema(testDatabaseUrl, 'ziti_migrate_test') : undefined;
   const databaseFile = join(folder, 'ctrl.db');
@@ -53,10 +73,11 @@ export async function importedApp(options: TestAppOptions = {}): Promise<Importe
   } finally {
     await store.close();
   }
-  const app = await buildTestApp({
+  const appOptions = {
     ...options,
     ...(scratch ? { settings: { ...options.settings, databaseUrl: scratch.url } } : { databaseFile }),
-  });
+  };
+  const app = listen ? await buildTlsTestApp(appOptions) : await buildTestApp(appOptions);
   return {
     app,
     data,
