@@ -105,7 +105,7 @@ function banner(settings: Settings, { deps, metricsListener }: Controller): stri
     `  client API:     ${advertised}/edge/client/v1`,
     `  management API: ${advertised}/edge/management/v1`,
     `  routers:        ctrl.endpoint tls:${settings.ctrlAdvertisedHost ?? settings.advertisedHost}:${settings.ctrlAdvertisedPort}${servesControlOnApiPort(settings) ? ' (the API port, by ALPN ziti-ctrl)' : ' (or the API port, by ALPN ziti-ctrl)'}`,
-    `  home:           ${settings.home} (database ${settings.databaseUrl ? 'PostgreSQL' : 'ctrl.db'}, PKI in pki/)`,
+    `  home:           ${settings.home} (database ${settings.databaseUrl ? 'PostgreSQL' : 'ctrl.db'}, PKI ${settings.pkiServerCert ? 'in the files the settings name' : 'in pki/'})`,
     ...(settings.workers > 1 ? [`  workers:        ${settings.workers} processes`] : []),
     ...(metricsListener
       ? [`  metrics:        http://${metricsListener.address.address}:${metricsListener.address.port}/metrics`]

@@ -46,7 +46,7 @@ export function translateUpstreamFile(
 }
 
 /** `${NAME}` in every string of the file, from the environment (an unset variable expands to nothing, as in Go). */
-function expandEnv(value: unknown, env: Readonly<Record<string, string | undefined>>): unknown {
+export function expandEnv(value: unknown, env: Readonly<Record<string, string | undefined>>): unknown {
   if (typeof value === 'string')
     return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => env[name] ?? '');
   if (Array.isArray(value)) return value.map((item) => expandEnv(item, env));
