@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
@@ -8,6 +8,8 @@ import { SettingsError } from './settings.schema.js';
 
 // The settings file the upstream v1.1.8 controller of the migration fixtures ran with (its home as ${HOME_DIR}).
 const recorded = new URL('../../test/migrate/fixtures/v1.1.8/ctrl.yaml', import.meta.url).pathname;
+/** The loopback port that controller listened on (a free one, chosen at recording). */
+const recordedPort = Number(/listener: tls:127\.0\.0\.1:(\d+)/.exec(readFileSync(recorded, 'utf8'))?.[1]);
 
 describe("upstream's settings file", () => {
   let cwd: string;
@@ -19,10 +21,10 @@ describe("upstream's settings file", () => {
   it('is taken as written: ${VAR} expanded, keys with a meaning here honoured where they mean it', () => {
     const settings = loadSettings({ argv: ['--config', recorded], env: { HOME_DIR: '/srv/ziti' }, cwd });
     assert.equal(settings.advertisedHost, '127.0.0.1');
-    assert.equal(settings.advertisedPort, 39499);
+    assert.equal(settings.advertisedPort, recordedPort);
     assert.equal(settings.bindAddress, '127.0.0.1');
     assert.equal(settings.ctrlBindAddress, '127.0.0.1');
-    assert.equal(settings.ctrlAdvertisedPort, 39499);
+    assert.equal(settings.ctrlAdvertisedPort, recordedPort);
     assert.equal(settings.sessionTimeoutMs, 30 * 60_000);
     assert.equal(settings.pkiServerCert, '/srv/ziti/pki/intermediate-ca/certs/server.chain.pem');
     assert.equal(settings.pkiKey, '/srv/ziti/pki/intermediate-ca/keys/server.key');

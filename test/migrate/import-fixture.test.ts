@@ -61,7 +61,7 @@ describe('importing a v1.1.8 database', () => {
       authenticator: 5,
       mfa: 1,
       router: 3,
-      enrollment: 6,
+      enrollment: 5,
       service: 2,
       terminator: 1,
       postureCheck: 6,
@@ -74,7 +74,7 @@ describe('importing a v1.1.8 database', () => {
 
   it('says what it left behind', () => {
     assert.deepEqual(Object.fromEntries(imported.data.dropped), {
-      'apiSessions (clients log in again)': 2,
+      'apiSessions (clients log in again)': 3,
     });
   });
 
@@ -102,6 +102,16 @@ describe('importing a v1.1.8 database', () => {
       assert.deepEqual(unexplained, []);
     });
   }
+
+  it("keeps an identity's service config overrides", async () => {
+    const { ids } = recordedSecrets();
+    const reply = await imported.app.call({
+      method: 'GET',
+      url: `/edge/management/v1/identities/${ids.client}/service-configs`,
+      headers: { 'zt-session': token },
+    });
+    assert.deepEqual(data(reply.body), data(answers['service-configs-of:client']));
+  });
 
   it("derives each identity's services from the policies as upstream did", async () => {
     const { ids } = recordedSecrets();

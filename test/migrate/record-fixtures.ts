@@ -2,11 +2,13 @@
 // test/migrate/record-fixtures.ts`; needs the binary, see docs/upstream-peer.md): builds a small network of every
 // entity type through upstream's REST API, records its answers for every list, stops it and keeps its ctrl.db
 // (gzipped), its PKI and the secrets the tests log in with. test/migrate/*.test.ts import the database and compare.
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { startUpstream } from '../../scripts/upstream.js';
+import { startUpstream, upstreamBinary, zitiEnv } from '../../scripts/upstream.js';
+import { routerConfig } from '../interop/router-config.js';
 import { createCsr, createTestCa } from '../support/third-party-ca.js';
 import { secretOf, totpCode } from '../support/mfa.js';
 import { fixtureLists, upstreamClient, type UpstreamClient } from './upstream-client.js';
@@ -19,6 +21,22 @@ async function main(): Promise<void> {
   try {
     const admin = await client.login(upstream.username, upstream.password);
     const secrets = await buildNetwork(client, admin);
+    enrollRouter(upstream.port, secrets.pendingJwts.er1 ?? '');
+    delete secrets.pendingJwts.er1;
+    // A login with client info: upstream keeps the SDK's envInfo and sdkInfo on the identity.
+    await client.json('POST', '/edge/client/v1/authenticate?method=password', undefined, {
+      username: 'pw-user',
+      password: secrets.password,
+      envInfo: { arch: 'amd64', os: 'linux', osRelease: '6.1.0', osVersion: '#1 SMP', domain: 'corp', hostname: 'pc1' },
+      sdkInfo: {
+        appId: 'app',
+        appVersion: '1.0',
+        branch: 'main',
+        revision: 'abc',
+        type: 'ziti-sdk-golang',
+        version: '0.23.39',
+      },
+    });
     const answers: Record<string, unknown> = {};
     for (const path of fixtureLists) answers[path] = await client.json('GET', `/edge/management/v1${path}`, admin);
     for (const identity of ['client', 'host', 'pw-user'])
@@ -27,6 +45,11 @@ async function main(): Promise<void> {
         `/edge/management/v1/identities/${secrets.ids[identity]}/services?limit=500`,
         admin,
       );
+    answers['service-configs-of:client'] = await client.json(
+      'GET',
+      `/edge/management/v1/identities/${secrets.ids.client}/service-configs`,
+      admin,
+    );
     await upstream.stop();
     mkdirSync(out, { recursive: true });
     writeFileSync(join(out, 'ctrl.db.gz'), gzipSync(readFileSync(join(upstream.home, 'ctrl.db')), { level: 9 }));
@@ -36,6 +59,27 @@ async function main(): Promise<void> {
   } finally {
     await upstream.stop();
     rmSync(upstream.home, { recursive: true, force: true });
+  }
+}
+
+/** `ziti router enroll` for er1 (not run): the database then holds its fingerprint and certificate as enrolled. */
+function enrollRouter(port: number, jwt: string): void {
+  const dir = mkdtempSync(join(tmpdir(), 'ziti-fixture-router-'));
+  try {
+    writeFileSync(join(dir, 'router.jwt'), jwt);
+    writeFileSync(join(dir, 'router.yml'), routerConfig(dir, `tls:127.0.0.1:${port}`, 3022));
+    const enroll = spawnSync(
+      upstreamBinary(),
+      ['router', 'enroll', join(dir, 'router.yml'), '--jwt', join(dir, 'router.jwt')],
+      {
+        cwd: dir,
+        env: zitiEnv(),
+        encoding: 'utf8',
+      },
+    );
+    if (enroll.status !== 0) throw new Error(`router enroll failed: ${enroll.stdout}${enroll.stderr}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

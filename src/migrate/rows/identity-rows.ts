@@ -4,7 +4,7 @@ import type { ImportedRow } from '../../store/queries/upstream-import.js';
 import type { StoredEntity } from '../bbolt/stored-entity.js';
 import { baseColumns, drop, flag, mapColumn, precedenceName, setColumn, type Dropped } from './base-row.js';
 
-/** Upstream's client info field names (`envInfo/Arch`, …) and the REST names the store keeps them under. */
+/** Upstream's client info field names (`envInfoArch`, …) and the REST names the store keeps them under. */
 const envInfoNames = {
   Arch: 'arch',
   Os: 'os',
@@ -22,16 +22,15 @@ const sdkInfoNames = {
   Version: 'version',
 };
 
-function clientInfo(entity: StoredEntity, name: string, names: Record<string, string>): string | null {
-  const stored = entity.child(name);
-  if (!stored) return null;
+/** Upstream keeps client info as flat fields (`envInfoArch`, `sdkInfoAppId`, …; observed in a v1.1.8 database). */
+function clientInfo(entity: StoredEntity, prefix: string, names: Record<string, string>): string | null {
   const info = Object.fromEntries(
     Object.entries(names).flatMap(([field, restName]) => {
-      const value = stored.string(field);
+      const value = entity.string(`${prefix}${field}`);
       return value === undefined ? [] : [[restName, value]];
     }),
   );
-  return JSON.stringify(info);
+  return Object.keys(info).length > 0 ? JSON.stringify(info) : null;
 }
 
 export function identityRow(entity: StoredEntity, importedAt: string): ImportedRow<'identity'> {
