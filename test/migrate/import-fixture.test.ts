@@ -72,6 +72,11 @@ describe('importing a v1.1.8 database', () => {
     });
   });
 
+  it('derives the policy links, and the integrity scan finds nothing left to repair', () => {
+    assert.ok((imported.result.derived.get('identity_edge_routers') ?? 0) > 0);
+    assert.equal(imported.result.repairedAfter, 0);
+  });
+
   it('says what it left behind', () => {
     assert.deepEqual(Object.fromEntries(imported.data.dropped), {
       'apiSessions (clients log in again)': 3,
