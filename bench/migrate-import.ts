@@ -3,8 +3,8 @@
 // attributes each, every tenth with a pending enrollment, 20 services, Dial and Bind policies by attribute, two
 // edge routers, #all router policies), stops it, then times reading its ctrl.db and importing it into SQLite and,
 // with BENCH_DATABASE_URL or ZITI_TEST_DATABASE_URL, PostgreSQL (policy links derived included). Figures go to
-// stdout and bench/results/migrate.json.
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// stdout and bench/results/migrate.json. `--save-db <file>` keeps upstream's database, `--db <file>` times one again.
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -17,7 +17,9 @@ import { upstreamClient, type UpstreamClient } from '../test/migrate/upstream-cl
 import { attributesFor, identityName } from './seed-identities.js';
 import { ROOT } from './scenario-run.js';
 
-const { values } = parseArgs({ options: { identities: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { identities: { type: 'string' }, 'save-db': { type: 'string' }, db: { type: 'string' } },
+});
 const identities = Number(values.identities ?? 10_000);
 const CONCURRENCY = 8;
 const MANAGEMENT = '/edge/management/v1';
@@ -64,17 +66,31 @@ async function build(client: UpstreamClient, admin: string): Promise<void> {
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
 }
 
-async function main(): Promise<void> {
-  const figures: Record<string, unknown> = { identities };
+/** Builds the network on a real upstream controller and returns its stopped ctrl.db, copied into `work`. */
+async function upstreamDatabase(work: string, figures: Record<string, unknown>): Promise<string> {
   const upstream = await startUpstream({ keepHome: true, password: 'Bench-Admin-1' });
-  const work = mkdtempSync(join(tmpdir(), 'ziti-bench-migrate-'));
   try {
     const client = upstreamClient(upstream.baseUrl);
     const started = performance.now();
     await build(client, await client.login(upstream.username, upstream.password));
     figures.upstreamBuildMs = Math.round(performance.now() - started);
     await upstream.stop();
-    const database = join(upstream.home, 'ctrl.db');
+    const database = join(work, 'upstream-ctrl.db');
+    copyFileSync(join(upstream.home, 'ctrl.db'), database);
+    if (values['save-db']) copyFileSync(database, values['save-db']);
+    return database;
+  } finally {
+    await upstream.stop();
+    rmSync(upstream.home, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const figures: Record<string, unknown> = { identities };
+  const work = mkdtempSync(join(tmpdir(), 'ziti-bench-migrate-'));
+  try {
+    // --db: a database an earlier run saved (--save-db), so the import can be timed again without rebuilding.
+    const database = values.db ?? (await upstreamDatabase(work, figures));
     figures.upstreamDatabaseBytes = statSync(database).size;
     const readStarted = performance.now();
     const data = readUpstreamDatabase(database, new Date().toISOString());
@@ -99,6 +115,7 @@ async function main(): Promise<void> {
       try {
         const result = await importTables(store, data.tables);
         figures[`${name}ImportMs`] = Math.round(result.ms);
+        figures[`${name}Phases`] = result.phases;
         figures[`${name}DerivedRows`] = [...result.derived.values()].reduce((sum, count) => sum + count, 0);
       } finally {
         await store.close();
@@ -106,8 +123,6 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    await upstream.stop();
-    rmSync(upstream.home, { recursive: true, force: true });
     rmSync(work, { recursive: true, force: true });
   }
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
