@@ -13,7 +13,7 @@ import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { buildTestApp, testDatabaseUrl, type TestApp, type TestAppOptions } from '../support/test-app.js';
 import { buildTlsTestApp } from '../support/tls-client.js';
-import type { RecordedSecrets } from './record-fixtures.js';
+import type { RecordedSecrets } from './upstream-client.js';
 
 export const fixtureFolder = new URL('./fixtures/v1.1.8/', import.meta.url).pathname;
 

@@ -11,7 +11,7 @@ import { startUpstream, upstreamBinary, zitiEnv } from '../../scripts/upstream.j
 import { routerConfig } from '../interop/router-config.js';
 import { createCsr, createTestCa } from '../support/third-party-ca.js';
 import { secretOf, totpCode } from '../support/mfa.js';
-import { fixtureLists, upstreamClient, type UpstreamClient } from './upstream-client.js';
+import { fixtureLists, upstreamClient, type RecordedSecrets, type UpstreamClient } from './upstream-client.js';
 
 const out = new URL('./fixtures/v1.1.8/', import.meta.url).pathname;
 
@@ -98,14 +98,6 @@ function copyPki(home: string): void {
   for (const [name, from] of Object.entries(files)) copyFileSync(join(home, 'pki', from), join(pki, name));
   writeFileSync(join(out, 'ctrl.yaml'), readFileSync(join(home, 'ctrl.yaml'), 'utf8').replaceAll(home, '${HOME_DIR}'));
   execFileSync('chmod', ['-R', 'go-rwx', pki]);
-}
-
-export interface RecordedSecrets {
-  ids: Record<string, string>;
-  password: string;
-  mfa: { secret: string; recoveryCodes: string[] };
-  certificates: Record<string, { certPem: string; keyPem: string }>;
-  pendingJwts: Record<string, string>;
 }
 
 async function buildNetwork(client: UpstreamClient, admin: string): Promise<RecordedSecrets> {

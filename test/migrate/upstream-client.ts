@@ -22,6 +22,15 @@ export const fixtureLists = [
   '/terminators?limit=500',
 ] as const;
 
+/** What the recorded fixtures' tests log in and enroll with (record-fixtures.ts writes it as secrets.json). */
+export interface RecordedSecrets {
+  ids: Record<string, string>;
+  password: string;
+  mfa: { secret: string; recoveryCodes: string[] };
+  certificates: Record<string, { certPem: string; keyPem: string }>;
+  pendingJwts: Record<string, string>;
+}
+
 export interface Reply {
   status: number;
   text: string;
