@@ -1,5 +1,5 @@
 // `npm run test:postgres`: the store tier (test/store/, the store's own tests), the whole API suite, the router
-// control plane (test/fabric/) and the
+// control plane (test/fabric/), the import of upstream's database (test/migrate/) and the
 // instance tests (test/cluster/) against PostgreSQL. ZITI_TEST_DATABASE_URL names a database the role may create schemas in; every test app and fixture
 // works in a fresh schema it drops when done. Without the URL this fails: a PostgreSQL run that quietly ran on
 // SQLite, or ran nothing, would look green. An unreachable server fails the first test that connects.
@@ -28,6 +28,7 @@ const files = [
   ...testsUnder('src/store'),
   ...testsUnder('test/api'),
   ...testsUnder('test/fabric'),
+  ...testsUnder('test/migrate'),
 ];
 const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
   stdio: 'inherit',

@@ -2,7 +2,7 @@
 // main.ts and tests share it.
 import { mkdirSync } from 'node:fs';
 import type { TLSSocket } from 'node:tls';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
@@ -16,6 +16,7 @@ import { Snapshots } from './integrity/snapshots.js';
 import { formatTimestamp, systemClock, type Clock } from './lib/clock.js';
 import { defaultIds, newCuid, type IdGenerators } from './lib/ids.js';
 import { ensureSharedPki, type SharedPki } from './pki/shared-pki.js';
+import type { PkiFiles } from './pki/file-pki.js';
 import { PostureMonitor } from './posture/posture-monitor.js';
 import type { MfaStateReader } from './posture/posture-inputs.js';
 import type { Settings } from './settings/settings.schema.js';
@@ -74,10 +75,12 @@ export async function openController(settings: Settings, options: ControllerOpti
   let shared: SharedPki;
   let admin: DefaultAdminResult;
   try {
+    const files = pkiFilesOf(settings);
     shared = await ensureSharedPki(opened, {
       home: settings.home,
       advertisedHost: settings.advertisedHost,
       now: clock,
+      ...(files ? { files } : {}),
     });
     admin = await ensureDefaultAdmin({
       store: opened,
@@ -234,4 +237,23 @@ async function closeGracefully(app: FastifyInstance, timeoutMs: number, logger: 
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The PKI files the settings name (checkSettingRelations makes it all or none), paths relative to the settings
+ * file's folder (else the home); `file://` and `pem:` values as they are.
+ */
+export function pkiFilesOf(settings: Settings): PkiFiles | undefined {
+  const { pkiServerCert, pkiCa, pkiSigningCert, pkiSigningKey } = settings;
+  const serverKey = settings.pkiServerKey ?? settings.pkiKey;
+  if (!pkiServerCert || !serverKey || !pkiCa || !pkiSigningCert || !pkiSigningKey) return undefined;
+  const base = settings.configFile ? dirname(settings.configFile) : settings.home;
+  const at = (source: string) => (/^(pem|file):/.test(source) ? source : resolve(base, source));
+  return {
+    serverCert: at(pkiServerCert),
+    serverKey: at(serverKey),
+    ca: at(pkiCa),
+    signingCert: at(pkiSigningCert),
+    signingKey: at(pkiSigningKey),
+  };
 }

@@ -19,6 +19,12 @@ async function main(): Promise<void> {
   // costs requests next to nothing; a timer writes out what a quiet second left behind, and exit flushes.
   const logger = pino({ level: settings.logLevel }, pino.destination({ dest: 1, sync: false, minLength: 4096 }));
   const flushTimer = setInterval(() => logger.flush(), LOG_FLUSH_INTERVAL_MS).unref();
+  // Once per start: workers read the same file, the primary (or the single process) says it.
+  if (cluster.isPrimary && settings.ignoredSettings.length > 0)
+    logger.warn(
+      { file: settings.configFile, ignored: settings.ignoredSettings },
+      'settings file keys without a meaning here, ignored (docs/moving-from-upstream.md)',
+    );
   if (settings.workers > 1 && cluster.isPrimary) {
     runPrimary(settings.workers, logger, (code) => {
       clearInterval(flushTimer);
@@ -99,7 +105,7 @@ function banner(settings: Settings, { deps, metricsListener }: Controller): stri
     `  client API:     ${advertised}/edge/client/v1`,
     `  management API: ${advertised}/edge/management/v1`,
     `  routers:        ctrl.endpoint tls:${settings.ctrlAdvertisedHost ?? settings.advertisedHost}:${settings.ctrlAdvertisedPort}${servesControlOnApiPort(settings) ? ' (the API port, by ALPN ziti-ctrl)' : ' (or the API port, by ALPN ziti-ctrl)'}`,
-    `  home:           ${settings.home} (database ${settings.databaseUrl ? 'PostgreSQL' : 'ctrl.db'}, PKI in pki/)`,
+    `  home:           ${settings.home} (database ${settings.databaseUrl ? 'PostgreSQL' : 'ctrl.db'}, PKI ${settings.pkiServerCert ? 'in the files the settings name' : 'in pki/'})`,
     ...(settings.workers > 1 ? [`  workers:        ${settings.workers} processes`] : []),
     ...(metricsListener
       ? [`  metrics:        http://${metricsListener.address.address}:${metricsListener.address.port}/metrics`]

@@ -43,6 +43,8 @@ export interface DerivedStorage {
   inRange(db: Db, range: IdRange): Promise<Row[]>;
   select(db: Db, match: Readonly<Row>): Promise<Row[]>;
   insert(tx: Db, row: Readonly<Row>): Promise<void>;
+  /** Many rows at once, for a derivation from scratch (derive-fresh.ts). */
+  insertMany(tx: Db, rows: readonly Readonly<Row>[]): Promise<void>;
   update(tx: Db, values: Readonly<Row>, match: Readonly<Row>): Promise<number>;
   delete(tx: Db, match: Readonly<Row>): Promise<number>;
 }

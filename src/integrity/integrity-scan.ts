@@ -4,6 +4,7 @@ import type { Clock } from '../lib/clock.js';
 import { formatTimestamp } from '../lib/clock.js';
 import {
   deleteMatching,
+  insertManyRows,
   insertRow as insertStoredRow,
   rowsInRange,
   selectMatching,
@@ -91,7 +92,7 @@ async function scanPass(
   return undefined;
 }
 
-const columnsOf = (table: DerivedTable) => [...table.key, ...(table.values ?? [])];
+export const columnsOf = (table: DerivedTable) => [...table.key, ...(table.values ?? [])];
 const keyOf = (table: DerivedTable, row: Row) => JSON.stringify(table.key.map((column) => row[column]));
 
 async function readStored(db: Db, table: DerivedTable, chunk: Chunk): Promise<Row[]> {
@@ -99,19 +100,20 @@ async function readStored(db: Db, table: DerivedTable, chunk: Chunk): Promise<Ro
 }
 
 /** The table's own storage, or its rows as they are stored, by the compared columns. */
-function storageOf(table: DerivedTable): DerivedStorage {
+export function storageOf(table: DerivedTable): DerivedStorage {
   if (table.storage) return table.storage;
   const columns = columnsOf(table);
   return {
     inRange: (db, range) => rowsInRange(db, table.table, columns, table.key[0], range, table.storedFilter),
     select: (db, match) => selectMatching(db, table.table, match, columns),
     insert: (tx, row) => insertStoredRow(tx, table.table, row),
+    insertMany: (tx, rows) => insertManyRows(tx, table.table, rows),
     update: (tx, values, match) => updateMatching(tx, table.table, values, match),
     delete: (tx, match) => deleteMatching(tx, table.table, match),
   };
 }
 
-function compare(table: DerivedTable, expected: Row[], stored: Row[]): Difference[] {
+export function compare(table: DerivedTable, expected: Row[], stored: Row[]): Difference[] {
   const storedByKey = new Map(stored.map((row) => [keyOf(table, row), row]));
   const differences: Difference[] = [];
   for (const row of expected) {

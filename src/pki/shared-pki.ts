@@ -10,7 +10,8 @@
 import { formatTimestamp } from '../lib/clock.js';
 import { newCuid } from '../lib/ids.js';
 import { clusterSecrets, putClusterSecret } from '../store/queries/cluster.js';
-import type { Store } from '../store/store.js';
+import type { Db, Store } from '../store/store.js';
+import { loadFilePki, type PkiFiles } from './file-pki.js';
 import { ensurePki, type EnsurePkiOptions, type Pki } from './ensure-pki.js';
 import { pkiFileNames, preparePkiFolder, readPkiFile, writePkiFile, type PkiFile } from './pki-files.js';
 import { keysOf } from '../lib/collections.js';
@@ -27,8 +28,10 @@ export interface SharedPki {
 
 export async function ensureSharedPki(
   store: Store,
-  options: EnsurePkiOptions & { now: () => Date },
+  options: EnsurePkiOptions & { now: () => Date; files?: PkiFiles },
 ): Promise<SharedPki> {
+  // A PKI named by path (an upstream controller's) is every instance's own settings, never copied to the database.
+  if (options.files) return { pki: loadFilePki(options.files), clusterId: await ensureClusterId(store, options.now) };
   // Inside one write transaction: instances starting together take turns, and the second finds the first's PKI.
   return store.transaction(async (tx) => {
     const stored = await clusterSecrets(tx);
@@ -52,11 +55,18 @@ export async function ensureSharedPki(
       const local = await readPkiFile(folder, file);
       if (local !== undefined && local !== stored.get(file)) await putClusterSecret(tx, file, local, at);
     }
-    let clusterId = stored.get(CLUSTER_ID);
-    if (clusterId === undefined) {
-      clusterId = newCuid(options.now());
-      await putClusterSecret(tx, CLUSTER_ID, clusterId, at);
-    }
-    return { pki, clusterId };
+    return { pki, clusterId: await clusterIdIn(tx, stored, options.now) };
   });
+}
+
+function ensureClusterId(store: Store, now: () => Date): Promise<string> {
+  return store.transaction(async (tx) => clusterIdIn(tx, await clusterSecrets(tx), now));
+}
+
+async function clusterIdIn(tx: Db, stored: Map<string, string>, now: () => Date): Promise<string> {
+  const clusterId = stored.get(CLUSTER_ID);
+  if (clusterId !== undefined) return clusterId;
+  const created = newCuid(now());
+  await putClusterSecret(tx, CLUSTER_ID, created, formatTimestamp(now()));
+  return created;
 }

@@ -6,6 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { getPath, isJsonObject } from '../lib/object-path.js';
 import { checkSettingRelations, settingSpecs, SettingsError, type Settings } from './settings.schema.js';
 import { errorMessage } from '../lib/error-message.js';
+import { isUpstreamFile, translateUpstreamFile } from './upstream-file.js';
 
 export interface SettingsSources {
   argv?: readonly string[];
@@ -18,9 +19,11 @@ export function loadSettings({ argv = [], env = process.env, cwd = process.cwd()
   const home = resolve(cwd, flags.home ?? env.ZITI_HOME ?? './ziti-home');
   const explicitFile = flags.config ?? env.ZITI_CONFIG;
   const configFile = explicitFile ? resolve(cwd, explicitFile) : defaultConfigFile(home);
-  const yaml = configFile ? readYaml(configFile, explicitFile !== undefined) : {};
+  const { yaml, ignored } = configFile
+    ? readYaml(configFile, explicitFile !== undefined, env)
+    : { yaml: {}, ignored: [] };
 
-  const settings: Record<string, unknown> = { home, configFile };
+  const settings: Record<string, unknown> = { home, configFile, ignoredSettings: ignored };
   for (const spec of settingSpecs) {
     const fromFlag = spec.flag ? flags[spec.flag] : undefined;
     const fromEnv = spec.env ? env[spec.env] : undefined;
@@ -65,10 +68,14 @@ function defaultConfigFile(home: string): string | undefined {
   return existsSync(candidate) ? candidate : undefined;
 }
 
-function readYaml(file: string, mustExist: boolean): Record<string, unknown> {
+function readYaml(
+  file: string,
+  mustExist: boolean,
+  env: Readonly<Record<string, string | undefined>>,
+): { yaml: Record<string, unknown>; ignored: string[] } {
   if (!existsSync(file)) {
     if (mustExist) throw new SettingsError(`[config] settings file ${file} does not exist`);
-    return {};
+    return { yaml: {}, ignored: [] };
   }
   let parsed: unknown;
   try {
@@ -76,15 +83,19 @@ function readYaml(file: string, mustExist: boolean): Record<string, unknown> {
   } catch (error) {
     throw new SettingsError(`[config] ${file} is not valid YAML: ${errorMessage(error)}`);
   }
-  if (parsed === null || parsed === undefined) return {};
+  if (parsed === null || parsed === undefined) return { yaml: {}, ignored: [] };
   if (!isJsonObject(parsed)) throw new SettingsError(`[config] ${file} must hold a YAML mapping`);
+  // Upstream's own file is taken as written; ours is checked strictly, so that a mistyped key is named.
+  if (isUpstreamFile(parsed)) return translateUpstreamFile(parsed, knownPaths(), env);
   rejectUnknownKeys(parsed, file);
-  return parsed;
+  return { yaml: parsed, ignored: [] };
 }
+
+const knownPaths = () => settingSpecs.map((spec) => spec.yamlPath);
 
 /** A mistyped key would otherwise be ignored silently; name it instead. */
 function rejectUnknownKeys(yaml: Record<string, unknown>, file: string, prefix = ''): void {
-  const known = settingSpecs.map((s) => s.yamlPath);
+  const known = knownPaths();
   for (const [key, value] of Object.entries(yaml)) {
     const path = prefix ? `${prefix}.${key}` : key;
     if (known.includes(path)) continue;

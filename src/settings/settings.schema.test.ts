@@ -8,6 +8,7 @@ import { settingSpecs, type Settings } from './settings.schema.js';
 const everyKey: Record<keyof Settings, true> = {
   home: true,
   configFile: true,
+  ignoredSettings: true,
   databaseUrl: true,
   databasePoolSize: true,
   advertisedHost: true,
@@ -43,12 +44,20 @@ const everyKey: Record<keyof Settings, true> = {
   idleTimeoutMs: true,
   maxConnections: true,
   maxConnectionsPerClient: true,
+  pkiServerCert: true,
+  pkiServerKey: true,
+  pkiKey: true,
+  pkiCa: true,
+  pkiSigningCert: true,
+  pkiSigningKey: true,
 };
 
-test('every setting but home and configFile has exactly one spec', () => {
+test('every setting but home, configFile and ignoredSettings has exactly one spec', () => {
   const specKeys = settingSpecs.map((spec) => spec.key);
   assert.equal(new Set(specKeys).size, specKeys.length);
-  const expected = Object.keys(everyKey).filter((key) => key !== 'home' && key !== 'configFile');
+  const expected = Object.keys(everyKey).filter(
+    (key) => key !== 'home' && key !== 'configFile' && key !== 'ignoredSettings',
+  );
   assert.deepEqual([...specKeys].sort(), expected.sort());
 });
 

@@ -6,6 +6,7 @@ import { databaseSettingSpecs, type DatabaseSettings } from './database.settings
 import { edgeApiSettingSpecs, type EdgeApiSettings } from './edge-api.settings.js';
 import { httpSettingSpecs, type HttpSettings } from './http.settings.js';
 import { loginThrottleSettingSpecs, type LoginThrottleSettings } from './login-throttle.settings.js';
+import { pkiSettingSpecs, type PkiSettings } from './pki.settings.js';
 import { processSettingSpecs, type ProcessSettings } from './process.settings.js';
 import { durationText, type SettingSpec } from './setting-spec.js';
 
@@ -16,22 +17,26 @@ export interface Settings
     ControlPlaneSettings,
     LoginThrottleSettings,
     HttpSettings,
-    ProcessSettings {
+    ProcessSettings,
+    PkiSettings {
   home: string;
   /** The YAML file the settings were read from, if any. */
   configFile: string | undefined;
+  /** Keys of an upstream settings file that mean nothing here (upstream-file.ts), listed once at start. */
+  ignoredSettings: readonly string[];
 }
 
 export class SettingsError extends Error {}
 
-/** Every setting except `home` and `configFile`, which decide where the others are read from. */
-export const settingSpecs: readonly SettingSpec<Omit<Settings, 'home' | 'configFile'>>[] = [
+/** Every setting except `home` and `configFile`, which decide where the others are read from, and what was ignored. */
+export const settingSpecs: readonly SettingSpec<Omit<Settings, 'home' | 'configFile' | 'ignoredSettings'>>[] = [
   ...databaseSettingSpecs,
   ...edgeApiSettingSpecs,
   ...controlPlaneSettingSpecs,
   ...loginThrottleSettingSpecs,
   ...httpSettingSpecs,
   ...processSettingSpecs,
+  ...pkiSettingSpecs,
 ];
 
 type NumberSetting = { [K in keyof Settings]: Settings[K] extends number ? K : never }[keyof Settings];
@@ -47,4 +52,17 @@ export function checkSettingRelations(settings: Settings): void {
   // Node refuses a headers timeout longer than the request timeout it is part of.
   atMost('headersTimeoutMs', 'requestTimeoutMs', durationText);
   atMost('unauthenticatedBodyLimit', 'authenticatedBodyLimit', (bytes) => `${bytes} bytes`);
+  checkPkiFilesComplete(settings, pathOf);
+}
+
+/** A PKI named by path is all of it or none: half of upstream's PKI beside half of our own cannot verify anything. */
+function checkPkiFilesComplete(settings: Settings, pathOf: (key: keyof Settings) => string): void {
+  const parts = ['pkiServerCert', 'pkiCa', 'pkiSigningCert', 'pkiSigningKey'] as const;
+  const hasServerKey = settings.pkiServerKey !== undefined || settings.pkiKey !== undefined;
+  const given = parts.filter((key) => settings[key] !== undefined);
+  if (given.length === 0 && !hasServerKey) return;
+  const missing = [...parts.filter((key) => settings[key] === undefined).map(pathOf)];
+  if (!hasServerKey) missing.push(`${pathOf('pkiServerKey')} (or ${pathOf('pkiKey')})`);
+  if (missing.length > 0)
+    throw new SettingsError(`[${missing.join('], [')}] must be set too: a PKI named by path needs every part`);
 }

@@ -115,7 +115,7 @@ export async function startController(kind: ControllerKind, work: string): Promi
   return { controller, ctrlEndpoint: `tls:127.0.0.1:${ctrlPort}` };
 }
 
-function managed(
+export function managed(
   kind: ControllerKind,
   pid: () => number,
   logFile: string,

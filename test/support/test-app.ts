@@ -47,6 +47,7 @@ export function testSettings(home: string, overrides: Partial<Settings> = {}): S
     ...(defaultSettings as unknown as Settings),
     home,
     configFile: undefined,
+    ignoredSettings: [],
     advertisedHost: 'localhost',
     advertisedPort: 1280,
     bindAddress: '127.0.0.1',

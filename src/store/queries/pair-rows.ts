@@ -16,6 +16,8 @@ export interface PairRows {
   select(db: Db, match: Readonly<Row>): Promise<Row[]>;
   /** Adds the pair; a StoreError (foreign key) when either entity is gone. */
   insert(tx: Db, row: Readonly<Row>): Promise<void>;
+  /** Adds many pairs in one statement (a fresh import's derivation); pairs whose entity is gone are left out. */
+  insertMany(tx: Db, rows: readonly Readonly<Row>[]): Promise<void>;
   update(tx: Db, values: Readonly<Row>, match: Readonly<Row>): Promise<number>;
   delete(tx: Db, match: Readonly<Row>): Promise<number>;
 }
@@ -72,6 +74,22 @@ export function pairRows(kind: PolicyKind): PairRows {
           [...ids],
           `${table}: no entity for ${String(row[ids[0]])} or ${String(row[ids[1]])}`,
         );
+    },
+    insertMany: async (tx, rows) => {
+      if (rows.length === 0) return;
+      // The VALUES columns are column1, column2, … on both databases; counts are cast so PostgreSQL types them.
+      const values = sql.join(
+        rows.map(
+          (row) =>
+            sql`(${row[ids[0]]}, ${row[ids[1]]}, ${sql.join(counts.map((count) => sql`CAST(${row[count] ?? 0} AS BIGINT)`))})`,
+        ),
+      );
+      const picked = sql.join(counts.map((_, index) => sql.ref(`v.column${index + 3}`)));
+      await sql`INSERT INTO ${pairs} (${sql.ref(columns[0])}, ${sql.ref(columns[1])}, ${sql.join(counts.map((count) => sql.ref(count)))})
+        SELECT a.seq, b.seq, ${picked} FROM (VALUES ${values}) AS v
+        JOIN ${sql.table(entityTables[0])} a ON a.id = v.column1 JOIN ${sql.table(entityTables[1])} b ON b.id = v.column2`.execute(
+        tx,
+      );
     },
     update: async (tx, values, match) => {
       const assignments = sql.join(Object.entries(values).map(([column, value]) => sql`${sql.ref(column)} = ${value}`));

@@ -89,6 +89,15 @@ export async function insertRow(tx: Db, table: TableName, row: Readonly<Row>): P
     .execute();
 }
 
+/** Rows of a table named at run time in one statement (callers keep a batch well below the parameter limits). */
+export async function insertManyRows(tx: Db, table: TableName, rows: readonly Readonly<Row>[]): Promise<void> {
+  if (rows.length > 0)
+    await dynamic(tx)
+      .insertInto(table)
+      .values(rows.map((row) => ({ ...row })))
+      .execute();
+}
+
 export async function selectRows<T extends TableName>(
   db: Db,
   table: T,
