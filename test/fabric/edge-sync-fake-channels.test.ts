@@ -1,27 +1,27 @@
-// The edge hello and API-session sync against routers whose channels are fakes (test/support/test-router.ts drives
-// the same over TLS): the full state in chunks with upstream's headers, changes made here or on another instance,
-// heartbeats keeping sessions alive, resync. Runs on SQLite and (npm run test:postgres) PostgreSQL.
+// The edge hello and API-session sync against routers whose channels are fakes (edge-sync.test.ts drives the same
+// over TLS with the test router): the full state in chunks with upstream's headers, changes made here or on another
+// instance, heartbeats keeping sessions alive, resync. Runs on SQLite and (npm run test:postgres) PostgreSQL.
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { create, toBinary } from '@bufbuild/protobuf';
-import { insertApiSession } from '../../../src/auth/api-sessions.js';
-import { EdgeSync } from '../../../src/fabric/edge-sync/edge-sync.js';
-import { SyncStateWriter } from '../../../src/fabric/edge-sync/sync-state-writer.js';
-import { wrapTransactions } from '../../../src/store/store.js';
+import { insertApiSession } from '../../src/auth/api-sessions.js';
+import { EdgeSync } from '../../src/fabric/edge-sync/edge-sync.js';
+import { SyncStateWriter } from '../../src/fabric/edge-sync/sync-state-writer.js';
+import { wrapTransactions } from '../../src/store/store.js';
 import {
   ApiSessionHeartbeatSchema,
   ContentType,
   RequestClientReSyncSchema,
   ValidateSessionsRequestSchema,
-} from '../../../src/fabric/messages/gen/edge_ctrl_pb.js';
-import { createEdgeRouter, createUser, login, readEntity } from '../../support/factories.js';
-import { createSession, grantService, openEdgeRouter } from '../../support/sessions.js';
-import { clientHelloBody, FakeConnections, type DecodedMessage } from '../../support/fake-router-channel.js';
-import { serveRouterMessages } from '../../support/router-messages.js';
-import { buildTestApp, testDatabaseUrl, type TestApp } from '../../support/test-app.js';
-import { postgresSchema, sqliteFile, type SharedDatabase } from '../../support/two-instances.js';
+} from '../../src/fabric/messages/gen/edge_ctrl_pb.js';
+import { createEdgeRouter, createUser, login, readEntity } from '../support/factories.js';
+import { createSession, grantService, openEdgeRouter } from '../support/sessions.js';
+import { clientHelloBody, FakeConnections, type DecodedMessage } from '../support/fake-router-channel.js';
+import { serveRouterMessages } from '../support/router-messages.js';
+import { buildTestApp, testDatabaseUrl, type TestApp } from '../support/test-app.js';
+import { postgresSchema, sqliteFile, type SharedDatabase } from '../support/two-instances.js';
 
 const client = '/edge/client/v1';
 
