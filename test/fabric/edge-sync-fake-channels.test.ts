@@ -20,10 +20,10 @@ import { createEdgeRouter, createUser, login, readEntity } from '../support/fact
 import { createSession, grantService, openEdgeRouter } from '../support/sessions.js';
 import { clientHelloBody, FakeConnections, type DecodedMessage } from '../support/fake-router-channel.js';
 import { serveRouterMessages } from '../support/router-messages.js';
+import { waitUntil } from '../support/wait.js';
 import { buildTestApp, testDatabaseUrl, type TestApp } from '../support/test-app.js';
 import { postgresSchema, sqliteFile, type SharedDatabase } from '../support/two-instances.js';
-
-const client = '/edge/client/v1';
+import { CLIENT as client } from '../support/api-paths.js';
 
 /** An edge sync on the test's connections, their router messages served by the table as a controller's are. */
 function syncOf(t: TestApp, connections: FakeConnections): EdgeSync {
@@ -136,7 +136,7 @@ describe('edge sync', () => {
         return clientHelloBody('router.example', 4433);
       };
     });
-    await waitFor(async () => (await status()).syncStatus === 'SYNC_HELLO_TIMEOUT');
+    await waitUntil(async () => (await status()).syncStatus === 'SYNC_HELLO_TIMEOUT');
     answer();
     await sync.idle();
     assert.deepEqual(await status(), {
@@ -277,11 +277,3 @@ describe('edge sync', () => {
     );
   });
 });
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

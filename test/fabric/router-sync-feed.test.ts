@@ -15,9 +15,7 @@ import { enrollVerifiedMfa, totpCode } from '../support/mfa.js';
 import { createSession, grantService, openEdgeRouter } from '../support/sessions.js';
 import { createCsr } from '../support/third-party-ca.js';
 import { buildTestApp, type TestApp } from '../support/test-app.js';
-
-const client = '/edge/client/v1';
-const management = '/edge/management/v1';
+import { CLIENT as client, MANAGEMENT as management } from '../support/api-paths.js';
 
 describe('router sync feed', () => {
   let t: TestApp;

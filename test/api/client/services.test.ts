@@ -9,9 +9,7 @@ import {
   createUser,
   type UserFixture,
 } from '../../support/factories.js';
-
-const client = '/edge/client/v1';
-const management = '/edge/management/v1';
+import { CLIENT as client, MANAGEMENT as management } from '../../support/api-paths.js';
 
 interface ServiceView {
   id: string;
