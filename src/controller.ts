@@ -142,7 +142,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     store,
     clock,
     onError: (error) => logger.error({ err: error }, 'could not check sessions against posture'),
-    ...(options.readMfaState ? { readMfaState: options.readMfaState } : {}),
+    readMfaState: options.readMfaState,
   });
   const instanceId = newCuid();
   const heartbeat = new InstanceHeartbeat({

@@ -27,5 +27,11 @@ export function parseDuration(text: string): number | undefined {
   const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
   const parts = [...text.trim().matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
   if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text.trim()) return undefined;
-  return parts.reduce((sum, [, value, unit]) => sum + Number(value) * units[unit!]!, 0);
+  let total = 0;
+  for (const [, value = '', unit = ''] of parts) {
+    const scale = units[unit];
+    if (scale === undefined) return undefined;
+    total += Number(value) * scale;
+  }
+  return total;
 }

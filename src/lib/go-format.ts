@@ -124,10 +124,10 @@ export function parseGoDuration(text: string): { ms: number } | { error: string 
   if (rest === '') return invalid;
   let total = 0;
   while (rest !== '') {
-    const number = /^(\d*)(?:\.(\d*))?/.exec(rest)!;
-    if ((number[1] ?? '') === '' && (number[2] ?? '') === '') return invalid;
+    const number = /^(\d*)(?:\.(\d*))?/.exec(rest);
+    if (number === null || ((number[1] ?? '') === '' && (number[2] ?? '') === '')) return invalid;
     rest = rest.slice(number[0].length);
-    const unit = /^[^\d.]*/.exec(rest)![0];
+    const unit = /^[^\d.]*/.exec(rest)?.[0] ?? '';
     if (unit === '') return { error: `time: missing unit in duration ${goQuote(text)}` };
     const scale = durationUnits[unit];
     if (scale === undefined) return { error: `time: unknown unit ${goQuote(unit)} in duration ${goQuote(text)}` };

@@ -32,7 +32,7 @@ export function newBase62Id(): string {
   let n = BigInt(`0x${randomUUID().replaceAll('-', '')}`);
   let out = '';
   while (n > 0n) {
-    out = BASE62[Number(n % 62n)]! + out;
+    out = BASE62.charAt(Number(n % 62n)) + out;
     n /= 62n;
   }
   return out || '0';

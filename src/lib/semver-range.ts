@@ -1,6 +1,7 @@
 // Semantic versions and version ranges exactly as the Go library upstream uses (github.com/blang/semver v3.5.1,
 // `Parse` and `ParseRange`), quirks and error texts included: OS posture checks store ranges that it accepts.
 // npm's semver is a different dialect ("10" and "~1.2.0" are ranges there, not here), so it cannot stand in.
+import { mustAt } from './collections.js';
 import { goQuote } from './go-format.js';
 
 export interface SemanticVersion {
@@ -34,7 +35,7 @@ function parseNumber(text: string, name: string): bigint {
   if (!NUMBERS.test(text)) throw new SemverError(`Invalid character(s) found in ${name} number ${goQuote(text)}`);
   if (text.length > 1 && text.startsWith('0')) {
     throw new SemverError(
-      `${name[0]!.toUpperCase()}${name.slice(1)} number must not contain leading zeroes ${goQuote(text)}`,
+      `${name.charAt(0).toUpperCase()}${name.slice(1)} number must not contain leading zeroes ${goQuote(text)}`,
     );
   }
   return parseUint(text);
@@ -56,9 +57,11 @@ function parsePrerelease(text: string): bigint | string {
 export function parseVersion(text: string): SemanticVersion {
   if (text === '') throw new SemverError('Version string empty');
   const [majorText, minorText, rest] = splitN(text, '.', 3);
-  if (rest === undefined) throw new SemverError('No Major.Minor.Patch elements found');
-  const major = parseNumber(majorText!, 'major');
-  const minor = parseNumber(minorText!, 'minor');
+  if (majorText === undefined || minorText === undefined || rest === undefined) {
+    throw new SemverError('No Major.Minor.Patch elements found');
+  }
+  const major = parseNumber(majorText, 'major');
+  const minor = parseNumber(minorText, 'minor');
   let patchText = rest;
   let build: string[] = [];
   let pre: string[] = [];
@@ -125,8 +128,7 @@ function splitAndTrim(text: string): string[] {
   const result: string[] = [];
   let last = 0;
   let lastChar = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    const byte = bytes[i]!;
+  for (const [i, byte] of bytes.entries()) {
     if (byte === 0x20 && lastChar !== 0x3e && lastChar !== 0x3c && lastChar !== 0x3d) {
       if (last < i - 1) result.push(bytes.subarray(last, i).toString('utf8'));
       last = i + 1;
@@ -210,7 +212,7 @@ export function compareVersions(a: SemanticVersion, b: SemanticVersion): number 
   for (const key of ['major', 'minor', 'patch'] as const) if (a[key] !== b[key]) return a[key] > b[key] ? 1 : -1;
   if (a.pre.length === 0 || b.pre.length === 0) return Math.sign(b.pre.length - a.pre.length);
   for (let i = 0; i < Math.min(a.pre.length, b.pre.length); i++) {
-    const [x, y] = [a.pre[i]!, b.pre[i]!];
+    const [x, y] = [mustAt(a.pre, i), mustAt(b.pre, i)];
     if (x === y) continue;
     if (typeof x !== typeof y) return typeof x === 'bigint' ? -1 : 1;
     return x > y ? 1 : -1;

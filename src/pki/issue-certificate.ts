@@ -59,6 +59,6 @@ export async function issueCertificate(options: IssueCertificateOptions): Promis
  */
 export function randomSerialNumber(): string {
   const bytes = randomBytes(16);
-  bytes[0] = (bytes[0]! & 0x3f) | 0x40;
+  bytes.writeUInt8((bytes.readUInt8(0) & 0x3f) | 0x40, 0);
   return bytes.toString('hex');
 }

@@ -57,8 +57,8 @@ export async function parseCsr(csrPem: unknown): Promise<Pkcs10CertificateReques
     throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', 'unexpected PEM blocks at end of CSR');
   let csr: Pkcs10CertificateRequest;
   try {
-    if (!/^(NEW )?CERTIFICATE REQUEST$/.test(block[1]!))
-      throw new Error(`a ${block[1]!} block is not a certificate request`);
+    const [, label = ''] = block;
+    if (!/^(NEW )?CERTIFICATE REQUEST$/.test(label)) throw new Error(`a ${label} block is not a certificate request`);
     csr = new Pkcs10CertificateRequest(block[0]);
   } catch (error) {
     throw ApiError.withMessage('COULD_NOT_PROCESS_CSR', `could not parse the CSR: ${errorMessage(error)}`);
@@ -109,7 +109,7 @@ export async function signCsr(pki: Pki, csrPem: unknown, options: SignCsrOptions
  * last), by @peculiar's short name or OID; the values of one field share one RDN, and only the last common name and
  * serial number count.
  */
-const GO_NAME_FIELDS: ReadonlyArray<{ types: readonly string[]; single?: true }> = [
+const GO_NAME_FIELDS: ReadonlyArray<{ types: readonly [string, ...string[]]; single?: true }> = [
   { types: ['C', '2.5.4.6'] },
   { types: ['ST', '2.5.4.8'] },
   { types: ['L', '2.5.4.7'] },
@@ -132,7 +132,7 @@ export function goSubject(csr: Pkcs10CertificateRequest): JsonName {
     const values = given.flatMap((rdn) =>
       Object.entries(rdn).flatMap(([type, found]) => (types.includes(type) ? found : [])),
     );
-    if (values.length > 0) subject.push({ [types[0]!]: single ? values.slice(-1) : values });
+    if (values.length > 0) subject.push({ [types[0]]: single ? values.slice(-1) : values });
   }
   return subject.length > 0 ? subject : [{ CN: ['unnamed'] }];
 }

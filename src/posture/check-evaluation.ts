@@ -16,6 +16,7 @@ import {
   type MfaInputs,
 } from './mfa-posture.js';
 import type { IdentityPosture, ProcessReport } from './reported-posture.js';
+import { omitEmpty } from '../lib/omit-empty.js';
 
 /** A posture check as stored: its type-specific fields are the normalised `details` document. */
 export interface PostureCheckRecord {
@@ -145,7 +146,7 @@ const process: Evaluator = {
     const { osType, path, hashes, signerFingerprint } = processOf(details);
     return {
       actualValue: actualProcess(reportFor(data, checkId)),
-      expectedValue: { hashes, osType, path, ...(signerFingerprint ? { signerFingerprint } : {}) },
+      expectedValue: { hashes, osType, path, ...omitEmpty({ signerFingerprint }) },
     };
   },
 };

@@ -8,6 +8,7 @@ import { identityExists } from '../store/queries/identities.js';
 import type { Db } from '../store/store.js';
 import type { MfaStateReader } from './posture-inputs.js';
 import { loadPosture, type IdentityPosture } from './reported-posture.js';
+import { omitEmpty } from '../lib/omit-empty.js';
 
 const timestampOrNull = (at: Date | undefined) => (at ? formatTimestamp(at) : null);
 
@@ -72,8 +73,7 @@ async function postureOf(
     // An empty hash and a stopped process are left out, as upstream's model does (omitempty).
     processes: (data?.processes ?? []).map((process) => ({
       ...base(process),
-      ...(process.hash ? { binaryHash: process.hash } : {}),
-      ...(process.isRunning ? { isRunning: true } : {}),
+      ...omitEmpty({ binaryHash: process.hash, isRunning: process.isRunning }),
       signerFingerprints: process.signerFingerprints,
     })),
   };

@@ -80,9 +80,9 @@ const UNWATCHED: ReadonlySet<string> = new Set([
 export function writtenTables(sqlText: string): string[] {
   if (!MAY_WRITE.test(sqlText)) return [];
   const tables: string[] = [];
-  for (const match of sqlText.matchAll(WRITES)) {
-    const table = match[1]!.toLowerCase();
-    if (!UNWATCHED.has(table)) tables.push(table);
+  for (const [, name] of sqlText.matchAll(WRITES)) {
+    const table = name?.toLowerCase();
+    if (table !== undefined && !UNWATCHED.has(table)) tables.push(table);
   }
   return tables;
 }

@@ -10,8 +10,7 @@ import { selectRows } from '../../src/store/queries/table-rows.js';
 import { freePort, get, startController, waitReady } from '../support/controller-process.js';
 import { ADMIN_PASSWORD, buildTestApp, type TestApp } from '../support/test-app.js';
 import { postgresSchema } from '../support/two-instances.js';
-
-const management = '/edge/management/v1';
+import { MANAGEMENT as management } from '../support/api-paths.js';
 
 describe('instances on one PostgreSQL database', () => {
   it('started at the same moment on an empty database, migrate once and create one admin', async () => {

@@ -9,9 +9,7 @@ import { assertError } from '../support/conformance.js';
 import { createAuthPolicy, createUser, type UserFixture } from '../support/factories.js';
 import { buildTestApp, type TestApp } from '../support/test-app.js';
 import { postgresSchema, type SharedDatabase } from '../support/two-instances.js';
-
-const client = '/edge/client/v1';
-const management = '/edge/management/v1';
+import { CLIENT as client, MANAGEMENT as management } from '../support/api-paths.js';
 
 describe('password failures on two instances of one PostgreSQL database', () => {
   let database: SharedDatabase;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createUser, login } from '../support/factories.js';
 import { createSession, grantService } from '../support/sessions.js';
-import { enrollEdgeRouter, TestRouter, type EnrolledRouter } from '../support/test-router.js';
+import { enrollEdgeRouter, TestRouter, waitUntil, type EnrolledRouter } from '../support/test-router.js';
 import { testDatabaseUrl } from '../support/test-app.js';
 import { buildTlsTestApp, type TlsTestApp } from '../support/tls-client.js';
 import { postgresSchema, sqliteFile, type SharedDatabase } from '../support/two-instances.js';
@@ -132,11 +132,3 @@ describe('edge routers: hello and API-session sync', () => {
     assert.ok(router.edge.apiSessions.has(adminA) && router.edge.apiSessions.has(adminB));
   });
 });
-
-async function waitUntil(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

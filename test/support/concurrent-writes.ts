@@ -13,9 +13,8 @@ import { assertLinksConsistent } from './policy-oracle.js';
 import { openEdgeRouter, requestSession } from './sessions.js';
 import { buildTestApp, type TestApp } from './test-app.js';
 import type { SharedDatabase } from './two-instances.js';
+import { CLIENT as client, MANAGEMENT as management } from './api-paths.js';
 
-const client = '/edge/client/v1';
-const management = '/edge/management/v1';
 const USERS = 6;
 const ROUNDS = 8;
 

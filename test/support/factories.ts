@@ -99,6 +99,16 @@ export const createEdgeRouter = (t: TestApp, token: string, body: Record<string,
 export const createTransitRouter = (t: TestApp, token: string, body: Record<string, unknown> = {}) =>
   createEntity(t, token, 'transit-routers', { name: unique('router'), ...body });
 
+/** A terminator of `service` on `router`: a transport binding to a TCP address unless `body` says otherwise. */
+export const createTerminator = (
+  t: TestApp,
+  token: string,
+  service: string,
+  router: string,
+  body: Record<string, unknown> = {},
+) =>
+  createEntity(t, token, 'terminators', { service, router, binding: 'transport', address: 'tcp:localhost:1', ...body });
+
 export interface AuthPolicyOverrides {
   name?: string;
   cert?: Partial<{ allowed: boolean; allowExpiredCerts: boolean }>;

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import type { TestApp } from './test-app.js';
 import type { CallResult } from './conformance.js';
 import { createEdgeRouter, createEntity, createService } from './factories.js';
+import { CLIENT as client } from './api-paths.js';
 
-const client = '/edge/client/v1';
 let counter = 0;
 const unique = (prefix: string) => `${prefix}-${++counter}-${Math.random().toString(36).slice(2, 7)}`;
 

@@ -170,11 +170,5 @@ export class TestRouter {
   }
 }
 
-/** Polls `check` until it holds (REST state that follows a connection's events). */
-export async function waitUntil(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+// The control-plane tests import the poll from here beside the router they poll about.
+export { waitUntil } from './wait.js';

@@ -11,9 +11,7 @@ import { assertError } from './conformance.js';
 import { createAuthPolicy, createService, createUser, login } from './factories.js';
 import { grantService, openEdgeRouter, requestSession } from './sessions.js';
 import { buildTestApp, type TestApp, type TestAppOptions } from './test-app.js';
-
-const client = '/edge/client/v1';
-const management = '/edge/management/v1';
+import { CLIENT as client, MANAGEMENT as management } from './api-paths.js';
 
 export interface SharedDatabase {
   /** What every instance on it is built with. */

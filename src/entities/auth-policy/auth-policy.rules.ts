@@ -7,6 +7,7 @@ import { setPath } from '../../lib/object-path.js';
 import { firstIdentityUsingAuthPolicy } from '../../store/queries/auth-policies.js';
 import { existingSigners } from '../../store/queries/external-jwt-signers.js';
 import type { Db } from '../../store/store.js';
+import { omitEmpty } from '../../lib/omit-empty.js';
 
 export const DEFAULT_AUTH_POLICY_ID = 'default';
 
@@ -53,7 +54,7 @@ function primaryOf(policy: AuthPolicy): unknown {
 /** The REST `secondary` object: without a required signer upstream leaves the field out (omitempty). */
 function secondaryOf(policy: AuthPolicy): unknown {
   const signer = policy[REQUIRED_SIGNER];
-  return { requireTotp: policy['secondary.requireTotp'], ...(signer ? { requireExtJwtSigner: signer } : {}) };
+  return { requireTotp: policy['secondary.requireTotp'], ...omitEmpty({ requireExtJwtSigner: signer }) };
 }
 
 export const authPolicyRules: EntityRules<AuthPolicy> = {

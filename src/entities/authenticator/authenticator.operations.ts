@@ -39,11 +39,10 @@ function modifyOwn<Op extends 'updateCurrentIdentityAuthenticator' | 'patchCurre
       const found = await context.deps.store.read(async (db) =>
         requireEntity(db, authenticator, params.id, await ownScope(context, db)),
       );
-      if (found.method !== 'updb') throw new ApiError('CAN_NOT_UPDATE_AUTHENTICATOR');
-      const matches = await verifyPassword(body.currentPassword, {
-        hash: found.passwordHash as string,
-        salt: found.passwordSalt as string,
-      });
+      const { method, passwordHash: hash, passwordSalt: salt } = found;
+      // Only updb authenticators hold a password, and each of them does.
+      if (method !== 'updb' || hash === null || salt === null) throw new ApiError('CAN_NOT_UPDATE_AUTHENTICATOR');
+      const matches = await verifyPassword(body.currentPassword, { hash, salt });
       if (!matches)
         throw ApiError.invalidField('currentPassword', 'invalid current password', '******').as('UNAUTHORIZED');
       await modifyEntity(context.deps, authenticator, found.id, body, mode);
@@ -69,11 +68,13 @@ const reEnrollAuthenticator: OperationHandler<'reEnrollAuthenticator'> = {
       const found = await requireEntity(tx, authenticator, id);
       const expiresAt = futureInstant(body.expiresAt, now, 'expiresAt must be in the future');
       const identityId = found.identityId;
-      const caId = (await authenticatorById(tx, id))?.ca_id ?? undefined;
+      const caId = (await authenticatorById(tx, id))?.ca_id || undefined;
+      const { method, username } = found;
+      if (method === 'updb' && username === null) throw new Error(`updb authenticator ${id} has no username`);
       const input: NewEnrollment =
-        found.method === 'updb'
-          ? { method: 'updb', identityId, username: found.username as string, expiresAt, id: enrollmentId }
-          : { method: caId ? 'ottca' : 'ott', identityId, expiresAt, id: enrollmentId, ...(caId ? { caId } : {}) };
+        method === 'updb'
+          ? { method: 'updb', identityId, username: username ?? undefined, expiresAt, id: enrollmentId }
+          : { method: caId ? 'ottca' : 'ott', identityId, expiresAt, id: enrollmentId, caId };
       await makeRoomForEnrollment(tx, identityId, input.method, now);
       // Its rules end the API sessions it opened.
       await removeEntityIn(tx, deps, authenticator, id);

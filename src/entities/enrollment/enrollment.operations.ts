@@ -58,8 +58,8 @@ const createEnrollmentOperation: OperationHandler<'createEnrollment'> = {
         method: input.method,
         identityId,
         expiresAt,
-        ...(caId ? { caId } : {}),
-        ...(username ? { username } : {}),
+        caId,
+        username,
       });
     });
     return { status: 201, json: createdEnvelope(enrollment.path, id) };

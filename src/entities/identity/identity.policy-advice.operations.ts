@@ -8,6 +8,7 @@ import { edgeRouterLiveStates } from '../../policy/session-edge-routers.js';
 import { edgeRouter } from '../edge-router/edge-router.definition.js';
 import { service } from '../service/service.definition.js';
 import { identity } from './identity.definition.js';
+import { omitEmpty } from '../../lib/omit-empty.js';
 
 /**
  * Upstream's `policyAdvice` model marks every field omitempty, so a false flag, a zero count and an empty router
@@ -34,11 +35,13 @@ const getIdentityPolicyAdvice: OperationHandler<'getIdentityPolicyAdvice'> = {
         identity: entityRef(identity, who),
         serviceId,
         service: entityRef(service, what),
-        ...(advice.isDialAllowed ? { isDialAllowed: true } : {}),
-        ...(advice.isBindAllowed ? { isBindAllowed: true } : {}),
-        ...(advice.identityRouterCount > 0 ? { identityRouterCount: advice.identityRouterCount } : {}),
-        ...(advice.serviceRouterCount > 0 ? { serviceRouterCount: advice.serviceRouterCount } : {}),
-        ...(commonRouters.length > 0 ? { commonRouters } : {}),
+        ...omitEmpty({
+          isDialAllowed: advice.isDialAllowed,
+          isBindAllowed: advice.isBindAllowed,
+          identityRouterCount: advice.identityRouterCount,
+          serviceRouterCount: advice.serviceRouterCount,
+          commonRouters,
+        }),
       };
     });
     return { status: 200, json: envelope(data) };

@@ -15,6 +15,7 @@ import {
 import { identityEnrollments } from './identity-enrollments.js';
 import { isIdentityDisabled } from '../../auth/identity-disable.js';
 import type { Identity } from './identity.fields.js';
+import { omitEmpty } from '../../lib/omit-empty.js';
 
 /** The REST enum User, Device, Service and Default all mean type Default; Router is reserved for the system. */
 function typeIdFor(type: unknown): string {
@@ -120,8 +121,7 @@ const ownRules: EntityRules<Identity> = {
           ...(cert ? { cert: { fingerprint: cert.certFingerprint, id: cert.id } } : {}),
         },
         disabled: isIdentityDisabled(entity, now),
-        ...(entity.disabledAt ? { disabledAt: entity.disabledAt } : {}),
-        ...(entity.disabledUntil ? { disabledUntil: entity.disabledUntil } : {}),
+        ...omitEmpty({ disabledAt: entity.disabledAt, disabledUntil: entity.disabledUntil }),
         enrollment: enrollmentsOf(entity.id),
         envInfo: entity.envInfo ?? {},
         externalId: entity.externalId ?? null,

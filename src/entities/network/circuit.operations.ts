@@ -9,6 +9,7 @@ import { emptyNetwork, type CircuitSummary } from '../../fabric/network-views.js
 import { networkRefs, type NetworkRefs } from './network-refs.js';
 import { networkListAndDetail } from './network-operations.js';
 import { circuitSymbols } from './circuit.fields.js';
+import { omitEmpty } from '../../lib/omit-empty.js';
 
 const circuitsOf = (context: OperationContext) => (context.deps.network ?? emptyNetwork).circuits;
 
@@ -21,7 +22,7 @@ function toApi(circuit: CircuitSummary, refs: NetworkRefs, serviceNames: Map<str
     id: circuit.id,
     tags: { ...circuit.tags },
     updatedAt: formatTimestamp(circuit.updatedAt),
-    ...(circuit.clientId ? { clientId: circuit.clientId } : {}),
+    ...omitEmpty({ clientId: circuit.clientId }),
     // Nil slices upstream when empty, written null.
     path: {
       links: circuit.path.linkIds.length > 0 ? circuit.path.linkIds.map((id) => refs.link(id)) : null,

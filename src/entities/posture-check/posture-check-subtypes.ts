@@ -5,6 +5,7 @@ import { goValue } from '../../lib/go-format.js';
 import { normaliseSet } from '../../crud/entity-store.js';
 import { parseRange, SemverError } from '../../lib/semver-range.js';
 import { isJsonObject } from '../../lib/object-path.js';
+import { omitEmpty } from '../../lib/omit-empty.js';
 
 /** A posture check's type-specific fields, kept together in one JSON column. */
 export type Details = Record<string, unknown>;
@@ -123,7 +124,7 @@ const processCheck: PostureCheckSubtype = {
   render(details) {
     const { signerFingerprint, ...rest } = detailsOf(details.process);
     // `signerFingerprint` is omitempty in the REST model: an empty one is left out.
-    return { process: signerFingerprint ? { ...rest, signerFingerprint } : rest };
+    return { process: { ...rest, ...omitEmpty({ signerFingerprint }) } };
   },
 };
 

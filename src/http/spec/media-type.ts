@@ -14,7 +14,7 @@ function isTokenChar(char: string): boolean {
 
 function consumeToken(text: string): [string, string] {
   let end = 0;
-  while (end < text.length && isTokenChar(text[end]!)) end += 1;
+  while (end < text.length && isTokenChar(text.charAt(end))) end += 1;
   return [text.slice(0, end), text.slice(end)];
 }
 
@@ -33,7 +33,8 @@ export function parseMediaType(value: string): { mediaType: string } | { error: 
   for (const param of params) {
     if (param.trim() === '') continue;
     const match = /^\s*([^\s=]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^\s";]+)\s*$/.exec(param);
-    if (!match || consumeToken(match[1]!)[1] !== '') return { error: 'mime: invalid media parameter' };
+    const name = match?.[1];
+    if (name === undefined || consumeToken(name)[1] !== '') return { error: 'mime: invalid media parameter' };
   }
   return { mediaType: type };
 }
@@ -102,7 +103,7 @@ function negotiate(accept: string | undefined, offers: readonly string[], defaul
   let bestWild = 3;
   for (const raw of offers) {
     if (specs.length === 0) return raw;
-    const offer = raw.split(';')[0]!;
+    const [offer = ''] = raw.split(';');
     for (const spec of specs) {
       if (spec.q === 0 || spec.q < bestQ) continue;
       if (spec.value === '*/*') {

@@ -82,8 +82,8 @@ export function listQuerySql(query: ListQuery, alias: string, dialect: FilterSql
   return {
     where: compilePredicate(query.predicate, target),
     orderBy: orderBy(query.sort, alias, query.idColumn),
-    ...(indexCount ? { indexCount } : {}),
-    ...(indexPage ? { indexPage } : {}),
+    indexCount,
+    indexPage,
   };
 }
 

@@ -25,13 +25,11 @@ export async function migrate(
   migrations: readonly Migration[],
   translate: (statement: MigrationStatement) => string | undefined = forSqlite,
 ): Promise<number> {
-  await sql
-    .raw(
-      translate(
-        'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
-      )!,
-    )
-    .execute(db);
+  const bookkeeping = translate(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
+  );
+  if (bookkeeping === undefined) throw new Error('the store skips the schema_migrations table it records versions in');
+  await sql.raw(bookkeeping).execute(db);
   const applied = await db.selectFrom('schema_migrations').select('version').execute();
   const done = new Set(applied.map((row) => Number(row.version)));
   let current = Math.max(0, ...done);

@@ -45,13 +45,14 @@ class LongListTransformer extends OperationNodeTransformer {
     const transformed = super.transformRaw(node);
     const fragments = [...transformed.sqlFragments];
     const parameters = transformed.parameters.map((parameter, index) => {
-      const match = /\b(NOT\s+)?IN\s*\(\s*$/i.exec(fragments[index] ?? '');
+      const before = fragments[index] ?? '';
+      const match = /\b(NOT\s+)?IN\s*\(\s*$/i.exec(before);
       if (!match || !/^\s*\)/.test(fragments[index + 1] ?? '')) return parameter;
       const values = joinedValues(parameter);
       const quantifier = match[1] ? 'ALL' : 'ANY';
       const array = values && arrayOperand(values, quantifier);
       if (!array) return parameter;
-      fragments[index] = `${fragments[index]!.slice(0, match.index)}${match[1] ? '<>' : '='} `;
+      fragments[index] = `${before.slice(0, match.index)}${match[1] ? '<>' : '='} `;
       // The parenthesis written after the list closes ANY( … ).
       return RawNode.create([`${quantifier}(`, ''], [ValueNode.create(values)]);
     });
@@ -62,10 +63,14 @@ class LongListTransformer extends OperationNodeTransformer {
     const transformed = super.transformInsertQuery(node);
     const { values, columns, into } = transformed;
     if (!values || !ValuesNode.is(values) || !columns || !into || !TableNode.is(into)) return transformed;
-    const rows = values.values.map((row) => (PrimitiveValueListNode.is(row) ? row.values : undefined));
-    if (rows.length * columns.length <= LONG_LIST || !rows.every((row) => row?.every(isScalar))) return transformed;
+    if (values.values.length * columns.length <= LONG_LIST) return transformed;
+    const rows: Array<readonly Scalar[]> = [];
+    for (const row of values.values) {
+      if (!PrimitiveValueListNode.is(row) || !row.values.every(isScalar)) return transformed;
+      rows.push(row.values);
+    }
     const names = columns.map((column) => column.column.name);
-    const records = rows.map((row) => Object.fromEntries(names.map((name, index) => [name, row![index]])));
+    const records = rows.map((row) => Object.fromEntries(names.map((name, index) => [name, row[index]])));
     const table = into.table.identifier.name;
     const picks = names.map((name) => `"${name}"`).join(', ');
     // The table's own row type gives every column its type; `WHERE true` keeps an ON CONFLICT clause unambiguous.

@@ -3,6 +3,7 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { ApiError } from '../../errors/api-error.js';
+import { mustAt } from '../../lib/collections.js';
 import { registerDialect } from '../connection.js';
 import { Changes } from '../changes.js';
 import { CHANGE_LOG_KEPT_SECONDS, CHANGE_LOG_PRUNE_EVERY, migrate, type Migration } from '../migrations/migrate.js';
@@ -147,7 +148,7 @@ function limiter(max: number): <T>(run: () => Promise<T>) => Promise<T> {
 
 async function currentSchema(db: Kysely<Schema>): Promise<string> {
   const { rows } = await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(db);
-  return rows[0]!.schema;
+  return mustAt(rows, 0).schema;
 }
 
 /**
@@ -265,7 +266,8 @@ export function toStoreError(error: unknown): StoreError | undefined {
   if (!(error instanceof pg.DatabaseError) || error.code === undefined) return undefined;
   const kind = CONSTRAINT_KINDS[error.code];
   if (!kind) return undefined;
-  const key = /^Key \((.+?)\)=/.exec(error.detail ?? '');
-  const columns = kind === 'unique' && key ? key[1]!.split(', ').map((column) => column.replace(/^"|"$/g, '')) : [];
+  const keyColumns = /^Key \((.+?)\)=/.exec(error.detail ?? '')?.[1];
+  const columns =
+    kind === 'unique' && keyColumns ? keyColumns.split(', ').map((column) => column.replace(/^"|"$/g, '')) : [];
   return new StoreError(kind, kind === 'foreignKey' ? undefined : error.table, columns, error.message);
 }

@@ -1,6 +1,7 @@
 // The embedded SQLite store: one database file in WAL mode with foreign keys on, behind the Store interface.
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { mustAt } from '../../lib/collections.js';
 import { LruMap } from '../../lib/lru-map.js';
 import { registerDialect } from '../connection.js';
 import { StoreError, type Db, type Store } from '../store.js';
@@ -268,10 +269,10 @@ async function translateErrors<T>(work: () => Promise<T>): Promise<T> {
 /** Maps better-sqlite3's constraint errors ("UNIQUE constraint failed: identities.name") to StoreError. */
 export function toStoreError(error: unknown): StoreError | undefined {
   if (!(error instanceof Error) || !('code' in error) || typeof error.code !== 'string') return undefined;
-  const unique = /^UNIQUE constraint failed: (.+)$/.exec(error.message);
-  if (error.code === 'SQLITE_CONSTRAINT_UNIQUE' && unique) {
-    const qualified = unique[1]!.split(', ');
-    const table = qualified[0]!.split('.')[0];
+  const uniqueColumns = /^UNIQUE constraint failed: (.+)$/.exec(error.message)?.[1];
+  if (error.code === 'SQLITE_CONSTRAINT_UNIQUE' && uniqueColumns !== undefined) {
+    const qualified = uniqueColumns.split(', ');
+    const table = mustAt(qualified, 0).split('.')[0];
     return new StoreError(
       'unique',
       table,

@@ -8,9 +8,8 @@ import { createCsr, httpsChecked, type KeyAndCert } from '../../support/third-pa
 import { newSigningKey, signJwt, type SigningKey } from '../../support/jwt-issuer.js';
 import { newCsr, newKeyPair } from '../../support/test-keys.js';
 import { lifetimes, signCsr } from '../../../src/pki/sign-csr.js';
+import { CLIENT as client, MANAGEMENT as management } from '../../support/api-paths.js';
 
-const client = '/edge/client/v1';
-const management = '/edge/management/v1';
 const TOTP_QUERY = {
   format: 'alphaNumeric',
   httpMethod: 'POST',

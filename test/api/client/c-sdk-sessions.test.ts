@@ -11,9 +11,7 @@ import {
   type TlsTestApp,
 } from '../../support/tls-client.js';
 import { newCsr, newKeyPair } from '../../support/test-keys.js';
-
-const MANAGEMENT = '/edge/management/v1';
-const CLIENT = '/edge/client/v1';
+import { CLIENT, MANAGEMENT } from '../../support/api-paths.js';
 
 /**
  * The C SDK 1.0.12's sequence (docs/reference/real-clients.md), over real mutual TLS: certificate login, services,

@@ -17,9 +17,8 @@ import {
   type TestCa,
 } from '../../support/third-party-ca.js';
 import { lifetimes, signCsr } from '../../../src/pki/sign-csr.js';
+import { CLIENT as client, MANAGEMENT as management } from '../../support/api-paths.js';
 
-const management = '/edge/management/v1';
-const client = '/edge/client/v1';
 const day = 86_400_000;
 let counter = 0;
 const uniqueName = (prefix: string) => `${prefix}-${++counter}`;

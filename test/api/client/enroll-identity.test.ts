@@ -11,9 +11,8 @@ import { createIdentity, login } from '../../support/factories.js';
 import { buildTlsTestApp, type TlsRequestOptions, type TlsTestApp } from '../../support/tls-client.js';
 import { testTime } from '../../support/test-app.js';
 import { newCsr, newKeyPair, type KeyPair } from '../../support/test-keys.js';
+import { CLIENT, MANAGEMENT } from '../../support/api-paths.js';
 
-const MANAGEMENT = '/edge/management/v1';
-const CLIENT = '/edge/client/v1';
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 const ENROLLMENT_DURATION_MS = 180 * 60_000;
 const YEAR_MS = 365 * 24 * 60 * 60_000;

@@ -17,8 +17,8 @@ import { buildTlsTestApp, type TlsRequestOptions, type TlsTestApp } from '../../
 import { testTime } from '../../support/test-app.js';
 import { newCsr, newKeyPair, type KeyPair } from '../../support/test-keys.js';
 import { selectRows } from '../../../src/store/queries/table-rows.js';
+import { MANAGEMENT } from '../../support/api-paths.js';
 
-const MANAGEMENT = '/edge/management/v1';
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
 const ENROLLMENT_DURATION_MS = 180 * 60_000;

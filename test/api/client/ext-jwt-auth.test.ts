@@ -12,9 +12,7 @@ import {
   type JwtOptions,
   type SigningKey,
 } from '../../support/jwt-issuer.js';
-
-const client = '/edge/client/v1';
-const management = '/edge/management/v1';
+import { CLIENT as client, MANAGEMENT as management } from '../../support/api-paths.js';
 
 interface Session {
   token: string;

@@ -14,9 +14,7 @@ import {
   type AuthPolicyOverrides,
   type UserFixture,
 } from '../../support/factories.js';
-
-const client = '/edge/client/v1';
-const management = '/edge/management/v1';
+import { CLIENT as client, MANAGEMENT as management } from '../../support/api-paths.js';
 
 let counter = 0;
 const unique = (prefix: string) => `${prefix}-${++counter}`;

@@ -5,8 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { assertError, type CallResult } from '../../support/conformance.js';
 import { createUser } from '../../support/factories.js';
-
-const client = '/edge/client/v1';
+import { CLIENT as client } from '../../support/api-paths.js';
 
 let counter = 0;
 const unique = (prefix: string) => `${prefix}-${++counter}`;

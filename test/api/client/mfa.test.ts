@@ -5,9 +5,8 @@ import { assertError, type CallResult } from '../../support/conformance.js';
 import { createUser, login } from '../../support/factories.js';
 import { enrollVerifiedMfa, secretOf, totpCode } from '../../support/mfa.js';
 import { readMfaStatus } from '../../../src/auth/mfa/mfa-status.js';
+import { CLIENT as client, MANAGEMENT as management } from '../../support/api-paths.js';
 
-const client = '/edge/client/v1';
-const management = '/edge/management/v1';
 const MFA = `${client}/current-identity/mfa`;
 const TOTP_QUERY = {
   format: 'alphaNumeric',

@@ -6,9 +6,7 @@ import { createSession, grantService, openEdgeRouter, requestSession } from '../
 import { enrollVerifiedMfa, totpCode } from '../../support/mfa.js';
 import { assertError } from '../../support/conformance.js';
 import type { MfaState } from '../../../src/posture/posture-inputs.js';
-
-const client = '/edge/client/v1';
-const management = '/edge/management/v1';
+import { CLIENT as client, MANAGEMENT as management } from '../../support/api-paths.js';
 
 /**
  * These tests stand in for MFA at posture's one MFA seam, to steer exactly when an API session passed MFA and see

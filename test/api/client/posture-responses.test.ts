@@ -12,9 +12,7 @@ import {
 } from '../../support/sessions.js';
 import { PostureMonitor } from '../../../src/posture/posture-monitor.js';
 import { loadPosture } from '../../../src/posture/reported-posture.js';
-
-const client = '/edge/client/v1';
-const management = '/edge/management/v1';
+import { CLIENT as client, MANAGEMENT as management } from '../../support/api-paths.js';
 
 interface PostureQueries {
   policyId: string;

@@ -6,9 +6,7 @@ import { createIdentity, createUser, login } from '../../support/factories.js';
 import { httpsChecked } from '../../support/third-party-ca.js';
 import { newCsr, newKeyPair } from '../../support/test-keys.js';
 import { buildTlsTestApp, type TlsTestApp } from '../../support/tls-client.js';
-
-const MANAGEMENT = '/edge/management/v1';
-const CLIENT = '/edge/client/v1';
+import { CLIENT, MANAGEMENT } from '../../support/api-paths.js';
 
 // Upstream's authenticator store ends the API sessions an authenticator opened when the authenticator is deleted,
 // which re-enroll does at once (AuthenticatorManager.ReEnroll), before the new enrollment is used.

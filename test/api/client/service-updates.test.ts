@@ -11,9 +11,7 @@ import {
   type UserFixture,
 } from '../../support/factories.js';
 import { assertLinksConsistent } from '../../support/policy-oracle.js';
-
-const client = '/edge/client/v1';
-const management = '/edge/management/v1';
+import { CLIENT as client, MANAGEMENT as management } from '../../support/api-paths.js';
 
 describe('listServiceUpdates', () => {
   let t: TestApp;

@@ -6,12 +6,11 @@ import {
   createEdgeRouter,
   createEntity,
   createService,
+  createTerminator,
   createUser,
   type UserFixture,
 } from '../../support/factories.js';
-
-const client = '/edge/client/v1';
-const management = '/edge/management/v1';
+import { CLIENT as client, MANAGEMENT as management } from '../../support/api-paths.js';
 
 interface ServiceView {
   id: string;
@@ -298,19 +297,8 @@ describe('client services', () => {
     let router: string;
     before(async () => {
       router = await createEdgeRouter(t, admin);
-      await createEntity(t, admin, 'terminators', {
-        service: both,
-        router,
-        address: 'tcp:localhost:8080',
-        binding: 'transport',
-        identity: 'host-1',
-      });
-      await createEntity(t, admin, 'terminators', {
-        service: hidden,
-        router,
-        address: 'tcp:localhost:9090',
-        binding: 'transport',
-      });
+      await createTerminator(t, admin, both, router, { address: 'tcp:localhost:8080', identity: 'host-1' });
+      await createTerminator(t, admin, hidden, router, { address: 'tcp:localhost:9090' });
     });
 
     it("lists a visible service's terminators in the client shape", async () => {

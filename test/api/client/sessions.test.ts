@@ -13,8 +13,8 @@ import {
   type SessionBody,
 } from '../../support/sessions.js';
 import { jwtAlgorithm } from '../../../src/enrollment/enrollment-jwt.js';
+import { CLIENT as client } from '../../support/api-paths.js';
 
-const client = '/edge/client/v1';
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 describe('client sessions', () => {

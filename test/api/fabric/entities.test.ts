@@ -5,8 +5,8 @@ import { buildTestApp, testDatabaseUrl, type TestApp } from '../../support/test-
 import { assertError } from '../../support/conformance.js';
 import {
   createEdgeRouter,
-  createEntity,
   createService,
+  createTerminator,
   createTransitRouter,
   createUser,
   login,
@@ -47,10 +47,7 @@ describe('fabric API: routers, services, terminators', () => {
       terminatorStrategy: 'weighted',
       roleAttributes: ['a'],
     });
-    terminatorId = await createEntity(t, token, 'terminators', {
-      service: serviceId,
-      router: edgeRouterId,
-      binding: 'transport',
+    terminatorId = await createTerminator(t, token, serviceId, edgeRouterId, {
       address: 'tcp:localhost:9',
       identity: 'host-7',
     });
@@ -231,12 +228,7 @@ describe('fabric API: routers, services, terminators', () => {
     it('deletes a terminator, a service and a router as the edge APIs do, accepting the body the CLI always sends', async () => {
       const service = await createService(t, token);
       const router = await createTransitRouter(t, token);
-      const terminator = await createEntity(t, token, 'terminators', {
-        service,
-        router,
-        binding: 'transport',
-        address: 'tcp:x:1',
-      });
+      const terminator = await createTerminator(t, token, service, router, { address: 'tcp:x:1' });
       for (const path of [`terminators/${terminator}`, `services/${service}`, `routers/${router}`]) {
         // `ziti fabric delete` sends {"immediate":false} with every delete (cmd/fabric/delete.go).
         const result = await t.call({ method: 'DELETE', url: `${base}/${path}`, token, payload: { immediate: false } });

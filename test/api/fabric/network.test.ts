@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { assertError } from '../../support/conformance.js';
-import { createEdgeRouter, createEntity, createService, createTransitRouter } from '../../support/factories.js';
+import { createEdgeRouter, createService, createTerminator, createTransitRouter } from '../../support/factories.js';
 import type { CircuitSummary, LinkSummary, NetworkViews } from '../../../src/fabric/network-views.js';
 
 type Entity = Record<string, unknown> & { id: string };
@@ -55,12 +55,7 @@ describe('fabric API: links and circuits', () => {
     middle = await createTransitRouter(t, token, { name: 'r-middle' });
     last = await createEdgeRouter(t, token, { name: 'r-last' });
     serviceId = await createService(t, token, { name: 'net-svc' });
-    const terminator = await createEntity(t, token, 'terminators', {
-      service: serviceId,
-      router: last,
-      binding: 'edge',
-      address: 'hosted:x',
-    });
+    const terminator = await createTerminator(t, token, serviceId, last, { binding: 'edge', address: 'hosted:x' });
     const link = (id: string, source: string, dest: string, cost: number): LinkSummary => ({
       id,
       protocol: 'tls',

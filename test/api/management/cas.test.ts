@@ -7,8 +7,8 @@ import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { assertError } from '../../support/conformance.js';
 import { createIdentity } from '../../support/factories.js';
 import { createTestCa, issueTestCertificate, type TestCa } from '../../support/third-party-ca.js';
+import { MANAGEMENT as base } from '../../support/api-paths.js';
 
-const base = '/edge/management/v1';
 let counter = 0;
 const uniqueName = (prefix: string) => `${prefix}-${++counter}`;
 

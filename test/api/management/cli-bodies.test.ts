@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { createEntity, readEntity } from '../../support/factories.js';
+import { MANAGEMENT as base } from '../../support/api-paths.js';
 
 type Entity = Record<string, unknown>;
-const base = '/edge/management/v1';
 
 describe('bodies the ziti CLI sends', () => {
   let t: TestApp;

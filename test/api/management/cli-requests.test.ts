@@ -4,8 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
-
-const API = '/edge/management/v1';
+import { MANAGEMENT as API } from '../../support/api-paths.js';
 
 describe('requests as the ziti CLI sends them', () => {
   let t: TestApp;

@@ -12,9 +12,9 @@ import {
   readEntity,
 } from '../../support/factories.js';
 import { createTestCa } from '../../support/third-party-ca.js';
+import { MANAGEMENT as base } from '../../support/api-paths.js';
 
 type Entity = Record<string, unknown>;
-const base = '/edge/management/v1';
 
 /** The console's save model: its own keys only, each taken from the form data (the entity's detail on edit). */
 const modelFrom = (model: Entity, detail: Entity): Entity =>

@@ -14,11 +14,10 @@ import { assertError } from '../../support/conformance.js';
 import { createEdgeRouter, createEntity, createIdentity, createService } from '../../support/factories.js';
 import { createTestCa } from '../../support/third-party-ca.js';
 import { buildTestApp, testTime, type TestApp } from '../../support/test-app.js';
+import { MANAGEMENT as api } from '../../support/api-paths.js';
 
 /** The pair tables are keyed by integers; tests name their rows by ids. */
 const identityServices = pairRows(servicePolicyKind);
-
-const api = '/edge/management/v1';
 
 type IntegrityData = IntegrityStatus;
 

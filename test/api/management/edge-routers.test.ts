@@ -4,10 +4,10 @@ import { buildTestApp, type TestApp, testTime } from '../../support/test-app.js'
 import { assertError } from '../../support/conformance.js';
 import { createEntity, createIdentity } from '../../support/factories.js';
 import { selectRows } from '../../../src/store/queries/table-rows.js';
+import { MANAGEMENT as API } from '../../support/api-paths.js';
 
 type EdgeRouter = Record<string, unknown> & { id: string; name: string };
 
-const API = '/edge/management/v1';
 const BASE = `${API}/edge-routers`;
 
 describe('edge routers', () => {

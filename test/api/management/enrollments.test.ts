@@ -8,6 +8,7 @@ import { buildTestApp, type TestApp, testTime } from '../../support/test-app.js'
 import { assertError } from '../../support/conformance.js';
 import { createEdgeRouter, createIdentity, createTransitRouter, createUser, login } from '../../support/factories.js';
 import { insertRows } from '../../../src/store/queries/table-rows.js';
+import { MANAGEMENT as API } from '../../support/api-paths.js';
 
 type Enrollment = Record<string, unknown> & {
   id: string;
@@ -17,7 +18,6 @@ type Enrollment = Record<string, unknown> & {
   method: string;
 };
 
-const API = '/edge/management/v1';
 const base = `${API}/enrollments`;
 const start = testTime();
 const inMinutes = (minutes: number) => new Date(Date.parse(start) + minutes * 60_000).toISOString();

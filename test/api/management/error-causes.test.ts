@@ -5,8 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { assertError, type CallResult } from '../../support/conformance.js';
 import { createTransitRouter } from '../../support/factories.js';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
-
-const API = '/edge/management/v1';
+import { MANAGEMENT as API } from '../../support/api-paths.js';
 
 describe('error causes', () => {
   let t: TestApp;

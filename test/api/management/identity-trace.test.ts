@@ -4,8 +4,7 @@ import { assertError } from '../../support/conformance.js';
 import { createIdentity, createUser, login } from '../../support/factories.js';
 import { buildTestApp, testTime, type TestApp } from '../../support/test-app.js';
 import { selectRows } from '../../../src/store/queries/table-rows.js';
-
-const api = '/edge/management/v1';
+import { MANAGEMENT as api } from '../../support/api-paths.js';
 
 describe('updateIdentityTracing', () => {
   let t: TestApp;

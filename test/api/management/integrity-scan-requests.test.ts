@@ -8,8 +8,7 @@ import type { IntegrityStatus } from '../../../src/integrity/integrity-checks.js
 import { assertError } from '../../support/conformance.js';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { buildTlsTestApp, type TlsTestApp } from '../../support/tls-client.js';
-
-const api = '/edge/management/v1';
+import { MANAGEMENT as api } from '../../support/api-paths.js';
 
 describe('integrity scans requested back to back', () => {
   let t: TestApp;

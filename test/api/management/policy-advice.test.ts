@@ -10,8 +10,7 @@ import {
   createUser,
   login,
 } from '../../support/factories.js';
-
-const api = '/edge/management/v1';
+import { MANAGEMENT as api } from '../../support/api-paths.js';
 
 interface Advice {
   identityId: string;

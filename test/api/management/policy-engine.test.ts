@@ -5,8 +5,7 @@ import { createEdgeRouter, createEntity, createIdentity, createService } from '.
 import { assertLinksConsistent } from '../../support/policy-oracle.js';
 import { pairRows } from '../../../src/store/queries/pair-rows.js';
 import { edgeRouterPolicyKind, servicePolicyKind } from '../../../src/store/queries/policy-tables.js';
-
-const api = '/edge/management/v1';
+import { MANAGEMENT as api } from '../../support/api-paths.js';
 
 describe('the policy engine keeps links equal to a from-scratch evaluation', () => {
   let t: TestApp;

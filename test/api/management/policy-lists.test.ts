@@ -12,8 +12,7 @@ import {
   login,
 } from '../../support/factories.js';
 import { updateRows } from '../../../src/store/queries/table-rows.js';
-
-const api = '/edge/management/v1';
+import { MANAGEMENT as api } from '../../support/api-paths.js';
 
 interface ListBody {
   data: { id: string; name: string }[];

@@ -4,10 +4,10 @@ import { buildTestApp, type TestApp, testTime } from '../../support/test-app.js'
 import { assertError } from '../../support/conformance.js';
 import { createEntity } from '../../support/factories.js';
 import { selectRows } from '../../../src/store/queries/table-rows.js';
+import { MANAGEMENT as API } from '../../support/api-paths.js';
 
 type Router = Record<string, unknown> & { id: string; name: string };
 
-const API = '/edge/management/v1';
 const PATHS = ['routers', 'transit-routers'] as const;
 
 describe('routers and transit routers', () => {

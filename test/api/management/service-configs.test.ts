@@ -4,8 +4,7 @@ import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { assertError } from '../../support/conformance.js';
 import { createEntity, createIdentity, createService, createUser, login } from '../../support/factories.js';
 import { selectRows } from '../../../src/store/queries/table-rows.js';
-
-const api = '/edge/management/v1';
+import { MANAGEMENT as api } from '../../support/api-paths.js';
 
 interface Override {
   serviceId: string;

@@ -11,9 +11,7 @@ import {
   type UserFixture,
 } from '../../support/factories.js';
 import { createSession, grantService, openEdgeRouter, sessionIds, type SessionBody } from '../../support/sessions.js';
-
-const management = '/edge/management/v1';
-const client = '/edge/client/v1';
+import { CLIENT as client, MANAGEMENT as management } from '../../support/api-paths.js';
 
 describe('management sessions', () => {
   let t: TestApp;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { assertError } from '../../support/conformance.js';
-import { createEdgeRouter, createEntity, createService, createTransitRouter } from '../../support/factories.js';
+import { createEdgeRouter, createService, createTerminator, createTransitRouter } from '../../support/factories.js';
 
 type Terminator = Record<string, unknown> & { id: string };
 
@@ -27,10 +27,7 @@ describe('terminators', () => {
 
   describe('createTerminator', () => {
     it('creates with references, defaults and no secret in the response', async () => {
-      const id = await createEntity(t, token, 'terminators', {
-        service: serviceId,
-        router: routerId,
-        binding: 'transport',
+      const id = await createTerminator(t, token, serviceId, routerId, {
         address: 'tcp:localhost:8080',
         identity: 'host-1',
         identitySecret: 'c2VjcmV0',
@@ -57,30 +54,15 @@ describe('terminators', () => {
     });
 
     it('derives an empty binding from the address', async () => {
-      const udp = await createEntity(t, token, 'terminators', {
-        service: serviceId,
-        router: routerId,
-        binding: '',
-        address: 'udp:10.0.0.1:53',
-      });
+      const udp = await createTerminator(t, token, serviceId, routerId, { binding: '', address: 'udp:10.0.0.1:53' });
       assert.equal((await get(udp)).binding, 'udp');
-      const tcp = await createEntity(t, token, 'terminators', {
-        service: serviceId,
-        router: routerId,
-        binding: '',
-        address: 'tcp:10.0.0.1:80',
-      });
+      const tcp = await createTerminator(t, token, serviceId, routerId, { binding: '', address: 'tcp:10.0.0.1:80' });
       assert.equal((await get(tcp)).binding, 'transport');
     });
 
     it('accepts transit routers too', async () => {
       const transit = await createTransitRouter(t, token);
-      const id = await createEntity(t, token, 'terminators', {
-        service: serviceId,
-        router: transit,
-        binding: 'transport',
-        address: 'tcp:x:1',
-      });
+      const id = await createTerminator(t, token, serviceId, transit, { address: 'tcp:x:1' });
       assert.equal((await get(id)).routerId, transit);
     });
 
@@ -108,10 +90,7 @@ describe('terminators', () => {
     it('PUT rewrites the mutable fields but never the service; PATCH only what is present', async () => {
       const other = await createService(t, token);
       const secondRouter = await createEdgeRouter(t, token);
-      const id = await createEntity(t, token, 'terminators', {
-        service: serviceId,
-        router: routerId,
-        binding: 'transport',
+      const id = await createTerminator(t, token, serviceId, routerId, {
         address: 'tcp:a:1',
         cost: 5,
         precedence: 'required',
@@ -163,12 +142,7 @@ describe('terminators', () => {
     it('filters by service, router, binding, address and the related names', async () => {
       const svc = await createService(t, token, { name: 'listing-svc' });
       const router = await createEdgeRouter(t, token, { name: 'listing-router' });
-      const id = await createEntity(t, token, 'terminators', {
-        service: svc,
-        router,
-        binding: 'transport',
-        address: 'tcp:list:9',
-      });
+      const id = await createTerminator(t, token, svc, router, { address: 'tcp:list:9' });
       const list = async (filter: string) => {
         const result = await t.call({ method: 'GET', url: `${base}?filter=${encodeURIComponent(filter)}`, token });
         assert.equal(result.status, 200, result.text);
@@ -212,18 +186,8 @@ describe('terminators', () => {
     it("lists a service's terminators; 404 for a missing service", async () => {
       const svc = await createService(t, token);
       const ids = [
-        await createEntity(t, token, 'terminators', {
-          service: svc,
-          router: routerId,
-          binding: 'transport',
-          address: 'tcp:s:1',
-        }),
-        await createEntity(t, token, 'terminators', {
-          service: svc,
-          router: routerId,
-          binding: 'transport',
-          address: 'tcp:s:2',
-        }),
+        await createTerminator(t, token, svc, routerId, { address: 'tcp:s:1' }),
+        await createTerminator(t, token, svc, routerId, { address: 'tcp:s:2' }),
       ].sort();
       const result = await t.call({ method: 'GET', url: `/edge/management/v1/services/${svc}/terminators`, token });
       assert.deepEqual((result.body as { data: Terminator[] }).data.map((x) => x.id).sort(), ids);
@@ -239,24 +203,9 @@ describe('terminators', () => {
     it('deletes, and goes with its service or router', async () => {
       const svc = await createService(t, token);
       const router = await createEdgeRouter(t, token);
-      const a = await createEntity(t, token, 'terminators', {
-        service: svc,
-        router: routerId,
-        binding: 'transport',
-        address: 'tcp:d:1',
-      });
-      const b = await createEntity(t, token, 'terminators', {
-        service: serviceId,
-        router,
-        binding: 'transport',
-        address: 'tcp:d:2',
-      });
-      const c = await createEntity(t, token, 'terminators', {
-        service: serviceId,
-        router: routerId,
-        binding: 'transport',
-        address: 'tcp:d:3',
-      });
+      const a = await createTerminator(t, token, svc, routerId, { address: 'tcp:d:1' });
+      const b = await createTerminator(t, token, serviceId, router, { address: 'tcp:d:2' });
+      const c = await createTerminator(t, token, serviceId, routerId, { address: 'tcp:d:3' });
       assert.equal((await t.call({ method: 'DELETE', url: `${base}/${c}`, token })).status, 200);
       assertError(await t.call({ method: 'DELETE', url: `${base}/${c}`, token }), 404, 'NOT_FOUND');
       assert.equal((await t.call({ method: 'DELETE', url: `/edge/management/v1/services/${svc}`, token })).status, 200);

@@ -7,9 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { assertError } from '../../support/conformance.js';
 import { createUser, login } from '../../support/factories.js';
-
-const MANAGEMENT = '/edge/management/v1';
-const CLIENT = '/edge/client/v1';
+import { CLIENT, MANAGEMENT } from '../../support/api-paths.js';
 
 describe('bodies that do not decode', () => {
   let t: TestApp;

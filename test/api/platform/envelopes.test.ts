@@ -7,8 +7,8 @@ import { serializeJson, type Envelope } from '../../../src/http/envelope.js';
 import { hostileStrings } from '../../../src/http/envelope.test-values.js';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { createEntity } from '../../support/factories.js';
+import { MANAGEMENT } from '../../support/api-paths.js';
 
-const MANAGEMENT = '/edge/management/v1';
 const INT64_MAX = '9223372036854775807';
 
 /** What serializeJson writes for the envelope the reply carries (`limit none` is the one value JSON.parse cannot keep). */

@@ -4,8 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import { buildTestApp, ADMIN_PASSWORD, ADMIN_USERNAME, type TestApp } from '../../support/test-app.js';
 import { assertError } from '../../support/conformance.js';
 import { createEntity, createIdentity, createService } from '../../support/factories.js';
+import { MANAGEMENT } from '../../support/api-paths.js';
 
-const MANAGEMENT = '/edge/management/v1';
 const MAX_ITEMS = 10_000;
 
 const names = (count: number, prefix: string) => Array.from({ length: count }, (_, index) => `${prefix}${index}`);

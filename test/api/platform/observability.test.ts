@@ -7,8 +7,7 @@ import { assertError } from '../../support/conformance.js';
 import { createUser, login } from '../../support/factories.js';
 import { ADMIN_PASSWORD, buildTestApp, testDatabaseUrl, type TestApp } from '../../support/test-app.js';
 import { buildTlsTestApp, type TlsTestApp } from '../../support/tls-client.js';
-
-const api = '/edge/management/v1';
+import { MANAGEMENT as api } from '../../support/api-paths.js';
 
 interface Sample {
   name: string;

@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { assertError, type CallResult } from '../../support/conformance.js';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
-
-const api = '/edge/management/v1';
+import { MANAGEMENT as api } from '../../support/api-paths.js';
 
 /** Holds the store's one connection with an open write, as a slow write would, until `release()`. */
 function holdWrites(t: TestApp): { release: () => void; held: Promise<unknown> } {

@@ -8,9 +8,8 @@ import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { assertError } from '../../support/conformance.js';
 import { createEdgeRouter, createIdentity, createUser, login } from '../../support/factories.js';
 import { newCsr, newKeyPair } from '../../support/test-keys.js';
+import { CLIENT, MANAGEMENT } from '../../support/api-paths.js';
 
-const MANAGEMENT = '/edge/management/v1';
-const CLIENT = '/edge/client/v1';
 const SMALL_CAP = 64 * 1024;
 const LARGE_CAP = 1024 * 1024;
 

@@ -6,8 +6,7 @@ import { buildTestApp, type TestApp } from '../../support/test-app.js';
 import { assertError } from '../../support/conformance.js';
 import { createIdentity } from '../../support/factories.js';
 import { buildTlsTestApp, type TlsTestApp } from '../../support/tls-client.js';
-
-const MANAGEMENT = '/edge/management/v1';
+import { MANAGEMENT } from '../../support/api-paths.js';
 
 describe('request paths', () => {
   let t: TestApp;

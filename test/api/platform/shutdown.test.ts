@@ -6,8 +6,7 @@ import { describe, it } from 'node:test';
 import { buildTlsTestApp, type TlsTestApp } from '../../support/tls-client.js';
 import { openStore } from '../../../src/store/open-store.js';
 import { selectRows } from '../../../src/store/queries/table-rows.js';
-
-const api = '/edge/management/v1';
+import { MANAGEMENT as api } from '../../support/api-paths.js';
 
 /** Holds the store's write connection, as a slow write would, until `release()`. */
 function holdWrites(t: TlsTestApp): { release: () => void; held: Promise<unknown> } {

@@ -5,8 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { freePort, get, startController, stopController, waitReady } from '../../support/controller-process.js';
-
-const management = '/edge/management/v1';
+import { MANAGEMENT as management } from '../../support/api-paths.js';
 
 describe('workers = 2', () => {
   let home: string;

@@ -1,29 +1,29 @@
-// The edge hello and API-session sync against routers whose channels are fakes (test/support/test-router.ts drives
-// the same over TLS): the full state in chunks with upstream's headers, changes made here or on another instance,
-// heartbeats keeping sessions alive, resync. Runs on SQLite and (npm run test:postgres) PostgreSQL.
+// The edge hello and API-session sync against routers whose channels are fakes (edge-sync.test.ts drives the same
+// over TLS with the test router): the full state in chunks with upstream's headers, changes made here or on another
+// instance, heartbeats keeping sessions alive, resync. Runs on SQLite and (npm run test:postgres) PostgreSQL.
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { create, toBinary } from '@bufbuild/protobuf';
-import { insertApiSession } from '../../../src/auth/api-sessions.js';
-import { EdgeSync } from '../../../src/fabric/edge-sync/edge-sync.js';
-import { SyncStateWriter } from '../../../src/fabric/edge-sync/sync-state-writer.js';
-import { wrapTransactions } from '../../../src/store/store.js';
+import { insertApiSession } from '../../src/auth/api-sessions.js';
+import { EdgeSync } from '../../src/fabric/edge-sync/edge-sync.js';
+import { SyncStateWriter } from '../../src/fabric/edge-sync/sync-state-writer.js';
+import { wrapTransactions } from '../../src/store/store.js';
 import {
   ApiSessionHeartbeatSchema,
   ContentType,
   RequestClientReSyncSchema,
   ValidateSessionsRequestSchema,
-} from '../../../src/fabric/messages/gen/edge_ctrl_pb.js';
-import { createEdgeRouter, createUser, login, readEntity } from '../../support/factories.js';
-import { createSession, grantService, openEdgeRouter } from '../../support/sessions.js';
-import { clientHelloBody, FakeConnections, type DecodedMessage } from '../../support/fake-router-channel.js';
-import { serveRouterMessages } from '../../support/router-messages.js';
-import { buildTestApp, testDatabaseUrl, type TestApp } from '../../support/test-app.js';
-import { postgresSchema, sqliteFile, type SharedDatabase } from '../../support/two-instances.js';
-
-const client = '/edge/client/v1';
+} from '../../src/fabric/messages/gen/edge_ctrl_pb.js';
+import { createEdgeRouter, createUser, login, readEntity } from '../support/factories.js';
+import { createSession, grantService, openEdgeRouter } from '../support/sessions.js';
+import { clientHelloBody, FakeConnections, type DecodedMessage } from '../support/fake-router-channel.js';
+import { serveRouterMessages } from '../support/router-messages.js';
+import { waitUntil } from '../support/wait.js';
+import { buildTestApp, testDatabaseUrl, type TestApp } from '../support/test-app.js';
+import { postgresSchema, sqliteFile, type SharedDatabase } from '../support/two-instances.js';
+import { CLIENT as client } from '../support/api-paths.js';
 
 /** An edge sync on the test's connections, their router messages served by the table as a controller's are. */
 function syncOf(t: TestApp, connections: FakeConnections): EdgeSync {
@@ -136,7 +136,7 @@ describe('edge sync', () => {
         return clientHelloBody('router.example', 4433);
       };
     });
-    await waitFor(async () => (await status()).syncStatus === 'SYNC_HELLO_TIMEOUT');
+    await waitUntil(async () => (await status()).syncStatus === 'SYNC_HELLO_TIMEOUT');
     answer();
     await sync.idle();
     assert.deepEqual(await status(), {
@@ -277,11 +277,3 @@ describe('edge sync', () => {
     );
   });
 });
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

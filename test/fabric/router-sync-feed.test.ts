@@ -9,15 +9,13 @@ import {
   routerSyncFeedAfter,
   routerSyncFeedHead,
   type FeedEntry,
-} from '../../../src/store/queries/router-sync.js';
-import { createUser, login } from '../../support/factories.js';
-import { enrollVerifiedMfa, totpCode } from '../../support/mfa.js';
-import { createSession, grantService, openEdgeRouter } from '../../support/sessions.js';
-import { createCsr } from '../../support/third-party-ca.js';
-import { buildTestApp, type TestApp } from '../../support/test-app.js';
-
-const client = '/edge/client/v1';
-const management = '/edge/management/v1';
+} from '../../src/store/queries/router-sync.js';
+import { createUser, login } from '../support/factories.js';
+import { enrollVerifiedMfa, totpCode } from '../support/mfa.js';
+import { createSession, grantService, openEdgeRouter } from '../support/sessions.js';
+import { createCsr } from '../support/third-party-ca.js';
+import { buildTestApp, type TestApp } from '../support/test-app.js';
+import { CLIENT as client, MANAGEMENT as management } from '../support/api-paths.js';
 
 describe('router sync feed', () => {
   let t: TestApp;
@@ -101,7 +99,7 @@ describe('router sync feed', () => {
     const [told] = await t.deps.store.read((db) =>
       routerApiSessions(db, t.clock().toISOString(), { ids: [session.id] }),
     );
-    const { certificateFingerprint } = await import('../../../src/pki/fingerprint.js');
+    const { certificateFingerprint } = await import('../../src/pki/fingerprint.js');
     const certificate = (created.body as { data: { certificate: string } }).data.certificate;
     assert.deepEqual(told?.certFingerprints, [certificateFingerprint(certificate)]);
   });
