@@ -42,7 +42,8 @@ const everyKey: Record<keyof Settings, true> = {
   keepAliveTimeoutMs: true,
   idleTimeoutMs: true,
   maxConnections: true,
-  maxConnectionsPerClient: true,
+  maxPendingConnectionsPerClient: true,
+  maxWaitingConnectionsPerClient: true,
 };
 
 test('every setting but home and configFile has exactly one spec', () => {
