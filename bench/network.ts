@@ -51,7 +51,8 @@ interface TargetRun {
   growth: Growth[];
   /** Terminator creation per tenth of the terminators, created one tenth at a time. */
   terminatorSteps: Growth[];
-  memoryPerTerminatorBytes?: number;
+  /** The server's RSS before and after the terminators were created (ours keeps them in its store, not in memory). */
+  terminatorRssMb?: { before: number; after: number; perTerminatorBytes: number };
   steps: SizeStep[];
   stoppedAt?: string;
 }
@@ -137,7 +138,9 @@ async function runTarget(target: string, server: ServerProcess, store: string): 
           }
         }
         const created = run.terminatorSteps.at(-1)?.reached ?? 0;
-        run.memoryPerTerminatorBytes = Math.round(((server.rssMb() - before) * 1024 * 1024) / Math.max(1, created));
+        const after = server.rssMb();
+        const perTerminatorBytes = Math.round(((after - before) * 1024 * 1024) / Math.max(1, created));
+        run.terminatorRssMb = { before: Math.round(before), after: Math.round(after), perTerminatorBytes };
       }
       say(`  at ${size} identities: set-ups, service lists, policy changes, terminator churn`);
       const load = step.load1();

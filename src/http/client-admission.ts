@@ -31,6 +31,8 @@ interface Waiting {
 export interface ClientAdmission {
   /** A connection that completed a request (or was handed elsewhere) stops counting as pending. */
   settled(socket: Socket): void;
+  /** Closes the waiting connections (the server is closing: none will be served). */
+  closeWaiting(): void;
 }
 
 /**
@@ -98,7 +100,12 @@ export function admitByClient(server: Server, settings: AdmissionSettings): Clie
     });
   });
 
-  return { settled: (socket) => settle(connectionKey(socket)) };
+  return {
+    settled: (socket) => settle(connectionKey(socket)),
+    closeWaiting() {
+      for (const client of clients.values()) for (const socket of client.waiting.keys()) socket.destroy();
+    },
+  };
 }
 
 /**

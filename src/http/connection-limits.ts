@@ -75,7 +75,13 @@ export function connectionLimits(settings: ConnectionSettings) {
     },
     install(app: FastifyInstance): void {
       app.server.maxConnections = settings.maxConnections;
-      admission = admitByClient(app.server, settings);
+      const admitted = admitByClient(app.server, settings);
+      admission = admitted;
+      // The server's close waits for every open connection, waiting ones included.
+      app.addHook('preClose', (done) => {
+        admitted.closeWaiting();
+        done();
+      });
       // Node reports a handshake that timed out or failed, but leaves the socket open.
       app.server.on('tlsClientError', (_error: Error, socket: Socket) => socket.destroy());
     },

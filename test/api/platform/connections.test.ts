@@ -200,6 +200,28 @@ describe('connection caps', () => {
     }
   });
 
+  it('closes waiting connections when the server closes, rather than waiting for their deadline', OPTIONS, async () => {
+    const t = await buildTlsTestApp({
+      settings: { maxPendingConnectionsPerClient: 1, maxWaitingConnectionsPerClient: 1 },
+    });
+    const first = await connect(t.port);
+    const waiting = net.connect({ host: '127.0.0.1', port: t.port });
+    try {
+      const closed = new Promise<void>((resolve) => waiting.once('close', () => resolve()));
+      waiting.on('error', () => undefined);
+      await serverConnections(t, 2);
+      const started = Date.now();
+      const closing = t.close();
+      await closed;
+      assert.ok(Date.now() - started < 5_000, 'closed before the 10 s headers timeout');
+      first.socket.destroy();
+      await closing;
+    } finally {
+      first.socket.destroy();
+      waiting.destroy();
+    }
+  });
+
   it(
     'answers 500 new TLS connections from one address at once, all kept open (clients behind one NAT)',
     OPTIONS,
