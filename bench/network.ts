@@ -32,6 +32,8 @@ interface Growth {
   target: number;
   reached: number;
   perSecond: number;
+  /** The server process's CPU per operation (on PostgreSQL its database backends' is not counted). */
+  serverCpuMsEach: number;
   load: number;
 }
 
@@ -41,7 +43,9 @@ interface SizeStep {
   identitySetUp: step.Timing;
   serviceList: step.Timing;
   policyChange: step.Timing;
+  /** Creates and deletes (a pair each) per second, and the server's CPU per pair. */
   terminatorChurnPerSecond: number;
+  terminatorChurnCpuMsEach: number;
   rssMb: number;
 }
 
@@ -58,15 +62,26 @@ interface TargetRun {
 }
 
 async function grow(
+  server: ServerProcess,
   what: string,
   from: number,
   to: number,
   make: (index: number) => Promise<unknown>,
 ): Promise<Growth> {
   const deadline = performance.now() + stepSeconds * 1000;
+  const cpu = server.cpuSeconds();
   const { done, seconds } = await step.pool(to - from, CONCURRENCY, (i) => make(from + i), deadline);
-  const growth = { what, target: to, reached: from + done, perSecond: Math.round(done / seconds), load: step.load1() };
-  say(`  ${what} ${from}..${growth.reached} of ${to}: ${growth.perSecond}/s (load ${growth.load})`);
+  const growth = {
+    what,
+    target: to,
+    reached: from + done,
+    perSecond: Math.round(done / seconds),
+    serverCpuMsEach: Number((((server.cpuSeconds() - cpu) * 1000) / Math.max(1, done)).toFixed(2)),
+    load: step.load1(),
+  };
+  say(
+    `  ${what} ${from}..${growth.reached} of ${to}: ${growth.perSecond}/s, ${growth.serverCpuMsEach} ms CPU each (load ${growth.load})`,
+  );
   return growth;
 }
 
@@ -78,7 +93,7 @@ async function runTarget(target: string, server: ServerProcess, store: string): 
     const routerId = await step.create(api, 'edge-routers', { name: 'net-router', roleAttributes: ['net'] });
     const serviceIds: string[] = [];
     run.growth.push(
-      await grow('services', 0, serviceCount, async (i) => {
+      await grow(server, 'services', 0, serviceCount, async (i) => {
         serviceIds[i] = await step.create(api, 'services', {
           name: step.serviceName(i),
           encryptionRequired: true,
@@ -109,7 +124,7 @@ async function runTarget(target: string, server: ServerProcess, store: string): 
     if (typeof typicalToken !== 'string') throw new Error(`typical login: ${typicalToken.status}`);
     let identities = 0;
     for (const size of sizes) {
-      const growth = await grow('identities', identities, size, (i) =>
+      const growth = await grow(server, 'identities', identities, size, (i) =>
         step.create(api, 'identities', {
           name: step.identityName(i),
           type: 'User',
@@ -128,7 +143,7 @@ async function runTarget(target: string, server: ServerProcess, store: string): 
         const tenth = Math.ceil(terminatorCount / 10);
         for (let from = 0; from < terminatorCount; from += tenth) {
           const to = Math.min(terminatorCount, from + tenth);
-          const grown = await grow('terminators', from, to, (i) =>
+          const grown = await grow(server, 'terminators', from, to, (i) =>
             step.create(api, 'terminators', step.terminatorBody(serviceIds, routerId, i)),
           );
           run.terminatorSteps.push(grown);
@@ -161,6 +176,7 @@ async function runTarget(target: string, server: ServerProcess, store: string): 
           'policy change',
         ),
       );
+      const churnCpu = server.cpuSeconds();
       const churn = await step.pool(500, CONCURRENCY, async (i) => {
         const id = await step.create(api, 'terminators', step.terminatorBody(serviceIds, routerId, 1_000_000 + i));
         await step.expectStatus(step.call(api, 'DELETE', `/edge/management/v1/terminators/${id}`), 200, 'delete');
@@ -172,6 +188,9 @@ async function runTarget(target: string, server: ServerProcess, store: string): 
         serviceList,
         policyChange,
         terminatorChurnPerSecond: Math.round(churn.done / churn.seconds),
+        terminatorChurnCpuMsEach: Number(
+          (((server.cpuSeconds() - churnCpu) * 1000) / Math.max(1, churn.done)).toFixed(2),
+        ),
         rssMb: server.rssMb(),
       };
       say(`  ${JSON.stringify(sizeStep)}`);
