@@ -53,7 +53,10 @@ export function admitByClient(server: Server, settings: AdmissionSettings): Clie
   const admit = (socket: Socket, address: string, client: ClientConnections): void => {
     const key = connectionKey(socket);
     // A connection already gone has no key of its own; it would take another's place.
-    if (socket.destroyed || pending.has(key)) return void socket.destroy();
+    if (socket.destroyed || pending.has(key)) {
+      socket.destroy();
+      return forget(address, client);
+    }
     client.pending++;
     pending.set(key, address);
     socket.once('close', () => settle(key));
