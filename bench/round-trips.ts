@@ -1,6 +1,6 @@
 // Round trips to PostgreSQL per request (issue 26.3): each hot request is made a few times on one instance and the
 // statements its process sent to the server while it ran are counted (pg's client query() calls; a text of several
-// statements counts once: it is one round trip). Run: ZITI_TEST_DATABASE_URL=postgres://… node --import tsx bench/round-trips.ts
+// statements counts once: it is one round trip), with the mean time of the round trip that commits (its WAL flush). Run: ZITI_TEST_DATABASE_URL=postgres://… node --import tsx bench/round-trips.ts
 import pg from 'pg';
 import { createScratchSchema } from '../src/store/postgres/scratch-schema.js';
 import { createService, createUser, login } from '../test/support/factories.js';
@@ -15,14 +15,23 @@ let sent = 0;
 const query = pg.Client.prototype.query;
 // Counting every query of every client of the process: the bench's one instance is the only user of pg here.
 const show = process.env.ROUND_TRIPS_SHOW === '1';
+/** Milliseconds from sending to the answer of each statement that ends a transaction (ROUND_TRIPS_SHOW prints all). */
+const commits: number[] = [];
 pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   sent++;
-  if (show)
-    console.log(
-      '  >',
-      (typeof args[0] === 'string' ? args[0] : JSON.stringify(args[0])).replace(/\s+/g, ' ').slice(0, 160),
+  const text = (typeof args[0] === 'string' ? args[0] : JSON.stringify(args[0])).replace(/\s+/g, ' ');
+  const started = performance.now();
+  const answer = Reflect.apply(query, this, args) as unknown;
+  if (answer instanceof Promise)
+    void answer.then(
+      () => {
+        const ms = performance.now() - started;
+        if (/COMMIT\W*$/.test(text)) commits.push(ms);
+        if (show) console.log(`  > ${ms.toFixed(2).padStart(6)} ms ${text.slice(0, 150)}`);
+      },
+      () => undefined,
     );
-  return Reflect.apply(query, this, args) as unknown;
+  return answer;
 } as typeof query;
 
 const client = '/edge/client/v1';
@@ -30,13 +39,17 @@ const management = '/edge/management/v1';
 
 async function perRequest(name: string, request: (i: number) => Promise<{ status: number }>, runs = 5): Promise<void> {
   const counts: number[] = [];
+  commits.length = 0;
   for (let i = 0; i < runs; i++) {
     const before = sent;
     const { status } = await request(i);
     if (status >= 300) throw new Error(`${name}: ${status}`);
     counts.push(sent - before);
   }
-  console.log(`${name.padEnd(58)} ${counts.join(' ')}`);
+  const commit = commits.length
+    ? `  (commit round trip ${(commits.reduce((a, b) => a + b, 0) / commits.length).toFixed(2)} ms mean)`
+    : '';
+  console.log(`${name.padEnd(58)} ${counts.join(' ')}${commit}`);
 }
 
 const scratch = await createScratchSchema(url, 'round_trips');

@@ -17,6 +17,8 @@ import { newCsr, newKeyPair } from '../test/support/test-keys.js';
 
 const count = Number(process.env.BENCH_ROUTERS ?? 500);
 const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? 30);
+/** The set-up's requests (not measured) may wait long on a machine others load. */
+const SETUP_TIMEOUT_MS = 60_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Creates and enrolls the routers (one key pair for all: enrollment signs whatever key a CSR carries). */
@@ -34,10 +36,14 @@ async function enrollRouters(baseUrl: string, token: string): Promise<EnrolledRo
             method: 'POST',
             headers: { 'content-type': 'application/json', 'zt-session': token },
             body: JSON.stringify({ name }),
+            timeoutMs: SETUP_TIMEOUT_MS,
           });
           if (created.status !== 201) throw new Error(`create router: ${created.status}`);
           const id = (created.body as { data: { id: string } }).data.id;
-          const detail = await httpsRequest(`${management}/edge-routers/${id}`, { headers: { 'zt-session': token } });
+          const detail = await httpsRequest(`${management}/edge-routers/${id}`, {
+            headers: { 'zt-session': token },
+            timeoutMs: SETUP_TIMEOUT_MS,
+          });
           const enrollmentToken = (detail.body as { data: { enrollmentToken: string } }).data.enrollmentToken;
           const csr = await newCsr(key, `C=US, O=OpenZiti, CN=${id}`);
           const enrolled = await httpsRequest(
@@ -46,6 +52,7 @@ async function enrollRouters(baseUrl: string, token: string): Promise<EnrolledRo
               method: 'POST',
               headers: { 'content-type': 'application/json' },
               body: JSON.stringify({ certCsr: csr, serverCertCsr: csr }),
+              timeoutMs: SETUP_TIMEOUT_MS,
             },
           );
           if (enrolled.status !== 200) throw new Error(`enroll router: ${enrolled.status}`);

@@ -37,7 +37,7 @@ export interface UpstreamRun {
   rssMb: { idle?: number; peak?: number };
 }
 
-function asServer(upstream: UpstreamController): ServerProcess {
+export function asServer(upstream: UpstreamController): ServerProcess {
   return {
     name: 'upstream',
     pid: upstream.pid,

@@ -56,7 +56,12 @@ export async function buildApp(deps: AppDeps, tls?: TlsOptions): Promise<Fastify
     // Fastify's overloads type an HTTPS and an HTTP instance apart; the rest of the app takes either, by the default.
   }) as unknown as FastifyInstance;
   // With a control plane the options above hold `https`, so the server is the HTTPS one.
-  if (tls?.controlPlane) handOffAlpn(app.server, tls.controlPlane.protocol, tls.controlPlane.accept);
+  const controlPlane = tls?.controlPlane;
+  if (controlPlane)
+    handOffAlpn(app.server, controlPlane.protocol, (socket) => {
+      limits.handedOff(socket);
+      controlPlane.accept(socket);
+    });
   limits.install(app);
 
   const routes: BoundRoute[] = [];

@@ -4,7 +4,7 @@ import type { Db } from '../store/store.js';
 import type { ApiSessionRow } from '../store/queries/api-sessions.js';
 import type { ApiSessions } from './api-sessions.js';
 import type { AuthQuery } from './auth-queries.js';
-import { identityRefs } from './identity-links.js';
+import { identityRef, identityRefs } from './identity-links.js';
 
 export interface SessionForDetail {
   id: string;
@@ -25,11 +25,19 @@ export async function apiSessionExtras(
     db,
     sessions.map((s) => s.identityId),
   );
-  return sessions.map((session) => ({
+  return sessions.map((session) => sessionExtras(deps, session, refFor(session.identityId)));
+}
+
+function sessionExtras(
+  deps: { apiSessions: ApiSessions },
+  session: SessionForDetail,
+  identity: Record<string, unknown>,
+): Record<string, unknown> {
+  return {
     authQueries: [],
     cachedLastActivityAt: deps.apiSessions.lastActivity(session.id, session.lastActivityAt),
-    identity: refFor(session.identityId),
-  }));
+    identity,
+  };
 }
 
 /**
@@ -41,12 +49,15 @@ export async function apiSessionDetail(
   deps: { apiSessions: ApiSessions },
   row: ApiSessionRow,
   authQueries: readonly AuthQuery[] = [],
+  identity?: { id: string; name: string; authPolicyId: string },
 ): Promise<Record<string, unknown> & { token: string }> {
   const sessions = deps.apiSessions;
   const links = { self: { href: `./api-sessions/${row.id}` }, sessions: { href: `./api-sessions/${row.id}/sessions` } };
-  const [extras] = await apiSessionExtras(db, deps, [
-    { id: row.id, identityId: row.identity_id, lastActivityAt: row.last_activity_at },
-  ]);
+  const session = { id: row.id, identityId: row.identity_id, lastActivityAt: row.last_activity_at };
+  // A caller that has just read the identity (a login) passes its reference; otherwise it is read here.
+  const [extras] = identity
+    ? [sessionExtras(deps, session, identityRef(identity))]
+    : await apiSessionExtras(db, deps, [session]);
   return {
     _links: links,
     createdAt: row.created_at,

@@ -15,7 +15,6 @@ import { checkCertificateLogin } from './certificate-login.js';
 import { bearerTokensOf } from '../lib/bearer-tokens.js';
 import { checkExtJwtLogin } from './ext-jwt/ext-jwt-login.js';
 import { invalidAuth, requireLoginAllowed, type PrimaryCredential, type PrimaryMethod } from './login-policy.js';
-import { hasVerifiedMfa } from './mfa/mfa-records.js';
 import { checkPasswordLogin } from './password-login.js';
 
 type AuthenticateOperation = OperationOf<'authenticate'>;
@@ -44,10 +43,11 @@ export const authenticate: OperationHandler<AuthenticateOperation> = {
     // exclusively); what it writes is its own new API session and rows a single statement locks (client info, the
     // authenticator's certificate), so one identity's logins run at once. The policies, config types and MFA state
     // it reads change only in strict writes.
-    const { row, policy } = await deps.store.transaction(
+    const { row, policy, identity } = await deps.store.transaction(
       async (tx) => {
         const now = deps.clock();
-        const policy = await requireLoginAllowed(tx, credential.identityId, method, now, credential.signerId);
+        const allowed = await requireLoginAllowed(tx, credential.identityId, method, now, credential.signerId);
+        const { policy } = allowed;
         if (credential.satisfies && !credential.satisfies(policy, now)) throw invalidAuth();
         await recordClientInfo(tx, context, credential.identityId, body);
         const row = await insertApiSession(tx, deps.clock, deps.ids, {
@@ -56,10 +56,10 @@ export const authenticate: OperationHandler<AuthenticateOperation> = {
           ipAddress: context.caller.ip,
           // Stored as upstream stores them: ids (names mapped, unknown ones dropped), or just `all`.
           configTypes: await resolveConfigTypes(tx, body.configTypes ?? []),
-          isMfaRequired: await hasVerifiedMfa(tx, credential.identityId),
+          isMfaRequired: allowed.hasVerifiedMfa,
         });
         await credential.record?.(tx, row.id);
-        return { row, policy };
+        return { row, policy, identity: allowed.identity };
       },
       { touches: [], reads: [writeAreas.identity(credential.identityId)] },
     );
@@ -75,7 +75,8 @@ export const authenticate: OperationHandler<AuthenticateOperation> = {
       },
       bearerTokensOf(context.request.raw.rawHeaders),
     );
-    const detail = await deps.store.read((db) => apiSessionDetail(db, deps, row, authQueries));
+    // The identity's reference is the one the transaction read, so the answer needs no read of its own.
+    const detail = await deps.store.read((db) => apiSessionDetail(db, deps, row, authQueries, identity));
     return { status: 200, json: envelope(detail), headers: { 'zt-session': detail.token } };
   },
 };

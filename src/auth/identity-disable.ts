@@ -16,7 +16,7 @@ export function isIdentityDisabled(state: DisabledState, now: Date): boolean {
 }
 
 /** The state as stored (`disabled_at`, `disabled_until`), for rows read straight from the table. */
-export function disabledStateOf(row: Record<string, unknown>): DisabledState {
+export function disabledStateOf(row: { disabled_at?: unknown; disabled_until?: unknown }): DisabledState {
   const text = (value: unknown) => (typeof value === 'string' ? value : null);
   return { disabledAt: text(row.disabled_at), disabledUntil: text(row.disabled_until) };
 }

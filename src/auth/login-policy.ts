@@ -2,8 +2,7 @@
 // every primary method: the identity is enabled, the method is allowed, and every secondary requirement is one this
 // controller can check.
 import { ApiError } from '../errors/api-error.js';
-import { identityLoginPolicy } from '../store/queries/auth-policies.js';
-import { signerBy } from '../store/queries/external-jwt-signers.js';
+import { identityLoginPolicy, type IdentityLoginRow } from '../store/queries/auth-policies.js';
 import type { Db } from '../store/store.js';
 import { disabledStateOf, isIdentityDisabled, type DisabledState } from './identity-disable.js';
 
@@ -46,11 +45,23 @@ export interface PrimaryCredential {
  */
 export const invalidAuth = () => new ApiError('INVALID_AUTH');
 
+/** What the transaction creating an API session decided on, besides the policy. */
+export interface AllowedLogin {
+  policy: LoginPolicy;
+  /** The identity as its reference in the answer shows it. */
+  identity: { id: string; name: string; authPolicyId: string };
+  /** An identity has MFA once its enrollment is verified; an unverified one changes nothing at login. */
+  hasVerifiedMfa: boolean;
+}
+
 export async function loginPolicyOf(db: Db, identityId: string): Promise<LoginPolicy | undefined> {
   const row = await identityLoginPolicy(db, identityId);
-  if (!row) return undefined;
+  return row && policyOf(row);
+}
+
+function policyOf(row: IdentityLoginRow): LoginPolicy {
   return {
-    identityId,
+    identityId: row.id,
     isAdmin: row.is_admin === 1 || row.is_default_admin === 1,
     disabled: disabledStateOf(row),
     certAllowed: row.primary_cert_allowed === 1,
@@ -91,13 +102,16 @@ export async function requireLoginAllowed(
   method: PrimaryMethod,
   now: Date,
   signerId?: string,
-): Promise<LoginPolicy> {
-  const policy = await loginPolicyOf(db, identityId);
-  if (!policy || isIdentityDisabled(policy.disabled, now) || !allowsPrimary(policy, method, signerId))
+): Promise<AllowedLogin> {
+  // One read answers every check below (and the MFA state the session records); the checks keep their order.
+  const row = await identityLoginPolicy(db, identityId);
+  const policy = row && policyOf(row);
+  if (!row || !policy || isIdentityDisabled(policy.disabled, now) || !allowsPrimary(policy, method, signerId))
     throw invalidAuth();
-  if (policy.requiredExtJwtSigner !== null) {
-    const signer = await signerBy(db, 'id', policy.requiredExtJwtSigner);
-    if (signer?.enabled !== 1) throw invalidAuth();
-  }
-  return policy;
+  if (policy.requiredExtJwtSigner !== null && row.required_signer_enabled !== 1) throw invalidAuth();
+  return {
+    policy,
+    identity: { id: row.id, name: row.name, authPolicyId: row.auth_policy_id },
+    hasVerifiedMfa: row.mfa_verified === 1,
+  };
 }

@@ -85,6 +85,16 @@ export class LoginThrottle {
     this.#refuseIfUsedUp(keys, windows, 0, reply);
   }
 
+  /** What `admitWith` decides on: the open windows of these keys now, for a caller that reads them with its own. */
+  windowsToRead(keys: readonly ThrottleKey[]): { keys: string[]; now: string } {
+    return { keys: keys.map((k) => k.key), now: formatTimestamp(this.#options.clock()) };
+  }
+
+  /** As `admit`, from the windows `windowsToRead` named, read by the caller (a password login, with its candidate). */
+  admitWith(keys: readonly ThrottleKey[], windows: readonly FailureWindow[], reply?: FastifyReply): void {
+    this.#refuseIfUsedUp(keys, new Map(windows.map((row) => [row.key, row])), 0, reply);
+  }
+
   /**
    * After a failed check: counts it (in a transaction of its own), then 429 if the failures counted before it had
    * used up a limit, so the caller learns nothing from it. Otherwise returns, and the caller answers its refusal.

@@ -2,7 +2,9 @@
 // source address, then the updb authenticator's password, with the auth policy's lockout after `maxAttempts`
 // consecutive failures.
 import { ApiError } from '../errors/api-error.js';
-import { clearPasswordFailures, countPasswordFailure, passwordCandidate } from '../store/queries/authenticators.js';
+import { clearPasswordFailures, countPasswordFailure } from '../store/queries/authenticators.js';
+import { passwordCandidate } from '../store/queries/password-login.js';
+import type { ThrottleKeys } from './login-throttle.js';
 import type { OperationContext } from '../http/operation.js';
 import { writeAreas } from '../store/store.js';
 import { disableIdentityIn, disabledStateOf, isIdentityDisabled } from './identity-disable.js';
@@ -29,9 +31,19 @@ interface Candidate {
   lockoutMinutes: number;
 }
 
-async function findCandidate(context: OperationContext, username: string): Promise<Candidate | undefined> {
+/** The throttle's decision first (429 before anything else), then the username's candidate: read together. */
+async function admitAndFindCandidate(
+  context: OperationContext,
+  username: string,
+  keys: ThrottleKeys,
+): Promise<Candidate | undefined> {
   const { deps } = context;
-  const row = await deps.store.read((db) => passwordCandidate(db, username));
+  const throttle = deps.loginThrottle;
+  const read = throttle.windowsToRead(keys);
+  const { candidate: row, windows } = await deps.store.read((db) =>
+    passwordCandidate(db, username, read.keys, read.now),
+  );
+  throttle.admitWith(keys, windows, context.reply);
   if (!row?.password_hash || !row.password_salt) return undefined;
   return {
     authenticatorId: row.id,
@@ -78,8 +90,7 @@ export async function checkPasswordLogin(
   const throttle = deps.loginThrottle;
   const keys = throttle.passwordKeys(username, context.caller.ip);
   // Decided before and after the hash (login-throttle.ts), so logins of one account hash side by side.
-  await throttle.admit(keys, context.reply);
-  const candidate = await findCandidate(context, username);
+  const candidate = await admitAndFindCandidate(context, username, keys);
   const matches = await verifyPassword(password, candidate ?? (await decoy));
   if (!candidate || !matches || candidate.refused) {
     await throttle.failed(keys, context.reply);

@@ -163,6 +163,12 @@ export interface EntityDefinitionInput<F extends FieldBuilders> {
    * check and meet the store's name index (`index`), which upstream words differently.
    */
   duplicateName?: DuplicateName;
+  /**
+   * Its writes decide only on rows that strict writes change (the entities it references) and change only its own
+   * row (a terminator): a create runs beside other writes, an update or delete takes turns with writes of the same
+   * row only (store.ts WriteOptions). Claim it only when both hold; by default every write is strict.
+   */
+  ownRowWrites?: boolean;
 }
 
 export type DuplicateName = 'checked' | 'index';
@@ -180,6 +186,7 @@ export interface EntityDefinition<V extends EntityValues = EntityValues> {
   links(entity: LinkSource<V>): Record<string, { href: string }>;
   rules: EntityRules<V>;
   duplicateName: DuplicateName;
+  ownRowWrites: boolean;
 }
 
 export function defineEntity<F extends FieldBuilders>(input: EntityDefinitionInput<F>): EntityDefinition<ValuesOf<F>> {
@@ -208,6 +215,7 @@ export function defineEntity<F extends FieldBuilders>(input: EntityDefinitionInp
     },
     rules: input.rules ?? {},
     duplicateName: input.duplicateName ?? 'checked',
+    ownRowWrites: input.ownRowWrites ?? false,
   };
 }
 

@@ -1,7 +1,7 @@
 // Create, update, patch and delete of any entity in one transaction, with its rules and constraint errors mapped.
 import { ApiError } from '../errors/api-error.js';
 import { formatTimestamp } from '../lib/clock.js';
-import { StoreError, type Db } from '../store/store.js';
+import { StoreError, type Db, type WriteOptions } from '../store/store.js';
 import type { EntityDeps } from '../app-deps.js';
 import type { EntityDefinition, EntityValues } from './define-entity.js';
 import type { EntityChange, WriteChange } from './entity-rules.js';
@@ -28,7 +28,15 @@ export async function createEntity<V extends EntityValues>(
   body: unknown,
   extra: Extra<V> = {},
 ): Promise<string> {
-  return deps.store.transaction((tx) => createEntityIn(tx, deps, definition, body, extra));
+  return deps.store.transaction(
+    (tx) => createEntityIn(tx, deps, definition, body, extra),
+    definition.ownRowWrites ? { touches: [] } : undefined,
+  );
+}
+
+/** Where a write of an existing entity takes turns (define-entity.ts ownRowWrites): its row, or strictly. */
+function rowWrite(definition: Pick<EntityDefinition, 'ownRowWrites' | 'table'>, id: string): WriteOptions | undefined {
+  return definition.ownRowWrites ? { touches: [`${definition.table}:${id}`] } : undefined;
 }
 
 /**
@@ -100,13 +108,16 @@ export async function modifyEntity<V extends EntityValues>(
 ): Promise<void> {
   const { values, changed } = entityInput(definition, body, mode);
   await deps.store
-    .transaction(async (tx) => {
-      const before = await requireEntity(tx, definition, id);
-      // The body's values are of the fields they are named by (validated against the contract, which they mirror).
-      const after = { ...before, ...values, updatedAt: formatTimestamp(deps.clock()) } as V;
-      const change: WriteChange<V> = { op: mode, id, body: isJsonObject(body) ? body : {}, before, after, changed };
-      await runRules(deps, definition, change, tx, () => updateEntity(tx, definition, change.after));
-    })
+    .transaction(
+      async (tx) => {
+        const before = await requireEntity(tx, definition, id);
+        // The body's values are of the fields they are named by (validated against the contract, which they mirror).
+        const after = { ...before, ...values, updatedAt: formatTimestamp(deps.clock()) } as V;
+        const change: WriteChange<V> = { op: mode, id, body: isJsonObject(body) ? body : {}, before, after, changed };
+        await runRules(deps, definition, change, tx, () => updateEntity(tx, definition, change.after));
+      },
+      rowWrite(definition, id),
+    )
     .catch((error: unknown) => rethrowStoreError(definition, error, values));
 }
 
@@ -121,7 +132,7 @@ export async function removeEntity<V extends EntityValues>(
   scope?: (tx: Db) => Promise<Scope>,
 ): Promise<void> {
   await deps.store
-    .transaction(async (tx) => removeEntityIn(tx, deps, definition, id, await scope?.(tx)))
+    .transaction(async (tx) => removeEntityIn(tx, deps, definition, id, await scope?.(tx)), rowWrite(definition, id))
     .catch((error: unknown) => {
       // Rules name the referencing entities where they can; the database's own refusal is the backstop.
       if (error instanceof StoreError && error.kind === 'foreignKey') {

@@ -1,10 +1,11 @@
 // Connection limits: header, request, keep-alive and idle timeouts and connection caps, so a client that trickles,
 // idles or opens connections by the thousand never holds resources others need.
 import type { FastifyInstance, FastifyRequest, FastifyServerOptions } from 'fastify';
-import type { Server, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { Settings } from '../settings/settings.schema.js';
 import { ApiError } from '../errors/api-error.js';
 import { errorBody } from './error-response.js';
+import { admitByClient, type ClientAdmission } from './client-admission.js';
 
 export type ConnectionSettings = Pick<
   Settings,
@@ -13,7 +14,8 @@ export type ConnectionSettings = Pick<
   | 'keepAliveTimeoutMs'
   | 'idleTimeoutMs'
   | 'maxConnections'
-  | 'maxConnectionsPerClient'
+  | 'maxPendingConnectionsPerClient'
+  | 'maxWaitingConnectionsPerClient'
 >;
 
 /** Node checks the header and request timeouts on a timer: often enough that neither overruns by much. */
@@ -28,6 +30,8 @@ function checkingInterval(settings: ConnectionSettings): number {
 export function connectionLimits(settings: ConnectionSettings) {
   /** Sockets with a request in progress (its headers in, its reply not yet sent), with the request's id. */
   const receiving = new WeakMap<Socket, string>();
+  /** Set by `install`, once the server exists; requests come after. */
+  let admission: ClientAdmission | undefined;
 
   const onClientError = (error: Error & { code?: string }, socket: Socket): void => {
     const requestId = receiving.get(socket);
@@ -70,7 +74,14 @@ export function connectionLimits(settings: ConnectionSettings) {
       handshakeTimeout: settings.headersTimeoutMs,
     },
     install(app: FastifyInstance): void {
-      capConnections(app.server, settings);
+      app.server.maxConnections = settings.maxConnections;
+      const admitted = admitByClient(app.server, settings);
+      admission = admitted;
+      // The server's close waits for every open connection, waiting ones included.
+      app.addHook('preClose', (done) => {
+        admitted.closeWaiting();
+        done();
+      });
       // Node reports a handshake that timed out or failed, but leaves the socket open.
       app.server.on('tlsClientError', (_error: Error, socket: Socket) => socket.destroy());
     },
@@ -81,8 +92,13 @@ export function connectionLimits(settings: ConnectionSettings) {
       },
       ended(request: FastifyRequest): void {
         receiving.delete(request.raw.socket);
+        admission?.settled(request.raw.socket);
       },
     } satisfies RequestTracker,
+    /** A connection handed to another server (the control plane) is that server's to bound from then on. */
+    handedOff(socket: Socket): void {
+      admission?.settled(socket);
+    },
   };
 }
 
@@ -90,26 +106,6 @@ export function connectionLimits(settings: ConnectionSettings) {
 export interface RequestTracker {
   started(request: FastifyRequest): void;
   ended(request: FastifyRequest): void;
-}
-
-/** The whole server's cap is Node's own; the per-client one counts sockets by remote address. */
-function capConnections(server: Server, settings: ConnectionSettings): void {
-  server.maxConnections = settings.maxConnections;
-  const open = new Map<string, number>();
-  server.on('connection', (socket: Socket) => {
-    const address = socket.remoteAddress ?? '';
-    const count = (open.get(address) ?? 0) + 1;
-    if (count > settings.maxConnectionsPerClient) {
-      socket.destroy();
-      return;
-    }
-    open.set(address, count);
-    socket.once('close', () => {
-      const left = (open.get(address) ?? 1) - 1;
-      if (left > 0) open.set(address, left);
-      else open.delete(address);
-    });
-  });
 }
 
 function endWith(socket: Socket, status: number, reason: string, contentType: string, body: string): void {

@@ -17,8 +17,10 @@ export interface HttpSettings {
   idleTimeoutMs: number;
   /** Open connections at most; more are refused at once. */
   maxConnections: number;
-  /** Open connections at most from one client address. */
-  maxConnectionsPerClient: number;
+  /** Connections of one client address in their TLS handshake or before their first completed request, at most. */
+  maxPendingConnectionsPerClient: number;
+  /** Connections of one client address that may wait, unread, for one of its pending ones to finish. */
+  maxWaitingConnectionsPerClient: number;
 }
 
 export const httpSettingSpecs: readonly SettingSpec<HttpSettings>[] = [
@@ -80,12 +82,22 @@ export const httpSettingSpecs: readonly SettingSpec<HttpSettings>[] = [
     parse: integer(1),
     default: 4096,
   },
+  // Many clients share an address behind a NAT: an address is capped by the connections it has not yet made use of,
+  // and a burst over that cap waits its turn rather than being refused (client-admission.ts).
   {
-    key: 'maxConnectionsPerClient',
-    yamlPath: 'http.maxConnectionsPerClient',
-    env: 'ZITI_HTTP_MAX_CONNECTIONS_PER_CLIENT',
-    flag: 'max-connections-per-client',
+    key: 'maxPendingConnectionsPerClient',
+    yamlPath: 'http.maxPendingConnectionsPerClient',
+    env: 'ZITI_HTTP_MAX_PENDING_CONNECTIONS_PER_CLIENT',
+    flag: 'max-pending-connections-per-client',
     parse: integer(1),
     default: 256,
+  },
+  {
+    key: 'maxWaitingConnectionsPerClient',
+    yamlPath: 'http.maxWaitingConnectionsPerClient',
+    env: 'ZITI_HTTP_MAX_WAITING_CONNECTIONS_PER_CLIENT',
+    flag: 'max-waiting-connections-per-client',
+    parse: integer(0),
+    default: 1024,
   },
 ];

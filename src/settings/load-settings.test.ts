@@ -31,7 +31,8 @@ describe('loadSettings', () => {
     assert.equal(settings.keepAliveTimeoutMs, 5_000);
     assert.equal(settings.idleTimeoutMs, 60_000);
     assert.equal(settings.maxConnections, 4096);
-    assert.equal(settings.maxConnectionsPerClient, 256);
+    assert.equal(settings.maxPendingConnectionsPerClient, 256);
+    assert.equal(settings.maxWaitingConnectionsPerClient, 1024);
     assert.deepEqual(
       [
         settings.loginThrottleWindowMs,
@@ -80,7 +81,7 @@ describe('loadSettings', () => {
       ZITI_HTTP_UNAUTHENTICATED_BODY_LIMIT: '32768',
       ZITI_HTTP_KEEP_ALIVE_TIMEOUT: '2500ms',
     };
-    const argv = ['--headers-timeout', '3s', '--idle-timeout', '2m', '--max-connections-per-client', '10'];
+    const argv = ['--headers-timeout', '3s', '--idle-timeout', '2m', '--max-pending-connections-per-client', '10'];
     const settings = loadSettings({ argv, env, cwd });
     assert.equal(settings.authenticatedBodyLimit, 2 * 1024 * 1024);
     assert.equal(settings.unauthenticatedBodyLimit, 32768);
@@ -89,7 +90,7 @@ describe('loadSettings', () => {
     assert.equal(settings.keepAliveTimeoutMs, 2_500);
     assert.equal(settings.idleTimeoutMs, 120_000);
     assert.equal(settings.maxConnections, 100);
-    assert.equal(settings.maxConnectionsPerClient, 10);
+    assert.equal(settings.maxPendingConnectionsPerClient, 10);
   });
 
   it('reads <home>/ctrl.yml when present', () => {

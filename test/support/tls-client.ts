@@ -19,6 +19,8 @@ export interface TlsRequestOptions {
   /** Client certificate chain (PEM, leaf first) and its private key, presented in the handshake. */
   cert?: string;
   key?: string;
+  /** false: a connection of its own with a full handshake (no shared agent, no resumed TLS session). */
+  agent?: false;
 }
 
 export interface TlsTestApp extends TestApp {
@@ -47,6 +49,7 @@ export async function buildTlsTestApp(options: Omit<TestAppOptions, 'tls'> = {})
           headers: options.headers,
           ca: rootCa,
           ...(options.cert ? { cert: options.cert, key: options.key } : {}),
+          ...(options.agent === false ? { agent: false } : {}),
         },
         (res) => {
           let text = '';

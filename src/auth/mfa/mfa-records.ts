@@ -50,11 +50,6 @@ export async function findMfa(db: Db, identityId: string): Promise<MfaRecord | u
   return row ? toRecord(row) : undefined;
 }
 
-/** An identity has MFA once its enrollment is verified; an unverified one changes nothing at login. */
-export async function hasVerifiedMfa(db: Db, identityId: string): Promise<boolean> {
-  return (await mfaOf(db, identityId))?.is_verified === 1;
-}
-
 /** A new unverified record; any existing one, verified or not, is 409 MFA_EXISTS. */
 export async function createMfa(
   tx: Db,

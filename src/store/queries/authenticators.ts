@@ -49,26 +49,6 @@ export async function hasAuthenticatorMethod(db: Db, identityId: string, method:
 }
 
 /** A password login's candidate: the updb authenticator for a username, with its identity's state and auth policy. */
-export async function passwordCandidate(db: Db, username: string) {
-  return typed(db)
-    .selectFrom('authenticators as a')
-    .innerJoin('identities as i', 'i.id', 'a.identity_id')
-    .innerJoin('auth_policies as p', 'p.id', 'i.auth_policy_id')
-    .select([
-      'a.id',
-      'a.identity_id',
-      'a.password_hash',
-      'a.password_salt',
-      'a.failed_attempts',
-      'i.disabled_at',
-      'i.disabled_until',
-    ])
-    .select(['p.primary_updb_allowed', 'p.primary_updb_max_attempts', 'p.primary_updb_lockout_duration_minutes'])
-    .where('a.username', '=', username)
-    .where('a.method', '=', 'updb')
-    .executeTakeFirst();
-}
-
 /** One more consecutive password failure; returns the count now. */
 export async function countPasswordFailure(tx: Db, id: string): Promise<number> {
   const counted = await typed(tx)

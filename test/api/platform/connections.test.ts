@@ -121,8 +121,10 @@ async function serverConnections(t: TlsTestApp, count: number): Promise<void> {
 }
 
 describe('connection caps', () => {
-  it('refuses connections from one client over its cap, and takes them again once others close', OPTIONS, async () => {
-    const t = await buildTlsTestApp({ settings: { maxConnectionsPerClient: 3 } });
+  it('refuses connections from one client over its pending and waiting caps', OPTIONS, async () => {
+    const t = await buildTlsTestApp({
+      settings: { maxPendingConnectionsPerClient: 3, maxWaitingConnectionsPerClient: 0 },
+    });
     const open: Probe[] = [];
     try {
       open.push(...(await Promise.all([connect(t.port), connect(t.port), connect(t.port)])));
@@ -136,6 +138,114 @@ describe('connection caps', () => {
       await t.close();
     }
   });
+
+  it('no longer counts a connection once it has completed a request', OPTIONS, async () => {
+    const t = await buildTlsTestApp({
+      settings: { maxPendingConnectionsPerClient: 2, maxWaitingConnectionsPerClient: 0 },
+    });
+    const open: Probe[] = [];
+    try {
+      open.push(...(await Promise.all([connect(t.port), connect(t.port)])));
+      for (const probe of open) probe.socket.write('GET /edge/client/v1/version HTTP/1.1\r\nHost: localhost\r\n\r\n');
+      for (const probe of open) assert.match((await answered(probe, 1))[0]!.head, /^HTTP\/1\.1 200 /);
+      // Two served and kept alive, two more pending: the fifth is over the cap.
+      open.push(...(await Promise.all([connect(t.port), connect(t.port)])));
+      assert.equal(await rejectedAtConnect(t.port), true);
+    } finally {
+      for (const probe of open) probe.socket.destroy();
+      await t.close();
+    }
+  });
+
+  it('lets a connection over the pending cap wait, unserved, for a pending one to finish', OPTIONS, async () => {
+    const t = await buildTlsTestApp({
+      settings: { maxPendingConnectionsPerClient: 1, maxWaitingConnectionsPerClient: 1 },
+    });
+    const first = await connect(t.port);
+    let second: Probe | undefined;
+    try {
+      const waiting = connect(t.port).then((probe) => (second = probe));
+      assert.equal(await rejectedAtConnect(t.port), true, 'over the waiting cap: closed at once');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.equal(second, undefined, 'no handshake while it waits');
+      first.socket.write('GET /edge/client/v1/version HTTP/1.1\r\nHost: localhost\r\n\r\n');
+      await answered(first, 1);
+      const admitted = await waiting;
+      admitted.socket.write('GET /edge/client/v1/version HTTP/1.1\r\nHost: localhost\r\n\r\n');
+      assert.match((await answered(admitted, 1))[0]!.head, /^HTTP\/1\.1 200 /);
+    } finally {
+      first.socket.destroy();
+      second?.socket.destroy();
+      await t.close();
+    }
+  });
+
+  it('closes a waiting connection at the headers timeout', OPTIONS, async () => {
+    const t = await buildTlsTestApp({
+      settings: { ...SHORT, maxPendingConnectionsPerClient: 1, maxWaitingConnectionsPerClient: 1 },
+    });
+    // Pending until the request timeout (600 ms): its body never comes.
+    const first = await connect(t.port);
+    try {
+      first.socket.write(
+        'POST /edge/client/v1/authenticate?method=password HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n',
+      );
+      const started = Date.now();
+      assert.equal(await rejectedAtConnect(t.port), true);
+      const waited = Date.now() - started;
+      assert.ok(waited >= 250, `closed by its own deadline, not refused (${waited} ms)`);
+    } finally {
+      first.socket.destroy();
+      await t.close();
+    }
+  });
+
+  it('closes waiting connections when the server closes, rather than waiting for their deadline', OPTIONS, async () => {
+    const t = await buildTlsTestApp({
+      settings: { maxPendingConnectionsPerClient: 1, maxWaitingConnectionsPerClient: 1 },
+    });
+    const first = await connect(t.port);
+    const waiting = net.connect({ host: '127.0.0.1', port: t.port });
+    try {
+      const closed = new Promise<void>((resolve) => waiting.once('close', () => resolve()));
+      waiting.on('error', () => undefined);
+      await serverConnections(t, 2);
+      const started = Date.now();
+      const closing = t.close();
+      await closed;
+      assert.ok(Date.now() - started < 5_000, 'closed before the 10 s headers timeout');
+      first.socket.destroy();
+      await closing;
+    } finally {
+      first.socket.destroy();
+      waiting.destroy();
+    }
+  });
+
+  it(
+    'answers 500 new TLS connections from one address at once, all kept open (clients behind one NAT)',
+    // 500 handshakes on each side, in one process: a loaded machine takes its time.
+    { timeout: 90_000 },
+    async () => {
+      const t = await buildTlsTestApp();
+      const opened = await Promise.allSettled(
+        Array.from({ length: 500 }, async () => {
+          const probe = await connect(t.port);
+          probe.socket.write('GET /edge/client/v1/version HTTP/1.1\r\nHost: localhost\r\n\r\n');
+          return { probe, answers: await answered(probe, 1) };
+        }),
+      );
+      try {
+        const served = opened.filter(
+          (result) => result.status === 'fulfilled' && /^HTTP\/1\.1 200 /.test(result.value.answers[0]?.head ?? ''),
+        );
+        assert.equal(served.length, 500);
+      } finally {
+        for (const result of opened) if (result.status === 'fulfilled') result.value.probe.socket.destroy();
+        await t.close();
+      }
+    },
+  );
 
   it('refuses connections over the server-wide cap', OPTIONS, async () => {
     const t = await buildTlsTestApp({ settings: { maxConnections: 2 } });
