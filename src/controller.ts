@@ -35,6 +35,7 @@ import { Health } from './system/health.js';
 import { InstanceHeartbeat, OFFLINE_AFTER_MS } from './system/instance-heartbeat.js';
 import { Metrics } from './system/metrics.js';
 import { listenForMetrics, type MetricsListener } from './system/metrics-listener.js';
+import { ControllerEvents } from './events/controller-events.js';
 
 export interface ControllerOptions {
   clock?: Clock;
@@ -114,8 +115,13 @@ export async function openController(settings: Settings, options: ControllerOpti
         terminators: () => opened.read(countTerminators),
       })
     : undefined;
+  const instanceId = newCuid();
+  const build = readBuildInfo();
+  const events = new ControllerEvents({ settings, clock, logger, instanceId, build, registry: metrics?.registry });
+  // Every write transaction records its entity changes and emits their events after it commits (issue 31).
+  const recorded = events.changeLog.wrap(opened);
   // Background work (activity flushes, scans) uses `store`; requests write through the bounded queue.
-  const store = metrics ? metrics.timed(opened) : opened;
+  const store = metrics ? metrics.timed(recorded) : recorded;
   const requestStore = settings.commandRateLimiterEnabled
     ? queueWrites(store, settings.commandRateLimiterMaxQueued)
     : store;
@@ -150,7 +156,6 @@ export async function openController(settings: Settings, options: ControllerOpti
     onError: (error) => logger.error({ err: error }, 'could not check sessions against posture'),
     ...(options.readMfaState ? { readMfaState: options.readMfaState } : {}),
   });
-  const instanceId = newCuid();
   const heartbeat = new InstanceHeartbeat({
     store,
     clock,
@@ -159,7 +164,6 @@ export async function openController(settings: Settings, options: ControllerOpti
     apiBase: `https://${settings.advertisedHost}:${settings.advertisedPort}`,
     onError: (error) => logger.error({ err: error }, 'could not record this instance as alive'),
   });
-  const build = readBuildInfo();
   const controlPlane = new ControlPlane({
     store,
     pki,
@@ -175,7 +179,7 @@ export async function openController(settings: Settings, options: ControllerOpti
   const held = { store, clock, instanceId, instanceOfflineAfterMs: OFFLINE_AFTER_MS };
   const holdsAny = () => controlPlane.routers.all()[Symbol.iterator]().next().done !== true;
   const inbox = new RouterInbox({ ...held, routers: controlPlane.routers, holdsAny, logger });
-  const links = startLinks(controlPlane.routers, store, logger, { ...held, messenger: inbox.messenger });
+  const links = startLinks(controlPlane.routers, store, logger, { ...held, messenger: inbox.messenger }, events.fabric);
   startRouterVerification(controlPlane.routers, store, logger);
   const records = new CircuitRecords({
     ...held,
@@ -193,6 +197,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     clock,
     logger,
     linkFault: (routerId, fault) => links.handleFault(routerId, fault),
+    events: events.fabric,
     links,
     elsewhere,
     ...(metrics ? { metrics } : {}),
@@ -234,6 +239,7 @@ export async function openController(settings: Settings, options: ControllerOpti
   };
   const app = await buildApp(deps, options.tls ? tls : undefined);
   listener.app = app;
+  await events.start(store, links, controlPlane.routers);
   const metricsListener =
     metrics && settings.metricsAddress ? await listenForMetrics(settings.metricsAddress, metrics, health) : undefined;
   apiSessions.start();
@@ -263,6 +269,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     await apiSessions.stop();
     await heartbeat.stop();
     await metricsListener?.close();
+    await events.stop();
     await opened.close();
   };
   return { app, deps, admin, controlPlane, traffic, links, metricsListener, close: () => (closing ??= stop(app)) };

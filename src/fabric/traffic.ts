@@ -9,6 +9,7 @@ import type { RouteMessenger } from './links/reroute.js';
 import type { ControlChannel, FabricLogger, FabricMetrics } from './circuits/circuit-deps.js';
 import { Terminators } from './terminators/terminators.js';
 import type { Fault } from './messages/gen/ctrl_pb.js';
+import type { FabricEvents } from './fabric-events.js';
 
 /** What this needs of fabric/ctrl's RouterConnections (router-connections.ts). */
 export interface HeldRouters {
@@ -25,6 +26,8 @@ export interface TrafficOptions {
   clock: Clock;
   logger: FabricLogger;
   metrics?: FabricMetrics;
+  /** Operators' events (src/events/). */
+  events?: FabricEvents;
   routeTimeoutMs?: number;
   retries?: number;
   maxCircuits?: number;
@@ -53,6 +56,7 @@ export class TrafficFlows {
       clock,
       logger,
       ...(metrics ? { metrics } : {}),
+      ...(options.events ? { events: options.events } : {}),
       // One process holds each router's channel; a router held by another process is reached through the store.
       routers: {
         channelOf: (routerId) => routers.get(routerId)?.channel,

@@ -43,6 +43,8 @@ const everyKey: Record<keyof Settings, true> = {
   idleTimeoutMs: true,
   maxConnections: true,
   maxConnectionsPerClient: true,
+  eventLoggers: true,
+  entityChangeRetentionMs: true,
 };
 
 test('every setting but home and configFile has exactly one spec', () => {

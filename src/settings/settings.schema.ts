@@ -4,6 +4,7 @@
 import { controlPlaneSettingSpecs, type ControlPlaneSettings } from './control-plane.settings.js';
 import { databaseSettingSpecs, type DatabaseSettings } from './database.settings.js';
 import { edgeApiSettingSpecs, type EdgeApiSettings } from './edge-api.settings.js';
+import { eventsSettingSpecs, type EventsSettings } from './events.settings.js';
 import { httpSettingSpecs, type HttpSettings } from './http.settings.js';
 import { loginThrottleSettingSpecs, type LoginThrottleSettings } from './login-throttle.settings.js';
 import { processSettingSpecs, type ProcessSettings } from './process.settings.js';
@@ -16,7 +17,8 @@ export interface Settings
     ControlPlaneSettings,
     LoginThrottleSettings,
     HttpSettings,
-    ProcessSettings {
+    ProcessSettings,
+    EventsSettings {
   home: string;
   /** The YAML file the settings were read from, if any. */
   configFile: string | undefined;
@@ -32,6 +34,7 @@ export const settingSpecs: readonly SettingSpec<Omit<Settings, 'home' | 'configF
   ...loginThrottleSettingSpecs,
   ...httpSettingSpecs,
   ...processSettingSpecs,
+  ...eventsSettingSpecs,
 ];
 
 type NumberSetting = { [K in keyof Settings]: Settings[K] extends number ? K : never }[keyof Settings];

@@ -10,6 +10,7 @@ import type { RouteMessenger } from '../links/reroute.js';
 import type { CircuitRecords } from './circuit-records.js';
 import type { CircuitRegistry } from './circuit-registry.js';
 import type { Strategies } from './strategies.js';
+import type { FabricEvents } from '../fabric-events.js';
 
 /** The part of a channel (fabric/channel/channel.ts) circuits use, so tests may stand in for it. */
 export interface ControlChannel {
@@ -75,6 +76,8 @@ export interface CircuitDeps {
   /** Attempts in all (upstream CreateCircuitRetries, 2). */
   retries: number;
   metrics: FabricMetrics | undefined;
+  /** Operators' events (src/events/): circuits created, moved, ended, failed. */
+  events: FabricEvents | undefined;
   /** Ids of circuits whose routes are being set up now. */
   routing: Set<string>;
   /** The routers' links (paths over them, circuits moved when one goes); without, one-router circuits only. */

@@ -28,6 +28,7 @@ import { shortestPath, type Path } from '../links/paths.js';
 import type { RouteMessenger } from '../links/reroute.js';
 import type { RouterInbox } from '../links/router-inbox.js';
 import type { CircuitRecords } from './circuit-records.js';
+import type { FabricEvents } from '../fabric-events.js';
 import { moveOffLinks } from './circuit-moves.js';
 import { serveCircuitReports } from './circuit-reports.js';
 import { localCircuitsView, removalAsked, sharedCircuitsView } from './circuit-view.js';
@@ -40,6 +41,7 @@ export interface CircuitsOptions {
   logger: FabricLogger;
   routers: RouterMessenger;
   metrics?: FabricMetrics;
+  events?: FabricEvents;
   routeTimeoutMs?: number;
   retries?: number;
   /** Circuits held at most; past it dials are refused. */
@@ -110,6 +112,7 @@ export class Circuits {
       routeTimeoutMs: options.routeTimeoutMs ?? 10_000,
       retries: options.retries ?? 2,
       metrics: options.metrics,
+      events: options.events,
       routing: new Set(),
       links,
       records: shared?.records,
@@ -186,6 +189,7 @@ export class Circuits {
     this.#records?.ended(circuit.id);
     this.strategies.get(circuit.strategy)?.notify('circuitRemoved', circuit.terminatorId);
     this.deps.metrics?.circuitEnded(end);
+    this.deps.events?.circuitDeleted(circuit); // issue 31: fabric.circuits deleted
     const durationMs = this.deps.clock().getTime() - circuit.createdAt;
     this.deps.logger.info(
       {

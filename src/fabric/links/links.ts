@@ -23,6 +23,8 @@ import { gone, healthy, linkFaultMessage, peerStateChanges, supportsLinkManageme
 import { allLinks, emptyView, type SharedNetwork } from './shared-network.js';
 import { NetworkSync } from './network-sync.js';
 import type { LinkRouter, LinkRouters, LinksLogger } from './link-routers.js';
+import { MetricsMessageSchema } from '../messages/gen/metrics_pb.js';
+import type { FabricEvents } from '../fabric-events.js';
 
 export interface LinksOptions {
   routers: LinkRouters;
@@ -34,6 +36,8 @@ export interface LinksOptions {
   maxLinks?: number;
   /** The links and routers of the other processes (several workers or instances); without, this process's only. */
   shared?: SharedNetwork;
+  /** Operators' events (src/events/): links reported and faulted, the routers' metrics. */
+  events?: FabricEvents;
 }
 
 /** Links that stopped carrying traffic (faulted, or a router at one end gone): circuits over them must move. */
@@ -104,6 +108,7 @@ export class Links {
       },
       'link fault',
     );
+    this.#options.events?.link(fault.subject === FaultSubject.LinkDuplicate ? 'duplicate' : 'fault', link); // issue 31
     const forgotten = this.#options.shared?.linksGone([link.id]);
     if (!wasUsable) {
       void forgotten?.catch((error: unknown) => this.#warn(routerId, error));
@@ -237,6 +242,8 @@ export class Links {
       return;
     }
     for (const reported of links) {
+      if (!this.isOnline(reported.destRouterId))
+        this.#options.events?.link('routerLinkDisconnectedDest', { id: reported.id }); // issue 31
       const result = this.table.reported(router.routerId, reported);
       if (!result) {
         this.#options.logger.warn(
@@ -254,6 +261,7 @@ export class Links {
         },
         result.created ? 'router reported link added' : 'router reported link already known',
       );
+      this.#options.events?.link(result.created ? 'routerLinkNew' : 'routerLinkKnown', result.link); // issue 31
       if (result.created)
         void this.#options.shared
           ?.linkReported(result.link)
@@ -268,6 +276,8 @@ export class Links {
     let latencies;
     try {
       latencies = linkLatencies(message.body);
+      // issue 31: `metrics` and `fabric.usage` events, the routers' Prometheus metrics
+      this.#options.events?.routerMetrics(router.routerId, fromBinary(MetricsMessageSchema, message.body));
     } catch (error) {
       this.#warn(router.routerId, error);
       return;

@@ -22,6 +22,7 @@ import type { LinkRouters, LinksLogger } from './link-routers.js';
 import type { RouteMessenger } from './reroute.js';
 import type { RemoteRouter, SharedNetwork, SharedView } from './shared-network.js';
 import { serveVerifyRouter, type VerifyChannel } from './verify-router.js';
+import type { FabricEvents } from '../fabric-events.js';
 
 export interface SharedNetworkOptions {
   store: Store;
@@ -36,9 +37,11 @@ export function startLinks(
   store: Store,
   logger: LinksLogger,
   shared?: SharedNetworkOptions,
+  events?: FabricEvents,
 ): Links {
   const links = new Links({
     routers,
+    ...(events ? { events } : {}),
     routerAttributes: (ids) => store.read((db) => routerPathAttributes(db, ids)),
     routerExists: async (id) => (await store.read((db) => routerPathAttributes(db, [id]))).has(id),
     logger,

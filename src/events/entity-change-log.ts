@@ -1,0 +1,145 @@
+// Entity changes, each recorded once and emitted once cluster-wide: the change is written to `entity_changes` in the
+// transaction that makes it (crud/entity-writes.ts calls `recordEntityChange`), and the process that committed that
+// transaction emits its `entityChange` events after the commit (upstream events/dispatcher_entity_change.go: a
+// created/updated/deleted event with the entity before and after, then a `committed` event with the same id). A
+// rolled-back transaction records and emits nothing; another instance never emits what it did not commit.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import { currentChangeContext } from '../lib/change-context.js';
+import { formatTimestamp, type Clock } from '../lib/clock.js';
+import { identityNames } from '../store/queries/identities.js';
+import { insertEntityChanges, type EntityChangeInsert } from '../store/queries/entity-changes.js';
+import { wrapTransactions, type Db, type Store } from '../store/store.js';
+import { goJsonTime, type EntityChangeEvent } from './event-types.js';
+
+export type EntityChangeType = 'created' | 'updated' | 'deleted';
+
+export interface EntityChangeFact {
+  changeType: EntityChangeType;
+  /** upstream's store entity type (`identities`, `servicePolicies`, …). */
+  entityType: string;
+  entityId: string;
+  /** The entity as stored before the change (absent on create) and after it (absent on delete). */
+  before?: Readonly<Record<string, unknown>> | undefined;
+  after?: Readonly<Record<string, unknown>> | undefined;
+  /** API names of the fields the request set. */
+  changedFields?: readonly string[];
+}
+
+interface Frame {
+  log: EntityChangeLog;
+  pending: EntityChangeEvent[];
+}
+
+const frames = new AsyncLocalStorage<Frame>();
+
+/** Fields whose values never leave the store, in the record or in events: credentials and secrets. */
+const SECRET_FIELDS = new Set(['password', 'salt', 'secret', 'recoveryCodes', 'privateKey', 'jwt']);
+
+const withoutSecrets = (state: Readonly<Record<string, unknown>> | undefined) =>
+  state && Object.fromEntries(Object.entries(state).filter(([key]) => !SECRET_FIELDS.has(key)));
+
+export interface EntityChangeLogOptions {
+  clock: Clock;
+  instanceId: string;
+  /** The controller's version, in every event's metadata as upstream's global metadata. */
+  version: string;
+  /** Where committed changes' events go (the dispatcher); called after the commit, never inside it. */
+  emit(event: EntityChangeEvent): void;
+}
+
+export class EntityChangeLog {
+  constructor(readonly options: EntityChangeLogOptions) {}
+
+  /** The store with each write transaction's recorded changes emitted after it commits. */
+  wrap(store: Store): Store {
+    const wrapped = wrapTransactions(store, (run) => run());
+    return {
+      ...wrapped,
+      transaction: async (work, writeOptions) => {
+        let pending: EntityChangeEvent[] = [];
+        const result = await store.transaction((tx) => {
+          // A transaction run again (a conflict retried) records afresh.
+          const frame: Frame = { log: this, pending: [] };
+          pending = frame.pending;
+          return frames.run(frame, () => work(tx));
+        }, writeOptions);
+        for (const event of pending) this.options.emit(event);
+        return result;
+      },
+    };
+  }
+}
+
+/**
+ * Records a change inside the transaction making it, and queues its events for after the commit. Outside a store
+ * wrapped by an EntityChangeLog (tests that build a bare store) nothing is recorded.
+ */
+export async function recordEntityChange(tx: Db, fact: EntityChangeFact): Promise<void> {
+  const frame = frames.getStore();
+  if (!frame) return;
+  const { clock, instanceId, version } = frame.log.options;
+  const context = currentChangeContext();
+  let author = context.author;
+  if (author.type === 'identity' && author.id && author.name === undefined) {
+    const [named] = await identityNames(tx, [author.id]);
+    author = { ...author, ...(named ? { name: named.name } : {}) };
+  }
+  const now = clock();
+  const at = formatTimestamp(now);
+  const eventId = randomUUID();
+  const initialState = withoutSecrets(fact.before);
+  const finalState = withoutSecrets(fact.after);
+  const row: EntityChangeInsert = {
+    id: eventId,
+    created_at: at,
+    updated_at: at,
+    change_type: fact.changeType,
+    entity_type: fact.entityType,
+    entity_id: fact.entityId,
+    author_type: author.type,
+    author_id: author.id ?? null,
+    author_name: author.name ?? null,
+    source_type: context.source.type,
+    source: JSON.stringify(context.source),
+    changed_fields: JSON.stringify(fact.changedFields ?? []),
+    initial_state: initialState ? JSON.stringify(initialState) : null,
+    final_state: finalState ? JSON.stringify(finalState) : null,
+    instance_id: instanceId,
+  };
+  await insertEntityChanges(tx, [row]);
+  const timestamp = goJsonTime(now);
+  const metadata: Record<string, unknown> = {
+    author: {
+      type: author.type,
+      ...(author.id ? { id: author.id } : {}),
+      ...(author.name ? { name: author.name } : {}),
+    },
+    source: context.source,
+    ...(context.traceId ? { trace_id: context.traceId } : {}),
+    version,
+  };
+  frame.pending.push(
+    {
+      namespace: 'entityChange',
+      eventId,
+      eventType: fact.changeType,
+      timestamp,
+      metadata,
+      entityType: fact.entityType,
+      isParentEvent: false,
+      ...(initialState ? { initialState } : {}),
+      ...(finalState ? { finalState } : {}),
+    },
+    // After the commit upstream sends `committed` with the same id; subscriptions filter it by entity type, then
+    // clear that and the parent flag (subscriptions.ts).
+    {
+      namespace: 'entityChange',
+      eventId,
+      eventType: 'committed',
+      timestamp,
+      entityType: fact.entityType,
+      isParentEvent: false,
+    },
+  );
+}
