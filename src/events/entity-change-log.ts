@@ -5,7 +5,7 @@
 // rolled-back transaction records and emits nothing; another instance never emits what it did not commit.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import { currentChangeContext } from '../lib/change-context.js';
+import { currentChangeContext, type ChangeContext } from '../lib/change-context.js';
 import { formatTimestamp, type Clock } from '../lib/clock.js';
 import { identityNames } from '../store/queries/identities.js';
 import { insertEntityChanges, type EntityChangeInsert } from '../store/queries/entity-changes.js';
@@ -24,6 +24,8 @@ export interface EntityChangeFact {
   after?: Readonly<Record<string, unknown>> | undefined;
   /** API names of the fields the request set. */
   changedFields?: readonly string[];
+  /** Who made it, where that is not the running request's caller (a router's own terminators). */
+  context?: ChangeContext;
 }
 
 interface Frame {
@@ -79,7 +81,7 @@ export async function recordEntityChange(tx: Db, fact: EntityChangeFact): Promis
   const frame = frames.getStore();
   if (!frame) return;
   const { clock, instanceId, version } = frame.log.options;
-  const context = currentChangeContext();
+  const context = fact.context ?? currentChangeContext();
   let author = context.author;
   if (author.type === 'identity' && author.id && author.name === undefined) {
     const [named] = await identityNames(tx, [author.id]);

@@ -4,7 +4,9 @@
 // the instance that made it), with the service's terminator counts as they are after the change.
 import type { Clock } from '../lib/clock.js';
 import { terminatorsOfRouter, terminatorsOfService, type TerminatorRow } from '../store/queries/terminators.js';
-import type { Store } from '../store/store.js';
+import type { Db, Store } from '../store/store.js';
+import { recordEntityChange } from './entity-change-log.js';
+import { EntityTypes } from './entity-types.js';
 import type { EventDispatcher } from './dispatcher.js';
 import { goJsonTime, type TerminatorEvent, type TerminatorEventType } from './event-types.js';
 
@@ -103,4 +105,29 @@ export function rowState(row: TerminatorRow): TerminatorState {
     precedence: row.precedence,
     hostId: row.host_id,
   };
+}
+
+/**
+ * Records terminators a router's messages created or removed (in the writing transaction, as every entity change
+ * is), by that router through its control channel (upstream change.AuthorTypeRouter, SourceTypeControlChannel);
+ * answers the rows, so a delete's result passes through.
+ */
+export async function recordTerminatorChanges(
+  tx: Db,
+  changeType: 'created' | 'deleted',
+  rows: readonly TerminatorRow[],
+  routerId: string | undefined,
+): Promise<TerminatorRow[]> {
+  const context = routerId
+    ? { author: { type: 'router', id: routerId }, source: { type: 'ctrl.channel' } }
+    : { author: { type: 'controller' }, source: { type: 'xt' } };
+  for (const row of rows)
+    await recordEntityChange(tx, {
+      changeType,
+      entityType: EntityTypes.terminators,
+      entityId: row.id,
+      ...(changeType === 'created' ? { after: rowState(row) } : { before: rowState(row) }),
+      context,
+    });
+  return [...rows];
 }

@@ -23,6 +23,7 @@ import type { ControlChannel, FabricLogger, FabricMetrics } from '../circuits/ci
 import type { Strategies } from '../circuits/strategies.js';
 import { createEdgeTerminator } from './create-terminator.js';
 import { removeInvalidTerminators, validateRouterTerminators } from './validate-terminators.js';
+import { recordTerminatorChanges } from '../../events/terminator-events.js';
 
 export interface TerminatorsOptions {
   store: Store;
@@ -146,7 +147,10 @@ export class Terminators {
     const { store, logger, strategies, metrics } = this.options;
     const request = fromBinary(RemoveTerminatorsRequestSchema, message.body);
     try {
-      const removed = await store.transaction((tx) => deleteTerminators(tx, request.terminatorIds, routerId));
+      const removed = await store.transaction(async (tx) =>
+        // issue 31: entityChange, fabric.terminators
+        recordTerminatorChanges(tx, 'deleted', await deleteTerminators(tx, request.terminatorIds, routerId), routerId),
+      );
       for (const row of removed) strategies.forget(row.id);
       if (removed.length > 0) metrics?.terminatorsRemoved(removed.length);
       logger.info({ routerId, terminatorIds: request.terminatorIds, removed: removed.length }, 'removed terminators');

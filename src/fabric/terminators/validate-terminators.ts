@@ -15,6 +15,7 @@ import {
 } from '../messages/gen/ctrl_pb.js';
 import type { ControlChannel, FabricLogger, FabricMetrics } from '../circuits/circuit-deps.js';
 import type { Strategies } from '../circuits/strategies.js';
+import { recordTerminatorChanges } from '../../events/terminator-events.js';
 
 /** Upstream leaves out terminators created in the last 5 s. */
 const VALIDATE_AFTER_MS = 5_000;
@@ -59,10 +60,16 @@ export async function removeInvalidTerminators(
   const response = fromBinary(ValidateTerminatorsV2ResponseSchema, message.body);
   const invalid = Object.entries(response.states).filter(([, state]) => !state.valid);
   if (invalid.length === 0) return [];
-  const removed = await deps.store.transaction((tx) =>
-    deleteTerminators(
+  const removed = await deps.store.transaction(async (tx) =>
+    // issue 31: entityChange, fabric.terminators
+    recordTerminatorChanges(
       tx,
-      invalid.map(([id]) => id),
+      'deleted',
+      await deleteTerminators(
+        tx,
+        invalid.map(([id]) => id),
+        routerId,
+      ),
       routerId,
     ),
   );
