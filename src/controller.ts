@@ -63,6 +63,8 @@ export interface Controller {
   links: Links;
   /** The metrics listener, when `metrics.address` is set. */
   metricsListener: MetricsListener | undefined;
+  /** Operators' events (issue 31): the dispatcher the management channel's streams subscribe to. */
+  events: ControllerEvents;
   /**
    * Stops gracefully: no new connections, requests in flight finish (closed after `shutdown.timeout`), a running
    * integrity scan is cancelled, session activity is flushed, the store closed. Repeated calls share one stop.
@@ -272,7 +274,8 @@ export async function openController(settings: Settings, options: ControllerOpti
     await events.stop();
     await opened.close();
   };
-  return { app, deps, admin, controlPlane, traffic, links, metricsListener, close: () => (closing ??= stop(app)) };
+  const close = () => (closing ??= stop(app));
+  return { app, deps, admin, controlPlane, traffic, links, metricsListener, events, close };
 }
 
 /**
