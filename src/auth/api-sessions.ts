@@ -15,6 +15,7 @@ import {
 } from '../store/queries/api-sessions.js';
 import { ReadCache } from '../store/read-cache.js';
 import { recordEntityChange } from '../events/entity-change-log.js';
+import { currentChangeContext } from '../lib/change-context.js';
 import { changeKeys, readKeys } from '../store/changes.js';
 import type { ChangeKey } from '../store/store.js';
 import { outstandingAuthQueries, totpQueries, type AuthQuery } from './auth-queries.js';
@@ -55,7 +56,10 @@ export async function insertApiSession(
     is_system: 0,
   };
   await storeApiSession(tx, row);
+  // upstream attributes a login's API session to the identity logging in.
+  const context = currentChangeContext();
   await recordEntityChange(tx, {
+    context: { ...context, author: { type: 'identity', id: input.identityId } },
     changeType: 'created',
     entityType: 'apiSessions',
     entityId: row.id,

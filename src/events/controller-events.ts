@@ -11,9 +11,9 @@ import type { Store } from '../store/store.js';
 import type { EventsSettings } from '../settings/events.settings.js';
 import { EventDispatcher, type EventSink } from './dispatcher.js';
 import { edgeSessionEvent } from './edge-session-events.js';
-import { EntityChangeLog } from './entity-change-log.js';
+import { EntityChangeLog, type CommittedChange } from './entity-change-log.js';
 import { EntityTypes, UPSTREAM_ENTITY_TYPES } from './entity-types.js';
-import { goJsonTime, type EntityChangeEvent } from './event-types.js';
+import { goJsonTime } from './event-types.js';
 import { fabricEvents } from './fabric-events.js';
 import { openLoggers, type OpenLogger } from './loggers.js';
 import type { LinkEnds } from './metrics-events.js';
@@ -66,7 +66,7 @@ export class ControllerEvents {
       clock,
       instanceId: options.instanceId,
       version: options.build.wireVersion,
-      emit: (event) => this.#entityChanged(event),
+      emit: (change) => this.#entityChanged(change),
     });
     this.#services = new ServiceCounters(this.dispatcher, clock);
     this.#routerMetrics = options.registry
@@ -138,13 +138,14 @@ export class ControllerEvents {
     return link && { srcRouterId: link.srcRouterId, dstRouterId: link.dstRouterId };
   }
 
-  #entityChanged(event: EntityChangeEvent): void {
+  #entityChanged({ event, fact }: CommittedChange): void {
     this.dispatcher.emit(event);
-    const session = edgeSessionEvent(event);
+    if (event.eventType === 'committed') return;
+    const session = edgeSessionEvent(fact, event.timestamp);
     if (session) this.dispatcher.emit(session);
-    if (event.entityType === EntityTypes.terminators && event.eventType !== 'committed') {
-      const state = event.eventType === 'deleted' ? event.initialState : event.finalState;
-      if (state) this.#terminators?.changed(event.eventType, state);
+    if (fact.entityType === EntityTypes.terminators) {
+      const state = fact.changeType === 'deleted' ? fact.before : fact.after;
+      if (state) this.#terminators?.changed(fact.changeType, state);
     }
   }
 

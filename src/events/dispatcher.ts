@@ -79,15 +79,15 @@ export class EventDispatcher {
     return found;
   }
 
-  /** Hands one event to every subscriber whose subscriptions admit it (at most once per subscriber). */
+  /**
+   * Hands one event to every subscription that admits it: a subscriber with two subscriptions that both admit an
+   * event gets it twice, as upstream registers a handler once per subscription.
+   */
   emit(event: ZitiEvent): void {
     for (const { interests, sink } of this.#subscribers) {
       for (const interest of interests) {
         const admitted = admit(interest, event);
-        if (admitted) {
-          sink.accept(admitted);
-          break;
-        }
+        if (admitted) sink.accept(admitted);
       }
     }
   }

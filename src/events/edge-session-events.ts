@@ -1,21 +1,25 @@
 // `edge.apiSessions` and `edge.sessions` events from the committed changes of API sessions and sessions (upstream
 // events/dispatcher_api_session.go and dispatcher_session.go listen to the same stores' creates and deletes).
 import { EntityTypes } from './entity-types.js';
-import type { ApiSessionEvent, EntityChangeEvent, SessionEvent } from './event-types.js';
+import type { EntityChangeFact } from './entity-change-log.js';
+import type { ApiSessionEvent, SessionEvent } from './event-types.js';
 
 const text = (value: unknown) => (typeof value === 'string' ? value : '');
 
-/** The session event a committed entity change stands for, if any. */
-export function edgeSessionEvent(change: EntityChangeEvent): ApiSessionEvent | SessionEvent | undefined {
-  if (change.eventType !== 'created' && change.eventType !== 'deleted') return undefined;
-  const state = change.eventType === 'created' ? change.finalState : change.initialState;
+/** The session event a committed entity change stands for, if any (from the fact: its states hold the token). */
+export function edgeSessionEvent(
+  change: EntityChangeFact,
+  timestamp: string,
+): ApiSessionEvent | SessionEvent | undefined {
+  if (change.changeType !== 'created' && change.changeType !== 'deleted') return undefined;
+  const state = change.changeType === 'created' ? change.after : change.before;
   if (!state) return undefined;
   if (change.entityType === EntityTypes.apiSessions)
     return {
       namespace: 'edge.apiSessions',
-      event_type: change.eventType,
+      event_type: change.changeType,
       id: text(state.id),
-      timestamp: change.timestamp,
+      timestamp,
       token: text(state.token),
       identity_id: text(state.identityId),
       ip_address: text(state.ipAddress),
@@ -23,14 +27,14 @@ export function edgeSessionEvent(change: EntityChangeEvent): ApiSessionEvent | S
   if (change.entityType === EntityTypes.sessions)
     return {
       namespace: 'edge.sessions',
-      event_type: change.eventType,
+      event_type: change.changeType,
       session_type: text(state.type),
       id: text(state.id),
-      timestamp: change.timestamp,
+      timestamp,
       token: text(state.token),
       api_session_id: text(state.apiSessionId),
       // upstream's sessionDeleted leaves the identity out.
-      identity_id: change.eventType === 'created' ? text(state.identityId) : '',
+      identity_id: change.changeType === 'created' ? text(state.identityId) : '',
       service_id: text(state.serviceId),
     };
   return undefined;

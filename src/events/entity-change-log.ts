@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { currentChangeContext, type ChangeContext } from '../lib/change-context.js';
 import { formatTimestamp, type Clock } from '../lib/clock.js';
 import { identityNames } from '../store/queries/identities.js';
+import { routerNameById } from '../store/queries/edge-sessions.js';
 import { insertEntityChanges, type EntityChangeInsert } from '../store/queries/entity-changes.js';
 import { wrapTransactions, type Db, type Store } from '../store/store.js';
 import { goJsonTime, type EntityChangeEvent } from './event-types.js';
@@ -28,15 +29,24 @@ export interface EntityChangeFact {
   context?: ChangeContext;
 }
 
+/** An event to emit after the commit, with the fact it came from (whose states still hold what events leave out). */
+export interface CommittedChange {
+  event: EntityChangeEvent;
+  fact: EntityChangeFact;
+}
+
 interface Frame {
   log: EntityChangeLog;
-  pending: EntityChangeEvent[];
+  pending: CommittedChange[];
 }
 
 const frames = new AsyncLocalStorage<Frame>();
 
-/** Fields whose values never leave the store, in the record or in events: credentials and secrets. */
-const SECRET_FIELDS = new Set(['password', 'salt', 'secret', 'recoveryCodes', 'privateKey', 'jwt']);
+/**
+ * Fields whose values never leave the store, in the record or in entityChange events: credentials and secrets, and
+ * session tokens (upstream's API session state leaves its token out too; the edge.* session events carry it).
+ */
+const SECRET_FIELDS = new Set(['password', 'salt', 'secret', 'recoveryCodes', 'privateKey', 'jwt', 'token']);
 
 const withoutSecrets = (state: Readonly<Record<string, unknown>> | undefined) =>
   state && Object.fromEntries(Object.entries(state).filter(([key]) => !SECRET_FIELDS.has(key)));
@@ -47,7 +57,7 @@ export interface EntityChangeLogOptions {
   /** The controller's version, in every event's metadata as upstream's global metadata. */
   version: string;
   /** Where committed changes' events go (the dispatcher); called after the commit, never inside it. */
-  emit(event: EntityChangeEvent): void;
+  emit(change: CommittedChange): void;
 }
 
 export class EntityChangeLog {
@@ -59,14 +69,14 @@ export class EntityChangeLog {
     return {
       ...wrapped,
       transaction: async (work, writeOptions) => {
-        let pending: EntityChangeEvent[] = [];
+        let pending: CommittedChange[] = [];
         const result = await store.transaction((tx) => {
           // A transaction run again (a conflict retried) records afresh.
           const frame: Frame = { log: this, pending: [] };
           pending = frame.pending;
           return frames.run(frame, () => work(tx));
         }, writeOptions);
-        for (const event of pending) this.options.emit(event);
+        for (const change of pending) this.options.emit(change);
         return result;
       },
     };
@@ -83,9 +93,15 @@ export async function recordEntityChange(tx: Db, fact: EntityChangeFact): Promis
   const { clock, instanceId, version } = frame.log.options;
   const context = fact.context ?? currentChangeContext();
   let author = context.author;
-  if (author.type === 'identity' && author.id && author.name === undefined) {
-    const [named] = await identityNames(tx, [author.id]);
-    author = { ...author, ...(named ? { name: named.name } : {}) };
+  if (author.id && author.name === undefined) {
+    // upstream's change contexts name their author: an identity's name, a router's.
+    const name =
+      author.type === 'identity'
+        ? (await identityNames(tx, [author.id]))[0]?.name
+        : author.type === 'router'
+          ? await routerNameById(tx, author.id)
+          : undefined;
+    author = { ...author, ...(name !== undefined ? { name } : {}) };
   }
   const now = clock();
   const at = formatTimestamp(now);
@@ -123,25 +139,32 @@ export async function recordEntityChange(tx: Db, fact: EntityChangeFact): Promis
   };
   frame.pending.push(
     {
-      namespace: 'entityChange',
-      eventId,
-      eventType: fact.changeType,
-      timestamp,
-      metadata,
-      entityType: fact.entityType,
-      isParentEvent: false,
-      ...(initialState ? { initialState } : {}),
-      ...(finalState ? { finalState } : {}),
+      event: {
+        namespace: 'entityChange',
+        eventId,
+        eventType: fact.changeType,
+        timestamp,
+        metadata,
+        entityType: fact.entityType,
+        isParentEvent: false,
+        // upstream writes the absent side as null (its state is a typed nil behind an interface).
+        initialState: initialState ?? null,
+        finalState: finalState ?? null,
+      },
+      fact,
     },
     // After the commit upstream sends `committed` with the same id; subscriptions filter it by entity type, then
     // clear that and the parent flag (subscriptions.ts).
     {
-      namespace: 'entityChange',
-      eventId,
-      eventType: 'committed',
-      timestamp,
-      entityType: fact.entityType,
-      isParentEvent: false,
+      event: {
+        namespace: 'entityChange',
+        eventId,
+        eventType: 'committed',
+        timestamp,
+        entityType: fact.entityType,
+        isParentEvent: false,
+      },
+      fact,
     },
   );
 }

@@ -156,8 +156,8 @@ export interface EntityChangeEvent {
   metadata?: Record<string, unknown>;
   entityType?: string;
   isParentEvent?: boolean;
-  initialState?: Record<string, unknown>;
-  finalState?: Record<string, unknown>;
+  initialState?: Record<string, unknown> | null;
+  finalState?: Record<string, unknown> | null;
 }
 
 export interface ApiSessionEvent {

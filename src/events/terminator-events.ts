@@ -109,8 +109,10 @@ export function rowState(row: TerminatorRow): TerminatorState {
 
 /**
  * Records terminators a router's messages created or removed (in the writing transaction, as every entity change
- * is), by that router through its control channel (upstream change.AuthorTypeRouter, SourceTypeControlChannel);
- * answers the rows, so a delete's result passes through.
+ * is), through the router's control channel: a bind's terminator by its hosting identity, as upstream's edge
+ * handlers attribute it (handler_edge_ctrl/common.go newChangeContext), a removal by the router; one the
+ * controller drops itself (a router no longer has it) by the controller. Answers the rows, so a delete's result
+ * passes through.
  */
 export async function recordTerminatorChanges(
   tx: Db,
@@ -118,10 +120,14 @@ export async function recordTerminatorChanges(
   rows: readonly TerminatorRow[],
   routerId: string | undefined,
 ): Promise<TerminatorRow[]> {
-  const context = routerId
-    ? { author: { type: 'router', id: routerId }, source: { type: 'ctrl.channel' } }
-    : { author: { type: 'controller' }, source: { type: 'xt' } };
-  for (const row of rows)
+  const source = { type: 'ctrl.channel', method: `${changeType === 'created' ? 'create' : 'remove'}.terminator` };
+  for (const row of rows) {
+    const context =
+      changeType === 'created' && row.host_id
+        ? { author: { type: 'identity', id: row.host_id }, source }
+        : routerId
+          ? { author: { type: 'router', id: routerId }, source }
+          : { author: { type: 'controller' }, source: { type: 'xt' } };
     await recordEntityChange(tx, {
       changeType,
       entityType: EntityTypes.terminators,
@@ -129,5 +135,6 @@ export async function recordTerminatorChanges(
       ...(changeType === 'created' ? { after: rowState(row) } : { before: rowState(row) }),
       context,
     });
+  }
   return [...rows];
 }
