@@ -110,7 +110,7 @@ export class ControllerEvents {
     });
     this.#loggers = await openLoggers(settings.eventLoggers, this.dispatcher, logger);
     this.#services.start();
-    this.#timers.push(setInterval(() => void this.#entityCounts(store), 1_000).unref());
+    this.#timers.push(setInterval(() => void this.reportEntityCounts(store), 1_000).unref());
     const prune = () =>
       void store
         .transaction(
@@ -150,7 +150,7 @@ export class ControllerEvents {
   }
 
   /** edge.entityCounts: each subscription on its own interval, one count of the store shared by those due. */
-  async #entityCounts(store: Store): Promise<void> {
+  async reportEntityCounts(store: Store): Promise<void> {
     const now = this.#options.clock().getTime();
     const due: { interest: Interest; sink: EventSink }[] = [];
     for (const entry of this.dispatcher.interestsIn('edge.entityCounts')) {

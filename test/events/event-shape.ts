@@ -5,10 +5,11 @@
 
 /** `fabric.circuits created`, `metrics histogram`, `edge.entityCounts`, `fabric.usage v3`. */
 export function eventKind(event: Record<string, unknown>): string {
-  const namespace = String(event.namespace);
-  const type = event.event_type ?? event.eventType ?? event.metric_type;
-  if (namespace === 'fabric.usage') return `${namespace} v${String(event.version)}`;
-  return type === undefined ? namespace : `${namespace} ${String(type)}`;
+  const text = (value: unknown) => (typeof value === 'string' || typeof value === 'number' ? String(value) : '');
+  const namespace = text(event.namespace);
+  const type = text(event.event_type ?? event.eventType ?? event.metric_type);
+  if (namespace === 'fabric.usage') return `${namespace} v${text(event.version)}`;
+  return type === '' ? namespace : `${namespace} ${type}`;
 }
 
 const FIXED_OBJECTS = new Set(['path', 'metadata', 'author', 'source']);

@@ -25,6 +25,14 @@ import {
 } from './network.js';
 import { eventKind, shapeOf } from '../events/event-shape.js';
 
+/** Differences we accept, each with its reason (docs/operating.md, Events). */
+const EXPLAINED: { pattern: RegExp; reason: string }[] = [
+  {
+    pattern: /^entityChange created: ours \{[^\n]*source:\{method:string,type:string\}/,
+    reason: "a router's terminator change names its control channel without the channel's addresses",
+  },
+];
+
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'events', 'upstream-v1.1.8.jsonl');
 const binary = findZiti();
 
@@ -177,10 +185,13 @@ describe(
       }
       for (const kind of ourShapes.keys()) if (!theirShapes.has(kind)) differences.push(`${kind}: ours only`);
       process.stdout.write(`shape differences:\n${differences.join('\n')}\n`);
-      assert.deepEqual(
-        differences.filter((line) => !line.endsWith('upstream only') && !line.endsWith('ours only')),
-        [],
+      const unexplained = differences.filter(
+        (line) =>
+          !line.endsWith('upstream only') &&
+          !line.endsWith('ours only') &&
+          !EXPLAINED.some((entry) => entry.pattern.test(line)),
       );
+      assert.deepEqual(unexplained, []);
     });
   },
 );
