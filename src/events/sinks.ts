@@ -22,7 +22,7 @@ export class QueuedSink implements EventSink {
   #closed = false;
   #dropped = 0;
   #droppedSinceWarning = 0;
-  #lastWarningAt = 0;
+  #lastWarningAt = -Infinity;
   #idle: (() => void) | undefined;
 
   constructor(
