@@ -15,6 +15,8 @@ import {
 } from '../store/queries/api-sessions.js';
 import { ReadCache } from '../store/read-cache.js';
 import { recordEntityChange } from '../events/entity-change-log.js';
+import { recordSessionsEnded } from '../events/edge-session-events.js';
+import { sessionsOfIdleApiSessions } from '../store/queries/sessions.js';
 import { currentChangeContext } from '../lib/change-context.js';
 import { changeKeys, readKeys } from '../store/changes.js';
 import type { ChangeKey } from '../store/store.js';
@@ -283,6 +285,7 @@ export class ApiSessions {
     const cutoff = formatTimestamp(new Date(clock().getTime() - this.timeoutMs - ACTIVITY_FLUSH_MS));
     if (await store.read((db) => hasIdleApiSessions(db, cutoff)))
       await store.transaction(async (tx) => {
+        await recordSessionsEnded(tx, await sessionsOfIdleApiSessions(tx, cutoff));
         for (const row of await deleteIdleApiSessions(tx, cutoff))
           await recordEntityChange(tx, {
             changeType: 'deleted',

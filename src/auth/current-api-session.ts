@@ -5,6 +5,8 @@ import type { OperationHandler } from '../http/operation.js';
 import { apiSessionDetail } from './api-session-detail.js';
 import { apiSessionById, deleteApiSession } from '../store/queries/api-sessions.js';
 import { recordEntityChange } from '../events/entity-change-log.js';
+import { recordSessionsEnded } from '../events/edge-session-events.js';
+import { sessionsOfApiSessions } from '../store/queries/sessions.js';
 import { apiSessionState } from './api-sessions.js';
 import { writeAreas } from '../store/store.js';
 
@@ -28,6 +30,7 @@ export const deleteCurrentApiSession: OperationHandler<'deleteCurrentApiSession'
     const { apiSessionId, identityId } = caller.session;
     await deps.store.transaction(
       async (tx) => {
+        await recordSessionsEnded(tx, await sessionsOfApiSessions(tx, [apiSessionId]));
         const ended = await deleteApiSession(tx, apiSessionId);
         if (ended)
           await recordEntityChange(tx, {

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ZitiEvent } from '../../../src/events/event-types.js';
 import { assertError } from '../../support/conformance.js';
-import { createIdentity } from '../../support/factories.js';
+import { createIdentity, createUser, login } from '../../support/factories.js';
+import { grantService, openEdgeRouter, requestSession } from '../../support/sessions.js';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
 
 const api = '/edge/management/v1';
@@ -38,7 +39,7 @@ describe('entity changes', () => {
     token = await t.loginAsAdmin();
     assert.ok(t.admin.created, 'a fresh home creates the default admin');
     admin = t.admin.identityId;
-    t.events.dispatcher.subscribe([{ type: 'entityChange' }, { type: 'edge.apiSessions' }], {
+    t.events.dispatcher.subscribe([{ type: 'entityChange' }, { type: 'edge.apiSessions' }, { type: 'edge.sessions' }], {
       accept: (event) => events.push(event),
     });
   });
@@ -136,6 +137,34 @@ describe('entity changes', () => {
     assert.equal(event.event_type, 'created');
     assert.equal(event.identity_id, admin);
     assert.equal((await changesOf(event.id))[0]?.entityType, 'apiSessions');
+  });
+
+  it('a session, created and ended with its API session at logout, has its edge.sessions events', async () => {
+    const user = await createUser(t, token, { roleAttributes: ['routed'] });
+    await openEdgeRouter(t, token, ['#routed']);
+    const { serviceId } = await grantService(t, token, user.id, ['Dial']);
+    const userToken = await login(t, user.username, user.password);
+    const created = await requestSession(t, userToken, serviceId);
+    assert.equal(created.status, 201, created.text);
+    const sessionId = (created.body as { data: { id: string } }).data.id;
+    t.clock.advance(1_000);
+    const logout = await t.call({ method: 'DELETE', url: '/edge/client/v1/current-api-session', token: userToken });
+    assert.equal(logout.status, 200, logout.text);
+    const ofSession = events.filter((event) => event.namespace === 'edge.sessions' && event.id === sessionId);
+    assert.deepEqual(
+      ofSession.map((event) => event.namespace === 'edge.sessions' && [event.event_type, event.session_type]),
+      [
+        ['created', 'Dial'],
+        ['deleted', 'Dial'],
+      ],
+    );
+    const ended = ofSession[1];
+    assert.ok(ended?.namespace === 'edge.sessions');
+    assert.equal(ended.identity_id, '', 'upstream leaves the identity out of a deleted session');
+    assert.deepEqual(
+      (await changesOf(sessionId)).map((change) => change.changeType),
+      ['created', 'deleted'],
+    );
   });
 
   it('lists with filters and paging, to admins only', async () => {
