@@ -90,6 +90,7 @@ export class ControllerEvents {
     store: Store,
     network: NetworkFacts,
     routers: {
+      get(routerId: string): { channel: { addresses: { local: string; remote: string } } } | undefined;
       onConnected(listener: (connection: { routerId: string }) => void): void;
       onDisconnected(listener: (connection: { routerId: string }) => void): void;
     },
@@ -103,6 +104,7 @@ export class ControllerEvents {
       isOnline: (routerId) => network.isOnline(routerId),
       warn: (fields, message) => logger.warn(fields, message),
     });
+    this.changeLog.channelAddresses = (routerId) => routers.get(routerId)?.channel.addresses;
     routers.onConnected(({ routerId }) => this.#terminators?.routerPresence(routerId, true));
     routers.onDisconnected(({ routerId }) => {
       this.#routerMetrics?.forget(routerId);

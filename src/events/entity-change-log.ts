@@ -5,7 +5,7 @@
 // rolled-back transaction records and emits nothing; another instance never emits what it did not commit.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import { currentChangeContext, type ChangeContext } from '../lib/change-context.js';
+import { currentChangeContext, type ChangeContext, type ChangeSource } from '../lib/change-context.js';
 import { formatTimestamp, type Clock } from '../lib/clock.js';
 import { identityNames } from '../store/queries/identities.js';
 import { routerNameById } from '../store/queries/edge-sessions.js';
@@ -27,6 +27,8 @@ export interface EntityChangeFact {
   changedFields?: readonly string[];
   /** Who made it, where that is not the running request's caller (a router's own terminators). */
   context?: ChangeContext;
+  /** The router whose control channel the change came through: its addresses join the source. */
+  throughRouter?: string;
 }
 
 /** An event to emit after the commit, with the fact it came from (whose states still hold what events leave out). */
@@ -61,6 +63,9 @@ export interface EntityChangeLogOptions {
 }
 
 export class EntityChangeLog {
+  /** A held router's channel addresses (set once the control plane exists). */
+  channelAddresses: (routerId: string) => { local: string; remote: string } | undefined = () => undefined;
+
   constructor(readonly options: EntityChangeLogOptions) {}
 
   /** The store with each write transaction's recorded changes emitted after it commits. */
@@ -103,6 +108,11 @@ export async function recordEntityChange(tx: Db, fact: EntityChangeFact): Promis
           : undefined;
     author = { ...author, ...(name !== undefined ? { name } : {}) };
   }
+  const channel = fact.throughRouter === undefined ? undefined : frame.log.channelAddresses(fact.throughRouter);
+  const source = sourceInUpstreamOrder({
+    ...context.source,
+    ...(channel ? { localAddr: channel.local, remoteAddr: channel.remote } : {}),
+  });
   const now = clock();
   const at = formatTimestamp(now);
   const eventId = randomUUID();
@@ -118,8 +128,8 @@ export async function recordEntityChange(tx: Db, fact: EntityChangeFact): Promis
     author_type: author.type,
     author_id: author.id ?? null,
     author_name: author.name ?? null,
-    source_type: context.source.type,
-    source: JSON.stringify(context.source),
+    source_type: source.type,
+    source: JSON.stringify(source),
     changed_fields: JSON.stringify(fact.changedFields ?? []),
     initial_state: initialState ? JSON.stringify(initialState) : null,
     final_state: finalState ? JSON.stringify(finalState) : null,
@@ -133,7 +143,7 @@ export async function recordEntityChange(tx: Db, fact: EntityChangeFact): Promis
       ...(author.id ? { id: author.id } : {}),
       ...(author.name ? { name: author.name } : {}),
     },
-    source: context.source,
+    source,
     ...(context.traceId ? { trace_id: context.traceId } : {}),
     version,
   };
@@ -167,4 +177,15 @@ export async function recordEntityChange(tx: Db, fact: EntityChangeFact): Promis
       fact,
     },
   );
+}
+
+/** upstream's change.Source fields in its declaration order (Go writes a struct so), empty ones left out. */
+function sourceInUpstreamOrder(source: ChangeSource): ChangeSource {
+  return {
+    type: source.type,
+    ...(source.auth ? { auth: source.auth } : {}),
+    ...(source.localAddr ? { localAddr: source.localAddr } : {}),
+    ...(source.remoteAddr ? { remoteAddr: source.remoteAddr } : {}),
+    ...(source.method ? { method: source.method } : {}),
+  };
 }

@@ -134,6 +134,7 @@ export async function recordTerminatorChanges(
       entityId: row.id,
       ...(changeType === 'created' ? { after: rowState(row) } : { before: rowState(row) }),
       context,
+      ...(routerId ? { throughRouter: routerId } : {}),
     });
   }
   return [...rows];

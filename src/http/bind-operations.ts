@@ -108,7 +108,8 @@ function changeContextOf(api: ApiName, request: FastifyRequest<RawRequest>): Cha
       auth: api === 'fabric' ? 'fabric' : 'edge',
       method: request.method,
       ...(request.headers.host ? { localAddr: request.headers.host } : {}),
-      remoteAddr: `${request.ip}:${request.socket.remotePort ?? 0}`,
+      // Go's net.Addr text: an IPv6 host in brackets.
+      remoteAddr: `${request.ip.includes(':') ? `[${request.ip}]` : request.ip}:${request.socket.remotePort ?? 0}`,
     },
     ...(typeof trace === 'string' ? { traceId: trace } : {}),
   };

@@ -26,12 +26,7 @@ import {
 import { eventKind, shapeOf } from '../events/event-shape.js';
 
 /** Differences we accept, each with its reason (docs/operating.md, Events). */
-const EXPLAINED: { pattern: RegExp; reason: string }[] = [
-  {
-    pattern: /^entityChange created: ours \{[^\n]*source:\{method:string,type:string\}/,
-    reason: "a router's terminator change names its control channel without the channel's addresses",
-  },
-];
+const EXPLAINED: { pattern: RegExp; reason: string }[] = [];
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'events', 'upstream-v1.1.8.jsonl');
 const binary = findZiti();
