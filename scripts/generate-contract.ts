@@ -115,6 +115,27 @@ function applyAdditions(doc: JsonObject, api: ApiName, additions: Additions): vo
   }
 }
 
+/** Operations this controller serves beyond upstream's contract (extensions.yml): new paths and definitions only. */
+interface Extensions {
+  management: { paths: JsonObject; definitions: JsonObject };
+}
+
+function applyExtensions(doc: JsonObject, api: ApiName, extensions: Extensions): void {
+  if (api !== 'management') return;
+  const paths = doc.paths as JsonObject;
+  const definitions = doc.definitions as JsonObject;
+  for (const [p, item] of Object.entries(extensions.management.paths)) {
+    if (p in paths) throw new Error(`extension ${p} collides with an upstream path`);
+    paths[p] = structuredClone(item);
+  }
+  for (const [name, schema] of Object.entries(extensions.management.definitions)) {
+    if (name in definitions) throw new Error(`extension definition ${name} collides with an upstream one`);
+    definitions[name] = structuredClone(schema);
+  }
+  doc.paths = sortKeys(paths);
+  doc.definitions = sortKeys(definitions);
+}
+
 interface Correction {
   /** `both` names the two edge APIs; a list names each API it applies to. */
   api: ApiName | 'both' | ApiName[];
@@ -249,11 +270,13 @@ export function buildContractDocuments(sourceDir = upstreamDir, editsDir = specD
   const additions = readYaml(path.join(editsDir, 'additions-0.26.23.yml')) as unknown as Additions;
   const corrections = (readYaml(path.join(editsDir, 'corrections.yml')) as unknown as { corrections: Correction[] })
     .corrections;
+  const extensions = readYaml(path.join(editsDir, 'extensions.yml')) as unknown as Extensions;
   const out = {} as Record<ApiName, string>;
   for (const api of apis) {
     const doc = stripDocument(readYaml(path.join(sourceDir, `${api}.yml`)));
     inlineSharedRefs(doc);
     applyAdditions(doc, api, additions);
+    applyExtensions(doc, api, extensions);
     for (const correction of corrections) {
       const applies = Array.isArray(correction.api)
         ? correction.api.includes(api)

@@ -46,6 +46,8 @@ export interface UpstreamStart {
   port?: number;
   /** Leave the home folder behind on stop (for looking at the database or the log). */
   keepHome?: boolean;
+  /** More top-level configuration appended to the controller's (an `events:` section). */
+  extraConfig?: string;
   timeoutMs?: number;
 }
 
@@ -144,7 +146,7 @@ export async function startUpstream(start: UpstreamStart = {}): Promise<Upstream
   const logFile = join(home, 'controller.log');
   try {
     createPki(binary, join(home, 'pki'));
-    writeFileSync(config, controllerConfig(home, port));
+    writeFileSync(config, controllerConfig(home, port) + (start.extraConfig ?? ''));
     runZiti(binary, ['controller', 'edge', 'init', config, '-u', username, '-p', password], home);
   } catch (error) {
     removeHome();

@@ -31,6 +31,7 @@ import { Health } from './system/health.js';
 import { InstanceHeartbeat, OFFLINE_AFTER_MS } from './system/instance-heartbeat.js';
 import { Metrics } from './system/metrics.js';
 import { listenForMetrics, type MetricsListener } from './system/metrics-listener.js';
+import { ControllerEvents } from './events/controller-events.js';
 
 export interface ControllerOptions {
   clock?: Clock;
@@ -54,6 +55,8 @@ export interface Controller {
   fabric: Fabric;
   /** The metrics listener, when `metrics.address` is set. */
   metricsListener: MetricsListener | undefined;
+  /** Operators' events (issue 31): the dispatcher the management channel's streams subscribe to. */
+  events: ControllerEvents;
   /**
    * Stops gracefully: no new connections, requests in flight finish (closed after `shutdown.timeout`), a running
    * integrity scan is cancelled, session activity is flushed, the store closed. Repeated calls share one stop.
@@ -108,8 +111,13 @@ export async function openController(settings: Settings, options: ControllerOpti
         terminators: () => opened.read(countTerminators),
       })
     : undefined;
+  const instanceId = newCuid();
+  const build = readBuildInfo();
+  const events = new ControllerEvents({ settings, clock, logger, instanceId, build, registry: metrics?.registry });
+  // Every write transaction records its entity changes and emits their events after it commits (issue 31).
+  const recorded = events.changeLog.wrap(opened);
   // Background work (activity flushes, scans) uses `store`; requests write through the bounded queue.
-  const store = metrics ? metrics.timed(opened) : opened;
+  const store = metrics ? metrics.timed(recorded) : recorded;
   const requestStore = settings.commandRateLimiterEnabled
     ? queueWrites(store, settings.commandRateLimiterMaxQueued)
     : store;
@@ -144,7 +152,6 @@ export async function openController(settings: Settings, options: ControllerOpti
     onError: (error) => logger.error({ err: error }, 'could not check sessions against posture'),
     readMfaState: options.readMfaState,
   });
-  const instanceId = newCuid();
   const heartbeat = new InstanceHeartbeat({
     store,
     clock,
@@ -153,7 +160,6 @@ export async function openController(settings: Settings, options: ControllerOpti
     apiBase: `https://${settings.advertisedHost}:${settings.advertisedPort}`,
     onError: (error) => logger.error({ err: error }, 'could not record this instance as alive'),
   });
-  const build = readBuildInfo();
   const fabric = new Fabric({
     store,
     pki,
@@ -167,6 +173,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     wireVersion: build.wireVersion,
     instanceOfflineAfterMs: OFFLINE_AFTER_MS,
     recordActivity: (ids) => apiSessions.recordActivity(ids),
+    events: events.fabric,
   });
   listener.fabric = fabric;
   const deps: AppDeps = {
@@ -197,6 +204,7 @@ export async function openController(settings: Settings, options: ControllerOpti
   };
   const app = await buildApp(deps, options.tls ? tls : undefined);
   listener.app = app;
+  await events.start(store, fabric.links, fabric.controlPlane.routers);
   const metricsListener =
     metrics && settings.metricsAddress ? await listenForMetrics(settings.metricsAddress, metrics, health) : undefined;
   apiSessions.start();
@@ -218,9 +226,11 @@ export async function openController(settings: Settings, options: ControllerOpti
     await apiSessions.stop();
     await heartbeat.stop();
     await metricsListener?.close();
+    await events.stop();
     await opened.close();
   };
-  return { app, deps, admin, fabric, metricsListener, close: () => (closing ??= stop(app)) };
+  const close = () => (closing ??= stop(app));
+  return { app, deps, admin, fabric, metricsListener, events, close };
 }
 
 /**

@@ -5,7 +5,7 @@ import { fabricServiceOperations } from '../entities/service/service.fabric.oper
 import { fabricTerminatorOperations } from '../entities/terminator/terminator.fabric.operations.js';
 import { linkOperations } from '../entities/network/link.operations.js';
 import { circuitOperations } from '../entities/network/circuit.operations.js';
-import { databaseOperations } from '../integrity/database.operations.js';
+import { databaseOperations, fabricDatabaseOperations } from '../integrity/database.operations.js';
 
 export const fabricOperations: OperationTable<'fabric'> = {
   ...fabricRouterOperations,
@@ -14,4 +14,5 @@ export const fabricOperations: OperationTable<'fabric'> = {
   ...linkOperations,
   ...circuitOperations,
   ...databaseOperations,
+  ...fabricDatabaseOperations,
 };

@@ -2,6 +2,7 @@
 import type { OperationTable } from '../http/operation.js';
 import { managementSystemOperations } from '../system/system.operations.js';
 import { identityTypeOperations } from '../entities/identity-type/identity-type.operations.js';
+import { entityChangeOperations } from '../entities/entity-change/entity-change.operations.js';
 import { authPolicyOperations } from '../entities/auth-policy/auth-policy.operations.js';
 import { managementAuthOperations } from '../auth/auth.operations.js';
 import { currentIdentityOperations, identityOperations } from '../entities/identity/identity.operations.js';
@@ -43,6 +44,7 @@ export const managementOperations: OperationTable<'management'> = {
   ...managementSystemOperations,
   ...managementAuthOperations,
   ...identityTypeOperations,
+  ...entityChangeOperations,
   ...authPolicyOperations,
   ...identityOperations,
   ...currentIdentityOperations,

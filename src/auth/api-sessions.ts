@@ -14,6 +14,10 @@ import {
   type ApiSessionRow,
 } from '../store/queries/api-sessions.js';
 import { ReadCache } from '../store/read-cache.js';
+import { recordEntityChange } from '../events/entity-change-log.js';
+import { recordSessionsEnded } from '../events/edge-session-events.js';
+import { sessionsOfIdleApiSessions } from '../store/queries/sessions.js';
+import { currentChangeContext } from '../lib/change-context.js';
 import { changeKeys, readKeys } from '../store/changes.js';
 import type { ChangeKey } from '../store/store.js';
 import { outstandingAuthQueries, totpQueries, type AuthQuery } from './auth-queries.js';
@@ -54,7 +58,37 @@ export async function insertApiSession(
     is_system: 0,
   };
   await storeApiSession(tx, row);
+  // upstream attributes a login's API session to the identity logging in.
+  const context = currentChangeContext();
+  await recordEntityChange(tx, {
+    context: { ...context, author: { type: 'identity', id: input.identityId } },
+    changeType: 'created',
+    entityType: 'apiSessions',
+    entityId: row.id,
+    after: apiSessionState(row),
+  });
   return row;
+}
+
+const parseJson = (text: string): unknown => JSON.parse(text);
+
+/** An API session row in the entity's field names, as its changes are recorded (events/entity-change-log.ts). */
+export function apiSessionState(row: ApiSessionRow): Record<string, unknown> {
+  return {
+    id: row.id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    tags: parseJson(row.tags),
+    isSystem: row.is_system === 1,
+    token: row.token,
+    identityId: row.identity_id,
+    authenticatorId: row.authenticator_id,
+    ipAddress: row.ip_address,
+    lastActivityAt: row.last_activity_at,
+    configTypes: row.config_types === null ? null : parseJson(row.config_types),
+    isMfaRequired: row.is_mfa_required === 1,
+    isMfaComplete: row.is_mfa_complete === 1,
+  };
 }
 
 interface SessionLookup {
@@ -250,7 +284,16 @@ export class ApiSessions {
     // writes nothing.
     const cutoff = formatTimestamp(new Date(clock().getTime() - this.timeoutMs - ACTIVITY_FLUSH_MS));
     if (await store.read((db) => hasIdleApiSessions(db, cutoff)))
-      await store.transaction((tx) => deleteIdleApiSessions(tx, cutoff));
+      await store.transaction(async (tx) => {
+        await recordSessionsEnded(tx, await sessionsOfIdleApiSessions(tx, cutoff));
+        for (const row of await deleteIdleApiSessions(tx, cutoff))
+          await recordEntityChange(tx, {
+            changeType: 'deleted',
+            entityType: 'apiSessions',
+            entityId: row.id,
+            before: apiSessionState(row),
+          });
+      });
   }
 
   start(): void {

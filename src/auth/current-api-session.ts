@@ -4,6 +4,10 @@ import { envelope, emptyEnvelope } from '../http/envelope.js';
 import type { OperationHandler } from '../http/operation.js';
 import { apiSessionDetail } from './api-session-detail.js';
 import { apiSessionById, deleteApiSession } from '../store/queries/api-sessions.js';
+import { recordEntityChange } from '../events/entity-change-log.js';
+import { recordSessionsEnded } from '../events/edge-session-events.js';
+import { sessionsOfApiSessions } from '../store/queries/sessions.js';
+import { apiSessionState } from './api-sessions.js';
 import { writeAreas } from '../store/store.js';
 
 export const getCurrentAPISession: OperationHandler<'getCurrentAPISession'> = {
@@ -24,9 +28,20 @@ export const deleteCurrentApiSession: OperationHandler<'deleteCurrentApiSession'
   access: 'partial',
   async handle({ deps, caller }) {
     const { apiSessionId, identityId } = caller.session;
-    await deps.store.transaction((tx) => deleteApiSession(tx, apiSessionId), {
-      touches: [writeAreas.identity(identityId)],
-    });
+    await deps.store.transaction(
+      async (tx) => {
+        await recordSessionsEnded(tx, await sessionsOfApiSessions(tx, [apiSessionId]));
+        const ended = await deleteApiSession(tx, apiSessionId);
+        if (ended)
+          await recordEntityChange(tx, {
+            changeType: 'deleted',
+            entityType: 'apiSessions',
+            entityId: ended.id,
+            before: apiSessionState(ended),
+          });
+      },
+      { touches: [writeAreas.identity(identityId)] },
+    );
     deps.apiSessions.forget(apiSessionId);
     return { status: 200, json: emptyEnvelope() };
   },

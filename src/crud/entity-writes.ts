@@ -9,6 +9,8 @@ import { entityInput, type WriteMode } from './entity-input.js';
 import { isJsonObject } from '../lib/object-path.js';
 import { deleteEntity, findEntity, insertEntity, isNameTaken, updateEntity } from './entity-store.js';
 import type { Scope } from '../store/queries/scopes.js';
+import { recordEntityChange } from '../events/entity-change-log.js';
+import { upstreamEntityType } from '../events/entity-types.js';
 
 /** Values a create takes beside the body's (see createEntity). */
 type Extra<V> = Partial<V> & Readonly<Record<string, unknown>>;
@@ -159,6 +161,7 @@ export async function removeEntityIn<V extends EntityValues>(
   const change: EntityChange<V> = { op: 'delete', id, before, changed: new Set() };
   await deleteEntity(tx, definition, id);
   await definition.rules.afterWrite?.({ tx, deps }, change);
+  await recordChange(tx, definition, change);
 }
 
 /** The entity with this id, else 404; with a `scope` (the caller's own rows), one outside it is missing too. */
@@ -187,7 +190,24 @@ async function runRules<V extends EntityValues, T>(
   await requireFreeName(tx, definition, change);
   const persisted = await persist();
   await definition.rules.afterWrite?.({ tx, deps }, change);
+  await recordChange(tx, definition, change);
   return persisted;
+}
+
+/** The committed change's record and events (events/entity-change-log.ts), in the write's transaction. */
+function recordChange<V extends EntityValues>(
+  tx: Db,
+  definition: EntityDefinition<V>,
+  change: EntityChange<V>,
+): Promise<void> {
+  return recordEntityChange(tx, {
+    changeType: change.op === 'create' ? 'created' : change.op === 'delete' ? 'deleted' : 'updated',
+    entityType: upstreamEntityType(definition.path),
+    entityId: change.id,
+    before: change.before,
+    after: change.after,
+    changedFields: [...change.changed],
+  });
 }
 
 /**

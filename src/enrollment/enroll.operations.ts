@@ -3,6 +3,7 @@
 import { ApiError } from '../errors/api-error.js';
 import { wrapHandler, type OperationContext, type OperationHandler, type OperationTable } from '../http/operation.js';
 import { requireEnrollment } from './enrollment-record.js';
+import { currentChangeContext, withChangeContext } from '../lib/change-context.js';
 import { enrollWithOtt } from './methods/enroll-ott.js';
 import { enrollWithOttCa } from './methods/enroll-ottca.js';
 import { enrollWithCa } from './methods/enroll-ca.js';
@@ -47,7 +48,14 @@ const enroll: OperationHandler = {
     );
     const method = byMethod[enrollment.method];
     if (!method) throw new ApiError('INVALID_ENROLL_METHOD');
-    return method(context, enrollment);
+    // upstream attributes what an enrollment changes to the enrollee: the identity, or the router.
+    const author = enrollment.routerId
+      ? { type: 'router', id: enrollment.routerId }
+      : enrollment.identityId
+        ? { type: 'identity', id: enrollment.identityId }
+        : undefined;
+    if (!author) return method(context, enrollment);
+    return withChangeContext({ ...currentChangeContext(), author }, () => method(context, enrollment));
   },
 };
 

@@ -20,6 +20,7 @@ import { Terminators } from './terminators/terminators.js';
 import { EdgeSync } from './edge-sync/edge-sync.js';
 import type { NetworkViews } from './network-views.js';
 import { routerMessages } from './router-messages.js';
+import type { FabricEvents } from './fabric-events.js';
 
 export interface FabricOptions {
   store: Store;
@@ -39,6 +40,8 @@ export interface FabricOptions {
   instanceOfflineAfterMs: number;
   /** Where routers' API-session heartbeats record their clients' activity (ApiSessions.recordActivity). */
   recordActivity: (apiSessionIds: Iterable<string>) => void;
+  /** Operators' events (src/events/): circuits, links and the routers' metrics, told where they happen. */
+  events: FabricEvents | undefined;
 }
 
 export class Fabric {
@@ -71,7 +74,7 @@ export class Fabric {
       holdsAny: () => routers.all()[Symbol.iterator]().next().done !== true,
       logger,
     });
-    this.links = startLinks(routers, store, logger, { ...held, messenger: this.inbox.messenger });
+    this.links = startLinks(routers, store, logger, { ...held, messenger: this.inbox.messenger }, options.events);
     const records = new CircuitRecords({
       ...held,
       holds: (routerId) => routers.get(routerId) !== undefined,
@@ -82,6 +85,7 @@ export class Fabric {
       clock,
       logger,
       metrics,
+      events: options.events,
       // One process holds each router's channel; a router held by another process is reached through the store.
       routers: {
         channelOf: (routerId) => routers.get(routerId)?.channel,
@@ -106,6 +110,7 @@ export class Fabric {
         terminators: this.terminators,
         links: this.links,
         edgeSync: this.edgeSync,
+        routerMetrics: (routerId, metrics) => options.events?.routerMetrics(routerId, metrics),
         fingerprintOf: async (routerId) =>
           (await store.read((db) => routersForConnection(db, [routerId])))[0]?.fingerprint,
       }),

@@ -21,6 +21,7 @@ import {
   UpdateTerminatorRequestSchema,
 } from './messages/gen/edge_ctrl_pb.js';
 import { ControlContentType } from './messages/headers.js';
+import { MetricsMessageSchema, type MetricsMessage } from './messages/gen/metrics_pb.js';
 import { decodeCreateCircuitRequest, decodeRouteResult } from './circuits/circuit-messages.js';
 import { readHeartbeat, readResyncReason, readValidateSessions } from './edge-sync/edge-messages.js';
 import { linkLatencies } from './links/link-latency.js';
@@ -39,6 +40,8 @@ export interface MessageHandlers {
   terminators: Pick<Terminators, 'create' | 'update' | 'remove' | 'health' | 'validated'>;
   links: Pick<Links, 'fault' | 'routerLinks' | 'metrics'>;
   edgeSync: Pick<EdgeSync, 'heartbeat' | 'resync' | 'validateSessions'>;
+  /** A router's whole Metrics message, for operators' events and Prometheus (src/events/). */
+  routerMetrics(routerId: string, metrics: MetricsMessage): void;
   /** A router's enrolled fingerprint, for VerifyRouter. */
   fingerprintOf: FingerprintOf;
 }
@@ -132,8 +135,14 @@ export function routerMessages(h: MessageHandlers): RouterMessageLine[] {
     line({
       contentType: CtrlType.MetricsType,
       name: 'Metrics',
-      decode: (message) => linkLatencies(message.body),
-      handle: ({ routerId, request }) => h.links.metrics(routerId, request),
+      decode: (message) => ({
+        latencies: linkLatencies(message.body),
+        metrics: fromBinary(MetricsMessageSchema, message.body),
+      }),
+      handle: ({ routerId, request }) => {
+        h.links.metrics(routerId, request.latencies);
+        h.routerMetrics(routerId, request.metrics);
+      },
       errors: 'none',
     }),
     line({

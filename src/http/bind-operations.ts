@@ -8,6 +8,7 @@ import { reachedHandler } from './error-response.js';
 import { cleanPath } from './request-path.js';
 import type { OperationHandler, OperationResult, OperationTable } from './operation.js';
 import { loadContract, validateRequest, type ApiName, type OperationSpec } from './spec/load-spec.js';
+import { withChangeContext, type ChangeContext } from '../lib/change-context.js';
 
 /** What Fastify's router and query parser give every bound route (path parameters and the raw query string values). */
 interface RawRequest {
@@ -85,11 +86,33 @@ async function runOperation(
   reachedHandler.add(request);
   const { params, query, headers, body } = validated.value;
   const context = { deps, api, params, query, rawQuery, headers, body, request, reply };
-  const result =
+  const result = await withChangeContext(changeContextOf(api, request), () =>
     handler.access === 'public'
-      ? await handler.handle({ ...context, caller: request.caller })
-      : await handler.handle({ ...context, caller: admitCaller(handler.access, request.caller, api) });
+      ? handler.handle({ ...context, caller: request.caller })
+      : handler.handle({ ...context, caller: admitCaller(handler.access, request.caller, api) }),
+  );
   return sendResult(reply, result);
+}
+
+/**
+ * Who the request's changes are by and through what, as upstream's request contexts write them
+ * (response/context.go NewChangeContext): the caller's identity, else unattributed; REST, by API.
+ */
+function changeContextOf(api: ApiName, request: FastifyRequest<RawRequest>): ChangeContext {
+  const session = request.caller.session;
+  const trace = request.query.traceId;
+  return {
+    author: session ? { type: 'identity', id: session.identityId } : { type: 'unattributed' },
+    source: {
+      type: 'rest',
+      auth: api === 'fabric' ? 'fabric' : 'edge',
+      method: request.method,
+      ...(request.headers.host ? { localAddr: request.headers.host } : {}),
+      // Go's net.Addr text: an IPv6 host in brackets.
+      remoteAddr: `${request.ip.includes(':') ? `[${request.ip}]` : request.ip}:${request.socket.remotePort ?? 0}`,
+    },
+    ...(typeof trace === 'string' ? { traceId: trace } : {}),
+  };
 }
 
 export function sendResult(reply: FastifyReply, result: OperationResult): FastifyReply {

@@ -31,9 +31,23 @@ const createDatabaseSnapshot: OperationHandler = {
 };
 
 /**
+ * The fabric's `POST /database/snapshot` (`ziti fabric db snapshot [path]`): a snapshot written where the admin names
+ * on the controller's disk (upstream's own rule: admin only), answered with the path written.
+ */
+const createDatabaseSnapshotWithPath: OperationHandler<'createDatabaseSnapshotWithPath', 'fabric'> = {
+  access: 'admin',
+  async handle({ deps, body, api }) {
+    const path = await deps.snapshots.createAt(body.path ?? '');
+    return { status: 200, json: envelopeOf(api, { path }) };
+  },
+};
+
+/** The fabric API's database operations: the four both APIs share and the snapshot with a path. */
+export const fabricDatabaseOperations: OperationTable<'fabric'> = { createDatabaseSnapshotWithPath };
+
+/**
  * The same four on both APIs (`/edge/management/v1/database/…` and `/fabric/v1/database/…`): one scan state and one
- * snapshot rule per controller. The fabric's `database/snapshot`, which writes to a path the caller names on the
- * controller's disk, is left out (501).
+ * snapshot rule per controller.
  */
 export const databaseOperations: OperationTable<'management' | 'fabric'> = {
   checkDataIntegrity: startScan(false),

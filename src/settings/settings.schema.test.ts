@@ -51,6 +51,8 @@ const everyKey: Record<keyof Settings, true> = {
   pkiCa: true,
   pkiSigningCert: true,
   pkiSigningKey: true,
+  eventLoggers: true,
+  entityChangeRetentionMs: true,
 };
 
 test('every setting but home, configFile and ignoredSettings has exactly one spec', () => {

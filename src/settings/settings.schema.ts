@@ -4,6 +4,7 @@
 import { controlPlaneSettingSpecs, type ControlPlaneSettings } from './control-plane.settings.js';
 import { databaseSettingSpecs, type DatabaseSettings } from './database.settings.js';
 import { edgeApiSettingSpecs, type EdgeApiSettings } from './edge-api.settings.js';
+import { eventsSettingSpecs, type EventsSettings } from './events.settings.js';
 import { httpSettingSpecs, type HttpSettings } from './http.settings.js';
 import { loginThrottleSettingSpecs, type LoginThrottleSettings } from './login-throttle.settings.js';
 import { pkiSettingSpecs, type PkiSettings } from './pki.settings.js';
@@ -18,7 +19,8 @@ export interface Settings
     LoginThrottleSettings,
     HttpSettings,
     ProcessSettings,
-    PkiSettings {
+    PkiSettings,
+    EventsSettings {
   home: string;
   /** The YAML file the settings were read from, if any. */
   configFile: string | undefined;
@@ -37,6 +39,7 @@ export const settingSpecs: readonly SettingSpec<Omit<Settings, 'home' | 'configF
   ...httpSettingSpecs,
   ...processSettingSpecs,
   ...pkiSettingSpecs,
+  ...eventsSettingSpecs,
 ];
 
 type NumberSetting = { [K in keyof Settings]: Settings[K] extends number ? K : never }[keyof Settings];

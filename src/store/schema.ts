@@ -25,6 +25,7 @@ export interface Database {
   edge_router_policy_identity_roles: EdgeRouterPolicyIdentityRolesTable;
   edge_routers: EdgeRoutersView;
   enrollments: EnrollmentsTable;
+  entity_changes: EntityChangesTable;
   external_jwt_signers: ExternalJwtSignersTable;
   fabric_circuits: FabricCircuitsTable;
   fabric_links: FabricLinksTable;
@@ -286,6 +287,26 @@ export interface EnrollmentsTable {
   ca_id: string | null;
   username: string | null;
   jwt: string;
+}
+
+export interface EntityChangesTable {
+  id: string;
+  created_at: string;
+  updated_at: string;
+  tags: Generated<string>;
+  is_system: Generated<number>;
+  change_type: string;
+  entity_type: string;
+  entity_id: string;
+  author_type: string;
+  author_id: string | null;
+  author_name: string | null;
+  source_type: string;
+  source: Generated<string>;
+  changed_fields: Generated<string>;
+  initial_state: string | null;
+  final_state: string | null;
+  instance_id: string;
 }
 
 export interface ExternalJwtSignersTable {

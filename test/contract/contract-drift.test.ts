@@ -1,4 +1,5 @@
-// The committed contract must equal upstream plus the two committed edit files, whenever upstream is at hand.
+// The committed contract must equal upstream plus the committed edit files (0.26.23 additions, our extensions,
+// corrections), whenever upstream is at hand.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -53,13 +54,15 @@ describe('contract drift', () => {
 describe('contract operations', () => {
   const all = apis.flatMap((api) => loadContract(api).operations);
 
-  it('holds the 240 edge operations plus the two 0.26.23 additions, and the 37 fabric ones', () => {
+  it('holds the 240 edge operations plus the two 0.26.23 additions and our two extensions, and the 37 fabric ones', () => {
     assert.equal(loadContract('client').operations.length, 56);
-    assert.equal(loadContract('management').operations.length, 186);
+    assert.equal(loadContract('management').operations.length, 188);
     assert.equal(loadContract('fabric').operations.length, 37);
-    assert.equal(all.length, 279);
+    assert.equal(all.length, 281);
     const ids = new Set(loadContract('management').operations.map((op) => op.operationId));
     assert.ok(ids.has('listConfigServices') && ids.has('listPostureCheckRoleAttributes'));
+    // extensions.yml: the record of entity changes (issue 31), under a path upstream does not use.
+    assert.ok(ids.has('listEntityChanges') && ids.has('detailEntityChange'));
   });
 
   it('names every operation, uniquely within its API', () => {

@@ -69,9 +69,14 @@ export function ourControllerArgs(home: string, apiPort: number, ctrlPort: numbe
   ];
 }
 
-export async function startController(kind: ControllerKind, work: string): Promise<Started> {
+/** `settings`: top-level YAML both controllers read (an `events:` section), in our settings file or upstream's config. */
+export async function startController(kind: ControllerKind, work: string, settings?: string): Promise<Started> {
   if (kind === 'upstream') {
-    const upstream: UpstreamController = await startUpstream({ username: ADMIN_USERNAME, password: ADMIN_PASSWORD });
+    const upstream: UpstreamController = await startUpstream({
+      username: ADMIN_USERNAME,
+      password: ADMIN_PASSWORD,
+      ...(settings ? { extraConfig: settings } : {}),
+    });
     const port = upstream.port;
     return {
       controller: managed(kind, () => upstream.pid, upstream.logFile, upstream.caFile, `https://127.0.0.1:${port}`, {
@@ -84,7 +89,9 @@ export async function startController(kind: ControllerKind, work: string): Promi
   const home = mkdtempSync(join(tmpdir(), 'ziti-ours-net-'));
   const [apiPort, ctrlPort] = [await freePort(), await freePort()];
   const logFile = join(work, 'controller.log');
-  const args = ourControllerArgs(home, apiPort, ctrlPort);
+  const settingsFile = join(work, 'ctrl.yml');
+  if (settings) writeFileSync(settingsFile, settings);
+  const args = [...ourControllerArgs(home, apiPort, ctrlPort), ...(settings ? ['--config', settingsFile] : [])];
   const start = () =>
     startServer({
       name: 'our controller',
@@ -239,6 +246,8 @@ export interface RouterOptions {
   /** The link groups its dialer belongs to (default: upstream's `default`). */
   dialerGroups?: string[];
   roleAttributes?: string[];
+  /** The router's `metrics.reportInterval` (upstream's default: 1m). */
+  metricsReportInterval?: string;
 }
 
 /** Creates, enrolls and runs a router in its own folder under `work`; resolves once the controller shows it connected. */
@@ -265,7 +274,9 @@ export async function startRouter(
     ...(linkPort === undefined ? {} : { port: linkPort, groups: options.linkGroups }),
     ...(options.dialerGroups ? { dialerGroups: options.dialerGroups } : {}),
   };
-  writeFileSync(join(dir, 'router.yml'), routerConfig(dir, ctrlEndpoint, edge ? await freePort() : undefined, link));
+  const config = routerConfig(dir, ctrlEndpoint, edge ? await freePort() : undefined, link);
+  const metrics = options.metricsReportInterval ? `metrics:\n  reportInterval: ${options.metricsReportInterval}\n` : '';
+  writeFileSync(join(dir, 'router.yml'), config + metrics);
   const enroll = await runZiti(
     binary,
     ['router', 'enroll', join(dir, 'router.yml'), '--jwt', join(dir, 'router.jwt')],

@@ -1,6 +1,8 @@
 // API sessions as the management API lists them (created by authenticate, never through this entity).
 import { boolean, defineEntity, json, text, timestamp } from '../../crud/define-entity.js';
 import { apiSessionExtras } from '../../auth/api-session-detail.js';
+import { recordSessionsEnded } from '../../events/edge-session-events.js';
+import { sessionsOfApiSessions } from '../../store/queries/sessions.js';
 
 const apiSessionFields = {
   token: text({ unique: true, writable: 'never' }),
@@ -21,6 +23,10 @@ export const apiSession = defineEntity({
   fields: apiSessionFields,
   links: (session) => ({ sessions: `./api-sessions/${session.id}/sessions` }),
   rules: {
+    // Its sessions end with it (the database cascades): their changes are recorded first (issue 31).
+    async beforeDelete({ tx }, existing) {
+      await recordSessionsEnded(tx, await sessionsOfApiSessions(tx, [existing.id]));
+    },
     async extend({ db, deps, caller }, sessions) {
       const extras = await apiSessionExtras(
         db,

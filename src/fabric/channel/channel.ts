@@ -85,6 +85,16 @@ export class Channel {
     return this.#closeReason !== undefined;
   }
 
+  /** Both ends of the connection as Go writes a net.Addr (`host:port`, `[v6]:port`): what change records name. */
+  get addresses(): { local: string; remote: string } {
+    const format = (host: string | undefined, port: number | undefined) =>
+      `${host?.includes(':') ? `[${host}]` : (host ?? '')}:${port ?? 0}`;
+    return {
+      local: format(this.#socket.localAddress, this.#socket.localPort),
+      remote: format(this.#socket.remoteAddress, this.#socket.remotePort),
+    };
+  }
+
   /** Starts reading (after the owner registered its handlers), first dispatching messages that came with the hello. */
   start(initial: Message[] = []): void {
     if (this.isClosed) return;

@@ -11,6 +11,7 @@ import type { RouteMessenger } from './reroute.js';
 import type { CircuitRecords } from './circuit-records.js';
 import type { CircuitRegistry } from './circuit-registry.js';
 import type { Strategies } from './strategies.js';
+import type { FabricEvents } from '../fabric-events.js';
 
 export interface RouterMessenger {
   /** The router's channel when this process holds it. */
@@ -41,6 +42,8 @@ export interface CircuitDeps {
   /** Attempts in all (upstream CreateCircuitRetries, 2). */
   retries: number;
   metrics: FabricMetrics | undefined;
+  /** Operators' events (src/events/): circuits created, moved, ended, failed. */
+  events: FabricEvents | undefined;
   /** Ids of circuits whose routes are being set up now. */
   routing: Set<string>;
   /** The routers' links (paths over them, circuits moved when one goes); without, one-router circuits only. */

@@ -71,5 +71,6 @@ function keep(deps: CircuitDeps, outcomes: readonly RerouteOutcome[], detail: st
     deps.registry.setPath(outcome.circuitId, outcome.path, deps.clock().getTime());
     const circuit = deps.registry.get(outcome.circuitId);
     if (circuit) void deps.records?.put(circuit);
+    if (circuit) deps.events?.circuitPathUpdated(circuit);
   }
 }

@@ -20,6 +20,7 @@ import { shortestPath, type Path } from '../links/paths.js';
 import type { RouteMessenger } from './reroute.js';
 import type { RouterInbox } from '../ctrl/router-inbox.js';
 import type { CircuitRecords } from './circuit-records.js';
+import type { FabricEvents } from '../fabric-events.js';
 import { moveOffLinks } from './circuit-moves.js';
 import { circuitFault, confirmCircuits, lateRouteResult } from './circuit-reports.js';
 import { localCircuitsView, removalAsked, sharedCircuitsView } from './circuit-view.js';
@@ -32,6 +33,7 @@ export interface CircuitsOptions {
   logger: FabricLogger;
   routers: RouterMessenger;
   metrics?: FabricMetrics;
+  events?: FabricEvents;
   routeTimeoutMs?: number;
   retries?: number;
   /** Circuits held at most; past it dials are refused. */
@@ -95,6 +97,7 @@ export class Circuits {
       routeTimeoutMs: options.routeTimeoutMs ?? 10_000,
       retries: options.retries ?? 2,
       metrics: options.metrics,
+      events: options.events,
       routing: new Set(),
       links,
       records: shared?.records,
@@ -179,6 +182,7 @@ export class Circuits {
     this.#records?.ended(circuit.id);
     this.strategies.get(circuit.strategy)?.notify('circuitRemoved', circuit.terminatorId);
     this.deps.metrics?.circuitEnded(end);
+    this.deps.events?.circuitDeleted(circuit);
     const durationMs = this.deps.clock().getTime() - circuit.createdAt;
     this.deps.logger.info(
       {

@@ -20,6 +20,7 @@ import {
 } from './circuit-messages.js';
 import type { Circuit } from './circuit-registry.js';
 import type { CircuitDeps } from './circuit-deps.js';
+import type { CircuitFailure } from '../fabric-events.js';
 import { SelectFailure, selectTerminator, type SelectedTerminator } from './select-terminator.js';
 import { DialFailure, dropFailedTerminator, sendRoutes, type DialTerminator } from './route-attempt.js';
 
@@ -107,6 +108,11 @@ async function routeCircuit(
   deps.routing.add(circuitId);
   try {
     return await attemptRoutes(deps, sourceRouterId, request, checked, started, circuitId);
+  } catch (error) {
+    // A failed dial is an event (upstream CircuitFailedEvent; the attempt's terminator and path are not kept)
+    if (error instanceof DialFailure)
+      deps.events?.circuitFailed(failureOf(circuitId, request, checked, started, error));
+    throw error;
   } finally {
     deps.routing.delete(circuitId);
   }
@@ -217,6 +223,7 @@ async function attemptEach(
       const answered = new Map([...decodePeerData(terminator.row.peer_data), ...peerData]);
       await keepCircuit(deps, circuit, { answered, encryptionRequired: service.encryptionRequired, routed });
       deps.metrics?.circuitCreated((circuit.createdAt - started) / 1000);
+      deps.events?.circuitCreated(circuit, started, path.cost + terminator.cost);
       deps.logger.info(
         {
           circuitId,
@@ -279,4 +286,26 @@ async function keepCircuit(
       EdgeErrorCode.encryptionDataMissing,
     );
   }
+}
+
+/** What a failed dial's event tells (upstream CircuitFailedEvent). */
+function failureOf(
+  circuitId: string,
+  request: CreateCircuitRequest,
+  { session, service }: CheckedSession,
+  startedAt: number,
+  error: DialFailure,
+): CircuitFailure {
+  return {
+    circuitId,
+    clientId: session.id,
+    serviceId: service.id,
+    instanceId: request.terminatorInstanceId,
+    terminatorId: '',
+    path: undefined,
+    cost: undefined,
+    cause: error.reason,
+    startedAt,
+    tags: { serviceId: service.id, clientId: session.identityId },
+  };
 }

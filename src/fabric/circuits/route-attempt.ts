@@ -14,6 +14,7 @@ import type { RouterRoute } from './route-plan.js';
 import { decodeRouteResult, type Outgoing, type PeerData, type RouteResult } from './circuit-messages.js';
 import type { CircuitDeps } from './circuit-deps.js';
 import type { SelectableTerminator } from './select-terminator.js';
+import { recordTerminatorChanges } from '../../events/terminator-events.js';
 
 export type DialTerminator = SelectableTerminator & { row: TerminatorRow };
 
@@ -117,7 +118,9 @@ export async function dropFailedTerminator(
 ): Promise<void> {
   if (result?.errorCode !== RouteResultErrorCode.invalidTerminator) return;
   if (isHostedBinding(terminator.row.binding)) {
-    await deps.store.transaction((tx) => deleteTerminators(tx, [terminator.id]));
+    await deps.store.transaction(async (tx) =>
+      recordTerminatorChanges(tx, 'deleted', await deleteTerminators(tx, [terminator.id]), undefined),
+    );
     deps.strategies.forget(terminator.id);
     deps.metrics?.terminatorsRemoved(1);
     deps.logger.info(

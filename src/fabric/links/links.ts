@@ -15,6 +15,7 @@ import { allLinks, emptyView, type SharedNetwork } from './shared-network.js';
 import { NetworkSync } from './network-sync.js';
 import type { LinkRouter, LinkRouters } from './link-routers.js';
 import type { FabricLogger } from '../ctrl/router-channel.js';
+import type { FabricEvents } from '../fabric-events.js';
 
 export interface LinksOptions {
   routers: LinkRouters;
@@ -26,6 +27,8 @@ export interface LinksOptions {
   maxLinks?: number;
   /** The links and routers of the other processes (several workers or instances); without, this process's only. */
   shared?: SharedNetwork;
+  /** Operators' events (src/events/): links reported and faulted, the routers' metrics. */
+  events?: FabricEvents;
 }
 
 /** Links that stopped carrying traffic (faulted, or a router at one end gone): circuits over them must move. */
@@ -93,6 +96,7 @@ export class Links {
       },
       'link fault',
     );
+    this.#options.events?.link(fault.subject === FaultSubject.LinkDuplicate ? 'duplicate' : 'fault', link);
     const forgotten = this.#options.shared?.linksGone([link.id]);
     if (!wasUsable) {
       void forgotten?.catch((error: unknown) => this.#warn(routerId, error));
@@ -205,6 +209,8 @@ export class Links {
     // A links message read after its connection was replaced is from the old connection (upstream NotifyExistingLink).
     if (this.#options.routers.get(routerId)?.channel !== channel) return;
     for (const reported of links) {
+      if (!this.isOnline(reported.destRouterId))
+        this.#options.events?.link('routerLinkDisconnectedDest', { id: reported.id });
       const result = this.table.reported(routerId, reported);
       if (!result) {
         this.#options.logger.warn(
@@ -222,6 +228,7 @@ export class Links {
         },
         result.created ? 'router reported link added' : 'router reported link already known',
       );
+      this.#options.events?.link(result.created ? 'routerLinkNew' : 'routerLinkKnown', result.link);
       if (result.created)
         void this.#options.shared?.linkReported(result.link).catch((error: unknown) => this.#warn(routerId, error));
     }

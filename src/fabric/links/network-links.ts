@@ -21,6 +21,7 @@ import type { LinkRouters } from './link-routers.js';
 import type { FabricLogger } from '../ctrl/router-channel.js';
 import type { RouteMessenger } from '../circuits/reroute.js';
 import type { RemoteRouter, SharedNetwork, SharedView } from './shared-network.js';
+import type { FabricEvents } from '../fabric-events.js';
 
 export interface SharedNetworkOptions {
   store: Store;
@@ -35,9 +36,11 @@ export function startLinks(
   store: Store,
   logger: FabricLogger,
   shared?: SharedNetworkOptions,
+  events?: FabricEvents,
 ): Links {
   const links = new Links({
     routers,
+    ...(events ? { events } : {}),
     routerAttributes: (ids) => store.read((db) => routerPathAttributes(db, ids)),
     routerExists: async (id) => (await store.read((db) => routerPathAttributes(db, [id]))).has(id),
     logger,

@@ -18,6 +18,7 @@ import {
 } from '../messages/gen/edge_ctrl_pb.js';
 import { checkSessionRequest, EdgeErrorCode, EdgeRequestError, type CheckedSession } from '../edge-requests.js';
 import { isJsonObject } from '../../lib/object-path.js';
+import { recordTerminatorChanges } from '../../events/terminator-events.js';
 
 export const EDGE_BINDING = 'edge';
 const MAX_COST = 65535;
@@ -169,6 +170,7 @@ export async function createEdgeTerminator(
         }
       }
       await insertTerminator(tx, row);
+      await recordTerminatorChanges(tx, 'created', [row], routerId);
       return {
         result: CreateTerminatorResult.Success,
         message: '',

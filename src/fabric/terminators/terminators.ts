@@ -21,6 +21,7 @@ import type { FabricMetrics } from '../ctrl/fabric-metrics.js';
 import type { Strategies } from '../circuits/strategies.js';
 import { createEdgeTerminator } from './create-terminator.js';
 import { removeInvalidTerminators, validateRouterTerminators } from './validate-terminators.js';
+import { recordTerminatorChanges } from '../../events/terminator-events.js';
 
 export interface TerminatorsOptions {
   store: Store;
@@ -121,7 +122,9 @@ export class Terminators {
    */
   async remove(routerId: string, request: RemoveTerminatorsRequest): Promise<Outgoing> {
     const { store, logger, strategies, metrics } = this.options;
-    const removed = await store.transaction((tx) => deleteTerminators(tx, request.terminatorIds, routerId));
+    const removed = await store.transaction(async (tx) =>
+      recordTerminatorChanges(tx, 'deleted', await deleteTerminators(tx, request.terminatorIds, routerId), routerId),
+    );
     for (const row of removed) strategies.forget(row.id);
     if (removed.length > 0) metrics?.terminatorsRemoved(removed.length);
     logger.info({ routerId, terminatorIds: request.terminatorIds, removed: removed.length }, 'removed terminators');

@@ -15,6 +15,7 @@ import {
 import type { ControlChannel, FabricLogger } from '../ctrl/router-channel.js';
 import type { FabricMetrics } from '../ctrl/fabric-metrics.js';
 import type { Strategies } from '../circuits/strategies.js';
+import { recordTerminatorChanges } from '../../events/terminator-events.js';
 
 /** Upstream leaves out terminators created in the last 5 s. */
 const VALIDATE_AFTER_MS = 5_000;
@@ -58,10 +59,15 @@ export async function removeInvalidTerminators(
 ): Promise<string[]> {
   const invalid = Object.entries(response.states).filter(([, state]) => !state.valid);
   if (invalid.length === 0) return [];
-  const removed = await deps.store.transaction((tx) =>
-    deleteTerminators(
+  const removed = await deps.store.transaction(async (tx) =>
+    recordTerminatorChanges(
       tx,
-      invalid.map(([id]) => id),
+      'deleted',
+      await deleteTerminators(
+        tx,
+        invalid.map(([id]) => id),
+        routerId,
+      ),
       routerId,
     ),
   );

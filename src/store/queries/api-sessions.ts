@@ -57,13 +57,14 @@ export async function hasIdleApiSessions(db: Db, cutoff: string): Promise<boolea
   );
 }
 
-/** Ends every session idle since before `cutoff`. */
-export async function deleteIdleApiSessions(tx: Db, cutoff: string): Promise<void> {
-  await typed(tx).deleteFrom('api_sessions').where('last_activity_at', '<', cutoff).execute();
+/** Ends every session idle since before `cutoff`; answers the ended ones. */
+export async function deleteIdleApiSessions(tx: Db, cutoff: string): Promise<ApiSessionRow[]> {
+  return typed(tx).deleteFrom('api_sessions').where('last_activity_at', '<', cutoff).returningAll().execute();
 }
 
-export async function deleteApiSession(tx: Db, id: string): Promise<void> {
-  await typed(tx).deleteFrom('api_sessions').where('id', '=', id).execute();
+/** Ends one session; answers it, if it was there. */
+export async function deleteApiSession(tx: Db, id: string): Promise<ApiSessionRow | undefined> {
+  return typed(tx).deleteFrom('api_sessions').where('id', '=', id).returningAll().executeTakeFirst();
 }
 
 /**

@@ -32,6 +32,9 @@ const summaryStores: Readonly<Record<string, TableName | undefined>> = {
   terminators: 'terminators',
 };
 
+/** upstream's store names (child stores as `<parent>.edge`): the entity types its events name. */
+export const upstreamStoreNames = (): string[] => Object.keys(summaryStores);
+
 /** Each of upstream's store names with its row count (0 for what has no table here yet). */
 export async function summaryCounts(db: Db): Promise<Record<string, number>> {
   const result: Record<string, number> = {};

@@ -78,3 +78,8 @@ export async function terminatorsOfRouterBefore(db: Db, routerId: string, before
     .where('created_at', '<', before)
     .execute();
 }
+
+/** Every terminator of the router (its presence events name each). */
+export async function terminatorsOfRouter(db: Db, routerId: string): Promise<TerminatorRow[]> {
+  return typed(db).selectFrom('terminators').selectAll().where('router_id', '=', routerId).orderBy('id').execute();
+}

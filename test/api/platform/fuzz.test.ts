@@ -18,7 +18,7 @@ import { hostileRequests, seededRandom, type HostileRequest } from '../../suppor
 import { isEmptyPemReply } from '../../support/conformance.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 9_09_2024);
-/** Requests per operation and caller: 279 operations (242 edge, 37 fabric) × 3 callers × this. FUZZ_SEED and FUZZ_REQUESTS explore further. */
+/** Requests per operation and caller: 281 operations (242 edge, 2 extensions, 37 fabric) × 3 callers × this. FUZZ_SEED and FUZZ_REQUESTS explore further. */
 const REQUESTS_PER_OPERATION = Number(process.env.FUZZ_REQUESTS ?? 6);
 
 /** Deletes last, so the known entities stay for the other operations as long as possible. */

@@ -155,6 +155,7 @@ export type ManagementOperations = {
   detailEdgeRouter: { params: { id: string }; query: Record<string, never>; headers: Record<string, never>; body: Json | undefined };
   detailEdgeRouterPolicy: { params: { id: string }; query: Record<string, never>; headers: Record<string, never>; body: Json | undefined };
   detailEnrollment: { params: { id: string }; query: Record<string, never>; headers: Record<string, never>; body: Json | undefined };
+  detailEntityChange: { params: { id: string }; query: Record<string, never>; headers: Record<string, never>; body: Json | undefined };
   detailExternalJwtSigner: { params: { id: string }; query: Record<string, never>; headers: Record<string, never>; body: Json | undefined };
   detailIdentity: { params: { id: string }; query: Record<string, never>; headers: Record<string, never>; body: Json | undefined };
   detailIdentityType: { params: { id: string }; query: Record<string, never>; headers: Record<string, never>; body: Json | undefined };
@@ -208,6 +209,7 @@ export type ManagementOperations = {
   listEdgeRouterServices: { params: { id: string }; query: Record<string, never>; headers: Record<string, never>; body: Json | undefined };
   listEdgeRouters: { params: Record<string, never>; query: { limit?: number; offset?: number; filter?: string; roleFilter?: string[]; roleSemantic?: string }; headers: Record<string, never>; body: Json | undefined };
   listEnrollments: { params: Record<string, never>; query: { limit?: number; offset?: number; filter?: string }; headers: Record<string, never>; body: Json | undefined };
+  listEntityChanges: { params: Record<string, never>; query: { limit?: number; offset?: number; filter?: string }; headers: Record<string, never>; body: Json | undefined };
   listEnumeratedCapabilities: { params: Record<string, never>; query: Record<string, never>; headers: Record<string, never>; body: Json | undefined };
   listExternalJwtSigners: { params: Record<string, never>; query: { limit?: number; offset?: number; filter?: string }; headers: Record<string, never>; body: Json | undefined };
   listIdentities: { params: Record<string, never>; query: { limit?: number; offset?: number; filter?: string; roleFilter?: string[]; roleSemantic?: string }; headers: Record<string, never>; body: Json | undefined };
