@@ -42,7 +42,7 @@ export async function moveAfterForwardFault(
   logger.info({ routerId, circuitIds: known.map((circuit) => circuit.id) }, 'forward fault: re-routing circuits');
   if (!links) {
     for (const circuit of known)
-      deps.remove(circuit.id, true, 'no path left', `router ${routerId} could not forward it`);
+      deps.ends.remove(circuit.id, true, 'no path left', `router ${routerId} could not forward it`);
     return;
   }
   try {
@@ -65,7 +65,7 @@ function rerouteDeps(deps: CircuitDeps, links: CircuitLinks): RerouteDeps {
 function keep(deps: CircuitDeps, outcomes: readonly RerouteOutcome[], detail: string): void {
   for (const outcome of outcomes) {
     if (!outcome.rerouted) {
-      deps.forget(outcome.circuitId, 'no path left', detail);
+      deps.ends.forget(outcome.circuitId, 'no path left', detail);
       continue;
     }
     deps.registry.setPath(outcome.circuitId, outcome.path, deps.clock().getTime());

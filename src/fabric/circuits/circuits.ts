@@ -8,7 +8,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
 import { ContentType as CtrlType, type CircuitConfirmation, type Fault } from '../messages/gen/ctrl_pb.js';
 import type { CircuitsView } from '../network-views.js';
-import { unrouteAt, type CreateCircuitRequest, type Outgoing, type RouteResult } from './circuit-messages.js';
+import { type CreateCircuitRequest, type Outgoing, type RouteResult } from './circuit-messages.js';
 import { CircuitRegistry, type Circuit } from './circuit-registry.js';
 import { localMessenger } from '../ctrl/messenger.js';
 import type { CircuitDeps, CircuitLinks, RouterMessenger } from './circuit-deps.js';
@@ -21,6 +21,7 @@ import type { RouteMessenger } from './reroute.js';
 import type { RouterInbox } from '../ctrl/router-inbox.js';
 import type { CircuitRecords } from './circuit-records.js';
 import { moveOffLinks } from './circuit-moves.js';
+import { CircuitEnds } from './circuit-ends.js';
 import { circuitFault, confirmCircuits, lateRouteResult } from './circuit-reports.js';
 import { localCircuitsView, removalAsked, sharedCircuitsView } from './circuit-view.js';
 
@@ -59,6 +60,7 @@ export class Circuits {
   readonly strategies: Strategies;
   readonly registry: CircuitRegistry;
   readonly deps: CircuitDeps;
+  readonly ends: CircuitEnds;
   /** What `/fabric/v1/circuits` shows: every live process's circuits, with their paths. */
   readonly view: CircuitsView;
   readonly #detachedGraceMs: number;
@@ -71,6 +73,23 @@ export class Circuits {
     this.#detachedGraceMs = options.detachedGraceMs ?? 60_000;
     const { links, shared } = options;
     this.#records = shared?.records;
+    const messenger =
+      options.messenger ??
+      localMessenger({
+        get: (routerId) => {
+          const channel = options.routers.channelOf(routerId);
+          return channel && { channel };
+        },
+      });
+    this.ends = new CircuitEnds({
+      registry: this.registry,
+      strategies: this.strategies,
+      messenger,
+      clock: options.clock,
+      logger: options.logger,
+      metrics: options.metrics,
+      records: shared?.records,
+    });
     this.deps = {
       store: options.store,
       clock: options.clock,
@@ -78,14 +97,7 @@ export class Circuits {
       strategies: this.strategies,
       registry: this.registry,
       routers: options.routers,
-      messenger:
-        options.messenger ??
-        localMessenger({
-          get: (routerId) => {
-            const channel = options.routers.channelOf(routerId);
-            return channel && { channel };
-          },
-        }),
+      messenger,
       pathsFrom: links
         ? async (sourceRouterId) => {
             const snapshot = await links.snapshot();
@@ -98,8 +110,7 @@ export class Circuits {
       routing: new Set(),
       links,
       records: shared?.records,
-      remove: (circuitId, now, end, detail) => this.remove(circuitId, now, end, detail) !== undefined,
-      forget: (circuitId, end, detail) => this.#forget(circuitId, end, detail),
+      ends: this.ends,
     };
     links?.onLinksLost((lost) => void moveOffLinks(this.deps, links, lost));
     const removeHere = (id: string, immediate: boolean) =>
@@ -126,8 +137,7 @@ export class Circuits {
 
   tick(): void {
     this.strategies.creditOverTime();
-    for (const circuit of this.registry.expire(this.deps.clock().getTime(), this.#detachedGraceMs))
-      this.#ended(circuit, 'router gone', `its router did not reconnect within ${this.#detachedGraceMs} ms`);
+    this.ends.expire(this.#detachedGraceMs);
   }
 
   /** A router's channel is (again) held here: its circuits stop waiting for it. */
@@ -162,36 +172,6 @@ export class Circuits {
 
   /** Ends a circuit (network.RemoveCircuit): Unroute to every router of its path, forget it, tell its strategy. */
   remove(circuitId: string, now: boolean, end: CircuitEnd, detail?: string): Circuit | undefined {
-    const circuit = this.registry.remove(circuitId);
-    if (!circuit) return undefined;
-    void unrouteAt(this.deps, circuit.path.routerIds, circuitId, now);
-    this.#ended(circuit, end, detail);
-    return circuit;
-  }
-
-  /** Forgets a circuit already unrouted (a re-route found no path left). */
-  #forget(circuitId: string, end: CircuitEnd, detail: string): void {
-    const circuit = this.registry.remove(circuitId);
-    if (circuit) this.#ended(circuit, end, detail);
-  }
-
-  #ended(circuit: Circuit, end: CircuitEnd, detail?: string): void {
-    this.#records?.ended(circuit.id);
-    this.strategies.get(circuit.strategy)?.notify('circuitRemoved', circuit.terminatorId);
-    this.deps.metrics?.circuitEnded(end);
-    const durationMs = this.deps.clock().getTime() - circuit.createdAt;
-    this.deps.logger.info(
-      {
-        circuitId: circuit.id,
-        service: circuit.serviceName,
-        serviceId: circuit.serviceId,
-        clientId: circuit.clientId,
-        hostId: circuit.hostId,
-        routerId: circuit.routerId,
-        durationMs,
-        reason: detail ?? end,
-      },
-      'circuit ended',
-    );
+    return this.ends.remove(circuitId, now, end, detail);
   }
 }
