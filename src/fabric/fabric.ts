@@ -71,7 +71,14 @@ export class Fabric {
       holdsAny: () => routers.all()[Symbol.iterator]().next().done !== true,
       logger,
     });
-    this.links = startLinks(routers, store, logger, { ...held, messenger: this.inbox.messenger });
+    const { settings } = options;
+    this.links = startLinks(
+      routers,
+      store,
+      logger,
+      { ...held, messenger: this.inbox.messenger },
+      settings.networkMinRouterCost,
+    );
     const records = new CircuitRecords({
       ...held,
       holds: (routerId) => routers.get(routerId) !== undefined,
@@ -90,6 +97,14 @@ export class Fabric {
       links: this.links,
       messenger: this.inbox.messenger,
       shared: { records, inbox: this.inbox },
+      routeTimeoutMs: settings.networkRouteTimeoutMs,
+      retries: settings.networkCreateCircuitRetries,
+      smart: {
+        cycleMs: settings.networkCycleMs,
+        rerouteFraction: settings.networkSmartRerouteFraction,
+        rerouteCap: settings.networkSmartRerouteCap,
+        minCostDelta: settings.networkSmartMinCostDelta,
+      },
     });
     this.terminators = new Terminators({ store, clock, logger, strategies: this.circuits.strategies, metrics });
     this.edgeSync = new EdgeSync({

@@ -5,6 +5,7 @@ import { controlPlaneSettingSpecs, type ControlPlaneSettings } from './control-p
 import { databaseSettingSpecs, type DatabaseSettings } from './database.settings.js';
 import { edgeApiSettingSpecs, type EdgeApiSettings } from './edge-api.settings.js';
 import { httpSettingSpecs, type HttpSettings } from './http.settings.js';
+import { networkSettingSpecs, type NetworkSettings } from './network.settings.js';
 import { loginThrottleSettingSpecs, type LoginThrottleSettings } from './login-throttle.settings.js';
 import { processSettingSpecs, type ProcessSettings } from './process.settings.js';
 import { durationText, type SettingSpec } from './setting-spec.js';
@@ -14,6 +15,7 @@ export interface Settings
     DatabaseSettings,
     EdgeApiSettings,
     ControlPlaneSettings,
+    NetworkSettings,
     LoginThrottleSettings,
     HttpSettings,
     ProcessSettings {
@@ -29,6 +31,7 @@ export const settingSpecs: readonly SettingSpec<Omit<Settings, 'home' | 'configF
   ...databaseSettingSpecs,
   ...edgeApiSettingSpecs,
   ...controlPlaneSettingSpecs,
+  ...networkSettingSpecs,
   ...loginThrottleSettingSpecs,
   ...httpSettingSpecs,
   ...processSettingSpecs,

@@ -10,7 +10,7 @@ import type { Link } from '../links/link-model.js';
 import type { NetworkSnapshot, Path } from '../links/paths.js';
 import type { RouteMessenger } from './reroute.js';
 import type { CircuitRecords } from './circuit-records.js';
-import type { CircuitRegistry } from './circuit-registry.js';
+import type { Circuit, CircuitRegistry } from './circuit-registry.js';
 import type { Strategies } from './strategies.js';
 
 export interface RouterMessenger {
@@ -25,6 +25,8 @@ export interface CircuitLinks {
   snapshot(): Promise<NetworkSnapshot>;
   onLinksLost(listener: (links: readonly Link[]) => void): void;
 }
+
+export type PathUpdatedListener = (circuit: Readonly<Circuit>) => void;
 
 export interface CircuitDeps {
   store: Store;
@@ -50,4 +52,8 @@ export interface CircuitDeps {
   records: Pick<CircuitRecords, 'put' | 'ownedElsewhere'> | undefined;
   /** How circuits end (removed with their Unroutes, or forgotten once already unrouted). */
   ends: CircuitEnds;
+  /** Ids of circuits being moved to another path now (upstream's circuit.Rerouting): one move at a time. */
+  rerouting: Set<string>;
+  /** Who hears that a circuit moved to another path (upstream's circuit event `pathUpdated`). */
+  pathUpdated: PathUpdatedListener[];
 }

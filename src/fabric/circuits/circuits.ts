@@ -11,7 +11,7 @@ import type { CircuitsView } from '../network-views.js';
 import { type CreateCircuitRequest, type Outgoing, type RouteResult } from './circuit-messages.js';
 import { CircuitRegistry, type Circuit } from './circuit-registry.js';
 import { localMessenger } from '../ctrl/messenger.js';
-import type { CircuitDeps, CircuitLinks, RouterMessenger } from './circuit-deps.js';
+import type { CircuitDeps, CircuitLinks, PathUpdatedListener, RouterMessenger } from './circuit-deps.js';
 import type { CircuitEnd, FabricMetrics } from '../ctrl/fabric-metrics.js';
 import type { ControlChannel, FabricLogger } from '../ctrl/router-channel.js';
 import { createCircuit } from './create-circuit.js';
@@ -20,7 +20,8 @@ import { shortestPath, type Path } from '../links/paths.js';
 import type { RouteMessenger } from './reroute.js';
 import type { RouterInbox } from '../ctrl/router-inbox.js';
 import type { CircuitRecords } from './circuit-records.js';
-import { moveOffLinks } from './circuit-moves.js';
+import { moveOffLinks, smartRerouteCycle } from './circuit-moves.js';
+import { DEFAULT_SMART_REROUTE, type SmartRerouteOptions } from './smart-reroute.js';
 import { CircuitEnds } from './circuit-ends.js';
 import { circuitFault, confirmCircuits, lateRouteResult } from './circuit-reports.js';
 import { localCircuitsView, removalAsked, sharedCircuitsView } from './circuit-view.js';
@@ -42,6 +43,8 @@ export interface CircuitsOptions {
   random?: () => number;
   /** The routers' links: paths over them, and circuits moved when one is lost. Without: one-router circuits only. */
   links?: CircuitLinks;
+  /** Smart rerouting's cycle and bounds (settings `network.*`); upstream's defaults without. */
+  smart?: SmartRerouteOptions;
   /** Reaches routers held by other processes too (ctrl/router-inbox.ts); without, this process's channels only. */
   messenger?: RouteMessenger;
   /**
@@ -65,7 +68,11 @@ export class Circuits {
   readonly view: CircuitsView;
   readonly #detachedGraceMs: number;
   readonly #records: CircuitRecords | undefined;
+  readonly #smart: SmartRerouteOptions;
   #timer: NodeJS.Timeout | undefined;
+  #cycleTimer: NodeJS.Timeout | undefined;
+  /** The network cycle under way (upstream runs one at a time). */
+  #cycle: Promise<void> | undefined;
 
   constructor(options: CircuitsOptions) {
     this.strategies = new Strategies(options.random);
@@ -111,7 +118,10 @@ export class Circuits {
       links,
       records: shared?.records,
       ends: this.ends,
+      rerouting: new Set(),
+      pathUpdated: [],
     };
+    this.#smart = options.smart ?? DEFAULT_SMART_REROUTE;
     links?.onLinksLost((lost) => void moveOffLinks(this.deps, links, lost));
     const removeHere = (id: string, immediate: boolean) =>
       this.remove(id, immediate, 'removed by an operator') !== undefined;
@@ -126,12 +136,33 @@ export class Circuits {
   /** Once a minute: failures are credited back (upstream's CreditOverTime) and routers that stayed away lose their circuits. */
   start(intervalMs = 60_000): void {
     this.#timer ??= setInterval(() => this.tick(), intervalMs).unref();
+    if (this.deps.links) this.#cycleTimer ??= setInterval(() => void this.networkCycle(), this.#smart.cycleMs).unref();
+  }
+
+  /**
+   * One network cycle (upstream Network.Run's ticker): circuits moved onto cheaper paths (smart rerouting). A cycle
+   * still running when the next is due is not doubled; the promise settles when the running one has.
+   */
+  networkCycle(): Promise<void> {
+    const { links } = this.deps;
+    if (!links) return Promise.resolve();
+    this.#cycle ??= smartRerouteCycle(this.deps, links, this.#smart)
+      .catch((error: unknown) => this.deps.logger.error({ err: error }, 'smart reroute cycle failed'))
+      .finally(() => (this.#cycle = undefined));
+    return this.#cycle;
+  }
+
+  /** Hears every circuit moved to another path (upstream's circuit event `pathUpdated`). */
+  onPathUpdated(listener: PathUpdatedListener): void {
+    this.deps.pathUpdated.push(listener);
   }
 
   /** Stops the timer; the circuits' records go (this process's circuits go with it, as upstream's). */
   async stop(): Promise<void> {
     clearInterval(this.#timer);
-    this.#timer = undefined;
+    clearInterval(this.#cycleTimer);
+    this.#timer = this.#cycleTimer = undefined;
+    await this.#cycle;
     await this.#records?.close();
   }
 

@@ -9,6 +9,7 @@ import {
   deleteFabricLink,
   onlineRouters,
   putFabricLink,
+  setFabricLinkAdmin,
   setFabricLinkLatencies,
   type FabricLinkRow,
 } from '../../store/queries/fabric-links.js';
@@ -35,9 +36,11 @@ export function startLinks(
   store: Store,
   logger: FabricLogger,
   shared?: SharedNetworkOptions,
+  minRouterCost?: number,
 ): Links {
   const links = new Links({
     routers,
+    minRouterCost,
     routerAttributes: (ids) => store.read((db) => routerPathAttributes(db, ids)),
     routerExists: async (id) => (await store.read((db) => routerPathAttributes(db, [id]))).has(id),
     logger,
@@ -97,6 +100,7 @@ export function storeNetwork(options: SharedNetworkOptions): SharedNetwork {
       store.transaction(async (tx) => {
         for (const id of ids) await deleteFabricLink(tx, id);
       }),
+    linkChanged: (id, change) => store.transaction((tx) => setFabricLinkAdmin(tx, id, change)),
     latencies: (routerId, latencies) =>
       store.transaction((tx) => setFabricLinkLatencies(tx, routerId, latencies), {
         bookkeeping: true,

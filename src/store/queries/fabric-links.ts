@@ -68,6 +68,21 @@ export async function deleteFabricLinksFrom(tx: Db, srcRouterId: string): Promis
   return rows;
 }
 
+/** An operator's static cost and down flag of a link (`ziti fabric update link`); false when there is no such row. */
+export async function setFabricLinkAdmin(
+  tx: Db,
+  id: string,
+  change: { staticCost?: number; down?: boolean },
+): Promise<boolean> {
+  const set = {
+    ...(change.staticCost === undefined ? {} : { static_cost: change.staticCost }),
+    ...(change.down === undefined ? {} : { down: change.down ? 1 : 0 }),
+  };
+  if (Object.keys(set).length === 0) return (await fabricLink(tx, id)) !== undefined;
+  const result = await typed(tx).updateTable('fabric_links').set(set).where('id', '=', id).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 /** One end's measured latencies (ns) of its links: the source's or the destination's column, by which end it is. */
 export async function setFabricLinkLatencies(
   tx: Db,
