@@ -16,7 +16,7 @@ import type { CircuitEnd, FabricMetrics } from '../ctrl/fabric-metrics.js';
 import type { ControlChannel, FabricLogger } from '../ctrl/router-channel.js';
 import { createCircuit } from './create-circuit.js';
 import { Strategies } from './strategies.js';
-import { shortestPath, type Path } from '../links/paths.js';
+import { oneRouterPaths, shortestPath } from '../links/paths.js';
 import type { RouteMessenger } from './reroute.js';
 import type { RouterInbox } from '../ctrl/router-inbox.js';
 import type { CircuitRecords } from './circuit-records.js';
@@ -53,11 +53,6 @@ export interface CircuitsOptions {
    */
   shared?: { records: CircuitRecords; inbox: Pick<RouterInbox, 'instances' | 'serveInstance'> };
 }
-
-const onlyItself =
-  (sourceRouterId: string) =>
-  (destRouterId: string): Path | undefined =>
-    destRouterId === sourceRouterId ? { routerIds: [sourceRouterId], linkIds: [], cost: 0 } : undefined;
 
 export class Circuits {
   readonly strategies: Strategies;
@@ -110,7 +105,7 @@ export class Circuits {
             const snapshot = await links.snapshot();
             return (destRouterId) => shortestPath(snapshot, sourceRouterId, destRouterId);
           }
-        : (sourceRouterId) => Promise.resolve(onlyItself(sourceRouterId)),
+        : (sourceRouterId) => Promise.resolve(oneRouterPaths(sourceRouterId)),
       routeTimeoutMs: options.routeTimeoutMs ?? 10_000,
       retries: options.retries ?? 2,
       metrics: options.metrics,
