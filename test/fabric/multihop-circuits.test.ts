@@ -344,6 +344,33 @@ describe('circuits over links', () => {
     assert.equal(updated.length, 1, 'on its best path again: not moved twice');
   });
 
+  it('smart rerouting: a router that does not take the new routes gets them again, the path found afresh', async () => {
+    network.link('ab', a, b, 5);
+    network.link('bc', b, c, 5);
+    network.link('ac', a, c, 100);
+    const { dial: token } = await service([[c, 0]]);
+    const circuitId = await dial(a, token);
+    let refused = 0;
+    channel(a).responder = (route) => {
+      if (fromBinary(RouteSchema, route.body).attempt === REROUTE_ATTEMPT && refused++ === 0)
+        return Promise.reject(new Error('timeout'));
+      return Promise.resolve(routeResult(route, { success: true }));
+    };
+    network.link('bc', b, c, 500);
+    await circuits.networkCycle();
+    assert.deepEqual(circuits.registry.get(circuitId)?.path.linkIds, ['ac']);
+    assert.deepEqual(
+      [routes(a).filter((r) => r.attempt === REROUTE_ATTEMPT).length, refused],
+      [2, 2],
+      'sent again after the refusal',
+    );
+    assert.deepEqual(
+      routes(c).filter((r) => r.attempt === REROUTE_ATTEMPT).length,
+      1,
+      'the first sending stopped at a, the second reached c',
+    );
+  });
+
   it('re-routes a circuit a router cannot forward (ForwardFault), unroutes an unknown one there, and leaves one of an unknown owner', async () => {
     network.link('ab', a, b, 5);
     network.link('bc', b, c, 5);
