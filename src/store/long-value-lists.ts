@@ -32,33 +32,12 @@ export function joinedValues(node: OperationNode): unknown[] | undefined {
   return values;
 }
 
-/**
- * Whether the query's lists hold more than LONG_LIST entries together: every rewrite needs that (one long list, a
- * long `sql.join`, or an insert's rows × columns past it), so a query without is left as it is. Walking the tree
- * this way allocates nothing, where the transformer copies and freezes every node of every query (a few per cent of
- * the controller's CPU on a dial, bench:circuits' profile).
- */
-export function mayHoldLongList(node: OperationNode): boolean {
-  let budget = LONG_LIST;
-  const visit = (value: unknown): boolean => {
-    if (Array.isArray(value)) {
-      budget -= value.length;
-      return budget < 0 || value.some(visit);
-    }
-    // Only operation nodes are walked: a value's own contents (a Buffer, a JSON text) are no list of the query.
-    if (typeof value !== 'object' || value === null || !('kind' in value) || value.kind === 'ValueNode') return false;
-    for (const child of Object.values(value)) if (visit(child)) return true;
-    return false;
-  };
-  return visit(node);
-}
-
-/** A plugin that rewrites every query that may hold a long list with `transformer`, and leaves results alone. */
+/** A plugin that rewrites every query with `transformer` and leaves results alone. */
 export class TransformingPlugin implements KyselyPlugin {
   constructor(private readonly transformer: OperationNodeTransformer) {}
 
   transformQuery({ node }: PluginTransformQueryArgs): RootOperationNode {
-    return mayHoldLongList(node) ? this.transformer.transformNode(node) : node;
+    return this.transformer.transformNode(node);
   }
 
   transformResult({ result }: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
