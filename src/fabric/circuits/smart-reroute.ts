@@ -41,13 +41,23 @@ export interface RerouteCandidate<C extends RoutedCircuit> {
  * network: such a circuit is moved by the loss of its link (circuit-moves.ts), not here.
  */
 export function pathCost(snapshot: NetworkSnapshot, path: Pick<Path, 'routerIds' | 'linkIds'>): number | undefined {
+  return costOf(snapshot, linkCosts(snapshot), path);
+}
+
+const linkCosts = (snapshot: NetworkSnapshot): Map<string, number> =>
+  new Map([...snapshot.links].map((link) => [link.id, link.cost]));
+
+function costOf(
+  snapshot: NetworkSnapshot,
+  links: ReadonlyMap<string, number>,
+  path: Pick<Path, 'routerIds' | 'linkIds'>,
+): number | undefined {
   const minRouterCost = snapshot.minRouterCost ?? MIN_ROUTER_COST;
-  const links = new Map([...snapshot.links].map((link) => [link.id, link]));
   let cost = 0;
   for (const id of path.linkIds) {
-    const link = links.get(id);
-    if (!link) return undefined;
-    cost += link.cost;
+    const linkCost = links.get(id);
+    if (linkCost === undefined) return undefined;
+    cost += linkCost;
   }
   for (const id of path.routerIds) {
     const router = snapshot.routers.get(id);
@@ -75,19 +85,28 @@ export function rerouteCandidates<C extends RoutedCircuit>(
   snapshot: NetworkSnapshot,
   options: SmartRerouteOptions,
 ): RerouteCandidate<C>[] {
+  const links = linkCosts(snapshot);
   const costed = circuits
-    .map((circuit) => ({ circuit, cost: pathCost(snapshot, circuit.path) }))
+    .map((circuit) => ({ circuit, cost: costOf(snapshot, links, circuit.path) }))
     .filter((entry): entry is { circuit: C; cost: number } => entry.cost !== undefined);
   // Stable, decreasing cost (upstream sort.SliceStable).
   costed.sort((a, b) => b.cost - a.cost);
   const ceiling = rerouteCeiling(circuits.length, options);
+  // One snapshot, so one shortest path per pair of end routers however many circuits share them (upstream looks
+  // for each circuit's).
+  const paths = new Map<string, Path | undefined>();
+  const shortest = (source: string, dest: string): Path | undefined => {
+    const key = `${source}\n${dest}`;
+    if (!paths.has(key)) paths.set(key, shortestPath(snapshot, source, dest));
+    return paths.get(key);
+  };
   const candidates: RerouteCandidate<C>[] = [];
   for (const { circuit, cost: oldCost } of costed) {
     if (candidates.length >= ceiling) break;
     const { routerIds } = circuit.path;
-    const path = shortestPath(snapshot, mustAt(routerIds, 0), mustAt(routerIds, -1));
+    const path = shortest(mustAt(routerIds, 0), mustAt(routerIds, -1));
     if (!path || samePath(path, circuit.path)) continue;
-    const newCost = pathCost(snapshot, path);
+    const newCost = costOf(snapshot, links, path);
     if (newCost === undefined || oldCost - newCost < options.minCostDelta) continue;
     candidates.push({ circuit, path, oldCost, newCost });
   }
