@@ -52,7 +52,10 @@ const OUTPUT_TAIL_LINES = 40;
 
 export async function startServer(start: ServerStart): Promise<ServerProcess> {
   // node itself, not `npx tsx`: the pid must be the server's, not a wrapper's, for the RSS to mean anything.
-  const args = ['--import', 'tsx', ...start.args];
+  // ZITI_BENCH_CPU_PROF=<dir>: a V8 CPU profile of the server, written there when it stops (node refuses --cpu-prof
+  // in NODE_OPTIONS, so it has to be an argument).
+  const profile = process.env.ZITI_BENCH_CPU_PROF;
+  const args = [...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), '--import', 'tsx', ...start.args];
   const stdout = start.stdoutFile ? openSync(start.stdoutFile, 'a') : 'pipe';
   const child = spawn(process.execPath, args, { cwd: start.cwd, stdio: ['ignore', stdout, 'pipe'] });
   if (typeof stdout === 'number') closeSync(stdout);

@@ -74,7 +74,12 @@ export class Fabric {
       holdsAny: () => routers.all()[Symbol.iterator]().next().done !== true,
       logger,
     });
-    this.links = startLinks(routers, store, logger, { ...held, messenger: this.inbox.messenger }, options.events);
+    const { settings } = options;
+    this.links = startLinks(routers, store, logger, {
+      shared: { ...held, messenger: this.inbox.messenger },
+      events: options.events,
+      minRouterCost: settings.networkMinRouterCost,
+    });
     const records = new CircuitRecords({
       ...held,
       holds: (routerId) => routers.get(routerId) !== undefined,
@@ -94,6 +99,14 @@ export class Fabric {
       links: this.links,
       messenger: this.inbox.messenger,
       shared: { records, inbox: this.inbox },
+      routeTimeoutMs: settings.networkRouteTimeoutMs,
+      retries: settings.networkCreateCircuitRetries,
+      smart: {
+        cycleMs: settings.networkCycleMs,
+        rerouteFraction: settings.networkSmartRerouteFraction,
+        rerouteCap: settings.networkSmartRerouteCap,
+        minCostDelta: settings.networkSmartMinCostDelta,
+      },
     });
     this.terminators = new Terminators({ store, clock, logger, strategies: this.circuits.strategies, metrics });
     this.edgeSync = new EdgeSync({
@@ -122,6 +135,7 @@ export class Fabric {
       this.terminators.attached(routerId, channel);
     });
     routers.onDisconnected(({ routerId }) => this.circuits.detached(routerId));
+    this.circuits.onPathUpdated((circuit) => options.events?.circuitPathUpdated(circuit));
   }
 
   /** What the REST side shows of circuits and links. */

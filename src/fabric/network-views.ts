@@ -54,6 +54,8 @@ export interface LinkSummary {
 export interface LinksView {
   list(): Promise<readonly LinkSummary[]>;
   get(id: string): Promise<LinkSummary | undefined>;
+  /** An operator's static cost or down flag (`ziti fabric update link`); false when the link is unknown. */
+  update?(id: string, change: { staticCost?: number; down?: boolean }): Promise<boolean>;
 }
 
 /** The two views together, as AppDeps carries them (`deps.network`). */
@@ -72,5 +74,6 @@ export const emptyNetwork: NetworkViews = {
   links: {
     list: () => Promise.resolve([]),
     get: () => Promise.resolve(undefined),
+    update: () => Promise.resolve(false),
   },
 };

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { loadSettings } from './load-settings.js';
-import { SettingsError } from './settings.schema.js';
+import { SettingsError, type Settings } from './settings.schema.js';
 
 describe('loadSettings', () => {
   let cwd: string;
@@ -309,6 +309,32 @@ describe('loadSettings', () => {
     assert.throws(
       () => loadSettings({ argv: ['--ctrl-port', '0'], env: {}, cwd }),
       /\[ctrl\.advertisedPort\] \(from --ctrl-port\) must be a port/,
+    );
+  });
+
+  it('reads upstream’s network section: cycle, route timeout, retries, router cost floor, smart rerouting', () => {
+    const defaults = loadSettings({ argv: [], env: {}, cwd });
+    const network = (s: Settings) => [
+      s.networkCycleMs,
+      s.networkRouteTimeoutMs,
+      s.networkCreateCircuitRetries,
+      s.networkMinRouterCost,
+      s.networkSmartRerouteFraction,
+      s.networkSmartRerouteCap,
+      s.networkSmartMinCostDelta,
+    ];
+    assert.deepEqual(network(defaults), [60_000, 10_000, 2, 10, 0.02, 4, 15]);
+    const file = join(cwd, 'network-settings.yml');
+    writeFileSync(
+      file,
+      'network:\n  cycleSeconds: 5\n  routeTimeoutSeconds: 3\n  createCircuitRetries: 3\n  minRouterCost: 0\n' +
+        '  smart:\n    rerouteFraction: 0.5\n    rerouteCap: 10\n    minCostDelta: 1\n',
+    );
+    assert.deepEqual(network(loadSettings({ argv: ['--config', file], env: {}, cwd })), [5000, 3000, 3, 0, 0.5, 10, 1]);
+    writeFileSync(file, 'network:\n  smart:\n    rerouteFraction: 2\n');
+    assert.throws(
+      () => loadSettings({ argv: ['--config', file], env: {}, cwd }),
+      /\[network\.smart\.rerouteFraction\] \(from .*\) must be a number from 0 to 1/,
     );
   });
 });

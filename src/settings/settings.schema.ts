@@ -6,6 +6,7 @@ import { databaseSettingSpecs, type DatabaseSettings } from './database.settings
 import { edgeApiSettingSpecs, type EdgeApiSettings } from './edge-api.settings.js';
 import { eventsSettingSpecs, type EventsSettings } from './events.settings.js';
 import { httpSettingSpecs, type HttpSettings } from './http.settings.js';
+import { networkSettingSpecs, type NetworkSettings } from './network.settings.js';
 import { loginThrottleSettingSpecs, type LoginThrottleSettings } from './login-throttle.settings.js';
 import { pkiSettingSpecs, type PkiSettings } from './pki.settings.js';
 import { processSettingSpecs, type ProcessSettings } from './process.settings.js';
@@ -16,6 +17,7 @@ export interface Settings
     DatabaseSettings,
     EdgeApiSettings,
     ControlPlaneSettings,
+    NetworkSettings,
     LoginThrottleSettings,
     HttpSettings,
     ProcessSettings,
@@ -35,6 +37,7 @@ export const settingSpecs: readonly SettingSpec<Omit<Settings, 'home' | 'configF
   ...databaseSettingSpecs,
   ...edgeApiSettingSpecs,
   ...controlPlaneSettingSpecs,
+  ...networkSettingSpecs,
   ...loginThrottleSettingSpecs,
   ...httpSettingSpecs,
   ...processSettingSpecs,

@@ -316,6 +316,61 @@ describe('circuits over links', () => {
     assert.deepEqual(circuits.registry.get(first)?.path.linkIds, ['ab', 'bc']);
   });
 
+  it('smart rerouting moves a live circuit off a link made costly, with re-route routes, and reports pathUpdated', async () => {
+    network.link('ab', a, b, 5);
+    network.link('bc', b, c, 5);
+    network.link('ac', a, c, 100);
+    const { dial: token } = await service([[c, 0]]);
+    const circuitId = await dial(a, token);
+    const updated: string[][] = [];
+    circuits.onPathUpdated((circuit) => updated.push([circuit.id, ...circuit.path.linkIds]));
+    await circuits.networkCycle();
+    assert.deepEqual(updated, [], 'already on its best path');
+
+    network.link('bc', b, c, 500); // a→b→c now 5 + 500 + 30, a→c 100 + 20
+    const [before_a, before_b, before_c] = [routes(a).length, routes(b).length, routes(c).length];
+    await circuits.networkCycle();
+    assert.deepEqual(circuits.registry.get(circuitId)?.path, { routerIds: [a, c], linkIds: ['ac'] });
+    assert.deepEqual(updated, [[circuitId, 'ac']]);
+    const [toA, toC] = [routes(a).slice(before_a), routes(c).slice(before_c)];
+    assert.deepEqual(
+      [toA.map((r) => r.attempt), toC.map((r) => r.attempt), routes(b).length - before_b],
+      [[REROUTE_ATTEMPT], [REROUTE_ATTEMPT], 0],
+    );
+    assert.equal(toC[0]!.egress, undefined, 'the terminator’s router keeps its xgress');
+    assert.deepEqual((await circuits.view.get(circuitId))?.path.linkIds, ['ac']);
+
+    await circuits.networkCycle();
+    assert.equal(updated.length, 1, 'on its best path again: not moved twice');
+  });
+
+  it('smart rerouting: a router that does not take the new routes gets them again, the path found afresh', async () => {
+    network.link('ab', a, b, 5);
+    network.link('bc', b, c, 5);
+    network.link('ac', a, c, 100);
+    const { dial: token } = await service([[c, 0]]);
+    const circuitId = await dial(a, token);
+    let refused = 0;
+    channel(a).responder = (route) => {
+      if (fromBinary(RouteSchema, route.body).attempt === REROUTE_ATTEMPT && refused++ === 0)
+        return Promise.reject(new Error('timeout'));
+      return Promise.resolve(routeResult(route, { success: true }));
+    };
+    network.link('bc', b, c, 500);
+    await circuits.networkCycle();
+    assert.deepEqual(circuits.registry.get(circuitId)?.path.linkIds, ['ac']);
+    assert.deepEqual(
+      [routes(a).filter((r) => r.attempt === REROUTE_ATTEMPT).length, refused],
+      [2, 2],
+      'sent again after the refusal',
+    );
+    assert.deepEqual(
+      routes(c).filter((r) => r.attempt === REROUTE_ATTEMPT).length,
+      1,
+      'the first sending stopped at a, the second reached c',
+    );
+  });
+
   it('re-routes a circuit a router cannot forward (ForwardFault), unroutes an unknown one there, and leaves one of an unknown owner', async () => {
     network.link('ab', a, b, 5);
     network.link('bc', b, c, 5);

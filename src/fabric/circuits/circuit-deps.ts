@@ -4,12 +4,13 @@
 import type { Clock } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
 import type { ControlChannel, FabricLogger } from '../ctrl/router-channel.js';
-import type { CircuitEnd, FabricMetrics } from '../ctrl/fabric-metrics.js';
+import type { FabricMetrics } from '../ctrl/fabric-metrics.js';
+import type { CircuitEnds } from './circuit-ends.js';
 import type { Link } from '../links/link-model.js';
 import type { NetworkSnapshot, Path } from '../links/paths.js';
 import type { RouteMessenger } from './reroute.js';
 import type { CircuitRecords } from './circuit-records.js';
-import type { CircuitRegistry } from './circuit-registry.js';
+import type { Circuit, CircuitRegistry } from './circuit-registry.js';
 import type { Strategies } from './strategies.js';
 import type { FabricEvents } from '../fabric-events.js';
 
@@ -25,6 +26,8 @@ export interface CircuitLinks {
   snapshot(): Promise<NetworkSnapshot>;
   onLinksLost(listener: (links: readonly Link[]) => void): void;
 }
+
+export type PathUpdatedListener = (circuit: Readonly<Circuit>) => void;
 
 export interface CircuitDeps {
   store: Store;
@@ -50,8 +53,10 @@ export interface CircuitDeps {
   links: CircuitLinks | undefined;
   /** The store's records of this process's circuits (circuit-records.ts); without, they are this process's alone. */
   records: Pick<CircuitRecords, 'put' | 'ownedElsewhere'> | undefined;
-  /** Ends a circuit: unroutes it at every router of its path, forgets it, tells its strategy; false when unknown. */
-  remove(circuitId: string, now: boolean, end: CircuitEnd, detail?: string): boolean;
-  /** Forgets a circuit already unrouted (Circuits.forget): what `remove` does but the Unroutes. */
-  forget(circuitId: string, end: CircuitEnd, detail: string): void;
+  /** How circuits end (removed with their Unroutes, or forgotten once already unrouted). */
+  ends: CircuitEnds;
+  /** Ids of circuits being moved to another path now (upstream's circuit.Rerouting): one move at a time. */
+  rerouting: Set<string>;
+  /** Who hears that a circuit moved to another path (upstream's circuit event `pathUpdated`). */
+  pathUpdated: PathUpdatedListener[];
 }

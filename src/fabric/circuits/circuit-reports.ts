@@ -19,7 +19,7 @@ export async function circuitFault(
 ): Promise<void> {
   if (fault.subject === FaultSubject.IngressFault || fault.subject === FaultSubject.EgressFault) {
     const end = fault.subject === FaultSubject.IngressFault ? 'dialling side closed' : 'hosting side closed';
-    if (!deps.remove(fault.id, false, end))
+    if (!deps.ends.remove(fault.id, false, end))
       deps.logger.debug({ routerId, circuitId: fault.id }, 'fault for an unknown circuit');
   } else if (fault.subject === FaultSubject.ForwardFault || fault.subject === FaultSubject.UnknownOwnerForwardFault) {
     await moveAfterForwardFault(
@@ -58,13 +58,13 @@ export async function confirmCircuits(
     }
     const idleNanos = confirmation.idleTimes[circuitId];
     const service = await deps.store.read((db) => edgeServiceById(db, circuit.serviceId));
-    if (!service) deps.remove(circuitId, true, 'service deleted');
+    if (!service) deps.ends.remove(circuitId, true, 'service deleted');
     else if (
       idleNanos !== undefined &&
       service.maxIdleTimeMillis > 0 &&
       idleNanos >= BigInt(service.maxIdleTimeMillis) * 1_000_000n
     ) {
-      deps.remove(
+      deps.ends.remove(
         circuitId,
         true,
         'idle',

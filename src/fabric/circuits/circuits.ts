@@ -8,20 +8,22 @@ import type { Clock } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
 import { ContentType as CtrlType, type CircuitConfirmation, type Fault } from '../messages/gen/ctrl_pb.js';
 import type { CircuitsView } from '../network-views.js';
-import { unrouteAt, type CreateCircuitRequest, type Outgoing, type RouteResult } from './circuit-messages.js';
+import { type CreateCircuitRequest, type Outgoing, type RouteResult } from './circuit-messages.js';
 import { CircuitRegistry, type Circuit } from './circuit-registry.js';
 import { localMessenger } from '../ctrl/messenger.js';
-import type { CircuitDeps, CircuitLinks, RouterMessenger } from './circuit-deps.js';
+import type { CircuitDeps, CircuitLinks, PathUpdatedListener, RouterMessenger } from './circuit-deps.js';
 import type { CircuitEnd, FabricMetrics } from '../ctrl/fabric-metrics.js';
 import type { ControlChannel, FabricLogger } from '../ctrl/router-channel.js';
 import { createCircuit } from './create-circuit.js';
 import { Strategies } from './strategies.js';
-import { shortestPath, type Path } from '../links/paths.js';
+import { oneRouterPaths, shortestPath } from '../links/paths.js';
 import type { RouteMessenger } from './reroute.js';
 import type { RouterInbox } from '../ctrl/router-inbox.js';
 import type { CircuitRecords } from './circuit-records.js';
+import { moveOffLinks, smartRerouteCycle } from './circuit-moves.js';
+import { DEFAULT_SMART_REROUTE, type SmartRerouteOptions } from './smart-reroute.js';
+import { CircuitEnds } from './circuit-ends.js';
 import type { FabricEvents } from '../fabric-events.js';
-import { moveOffLinks } from './circuit-moves.js';
 import { circuitFault, confirmCircuits, lateRouteResult } from './circuit-reports.js';
 import { localCircuitsView, removalAsked, sharedCircuitsView } from './circuit-view.js';
 
@@ -43,6 +45,8 @@ export interface CircuitsOptions {
   random?: () => number;
   /** The routers' links: paths over them, and circuits moved when one is lost. Without: one-router circuits only. */
   links?: CircuitLinks;
+  /** Smart rerouting's cycle and bounds (settings `network.*`); upstream's defaults without. */
+  smart?: SmartRerouteOptions;
   /** Reaches routers held by other processes too (ctrl/router-inbox.ts); without, this process's channels only. */
   messenger?: RouteMessenger;
   /**
@@ -52,20 +56,20 @@ export interface CircuitsOptions {
   shared?: { records: CircuitRecords; inbox: Pick<RouterInbox, 'instances' | 'serveInstance'> };
 }
 
-const onlyItself =
-  (sourceRouterId: string) =>
-  (destRouterId: string): Path | undefined =>
-    destRouterId === sourceRouterId ? { routerIds: [sourceRouterId], linkIds: [], cost: 0 } : undefined;
-
 export class Circuits {
   readonly strategies: Strategies;
   readonly registry: CircuitRegistry;
   readonly deps: CircuitDeps;
+  readonly ends: CircuitEnds;
   /** What `/fabric/v1/circuits` shows: every live process's circuits, with their paths. */
   readonly view: CircuitsView;
   readonly #detachedGraceMs: number;
   readonly #records: CircuitRecords | undefined;
+  readonly #smart: SmartRerouteOptions;
   #timer: NodeJS.Timeout | undefined;
+  #cycleTimer: NodeJS.Timeout | undefined;
+  /** The network cycle under way (upstream runs one at a time). */
+  #cycle: Promise<void> | undefined;
 
   constructor(options: CircuitsOptions) {
     this.strategies = new Strategies(options.random);
@@ -73,6 +77,24 @@ export class Circuits {
     this.#detachedGraceMs = options.detachedGraceMs ?? 60_000;
     const { links, shared } = options;
     this.#records = shared?.records;
+    const messenger =
+      options.messenger ??
+      localMessenger({
+        get: (routerId) => {
+          const channel = options.routers.channelOf(routerId);
+          return channel && { channel };
+        },
+      });
+    this.ends = new CircuitEnds({
+      registry: this.registry,
+      strategies: this.strategies,
+      messenger,
+      clock: options.clock,
+      logger: options.logger,
+      metrics: options.metrics,
+      records: shared?.records,
+      events: options.events,
+    });
     this.deps = {
       store: options.store,
       clock: options.clock,
@@ -80,20 +102,13 @@ export class Circuits {
       strategies: this.strategies,
       registry: this.registry,
       routers: options.routers,
-      messenger:
-        options.messenger ??
-        localMessenger({
-          get: (routerId) => {
-            const channel = options.routers.channelOf(routerId);
-            return channel && { channel };
-          },
-        }),
+      messenger,
       pathsFrom: links
         ? async (sourceRouterId) => {
             const snapshot = await links.snapshot();
             return (destRouterId) => shortestPath(snapshot, sourceRouterId, destRouterId);
           }
-        : (sourceRouterId) => Promise.resolve(onlyItself(sourceRouterId)),
+        : (sourceRouterId) => Promise.resolve(oneRouterPaths(sourceRouterId)),
       routeTimeoutMs: options.routeTimeoutMs ?? 10_000,
       retries: options.retries ?? 2,
       metrics: options.metrics,
@@ -101,9 +116,11 @@ export class Circuits {
       routing: new Set(),
       links,
       records: shared?.records,
-      remove: (circuitId, now, end, detail) => this.remove(circuitId, now, end, detail) !== undefined,
-      forget: (circuitId, end, detail) => this.#forget(circuitId, end, detail),
+      ends: this.ends,
+      rerouting: new Set(),
+      pathUpdated: [],
     };
+    this.#smart = options.smart ?? DEFAULT_SMART_REROUTE;
     links?.onLinksLost((lost) => void moveOffLinks(this.deps, links, lost));
     const removeHere = (id: string, immediate: boolean) =>
       this.remove(id, immediate, 'removed by an operator') !== undefined;
@@ -118,19 +135,39 @@ export class Circuits {
   /** Once a minute: failures are credited back (upstream's CreditOverTime) and routers that stayed away lose their circuits. */
   start(intervalMs = 60_000): void {
     this.#timer ??= setInterval(() => this.tick(), intervalMs).unref();
+    if (this.deps.links) this.#cycleTimer ??= setInterval(() => void this.networkCycle(), this.#smart.cycleMs).unref();
+  }
+
+  /**
+   * One network cycle (upstream Network.Run's ticker): circuits moved onto cheaper paths (smart rerouting). A cycle
+   * still running when the next is due is not doubled; the promise settles when the running one has.
+   */
+  networkCycle(): Promise<void> {
+    const { links } = this.deps;
+    if (!links) return Promise.resolve();
+    this.#cycle ??= smartRerouteCycle(this.deps, links, this.#smart)
+      .catch((error: unknown) => this.deps.logger.error({ err: error }, 'smart reroute cycle failed'))
+      .finally(() => (this.#cycle = undefined));
+    return this.#cycle;
+  }
+
+  /** Hears every circuit moved to another path (upstream's circuit event `pathUpdated`). */
+  onPathUpdated(listener: PathUpdatedListener): void {
+    this.deps.pathUpdated.push(listener);
   }
 
   /** Stops the timer; the circuits' records go (this process's circuits go with it, as upstream's). */
   async stop(): Promise<void> {
     clearInterval(this.#timer);
-    this.#timer = undefined;
+    clearInterval(this.#cycleTimer);
+    this.#timer = this.#cycleTimer = undefined;
+    await this.#cycle;
     await this.#records?.close();
   }
 
   tick(): void {
     this.strategies.creditOverTime();
-    for (const circuit of this.registry.expire(this.deps.clock().getTime(), this.#detachedGraceMs))
-      this.#ended(circuit, 'router gone', `its router did not reconnect within ${this.#detachedGraceMs} ms`);
+    this.ends.expire(this.#detachedGraceMs);
   }
 
   /** A router's channel is (again) held here: its circuits stop waiting for it. */
@@ -165,37 +202,6 @@ export class Circuits {
 
   /** Ends a circuit (network.RemoveCircuit): Unroute to every router of its path, forget it, tell its strategy. */
   remove(circuitId: string, now: boolean, end: CircuitEnd, detail?: string): Circuit | undefined {
-    const circuit = this.registry.remove(circuitId);
-    if (!circuit) return undefined;
-    void unrouteAt(this.deps, circuit.path.routerIds, circuitId, now);
-    this.#ended(circuit, end, detail);
-    return circuit;
-  }
-
-  /** Forgets a circuit already unrouted (a re-route found no path left). */
-  #forget(circuitId: string, end: CircuitEnd, detail: string): void {
-    const circuit = this.registry.remove(circuitId);
-    if (circuit) this.#ended(circuit, end, detail);
-  }
-
-  #ended(circuit: Circuit, end: CircuitEnd, detail?: string): void {
-    this.#records?.ended(circuit.id);
-    this.strategies.get(circuit.strategy)?.notify('circuitRemoved', circuit.terminatorId);
-    this.deps.metrics?.circuitEnded(end);
-    this.deps.events?.circuitDeleted(circuit);
-    const durationMs = this.deps.clock().getTime() - circuit.createdAt;
-    this.deps.logger.info(
-      {
-        circuitId: circuit.id,
-        service: circuit.serviceName,
-        serviceId: circuit.serviceId,
-        clientId: circuit.clientId,
-        hostId: circuit.hostId,
-        routerId: circuit.routerId,
-        durationMs,
-        reason: detail ?? end,
-      },
-      'circuit ended',
-    );
+    return this.ends.remove(circuitId, now, end, detail);
   }
 }

@@ -10,6 +10,7 @@ import { PathHeader } from '../messages/headers.js';
 import { checkSessionRequest, EdgeErrorCode, EdgeRequestError, type CheckedSession } from '../edge-requests.js';
 import { decodePeerData } from '../terminators/create-terminator.js';
 import { routePlan } from './route-plan.js';
+import { oneRouterPaths } from '../links/paths.js';
 import {
   createCircuitResponse,
   edgeErrorMessage,
@@ -68,7 +69,7 @@ export async function createCircuit(
         EdgeErrorCode.encryptionDataMissing,
       );
     }
-    const { circuit, peerData } = await routeCircuit(deps, sourceRouterId, request, checked, started);
+    const { circuit, peerData } = await routeCircuit(deps, { sourceRouterId, request, ...checked, started });
     return createCircuitResponse({ circuitId: circuit.id, address: circuit.ingressId, peerData, tags: circuit.tags });
   } catch (caught) {
     // Anything unforeseen (the store failing) is still answered, as upstream's internal error, so the SDK is told.
@@ -95,56 +96,53 @@ export async function createCircuit(
   }
 }
 
+/** A dial's inputs: the router that asked, its request, the Dial session and service it checked, when it began. */
+interface DialRequest extends CheckedSession {
+  sourceRouterId: string;
+  request: CreateCircuitRequest;
+  started: number;
+}
+
+/**
+ * A dial under way: its circuit's id, and the routers that took a route of it in some attempt (upstream's
+ * allCleanups): unrouted when the dial fails, and those off the final path when it succeeds.
+ */
+interface Dial extends DialRequest {
+  circuitId: string;
+  routed: Set<string>;
+}
+
 async function routeCircuit(
   deps: CircuitDeps,
-  sourceRouterId: string,
-  request: CreateCircuitRequest,
-  checked: CheckedSession,
-  started: number,
+  request: DialRequest,
 ): Promise<{ circuit: Circuit; peerData: PeerData }> {
   if (deps.registry.isFull)
     throw new DialFailure('CAPACITY', `this controller holds its maximum of ${deps.registry.capacity} circuits`);
-  const circuitId = newCircuitId();
-  deps.routing.add(circuitId);
+  const dial: Dial = { ...request, circuitId: newCircuitId(), routed: new Set() };
+  deps.routing.add(dial.circuitId);
   try {
-    return await attemptRoutes(deps, sourceRouterId, request, checked, started, circuitId);
+    return await attemptEach(deps, dial);
   } catch (error) {
     // A failed dial is an event (upstream CircuitFailedEvent; the attempt's terminator and path are not kept)
-    if (error instanceof DialFailure)
-      deps.events?.circuitFailed(failureOf(circuitId, request, checked, started, error));
+    if (error instanceof DialFailure) deps.events?.circuitFailed(failureOf(dial, error));
     throw error;
   } finally {
-    deps.routing.delete(circuitId);
-  }
-}
-
-async function attemptRoutes(
-  deps: CircuitDeps,
-  sourceRouterId: string,
-  request: CreateCircuitRequest,
-  checked: CheckedSession,
-  started: number,
-  circuitId: string,
-): Promise<{ circuit: Circuit; peerData: PeerData }> {
-  // Routers that took a route of this circuit in some attempt (upstream's allCleanups): unrouted when the dial fails,
-  // and those off the final path when it succeeds.
-  const routed = new Set<string>();
-  try {
-    return await attemptEach(deps, sourceRouterId, request, checked, started, circuitId, routed);
-  } finally {
-    void unrouteAt(deps, routed, circuitId, true);
+    void unrouteAt(deps, dial.routed, dial.circuitId, true);
+    deps.routing.delete(dial.circuitId);
   }
 }
 
 /** This attempt's terminator, by the service's strategy over the terminators as stored now and the paths to them. */
 async function select(
   deps: CircuitDeps,
-  sourceRouterId: string,
-  request: CreateCircuitRequest,
-  service: CheckedSession['service'],
+  { sourceRouterId, request, service }: Dial,
 ): Promise<SelectedTerminator<DialTerminator>> {
   const rows = await deps.store.read((db) => terminatorsOfService(db, service.id));
-  const pathTo = await deps.pathsFrom(sourceRouterId);
+  // Every terminator on the dialling router (a one-router network, or bench:circuits' dials): the paths need no look at
+  // the links and routers' costs, one store read fewer per dial.
+  const pathTo = rows.every((row) => row.router_id === sourceRouterId)
+    ? oneRouterPaths(sourceRouterId)
+    : await deps.pathsFrom(sourceRouterId);
   try {
     return selectTerminator(deps.strategies, {
       serviceId: service.id,
@@ -162,21 +160,14 @@ async function select(
   }
 }
 
-async function attemptEach(
-  deps: CircuitDeps,
-  sourceRouterId: string,
-  request: CreateCircuitRequest,
-  { session, service }: CheckedSession,
-  started: number,
-  circuitId: string,
-  routed: Set<string>,
-): Promise<{ circuit: Circuit; peerData: PeerData }> {
+async function attemptEach(deps: CircuitDeps, dial: Dial): Promise<{ circuit: Circuit; peerData: PeerData }> {
+  const { request, session, service, started, circuitId, routed } = dial;
   const deadline = started + deps.routeTimeoutMs;
   // Tags name the service as asked (`instance@service` for an addressed dial), as upstream's circuit params do.
   const taggedService = request.terminatorInstanceId ? `${request.terminatorInstanceId}@${service.id}` : service.id;
   let lastFailure: DialFailure | undefined;
   for (let attempt = 0; attempt < deps.retries; attempt++) {
-    const selected = await select(deps, sourceRouterId, request, service);
+    const selected = await select(deps, dial);
     const { terminator, strategy, path } = selected;
     const tags = { serviceId: taggedService, clientId: session.identityId, hostId: terminator.row.host_id ?? '' };
     const ingressId = newShortId();
@@ -193,7 +184,7 @@ async function attemptEach(
       tags,
       remainingMs: deadline - deps.clock().getTime(),
     });
-    const outcome = await sendRoutes(deps, terminator, plan, attempt, circuitId, routed);
+    const outcome = await sendRoutes(deps, { circuitId, attempt, terminator, plan, routed });
     if (outcome.success) {
       // The routers of the final path keep their routes; the finally above unroutes those of earlier attempts only.
       for (const routerId of path.routerIds) routed.delete(routerId);
@@ -280,7 +271,7 @@ async function keepCircuit(
   }
   await deps.records?.put(circuit);
   if (encryptionRequired && !answered.has(PUBLIC_KEY_HEADER)) {
-    deps.remove(circuit.id, true, 'no public key', 'encryption required and the hosting side sent no public key');
+    deps.ends.remove(circuit.id, true, 'no public key', 'encryption required and the hosting side sent no public key');
     throw new EdgeRequestError(
       'encryption required on service, terminator did not send public header',
       EdgeErrorCode.encryptionDataMissing,
@@ -289,13 +280,7 @@ async function keepCircuit(
 }
 
 /** What a failed dial's event tells (upstream CircuitFailedEvent). */
-function failureOf(
-  circuitId: string,
-  request: CreateCircuitRequest,
-  { session, service }: CheckedSession,
-  startedAt: number,
-  error: DialFailure,
-): CircuitFailure {
+function failureOf({ circuitId, request, session, service, started }: Dial, error: DialFailure): CircuitFailure {
   return {
     circuitId,
     clientId: session.id,
@@ -305,7 +290,7 @@ function failureOf(
     path: undefined,
     cost: undefined,
     cause: error.reason,
-    startedAt,
+    startedAt: started,
     tags: { serviceId: service.id, clientId: session.identityId },
   };
 }

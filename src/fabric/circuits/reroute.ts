@@ -51,6 +51,22 @@ export async function rerouteCircuit(deps: RerouteDeps, circuit: RoutedCircuit):
     await unrouteAt(deps, routerIds, circuit.id, true);
     return { circuitId: circuit.id, rerouted: false };
   }
+  // upstream rerouteCircuit: a router that does not answer is only logged; the circuit keeps the new path.
+  await sendReroute(deps, circuit, path, 'log');
+  deps.logger.info({ circuitId: circuit.id, path: path.routerIds }, 'rerouted circuit');
+  return { circuitId: circuit.id, rerouted: true, path };
+}
+
+/**
+ * The re-route attempt's Routes of `path`, to its routers one after another. `onError` 'stop' ends at the first
+ * router that does not answer (upstream smartReroute) and answers false; 'log' goes on (upstream rerouteCircuit).
+ */
+export async function sendReroute(
+  deps: RerouteDeps,
+  circuit: RoutedCircuit,
+  path: Pick<Path, 'routerIds' | 'linkIds'>,
+  onError: 'stop' | 'log',
+): Promise<boolean> {
   const plan = routePlan({
     circuitId: circuit.id,
     attempt: REROUTE_ATTEMPT,
@@ -70,10 +86,10 @@ export async function rerouteCircuit(deps: RerouteDeps, circuit: RoutedCircuit):
         { circuitId: circuit.id, routerId, reason: error instanceof Error ? error.message : String(error) },
         'error sending re-route to router',
       );
+      if (onError === 'stop') return false;
     }
   }
-  deps.logger.info({ circuitId: circuit.id, path: path.routerIds }, 'rerouted circuit');
-  return { circuitId: circuit.id, rerouted: true, path };
+  return true;
 }
 
 /** Every circuit over any of the lost links, moved one after another (upstream rerouteLink). */

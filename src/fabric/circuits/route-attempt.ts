@@ -29,6 +29,15 @@ export class DialFailure extends Error {
   }
 }
 
+/** One attempt of a dial: its circuit, the attempt's number, terminator and Routes, and the routers routed so far. */
+export interface RouteAttempt {
+  circuitId: string;
+  attempt: number;
+  terminator: DialTerminator;
+  plan: RouterRoute[];
+  routed: Set<string>;
+}
+
 export type RouteOutcome =
   { success: true; peerData: PeerData } | { success: false; failure: DialFailure; result?: RouteResult };
 
@@ -37,19 +46,13 @@ export type RouteOutcome =
  * ends the attempt; it succeeds when every router has answered success, with the terminator's router's peer data.
  * Each router that succeeded is added to `routed`, even after the attempt was decided.
  */
-export function sendRoutes(
-  deps: CircuitDeps,
-  terminator: DialTerminator,
-  plan: RouterRoute[],
-  attempt: number,
-  circuitId: string,
-  routed: Set<string>,
-): Promise<RouteOutcome> {
+export function sendRoutes(deps: CircuitDeps, attempt: RouteAttempt): Promise<RouteOutcome> {
+  const { plan, routed } = attempt;
   return new Promise((resolve) => {
     let pending = plan.length;
     let peerData: PeerData = new Map();
     plan.forEach(({ routerId, message }, index) => {
-      void routeAt(deps, terminator, routerId, message, attempt, circuitId).then((outcome) => {
+      void routeAt(deps, attempt, routerId, message).then((outcome) => {
         if (!outcome.success) return resolve(outcome);
         routed.add(routerId);
         if (index === plan.length - 1) peerData = outcome.peerData;
@@ -62,11 +65,9 @@ export function sendRoutes(
 /** One Route and its RouteResult (matched by the channel as a reply), within the route timeout. */
 async function routeAt(
   deps: CircuitDeps,
-  terminator: DialTerminator,
+  { terminator, attempt, circuitId }: RouteAttempt,
   routerId: string,
   route: Outgoing,
-  attempt: number,
-  circuitId: string,
 ): Promise<RouteOutcome> {
   let reply;
   try {

@@ -214,6 +214,25 @@ describe('links over simulated topologies', () => {
     assert.equal(await links.view.get('zz'), undefined);
   });
 
+  it('an operator’s update (ziti fabric update link): static cost and down change the paths, and its circuits are told to move', async () => {
+    const { routers, links, lost } = network();
+    const [a] = ['a', 'b', 'c'].map((id) => routers.connect(new FakeRouter(id)));
+    a!.reportLinks({ id: 'ab', dest: 'b' }, { id: 'ac', dest: 'c' });
+    routers.get('b')!.reportLinks({ id: 'bc', dest: 'c' });
+    assert.deepEqual((await links.path('a', 'c'))?.linkIds, ['ac']);
+    assert.equal(await links.view.update!('ac', { staticCost: 200_000 }), true);
+    assert.deepEqual((await links.path('a', 'c'))?.linkIds, ['ab', 'bc']);
+    assert.equal((await links.view.get('ac'))?.staticCost, 200_000);
+    assert.equal(await links.view.update!('ab', { down: true }), true);
+    assert.deepEqual((await links.path('a', 'c'))?.linkIds, ['ac'], 'a down link carries nothing');
+    assert.equal((await links.view.get('ab'))?.down, true);
+    assert.deepEqual(
+      lost.map((l) => l.map((x) => x.id)),
+      [['ac'], ['ab']],
+    );
+    assert.equal(await links.view.update!('zz', { down: true }), false);
+  });
+
   it('a triangle with unequal costs: measured latencies and router costs decide between two hops and the direct link', async () => {
     const { routers, links } = network({ b: 0 });
     const [a, b] = ['a', 'b', 'c'].map((id) => routers.connect(new FakeRouter(id)));

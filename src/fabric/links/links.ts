@@ -11,7 +11,7 @@ import type { LinksView } from '../network-views.js';
 import { isUsable, linkCost, linkSummary, LinkTable, type Link } from './link-model.js';
 import { shortestPath, type NetworkSnapshot, type Path, type PathRouter } from './paths.js';
 import { gone, healthy, linkFaultMessage, peerStateChanges, supportsLinkManagement, type Peer } from './peer-states.js';
-import { allLinks, emptyView, type SharedNetwork } from './shared-network.js';
+import { allLinks, emptyView, type LinkChange, type SharedNetwork } from './shared-network.js';
 import { NetworkSync } from './network-sync.js';
 import type { LinkRouter, LinkRouters } from './link-routers.js';
 import type { FabricLogger } from '../ctrl/router-channel.js';
@@ -25,13 +25,18 @@ export interface LinksOptions {
   routerExists(routerId: string): Promise<boolean>;
   logger: FabricLogger;
   maxLinks?: number;
+  /** The cost each router of a path counts at least (settings `network.minRouterCost`; paths.ts's default without). */
+  minRouterCost?: number;
   /** The links and routers of the other processes (several workers or instances); without, this process's only. */
   shared?: SharedNetwork;
   /** Operators' events (src/events/): links reported and faulted, the routers' metrics. */
   events?: FabricEvents;
 }
 
-/** Links that stopped carrying traffic (faulted, or a router at one end gone): circuits over them must move. */
+/**
+ * Links that stopped carrying traffic (faulted, or a router at one end gone), or that an operator changed: circuits
+ * over them must find their path again (upstream's rerouteLink, one operation for both).
+ */
 export type LinksLostListener = (links: readonly Link[]) => void;
 
 export class Links {
@@ -128,6 +133,23 @@ export class Links {
     return true;
   }
 
+  /**
+   * An operator's change of a link's static cost or down flag (upstream LinkRouter.Patch): its circuits then find
+   * their path again (upstream RerouteLink), the cheapest one now or none when it went down and there is no other.
+   * False when no process knows the link. A link another process holds changes in the store; the circuits over it
+   * move with that process's next cycle.
+   */
+  async update(linkId: string, change: LinkChange): Promise<boolean> {
+    const link = this.table.get(linkId);
+    const stored = await this.#options.shared?.linkChanged(linkId, change);
+    if (!link) return stored === true;
+    if (change.staticCost !== undefined) link.staticCost = change.staticCost;
+    if (change.down !== undefined) link.down = change.down;
+    this.#options.logger.info({ linkId, ...change }, 'link changed by an operator');
+    this.#notifyLost([link]);
+    return true;
+  }
+
   /** The connected routers and links of this process's network, with the routers' costs from the store. */
   async snapshot(): Promise<NetworkSnapshot> {
     const connected = [...this.#options.routers.all()].map((r) => r.routerId);
@@ -148,7 +170,7 @@ export class Links {
       cost: linkCost(link),
       usable: isUsable(link),
     }));
-    return { routers, links };
+    return { routers, links, minRouterCost: this.#options.minRouterCost };
   }
 
   /** The cheapest path between two connected routers (upstream shortestPath), undefined when there is none. */
@@ -156,8 +178,9 @@ export class Links {
     return shortestPath(await this.snapshot(), sourceRouterId, destRouterId);
   }
 
-  /** What GET /fabric/v1/links shows. */
+  /** What GET /fabric/v1/links shows, and PATCH changes. */
   readonly view: LinksView = {
+    update: (id, change) => this.update(id, change),
     list: async () => {
       await this.network?.refresh();
       return [...this.#allLinks().values()].map(linkSummary);

@@ -9,6 +9,7 @@ import {
   deleteFabricLink,
   onlineRouters,
   putFabricLink,
+  setFabricLinkAdmin,
   setFabricLinkLatencies,
   type FabricLinkRow,
 } from '../../store/queries/fabric-links.js';
@@ -35,16 +36,17 @@ export function startLinks(
   routers: LinkRouters,
   store: Store,
   logger: FabricLogger,
-  shared?: SharedNetworkOptions,
-  events?: FabricEvents,
+  options: { shared?: SharedNetworkOptions; events?: FabricEvents; minRouterCost?: number },
 ): Links {
+  const { shared, events, minRouterCost } = options;
   const links = new Links({
     routers,
-    ...(events ? { events } : {}),
+    events,
+    minRouterCost,
     routerAttributes: (ids) => store.read((db) => routerPathAttributes(db, ids)),
     routerExists: async (id) => (await store.read((db) => routerPathAttributes(db, [id]))).has(id),
     logger,
-    ...(shared ? { shared: storeNetwork(shared) } : {}),
+    shared: shared && storeNetwork(shared),
   });
   return links;
 }
@@ -100,6 +102,7 @@ export function storeNetwork(options: SharedNetworkOptions): SharedNetwork {
       store.transaction(async (tx) => {
         for (const id of ids) await deleteFabricLink(tx, id);
       }),
+    linkChanged: (id, change) => store.transaction((tx) => setFabricLinkAdmin(tx, id, change)),
     latencies: (routerId, latencies) =>
       store.transaction((tx) => setFabricLinkLatencies(tx, routerId, latencies), {
         bookkeeping: true,

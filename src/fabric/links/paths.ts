@@ -101,6 +101,12 @@ export function shortestPath(snapshot: NetworkSnapshot, sourceId: string, destId
   return { routerIds, linkIds, cost: mustGet(dist, destId) };
 }
 
+/** The paths from a router when no link is looked at: to itself only (upstream's one-router path, cost 0). */
+export const oneRouterPaths =
+  (sourceRouterId: string) =>
+  (destRouterId: string): Path | undefined =>
+    destRouterId === sourceRouterId ? { routerIds: [sourceRouterId], linkIds: [], cost: 0 } : undefined;
+
 /** The path cost a terminator's route cost adds (upstream newPathAndCost). */
 export const pathCostForTerminator = (path: Path): number => Math.min(path.cost, MAX_PATH_COST);
 

@@ -28,6 +28,12 @@ export interface SharedView {
   links: ReadonlyMap<string, Link>;
 }
 
+/** What an operator may change of a link (upstream linkPatch). */
+export interface LinkChange {
+  staticCost?: number;
+  down?: boolean;
+}
+
 export interface SharedNetwork {
   /** The store's view; a cached copy while the store has not moved (and for at most a second, for latencies). */
   read(): Promise<SharedView>;
@@ -35,6 +41,8 @@ export interface SharedNetwork {
   linkReported(link: Link): Promise<void>;
   /** Links faulted, removed, or dialled by a router that left this process. */
   linksGone(ids: readonly string[]): Promise<void>;
+  /** An operator's static cost or down flag of a link; false when the store has no such link. */
+  linkChanged(id: string, change: LinkChange): Promise<boolean>;
   /** One router's measured latencies (ns) of its links, for whichever end of each it is. */
   latencies(routerId: string, latencies: ReadonlyMap<string, number>): Promise<void>;
   /** Reaches a router held by any process (faults relayed to a link's other end). */

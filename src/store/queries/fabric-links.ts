@@ -22,6 +22,9 @@ export interface NewFabricLink {
 export const allFabricLinks = (db: Db): Promise<FabricLinkRow[]> =>
   typed(db).selectFrom('fabric_links').selectAll().execute();
 
+export const fabricLink = (db: Db, id: string): Promise<FabricLinkRow | undefined> =>
+  typed(db).selectFrom('fabric_links').selectAll().where('id', '=', id).executeTakeFirst();
+
 /** A reported link (re)placed: a new one, or a newer iteration of a known one (which starts over as a fresh link). */
 export async function putFabricLink(tx: Db, link: NewFabricLink): Promise<void> {
   const values = {
@@ -44,6 +47,21 @@ export async function putFabricLink(tx: Db, link: NewFabricLink): Promise<void> 
 
 export async function deleteFabricLink(tx: Db, id: string): Promise<void> {
   await typed(tx).deleteFrom('fabric_links').where('id', '=', id).execute();
+}
+
+/** An operator's static cost and down flag of a link (`ziti fabric update link`); false when there is no such row. */
+export async function setFabricLinkAdmin(
+  tx: Db,
+  id: string,
+  change: { staticCost?: number; down?: boolean },
+): Promise<boolean> {
+  const set = {
+    ...(change.staticCost === undefined ? {} : { static_cost: change.staticCost }),
+    ...(change.down === undefined ? {} : { down: change.down ? 1 : 0 }),
+  };
+  if (Object.keys(set).length === 0) return (await fabricLink(tx, id)) !== undefined;
+  const result = await typed(tx).updateTable('fabric_links').set(set).where('id', '=', id).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 /** One end's measured latencies (ns) of its links: the source's or the destination's column, by which end it is. */

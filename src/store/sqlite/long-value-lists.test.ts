@@ -26,6 +26,22 @@ describe('long value lists in SQLite statements', () => {
 
   const wanted = [...ids(MANY, 'missing'), 'id-3', 'id-7'];
 
+  it('rewrites a query only when its lists hold more than 100 values together (rows × columns of an insert too)', async () => {
+    const compiled = await store.read((db) => {
+      const rows = (count: number) => ids(count, 'x').map((id, rank) => ({ id, rank, note: 'n' }));
+      return Promise.resolve([
+        db.insertInto('items').values(rows(33)).compile().sql, // 99 values
+        db.insertInto('items').values(rows(34)).compile().sql, // 102
+        db.selectFrom('items').select('id').where('id', 'in', ids(100)).compile().sql,
+        db.selectFrom('items').select('id').where('id', 'in', ids(101)).compile().sql,
+      ]);
+    });
+    assert.deepEqual(
+      compiled.map((text) => text.includes('json_each')),
+      [false, true, false, true],
+    );
+  });
+
   it('runs a query-builder IN list of any length', async () => {
     const found = await store.read((db) =>
       db.selectFrom('items').select('id').where('id', 'in', wanted).orderBy('id').execute(),

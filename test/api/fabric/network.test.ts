@@ -14,11 +14,21 @@ type ListBody = { data: Entity[]; meta: Record<string, unknown> };
 function fakeNetwork(
   links: LinkSummary[],
   circuits: CircuitSummary[],
-): NetworkViews & { removed: [string, boolean][] } {
+): NetworkViews & { removed: [string, boolean][]; updated: [string, object][] } {
   const removed: [string, boolean][] = [];
+  const updated: [string, object][] = [];
   return {
     removed,
-    links: { list: () => Promise.resolve(links), get: (id) => Promise.resolve(links.find((l) => l.id === id)) },
+    updated,
+    links: {
+      list: () => Promise.resolve(links),
+      get: (id) => Promise.resolve(links.find((l) => l.id === id)),
+      update(id, change) {
+        if (!links.some((l) => l.id === id)) return Promise.resolve(false);
+        updated.push([id, change]);
+        return Promise.resolve(true);
+      },
+    },
     circuits: {
       list: () => Promise.resolve(circuits),
       get: (id) => Promise.resolve(circuits.find((c) => c.id === id)),
@@ -270,6 +280,21 @@ describe('fabric API: links and circuits', () => {
       } finally {
         t.deps.network = network;
       }
+    });
+
+    it('updates a link’s static cost and down flag (ziti fabric update link), 404 for an unknown one', async () => {
+      const patch = (id: string, payload: unknown) =>
+        t.call({ method: 'PATCH', url: `${base}/links/${id}`, token, payload });
+      const result = await patch('link-a', { staticCost: 40 });
+      assert.equal(result.text, '{"data":{},"meta":{}}\n');
+      assert.equal((await patch('link-a', { down: true, staticCost: null })).status, 200);
+      assert.deepEqual(network.updated, [
+        ['link-a', { staticCost: 40 }],
+        ['link-a', { staticCost: 0, down: true }],
+      ]);
+      assertError(await patch('link-nope', { down: true }), 404, 'NOT_FOUND');
+      assertError(await patch('link-a', { staticCost: -1 }), 400, 'COULD_NOT_VALIDATE');
+      assert.equal(network.updated.length, 2);
     });
 
     it('deletes a circuit through the network, passing immediate, and 404 once it is gone', async () => {
