@@ -28,6 +28,8 @@ import { CTRL_ALPN } from './fabric/ctrl/control-plane.js';
 import { Fabric } from './fabric/fabric.js';
 import { Health } from './system/health.js';
 import { InstanceHeartbeat, OFFLINE_AFTER_MS } from './system/instance-heartbeat.js';
+import { succeedInstance } from './system/instance-succession.js';
+import { workerIndex } from './workers.js';
 import { Metrics } from './system/metrics.js';
 import { listenForMetrics, type MetricsListener } from './system/metrics-listener.js';
 
@@ -142,6 +144,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     ...(options.readMfaState ? { readMfaState: options.readMfaState } : {}),
   });
   const instanceId = newCuid();
+  const predecessorId = succeedInstance(settings.home, workerIndex(), instanceId);
   const heartbeat = new InstanceHeartbeat({
     store,
     clock,
@@ -163,6 +166,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     versionHeader: versionHeader(build),
     wireVersion: build.wireVersion,
     instanceOfflineAfterMs: OFFLINE_AFTER_MS,
+    predecessorId,
     recordActivity: (ids) => apiSessions.recordActivity(ids),
   });
   listener.fabric = fabric;

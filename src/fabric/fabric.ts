@@ -37,6 +37,8 @@ export interface FabricOptions {
   wireVersion: string;
   /** An instance not seen for this long is dead (system/instance-heartbeat.ts OFFLINE_AFTER_MS). */
   instanceOfflineAfterMs: number;
+  /** The instance this process succeeds on its home (system/instance-succession.ts): its routers are released. */
+  predecessorId?: string | undefined;
   /** Where routers' API-session heartbeats record their clients' activity (ApiSessions.recordActivity). */
   recordActivity: (apiSessionIds: Iterable<string>) => void;
 }
@@ -62,6 +64,7 @@ export class Fabric {
       controllerId: options.controllerId,
       versionHeader: options.versionHeader,
       instanceOfflineAfterMs,
+      predecessorId: options.predecessorId,
     });
     const routers = this.controlPlane.routers;
     const held = { store, clock, instanceId, instanceOfflineAfterMs };
@@ -126,7 +129,7 @@ export class Fabric {
 
   async start(): Promise<void> {
     await this.edgeSync.start();
-    this.controlPlane.start();
+    await this.controlPlane.start();
     this.circuits.start();
     this.inbox.start();
     this.links.network?.start();

@@ -24,6 +24,8 @@ export interface SyncChannel {
   request(message: OutgoingMessage, timeoutMs: number): Promise<{ contentType: number; body: Uint8Array }>;
   handle(contentType: number, handler: (message: { body: Uint8Array }) => void | Promise<void>): void;
   readonly closed: Promise<void>;
+  /** True from the moment it closes (`closed` resolves a turn later, after pending requests have failed). */
+  readonly isClosed: boolean;
 }
 
 /** A connected router as the sync sees it (src/fabric/ctrl/router-connections.ts provides it). */
@@ -111,7 +113,8 @@ export class RouterSync {
       try {
         reply = await this.connection.channel.request(serverHello(version), helloTimeoutMs);
       } catch (error) {
-        if (this.#isClosed) return false;
+        // A router that leaves before answering fails the request before `closed` has resolved: that is no timeout.
+        if (this.#isClosed || this.connection.channel.isClosed) return false;
         logger.warn(
           { err: error, routerId: this.connection.routerId },
           'edge router did not answer the hello, sending it again',
