@@ -20,6 +20,7 @@ import { Terminators } from './terminators/terminators.js';
 import { EdgeSync } from './edge-sync/edge-sync.js';
 import type { NetworkViews } from './network-views.js';
 import { routerMessages } from './router-messages.js';
+import { CertificateRenewal } from './ctrl/certificate-renewal.js';
 
 export interface FabricOptions {
   store: Store;
@@ -109,6 +110,13 @@ export class Fabric {
         terminators: this.terminators,
         links: this.links,
         edgeSync: this.edgeSync,
+        renewal: new CertificateRenewal({
+          store,
+          pki: options.pki,
+          clock,
+          logger,
+          renewed: (routerId, fingerprint) => this.controlPlane.certificateRenewed(routerId, fingerprint),
+        }),
         fingerprintOf: async (routerId) =>
           (await store.read((db) => routersForConnection(db, [routerId])))[0]?.fingerprint,
       }),

@@ -17,6 +17,8 @@ import {
 import {
   ContentType as EdgeType,
   CreateTerminatorV2RequestSchema,
+  EnrollmentExtendRouterRequestSchema,
+  EnrollmentExtendRouterVerifyRequestSchema,
   HealthEventRequestSchema,
   UpdateTerminatorRequestSchema,
 } from './messages/gen/edge_ctrl_pb.js';
@@ -32,6 +34,7 @@ import type { Circuits } from './circuits/circuits.js';
 import type { Terminators } from './terminators/terminators.js';
 import type { Links } from './links/links.js';
 import type { EdgeSync } from './edge-sync/edge-sync.js';
+import type { CertificateRenewal } from './ctrl/certificate-renewal.js';
 
 /** The parts of the fabric that handle router messages. */
 export interface MessageHandlers {
@@ -39,6 +42,7 @@ export interface MessageHandlers {
   terminators: Pick<Terminators, 'create' | 'update' | 'remove' | 'health' | 'validated'>;
   links: Pick<Links, 'fault' | 'routerLinks' | 'metrics'>;
   edgeSync: Pick<EdgeSync, 'heartbeat' | 'resync' | 'validateSessions'>;
+  renewal: Pick<CertificateRenewal, 'extend' | 'verify'>;
   /** A router's enrolled fingerprint, for VerifyRouter. */
   fingerprintOf: FingerprintOf;
 }
@@ -146,6 +150,23 @@ export function routerMessages(h: MessageHandlers): RouterMessageLine[] {
         return resultMessage(true, 'router verified');
       },
       errors: 'result',
+    }),
+
+    // Certificate renewal (handler_edge_ctrl extend_enrollment.go, extend_enrollment_verify.go)
+    line({
+      contentType: EdgeType.EnrollmentExtendRouterRequestType,
+      name: 'EnrollmentExtendRouterRequest',
+      decode: (message) => fromBinary(EnrollmentExtendRouterRequestSchema, message.body),
+      handle: ({ routerId, channel, request }) => h.renewal.extend(routerId, channel, request),
+      // Sent without waiting for a reply: the router would drop one, and waits for EnrollmentCertsResponse by type.
+      errors: 'none',
+    }),
+    line({
+      contentType: EdgeType.EnrollmentExtendRouterVerifyRequestType,
+      name: 'EnrollmentExtendRouterVerifyRequest',
+      decode: (message) => fromBinary(EnrollmentExtendRouterVerifyRequestSchema, message.body),
+      handle: ({ routerId, request }) => h.renewal.verify(routerId, request),
+      errors: 'edge-pb',
     }),
 
     // Edge API sessions (handler_edge_ctrl api_session_heartbeat.go, request_client_resync.go, validate_sessions.go)

@@ -46,6 +46,7 @@ describe('the router-message table', () => {
       },
       links: { fault: assert.fail, routerLinks: assert.fail, metrics: assert.fail },
       edgeSync: { heartbeat: assert.fail, resync: assert.fail, validateSessions: assert.fail },
+      renewal: { extend: assert.fail, verify: assert.fail },
       fingerprintOf: assert.fail,
     });
     const types = new RouterMessages(lines, silent).contentTypes;

@@ -14,6 +14,7 @@ const absent: MessageHandlers = {
   terminators: { create: notMade, update: notMade, remove: notMade, health: notMade, validated: notMade },
   links: { fault: notMade, routerLinks: notMade, metrics: notMade },
   edgeSync: { heartbeat: notMade, resync: notMade, validateSessions: notMade },
+  renewal: { extend: notMade, verify: notMade },
   fingerprintOf: notMade,
 };
 

@@ -110,6 +110,11 @@ export class ControlPlane {
     this.#presence.start();
   }
 
+  /** A router held here renewed its certificate (certificate-renewal.ts): its channel is not dropped as re-enrolled. */
+  certificateRenewed(routerId: string, fingerprint: string): void {
+    this.#presence.renewed(routerId, fingerprint);
+  }
+
   /** Drops channels of routers deleted, disabled, re-enrolled or taken by another instance (every second by itself). */
   watchRouters(): Promise<void> {
     return this.#presence.watch();

@@ -148,6 +148,7 @@ function network(costs: Record<string, number> = {}, deleted = new Set<string>()
         validated: notInThisTest,
       },
       edgeSync: { heartbeat: notInThisTest, resync: notInThisTest, validateSessions: notInThisTest },
+      renewal: { extend: notInThisTest, verify: notInThisTest },
       fingerprintOf: notInThisTest,
     }),
     quiet,
