@@ -29,6 +29,7 @@ import { Fabric } from './fabric/fabric.js';
 import { Health } from './system/health.js';
 import { InstanceHeartbeat, OFFLINE_AFTER_MS } from './system/instance-heartbeat.js';
 import { succeedInstance } from './system/instance-succession.js';
+import { removeRouterById } from './entities/router/remove-router.js';
 import { workerIndex } from './workers.js';
 import { Metrics } from './system/metrics.js';
 import { listenForMetrics, type MetricsListener } from './system/metrics-listener.js';
@@ -167,6 +168,8 @@ export async function openController(settings: Settings, options: ControllerOpti
     wireVersion: build.wireVersion,
     instanceOfflineAfterMs: OFFLINE_AFTER_MS,
     predecessorId,
+    // Called only once the controller serves, when `deps` exists.
+    removeRouter: (routerId) => removeRouterById(deps, routerId),
     recordActivity: (ids) => apiSessions.recordActivity(ids),
   });
   listener.fabric = fabric;

@@ -21,6 +21,7 @@ import { EdgeSync } from './edge-sync/edge-sync.js';
 import type { NetworkViews } from './network-views.js';
 import { routerMessages } from './router-messages.js';
 import { CertificateRenewal } from './ctrl/certificate-renewal.js';
+import { RouterDrain } from './ctrl/router-drain.js';
 
 export interface FabricOptions {
   store: Store;
@@ -40,6 +41,8 @@ export interface FabricOptions {
   instanceOfflineAfterMs: number;
   /** The instance this process succeeds on its home (system/instance-succession.ts): its routers are released. */
   predecessorId?: string | undefined;
+  /** Deletes a router with the REST delete's rules (a router decommissioning itself). */
+  removeRouter: (routerId: string) => Promise<void>;
   /** Where routers' API-session heartbeats record their clients' activity (ApiSessions.recordActivity). */
   recordActivity: (apiSessionIds: Iterable<string>) => void;
 }
@@ -117,6 +120,7 @@ export class Fabric {
           logger,
           renewed: (routerId, fingerprint) => this.controlPlane.certificateRenewed(routerId, fingerprint),
         }),
+        drain: new RouterDrain({ store, clock, logger, removeRouter: options.removeRouter }),
         fingerprintOf: async (routerId) =>
           (await store.read((db) => routersForConnection(db, [routerId])))[0]?.fingerprint,
       }),

@@ -35,6 +35,7 @@ import type { Terminators } from './terminators/terminators.js';
 import type { Links } from './links/links.js';
 import type { EdgeSync } from './edge-sync/edge-sync.js';
 import type { CertificateRenewal } from './ctrl/certificate-renewal.js';
+import type { RouterDrain } from './ctrl/router-drain.js';
 
 /** The parts of the fabric that handle router messages. */
 export interface MessageHandlers {
@@ -43,6 +44,7 @@ export interface MessageHandlers {
   links: Pick<Links, 'fault' | 'routerLinks' | 'metrics'>;
   edgeSync: Pick<EdgeSync, 'heartbeat' | 'resync' | 'validateSessions'>;
   renewal: Pick<CertificateRenewal, 'extend' | 'verify'>;
+  drain: Pick<RouterDrain, 'quiesce' | 'dequiesce' | 'decommission'>;
   /** A router's enrolled fingerprint, for VerifyRouter. */
   fingerprintOf: FingerprintOf;
 }
@@ -149,6 +151,30 @@ export function routerMessages(h: MessageHandlers): RouterMessageLine[] {
         if (failure) throw new RouterRequestError(failure);
         return resultMessage(true, 'router verified');
       },
+      errors: 'result',
+    }),
+
+    // Drain and decommission (handler_ctrl quiesce_router.go, dequiesce_router.go, decommission.go)
+    line({
+      contentType: CtrlType.QuiesceRouterRequestType,
+      name: 'QuiesceRouterRequest',
+      decode: () => undefined,
+      handle: ({ routerId }) => h.drain.quiesce(routerId),
+      errors: 'result',
+    }),
+    line({
+      contentType: CtrlType.DequiesceRouterRequestType,
+      name: 'DequiesceRouterRequest',
+      decode: () => undefined,
+      handle: ({ routerId }) => h.drain.dequiesce(routerId),
+      errors: 'result',
+    }),
+    line({
+      contentType: CtrlType.DecommissionRouterRequestType,
+      name: 'DecommissionRouterRequest',
+      decode: () => undefined,
+      // No answer on success: deleting the router closes its channel.
+      handle: ({ routerId }) => h.drain.decommission(routerId),
       errors: 'result',
     }),
 

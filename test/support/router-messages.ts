@@ -15,6 +15,7 @@ const absent: MessageHandlers = {
   links: { fault: notMade, routerLinks: notMade, metrics: notMade },
   edgeSync: { heartbeat: notMade, resync: notMade, validateSessions: notMade },
   renewal: { extend: notMade, verify: notMade },
+  drain: { quiesce: notMade, dequiesce: notMade, decommission: notMade },
   fingerprintOf: notMade,
 };
 

@@ -223,6 +223,26 @@ export class TestRouter {
     return { certPem: certs.clientCertPem, keyPem: clientKey.keyPem, serverCertPem: certs.serverCertPem, verifyCode };
   }
 
+  /**
+   * What `ziti agent router quiesce|dequiesce|decommission` make a v1.1.8 router send (QuiesceRouterRequest 1039,
+   * DequiesceRouterRequest 1040, DecommissionRouterRequest 1043, empty bodies): the Result's outcome and text.
+   */
+  async drain(
+    kind: 'quiesce' | 'dequiesce' | 'decommission',
+    timeoutMs = 5000,
+  ): Promise<{ success: boolean; message: string }> {
+    const contentType = {
+      quiesce: CtrlContentType.QuiesceRouterRequestType,
+      dequiesce: CtrlContentType.DequiesceRouterRequestType,
+      decommission: CtrlContentType.DecommissionRouterRequestType,
+    }[kind];
+    const reply = await this.channel.request({ contentType, headers: new Map(), body: new Uint8Array(0) }, timeoutMs);
+    return {
+      success: reply.headers.get(Header.resultSuccess)?.[0] === 1,
+      message: new TextDecoder().decode(reply.body),
+    };
+  }
+
   close(): Promise<void> {
     this.channel.close('test router closed');
     return this.channel.closed;

@@ -21,6 +21,7 @@ import { routerSyncFeed } from './019-router-sync-feed.js';
 import { terminatorPeerData } from './020-terminator-peer-data.js';
 import { fabricLinksAndInbox } from './021-fabric-links-inbox.js';
 import { fabricCircuits } from './022-fabric-circuits.js';
+import { terminatorSavedPrecedence } from './024-terminator-saved-precedence.js';
 
 export const migrations: readonly Migration[] = [
   initialSchema,
@@ -44,4 +45,5 @@ export const migrations: readonly Migration[] = [
   terminatorPeerData,
   fabricLinksAndInbox,
   fabricCircuits,
+  terminatorSavedPrecedence,
 ];
