@@ -29,6 +29,9 @@ import { CTRL_ALPN } from './fabric/ctrl/control-plane.js';
 import { Fabric } from './fabric/fabric.js';
 import { Health } from './system/health.js';
 import { InstanceHeartbeat, OFFLINE_AFTER_MS } from './system/instance-heartbeat.js';
+import { succeedInstance } from './system/instance-succession.js';
+import { removeRouterById } from './entities/router/remove-router.js';
+import { workerIndex } from './workers.js';
 import { Metrics } from './system/metrics.js';
 import { listenForMetrics, type MetricsListener } from './system/metrics-listener.js';
 import { ControllerEvents } from './events/controller-events.js';
@@ -152,6 +155,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     onError: (error) => logger.error({ err: error }, 'could not check sessions against posture'),
     readMfaState: options.readMfaState,
   });
+  const predecessorId = succeedInstance(settings.home, workerIndex(), instanceId);
   const heartbeat = new InstanceHeartbeat({
     store,
     clock,
@@ -172,6 +176,9 @@ export async function openController(settings: Settings, options: ControllerOpti
     versionHeader: versionHeader(build),
     wireVersion: build.wireVersion,
     instanceOfflineAfterMs: OFFLINE_AFTER_MS,
+    predecessorId,
+    // Called only once the controller serves, when `deps` exists.
+    removeRouter: (routerId) => removeRouterById(deps, routerId),
     recordActivity: (ids) => apiSessions.recordActivity(ids),
     events: events.fabric,
   });

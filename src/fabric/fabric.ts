@@ -21,6 +21,8 @@ import { EdgeSync } from './edge-sync/edge-sync.js';
 import type { NetworkViews } from './network-views.js';
 import { routerMessages } from './router-messages.js';
 import type { FabricEvents } from './fabric-events.js';
+import { CertificateRenewal } from './ctrl/certificate-renewal.js';
+import { RouterDrain } from './ctrl/router-drain.js';
 
 export interface FabricOptions {
   store: Store;
@@ -38,6 +40,10 @@ export interface FabricOptions {
   wireVersion: string;
   /** An instance not seen for this long is dead (system/instance-heartbeat.ts OFFLINE_AFTER_MS). */
   instanceOfflineAfterMs: number;
+  /** The instance this process succeeds on its home (system/instance-succession.ts): its routers are released. */
+  predecessorId?: string | undefined;
+  /** Deletes a router with the REST delete's rules (a router decommissioning itself). */
+  removeRouter: (routerId: string) => Promise<void>;
   /** Where routers' API-session heartbeats record their clients' activity (ApiSessions.recordActivity). */
   recordActivity: (apiSessionIds: Iterable<string>) => void;
   /** Operators' events (src/events/): circuits, links and the routers' metrics, told where they happen. */
@@ -65,6 +71,7 @@ export class Fabric {
       controllerId: options.controllerId,
       versionHeader: options.versionHeader,
       instanceOfflineAfterMs,
+      predecessorId: options.predecessorId,
     });
     const routers = this.controlPlane.routers;
     const held = { store, clock, instanceId, instanceOfflineAfterMs };
@@ -124,6 +131,14 @@ export class Fabric {
         links: this.links,
         edgeSync: this.edgeSync,
         routerMetrics: (routerId, metrics) => options.events?.routerMetrics(routerId, metrics),
+        renewal: new CertificateRenewal({
+          store,
+          pki: options.pki,
+          clock,
+          logger,
+          renewed: (routerId, fingerprint) => this.controlPlane.certificateRenewed(routerId, fingerprint),
+        }),
+        drain: new RouterDrain({ store, clock, logger, removeRouter: options.removeRouter }),
         fingerprintOf: async (routerId) =>
           (await store.read((db) => routersForConnection(db, [routerId])))[0]?.fingerprint,
       }),
@@ -145,7 +160,7 @@ export class Fabric {
 
   async start(): Promise<void> {
     await this.edgeSync.start();
-    this.controlPlane.start();
+    await this.controlPlane.start();
     this.circuits.start();
     this.inbox.start();
     this.links.network?.start();

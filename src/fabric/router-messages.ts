@@ -17,6 +17,8 @@ import {
 import {
   ContentType as EdgeType,
   CreateTerminatorV2RequestSchema,
+  EnrollmentExtendRouterRequestSchema,
+  EnrollmentExtendRouterVerifyRequestSchema,
   HealthEventRequestSchema,
   UpdateTerminatorRequestSchema,
 } from './messages/gen/edge_ctrl_pb.js';
@@ -33,6 +35,8 @@ import type { Circuits } from './circuits/circuits.js';
 import type { Terminators } from './terminators/terminators.js';
 import type { Links } from './links/links.js';
 import type { EdgeSync } from './edge-sync/edge-sync.js';
+import type { CertificateRenewal } from './ctrl/certificate-renewal.js';
+import type { RouterDrain } from './ctrl/router-drain.js';
 
 /** The parts of the fabric that handle router messages. */
 export interface MessageHandlers {
@@ -42,6 +46,8 @@ export interface MessageHandlers {
   edgeSync: Pick<EdgeSync, 'heartbeat' | 'resync' | 'validateSessions'>;
   /** A router's whole Metrics message, for operators' events and Prometheus (src/events/). */
   routerMetrics(routerId: string, metrics: MetricsMessage): void;
+  renewal: Pick<CertificateRenewal, 'extend' | 'verify'>;
+  drain: Pick<RouterDrain, 'quiesce' | 'dequiesce' | 'decommission'>;
   /** A router's enrolled fingerprint, for VerifyRouter. */
   fingerprintOf: FingerprintOf;
 }
@@ -155,6 +161,47 @@ export function routerMessages(h: MessageHandlers): RouterMessageLine[] {
         return resultMessage(true, 'router verified');
       },
       errors: 'result',
+    }),
+
+    // Drain and decommission (handler_ctrl quiesce_router.go, dequiesce_router.go, decommission.go)
+    line({
+      contentType: CtrlType.QuiesceRouterRequestType,
+      name: 'QuiesceRouterRequest',
+      decode: () => undefined,
+      handle: ({ routerId }) => h.drain.quiesce(routerId),
+      errors: 'result',
+    }),
+    line({
+      contentType: CtrlType.DequiesceRouterRequestType,
+      name: 'DequiesceRouterRequest',
+      decode: () => undefined,
+      handle: ({ routerId }) => h.drain.dequiesce(routerId),
+      errors: 'result',
+    }),
+    line({
+      contentType: CtrlType.DecommissionRouterRequestType,
+      name: 'DecommissionRouterRequest',
+      decode: () => undefined,
+      // No answer on success: deleting the router closes its channel.
+      handle: ({ routerId }) => h.drain.decommission(routerId),
+      errors: 'result',
+    }),
+
+    // Certificate renewal (handler_edge_ctrl extend_enrollment.go, extend_enrollment_verify.go)
+    line({
+      contentType: EdgeType.EnrollmentExtendRouterRequestType,
+      name: 'EnrollmentExtendRouterRequest',
+      decode: (message) => fromBinary(EnrollmentExtendRouterRequestSchema, message.body),
+      handle: ({ routerId, channel, request }) => h.renewal.extend(routerId, channel, request),
+      // Sent without waiting for a reply: the router would drop one, and waits for EnrollmentCertsResponse by type.
+      errors: 'none',
+    }),
+    line({
+      contentType: EdgeType.EnrollmentExtendRouterVerifyRequestType,
+      name: 'EnrollmentExtendRouterVerifyRequest',
+      decode: (message) => fromBinary(EnrollmentExtendRouterVerifyRequestSchema, message.body),
+      handle: ({ routerId, request }) => h.renewal.verify(routerId, request),
+      errors: 'edge-pb',
     }),
 
     // Edge API sessions (handler_edge_ctrl api_session_heartbeat.go, request_client_resync.go, validate_sessions.go)

@@ -23,6 +23,8 @@ export const changeKeys = {
 export const readKeys = {
   /** The routers' rows (deleted, disabled, re-enrolled). */
   routers: changeKeys.tables('routers'),
+  /** The routers' rows and which instance holds each. */
+  routersHeld: changeKeys.tables('routers', 'router_presence'),
   /** The shared network: links, where routers are, the routers themselves. */
   network: changeKeys.tables('fabric_links', 'router_presence', 'routers'),
   authPolicies: changeKeys.tables('auth_policies'),

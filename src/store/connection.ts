@@ -36,3 +36,11 @@ export function typed(db: Db): Kysely<Database> {
 export function dynamic(db: Db): Kysely<any> {
   return db;
 }
+
+/**
+ * Whether a text can be in a stored row: PostgreSQL text cannot hold U+0000, so a lookup by a value that has one (a
+ * router's or client's token) would fail there rather than find nothing, as it does on SQLite. Lookups skip them.
+ */
+export function isStorableText(value: string): boolean {
+  return !value.includes('\u0000');
+}

@@ -697,6 +697,7 @@ export interface TerminatorsTable {
   precedence: Generated<string>;
   host_id: string | null;
   peer_data: string | null;
+  saved_precedence: string | null;
 }
 
 export interface TransitRouterIdsView {

@@ -96,11 +96,14 @@ describe('CreateTerminatorV2 decisions', () => {
   });
 
   it('answers an unknown session token with FailedInvalidSession', async () => {
-    const outcome = await decide(request({ sessionToken: 'no-such-token' }));
-    assert.deepEqual(
-      [outcome.result, outcome.message],
-      [CreateTerminatorResult.FailedInvalidSession, 'invalid session'],
-    );
+    for (const sessionToken of ['no-such-token', 'nul\u0000token']) {
+      // A NUL no row can hold (PostgreSQL refuses it in a query) is an unknown token like any other.
+      const outcome = await decide(request({ sessionToken }));
+      assert.deepEqual(
+        [outcome.result, outcome.message],
+        [CreateTerminatorResult.FailedInvalidSession, 'invalid session'],
+      );
+    }
   });
 
   it('refuses another identity’s session (its certificate is not the session’s)', async () => {

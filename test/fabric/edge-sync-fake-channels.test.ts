@@ -148,6 +148,22 @@ describe('edge sync', () => {
     assert.equal(channel.take().filter((message) => message.type === 'serverHello').length, 2);
   });
 
+  it('records no hello timeout for a router that leaves before answering the hello', async () => {
+    const routerId = await createEdgeRouter(t, admin);
+    // As channel.ts orders it: the channel is closed, its pending request fails, and `closed` resolves after.
+    const { channel } = connections.connect(routerId, true, (fake) => {
+      fake.answerHello = () => {
+        fake.isClosed = true;
+        throw new Error('channel closed: connection closed by peer');
+      };
+    });
+    await sync.idle();
+    channel.close();
+    const detail = await readEntity(other, otherAdmin, 'edge-routers', routerId);
+    assert.equal(detail.syncStatus, 'SYNC_UNKNOWN');
+    assert.equal(channel.take().filter((message) => message.type === 'serverHello').length, 1);
+  });
+
   it('writes the sync states of routers connecting together in few transactions, and leaves none behind', async () => {
     const routers = await Promise.all([1, 2, 3, 4].map(() => createEdgeRouter(t, admin)));
     let transactions = 0;

@@ -47,6 +47,8 @@ describe('the router-message table', () => {
       links: { fault: assert.fail, routerLinks: assert.fail, metrics: assert.fail },
       edgeSync: { heartbeat: assert.fail, resync: assert.fail, validateSessions: assert.fail },
       routerMetrics: assert.fail,
+      renewal: { extend: assert.fail, verify: assert.fail },
+      drain: { quiesce: assert.fail, dequiesce: assert.fail, decommission: assert.fail },
       fingerprintOf: assert.fail,
     });
     const types = new RouterMessages(lines, silent).contentTypes;

@@ -19,6 +19,7 @@ import { ADMIN_PASSWORD, ADMIN_USERNAME } from '../upstream/peers.js';
 import { httpsRequest } from '../../bench/https-client.js';
 import { ourControllerArgs } from './network.js';
 import { routerConfig } from './router-config.js';
+import { certificateFingerprint } from '../../src/pki/fingerprint.js';
 
 const RESULTS = join(dirname(fileURLToPath(import.meta.url)), 'results');
 const MANAGEMENT = '/edge/management/v1';
@@ -223,6 +224,76 @@ describe(
       times.downtimeToOnlineMs = Date.now() - stopped;
     });
 
+    it('is taken back at once by a controller killed (kill -9) and started again on its home', async () => {
+      process.kill(controller!.pid, 'SIGKILL');
+      await controller!.stop();
+      const restarted = Date.now();
+      await startOurs();
+      times.killedRestartToOnlineMs = (await untilOnline(true, 30_000)) + (Date.now() - restarted);
+      assert.doesNotMatch(controllerLog(), /router already connected to controller instance/);
+    });
+
+    /** Starts the router (again); `extend`: with `--extend`, which renews its certificates at once. */
+    const runRouter = (extra: string[] = []) => {
+      router = spawn(binary!, ['router', 'run', '-v', ...extra, join(work, 'router.yml')], {
+        cwd: work,
+        env: zitiEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      router.stdout!.on('data', (chunk: Buffer) => (routerLog += chunk.toString()));
+      router.stderr!.on('data', (chunk: Buffer) => (routerLog += chunk.toString()));
+    };
+    const stopRouter = async () => {
+      const exited = new Promise((resolve) => router!.once('exit', resolve));
+      router!.kill('SIGTERM');
+      await exited;
+      await untilOnline(false, 30_000);
+    };
+
+    it('renews its certificates with ziti router run --extend, and is online on the new ones after a restart', async () => {
+      const old = String((await routerState()).fingerprint);
+      const oldCert = readFileSync(join(work, 'router.cert'), 'utf8');
+      await stopRouter();
+      routerLog = '';
+      const asked = Date.now();
+      runRouter(['--extend']);
+      await untilRouterLogged(/enrollment extension done/, 60_000);
+      times.extendToRenewedMs = Date.now() - asked;
+      const renewed = await routerState();
+      const newCert = readFileSync(join(work, 'router.cert'), 'utf8');
+      assert.notEqual(newCert, oldCert);
+      assert.notEqual(renewed.fingerprint, old);
+      assert.equal(renewed.fingerprint, certificateFingerprint(newCert));
+      assert.equal(renewed.unverifiedFingerprint ?? null, null);
+      await stopRouter();
+      runRouter();
+      times.renewedRestartToOnlineMs = await untilOnline(true);
+    });
+
+    const agent = (command: string) =>
+      run(binary!, ['agent', 'router', command, '--pid', String(router!.pid), '--timeout', '10s'], work);
+
+    it('drains and undrains through ziti agent router quiesce|dequiesce', async () => {
+      const service = await api('POST', '/services', { name: 'interop-drain', encryptionRequired: true });
+      const created = await api('POST', '/terminators', {
+        service: service.json!.data.id,
+        router: routerId,
+        binding: 'transport',
+        address: 'tcp:127.0.0.1:9',
+        precedence: 'required',
+      });
+      assert.equal(created.status, 201);
+      const terminator = String(created.json!.data.id);
+      const precedence = async () => (await api('GET', `/terminators/${terminator}`)).json!.data.precedence;
+      const quiesced = await agent('quiesce');
+      assert.equal(quiesced.code, 0, quiesced.output);
+      assert.equal(await precedence(), 'failed');
+      const dequiesced = await agent('dequiesce');
+      assert.equal(dequiesced.code, 0, dequiesced.output);
+      assert.equal(await precedence(), 'required');
+      assert.equal((await api('DELETE', `/terminators/${terminator}`)).status, 200);
+    });
+
     it('drops the router when it is disabled, and takes it back when enabled', async () => {
       assert.equal((await api('PATCH', `/edge-routers/${routerId}`, { disabled: true })).status, 200);
       times.disableToOfflineMs = await untilOnline(false, 15_000);
@@ -231,8 +302,10 @@ describe(
       times.enableToOnlineMs = await untilOnline(true);
     });
 
-    it('refuses the router once it is deleted', async () => {
-      assert.equal((await api('DELETE', `/edge-routers/${routerId}`)).status, 200);
+    it('refuses the router once it is deleted (ziti agent router decommission)', async () => {
+      const decommissioned = await agent('decommission');
+      assert.equal(decommissioned.code, 0, decommissioned.output);
+      assert.equal((await api('GET', `/edge-routers/${routerId}`)).status, 404);
       await untilLogged(/"reason":"unknown\/unenrolled router","msg":"router connection refused"/);
     });
   },

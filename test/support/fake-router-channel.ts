@@ -36,6 +36,7 @@ export class FakeRouterChannel {
   readonly #handlers = new Map<number, (message: Message) => void | Promise<void>>();
   #close!: () => void;
   readonly closed = new Promise<void>((resolve) => (this.#close = resolve));
+  isClosed = false;
   /** How the router answers hellos: a ClientHello body, or an error (it never answered, as a timeout reports). */
   answerHello: () => Uint8Array | Promise<Uint8Array> = () => clientHelloBody();
 
@@ -66,6 +67,7 @@ export class FakeRouterChannel {
   }
 
   close(): void {
+    this.isClosed = true;
     this.#close();
   }
 

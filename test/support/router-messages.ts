@@ -15,6 +15,8 @@ const absent: MessageHandlers = {
   links: { fault: notMade, routerLinks: notMade, metrics: notMade },
   edgeSync: { heartbeat: notMade, resync: notMade, validateSessions: notMade },
   routerMetrics: () => undefined,
+  renewal: { extend: notMade, verify: notMade },
+  drain: { quiesce: notMade, dequiesce: notMade, decommission: notMade },
   fingerprintOf: notMade,
 };
 

@@ -67,6 +67,8 @@ export interface TestAppOptions {
   logger?: Logger;
   /** Stands in for MFA state where posture tests need an API session that passed MFA. */
   readMfaState?: MfaStateReader;
+  /** The controller's home (a restarted controller's is its predecessor's); the test removes it. Default: a new one. */
+  home?: string;
 }
 
 /**
@@ -76,7 +78,7 @@ export interface TestAppOptions {
 export const testDatabaseUrl = process.env.ZITI_TEST_DATABASE_URL || undefined;
 
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const home = mkdtempSync(join(tmpdir(), 'ziti-test-'));
+  const home = options.home ?? mkdtempSync(join(tmpdir(), 'ziti-test-'));
   const clock = fixedClock(TEST_START);
   // A test that names its database (instances sharing one) keeps it; otherwise each app gets its own.
   const ownDatabase = !options.databaseFile && !options.settings?.databaseUrl;
@@ -107,7 +109,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     async close() {
       await controller.close();
       await scratch?.drop();
-      rmSync(home, { recursive: true, force: true });
+      if (!options.home) rmSync(home, { recursive: true, force: true });
     },
   };
   return testApp;

@@ -12,6 +12,18 @@ import { ContentType as CtrlContentType, ControlHeaders } from '../../src/fabric
 import { createEdgeRouter } from './factories.js';
 import type { TlsTestApp } from './tls-client.js';
 import { newCsr, newKeyPair } from './test-keys.js';
+import type { JsonGeneralName } from '@peculiar/x509';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import {
+  ContentType as EdgeTypes,
+  EnrollmentCertsResponseSchema,
+  EnrollmentExtendRouterRequestSchema,
+  EnrollmentExtendRouterVerifyRequestSchema,
+  ErrorSchema,
+} from '../../src/fabric/messages/gen/edge_ctrl_pb.js';
+
+/** Content types as numbers (a message's content type is any number; lint refuses comparing it with the enum). */
+const EdgeContentType: Record<keyof typeof EdgeTypes, number> = EdgeTypes;
 import { TestRouterEdge, type EdgeListener } from './test-router-edge.js';
 
 /** The hello headers `ziti router run` v1.1.8 sent to a probe listener (docs/reference/router-control-plane.md). */
@@ -162,6 +174,73 @@ export class TestRouter {
       if (Date.now() > deadline) throw new Error('the controller did not send the awaited message in time');
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
+  }
+
+  /**
+   * Renews its certificates as a v1.1.8 router's certificate checker does (`ziti router run --extend`): new CSRs in
+   * EnrollmentExtendRouterRequest (verification required), the pair from EnrollmentCertsResponse, then
+   * EnrollmentExtendRouterVerifyRequest echoing the client certificate. Returns the new identity and the verify
+   * answer's code ('' is success); `verify: false` stops after the certificates arrive (a router that crashed).
+   */
+  async renew(
+    routerId: string,
+    options: { verify?: boolean; requireVerification?: boolean; sans?: JsonGeneralName[] } = {},
+  ): Promise<{ certPem: string; keyPem: string; serverCertPem: string; verifyCode: string | undefined }> {
+    const [clientKey, serverKey] = await Promise.all([newKeyPair('ec'), newKeyPair('ec')]);
+    const subject = `C=US, O=OpenZiti, CN=${routerId}`;
+    const request = create(EnrollmentExtendRouterRequestSchema, {
+      clientCertCsr: await newCsr(clientKey, subject, options.sans),
+      serverCertCsr: await newCsr(serverKey, subject, options.sans ?? [{ type: 'ip', value: '127.0.0.1' }]),
+      requireVerification: options.requireVerification ?? true,
+    });
+    const from = this.received.length;
+    this.channel.send({
+      contentType: EdgeContentType.EnrollmentExtendRouterRequestType,
+      headers: new Map(),
+      body: toBinary(EnrollmentExtendRouterRequestSchema, request),
+    });
+    const answer = await this.waitFor(
+      (message) =>
+        message.contentType === EdgeContentType.EnrollmentCertsResponseType && this.received.indexOf(message) >= from,
+    );
+    const certs = fromBinary(EnrollmentCertsResponseSchema, answer.body);
+    let verifyCode: string | undefined;
+    if (options.verify ?? true) {
+      const reply = await this.channel.request(
+        {
+          contentType: EdgeContentType.EnrollmentExtendRouterVerifyRequestType,
+          headers: new Map(),
+          body: toBinary(
+            EnrollmentExtendRouterVerifyRequestSchema,
+            create(EnrollmentExtendRouterVerifyRequestSchema, { clientCertPem: certs.clientCertPem }),
+          ),
+        },
+        30_000,
+      );
+      if (reply.contentType !== EdgeContentType.ErrorType) throw new Error(`verify answered with ${reply.contentType}`);
+      verifyCode = fromBinary(ErrorSchema, reply.body).code;
+    }
+    return { certPem: certs.clientCertPem, keyPem: clientKey.keyPem, serverCertPem: certs.serverCertPem, verifyCode };
+  }
+
+  /**
+   * What `ziti agent router quiesce|dequiesce|decommission` make a v1.1.8 router send (QuiesceRouterRequest 1039,
+   * DequiesceRouterRequest 1040, DecommissionRouterRequest 1043, empty bodies): the Result's outcome and text.
+   */
+  async drain(
+    kind: 'quiesce' | 'dequiesce' | 'decommission',
+    timeoutMs = 5000,
+  ): Promise<{ success: boolean; message: string }> {
+    const contentType = {
+      quiesce: CtrlContentType.QuiesceRouterRequestType,
+      dequiesce: CtrlContentType.DequiesceRouterRequestType,
+      decommission: CtrlContentType.DecommissionRouterRequestType,
+    }[kind];
+    const reply = await this.channel.request({ contentType, headers: new Map(), body: new Uint8Array(0) }, timeoutMs);
+    return {
+      success: reply.headers.get(Header.resultSuccess)?.[0] === 1,
+      message: new TextDecoder().decode(reply.body),
+    };
   }
 
   close(): Promise<void> {

@@ -4,12 +4,11 @@
 import { createServer, type Server, type TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { Channel } from '../channel/channel.js';
-import { receiveHello, writeHelloResult } from '../channel/hello.js';
+import { receiveHello, writeHelloResult, type HelloReceived } from '../channel/hello.js';
 import { Header } from '../channel/message.js';
 import { decodeString, encodeBitmask, encodeString } from '../channel/header-codecs.js';
 import { ControllerCapability } from '../messages/headers.js';
-import { ControlHeaders, ListenersSchema, type Listener } from '../messages/gen/ctrl_pb.js';
-import { fromBinary } from '@bufbuild/protobuf';
+import { ControlHeaders } from '../messages/gen/ctrl_pb.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Pki } from '../../pki/ensure-pki.js';
 import type { Settings } from '../../settings/settings.schema.js';
@@ -25,6 +24,7 @@ import {
   type VersionInfo,
 } from './router-connections.js';
 import { RouterPresence } from './router-presence.js';
+import { parseLinkListeners, parseVersionInfo } from './hello-headers.js';
 
 export const CTRL_ALPN = 'ziti-ctrl';
 /** Upstream's RouterConnectChurnLimit: a connected router's second connection is refused for this long. */
@@ -47,6 +47,8 @@ export interface ControlPlaneOptions {
   /** Header 4 (`version|revision|buildDate|os|arch`), see system/build-info.ts. */
   versionHeader: string;
   instanceOfflineAfterMs: number;
+  /** The instance that ran on this home before this process: it is dead, and its routers are released at start. */
+  predecessorId?: string | undefined;
 }
 
 export class ControlPlane {
@@ -57,6 +59,8 @@ export class ControlPlane {
   #server: Server | undefined;
   #connectionCount = 0;
   #pendingHellos = 0;
+  /** Per router, the end of its hellos in progress (#oneAtATime). */
+  readonly #helloTurns = new Map<string, Promise<void>>();
 
   constructor(options: ControlPlaneOptions) {
     this.#options = options;
@@ -95,8 +99,25 @@ export class ControlPlane {
     return this.#presence.flushed();
   }
 
-  start(): void {
+  /** Before the first router is accepted: the routers a killed predecessor held go offline, free to connect here. */
+  async start(): Promise<void> {
+    const { predecessorId, logger } = this.#options;
+    if (predecessorId !== undefined) {
+      const released = await this.#presence.releaseInstance(predecessorId);
+      if (released > 0)
+        logger.info({ predecessorId, routers: released }, 'released the routers of the instance this one replaces');
+    }
     this.#presence.start();
+  }
+
+  /** A router held here renewed its certificate (certificate-renewal.ts): its channel is not dropped as re-enrolled. */
+  certificateRenewed(routerId: string, fingerprint: string): void {
+    this.#presence.renewed(routerId, fingerprint);
+  }
+
+  /** Drops channels of routers deleted, disabled, re-enrolled or taken by another instance (every second by itself). */
+  watchRouters(): Promise<void> {
+    return this.#presence.watch();
   }
 
   /** Marks offline the routers held by instances that stopped beating (runs every 10 s by itself). */
@@ -149,55 +170,89 @@ export class ControlPlane {
       routerId = decodeString(hello.body);
       if (hello.headers.has(Header.type)) throw new RouterRefused('a controller peer (HA) is not supported');
       const versionInfo = parseVersionInfo(hello.headers.get(Header.helloVersion));
-      const now = clock();
-      const router = await authenticateRouter(store, pki, routerId, peerCertificates(socket), now);
-      await this.#refuseChurn(routerId, now.getTime());
-      if (socket.destroyed) throw new RouterRefused('connection closed during authentication');
-
-      writeHelloResult(
-        socket,
-        new Map([
-          ...this.#resultHeaders,
-          [Header.connectionId, encodeString(`${this.#options.instanceId}.${++this.#connectionCount}`)],
-        ]),
-      );
-      reader.setLimits(CHANNEL_LIMITS);
-      const { ctrlHeartbeatIntervalMs, ctrlCloseUnresponsiveMs } = this.#options.settings;
-      const channel = new Channel(socket, reader, {
-        label: routerId,
-        logger,
-        heartbeat: {
-          sendIntervalMs: ctrlHeartbeatIntervalMs,
-          checkIntervalMs: Math.min(1000, ctrlHeartbeatIntervalMs),
-          closeUnresponsiveMs: ctrlCloseUnresponsiveMs,
-        },
-        maxWriteBufferBytes: MAX_WRITE_BUFFER_BYTES,
+      // One hello of a router at a time, from the store's answers to its registration: checked together, 200
+      // simultaneous hellos of one router would all pass the churn check before any registered.
+      const { router, connection } = await this.#oneAtATime(routerId, async (id) => {
+        const now = clock();
+        const router = await authenticateRouter(store, pki, id, peerCertificates(socket), now);
+        await this.#refuseChurn(id, now.getTime());
+        if (socket.destroyed) throw new RouterRefused('connection closed during authentication');
+        return { router, connection: this.#register(id, router, socket, reader, hello.headers, versionInfo) };
       });
-      const linkListeners = parseLinkListeners(hello.headers.get(ControlHeaders.ListenersHeader), (reason) =>
-        logger.warn({ routerId, reason }, 'router link listeners unreadable'),
-      );
-      const connection: RouterConnection = {
-        routerId,
-        isEdge: router.isEdge,
-        channel,
-        connectedAt: clock().getTime(),
-        versionInfo,
-        linkListeners,
-      };
-      this.#registry.add(connection);
-      this.#presence.connected(connection, router.fingerprint!);
       logger.info({ routerId, routerName: router.name, peer, version: versionInfo.version }, 'router connected');
-      void channel.closed.then(() => {
-        this.#registry.remove(connection);
-        this.#presence.disconnected(connection);
-        logger.info({ routerId, reason: channel.closeReason }, 'router disconnected');
+      void connection.channel.closed.then(() => {
+        // A connection replaced by a newer one of the same router leaves the router online.
+        if (this.#registry.remove(connection)) this.#presence.disconnected(connection);
+        logger.info({ routerId, reason: connection.channel.closeReason }, 'router disconnected');
       });
-      channel.start(following);
+      connection.channel.start(following);
     } catch (error) {
       socket.destroy();
       if (error instanceof Error) logger.warn({ routerId, peer, reason: error.message }, 'router connection refused');
       else throw error;
     }
+  }
+
+  /** Runs `work` for a router after every earlier call for the same router has settled. */
+  async #oneAtATime<T>(routerId: string, work: (routerId: string) => Promise<T>): Promise<T> {
+    const previous = this.#helloTurns.get(routerId) ?? Promise.resolve();
+    const turn = previous.then(() => work(routerId));
+    // The next hello waits for this one to settle, whatever its outcome (its refusal is logged by its caller).
+    const settled = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#helloTurns.set(routerId, settled);
+    void settled.then(() => {
+      if (this.#helloTurns.get(routerId) === settled) this.#helloTurns.delete(routerId);
+    });
+    return turn;
+  }
+
+  /** Answers the hello and holds the channel: from here on the router is this process's. */
+  #register(
+    routerId: string,
+    router: { isEdge: boolean; fingerprint: string | null },
+    socket: TLSSocket,
+    reader: HelloReceived['reader'],
+    headers: ReadonlyMap<number, Uint8Array>,
+    versionInfo: VersionInfo,
+  ): RouterConnection {
+    const { logger, clock } = this.#options;
+    writeHelloResult(
+      socket,
+      new Map([
+        ...this.#resultHeaders,
+        [Header.connectionId, encodeString(`${this.#options.instanceId}.${++this.#connectionCount}`)],
+      ]),
+    );
+    reader.setLimits(CHANNEL_LIMITS);
+    const { ctrlHeartbeatIntervalMs, ctrlCloseUnresponsiveMs } = this.#options.settings;
+    const channel = new Channel(socket, reader, {
+      label: routerId,
+      logger,
+      heartbeat: {
+        sendIntervalMs: ctrlHeartbeatIntervalMs,
+        checkIntervalMs: Math.min(1000, ctrlHeartbeatIntervalMs),
+        closeUnresponsiveMs: ctrlCloseUnresponsiveMs,
+      },
+      maxWriteBufferBytes: MAX_WRITE_BUFFER_BYTES,
+    });
+    const linkListeners = parseLinkListeners(headers.get(ControlHeaders.ListenersHeader), (reason) =>
+      logger.warn({ routerId, reason }, 'router link listeners unreadable'),
+    );
+    const connection: RouterConnection = {
+      routerId,
+      isEdge: router.isEdge,
+      channel,
+      connectedAt: clock().getTime(),
+      versionInfo,
+      linkListeners,
+    };
+    this.#registry.add(connection);
+    // authenticateRouter refuses a router without a fingerprint.
+    this.#presence.connected(connection, router.fingerprint ?? '');
+    return connection;
   }
 
   /**
@@ -226,27 +281,5 @@ export class ControlPlane {
     for (const connection of [...this.#registry.all()]) connection.channel.close('controller stopping');
     await closed;
     await this.#presence.stop();
-  }
-}
-
-/** The hello's version header; upstream refuses a router without one (handler_ctrl/accept.go). */
-function parseVersionInfo(header: Uint8Array | undefined): VersionInfo {
-  if (!header) throw new RouterRefused('no version info header');
-  const fields = decodeString(header).split('|');
-  if (fields.length !== 5)
-    throw new RouterRefused(`could not parse version info: expected 5 values, got ${fields.length}`);
-  // Five fields, as checked: the defaults are never used.
-  const [version = '', revision = '', buildDate = '', os = '', arch = ''] = fields;
-  return { version, revision, buildDate, os, arch };
-}
-
-/** Header 10; upstream logs an unreadable one and goes on without listeners (handler_ctrl/accept.go). */
-function parseLinkListeners(header: Uint8Array | undefined, unreadable: (reason: string) => void): Listener[] {
-  if (!header) return [];
-  try {
-    return fromBinary(ListenersSchema, header).listeners;
-  } catch (error) {
-    unreadable(error instanceof Error ? error.message : String(error));
-    return [];
   }
 }

@@ -4,6 +4,8 @@ import type { ChannelLogger } from '../channel/channel.js';
 import type { Message } from '../channel/message.js';
 import { ContentType, Header } from '../channel/message.js';
 import { encodeBool, encodeString } from '../channel/header-codecs.js';
+import { create, toBinary } from '@bufbuild/protobuf';
+import { ContentType as EdgeType, ErrorSchema } from '../messages/gen/edge_ctrl_pb.js';
 
 /** A message before the channel numbers it. */
 export type Outgoing = Omit<Message, 'sequence'>;
@@ -28,5 +30,14 @@ export function resultMessage(success: boolean, message: string): Outgoing {
     contentType: ContentType.result,
     headers: new Map([[Header.resultSuccess, encodeBool(success)]]),
     body: encodeString(message),
+  };
+}
+
+/** An edge_ctrl_pb.Error (20002) as a protobuf body: what upstream answers enrollment verification with ('' is success). */
+export function edgeErrorProtobuf(code: string, message: string): Outgoing {
+  return {
+    contentType: EdgeType.ErrorType,
+    headers: new Map(),
+    body: toBinary(ErrorSchema, create(ErrorSchema, { code, message })),
   };
 }

@@ -67,11 +67,15 @@ export class RouterRegistry implements RouterConnections {
     this.#notify(this.#connected, connection);
   }
 
-  /** Forgets a closed connection, unless a newer one of the same router replaced it already. */
-  remove(connection: RouterConnection): void {
-    if (this.#connections.get(connection.routerId) !== connection) return;
+  /**
+   * Forgets a closed connection, unless a newer one of the same router replaced it already; true when it was the
+   * router's current one (its router is now gone from this process).
+   */
+  remove(connection: RouterConnection): boolean {
+    if (this.#connections.get(connection.routerId) !== connection) return false;
     this.#connections.delete(connection.routerId);
     this.#notify(this.#disconnected, connection);
+    return true;
   }
 
   #notify(listeners: ReadonlyArray<(connection: RouterConnection) => void>, connection: RouterConnection): void {

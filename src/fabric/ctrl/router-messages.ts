@@ -6,13 +6,20 @@
 import type { Message } from '../channel/message.js';
 import { INTERNAL_EDGE_ERROR, RouterRequestError } from './router-request-error.js';
 import { edgeErrorMessage } from '../circuits/circuit-messages.js';
-import { resultMessage, type ControlChannel, type FabricLogger, type Outgoing } from './router-channel.js';
+import {
+  edgeErrorProtobuf,
+  resultMessage,
+  type ControlChannel,
+  type FabricLogger,
+  type Outgoing,
+} from './router-channel.js';
 
 /**
  * How a line's refusals and failures are told to the router: a channel Result (success false, the reason as body),
- * an edge error (20002 with its code in header 1014), or not at all (a report the router expects no answer to).
+ * an edge error (20002 with its code in header 1014), an edge_ctrl_pb.Error (20002 whose body is the protobuf with
+ * upstream's text code: enrollment verification), or not at all (a report the router expects no answer to).
  */
-export type ErrorAnswer = 'result' | 'edge' | 'none';
+export type ErrorAnswer = 'result' | 'edge' | 'edge-pb' | 'none';
 
 /** One message from one router, decoded. */
 export interface RouterMessage<T> {
@@ -44,7 +51,11 @@ export interface RouterMessageLine {
 /** Unknown content types warned about per connection; past this a router sending noise is answered silently. */
 const MAX_WARNED_TYPES = 64;
 
-class UndecodableMessage extends RouterRequestError {}
+class UndecodableMessage extends RouterRequestError {
+  constructor(message: string) {
+    super(message, INTERNAL_EDGE_ERROR, 'COULD_NOT_UNMARSHAL');
+  }
+}
 
 export function line<T>(spec: RouterMessageSpec<T>): RouterMessageLine {
   return {
@@ -108,7 +119,7 @@ export class RouterMessages {
       const fields = { routerId, contentType: entry.contentType, message: entry.name };
       if (error instanceof RouterRequestError) {
         this.#logger.warn({ ...fields, reason: error.message }, 'router request refused');
-        answer = errorAnswer(entry.errors, error.message, error.code);
+        answer = errorAnswer(entry.errors, error.message, error.code, error.textCode);
       } else {
         this.#logger.error({ ...fields, err: error }, 'router message handler failed');
         const reason = error instanceof Error ? error.message : String(error);
@@ -119,8 +130,9 @@ export class RouterMessages {
   }
 }
 
-function errorAnswer(form: ErrorAnswer, reason: string, edgeCode: number): Outgoing | undefined {
+function errorAnswer(form: ErrorAnswer, reason: string, edgeCode: number, textCode?: string): Outgoing | undefined {
   if (form === 'edge') return edgeErrorMessage(reason, edgeCode);
+  if (form === 'edge-pb') return edgeErrorProtobuf(textCode ?? 'INTERNAL_ERROR', reason);
   if (form === 'result') return resultMessage(false, reason);
   return undefined;
 }

@@ -10,14 +10,16 @@ import {
   markRoutersDisconnected,
   releaseInstanceRouters,
   releaseRoutersOfDeadInstances,
+  routerPresence,
   routersForConnection,
+  type RouterPresenceRow,
 } from '../../store/queries/router-presence.js';
 import type { Store } from '../../store/store.js';
 import { readKeys } from '../../store/changes.js';
 import type { RouterConnection, RouterRegistry } from './router-connections.js';
 
-/** What the watch reads: the routers' rows (deleted, disabled, re-enrolled). */
-const ROUTER_ROWS = readKeys.routers;
+/** What the watch reads: the routers' rows (deleted, disabled, re-enrolled) and who holds them. */
+const ROUTER_ROWS = readKeys.routersHeld;
 
 export interface RouterPresenceOptions {
   store: Store;
@@ -77,7 +79,12 @@ export class RouterPresence {
   async stop(): Promise<void> {
     this.#timers.forEach(clearInterval);
     await this.flushed();
-    await this.#options.store.transaction((tx) => releaseInstanceRouters(tx, this.#options.instanceId));
+    await this.releaseInstance(this.#options.instanceId);
+  }
+
+  /** Marks offline every router `instanceId` holds (this one stopping, or a dead one it replaces); how many. */
+  releaseInstance(instanceId: string): Promise<number> {
+    return this.#options.store.transaction((tx) => releaseInstanceRouters(tx, instanceId));
   }
 
   #enqueue(change: Change): void {
@@ -119,7 +126,10 @@ export class RouterPresence {
     }
   }
 
-  /** Drops channels of routers that were deleted, disabled or re-enrolled, once the store has moved. */
+  /**
+   * Drops channels of routers that were deleted, disabled or re-enrolled, or that connected to another instance
+   * since (the router left this one; a channel it left open is dead), once the store has moved.
+   */
   async watch(): Promise<void> {
     const { store, registry, onError } = this.#options;
     if (this.#watching || registry.size === 0) return;
@@ -130,15 +140,13 @@ export class RouterPresence {
       if (this.#watchedAt !== undefined && !store.changes.changedSince(ROUTER_ROWS, this.#watchedAt)) return;
       this.#watchedAt = now;
       const held = [...registry.all()];
-      const routers = new Map(
-        (
-          await store.read((db) =>
-            routersForConnection(
-              db,
-              held.map((connection) => connection.routerId),
-            ),
-          )
-        ).map((router) => [router.id, router]),
+      const ids = held.map((connection) => connection.routerId);
+      const [routers, presence] = await store.read(
+        async (db) =>
+          [
+            new Map((await routersForConnection(db, ids)).map((router) => [router.id, router])),
+            await routerPresence(db, ids),
+          ] as const,
       );
       for (const connection of held) {
         const router = routers.get(connection.routerId);
@@ -148,7 +156,9 @@ export class RouterPresence {
             ? 'router disabled'
             : router.fingerprint !== this.#fingerprints.get(connection.routerId)
               ? 'router certificate changed'
-              : undefined;
+              : this.#heldElsewhere(connection, presence.get(connection.routerId))
+                ? 'router connected to another controller instance'
+                : undefined;
         if (reason) connection.channel.close(reason);
       }
     } catch (error) {
@@ -156,6 +166,20 @@ export class RouterPresence {
     } finally {
       this.#watching = false;
     }
+  }
+
+  /**
+   * Whether another instance took the router after this one did (its row names that instance and a later connect);
+   * a row still naming an earlier holder is one this process's own connect has yet to overwrite.
+   */
+  #heldElsewhere(connection: RouterConnection, row: RouterPresenceRow | undefined): boolean {
+    if (!row || row.instance_id === null || row.instance_id === this.#options.instanceId) return false;
+    return row.connected_at !== null && Date.parse(row.connected_at) >= connection.connectedAt;
+  }
+
+  /** The router renewed its certificate over this channel (enrollment extension): the new fingerprint is its own. */
+  renewed(routerId: string, fingerprint: string): void {
+    if (this.#fingerprints.has(routerId)) this.#fingerprints.set(routerId, fingerprint);
   }
 
   /** Releases routers held by instances that stopped beating (killed, or cut off from the database). */

@@ -9,6 +9,8 @@ export class RouterRequestError extends Error {
   constructor(
     message: string,
     readonly code: number = INTERNAL_EDGE_ERROR,
+    /** Upstream's text code, on lines answering an edge_ctrl_pb.Error (enrollment verification). */
+    readonly textCode?: string,
   ) {
     super(message);
     this.name = 'RouterRequestError';

@@ -20,7 +20,11 @@ import {
 import { mustAt } from '../../lib/collections.js';
 
 /** What the sync needs of a router's channel: to send, to ask, and to know when it closed. */
-export type SyncChannel = Pick<ControlChannel, 'send' | 'request'> & { readonly closed: Promise<void> };
+export type SyncChannel = Pick<ControlChannel, 'send' | 'request'> & {
+  readonly closed: Promise<void>;
+  /** True from the moment it closes (`closed` resolves a turn later, after pending requests have failed). */
+  readonly isClosed: boolean;
+};
 
 /** A connected router as the sync sees it (src/fabric/ctrl/router-connections.ts provides it). */
 export interface SyncConnection {
@@ -107,7 +111,8 @@ export class RouterSync {
       try {
         reply = await this.connection.channel.request(serverHello(version), helloTimeoutMs);
       } catch (error) {
-        if (this.#isClosed) return false;
+        // A router that leaves before answering fails the request before `closed` has resolved: that is no timeout.
+        if (this.#isClosed || this.connection.channel.isClosed) return false;
         logger.warn(
           { err: error, routerId: this.connection.routerId },
           'edge router did not answer the hello, sending it again',

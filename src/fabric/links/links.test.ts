@@ -149,6 +149,8 @@ function network(costs: Record<string, number> = {}, deleted = new Set<string>()
       },
       edgeSync: { heartbeat: notInThisTest, resync: notInThisTest, validateSessions: notInThisTest },
       routerMetrics: () => undefined,
+      renewal: { extend: notInThisTest, verify: notInThisTest },
+      drain: { quiesce: notInThisTest, dequiesce: notInThisTest, decommission: notInThisTest },
       fingerprintOf: notInThisTest,
     }),
     quiet,

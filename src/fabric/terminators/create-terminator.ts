@@ -136,6 +136,7 @@ export async function createEdgeTerminator(
     precedence,
     host_id: session.identityId,
     peer_data: encodePeerData(request.peerData),
+    saved_precedence: null,
   };
   try {
     return await store.transaction(async (tx) => {

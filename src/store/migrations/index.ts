@@ -22,6 +22,7 @@ import { terminatorPeerData } from './020-terminator-peer-data.js';
 import { fabricLinksAndInbox } from './021-fabric-links-inbox.js';
 import { fabricCircuits } from './022-fabric-circuits.js';
 import { entityChanges } from './023-entity-changes.js';
+import { terminatorSavedPrecedence } from './024-terminator-saved-precedence.js';
 
 export const migrations: readonly Migration[] = [
   initialSchema,
@@ -46,4 +47,5 @@ export const migrations: readonly Migration[] = [
   fabricLinksAndInbox,
   fabricCircuits,
   entityChanges,
+  terminatorSavedPrecedence,
 ];

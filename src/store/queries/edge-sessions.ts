@@ -1,6 +1,6 @@
 // What a router's CreateTerminatorV2 and CreateCircuitV2 requests are checked against: the service session behind a
 // token, the certificate fingerprints its API session may present, the router and the service.
-import { typed } from '../connection.js';
+import { isStorableText, typed } from '../connection.js';
 import type { Db } from '../store.js';
 
 export interface EdgeSession {
@@ -13,6 +13,7 @@ export interface EdgeSession {
 }
 
 export async function edgeSessionByToken(db: Db, token: string): Promise<EdgeSession | undefined> {
+  if (!isStorableText(token)) return undefined;
   return typed(db)
     .selectFrom('sessions as s')
     .innerJoin('identities as i', 'i.id', 's.identity_id')

@@ -89,19 +89,23 @@ export async function markRoutersDisconnected(tx: Db, instanceId: string, router
     .execute();
 }
 
-/** Every router held by `instanceId` is offline (the instance stops), and the links they dialled go (migration 021). */
-export async function releaseInstanceRouters(tx: Db, instanceId: string): Promise<void> {
+/**
+ * Every router held by `instanceId` is offline (the instance stops, or its successor starts), and the links they
+ * dialled go (migration 021); how many routers were held.
+ */
+export async function releaseInstanceRouters(tx: Db, instanceId: string): Promise<number> {
   await typed(tx)
     .deleteFrom('fabric_links')
     .where('src_router_id', 'in', (eb) =>
       eb.selectFrom('router_presence').select('router_id').where('instance_id', '=', instanceId),
     )
     .execute();
-  await typed(tx)
+  const [result] = await typed(tx)
     .updateTable('router_presence')
     .set({ instance_id: null })
     .where('instance_id', '=', instanceId)
     .execute();
+  return Number(result?.numUpdatedRows ?? 0);
 }
 
 /** A presence row held by an instance not seen since `since` (which then stopped beating). */

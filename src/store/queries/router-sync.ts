@@ -2,7 +2,7 @@
 // certificate fingerprints its SDK clients may present, the change feed (migration 019) each process delivers
 // from, and what a router's edge hello and sync reached (the router_presence columns of migration 018).
 import { sql } from 'kysely';
-import { typed } from '../connection.js';
+import { isStorableText, typed } from '../connection.js';
 import { inTextList } from '../prepared.js';
 import type { Db } from '../store.js';
 import { keysOf } from '../../lib/collections.js';
@@ -88,7 +88,8 @@ function groupBy(pairs: Array<[string, string]>): Map<string, string[]> {
 }
 
 /** The ids of the API sessions behind these tokens (a router's heartbeat); unknown tokens are left out. */
-export async function apiSessionIdsByToken(db: Db, tokens: readonly string[]): Promise<Map<string, string>> {
+export async function apiSessionIdsByToken(db: Db, given: readonly string[]): Promise<Map<string, string>> {
+  const tokens = given.filter(isStorableText);
   if (tokens.length === 0) return new Map();
   const rows = await typed(db)
     .selectFrom('api_sessions')
@@ -99,7 +100,8 @@ export async function apiSessionIdsByToken(db: Db, tokens: readonly string[]): P
 }
 
 /** Which of these session tokens still exist (a reconnecting router validates the sessions its clients hold). */
-export async function existingSessionTokens(db: Db, tokens: readonly string[]): Promise<Set<string>> {
+export async function existingSessionTokens(db: Db, given: readonly string[]): Promise<Set<string>> {
+  const tokens = given.filter(isStorableText);
   if (tokens.length === 0) return new Set();
   const rows = await typed(db)
     .selectFrom('sessions')

@@ -83,3 +83,33 @@ export async function terminatorsOfRouterBefore(db: Db, routerId: string, before
 export async function terminatorsOfRouter(db: Db, routerId: string): Promise<TerminatorRow[]> {
   return typed(db).selectFrom('terminators').selectAll().where('router_id', '=', routerId).orderBy('id').execute();
 }
+
+/**
+ * A router quiesced (upstream ApplyQuiesce): each of its terminators not failed already keeps its precedence in
+ * `saved_precedence` and fails, so new circuits avoid the router while its open ones finish; how many changed.
+ */
+export async function quiesceRouterTerminators(tx: Db, routerId: string, at: string): Promise<number> {
+  const [result] = await typed(tx)
+    .updateTable('terminators')
+    .set((eb) => ({ saved_precedence: eb.ref('precedence'), precedence: 'failed', updated_at: at }))
+    .where('router_id', '=', routerId)
+    .where('precedence', '<>', 'failed')
+    .execute();
+  return Number(result?.numUpdatedRows ?? 0);
+}
+
+/** A router dequiesced (upstream ApplyDequiesce): failed terminators with a saved precedence get it back. */
+export async function dequiesceRouterTerminators(tx: Db, routerId: string, at: string): Promise<number> {
+  const [result] = await typed(tx)
+    .updateTable('terminators')
+    .set((eb) => ({
+      precedence: eb.fn.coalesce('saved_precedence', eb.ref('precedence')),
+      saved_precedence: null,
+      updated_at: at,
+    }))
+    .where('router_id', '=', routerId)
+    .where('precedence', '=', 'failed')
+    .where('saved_precedence', 'is not', null)
+    .execute();
+  return Number(result?.numUpdatedRows ?? 0);
+}
