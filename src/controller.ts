@@ -30,6 +30,9 @@ import { Health } from './system/health.js';
 import { InstanceHeartbeat, OFFLINE_AFTER_MS } from './system/instance-heartbeat.js';
 import { Metrics } from './system/metrics.js';
 import { listenForMetrics, type MetricsListener } from './system/metrics-listener.js';
+import { MgmtSocket } from './fabric/mgmt/mgmt-socket.js';
+import { admitMgmtChannel } from './http/mgmt-admission.js';
+import { selectRouters, selectTerminatorIds } from './entities/network/mgmt-selectors.js';
 
 export interface ControllerOptions {
   clock?: Clock;
@@ -164,6 +167,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     wireVersion: build.wireVersion,
     instanceOfflineAfterMs: OFFLINE_AFTER_MS,
     recordActivity: (ids) => apiSessions.recordActivity(ids),
+    mgmtSelectors: { terminatorIds: selectTerminatorIds(store), routers: selectRouters(store) },
   });
   listener.fabric = fabric;
   const deps: AppDeps = {
@@ -186,6 +190,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     externalJwts,
     posture,
     network: fabric.views,
+    inspections: fabric.management.inspections,
   };
   const tls = {
     key: pki.serverKeyPem,
@@ -194,6 +199,13 @@ export async function openController(settings: Settings, options: ControllerOpti
   };
   const app = await buildApp(deps, options.tls ? tls : undefined);
   listener.app = app;
+  // The management channel (`ziti fabric stream|validate`): the one websocket the API port upgrades to.
+  const mgmtSocket = new MgmtSocket({
+    admit: admitMgmtChannel(apiSessions, ids.shortId),
+    messages: fabric.management.messages,
+    logger,
+  });
+  app.server.on('upgrade', (request, socket, head) => mgmtSocket.upgrade(request, socket, head));
   const metricsListener =
     metrics && settings.metricsAddress ? await listenForMetrics(settings.metricsAddress, metrics, health) : undefined;
   apiSessions.start();
@@ -207,6 +219,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     // Router channels are closed at once (the API port's server would wait for those it handed over); marking them
     // offline is a write, which may wait for requests in flight, so it finishes alongside them.
     const routersReleased = fabric.releaseRouters();
+    mgmtSocket.close();
     await closeGracefully(server, settings.shutdownTimeoutMs, logger);
     await routersReleased;
     await fabric.stop();

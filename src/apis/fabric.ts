@@ -6,6 +6,7 @@ import { fabricTerminatorOperations } from '../entities/terminator/terminator.fa
 import { linkOperations } from '../entities/network/link.operations.js';
 import { circuitOperations } from '../entities/network/circuit.operations.js';
 import { databaseOperations } from '../integrity/database.operations.js';
+import { inspectionOperations } from '../entities/network/inspection.operations.js';
 
 export const fabricOperations: OperationTable<'fabric'> = {
   ...fabricRouterOperations,
@@ -14,4 +15,5 @@ export const fabricOperations: OperationTable<'fabric'> = {
   ...linkOperations,
   ...circuitOperations,
   ...databaseOperations,
+  ...inspectionOperations,
 };

@@ -20,6 +20,8 @@ import { Terminators } from './terminators/terminators.js';
 import { EdgeSync } from './edge-sync/edge-sync.js';
 import type { NetworkViews } from './network-views.js';
 import { routerMessages } from './router-messages.js';
+import { management, type Management, type MgmtSelectors } from './mgmt/management.js';
+import type { EventSource } from './mgmt/stream-events.js';
 
 export interface FabricOptions {
   store: Store;
@@ -39,6 +41,10 @@ export interface FabricOptions {
   instanceOfflineAfterMs: number;
   /** Where routers' API-session heartbeats record their clients' activity (ApiSessions.recordActivity). */
   recordActivity: (apiSessionIds: Iterable<string>) => void;
+  /** What the management channel's validations select with a filter; absent: nothing. */
+  mgmtSelectors?: MgmtSelectors;
+  /** The events `ziti fabric stream events` subscribes to; absent: refused. */
+  events?: EventSource;
 }
 
 export class Fabric {
@@ -49,6 +55,8 @@ export class Fabric {
   readonly terminators: Terminators;
   readonly edgeSync: EdgeSync;
   readonly messages: RouterMessages;
+  /** Inspections and the management channel's table (mgmt/). */
+  readonly management: Management;
 
   constructor(options: FabricOptions) {
     const { store, clock, logger, metrics, instanceId, instanceOfflineAfterMs } = options;
@@ -111,6 +119,19 @@ export class Fabric {
       }),
       logger,
     );
+    this.management = management({
+      store,
+      clock,
+      settings: options.settings,
+      logger,
+      controllerId: options.controllerId,
+      instanceOfflineAfterMs,
+      messenger: this.inbox.messenger,
+      links: this.links.view,
+      terminators: this.terminators,
+      selectors: options.mgmtSelectors,
+      events: options.events,
+    });
     routers.onConnected(({ routerId, channel }) => {
       this.messages.bind(routerId, channel);
       this.circuits.attached(routerId);

@@ -2,8 +2,9 @@
 // pings, and runs heartbeats both ways as openziti/channel's heartbeater.go does: our header 5 rides on the next
 // message out at most every `sendIntervalMs` (or goes alone), the peer's header 5 is echoed in header 6, and a peer
 // that leaves ours unanswered for `closeUnresponsiveMs` is closed. Frames that break the protocol, a peer that
-// stops reading, and handler failures are logged on this connection alone.
-import type { Socket } from 'node:net';
+// stops reading, and handler failures are logged on this connection alone. The bytes come from any duplex stream: a
+// router's TLS socket, or the management channel's websocket (one frame per websocket message, mgmt/mgmt-socket.ts).
+import type { Duplex } from 'node:stream';
 import { FrameError, type Message, ContentType, Header, encodeMessage, isReflectedHeader } from './message.js';
 import type { FrameReader } from './frame-reader.js';
 import { decodeI32, decodeU64, encodeBool, encodeI32, encodeU64 } from './header-codecs.js';
@@ -29,7 +30,11 @@ export interface ChannelOptions {
   /** Names the connection in logs (e.g. the router id). */
   label: string;
   logger: ChannelLogger;
-  heartbeat: HeartbeatOptions;
+  /**
+   * Heartbeats both ways; without them neither side's silence is watched and a peer's header 5 goes unanswered, as
+   * on upstream's management channel (its bind handler configures no heartbeater).
+   */
+  heartbeat: HeartbeatOptions | undefined;
   /** A peer that leaves this much of our output unread is closed. */
   maxWriteBufferBytes: number;
   /** Unix time in ns for heartbeat headers; tests may fix it. */
@@ -53,7 +58,7 @@ const RESPONSE_RIDE_MS = 2;
 export class Channel {
   readonly label: string;
   readonly closed: Promise<void>;
-  readonly #socket: Socket;
+  readonly #socket: Duplex;
   readonly #reader: FrameReader;
   readonly #options: ChannelOptions;
   readonly #handlers = new Map<number, Handler>();
@@ -68,14 +73,14 @@ export class Channel {
   #lastResponseAt: number;
   #unanswered: bigint | undefined;
 
-  constructor(socket: Socket, reader: FrameReader, options: ChannelOptions) {
+  constructor(socket: Duplex, reader: FrameReader, options: ChannelOptions) {
     this.#socket = socket;
     this.#reader = reader;
     this.#options = options;
     this.label = options.label;
     this.#nowNanos = options.nowNanos ?? (() => BigInt(Date.now()) * 1_000_000n);
     // As upstream's controller: a new peer gets twice the timeout before its silence counts.
-    this.#lastResponseAt = Date.now() + options.heartbeat.closeUnresponsiveMs;
+    this.#lastResponseAt = Date.now() + (options.heartbeat?.closeUnresponsiveMs ?? 0);
     this.closed = new Promise((resolve) => (this.#markClosed = resolve));
     socket.on('close', () => this.close('connection closed by peer'));
     socket.on('error', (error) => this.close(`connection error: ${error.message}`));
@@ -89,7 +94,8 @@ export class Channel {
   start(initial: Message[] = []): void {
     if (this.isClosed) return;
     this.#socket.on('data', (chunk: Buffer) => this.#receive(chunk));
-    this.#checkTimer = setInterval(() => this.#check(), this.#options.heartbeat.checkIntervalMs).unref();
+    const heartbeat = this.#options.heartbeat;
+    if (heartbeat) this.#checkTimer = setInterval(() => this.#check(heartbeat), heartbeat.checkIntervalMs).unref();
     for (const message of initial) this.#dispatch(message);
     this.#socket.resume();
   }
@@ -155,7 +161,8 @@ export class Channel {
   #write(message: Message): void {
     if (this.isClosed) return;
     const now = Date.now();
-    if (now - this.#lastHeartbeatSentAt > this.#options.heartbeat.sendIntervalMs) {
+    const heartbeat = this.#options.heartbeat;
+    if (heartbeat && now - this.#lastHeartbeatSentAt > heartbeat.sendIntervalMs) {
       message.headers = new Map(message.headers).set(Header.heartbeat, encodeU64(this.#nowNanos()));
       this.#lastHeartbeatSentAt = now;
     }
@@ -233,6 +240,7 @@ export class Channel {
   }
 
   #readHeartbeats(message: Message): void {
+    if (!this.#options.heartbeat) return;
     const heartbeat = message.headers.get(Header.heartbeat);
     if (heartbeat) {
       this.#unanswered = decodeU64(heartbeat);
@@ -245,9 +253,8 @@ export class Channel {
     if (message.headers.has(Header.heartbeatResponse)) this.#lastResponseAt = Date.now();
   }
 
-  #check(): void {
+  #check({ sendIntervalMs, closeUnresponsiveMs }: HeartbeatOptions): void {
     const now = Date.now();
-    const { sendIntervalMs, closeUnresponsiveMs } = this.#options.heartbeat;
     if (now - this.#lastResponseAt > closeUnresponsiveMs) {
       this.#fail(`no heartbeat response within ${closeUnresponsiveMs} ms`);
       return;
