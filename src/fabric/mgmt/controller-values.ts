@@ -37,7 +37,7 @@ function stackdump(): string {
   const lines = [
     `pid ${process.pid}, node ${process.version}, up ${Math.round(process.uptime())} s`,
     '',
-    `${report.javascriptStack?.message ?? 'javascript stack'}:`,
+    'JavaScript stack:',
     ...(report.javascriptStack?.stack ?? []).map((frame) => `  ${frame.trim()}`),
     '',
     'libuv handles:',
