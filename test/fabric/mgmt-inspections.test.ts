@@ -24,7 +24,7 @@ import { TerminatorInvalidReason } from '../../src/fabric/messages/gen/ctrl_pb.j
 import { buildTlsTestApp, type TlsTestApp } from '../support/tls-client.js';
 import { enrollEdgeRouter, TestRouter, type EnrolledRouter } from '../support/test-router.js';
 import { openMgmtClient, type MgmtClient } from '../support/mgmt-client.js';
-import { createService } from '../support/factories.js';
+import { createService, createUser, login } from '../support/factories.js';
 
 describe('inspections and validations with a connected router', () => {
   let t: TlsTestApp;
@@ -118,6 +118,20 @@ describe('inspections and validations with a connected router', () => {
       payload: { appRegex: '.*', requestedValues: ['stackdump'] },
     });
     assert.equal(refused.status, 401);
+  });
+
+  it('opens the management channel to an admin only: 401 with the error envelope for anyone else', async () => {
+    const user = await createUser(t, token);
+    const userToken = await login(t, user.username, user.password, 'management');
+    const url = `wss://127.0.0.1:${t.port}/fabric/v1/ws-api`;
+    await assert.rejects(openMgmtClient(url, userToken, t.rootCa), /Unexpected server response: 401/);
+    await assert.rejects(openMgmtClient(url, undefined, t.rootCa), /Unexpected server response: 401/);
+    const refused = await t.https({
+      path: '/fabric/v1/ws-api',
+      headers: { connection: 'Upgrade', upgrade: 'websocket' },
+    });
+    assert.equal(refused.status, 401);
+    assert.equal((refused.json as { error: { code: string } }).error.code, 'UNAUTHORIZED');
   });
 
   it("answers the management channel's InspectRequest with the controller's stackdump", async () => {
