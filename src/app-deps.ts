@@ -7,6 +7,7 @@ import type { LoginThrottle } from './auth/login-throttle.js';
 import type { IntegrityScans } from './integrity/integrity-status.js';
 import type { Snapshots } from './integrity/snapshots.js';
 import type { NetworkViews } from './fabric/network-views.js';
+import type { Inspections } from './fabric/mgmt/inspections.js';
 import type { Health } from './system/health.js';
 import type { InstanceHeartbeat } from './system/instance-heartbeat.js';
 import type { Metrics } from './system/metrics.js';
@@ -61,6 +62,8 @@ export interface AppDeps {
   posture: PostureMonitor;
   /** The routers' links and the circuits over them, as the fabric API shows them; absent: none (emptyNetwork). */
   network?: NetworkViews;
+  /** The controller's and its routers' inspections (`POST /fabric/v1/inspections`); absent: refused. */
+  inspections?: Pick<Inspections, 'inspect'>;
 }
 
 /**

@@ -35,6 +35,9 @@ import { workerIndex } from './workers.js';
 import { Metrics } from './system/metrics.js';
 import { listenForMetrics, type MetricsListener } from './system/metrics-listener.js';
 import { ControllerEvents } from './events/controller-events.js';
+import { MgmtSocket } from './fabric/mgmt/mgmt-socket.js';
+import { admitMgmtChannel } from './http/mgmt-admission.js';
+import { selectRouters, selectTerminatorIds } from './entities/network/mgmt-selectors.js';
 
 export interface ControllerOptions {
   clock?: Clock;
@@ -181,6 +184,8 @@ export async function openController(settings: Settings, options: ControllerOpti
     removeRouter: (routerId) => removeRouterById(deps, routerId),
     recordActivity: (ids) => apiSessions.recordActivity(ids),
     events: events.fabric,
+    mgmtSelectors: { terminatorIds: selectTerminatorIds(store), routers: selectRouters(store) },
+    eventSource: events.dispatcher,
   });
   listener.fabric = fabric;
   const deps: AppDeps = {
@@ -203,6 +208,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     externalJwts,
     posture,
     network: fabric.views,
+    inspections: fabric.management.inspections,
   };
   const tls = {
     key: pki.serverKeyPem,
@@ -212,6 +218,13 @@ export async function openController(settings: Settings, options: ControllerOpti
   const app = await buildApp(deps, options.tls ? tls : undefined);
   listener.app = app;
   await events.start(store, fabric.links, fabric.controlPlane.routers);
+  // The management channel (`ziti fabric stream|validate`): the one websocket the API port upgrades to.
+  const mgmtSocket = new MgmtSocket({
+    admit: admitMgmtChannel(apiSessions, ids.shortId),
+    messages: fabric.management.messages,
+    logger,
+  });
+  app.server.on('upgrade', (request, socket, head) => mgmtSocket.upgrade(request, socket, head));
   const metricsListener =
     metrics && settings.metricsAddress ? await listenForMetrics(settings.metricsAddress, metrics, health) : undefined;
   apiSessions.start();
@@ -225,6 +238,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     // Router channels are closed at once (the API port's server would wait for those it handed over); marking them
     // offline is a write, which may wait for requests in flight, so it finishes alongside them.
     const routersReleased = fabric.releaseRouters();
+    mgmtSocket.close();
     await closeGracefully(server, settings.shutdownTimeoutMs, logger);
     await routersReleased;
     await fabric.stop();

@@ -6,6 +6,7 @@ import { fabricTerminatorOperations } from '../entities/terminator/terminator.fa
 import { linkOperations } from '../entities/network/link.operations.js';
 import { circuitOperations } from '../entities/network/circuit.operations.js';
 import { databaseOperations, fabricDatabaseOperations } from '../integrity/database.operations.js';
+import { inspectionOperations } from '../entities/network/inspection.operations.js';
 
 export const fabricOperations: OperationTable<'fabric'> = {
   ...fabricRouterOperations,
@@ -15,4 +16,5 @@ export const fabricOperations: OperationTable<'fabric'> = {
   ...circuitOperations,
   ...databaseOperations,
   ...fabricDatabaseOperations,
+  ...inspectionOperations,
 };

@@ -23,6 +23,8 @@ import { routerMessages } from './router-messages.js';
 import type { FabricEvents } from './fabric-events.js';
 import { CertificateRenewal } from './ctrl/certificate-renewal.js';
 import { RouterDrain } from './ctrl/router-drain.js';
+import { management, type Management, type MgmtSelectors } from './mgmt/management.js';
+import type { EventSource } from './mgmt/stream-events.js';
 
 export interface FabricOptions {
   store: Store;
@@ -48,6 +50,10 @@ export interface FabricOptions {
   recordActivity: (apiSessionIds: Iterable<string>) => void;
   /** Operators' events (src/events/): circuits, links and the routers' metrics, told where they happen. */
   events: FabricEvents | undefined;
+  /** What the management channel's validations select with a filter; absent: nothing. */
+  mgmtSelectors?: MgmtSelectors;
+  /** The events `ziti fabric stream events` subscribes to; absent: refused. */
+  eventSource?: EventSource;
 }
 
 export class Fabric {
@@ -58,6 +64,8 @@ export class Fabric {
   readonly terminators: Terminators;
   readonly edgeSync: EdgeSync;
   readonly messages: RouterMessages;
+  /** Inspections and the management channel's table (mgmt/). */
+  readonly management: Management;
 
   constructor(options: FabricOptions) {
     const { store, clock, logger, metrics, instanceId, instanceOfflineAfterMs } = options;
@@ -144,6 +152,19 @@ export class Fabric {
       }),
       logger,
     );
+    this.management = management({
+      store,
+      clock,
+      settings: options.settings,
+      logger,
+      controllerId: options.controllerId,
+      instanceOfflineAfterMs,
+      messenger: this.inbox.messenger,
+      links: this.links.view,
+      terminators: this.terminators,
+      selectors: options.mgmtSelectors,
+      events: options.eventSource,
+    });
     routers.onConnected(({ routerId, channel }) => {
       this.messages.bind(routerId, channel);
       this.circuits.attached(routerId);

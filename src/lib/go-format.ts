@@ -148,3 +148,8 @@ export function goTime(date: Date): string {
   const fraction = digits === 0 ? '' : `.${iso.slice(at + 10, at + 10 + digits)}`;
   return `${iso.slice(0, at)} ${iso.slice(at + 1, at + 9)}${fraction} +0000 UTC`;
 }
+
+/** Go's `time.RFC3339` of a UTC instant: seconds, no fraction (`2006-01-02T15:04:05Z`). */
+export function goRfc3339(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

@@ -24,6 +24,7 @@ import {
 
 /** Content types as numbers (a message's content type is any number; lint refuses comparing it with the enum). */
 const EdgeContentType: Record<keyof typeof EdgeTypes, number> = EdgeTypes;
+import { TestRouterInspect } from './test-router-inspect.js';
 import { TestRouterEdge, type EdgeListener } from './test-router-edge.js';
 
 /** The hello headers `ziti router run` v1.1.8 sent to a probe listener (docs/reference/router-control-plane.md). */
@@ -106,6 +107,8 @@ export class TestRouter {
     readonly received: Message[],
     /** Its edge side: the API sessions it was told of, heartbeats, resync requests. */
     readonly edge: TestRouterEdge,
+    /** Its answers to inspections and terminator validations. */
+    readonly inspect: TestRouterInspect,
   ) {}
 
   /** Connects, exchanges hellos, sends RouterLinks as a real router does; rejects if the controller refuses. */
@@ -159,7 +162,7 @@ export class TestRouter {
       channel,
       options.edgeListener === undefined ? { hostname: '127.0.0.1', port: 3022 } : options.edgeListener,
     );
-    const router = new TestRouter(socket, channel, result, received, edge);
+    const router = new TestRouter(socket, channel, result, received, edge, new TestRouterInspect(channel));
     channel.start(following);
     channel.send({ contentType: CtrlContentType.RouterLinksType, headers: new Map(), body: new Uint8Array(0) });
     return router;

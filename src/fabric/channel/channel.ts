@@ -2,8 +2,10 @@
 // pings, and runs heartbeats both ways as openziti/channel's heartbeater.go does: our header 5 rides on the next
 // message out at most every `sendIntervalMs` (or goes alone), the peer's header 5 is echoed in header 6, and a peer
 // that leaves ours unanswered for `closeUnresponsiveMs` is closed. Frames that break the protocol, a peer that
-// stops reading, and handler failures are logged on this connection alone.
-import type { Socket } from 'node:net';
+// stops reading, and handler failures are logged on this connection alone. The bytes come from any duplex stream: a
+// router's TLS socket, or the management channel's websocket (one frame per websocket message, mgmt/mgmt-socket.ts).
+import { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { FrameError, type Message, ContentType, Header, encodeMessage, isReflectedHeader } from './message.js';
 import type { FrameReader } from './frame-reader.js';
 import { decodeI32, decodeU64, encodeBool, encodeI32, encodeU64 } from './header-codecs.js';
@@ -29,7 +31,11 @@ export interface ChannelOptions {
   /** Names the connection in logs (e.g. the router id). */
   label: string;
   logger: ChannelLogger;
-  heartbeat: HeartbeatOptions;
+  /**
+   * Heartbeats both ways; without them neither side's silence is watched and a peer's header 5 goes unanswered, as
+   * on upstream's management channel (its bind handler configures no heartbeater).
+   */
+  heartbeat: HeartbeatOptions | undefined;
   /** A peer that leaves this much of our output unread is closed. */
   maxWriteBufferBytes: number;
   /** Unix time in ns for heartbeat headers; tests may fix it. */
@@ -53,7 +59,7 @@ const RESPONSE_RIDE_MS = 2;
 export class Channel {
   readonly label: string;
   readonly closed: Promise<void>;
-  readonly #socket: Socket;
+  readonly #socket: Duplex;
   readonly #reader: FrameReader;
   readonly #options: ChannelOptions;
   readonly #handlers = new Map<number, Handler>();
@@ -68,14 +74,14 @@ export class Channel {
   #lastResponseAt: number;
   #unanswered: bigint | undefined;
 
-  constructor(socket: Socket, reader: FrameReader, options: ChannelOptions) {
+  constructor(socket: Duplex, reader: FrameReader, options: ChannelOptions) {
     this.#socket = socket;
     this.#reader = reader;
     this.#options = options;
     this.label = options.label;
     this.#nowNanos = options.nowNanos ?? (() => BigInt(Date.now()) * 1_000_000n);
     // As upstream's controller: a new peer gets twice the timeout before its silence counts.
-    this.#lastResponseAt = Date.now() + options.heartbeat.closeUnresponsiveMs;
+    this.#lastResponseAt = Date.now() + (options.heartbeat?.closeUnresponsiveMs ?? 0);
     this.closed = new Promise((resolve) => (this.#markClosed = resolve));
     socket.on('close', () => this.close('connection closed by peer'));
     socket.on('error', (error) => this.close(`connection error: ${error.message}`));
@@ -85,13 +91,17 @@ export class Channel {
     return this.#closeReason !== undefined;
   }
 
-  /** Both ends of the connection as Go writes a net.Addr (`host:port`, `[v6]:port`): what change records name. */
+  /**
+   * Both ends of the connection as Go writes a net.Addr (`host:port`, `[v6]:port`): what change records name. A
+   * channel over another stream (the management channel's websocket) has no addresses of its own: `:0`.
+   */
   get addresses(): { local: string; remote: string } {
     const format = (host: string | undefined, port: number | undefined) =>
       `${host?.includes(':') ? `[${host}]` : (host ?? '')}:${port ?? 0}`;
+    const socket = this.#socket instanceof Socket ? this.#socket : undefined;
     return {
-      local: format(this.#socket.localAddress, this.#socket.localPort),
-      remote: format(this.#socket.remoteAddress, this.#socket.remotePort),
+      local: format(socket?.localAddress, socket?.localPort),
+      remote: format(socket?.remoteAddress, socket?.remotePort),
     };
   }
 
@@ -99,7 +109,8 @@ export class Channel {
   start(initial: Message[] = []): void {
     if (this.isClosed) return;
     this.#socket.on('data', (chunk: Buffer) => this.#receive(chunk));
-    this.#checkTimer = setInterval(() => this.#check(), this.#options.heartbeat.checkIntervalMs).unref();
+    const heartbeat = this.#options.heartbeat;
+    if (heartbeat) this.#checkTimer = setInterval(() => this.#check(heartbeat), heartbeat.checkIntervalMs).unref();
     for (const message of initial) this.#dispatch(message);
     this.#socket.resume();
   }
@@ -165,7 +176,8 @@ export class Channel {
   #write(message: Message): void {
     if (this.isClosed) return;
     const now = Date.now();
-    if (now - this.#lastHeartbeatSentAt > this.#options.heartbeat.sendIntervalMs) {
+    const heartbeat = this.#options.heartbeat;
+    if (heartbeat && now - this.#lastHeartbeatSentAt > heartbeat.sendIntervalMs) {
       message.headers = new Map(message.headers).set(Header.heartbeat, encodeU64(this.#nowNanos()));
       this.#lastHeartbeatSentAt = now;
     }
@@ -243,6 +255,7 @@ export class Channel {
   }
 
   #readHeartbeats(message: Message): void {
+    if (!this.#options.heartbeat) return;
     const heartbeat = message.headers.get(Header.heartbeat);
     if (heartbeat) {
       this.#unanswered = decodeU64(heartbeat);
@@ -255,9 +268,8 @@ export class Channel {
     if (message.headers.has(Header.heartbeatResponse)) this.#lastResponseAt = Date.now();
   }
 
-  #check(): void {
+  #check({ sendIntervalMs, closeUnresponsiveMs }: HeartbeatOptions): void {
     const now = Date.now();
-    const { sendIntervalMs, closeUnresponsiveMs } = this.#options.heartbeat;
     if (now - this.#lastResponseAt > closeUnresponsiveMs) {
       this.#fail(`no heartbeat response within ${closeUnresponsiveMs} ms`);
       return;

@@ -113,7 +113,12 @@ export class Terminators {
 
   /** ValidateTerminatorsV2Response (1042): the terminators the router called invalid are deleted. */
   async validated(routerId: string, response: ValidateTerminatorsV2Response): Promise<void> {
-    await removeInvalidTerminators(this.options, routerId, response);
+    await this.removeInvalid(routerId, response);
+  }
+
+  /** Deletes the router's terminators its answer calls invalid; answers the ids deleted. */
+  removeInvalid(routerId: string, response: ValidateTerminatorsV2Response): Promise<string[]> {
+    return removeInvalidTerminators(this.options, routerId, response);
   }
 
   /**

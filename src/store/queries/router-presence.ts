@@ -163,3 +163,24 @@ export async function heldRouters(
     rows.map((row) => [row.router_id, { instanceId: row.instance_id!, connectedAt: row.connected_at ?? '' }]),
   );
 }
+
+/** Routers held by a live instance (any process of the cluster), by id: what `inspect connected-routers` lists. */
+export async function connectedRouters(
+  db: Db,
+  since: string,
+): Promise<{ id: string; name: string; versionInfo: string | null; connectedAt: string | null }[]> {
+  const rows = await typed(db)
+    .selectFrom('router_presence')
+    .innerJoin('controller_instances', 'controller_instances.id', 'router_presence.instance_id')
+    .innerJoin('routers', 'routers.id', 'router_presence.router_id')
+    .select(['routers.id', 'routers.name', 'router_presence.version_info', 'router_presence.connected_at'])
+    .where('controller_instances.last_seen_at', '>=', since)
+    .orderBy('routers.id')
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    versionInfo: row.version_info,
+    connectedAt: row.connected_at,
+  }));
+}

@@ -113,3 +113,35 @@ export async function dequiesceRouterTerminators(tx: Db, routerId: string, at: s
     .execute();
   return Number(result?.numUpdatedRows ?? 0);
 }
+
+/** These terminators with their service's and router's names (null when gone), in the order of `ids`. */
+export async function terminatorsWithNames(
+  db: Db,
+  ids: readonly string[],
+): Promise<(TerminatorRow & { service_name: string | null; router_name: string | null })[]> {
+  if (ids.length === 0) return [];
+  const rows = await typed(db)
+    .selectFrom('terminators')
+    .leftJoin('services', 'services.id', 'terminators.service_id')
+    .leftJoin('routers', 'routers.id', 'terminators.router_id')
+    .selectAll('terminators')
+    .select(['services.name as service_name', 'routers.name as router_name'])
+    .where('terminators.id', 'in', inTextList(db, ids))
+    .execute();
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+/** The router's terminators of one binding (`validate router-sdk-terminators` compares the router's edge ones). */
+export async function terminatorsOfRouterWithBinding(
+  db: Db,
+  routerId: string,
+  binding: string,
+): Promise<TerminatorRow[]> {
+  return typed(db)
+    .selectFrom('terminators')
+    .selectAll()
+    .where('router_id', '=', routerId)
+    .where('binding', '=', binding)
+    .execute();
+}
