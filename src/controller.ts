@@ -164,6 +164,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     wireVersion: build.wireVersion,
     instanceOfflineAfterMs: OFFLINE_AFTER_MS,
     recordActivity: (ids) => apiSessions.recordActivity(ids),
+    entityDeps: { store: requestStore, clock, ids, pki, settings, posture, apiSessions },
   });
   listener.fabric = fabric;
   const deps: AppDeps = {

@@ -20,6 +20,8 @@ import { Terminators } from './terminators/terminators.js';
 import { EdgeSync } from './edge-sync/edge-sync.js';
 import type { NetworkViews } from './network-views.js';
 import { routerMessages } from './router-messages.js';
+import { Tunnel } from './tunnel/tunnel.js';
+import type { EntityDeps } from '../app-deps.js';
 
 export interface FabricOptions {
   store: Store;
@@ -39,6 +41,8 @@ export interface FabricOptions {
   instanceOfflineAfterMs: number;
   /** Where routers' API-session heartbeats record their clients' activity (ApiSessions.recordActivity). */
   recordActivity: (apiSessionIds: Iterable<string>) => void;
+  /** What the routers' tunnelers' API sessions and sessions are made with, as a client's are. */
+  entityDeps: EntityDeps;
 }
 
 export class Fabric {
@@ -48,6 +52,7 @@ export class Fabric {
   readonly circuits: Circuits;
   readonly terminators: Terminators;
   readonly edgeSync: EdgeSync;
+  readonly tunnel: Tunnel;
   readonly messages: RouterMessages;
 
   constructor(options: FabricOptions) {
@@ -100,12 +105,22 @@ export class Fabric {
       recordActivity: options.recordActivity,
       logger,
     });
+    this.tunnel = new Tunnel({
+      deps: { ...options.entityDeps, recordActivity: options.recordActivity },
+      logger,
+      strategies: this.circuits.strategies,
+      circuits: this.circuits,
+      sessionTimeoutMs: options.settings.sessionTimeoutMs,
+      metrics,
+    });
     this.messages = new RouterMessages(
       routerMessages({
         circuits: this.circuits,
         terminators: this.terminators,
         links: this.links,
         edgeSync: this.edgeSync,
+        tunnel: this.tunnel,
+        tunnelCircuits: this.tunnel.circuits,
         fingerprintOf: async (routerId) =>
           (await store.read((db) => routersForConnection(db, [routerId])))[0]?.fingerprint,
       }),

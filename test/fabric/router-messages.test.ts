@@ -46,6 +46,16 @@ describe('the router-message table', () => {
       },
       links: { fault: assert.fail, routerLinks: assert.fail, metrics: assert.fail },
       edgeSync: { heartbeat: assert.fail, resync: assert.fail, validateSessions: assert.fail },
+      tunnel: {
+        createApiSession: assert.fail,
+        listServices: assert.fail,
+        createTerminator: assert.fail,
+        createTerminatorV2: assert.fail,
+        updateTerminator: assert.fail,
+        removeTerminator: assert.fail,
+        health: assert.fail,
+      },
+      tunnelCircuits: { create: assert.fail, createV2: assert.fail },
       fingerprintOf: assert.fail,
     });
     const types = new RouterMessages(lines, silent).contentTypes;

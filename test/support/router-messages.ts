@@ -14,6 +14,16 @@ const absent: MessageHandlers = {
   terminators: { create: notMade, update: notMade, remove: notMade, health: notMade, validated: notMade },
   links: { fault: notMade, routerLinks: notMade, metrics: notMade },
   edgeSync: { heartbeat: notMade, resync: notMade, validateSessions: notMade },
+  tunnel: {
+    createApiSession: notMade,
+    listServices: notMade,
+    createTerminator: notMade,
+    createTerminatorV2: notMade,
+    updateTerminator: notMade,
+    removeTerminator: notMade,
+    health: notMade,
+  },
+  tunnelCircuits: { create: notMade, createV2: notMade },
   fingerprintOf: notMade,
 };
 

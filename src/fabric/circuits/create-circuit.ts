@@ -43,6 +43,9 @@ export function newCircuitId(): string {
   }
 }
 
+/** What a dial needs beyond its checked session: an addressed terminator, and the initiator's peer data. */
+export type DialRequest = Pick<CreateCircuitRequest, 'terminatorInstanceId' | 'peerData'>;
+
 /** Answers the router's request: the 20219 response or an edge error (20002). */
 export async function createCircuit(
   deps: CircuitDeps,
@@ -61,43 +64,69 @@ export async function createCircuit(
         at: formatTimestamp(deps.clock()),
       }),
     );
-    if (checked.service.encryptionRequired && !request.peerData.has(PUBLIC_KEY_HEADER)) {
-      throw new EdgeRequestError(
-        'encryption required on service, initiator did not send public header',
-        EdgeErrorCode.encryptionDataMissing,
-      );
-    }
-    const { circuit, peerData } = await routeCircuit(deps, sourceRouterId, request, checked, started);
+    const { circuit, peerData } = await dialCircuit(deps, sourceRouterId, request, checked, started);
     return createCircuitResponse({ circuitId: circuit.id, address: circuit.ingressId, peerData, tags: circuit.tags });
   } catch (caught) {
-    // Anything unforeseen (the store failing) is still answered, as upstream's internal error, so the SDK is told.
-    const error =
-      caught instanceof EdgeRequestError || caught instanceof DialFailure
-        ? caught
-        : new DialFailure('INTERNAL', caught instanceof Error ? caught.message : String(caught));
-    if (error instanceof DialFailure && error.reason === 'INTERNAL')
-      deps.logger.error({ routerId: sourceRouterId, err: caught }, 'circuit not created: internal error');
-    const cause = error instanceof DialFailure ? error.reason : 'SESSION_REFUSED';
-    deps.metrics?.circuitFailed(cause);
-    deps.logger.warn(
-      {
-        routerId: sourceRouterId,
-        service: checked?.service.name,
-        serviceId: checked?.service.id,
-        clientId: checked?.session.identityId,
-        cause,
-        reason: error.message,
-      },
-      'circuit not created: the dial was refused',
-    );
-    return edgeErrorMessage(error.message, error.code);
+    return dialRefused(deps, sourceRouterId, checked, caught);
   }
+}
+
+/**
+ * A checked Dial made into a circuit (common.go createCircuit): the initiator's public key when the service requires
+ * encryption, then the route. Throws EdgeRequestError or DialFailure with upstream's words.
+ */
+export async function dialCircuit(
+  deps: CircuitDeps,
+  sourceRouterId: string,
+  request: DialRequest,
+  checked: CheckedSession,
+  started: number,
+): Promise<{ circuit: Circuit; peerData: PeerData }> {
+  if (checked.service.encryptionRequired && !request.peerData.has(PUBLIC_KEY_HEADER)) {
+    throw new EdgeRequestError(
+      'encryption required on service, initiator did not send public header',
+      EdgeErrorCode.encryptionDataMissing,
+    );
+  }
+  return routeCircuit(deps, sourceRouterId, request, checked, started);
+}
+
+/**
+ * A refused or failed dial, counted, logged and answered as an edge error (20002). Anything unforeseen (the store
+ * failing) is still answered, as upstream's internal error, so the dialing side is told.
+ */
+export function dialRefused(
+  deps: CircuitDeps,
+  sourceRouterId: string,
+  checked: CheckedSession | undefined,
+  caught: unknown,
+): Outgoing {
+  const error =
+    caught instanceof EdgeRequestError || caught instanceof DialFailure
+      ? caught
+      : new DialFailure('INTERNAL', caught instanceof Error ? caught.message : String(caught));
+  if (error instanceof DialFailure && error.reason === 'INTERNAL')
+    deps.logger.error({ routerId: sourceRouterId, err: caught }, 'circuit not created: internal error');
+  const cause = error instanceof DialFailure ? error.reason : 'SESSION_REFUSED';
+  deps.metrics?.circuitFailed(cause);
+  deps.logger.warn(
+    {
+      routerId: sourceRouterId,
+      service: checked?.service.name,
+      serviceId: checked?.service.id,
+      clientId: checked?.session.identityId,
+      cause,
+      reason: error.message,
+    },
+    'circuit not created: the dial was refused',
+  );
+  return edgeErrorMessage(error.message, error.code);
 }
 
 async function routeCircuit(
   deps: CircuitDeps,
   sourceRouterId: string,
-  request: CreateCircuitRequest,
+  request: DialRequest,
   checked: CheckedSession,
   started: number,
 ): Promise<{ circuit: Circuit; peerData: PeerData }> {
@@ -115,7 +144,7 @@ async function routeCircuit(
 async function attemptRoutes(
   deps: CircuitDeps,
   sourceRouterId: string,
-  request: CreateCircuitRequest,
+  request: DialRequest,
   checked: CheckedSession,
   started: number,
   circuitId: string,
@@ -134,7 +163,7 @@ async function attemptRoutes(
 async function select(
   deps: CircuitDeps,
   sourceRouterId: string,
-  request: CreateCircuitRequest,
+  request: DialRequest,
   service: CheckedSession['service'],
 ): Promise<SelectedTerminator<DialTerminator>> {
   const rows = await deps.store.read((db) => terminatorsOfService(db, service.id));
@@ -159,7 +188,7 @@ async function select(
 async function attemptEach(
   deps: CircuitDeps,
   sourceRouterId: string,
-  request: CreateCircuitRequest,
+  request: DialRequest,
   { session, service }: CheckedSession,
   started: number,
   circuitId: string,
