@@ -12,6 +12,7 @@ import { ContentType as CtrlContentType, ControlHeaders } from '../../src/fabric
 import { createEdgeRouter } from './factories.js';
 import type { TlsTestApp } from './tls-client.js';
 import { newCsr, newKeyPair } from './test-keys.js';
+import { TestRouterTunnel } from './test-router-tunnel.js';
 import { TestRouterEdge, type EdgeListener } from './test-router-edge.js';
 
 /** The hello headers `ziti router run` v1.1.8 sent to a probe listener (docs/reference/router-control-plane.md). */
@@ -94,6 +95,8 @@ export class TestRouter {
     readonly received: Message[],
     /** Its edge side: the API sessions it was told of, heartbeats, resync requests. */
     readonly edge: TestRouterEdge,
+    /** Its embedded tunneler (a `binding: tunnel` listener). */
+    readonly tunnel: TestRouterTunnel,
   ) {}
 
   /** Connects, exchanges hellos, sends RouterLinks as a real router does; rejects if the controller refuses. */
@@ -147,7 +150,7 @@ export class TestRouter {
       channel,
       options.edgeListener === undefined ? { hostname: '127.0.0.1', port: 3022 } : options.edgeListener,
     );
-    const router = new TestRouter(socket, channel, result, received, edge);
+    const router = new TestRouter(socket, channel, result, received, edge, new TestRouterTunnel(channel));
     channel.start(following);
     channel.send({ contentType: CtrlContentType.RouterLinksType, headers: new Map(), body: new Uint8Array(0) });
     return router;
