@@ -38,10 +38,10 @@ export const ROUTER_CONFIG_TYPES = [
   'host.v2',
 ];
 
-function answer(reply: Message, expected: number): Message {
-  if (reply.contentType === ContentType.ErrorType)
+function answer(reply: Message, expected: ContentType): Message {
+  if (reply.contentType === Number(ContentType.ErrorType))
     throw new TunnelRefusal(decodeString(reply.body), decodeU32(reply.headers.get(1014)!));
-  if (reply.contentType !== expected) throw new Error(`expected ${expected}, got ${reply.contentType}`);
+  if (reply.contentType !== Number(expected)) throw new Error(`expected ${expected}, got ${reply.contentType}`);
   return reply;
 }
 
