@@ -76,6 +76,7 @@ describe(
     let host: Awaited<ReturnType<typeof tunnelRouter>>;
     let proxy: Awaited<ReturnType<typeof tunnelRouter>>;
     let hostRun: Program | undefined;
+    let bindPolicyId: string;
     let proxyRun: Program | undefined;
     const figures: Record<string, unknown> = {};
     const diagnostics = () =>
@@ -108,7 +109,7 @@ describe(
         mode: 'proxy',
         proxyServices: [`echo:${proxyPort}`],
       });
-      await create(controller, '/service-policies', {
+      bindPolicyId = await create(controller, '/service-policies', {
         name: 'echo-bind',
         type: 'Bind',
         semantic: 'AnyOf',
@@ -205,6 +206,19 @@ describe(
       assert.equal(await proxyDial(proxyPort, 'after restart\n', 10_000), 'after restart\n');
       const reply = await zcat(ziti, client.file, 'echo', Buffer.from('sdk after restart\n'), work);
       assert.equal(reply.output.toString(), 'sdk after restart\n', reply.log.slice(-1500));
+    });
+
+    it('the host router’s identity loses Bind: its terminator goes', async () => {
+      const removed = await controller.api('DELETE', `/service-policies/${bindPolicyId}`);
+      assert.equal(removed.status, 200);
+      const started = performance.now();
+      await until(
+        () => `the tunnel terminators gone${diagnostics()}`,
+        async () => (await tunnelTerminators()).length === 0,
+        60_000,
+        250,
+      );
+      figures.bindLostToTerminatorGoneMs = Math.round(performance.now() - started);
     });
   },
 );
