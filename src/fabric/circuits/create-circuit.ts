@@ -12,7 +12,6 @@ import { decodePeerData } from '../terminators/create-terminator.js';
 import { routePlan } from './route-plan.js';
 import {
   createCircuitResponse,
-  edgeErrorMessage,
   unrouteAt,
   type CreateCircuitRequest,
   type Outgoing,
@@ -22,6 +21,7 @@ import type { Circuit } from './circuit-registry.js';
 import type { CircuitDeps } from './circuit-deps.js';
 import { SelectFailure, selectTerminator, type SelectedTerminator } from './select-terminator.js';
 import { DialFailure, dropFailedTerminator, sendRoutes, type DialTerminator } from './route-attempt.js';
+import { dialRefused } from './dial-refused.js';
 
 /** Peer-data key of an SDK's public key (sdk-golang edge.PublicKeyHeader). */
 export const PUBLIC_KEY_HEADER = 1003;
@@ -89,38 +89,6 @@ export async function dialCircuit(
     );
   }
   return routeCircuit(deps, sourceRouterId, request, checked, started);
-}
-
-/**
- * A refused or failed dial, counted, logged and answered as an edge error (20002). Anything unforeseen (the store
- * failing) is still answered, as upstream's internal error, so the dialing side is told.
- */
-export function dialRefused(
-  deps: CircuitDeps,
-  sourceRouterId: string,
-  checked: CheckedSession | undefined,
-  caught: unknown,
-): Outgoing {
-  const error =
-    caught instanceof EdgeRequestError || caught instanceof DialFailure
-      ? caught
-      : new DialFailure('INTERNAL', caught instanceof Error ? caught.message : String(caught));
-  if (error instanceof DialFailure && error.reason === 'INTERNAL')
-    deps.logger.error({ routerId: sourceRouterId, err: caught }, 'circuit not created: internal error');
-  const cause = error instanceof DialFailure ? error.reason : 'SESSION_REFUSED';
-  deps.metrics?.circuitFailed(cause);
-  deps.logger.warn(
-    {
-      routerId: sourceRouterId,
-      service: checked?.service.name,
-      serviceId: checked?.service.id,
-      clientId: checked?.session.identityId,
-      cause,
-      reason: error.message,
-    },
-    'circuit not created: the dial was refused',
-  );
-  return edgeErrorMessage(error.message, error.code);
 }
 
 async function routeCircuit(

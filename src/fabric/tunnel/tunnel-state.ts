@@ -11,7 +11,11 @@ export class TunnelState {
   /** Runs `make` after any creation in progress on this channel (upstream's createApiSessionLock). */
   creatingApiSession<T>(make: () => Promise<T>): Promise<T> {
     const next = this.#creating.then(make, make);
-    this.#creating = next.catch(() => undefined);
+    // The caller is given `next` and so its failure; the chain only orders the next creation after this one.
+    this.#creating = next.then(
+      () => undefined,
+      () => undefined,
+    );
     return next;
   }
 
