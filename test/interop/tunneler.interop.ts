@@ -3,7 +3,8 @@
 // TCP echo server; `ziti demo zcat` dials it through the network; a `mode: proxy` router intercepts it on a local port
 // and proxied connections are echoed; the host router killed and restarted replaces its stale terminator. Figures
 // (time from `ziti router run` to the first terminator and to the first proxied byte) go to
-// test/interop/results/tunneler.json. Skips without the `ziti` binary.
+// test/interop/results/tunneler.json. Skips without the `ziti` binary. ZITI_INTEROP_CONTROLLER=upstream runs the same
+// against an upstream v1.1.8 controller.
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
@@ -86,7 +87,10 @@ describe(
 
     before(async () => {
       work = tempDir('ziti-tunneler-interop-');
-      ({ controller, ctrlEndpoint } = await startController('ours', work));
+      ({ controller, ctrlEndpoint } = await startController(
+        process.env.ZITI_INTEROP_CONTROLLER === 'upstream' ? 'upstream' : 'ours',
+        work,
+      ));
       echoServer = createServer((socket) => socket.pipe(socket));
       echoPort = await freePort();
       await new Promise<void>((resolve) => echoServer.listen(echoPort, '127.0.0.1', resolve));
@@ -131,7 +135,10 @@ describe(
       await controller?.stop();
       await new Promise((resolve) => echoServer?.close(resolve));
       mkdirSync(RESULTS, { recursive: true });
-      writeFileSync(join(RESULTS, 'tunneler.json'), `${JSON.stringify(figures, null, 2)}\n`);
+      writeFileSync(
+        join(RESULTS, `tunneler${controller?.kind === 'upstream' ? '-upstream' : ''}.json`),
+        `${JSON.stringify(figures, null, 2)}\n`,
+      );
       process.stdout.write(`tunneler interop figures: ${JSON.stringify(figures)}\n`);
       if (process.env.ZITI_INTEROP_KEEP) process.stdout.write(`kept: ${work}\n`);
       else rmSync(work, { recursive: true, force: true });
