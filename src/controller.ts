@@ -186,6 +186,7 @@ export async function openController(settings: Settings, options: ControllerOpti
     events: events.fabric,
     mgmtSelectors: { terminatorIds: selectTerminatorIds(store), routers: selectRouters(store) },
     eventSource: events.dispatcher,
+    entityDeps: { store: requestStore, clock, ids, pki, settings, posture, apiSessions },
   });
   listener.fabric = fabric;
   const deps: AppDeps = {

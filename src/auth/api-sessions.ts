@@ -26,8 +26,9 @@ import { disabledStateOf, isIdentityDisabled, type DisabledState } from './ident
 
 export interface NewApiSession {
   identityId: string;
-  authenticatorId: string;
-  ipAddress: string;
+  /** None for a router's own tunneler, which authenticates as its router (fabric/tunnel/tunnel-identity.ts). */
+  authenticatorId: string | null;
+  ipAddress: string | null;
   configTypes: string[];
   /** The identity has verified MFA: the session must pass it (docs/reference/pki-enrollment-auth.md §4.5). */
   isMfaRequired: boolean;

@@ -25,6 +25,8 @@ import { CertificateRenewal } from './ctrl/certificate-renewal.js';
 import { RouterDrain } from './ctrl/router-drain.js';
 import { management, type Management, type MgmtSelectors } from './mgmt/management.js';
 import type { EventSource } from './mgmt/stream-events.js';
+import { Tunnel } from './tunnel/tunnel.js';
+import type { EntityDeps } from '../app-deps.js';
 
 export interface FabricOptions {
   store: Store;
@@ -54,6 +56,8 @@ export interface FabricOptions {
   mgmtSelectors?: MgmtSelectors;
   /** The events `ziti fabric stream events` subscribes to; absent: refused. */
   eventSource?: EventSource;
+  /** What the routers' tunnelers' API sessions and sessions are made with, as a client's are. */
+  entityDeps: EntityDeps;
 }
 
 export class Fabric {
@@ -63,6 +67,7 @@ export class Fabric {
   readonly circuits: Circuits;
   readonly terminators: Terminators;
   readonly edgeSync: EdgeSync;
+  readonly tunnel: Tunnel;
   readonly messages: RouterMessages;
   /** Inspections and the management channel's table (mgmt/). */
   readonly management: Management;
@@ -132,6 +137,14 @@ export class Fabric {
       recordActivity: options.recordActivity,
       logger,
     });
+    this.tunnel = new Tunnel({
+      deps: { ...options.entityDeps, recordActivity: options.recordActivity },
+      logger,
+      strategies: this.circuits.strategies,
+      circuits: this.circuits,
+      sessionTimeoutMs: options.settings.sessionTimeoutMs,
+      metrics,
+    });
     this.messages = new RouterMessages(
       routerMessages({
         circuits: this.circuits,
@@ -147,6 +160,8 @@ export class Fabric {
           renewed: (routerId, fingerprint) => this.controlPlane.certificateRenewed(routerId, fingerprint),
         }),
         drain: new RouterDrain({ store, clock, logger, removeRouter: options.removeRouter }),
+        tunnel: this.tunnel,
+        tunnelCircuits: this.tunnel.circuits,
         fingerprintOf: async (routerId) =>
           (await store.read((db) => routersForConnection(db, [routerId])))[0]?.fingerprint,
       }),

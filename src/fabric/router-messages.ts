@@ -16,12 +16,20 @@ import {
 } from './messages/gen/ctrl_pb.js';
 import {
   ContentType as EdgeType,
+  CreateApiSessionRequestSchema,
+  CreateCircuitForServiceRequestSchema,
   CreateTerminatorV2RequestSchema,
   EnrollmentExtendRouterRequestSchema,
   EnrollmentExtendRouterVerifyRequestSchema,
+  CreateTunnelCircuitV2RequestSchema,
+  CreateTunnelTerminatorRequestSchema,
+  CreateTunnelTerminatorRequestV2Schema,
   HealthEventRequestSchema,
+  Header as EdgeHeader,
   UpdateTerminatorRequestSchema,
+  UpdateTunnelTerminatorRequestSchema,
 } from './messages/gen/edge_ctrl_pb.js';
+import { decodeBool, decodeString } from './channel/header-codecs.js';
 import { ControlContentType } from './messages/headers.js';
 import { MetricsMessageSchema, type MetricsMessage } from './messages/gen/metrics_pb.js';
 import { decodeCreateCircuitRequest, decodeRouteResult } from './circuits/circuit-messages.js';
@@ -37,6 +45,8 @@ import type { Links } from './links/links.js';
 import type { EdgeSync } from './edge-sync/edge-sync.js';
 import type { CertificateRenewal } from './ctrl/certificate-renewal.js';
 import type { RouterDrain } from './ctrl/router-drain.js';
+import type { Tunnel } from './tunnel/tunnel.js';
+import type { TunnelCircuits } from './tunnel/tunnel-circuits.js';
 
 /** The parts of the fabric that handle router messages. */
 export interface MessageHandlers {
@@ -48,9 +58,22 @@ export interface MessageHandlers {
   routerMetrics(routerId: string, metrics: MetricsMessage): void;
   renewal: Pick<CertificateRenewal, 'extend' | 'verify'>;
   drain: Pick<RouterDrain, 'quiesce' | 'dequiesce' | 'decommission'>;
+  tunnel: Pick<
+    Tunnel,
+    | 'createApiSession'
+    | 'listServices'
+    | 'createTerminator'
+    | 'createTerminatorV2'
+    | 'updateTerminator'
+    | 'removeTerminator'
+    | 'health'
+  >;
+  tunnelCircuits: Pick<TunnelCircuits, 'create' | 'createV2'>;
   /** A router's enrolled fingerprint, for VerifyRouter. */
   fingerprintOf: FingerprintOf;
 }
+
+const textHeader = (value: Uint8Array | undefined) => (value ? decodeString(value) : '');
 
 const isLinkFault = (subject: FaultSubject) =>
   subject === FaultSubject.LinkFault || subject === FaultSubject.LinkDuplicate;
@@ -202,6 +225,79 @@ export function routerMessages(h: MessageHandlers): RouterMessageLine[] {
       decode: (message) => fromBinary(EnrollmentExtendRouterVerifyRequestSchema, message.body),
       handle: ({ routerId, request }) => h.renewal.verify(routerId, request),
       errors: 'edge-pb',
+    }),
+
+    // The router's embedded tunneler (handler_edge_ctrl create_tunnel_api_session.go, list_tunnel_services.go,
+    // create_tunnel_terminator*.go, create_tunnel_circuit*.go, update_tunnel_terminator.go,
+    // remove_tunnel_terminator.go, tunnel_health_event.go)
+    line({
+      contentType: EdgeType.CreateApiSessionRequestType,
+      name: 'CreateApiSessionRequest',
+      decode: (message) => fromBinary(CreateApiSessionRequestSchema, message.body),
+      handle: ({ routerId, channel, request }) => h.tunnel.createApiSession(routerId, channel, request),
+      errors: 'edge',
+    }),
+    line({
+      contentType: EdgeType.ListServicesRequestType,
+      name: 'ListServicesRequest',
+      decode: (message) => message.body,
+      handle: ({ routerId, channel, request }) => h.tunnel.listServices(routerId, channel, request),
+      errors: 'none',
+    }),
+    line({
+      contentType: EdgeType.CreateTunnelTerminatorRequestType,
+      name: 'CreateTunnelTerminatorRequest',
+      decode: (message) => fromBinary(CreateTunnelTerminatorRequestSchema, message.body),
+      handle: ({ routerId, channel, request }) => h.tunnel.createTerminator(routerId, channel, request),
+      errors: 'edge',
+    }),
+    line({
+      contentType: EdgeType.CreateTunnelTerminatorRequestV2Type,
+      name: 'CreateTunnelTerminatorRequestV2',
+      decode: (message) => fromBinary(CreateTunnelTerminatorRequestV2Schema, message.body),
+      handle: ({ routerId, channel, request }) => h.tunnel.createTerminatorV2(routerId, channel, request),
+      errors: 'edge',
+    }),
+    line({
+      contentType: EdgeType.CreateCircuitForServiceRequestType,
+      name: 'CreateCircuitForServiceRequest',
+      decode: (message) => fromBinary(CreateCircuitForServiceRequestSchema, message.body),
+      handle: ({ routerId, channel, request }) => h.tunnelCircuits.create(routerId, channel, request),
+      errors: 'edge',
+    }),
+    line({
+      contentType: EdgeType.CreateTunnelCircuitV2RequestType,
+      name: 'CreateTunnelCircuitV2Request',
+      decode: (message) => fromBinary(CreateTunnelCircuitV2RequestSchema, message.body),
+      handle: ({ routerId, channel, request }) => h.tunnelCircuits.createV2(routerId, channel, request),
+      errors: 'edge',
+    }),
+    line({
+      contentType: EdgeType.UpdateTunnelTerminatorRequestType,
+      name: 'UpdateTunnelTerminatorRequest',
+      decode: (message) => fromBinary(UpdateTunnelTerminatorRequestSchema, message.body),
+      handle: ({ routerId, request }) => h.tunnel.updateTerminator(routerId, request),
+      errors: 'edge',
+    }),
+    line({
+      contentType: EdgeType.RemoveTunnelTerminatorRequestType,
+      name: 'RemoveTunnelTerminatorRequest',
+      decode: (message) => decodeString(message.body),
+      handle: ({ routerId, request }) => h.tunnel.removeTerminator(routerId, request),
+      errors: 'edge',
+    }),
+    line({
+      contentType: EdgeType.TunnelHealthEventType,
+      name: 'TunnelHealthEvent',
+      decode: (message) => {
+        const passed = message.headers.get(EdgeHeader.CheckPassed);
+        return {
+          terminatorId: textHeader(message.headers.get(EdgeHeader.TerminatorId)),
+          checkPassed: passed !== undefined && decodeBool(passed),
+        };
+      },
+      handle: ({ routerId, request }) => h.tunnel.health(routerId, request),
+      errors: 'none',
     }),
 
     // Edge API sessions (handler_edge_ctrl api_session_heartbeat.go, request_client_resync.go, validate_sessions.go)

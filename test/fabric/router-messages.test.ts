@@ -49,6 +49,16 @@ describe('the router-message table', () => {
       routerMetrics: assert.fail,
       renewal: { extend: assert.fail, verify: assert.fail },
       drain: { quiesce: assert.fail, dequiesce: assert.fail, decommission: assert.fail },
+      tunnel: {
+        createApiSession: assert.fail,
+        listServices: assert.fail,
+        createTerminator: assert.fail,
+        createTerminatorV2: assert.fail,
+        updateTerminator: assert.fail,
+        removeTerminator: assert.fail,
+        health: assert.fail,
+      },
+      tunnelCircuits: { create: assert.fail, createV2: assert.fail },
       fingerprintOf: assert.fail,
     });
     const types = new RouterMessages(lines, silent).contentTypes;

@@ -17,6 +17,16 @@ const absent: MessageHandlers = {
   routerMetrics: () => undefined,
   renewal: { extend: notMade, verify: notMade },
   drain: { quiesce: notMade, dequiesce: notMade, decommission: notMade },
+  tunnel: {
+    createApiSession: notMade,
+    listServices: notMade,
+    createTerminator: notMade,
+    createTerminatorV2: notMade,
+    updateTerminator: notMade,
+    removeTerminator: notMade,
+    health: notMade,
+  },
+  tunnelCircuits: { create: notMade, createV2: notMade },
   fingerprintOf: notMade,
 };
 

@@ -25,6 +25,7 @@ import {
 /** Content types as numbers (a message's content type is any number; lint refuses comparing it with the enum). */
 const EdgeContentType: Record<keyof typeof EdgeTypes, number> = EdgeTypes;
 import { TestRouterInspect } from './test-router-inspect.js';
+import { TestRouterTunnel } from './test-router-tunnel.js';
 import { TestRouterEdge, type EdgeListener } from './test-router-edge.js';
 
 /** The hello headers `ziti router run` v1.1.8 sent to a probe listener (docs/reference/router-control-plane.md). */
@@ -109,6 +110,8 @@ export class TestRouter {
     readonly edge: TestRouterEdge,
     /** Its answers to inspections and terminator validations. */
     readonly inspect: TestRouterInspect,
+    /** Its embedded tunneler (a `binding: tunnel` listener). */
+    readonly tunnel: TestRouterTunnel,
   ) {}
 
   /** Connects, exchanges hellos, sends RouterLinks as a real router does; rejects if the controller refuses. */
@@ -162,7 +165,15 @@ export class TestRouter {
       channel,
       options.edgeListener === undefined ? { hostname: '127.0.0.1', port: 3022 } : options.edgeListener,
     );
-    const router = new TestRouter(socket, channel, result, received, edge, new TestRouterInspect(channel));
+    const router = new TestRouter(
+      socket,
+      channel,
+      result,
+      received,
+      edge,
+      new TestRouterInspect(channel),
+      new TestRouterTunnel(channel),
+    );
     channel.start(following);
     channel.send({ contentType: CtrlContentType.RouterLinksType, headers: new Map(), body: new Uint8Array(0) });
     return router;

@@ -8,13 +8,15 @@ import type { Clock } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
 import { ContentType as CtrlType, type CircuitConfirmation, type Fault } from '../messages/gen/ctrl_pb.js';
 import type { CircuitsView } from '../network-views.js';
-import { type CreateCircuitRequest, type Outgoing, type RouteResult } from './circuit-messages.js';
+import { type CreateCircuitRequest, type Outgoing, type PeerData, type RouteResult } from './circuit-messages.js';
 import { CircuitRegistry, type Circuit } from './circuit-registry.js';
 import { localMessenger } from '../ctrl/messenger.js';
 import type { CircuitDeps, CircuitLinks, PathUpdatedListener, RouterMessenger } from './circuit-deps.js';
 import type { CircuitEnd, FabricMetrics } from '../ctrl/fabric-metrics.js';
 import type { ControlChannel, FabricLogger } from '../ctrl/router-channel.js';
-import { createCircuit } from './create-circuit.js';
+import { createCircuit, dialCircuit, type DialInput } from './create-circuit.js';
+import { dialRefused } from './dial-refused.js';
+import type { CheckedSession } from '../edge-requests.js';
 import { Strategies } from './strategies.js';
 import { oneRouterPaths, shortestPath } from '../links/paths.js';
 import type { RouteMessenger } from './reroute.js';
@@ -178,6 +180,21 @@ export class Circuits {
   /** CreateCircuitV2 (20218): the 20219 answer or an edge error. */
   create(routerId: string, request: CreateCircuitRequest): Promise<Outgoing> {
     return createCircuit(this.deps, routerId, request);
+  }
+
+  /** A dial already checked by its asker (the router's tunneler, tunnel/tunnel-circuits.ts); throws its refusal. */
+  dial(
+    routerId: string,
+    request: DialInput,
+    checked: CheckedSession,
+    started: number,
+  ): Promise<{ circuit: Circuit; peerData: PeerData }> {
+    return dialCircuit(this.deps, { sourceRouterId: routerId, request, ...checked, started });
+  }
+
+  /** A dial's refusal or failure, counted, logged and answered as an edge error. */
+  refused(routerId: string, checked: CheckedSession | undefined, caught: unknown): Outgoing {
+    return dialRefused(this.deps, routerId, checked, caught);
   }
 
   /** The circuit subjects of a Fault (1004). */

@@ -24,6 +24,7 @@ import type { CircuitDeps } from './circuit-deps.js';
 import type { CircuitFailure } from '../fabric-events.js';
 import { SelectFailure, selectTerminator, type SelectedTerminator } from './select-terminator.js';
 import { DialFailure, dropFailedTerminator, sendRoutes, type DialTerminator } from './route-attempt.js';
+import { dialRefused } from './dial-refused.js';
 
 /** Peer-data key of an SDK's public key (sdk-golang edge.PublicKeyHeader). */
 export const PUBLIC_KEY_HEADER = 1003;
@@ -45,6 +46,9 @@ export function newCircuitId(): string {
   }
 }
 
+/** What a dial needs beyond its checked session: an addressed terminator, and the initiator's peer data. */
+export type DialInput = Pick<CreateCircuitRequest, 'terminatorInstanceId' | 'peerData'>;
+
 /** Answers the router's request: the 20219 response or an edge error (20002). */
 export async function createCircuit(
   deps: CircuitDeps,
@@ -63,43 +67,34 @@ export async function createCircuit(
         at: formatTimestamp(deps.clock()),
       }),
     );
-    if (checked.service.encryptionRequired && !request.peerData.has(PUBLIC_KEY_HEADER)) {
-      throw new EdgeRequestError(
-        'encryption required on service, initiator did not send public header',
-        EdgeErrorCode.encryptionDataMissing,
-      );
-    }
-    const { circuit, peerData } = await routeCircuit(deps, { sourceRouterId, request, ...checked, started });
+    const { circuit, peerData } = await dialCircuit(deps, { sourceRouterId, request, ...checked, started });
     return createCircuitResponse({ circuitId: circuit.id, address: circuit.ingressId, peerData, tags: circuit.tags });
   } catch (caught) {
-    // Anything unforeseen (the store failing) is still answered, as upstream's internal error, so the SDK is told.
-    const error =
-      caught instanceof EdgeRequestError || caught instanceof DialFailure
-        ? caught
-        : new DialFailure('INTERNAL', caught instanceof Error ? caught.message : String(caught));
-    if (error instanceof DialFailure && error.reason === 'INTERNAL')
-      deps.logger.error({ routerId: sourceRouterId, err: caught }, 'circuit not created: internal error');
-    const cause = error instanceof DialFailure ? error.reason : 'SESSION_REFUSED';
-    deps.metrics?.circuitFailed(cause);
-    deps.logger.warn(
-      {
-        routerId: sourceRouterId,
-        service: checked?.service.name,
-        serviceId: checked?.service.id,
-        clientId: checked?.session.identityId,
-        cause,
-        reason: error.message,
-      },
-      'circuit not created: the dial was refused',
-    );
-    return edgeErrorMessage(error.message, error.code);
+    return dialRefused(deps, sourceRouterId, checked, caught);
   }
 }
 
+/**
+ * A checked Dial made into a circuit (common.go createCircuit): the initiator's public key when the service requires
+ * encryption, then the route. Throws EdgeRequestError or DialFailure with upstream's words.
+ */
+export async function dialCircuit(
+  deps: CircuitDeps,
+  dial: DialRequest,
+): Promise<{ circuit: Circuit; peerData: PeerData }> {
+  if (dial.service.encryptionRequired && !dial.request.peerData.has(PUBLIC_KEY_HEADER)) {
+    throw new EdgeRequestError(
+      'encryption required on service, initiator did not send public header',
+      EdgeErrorCode.encryptionDataMissing,
+    );
+  }
+  return routeCircuit(deps, dial);
+}
+
 /** A dial's inputs: the router that asked, its request, the Dial session and service it checked, when it began. */
-interface DialRequest extends CheckedSession {
+export interface DialRequest extends CheckedSession {
   sourceRouterId: string;
-  request: CreateCircuitRequest;
+  request: DialInput;
   started: number;
 }
 

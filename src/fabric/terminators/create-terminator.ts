@@ -112,94 +112,116 @@ export async function createEdgeTerminator(
     );
   }
   const { session } = checked;
-  const precedence = precedenceName(request.precedence);
+  const placed = await placeTerminator(
+    store,
+    {
+      ...request,
+      routerId,
+      serviceId: session.serviceId,
+      hostId: session.identityId,
+      binding: EDGE_BINDING,
+    },
+    at,
+  );
+  if (placed.conflict !== undefined)
+    return refuse(request, CreateTerminatorResult.FailedIdConflict, placed.conflict, checked);
+  if (placed.refusal !== undefined) return refuse(request, CreateTerminatorResult.FailedOther, placed.refusal, checked);
+  return {
+    result: CreateTerminatorResult.Success,
+    message: '',
+    terminatorId: placed.terminator.id,
+    terminator: placed.terminator,
+    created: placed.created,
+    checked,
+  };
+}
+
+/** A terminator a host asks for, checked: an SDK's through its router (edge) or a router's own tunneler (tunnel). */
+export interface TerminatorPlacement {
+  routerId: string;
+  serviceId: string;
+  hostId: string;
+  binding: string;
+  /** The id the router chose, also the terminator's address. */
+  address: string;
+  instanceId: string;
+  instanceSecret: Uint8Array;
+  cost: number;
+  precedence: TerminatorPrecedence;
+  peerData: Readonly<Record<number, Uint8Array>> | ReadonlyMap<number, Uint8Array>;
+}
+
+/** The terminator made or reused; or why not: an id held by another (conflict), or another refusal. */
+export type Placed =
+  | { terminator: TerminatorRow; created: boolean; conflict?: undefined; refusal?: undefined }
+  | { terminator?: undefined; conflict: string; refusal?: undefined }
+  | { terminator?: undefined; conflict?: undefined; refusal: string };
+
+/**
+ * Creates the terminator, or reuses one with its id (cost and precedence brought up to date) when it is the same
+ * binding, service, router and host (model/create_terminator_cmd.go and the handlers' validateExistingTerminator).
+ */
+export async function placeTerminator(store: Store, placement: TerminatorPlacement, at: string): Promise<Placed> {
+  const { address, serviceId, hostId, routerId, binding, cost } = placement;
+  const precedence = precedenceName(placement.precedence);
   const conflict = (existing: TerminatorRow): string | undefined => {
-    if (existing.binding !== EDGE_BINDING) return 'selected id conflicts with terminator for different binding';
-    if (existing.service_id !== session.serviceId) return 'selected id conflicts with terminator for different service';
+    if (existing.binding !== binding) return 'selected id conflicts with terminator for different binding';
+    if (existing.service_id !== serviceId) return 'selected id conflicts with terminator for different service';
     if (existing.router_id !== routerId) return 'selected id conflicts with terminator for different router';
-    if (existing.host_id !== session.identityId) return 'selected id conflicts with terminator for different identity';
+    if (existing.host_id !== hostId) return 'selected id conflicts with terminator for different identity';
     return undefined;
   };
   const row: TerminatorRow = {
-    id: request.address,
+    id: address,
     created_at: at,
     updated_at: at,
     tags: '{}',
     is_system: 1,
-    service_id: session.serviceId,
+    service_id: serviceId,
     router_id: routerId,
-    binding: EDGE_BINDING,
-    address: request.address,
-    instance_id: request.instanceId,
-    instance_secret: request.instanceSecret.length > 0 ? Buffer.from(request.instanceSecret).toString('base64') : null,
-    cost: request.cost,
+    binding,
+    address,
+    instance_id: placement.instanceId,
+    instance_secret:
+      placement.instanceSecret.length > 0 ? Buffer.from(placement.instanceSecret).toString('base64') : null,
+    cost,
     precedence,
-    host_id: session.identityId,
-    peer_data: encodePeerData(request.peerData),
+    host_id: hostId,
+    peer_data: encodePeerData(placement.peerData),
     saved_precedence: null,
   };
   try {
-    return await store.transaction(async (tx) => {
-      const existing = await terminatorById(tx, request.address);
+    return await store.transaction(async (tx): Promise<Placed> => {
+      const existing = await terminatorById(tx, address);
       if (existing) {
         const why = conflict(existing);
-        if (why) return refuse(request, CreateTerminatorResult.FailedIdConflict, why, checked);
-        if (existing.cost !== request.cost || existing.precedence !== precedence) {
-          await setTerminatorCostAndPrecedence(tx, existing.id, request.cost, precedence, at);
+        if (why) return { conflict: why };
+        if (existing.cost !== cost || existing.precedence !== precedence) {
+          await setTerminatorCostAndPrecedence(tx, existing.id, cost, precedence, at);
         }
-        return {
-          result: CreateTerminatorResult.Success,
-          message: '',
-          terminatorId: existing.id,
-          terminator: { ...existing, cost: request.cost, precedence },
-          created: false,
-          checked,
-        };
+        return { terminator: { ...existing, cost, precedence }, created: false };
       }
       // Terminators sharing an instance id must all be hosted by one identity (validateTerminatorIdentity).
-      if (request.instanceId !== '') {
-        const other = (await terminatorsWithInstance(tx, session.serviceId, request.instanceId, request.address)).find(
-          (sibling) => sibling.host_id !== session.identityId,
+      if (placement.instanceId !== '') {
+        const other = (await terminatorsWithInstance(tx, serviceId, placement.instanceId, address)).find(
+          (sibling) => sibling.host_id !== hostId,
         );
         if (other) {
-          return refuse(
-            request,
-            CreateTerminatorResult.FailedOther,
-            `sibling terminator ${other.id} with shared identity ${request.instanceId} belongs to different identity`,
-            checked,
-          );
+          return {
+            refusal: `sibling terminator ${other.id} with shared identity ${placement.instanceId} belongs to different identity`,
+          };
         }
       }
       await insertTerminator(tx, row);
       await recordTerminatorChanges(tx, 'created', [row], routerId);
-      return {
-        result: CreateTerminatorResult.Success,
-        message: '',
-        terminatorId: row.id,
-        terminator: row,
-        created: true,
-        checked,
-      };
+      return { terminator: row, created: true };
     });
   } catch (error) {
     // Made by a concurrent request between our read and our write: judged as one found (upstream re-reads).
     if (!isUniqueViolation(store, error, 'terminatorId')) throw error;
-    const existing = await store.read((db) => terminatorById(db, request.address));
-    const why = existing ? conflict(existing) : 'terminator could not be created';
-    if (why)
-      return refuse(
-        request,
-        existing ? CreateTerminatorResult.FailedIdConflict : CreateTerminatorResult.FailedOther,
-        why,
-        checked,
-      );
-    return {
-      result: CreateTerminatorResult.Success,
-      message: '',
-      terminatorId: existing!.id,
-      terminator: existing!,
-      created: false,
-      checked,
-    };
+    const existing = await store.read((db) => terminatorById(db, address));
+    if (!existing) return { refusal: 'terminator could not be created' };
+    const why = conflict(existing);
+    return why ? { conflict: why } : { terminator: existing, created: false };
   }
 }

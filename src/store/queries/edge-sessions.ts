@@ -84,3 +84,9 @@ export async function edgeServiceById(db: Db, id: string): Promise<EdgeService |
 export async function routerNameById(db: Db, id: string): Promise<string | undefined> {
   return (await typed(db).selectFrom('routers').select('name').where('id', '=', id).executeTakeFirst())?.name;
 }
+
+/** By name, as the router's tunneler names services (ReadByName). */
+export async function edgeServiceByName(db: Db, name: string): Promise<EdgeService | undefined> {
+  const row = await typed(db).selectFrom('services').select('id').where('name', '=', name).executeTakeFirst();
+  return row && edgeServiceById(db, row.id);
+}
