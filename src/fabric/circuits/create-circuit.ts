@@ -13,7 +13,6 @@ import { routePlan } from './route-plan.js';
 import { oneRouterPaths } from '../links/paths.js';
 import {
   createCircuitResponse,
-  edgeErrorMessage,
   unrouteAt,
   type CreateCircuitRequest,
   type Outgoing,
