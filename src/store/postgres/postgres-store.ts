@@ -239,14 +239,19 @@ async function translateErrors<T>(work: () => Promise<T>): Promise<T> {
 
 /** SQLSTATEs for text PostgreSQL cannot hold: U+0000 in `text` (22021) or in `jsonb` (22P05). */
 const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
+/** program_limit_exceeded: a value too long for a unique index's row (about 2.7 kB; e.g. a huge externalId). */
+const PROGRAM_LIMIT_EXCEEDED = '54000';
 
 /**
  * PostgreSQL text cannot hold U+0000, which SQLite (and upstream's bolt) store like any character: a request that
  * carries one, in a body or an id, is refused as invalid rather than failing as a server error. No row can hold it,
- * so a lookup by such a value would have found nothing anyway.
+ * so a lookup by such a value would have found nothing anyway. A value too long for a unique index is refused alike.
  */
 function unstorableText(error: unknown): ApiError | undefined {
-  if (!(error instanceof pg.DatabaseError) || !UNSTORABLE_TEXT.has(error.code ?? '')) return undefined;
+  if (!(error instanceof pg.DatabaseError)) return undefined;
+  if (error.code === PROGRAM_LIMIT_EXCEEDED)
+    return ApiError.withMessage('COULD_NOT_VALIDATE', 'a value is too long to be indexed by PostgreSQL');
+  if (!UNSTORABLE_TEXT.has(error.code ?? '')) return undefined;
   return ApiError.withMessage(
     'COULD_NOT_VALIDATE',
     'text with a NUL character (U+0000) cannot be stored in PostgreSQL',
