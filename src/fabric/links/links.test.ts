@@ -18,8 +18,7 @@ import {
   UnrouteSchema,
 } from '../messages/gen/ctrl_pb.js';
 import { Links } from './links.js';
-import { RouterMessages } from '../ctrl/router-messages.js';
-import { routerMessages } from '../router-messages.js';
+import { serveRouterMessages } from '../../../test/support/router-messages.js';
 import type { LinkRouter, LinkRouters } from './link-routers.js';
 import { linkCost, type Link } from './link-model.js';
 import { linkLatencies } from './link-latency.js';
@@ -133,39 +132,7 @@ function network(costs: Record<string, number> = {}, deleted = new Set<string>()
     logger: quiet,
   });
   // The links' lines of the router-message table, as a real router's channel is served.
-  const notInThisTest = () => {
-    throw new Error('not a links message');
-  };
-  const messages = new RouterMessages(
-    routerMessages({
-      links,
-      circuits: { create: notInThisTest, fault: notInThisTest, confirm: notInThisTest, lateRouteResult: notInThisTest },
-      terminators: {
-        create: notInThisTest,
-        update: notInThisTest,
-        remove: notInThisTest,
-        health: notInThisTest,
-        validated: notInThisTest,
-      },
-      edgeSync: { heartbeat: notInThisTest, resync: notInThisTest, validateSessions: notInThisTest },
-      routerMetrics: () => undefined,
-      renewal: { extend: notInThisTest, verify: notInThisTest },
-      drain: { quiesce: notInThisTest, dequiesce: notInThisTest, decommission: notInThisTest },
-      tunnel: {
-        createApiSession: notInThisTest,
-        listServices: notInThisTest,
-        createTerminator: notInThisTest,
-        createTerminatorV2: notInThisTest,
-        updateTerminator: notInThisTest,
-        removeTerminator: notInThisTest,
-        health: notInThisTest,
-      },
-      tunnelCircuits: { create: notInThisTest, createV2: notInThisTest },
-      fingerprintOf: notInThisTest,
-    }),
-    quiet,
-  );
-  routers.onConnected((router) => messages.bind(router.routerId, router.channel));
+  routers.onConnected((router) => serveRouterMessages(router.channel, router.routerId, { links }));
   const lost: Link[][] = [];
   links.onLinksLost((l) => void lost.push([...l]));
   const fault = (router: FakeRouter, id: string, iteration = 1, subject = FaultSubject.LinkFault) =>
