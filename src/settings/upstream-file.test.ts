@@ -67,6 +67,7 @@ describe("upstream's settings file", () => {
         'events:',
         '  jsonLogger:',
         '    subscriptions: [{ type: fabric.circuits }]',
+        '    handler: { type: file, format: json, path: /tmp/ziti-events.log }',
         '',
       ].join('\n'),
     );
@@ -81,6 +82,7 @@ describe("upstream's settings file", () => {
     assert.equal(settings.advertisedPort, 1280);
     assert.ok(settings.ignoredSettings.includes('ctrl.options.maxQueuedConnects'));
     assert.ok(settings.ignoredSettings.includes('ctrl.options.routerHeartbeats.checkInterval'));
+    assert.ok(!settings.ignoredSettings.some((key) => key.startsWith('events')), 'the events: section is honoured');
   });
 
   it('still checks the values it honours, naming the key', () => {
