@@ -164,13 +164,10 @@ export function routerMessages(h: MessageHandlers): RouterMessageLine[] {
     line({
       contentType: CtrlType.MetricsType,
       name: 'Metrics',
-      decode: (message) => ({
-        latencies: linkLatencies(message.body),
-        metrics: fromBinary(MetricsMessageSchema, message.body),
-      }),
+      decode: (message) => fromBinary(MetricsMessageSchema, message.body),
       handle: ({ routerId, request }) => {
-        h.links.metrics(routerId, request.latencies);
-        h.routerMetrics(routerId, request.metrics);
+        h.links.metrics(routerId, linkLatencies(request));
+        h.routerMetrics(routerId, request);
       },
       errors: 'none',
     }),

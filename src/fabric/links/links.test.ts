@@ -22,6 +22,7 @@ import { serveRouterMessages } from '../../../test/support/router-messages.js';
 import type { LinkRouter, LinkRouters } from './link-routers.js';
 import { linkCost, type Link } from './link-model.js';
 import { linkLatencies } from './link-latency.js';
+import { MetricsMessageSchema } from '../messages/gen/metrics_pb.js';
 import { localMessenger } from '../ctrl/messenger.js';
 import { rerouteCircuits, type RoutedCircuit } from '../circuits/reroute.js';
 import { REROUTE_ATTEMPT } from '../circuits/route-plan.js';
@@ -414,7 +415,10 @@ describe('link latencies from router metrics (1007)', () => {
     assert.deepEqual(
       [
         ...linkLatencies(
-          metrics(['link.ab.latency', 2_500_000.7], ['link.ab.queue_time', 500_000], ['link.ab.tx.msgsize', 9]),
+          fromBinary(
+            MetricsMessageSchema,
+            metrics(['link.ab.latency', 2_500_000.7], ['link.ab.queue_time', 500_000], ['link.ab.tx.msgsize', 9]),
+          ),
         ),
       ],
       [['ab', 3_000_000.7]],
