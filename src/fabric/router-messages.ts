@@ -32,7 +32,7 @@ import {
 import { decodeBool, decodeString } from './channel/header-codecs.js';
 import { ControlContentType } from './messages/headers.js';
 import { MetricsMessageSchema, type MetricsMessage } from './messages/gen/metrics_pb.js';
-import { decodeCreateCircuitRequest, decodeRouteResult } from './circuits/circuit-messages.js';
+import { decodeCircuitRequest, decodeCreateCircuitRequest, decodeRouteResult } from './circuits/circuit-messages.js';
 import { readHeartbeat, readResyncReason, readValidateSessions } from './edge-sync/edge-messages.js';
 import { linkLatencies } from './links/link-latency.js';
 import { verifyRouter, type FingerprintOf } from './links/verify-router.js';
@@ -50,7 +50,7 @@ import type { TunnelCircuits } from './tunnel/tunnel-circuits.js';
 
 /** The parts of the fabric that handle router messages. */
 export interface MessageHandlers {
-  circuits: Pick<Circuits, 'create' | 'fault' | 'confirm' | 'lateRouteResult'>;
+  circuits: Pick<Circuits, 'create' | 'request' | 'fault' | 'confirm' | 'lateRouteResult'>;
   terminators: Pick<Terminators, 'create' | 'update' | 'remove' | 'health' | 'validated'>;
   links: Pick<Links, 'fault' | 'routerLinks' | 'metrics'>;
   edgeSync: Pick<EdgeSync, 'heartbeat' | 'resync' | 'validateSessions'>;
@@ -80,13 +80,21 @@ const isLinkFault = (subject: FaultSubject) =>
 
 export function routerMessages(h: MessageHandlers): RouterMessageLine[] {
   return [
-    // Circuits (handler_ctrl fault.go, circuit_confirmation.go, route_result.go; handler_edge_ctrl create_circuit_v2.go)
+    // Circuits (handler_ctrl circuit_request.go, fault.go, circuit_confirmation.go, route_result.go; handler_edge_ctrl
+    // create_circuit_v2.go)
     line({
       contentType: EdgeType.CreateCircuitV2RequestType,
       name: 'CreateCircuitV2Request',
       decode: decodeCreateCircuitRequest,
       handle: ({ routerId, request }) => h.circuits.create(routerId, request),
       errors: 'edge',
+    }),
+    line({
+      contentType: CtrlType.CircuitRequestType,
+      name: 'CircuitRequest',
+      decode: decodeCircuitRequest,
+      handle: ({ routerId, request }) => h.circuits.request(routerId, request),
+      errors: 'circuit',
     }),
     line({
       contentType: CtrlType.FaultType,

@@ -36,7 +36,13 @@ const edgeErrorOf = (reply: Outgoing | undefined) => {
 describe('the router-message table', () => {
   it('binds each content type once: the table has no duplicate, and a second line for one fails at start', () => {
     const lines = routerMessages({
-      circuits: { create: assert.fail, fault: assert.fail, confirm: assert.fail, lateRouteResult: assert.fail },
+      circuits: {
+        create: assert.fail,
+        request: assert.fail,
+        fault: assert.fail,
+        confirm: assert.fail,
+        lateRouteResult: assert.fail,
+      },
       terminators: {
         create: assert.fail,
         update: assert.fail,

@@ -10,7 +10,7 @@ const notMade = (): never => {
 };
 
 const absent: MessageHandlers = {
-  circuits: { create: notMade, fault: notMade, confirm: notMade, lateRouteResult: notMade },
+  circuits: { create: notMade, request: notMade, fault: notMade, confirm: notMade, lateRouteResult: notMade },
   terminators: { create: notMade, update: notMade, remove: notMade, health: notMade, validated: notMade },
   links: { fault: notMade, routerLinks: notMade, metrics: notMade },
   edgeSync: { heartbeat: notMade, resync: notMade, validateSessions: notMade },

@@ -27,6 +27,7 @@ const EdgeContentType: Record<keyof typeof EdgeTypes, number> = EdgeTypes;
 import { TestRouterInspect } from './test-router-inspect.js';
 import { TestRouterTunnel } from './test-router-tunnel.js';
 import { TestRouterEdge, type EdgeListener } from './test-router-edge.js';
+import { requestCircuit, type CircuitAnswer } from './test-router-xgress.js';
 
 /** The hello headers `ziti router run` v1.1.8 sent to a probe listener (docs/reference/router-control-plane.md). */
 export const V118_HELLO = {
@@ -255,6 +256,11 @@ export class TestRouter {
       success: reply.headers.get(Header.resultSuccess)?.[0] === 1,
       message: new TextDecoder().decode(reply.body),
     };
+  }
+
+  /** What a `binding: proxy` listener of a v1.1.8 router sends for a connection it accepted (test-router-xgress.ts). */
+  requestCircuit(service: string, options?: Parameters<typeof requestCircuit>[2]): Promise<CircuitAnswer> {
+    return requestCircuit(this.channel, service, options);
   }
 
   close(): Promise<void> {

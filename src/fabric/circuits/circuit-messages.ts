@@ -1,6 +1,7 @@
 // The wire forms of a circuit's messages (ziti common/ctrl_msg/messages.go, controller/network/network_path.go in
-// v1.1.8): Unroute (protobuf; the Routes are route-plan.ts's), RouteResult and CreateCircuitV2 (headers only), and the edge error reply.
-import { create, toBinary } from '@bufbuild/protobuf';
+// v1.1.8): Unroute (protobuf; the Routes are route-plan.ts's), RouteResult and CreateCircuitV2 (headers only), the
+// edge error reply, and the fabric CircuitRequest (1000) with its answers (CircuitSuccess 1001, CircuitFailed 1016).
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import type { Message } from '../channel/message.js';
 import type { FabricLogger } from '../ctrl/router-channel.js';
 import {
@@ -13,9 +14,19 @@ import {
   encodeU32,
   encodeU32ToBytesMap,
 } from '../channel/header-codecs.js';
-import { ContentType as CtrlType, UnrouteSchema } from '../messages/gen/ctrl_pb.js';
+import {
+  CircuitRequestSchema,
+  ContentType as CtrlType,
+  UnrouteSchema,
+  type CircuitRequest,
+} from '../messages/gen/ctrl_pb.js';
 import { ContentType as EdgeType } from '../messages/gen/edge_ctrl_pb.js';
-import { CreateCircuitV2Header, RouteResultHeader } from '../messages/headers.js';
+import {
+  CircuitSuccessHeader,
+  ControlContentType,
+  CreateCircuitV2Header,
+  RouteResultHeader,
+} from '../messages/headers.js';
 import { EDGE_ERROR_CODE_HEADER } from '../edge-requests.js';
 
 export type Outgoing = Omit<Message, 'sequence'>;
@@ -138,4 +149,26 @@ export function edgeErrorMessage(message: string, code: number): Outgoing {
     headers: new Map([[EDGE_ERROR_CODE_HEADER, encodeU32(code)]]),
     body: encodeString(message),
   };
+}
+
+/** CircuitRequest (1000): a protobuf body (ingress id, service, peer data), nothing in the headers. */
+export function decodeCircuitRequest(message: Message): CircuitRequest {
+  return fromBinary(CircuitRequestSchema, message.body);
+}
+
+/**
+ * CircuitSuccess (ctrl_msg.NewCircuitSuccessMsg and circuit_request.go): the circuit id as the body, its address in
+ * header 1100, then every peer-data entry as a header of its own (the terminator's, then the route's), as upstream
+ * sets them after the address. Peer-data keys are uint32 and channel header keys int32: a key past 2^31 goes on the
+ * wire as the same 32 bits, as Go's int32(k) conversion sends it.
+ */
+export function circuitSuccessMessage(circuitId: string, address: string, peerData: PeerData): Outgoing {
+  const headers = new Map<number, Uint8Array>([[CircuitSuccessHeader.address, encodeString(address)]]);
+  for (const [key, value] of peerData) headers.set(key | 0, value);
+  return { contentType: ControlContentType.circuitSuccess, headers, body: encodeString(circuitId) };
+}
+
+/** CircuitFailed (ctrl_msg.NewCircuitFailedMsg): the reason as the body, nothing else. */
+export function circuitFailedMessage(reason: string): Outgoing {
+  return { contentType: ControlContentType.circuitFailed, headers: new Map(), body: encodeString(reason) };
 }

@@ -177,7 +177,7 @@ function rowOf(circuit: Circuit, instanceId: string): FabricCircuitRow {
     id: circuit.id,
     instance_id: instanceId,
     client_id: circuit.clientId,
-    session_id: circuit.sessionId,
+    session_id: circuit.sessionId ?? null,
     service_id: circuit.serviceId,
     terminator_id: circuit.terminatorId,
     tags: JSON.stringify(circuit.tags),

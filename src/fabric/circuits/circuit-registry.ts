@@ -13,13 +13,17 @@ export interface Circuit {
   serviceName: string;
   /**
    * The dialling edge session's id: upstream's circuit `clientId` (handler_edge_ctrl/common.go, `TokenId{Token:
-   * session.Id}`), which `ziti fabric list circuits` shows as CLIENT; the dialling identity is the `clientId` tag.
+   * session.Id}`), which `ziti fabric list circuits` shows as CLIENT; the dialling identity is the `clientId` tag. A
+   * fabric CircuitRequest's is the request's ingress id ('' from a proxy listener).
    */
   clientId: string;
   /** The hosting identity. */
   hostId: string;
-  /** The Dial session it was created with (upstream's circuit ClientId: the session route-path finds it by it). */
-  sessionId: string;
+  /**
+   * The Dial session it was created with (upstream's circuit ClientId: the session route-path finds it by it); none
+   * for a router's fabric CircuitRequest, whose client is its ingress id.
+   */
+  sessionId?: string;
   terminatorId: string;
   strategy: string;
   /** The terminator's (egress) router, the last of the path. */

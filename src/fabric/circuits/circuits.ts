@@ -1,12 +1,18 @@
 // A process's circuits over their life (ziti controller/handler_ctrl fault.go, circuit_confirmation.go,
 // route_result.go and network.RemoveCircuit in v1.1.8): created on a router's CreateCircuitV2, ended by a Fault
 // from either side, by an idle check, by an operator, or by their router staying away; a router asking about a
-// circuit no process knows (a restart forgot it) is told to unroute it. A circuit over a link that goes away is moved
+// circuit no process knows (a restart forgot it) is told to unroute it. Routers' fabric listeners ask for circuits
+// too (CircuitRequest, circuit-request.ts). A circuit over a link that goes away is moved
 // to another path, or ended when there is none (issue 24). Each is recorded in the store while it lives, so every
 // process lists it (circuit-records.ts).
 import type { Clock } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
-import { ContentType as CtrlType, type CircuitConfirmation, type Fault } from '../messages/gen/ctrl_pb.js';
+import {
+  ContentType as CtrlType,
+  type CircuitConfirmation,
+  type CircuitRequest,
+  type Fault,
+} from '../messages/gen/ctrl_pb.js';
 import type { CircuitsView } from '../network-views.js';
 import { type CreateCircuitRequest, type Outgoing, type PeerData, type RouteResult } from './circuit-messages.js';
 import { CircuitRegistry, type Circuit } from './circuit-registry.js';
@@ -16,6 +22,7 @@ import type { CircuitEnd, FabricMetrics } from '../ctrl/fabric-metrics.js';
 import type { ControlChannel, FabricLogger } from '../ctrl/router-channel.js';
 import { createCircuit, dialCircuit, type DialInput } from './create-circuit.js';
 import { dialRefused } from './dial-refused.js';
+import { requestCircuit } from './circuit-request.js';
 import type { CheckedSession } from '../edge-requests.js';
 import { Strategies } from './strategies.js';
 import { oneRouterPaths, shortestPath } from '../links/paths.js';
@@ -180,6 +187,11 @@ export class Circuits {
   /** CreateCircuitV2 (20218): the 20219 answer or an edge error. */
   create(routerId: string, request: CreateCircuitRequest): Promise<Outgoing> {
     return createCircuit(this.deps, routerId, request);
+  }
+
+  /** A router's fabric CircuitRequest (1000, from its proxy and transport listeners): 1001 or 1016. */
+  request(routerId: string, request: CircuitRequest): Promise<Outgoing> {
+    return requestCircuit(this.deps, routerId, request);
   }
 
   /** A dial already checked by its asker (the router's tunneler, tunnel/tunnel-circuits.ts); throws its refusal. */

@@ -8,6 +8,7 @@ import { newShortId } from '../../lib/ids.js';
 import { terminatorsOfService, type TerminatorRow } from '../../store/queries/terminators.js';
 import { PathHeader } from '../messages/headers.js';
 import { checkSessionRequest, EdgeErrorCode, EdgeRequestError, type CheckedSession } from '../edge-requests.js';
+import type { EdgeService, EdgeSession } from '../../store/queries/edge-sessions.js';
 import { decodePeerData } from '../terminators/create-terminator.js';
 import { routePlan } from './route-plan.js';
 import { oneRouterPaths } from '../links/paths.js';
@@ -66,7 +67,8 @@ export async function createCircuit(
         at: formatTimestamp(deps.clock()),
       }),
     );
-    const { circuit, peerData } = await dialCircuit(deps, { sourceRouterId, request, ...checked, started });
+    const client = edgeClient(checked);
+    const { circuit, peerData } = await dialCircuit(deps, { sourceRouterId, request, ...client, started });
     return createCircuitResponse({ circuitId: circuit.id, address: circuit.ingressId, peerData, tags: circuit.tags });
   } catch (caught) {
     return dialRefused(deps, sourceRouterId, checked, caught);
@@ -74,14 +76,15 @@ export async function createCircuit(
 }
 
 /**
- * A checked Dial made into a circuit (common.go createCircuit): the initiator's public key when the service requires
- * encryption, then the route. Throws EdgeRequestError or DialFailure with upstream's words.
+ * A dial made into a circuit (common.go createCircuit, network.CreateCircuit): for an edge dial, the initiator's
+ * public key when the service requires encryption; then the route. Throws EdgeRequestError or DialFailure with
+ * upstream's words.
  */
 export async function dialCircuit(
   deps: CircuitDeps,
   dial: DialRequest,
 ): Promise<{ circuit: Circuit; peerData: PeerData }> {
-  if (dial.service.encryptionRequired && !dial.request.peerData.has(PUBLIC_KEY_HEADER)) {
+  if (dial.session && dial.service.encryptionRequired && !dial.request.peerData.has(PUBLIC_KEY_HEADER)) {
     throw new EdgeRequestError(
       'encryption required on service, initiator did not send public header',
       EdgeErrorCode.encryptionDataMissing,
@@ -90,12 +93,48 @@ export async function dialCircuit(
   return routeCircuit(deps, dial);
 }
 
-/** A dial's inputs: the router that asked, its request, the Dial session and service it checked, when it began. */
-export interface DialRequest extends CheckedSession {
+/**
+ * Who a circuit is for (upstream's CreateCircuitParams: the client token and GetCircuitTags), the one place an edge
+ * dial and a router's fabric CircuitRequest differ. An edge dial has its identity's Dial session: the session's id is
+ * the circuit's client, the identity is tagged `clientId`, and the service's end-to-end encryption is demanded
+ * (handler_edge_ctrl common.go). A fabric request (handler_ctrl circuit_request.go) has no session: its ingress id is
+ * the client, the tags name the service and host only, and encryption is the edge's business, not checked.
+ */
+export interface DialClient {
+  service: EdgeService;
+  /** The edge Dial session (CreateCircuitV2, a tunneler's dials); none for a fabric CircuitRequest. */
+  session?: EdgeSession;
+  /** The fabric request's ingress id (upstream's client token when there is no session). */
+  ingressId?: string;
+}
+
+/** An edge dial's client: the session it was checked with. */
+export function edgeClient({ session, service }: CheckedSession): DialClient {
+  return { session, service };
+}
+
+/** A dial's inputs: the router that asked, its request, who it is for and the service, when it began. */
+export interface DialRequest extends DialClient {
   sourceRouterId: string;
   request: DialInput;
   started: number;
 }
+
+/** The circuit's client token: the Dial session's id, or the fabric request's ingress id. */
+const clientIdOf = ({ session, ingressId }: Omit<DialClient, 'service'>) => session?.id ?? ingressId ?? '';
+
+/** GetCircuitTags: the service as asked, the dialling identity (edge dials only), the host once a terminator is chosen. */
+function tagsOf({ session }: Omit<DialClient, 'service'>, serviceTag: string, hostId?: string): Record<string, string> {
+  return {
+    serviceId: serviceTag,
+    ...(session ? { clientId: session.identityId } : {}),
+    ...(hostId === undefined ? {} : { hostId }),
+  };
+}
+
+/** The service as the dial named it: `instance@service` for an addressed dial, as upstream's circuit params carry it. */
+const serviceTagOf = ({ request, service }: DialRequest) =>
+  request.terminatorInstanceId ? `${request.terminatorInstanceId}@${service.id}` : service.id;
 
 /**
  * A dial under way: its circuit's id, and the routers that took a route of it in some attempt (upstream's
@@ -157,13 +196,12 @@ async function select(
 async function attemptEach(deps: CircuitDeps, dial: Dial): Promise<{ circuit: Circuit; peerData: PeerData }> {
   const { request, session, service, started, circuitId, routed } = dial;
   const deadline = started + deps.routeTimeoutMs;
-  // Tags name the service as asked (`instance@service` for an addressed dial), as upstream's circuit params do.
-  const taggedService = request.terminatorInstanceId ? `${request.terminatorInstanceId}@${service.id}` : service.id;
+  const serviceTag = serviceTagOf(dial);
   let lastFailure: DialFailure | undefined;
   for (let attempt = 0; attempt < deps.retries; attempt++) {
     const selected = await select(deps, dial);
     const { terminator, strategy, path } = selected;
-    const tags = { serviceId: taggedService, clientId: session.identityId, hostId: terminator.row.host_id ?? '' };
+    const tags = tagsOf(dial, serviceTag, terminator.row.host_id ?? '');
     const ingressId = newShortId();
     const egressId = newShortId();
     const target = { binding: terminator.row.binding, address: terminator.row.address };
@@ -191,9 +229,9 @@ async function attemptEach(deps: CircuitDeps, dial: Dial): Promise<{ circuit: Ci
         id: circuitId,
         serviceId: service.id,
         serviceName: service.name,
-        clientId: session.id,
+        clientId: clientIdOf(dial),
         hostId: terminator.row.host_id ?? '',
-        sessionId: session.id,
+        sessionId: session?.id,
         terminatorId: terminator.id,
         strategy: strategy.name,
         routerId: terminator.routerId,
@@ -206,7 +244,8 @@ async function attemptEach(deps: CircuitDeps, dial: Dial): Promise<{ circuit: Ci
         updatedAt: now,
       };
       const answered = new Map([...decodePeerData(terminator.row.peer_data), ...peerData]);
-      await keepCircuit(deps, circuit, { answered, encryptionRequired: service.encryptionRequired, routed });
+      const encryptionRequired = session !== undefined && service.encryptionRequired;
+      await keepCircuit(deps, circuit, { answered, encryptionRequired, routed });
       deps.metrics?.circuitCreated((circuit.createdAt - started) / 1000);
       deps.events?.circuitCreated(circuit, started, path.cost + terminator.cost);
       deps.logger.info(
@@ -274,17 +313,35 @@ async function keepCircuit(
 }
 
 /** What a failed dial's event tells (upstream CircuitFailedEvent). */
-function failureOf({ circuitId, request, session, service, started }: Dial, error: DialFailure): CircuitFailure {
+function failureOf(dial: Dial, error: DialFailure): CircuitFailure {
+  return dialFailure(
+    dial,
+    dial.circuitId,
+    { serviceId: dial.service.id, serviceTag: serviceTagOf(dial) },
+    error.reason,
+  );
+}
+
+/**
+ * A failed dial's event (CircuitFailedEvent) before a terminator is chosen: the circuit id it was given, the service
+ * (as found, or as asked when it was not) and its tag (`instance@service` for an addressed dial), the cause.
+ */
+export function dialFailure(
+  dial: Omit<DialClient, 'service'> & Pick<DialRequest, 'request' | 'started'>,
+  circuitId: string,
+  { serviceId, serviceTag }: { serviceId: string; serviceTag: string },
+  cause: string,
+): CircuitFailure {
   return {
     circuitId,
-    clientId: session.id,
-    serviceId: service.id,
-    instanceId: request.terminatorInstanceId,
+    clientId: clientIdOf(dial),
+    serviceId,
+    instanceId: dial.request.terminatorInstanceId,
     terminatorId: '',
     path: undefined,
     cost: undefined,
-    cause: error.reason,
-    startedAt: started,
-    tags: { serviceId: service.id, clientId: session.identityId },
+    cause,
+    startedAt: dial.started,
+    tags: tagsOf(dial, serviceTag),
   };
 }

@@ -1,20 +1,27 @@
-// A dial refused or failed (CreateCircuitV2, a tunneler's CreateCircuitForService): counted, logged and answered as
-// the edge error upstream sends (handler_edge_ctrl common.go returnError).
+// A dial refused or failed (CreateCircuitV2, a tunneler's CreateCircuitForService, a router's fabric CircuitRequest):
+// counted, logged and answered as upstream answers each (handler_edge_ctrl common.go returnError: an edge error;
+// handler_ctrl circuit_request.go: CircuitFailed).
 import { EdgeRequestError, type CheckedSession } from '../edge-requests.js';
 import { edgeErrorMessage, type Outgoing } from './circuit-messages.js';
 import type { CircuitDeps } from './circuit-deps.js';
 import { DialFailure } from './route-attempt.js';
 
+/** What is known of a refused dial for its log line: the service once found, the dialling identity if any. */
+export interface RefusedDial {
+  service?: { id: string; name: string };
+  clientId?: string;
+}
+
 /**
- * A refused or failed dial, counted, logged and answered as an edge error (20002). Anything unforeseen (the store
- * failing) is still answered, as upstream's internal error, so the dialing side is told.
+ * A refused or failed dial, counted and logged, as the error to answer with. Anything unforeseen (the store failing)
+ * becomes upstream's internal error, so the dialing side is still told.
  */
-export function dialRefused(
+export function dialRefusal(
   deps: CircuitDeps,
   sourceRouterId: string,
-  checked: CheckedSession | undefined,
+  dial: RefusedDial,
   caught: unknown,
-): Outgoing {
+): EdgeRequestError | DialFailure {
   const error =
     caught instanceof EdgeRequestError || caught instanceof DialFailure
       ? caught
@@ -26,13 +33,25 @@ export function dialRefused(
   deps.logger.warn(
     {
       routerId: sourceRouterId,
-      service: checked?.service.name,
-      serviceId: checked?.service.id,
-      clientId: checked?.session.identityId,
+      service: dial.service?.name,
+      serviceId: dial.service?.id,
+      clientId: dial.clientId,
       cause,
       reason: error.message,
     },
     'circuit not created: the dial was refused',
   );
+  return error;
+}
+
+/** An edge dial's refusal or failure, answered as an edge error (20002). */
+export function dialRefused(
+  deps: CircuitDeps,
+  sourceRouterId: string,
+  checked: CheckedSession | undefined,
+  caught: unknown,
+): Outgoing {
+  const dial = checked ? { service: checked.service, clientId: checked.session.identityId } : {};
+  const error = dialRefusal(deps, sourceRouterId, dial, caught);
   return edgeErrorMessage(error.message, error.code);
 }

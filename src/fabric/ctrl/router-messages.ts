@@ -5,7 +5,7 @@
 // once at error with the router and the content type.
 import type { Message } from '../channel/message.js';
 import { INTERNAL_EDGE_ERROR, RouterRequestError } from './router-request-error.js';
-import { edgeErrorMessage } from '../circuits/circuit-messages.js';
+import { circuitFailedMessage, edgeErrorMessage } from '../circuits/circuit-messages.js';
 import {
   edgeErrorProtobuf,
   resultMessage,
@@ -17,9 +17,10 @@ import {
 /**
  * How a line's refusals and failures are told to the router: a channel Result (success false, the reason as body),
  * an edge error (20002 with its code in header 1014), an edge_ctrl_pb.Error (20002 whose body is the protobuf with
- * upstream's text code: enrollment verification), or not at all (a report the router expects no answer to).
+ * upstream's text code: enrollment verification), CircuitFailed (1016, the reason as body: a fabric CircuitRequest),
+ * or not at all (a report the router expects no answer to).
  */
-export type ErrorAnswer = 'result' | 'edge' | 'edge-pb' | 'none';
+export type ErrorAnswer = 'result' | 'edge' | 'edge-pb' | 'circuit' | 'none';
 
 /** One message from one router, decoded. */
 export interface RouterMessage<T> {
@@ -134,5 +135,6 @@ function errorAnswer(form: ErrorAnswer, reason: string, edgeCode: number, textCo
   if (form === 'edge') return edgeErrorMessage(reason, edgeCode);
   if (form === 'edge-pb') return edgeErrorProtobuf(textCode ?? 'INTERNAL_ERROR', reason);
   if (form === 'result') return resultMessage(false, reason);
+  if (form === 'circuit') return circuitFailedMessage(reason);
   return undefined;
 }

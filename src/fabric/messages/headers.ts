@@ -40,5 +40,8 @@ export const CreateCircuitV2Header = {
 /** API-session sync (ApiSessionAdded full state): the strategy's type and its JSON state. */
 export const SyncHeader = { strategyType: 1013, strategyState: 1014, lastIndex: 1015 } as const;
 
+/** CircuitSuccess (1001, the answer to a fabric CircuitRequest): the circuit id is the body, its address this header. */
+export const CircuitSuccessHeader = { address: 1100 } as const;
+
 /** Other control content types without a protobuf body. */
 export const ControlContentType = { circuitSuccess: 1001, circuitFailed: 1016, routeResult: 1022 } as const;
