@@ -17,7 +17,7 @@ import {
   type UpstreamController,
 } from '../../scripts/upstream.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME } from '../upstream/peers.js';
-import { routerConfig } from './router-config.js';
+import { routerConfig, type ProxyListener } from './router-config.js';
 
 export type ControllerKind = 'ours' | 'upstream';
 
@@ -248,6 +248,8 @@ export interface RouterOptions {
   roleAttributes?: string[];
   /** The router's `metrics.reportInterval` (upstream's default: 1m). */
   metricsReportInterval?: string;
+  /** `binding: proxy` listeners: a loopback port joined to a service by the controller's CircuitRequest answer. */
+  proxies?: ProxyListener[];
 }
 
 /** Creates, enrolls and runs a router in its own folder under `work`; resolves once the controller shows it connected. */
@@ -274,7 +276,7 @@ export async function startRouter(
     ...(linkPort === undefined ? {} : { port: linkPort, groups: options.linkGroups }),
     ...(options.dialerGroups ? { dialerGroups: options.dialerGroups } : {}),
   };
-  const config = routerConfig(dir, ctrlEndpoint, edge ? await freePort() : undefined, link);
+  const config = routerConfig(dir, ctrlEndpoint, edge ? await freePort() : undefined, link, options.proxies);
   const metrics = options.metricsReportInterval ? `metrics:\n  reportInterval: ${options.metricsReportInterval}\n` : '';
   writeFileSync(join(dir, 'router.yml'), config + metrics);
   const enroll = await runZiti(

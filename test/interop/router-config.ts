@@ -9,18 +9,30 @@ export interface LinkConfig {
   dialerGroups?: string[];
 }
 
+/**
+ * A fabric xgress listener (upstream's `binding: proxy`): every connection accepted on the loopback `port` asks the
+ * controller for a circuit to `service` (CircuitRequest) and is joined to it. The service is a key of the listener
+ * itself, beside `address` (etc/tmpl/edge.router.yml; router.go hands the whole entry to the factory), not under
+ * `options`: there the router refuses to start ("missing 'service' configuration option").
+ */
+export interface ProxyListener {
+  service: string;
+  port: number;
+}
+
 const yamlList = (values: string[]) => `[${values.map((value) => JSON.stringify(value)).join(', ')}]`;
 
 /**
  * A v1.1.8 router's config: its identity files in `dir`, the controller at `ctrlEndpoint`, an edge listener on
- * `edgePort` (without one a transit router: upstream's fabric template, `csr` at the top), a link dialer, and a link
- * listener when `link.port` is given (upstream's `link.listeners`, groups default `default`).
+ * `edgePort` (without one a transit router: upstream's fabric template, `csr` at the top), a link dialer, a link
+ * listener when `link.port` is given (upstream's `link.listeners`, groups default `default`), and `proxies`.
  */
 export function routerConfig(
   dir: string,
   ctrlEndpoint: string,
   edgePort: number | undefined,
   link: LinkConfig = {},
+  proxies: ProxyListener[] = [],
 ): string {
   const csr = (indent: string) =>
     [
@@ -47,16 +59,21 @@ export function routerConfig(
     - binding: transport
       bind: tls:127.0.0.1:${link.port}
       advertise: tls:127.0.0.1:${link.port}${link.groups ? `\n      groups: ${yamlList(link.groups)}` : ''}`;
-  const edge =
-    edgePort === undefined
-      ? csr('')
-      : `listeners:
+  const proxyListeners = proxies.map(
+    (proxy) => `
+  - binding: proxy
+    address: tcp:127.0.0.1:${proxy.port}
+    service: ${JSON.stringify(proxy.service)}`,
+  );
+  const edgeListener = `
   - binding: edge
     address: tls:127.0.0.1:${edgePort}
     options:
-      advertise: 127.0.0.1:${edgePort}
-edge:
-${csr('  ')}`;
+      advertise: 127.0.0.1:${edgePort}`;
+  const listeners = [...(edgePort === undefined ? [] : [edgeListener]), ...proxyListeners];
+  const edge = `${listeners.length > 0 ? `listeners:${listeners.join('')}\n` : ''}${
+    edgePort === undefined ? csr('') : `edge:\n${csr('  ')}`
+  }`;
   return `v: 3
 identity:
   cert: ${join(dir, 'router.cert')}

@@ -1,7 +1,9 @@
 // `npm run test:interop:traffic`: Go SDK traffic through a real upstream v1.1.8 router controlled by ours (issue 23
 // item 6). `ziti demo echo-server` binds an echo service (encryptionRequired), `ziti demo zcat` dials it: a line comes
 // back, 1 MiB comes back intact, ZITI_INTEROP_CIRCUITS (default 100) concurrent dials all echo, the hosting SDK
-// restarted replaces its terminator, the router restarted is dialled again. Figures go to
+// restarted replaces its terminator, the router restarted is dialled again. The router also has `binding: proxy`
+// listeners (issue 30 item 4): a plain TCP connection to one is joined by the controller's answer to the router's
+// CircuitRequest to the echo service, and bytes come back; one for a service that does not exist is closed. Figures go to
 // test/interop/results/traffic.json. Skips without the `ziti` binary. ZITI_INTEROP_CONTROLLER=upstream runs the same
 // against an upstream v1.1.8 controller.
 import assert from 'node:assert/strict';
@@ -10,6 +12,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
+import { freePort } from '../../bench/server-process.js';
+import { throughProxy } from './proxy-client.js';
 import {
   echoService,
   enrolledIdentity,
@@ -43,6 +47,8 @@ describe(
     let client: { id: string; file: string };
     let serviceId: string;
     let echo: { program: Program; terminatorId: string };
+    /** The router's `binding: proxy` listeners: one for the echo service, one for a service no one created. */
+    let proxyPorts: { echo: number; missing: number };
     const figures: Record<string, unknown> = {};
     const diagnostics = () =>
       `\n--- controller ---\n${readLog(controller.logFile).slice(-3000)}\n--- router ---\n${router?.program.log.slice(-3000)}\n--- echo ---\n${echo?.program.log.slice(-1500)}`;
@@ -58,7 +64,13 @@ describe(
         process.env.ZITI_INTEROP_CONTROLLER === 'upstream' ? 'upstream' : 'ours',
         work,
       ).then(async (started) => {
-        router = await startRouter(ziti, started.controller, started.ctrlEndpoint, work);
+        proxyPorts = { echo: await freePort(), missing: await freePort() };
+        router = await startRouter(ziti, started.controller, started.ctrlEndpoint, work, {
+          proxies: [
+            { service: 'echo', port: proxyPorts.echo },
+            { service: 'no-such-service', port: proxyPorts.missing },
+          ],
+        });
         return started;
       }));
       await openPolicies(controller);
@@ -100,6 +112,43 @@ describe(
       assert.equal(reply.output.length, payload.length);
       assert.ok(reply.output.equals(payload), 'the echoed MiB differs');
       figures.mibRoundTripMs = Math.round(reply.ms);
+    });
+
+    it('a `binding: proxy` listener: a plain TCP connection is joined to the service and echoed', async () => {
+      const line = Buffer.from('hello through the proxy listener\n');
+      const first = await throughProxy(proxyPorts.echo, line);
+      assert.equal(first.output.toString(), line.toString(), `proxy echo: ${JSON.stringify(first)}${diagnostics()}`);
+      figures.proxyFirstByteMs = Math.round(first.firstByteMs!);
+      // While a connection is open its circuit is listed, tagged as upstream's fabric request tags it: the service and
+      // the host, no dialling identity.
+      const held = throughProxy(proxyPorts.echo, Buffer.alloc(0), 2000);
+      const circuit = await until('the proxy circuit listed', async () => {
+        const list = (await controller.fabric('GET', '/circuits')).data as unknown as Record<string, unknown>[];
+        return list.find((entry) => (entry.tags as Record<string, string>).clientId === undefined);
+      });
+      await held;
+      assert.deepEqual(circuit.tags, { serviceId, hostId: host.id });
+      const payload = randomBytes(1024 * 1024);
+      const mib = await throughProxy(proxyPorts.echo, payload);
+      assert.ok(mib.output.equals(payload), `the MiB through the proxy differs (${mib.output.length} bytes back)`);
+      figures.proxyMibRoundTripMs = Math.round(mib.ms);
+      const many = await Promise.all(
+        Array.from({ length: 20 }, (_, index) => {
+          const own = Buffer.from(`proxy ${index} ${randomBytes(8).toString('hex')}\n`);
+          return throughProxy(proxyPorts.echo, own).then((reply) => reply.output.equals(own));
+        }),
+      );
+      assert.equal(many.filter((ok) => !ok).length, 0, `concurrent proxy connections failed${diagnostics()}`);
+    });
+
+    it('a proxy listener for a service that does not exist: the router is refused and closes the connection', async () => {
+      const reply = await throughProxy(proxyPorts.missing, Buffer.from('nobody\n'));
+      assert.deepEqual([reply.closedByPeer, reply.output.length], [true, 0]);
+      await until(
+        () => `the router's log of the refusal${diagnostics()}`,
+        () => Promise.resolve(router.program.log.includes('service with id no-such-service not found')),
+        10_000,
+      );
     });
 
     it(`${CIRCUITS} concurrent circuits each echo their own bytes`, async () => {
