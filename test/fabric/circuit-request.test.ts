@@ -118,6 +118,11 @@ describe('a router’s fabric CircuitRequest (proxy, proxy_udp and transport lis
     const failed = events.find((event) => event.event_type === 'failed' && event.service_id === 'nope');
     assert.ok(failed, 'a circuit failed event');
     assert.deepEqual([failed.failure_cause, failed.tags], ['INVALID_SERVICE', { serviceId: 'nope' }]);
+    // A name no service can have (PostgreSQL text holds no NUL) is not found on either store, not an internal error.
+    assert.deepEqual(await router.requestCircuit('a\u0000b'), {
+      success: false,
+      reason: 'service with id a\u0000b not found',
+    });
     // `instance@service` names a service id after the `@`; a name there is not looked up, as upstream.
     assert.deepEqual(await router.requestCircuit('one@echo'), {
       success: false,
@@ -135,6 +140,15 @@ describe('a router’s fabric CircuitRequest (proxy, proxy_udp and transport lis
     });
     const failed = events.find((event) => event.event_type === 'failed' && event.failure_cause === 'NO_TERMINATORS');
     assert.ok(failed, 'a circuit failed event');
+  });
+
+  it('refuses an ingress id no store can record (a NUL character) before it makes a circuit', async () => {
+    const before = routes.length;
+    assert.deepEqual(await router.requestCircuit('echo', { ingressId: 'x\u0000y' }), {
+      success: false,
+      reason: 'invalid ingress id: it holds a NUL character (U+0000)',
+    });
+    assert.equal(routes.length, before);
   });
 
   it('answers a request it cannot decode with CircuitFailed, not silence', async () => {

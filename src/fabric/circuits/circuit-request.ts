@@ -6,6 +6,7 @@
 // selection, strategies, routes, retries and events as an edge dial (create-circuit.ts).
 import type { CircuitRequest } from '../messages/gen/ctrl_pb.js';
 import { edgeServiceById, edgeServiceByName, type EdgeService } from '../../store/queries/edge-sessions.js';
+import { isRecordableClientId } from '../../store/queries/fabric-circuits.js';
 import type { CircuitDeps } from './circuit-deps.js';
 import { circuitFailedMessage, circuitSuccessMessage, type Outgoing, type PeerData } from './circuit-messages.js';
 import { dialCircuit, dialFailure, newCircuitId } from './create-circuit.js';
@@ -44,6 +45,10 @@ export async function requestCircuit(
   const peerData: PeerData = new Map(Object.entries(request.peerData).map(([key, value]) => [Number(key), value]));
   let service: EdgeService | undefined;
   try {
+    // The ingress id is the circuit's client, recorded for every process to list; a transport listener takes it from
+    // its TCP peer. One the store cannot record is refused, on both stores alike (upstream's bolt stores anything).
+    if (!isRecordableClientId(request.ingressId))
+      throw new DialFailure('INVALID_REQUEST', 'invalid ingress id: it holds a NUL character (U+0000)');
     const named = await namedService(deps, request.service);
     service = named.service;
     const asked = { request: { terminatorInstanceId: named.instanceId, peerData }, ingressId: request.ingressId };

@@ -64,7 +64,9 @@ export interface EdgeService {
   maxIdleTimeMillis: number;
 }
 
+/** By id; an id no row can hold (a router's CircuitRequest names services as it likes) finds nothing. */
 export async function edgeServiceById(db: Db, id: string): Promise<EdgeService | undefined> {
+  if (!isStorableText(id)) return undefined;
   const row = await typed(db)
     .selectFrom('services')
     .select(['id', 'name', 'terminator_strategy', 'encryption_required', 'max_idle_time_millis'])
@@ -87,6 +89,7 @@ export async function routerNameById(db: Db, id: string): Promise<string | undef
 
 /** By name, as the router's tunneler names services (ReadByName). */
 export async function edgeServiceByName(db: Db, name: string): Promise<EdgeService | undefined> {
+  if (!isStorableText(name)) return undefined;
   const row = await typed(db).selectFrom('services').select('id').where('name', '=', name).executeTakeFirst();
   return row && edgeServiceById(db, row.id);
 }

@@ -2,11 +2,19 @@
 // (bookkeeping: no cache holds them), read by any process, only those of instances still beating. Path and tags are
 // JSON text the owner wrote; times RFC3339 text.
 import type { Selectable } from 'kysely';
-import { typed } from '../connection.js';
+import { isStorableText, typed } from '../connection.js';
 import type { FabricCircuitsTable } from '../schema.js';
 import type { Db } from '../store.js';
 
 export type FabricCircuitRow = Selectable<FabricCircuitsTable>;
+
+/**
+ * Whether a circuit's client id can be in a row: a router's fabric CircuitRequest names it as it likes, and one that
+ * PostgreSQL cannot store would fail every write of the batch it joins, again and again.
+ */
+export function isRecordableClientId(clientId: string): boolean {
+  return isStorableText(clientId);
+}
 
 /** Rows per INSERT: 11 values each, well under either database's limit of parameters in one statement. */
 const ROWS_AT_ONCE = 500;
