@@ -1,5 +1,7 @@
 // A plain TCP client of a router's `binding: proxy` listener: the router asks the controller for a circuit when the
 // connection is accepted (CircuitRequest), and joins the connection to it, or closes it when the controller refuses.
+import { createSocket } from 'node:dgram';
+import { once } from 'node:events';
 import { connect } from 'node:net';
 
 export interface ProxyExchange {
@@ -49,4 +51,28 @@ export function throughProxy(port: number, input: Buffer, timeoutMs = 30_000): P
       }
     });
   });
+}
+
+/**
+ * Sends one datagram to a `proxy_udp` listener on 127.0.0.1:`port` and waits for one back: the router's session for
+ * this source is the circuit its CircuitRequest got. Resolves with the datagram and the time it took, or undefined.
+ */
+export async function datagramThroughProxy(
+  port: number,
+  input: Buffer,
+  timeoutMs = 10_000,
+): Promise<{ output: Buffer; ms: number } | undefined> {
+  const socket = createSocket('udp4');
+  const started = performance.now();
+  try {
+    const reply = once(socket, 'message', { signal: AbortSignal.timeout(timeoutMs) });
+    socket.send(input, port, '127.0.0.1');
+    const [output] = (await reply) as [Buffer];
+    return { output, ms: performance.now() - started };
+  } catch (error) {
+    if (error instanceof Error && error.name === 'AbortError') return undefined;
+    throw error;
+  } finally {
+    socket.close();
+  }
 }

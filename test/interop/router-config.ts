@@ -10,14 +10,17 @@ export interface LinkConfig {
 }
 
 /**
- * A fabric xgress listener (upstream's `binding: proxy`): every connection accepted on the loopback `port` asks the
- * controller for a circuit to `service` (CircuitRequest) and is joined to it. The service is a key of the listener
+ * A fabric xgress listener (upstream's `binding: proxy`, or `proxy_udp` for `udp`): every connection accepted on the
+ * loopback `port` (every new UDP source) asks the controller for a circuit to `service` (CircuitRequest) and is joined
+ * to it. The service is a key of the listener
  * itself, beside `address` (etc/tmpl/edge.router.yml; router.go hands the whole entry to the factory), not under
  * `options`: there the router refuses to start ("missing 'service' configuration option").
  */
 export interface ProxyListener {
   service: string;
   port: number;
+  /** Default tcp. */
+  protocol?: 'tcp' | 'udp';
 }
 
 const yamlList = (values: string[]) => `[${values.map((value) => JSON.stringify(value)).join(', ')}]`;
@@ -61,8 +64,8 @@ export function routerConfig(
       advertise: tls:127.0.0.1:${link.port}${link.groups ? `\n      groups: ${yamlList(link.groups)}` : ''}`;
   const proxyListeners = proxies.map(
     (proxy) => `
-  - binding: proxy
-    address: tcp:127.0.0.1:${proxy.port}
+  - binding: ${proxy.protocol === 'udp' ? 'proxy_udp' : 'proxy'}
+    address: ${proxy.protocol ?? 'tcp'}:127.0.0.1:${proxy.port}
     service: ${JSON.stringify(proxy.service)}`,
   );
   const edgeListener = `

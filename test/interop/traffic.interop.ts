@@ -1,9 +1,9 @@
 // `npm run test:interop:traffic`: Go SDK traffic through a real upstream v1.1.8 router controlled by ours (issue 23
 // item 6). `ziti demo echo-server` binds an echo service (encryptionRequired), `ziti demo zcat` dials it: a line comes
 // back, 1 MiB comes back intact, ZITI_INTEROP_CIRCUITS (default 100) concurrent dials all echo, the hosting SDK
-// restarted replaces its terminator, the router restarted is dialled again. The router also has `binding: proxy`
-// listeners (issue 30 item 4): a plain TCP connection to one is joined by the controller's answer to the router's
-// CircuitRequest to the echo service, and bytes come back; one for a service that does not exist is closed. Figures go to
+// restarted replaces its terminator, the router restarted is dialled again. The router also has `binding: proxy` and
+// `proxy_udp` listeners (issue 30 item 4): a plain TCP connection (a UDP datagram) to one is joined by the controller's
+// answer to the router's CircuitRequest to the echo service, and bytes come back; one for a missing service is closed. Figures go to
 // test/interop/results/traffic.json. Skips without the `ziti` binary. ZITI_INTEROP_CONTROLLER=upstream runs the same
 // against an upstream v1.1.8 controller.
 import assert from 'node:assert/strict';
@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { freePort } from '../../bench/server-process.js';
-import { throughProxy } from './proxy-client.js';
+import { datagramThroughProxy, throughProxy } from './proxy-client.js';
 import {
   echoService,
   enrolledIdentity,
@@ -48,7 +48,7 @@ describe(
     let serviceId: string;
     let echo: { program: Program; terminatorId: string };
     /** The router's `binding: proxy` listeners: one for the echo service, one for a service no one created. */
-    let proxyPorts: { echo: number; missing: number };
+    let proxyPorts: { echo: number; missing: number; udp: number };
     const figures: Record<string, unknown> = {};
     const diagnostics = () =>
       `\n--- controller ---\n${readLog(controller.logFile).slice(-3000)}\n--- router ---\n${router?.program.log.slice(-3000)}\n--- echo ---\n${echo?.program.log.slice(-1500)}`;
@@ -64,11 +64,12 @@ describe(
         process.env.ZITI_INTEROP_CONTROLLER === 'upstream' ? 'upstream' : 'ours',
         work,
       ).then(async (started) => {
-        proxyPorts = { echo: await freePort(), missing: await freePort() };
+        proxyPorts = { echo: await freePort(), missing: await freePort(), udp: await freePort() };
         router = await startRouter(ziti, started.controller, started.ctrlEndpoint, work, {
           proxies: [
             { service: 'echo', port: proxyPorts.echo },
             { service: 'no-such-service', port: proxyPorts.missing },
+            { service: 'echo', port: proxyPorts.udp, protocol: 'udp' },
           ],
         });
         return started;
@@ -139,6 +140,14 @@ describe(
         }),
       );
       assert.equal(many.filter((ok) => !ok).length, 0, `concurrent proxy connections failed${diagnostics()}`);
+    });
+
+    it('a `binding: proxy_udp` listener: a datagram is carried over the circuit and echoed back', async () => {
+      const datagram = Buffer.from(`datagram ${randomBytes(8).toString('hex')}`);
+      const reply = await datagramThroughProxy(proxyPorts.udp, datagram);
+      assert.ok(reply, `no datagram came back${diagnostics()}`);
+      assert.equal(reply.output.toString(), datagram.toString());
+      figures.proxyUdpRoundTripMs = Math.round(reply.ms);
     });
 
     it('a proxy listener for a service that does not exist: the router is refused and closes the connection', async () => {
