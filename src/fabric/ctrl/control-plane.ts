@@ -152,6 +152,10 @@ export class ControlPlane {
 
   /** Takes a TLS connection whose handshake is done (from our listener, or the API port by ALPN). */
   accept(socket: TLSSocket): void {
+    // Small request/answer messages: Nagle's algorithm held an answer written while an earlier one was unacknowledged
+    // until the router's delayed ACK (~40 ms per proxy_udp dial in the traffic interop run: 48 ms, 13 ms without).
+    // Go's connections, upstream's controller's among them, set TCP_NODELAY by default.
+    socket.setNoDelay(true);
     if (this.#pendingHellos >= MAX_PENDING_HELLOS) {
       socket.destroy();
       return;
