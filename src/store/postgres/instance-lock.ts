@@ -12,6 +12,12 @@ export const INSTANCE_LOCK = 0x5a49544c; // "ZITL"
 /** After a lost connection, how long before the lock is taken again. */
 const RETAKE_AFTER_MS = 1000;
 
+/**
+ * The server's side of the lock's connection: a client machine gone silent (powered off, cut off) is noticed in about
+ * 25 s, not the operating system's two hours, and its lock released. (A process that dies is noticed at once.)
+ */
+const SERVER_KEEPALIVE = 'SET tcp_keepalives_idle = 10; SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 3';
+
 export interface InstanceLock {
   /** Gives the lock up (the connection closes); the instance reads as gone from then on. */
   release(): Promise<void>;
@@ -30,7 +36,9 @@ export async function holdInstanceLock(
   let released = false;
   let retake: NodeJS.Timeout | undefined;
 
-  const take = async (): Promise<void> => {
+  // The first take does not wait: nobody else holds a fresh random id's lock, and a start must not hang. A retake waits
+  // for it: the server may still hold it for the lost connection (it has yet to notice), and does so for this instance.
+  const take = async (first: boolean): Promise<void> => {
     // keepAlive: a server gone silent (a cut network) is noticed, and the lock taken again once it answers.
     const next = new pg.Client({ connectionString: url, keepAlive: true });
     const lost = (error: unknown) => {
@@ -38,8 +46,7 @@ export async function holdInstanceLock(
       client = undefined;
       onError(error);
       void next.end().catch(onError);
-      // A failed retake has reported itself and set the next one (its own `lost`); this one's guard then ignores it.
-      retake = setTimeout(() => void take().catch(lost), RETAKE_AFTER_MS);
+      retake = setTimeout(() => void take(false), RETAKE_AFTER_MS);
       retake.unref();
     };
     next.on('error', lost);
@@ -47,6 +54,11 @@ export async function holdInstanceLock(
     client = next;
     try {
       await next.connect();
+      await next.query(SERVER_KEEPALIVE);
+      if (!first) {
+        await next.query('SELECT pg_advisory_lock($1, hashtext($2))', [INSTANCE_LOCK, instanceId]);
+        return;
+      }
       const { rows } = await next.query<{ held: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS held', [
         INSTANCE_LOCK,
         instanceId,
@@ -55,19 +67,15 @@ export async function holdInstanceLock(
       if (rows[0]?.held !== true)
         onError(new Error(`the instance lock of ${instanceId} is held by another instance whose id hashes alike`));
     } catch (error) {
-      lost(error);
+      // The first take fails the store's opening (the controller does not start); a retake tries again.
+      if (!first) return lost(error);
+      client = undefined;
+      void next.end().catch(onError);
       throw error;
     }
   };
 
-  // The first take must succeed (the store just connected); later ones retry until one does.
-  try {
-    await take();
-  } catch (error) {
-    released = true;
-    clearTimeout(retake);
-    throw error;
-  }
+  await take(true);
   return {
     async release() {
       released = true;
