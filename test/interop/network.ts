@@ -374,21 +374,26 @@ export async function echoService(
   encryptionRequired = true,
 ): Promise<string> {
   const serviceId = await create(controller, '/services', { name, encryptionRequired });
-  await create(controller, '/service-policies', {
-    name: `${name}-bind`,
-    type: 'Bind',
-    semantic: 'AnyOf',
-    identityRoles: [`@${hostId}`],
-    serviceRoles: [`@${serviceId}`],
-  });
-  await create(controller, '/service-policies', {
-    name: `${name}-dial`,
-    type: 'Dial',
-    semantic: 'AnyOf',
-    identityRoles: [`@${clientId}`],
-    serviceRoles: [`@${serviceId}`],
-  });
+  await grant(controller, 'Bind', serviceId, [hostId], `${name}-bind`);
+  await grant(controller, 'Dial', serviceId, [clientId], `${name}-dial`);
   return serviceId;
+}
+
+/** A service policy of `type` giving these identities (by id) the service; its id. */
+export function grant(
+  controller: NetworkController,
+  type: 'Bind' | 'Dial',
+  serviceId: string,
+  identityIds: string[],
+  name: string,
+): Promise<string> {
+  return create(controller, '/service-policies', {
+    name,
+    type,
+    semantic: 'AnyOf',
+    identityRoles: identityIds.map((id) => `@${id}`),
+    serviceRoles: [`@${serviceId}`],
+  });
 }
 
 export async function openPolicies(controller: NetworkController): Promise<void> {

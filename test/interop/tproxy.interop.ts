@@ -17,6 +17,7 @@ import {
   create,
   enrolledIdentity,
   findZiti,
+  grant,
   openPolicies,
   pipeThrough,
   readLog,
@@ -113,20 +114,8 @@ describe(
         address: ns.nsIp,
         netns: ns,
       });
-      await create(controller, '/service-policies', {
-        name: 'echo-bind',
-        type: 'Bind',
-        semantic: 'AnyOf',
-        identityRoles: [`@${host.id}`],
-        serviceRoles: [`@${serviceId}`],
-      });
-      await create(controller, '/service-policies', {
-        name: 'echo-dial',
-        type: 'Dial',
-        semantic: 'AnyOf',
-        identityRoles: [`@${router.routerId}`],
-        serviceRoles: [`@${serviceId}`],
-      });
+      await grant(controller, 'Bind', serviceId, [host.id], 'echo-bind');
+      await grant(controller, 'Dial', serviceId, [router.routerId], 'echo-dial');
     });
 
     after(async () => {

@@ -53,6 +53,20 @@ describe(
       return reply;
     };
 
+    /** Dials (zcat) until one echoes `text`: after a restart the first dials may fail. */
+    const untilDialEchoes = (text: string, what: string, timeoutMs: number, everyMs: number) => {
+      const line = Buffer.from(text);
+      return until(
+        () => `${what}${diagnostics()}`,
+        async () => {
+          const reply = await zcat(ziti, client.file, 'echo', line, work, 20_000);
+          return reply.code === 0 && reply.output.equals(line);
+        },
+        timeoutMs,
+        everyMs,
+      );
+    };
+
     before(async () => {
       work = tempDir('ziti-traffic-interop-');
       ({ controller } = await startController(
@@ -170,16 +184,7 @@ describe(
             60_000,
           );
           figures.killedRestartToOnlineMs = Math.round(performance.now() - ready);
-          const line = Buffer.from('new dial after the kill\n');
-          await until(
-            () => `a new dial after the controller's restart${diagnostics()}`,
-            async () => {
-              const reply = await zcat(ziti, client.file, 'echo', line, work, 20_000);
-              return reply.code === 0 && reply.output.equals(line);
-            },
-            60_000,
-            100,
-          );
+          await untilDialEchoes('new dial after the kill\n', "a new dial after the controller's restart", 60_000, 100);
           figures.killedRestartToNewDialMs = Math.round(performance.now() - ready);
           live.child.stdin!.write('after the restart\n');
           await echoed('after the restart\n');
@@ -216,16 +221,7 @@ describe(
       );
       figures.routerRestartToOnlineMs = Math.round(performance.now() - restarted);
       // The SDKs reconnect to the router on their own; the first dials may fail until the host has re-bound.
-      const line = Buffer.from('after router restart\n');
-      await until(
-        () => `a dial after the router restart${diagnostics()}`,
-        async () => {
-          const reply = await zcat(ziti, client.file, 'echo', line, work, 20_000);
-          return reply.code === 0 && reply.output.equals(line);
-        },
-        90_000,
-        500,
-      );
+      await untilDialEchoes('after router restart\n', 'a dial after the router restart', 90_000, 500);
       figures.routerRestartToDialMs = Math.round(performance.now() - restarted);
     });
   },
