@@ -16,8 +16,8 @@ export interface TunnelRouterOptions {
   /** proxy mode: `<service>:<port>` entries. */
   proxyServices?: string[];
   /**
-   * Where it listens and is reached (default loopback); an IP, added to its server certificate's IP SANs as an
-   * operator adds a router's address there (the generator writes a DNS name only).
+   * Where it listens and is reached (default loopback): an IP, also given to the generator as the IP SAN of its
+   * certificates (ZITI_ROUTER_IP_OVERRIDE), as SDKs reaching the router by that address need.
    */
   address?: string;
   /** Runs inside this network namespace (`ip netns exec`); enrollment still runs on the host. */
@@ -58,6 +58,7 @@ export async function tunnelRouter(
     ZITI_ROUTER_ADVERTISED_ADDRESS: address,
     ZITI_ROUTER_PORT: String(await freePort()),
     ZITI_ROUTER_LISTENER_BIND_PORT: String(await freePort()),
+    ...(address === '127.0.0.1' ? {} : { ZITI_ROUTER_IP_OVERRIDE: address }),
   };
   let config = await generate(
     binary,
@@ -65,7 +66,6 @@ export async function tunnelRouter(
     env,
   );
   config = config.replaceAll('tls:0.0.0.0:', `tls:${address}:`);
-  if (address !== '127.0.0.1') config = config.replace(/\n(\s+)- "127\.0\.0\.1"\n/, `\n$1- "${address}"$&`);
   if (options.proxyServices) {
     const services = options.proxyServices.map((entry) => JSON.stringify(entry)).join(', ');
     config = config.replace(/mode: proxy.*\n/, (line) => `${line}      services: [${services}]\n`);
