@@ -82,7 +82,8 @@ export async function openController(settings: Settings, options: ControllerOpti
     poolSize: settings.databasePoolSize,
     instance: {
       id: instanceId,
-      onLockError: (error) => logger.error({ err: error }, 'lost the lock that shows this instance alive; retaking it'),
+      onLockError: (error) =>
+        logger.error({ err: error }, 'could not hold the lock that shows this instance alive to the others'),
     },
   });
   const ids = options.ids ?? defaultIds;
