@@ -177,6 +177,8 @@ describe(
             await echoed('while the controller is down\n');
           });
           const ready = performance.now();
+          // The router retries every 5 s (upstream channel/reconnecting_dialer.go): what follows depends on its phase.
+          figures.killToReadyMs = Date.now() - killedAt;
           const onlineAt = await until(
             () => `the router online again${diagnostics()}`,
             async () =>
