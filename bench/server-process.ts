@@ -25,6 +25,8 @@ export interface ServerStart {
   /** Arguments after `node --import tsx`. */
   args: string[];
   port: number;
+  /** The address it listens on (default loopback). */
+  host?: string;
   /** A path that answers 200 once the server is ready. */
   readyPath: string;
   cwd: string;
@@ -65,7 +67,7 @@ export async function startServer(start: ServerStart): Promise<ServerProcess> {
     async () => void (await stopChild(child, exited)),
     () => child.kill('SIGKILL'),
   );
-  const baseUrl = `https://127.0.0.1:${start.port}`;
+  const baseUrl = `https://${start.host ?? '127.0.0.1'}:${start.port}`;
   try {
     await waitReady(`${baseUrl}${start.readyPath}`, exited, start.timeoutMs ?? 30_000);
   } catch (error) {

@@ -75,10 +75,16 @@ export async function openController(settings: Settings, options: ControllerOpti
   const logger = options.logger ?? pino({ level: settings.logLevel });
   mkdirSync(settings.home, { recursive: true, mode: 0o700 });
   const databaseFile = options.databaseFile ?? join(settings.home, 'ctrl.db');
+  const instanceId = newCuid();
   const opened = await openStore({
     databaseUrl: settings.databaseUrl,
     databaseFile,
     poolSize: settings.databasePoolSize,
+    instance: {
+      id: instanceId,
+      onLockError: (error) =>
+        logger.error({ err: error }, 'could not hold the lock that shows this instance alive to the others'),
+    },
   });
   const ids = options.ids ?? defaultIds;
   let shared: SharedPki;
@@ -117,7 +123,6 @@ export async function openController(settings: Settings, options: ControllerOpti
         terminators: () => opened.read(countTerminators),
       })
     : undefined;
-  const instanceId = newCuid();
   const build = readBuildInfo();
   const events = new ControllerEvents({ settings, clock, logger, instanceId, build, registry: metrics?.registry });
   // Every write transaction records its entity changes and emits their events after it commits (issue 31).

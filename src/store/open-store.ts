@@ -11,11 +11,13 @@ export interface OpenStoreOptions {
   databaseFile: string;
   /** PostgreSQL's connections at most (default 10). */
   poolSize?: number;
+  /** A controller's instance: on PostgreSQL, held as its liveness lock while the store is open (instance-lock.ts). */
+  instance?: { id: string; onLockError: (error: unknown) => void };
 }
 
 /** Migrated to the latest schema this build knows before it is returned. */
-export function openStore({ databaseUrl, databaseFile, poolSize }: OpenStoreOptions): Promise<Store> {
+export function openStore({ databaseUrl, databaseFile, poolSize, instance }: OpenStoreOptions): Promise<Store> {
   return databaseUrl
-    ? openPostgresStore({ url: databaseUrl, migrations, poolSize })
+    ? openPostgresStore({ url: databaseUrl, migrations, poolSize, instance })
     : openSqliteStore({ file: databaseFile, migrations });
 }

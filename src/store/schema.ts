@@ -37,6 +37,7 @@ export interface Database {
   identity_services: IdentityServicesTable;
   identity_traces: IdentityTracesTable;
   identity_types: IdentityTypesTable;
+  live_router_presence: LiveRouterPresenceView;
   login_failures: LoginFailuresTable;
   mfas: MfasTable;
   policy_delta: PolicyDeltaTable;
@@ -430,6 +431,17 @@ export interface IdentityTypesTable {
   tags: Generated<string>;
   is_system: Generated<number>;
   name: string;
+}
+
+export interface LiveRouterPresenceView {
+  router_id: string;
+  instance_id: string | null;
+  connected_at: string | null;
+  version_info: string | null;
+  link_listeners: string | null;
+  hostname: string | null;
+  supported_protocols: string | null;
+  sync_status: string | null;
 }
 
 export interface LoginFailuresTable {

@@ -16,12 +16,14 @@ import { pendingInboxCount } from '../../src/store/queries/router-inbox.js';
 import { OFFLINE_AFTER_MS } from '../../src/system/instance-heartbeat.js';
 import { buildTestApp, type TestApp } from '../support/test-app.js';
 import { openEdgeRouter } from '../support/sessions.js';
+import { liveInstance } from '../support/live-instance.js';
 
 type Outgoing = Omit<Message, 'sequence'>;
-const OTHER = 'other-instance';
 
 describe('router inbox', () => {
   let t: TestApp;
+  let other: Awaited<ReturnType<typeof liveInstance>>;
+  let OTHER: string;
   let routerId: string;
   let unheld: string;
   const requests: Outgoing[] = [];
@@ -59,6 +61,8 @@ describe('router inbox', () => {
     t = await buildTestApp();
     const admin = await t.loginAsAdmin();
     [routerId, unheld] = [await openEdgeRouter(t, admin), await openEdgeRouter(t, admin)];
+    other = await liveInstance(t, 'other');
+    OTHER = other.id;
     const at = formatTimestamp(t.clock());
     await t.deps.store.transaction(async (tx) => {
       await beatControllerInstance(tx, {
@@ -73,7 +77,10 @@ describe('router inbox', () => {
       ]);
     });
   });
-  after(() => t.close());
+  after(async () => {
+    await other?.release();
+    await t.close();
+  });
 
   it('brings a request to the router another instance holds, and its reply back', async () => {
     const here = inbox(t.deps.instanceId, new Map());
@@ -109,7 +116,7 @@ describe('router inbox', () => {
       const unrouting = { ...message, contentType: 1024 };
       await assert.rejects(
         here.instances.request(OTHER, unrouting, 100),
-        /no reply from controller instance other-instance within 100 ms/,
+        /no reply from controller instance other[0-9a-f]{8} within 100 ms/,
         'it holds no router and owns nothing: it does not look',
       );
       addressable = true;
@@ -117,7 +124,7 @@ describe('router inbox', () => {
       assert.deepEqual([reply.contentType, [...reply.body]], [1024, [3]]);
       await assert.rejects(
         here.instances.request(OTHER, message, 2000),
-        /controller instance other-instance: this instance answers no message of content type 1021/,
+        /controller instance other[0-9a-f]{8}: this instance answers no message of content type 1021/,
       );
     } finally {
       await there.stop();
@@ -137,7 +144,7 @@ describe('router inbox', () => {
     await here.messenger.send(routerId, message);
     await assert.rejects(
       here.messenger.send(routerId, message),
-      /inbox of controller instance other-instance is full \(2 messages undelivered\)/,
+      /inbox of controller instance other[0-9a-f]{8} is full \(2 messages undelivered\)/,
     );
     assert.equal(await pending(), 2);
     await here.sweep();

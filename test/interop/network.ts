@@ -18,6 +18,7 @@ import {
 } from '../../scripts/upstream.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME } from '../upstream/peers.js';
 import { routerConfig, type ProxyListener } from './router-config.js';
+import { createScratchSchema } from '../../src/store/postgres/scratch-schema.js';
 
 export type ControllerKind = 'ours' | 'upstream';
 
@@ -44,6 +45,8 @@ export interface NetworkController {
   fabric(method: string, path: string, body?: unknown): Promise<{ status: number; data: Record<string, unknown> }>;
   /** Stops and starts it again on the same home and ports. */
   restart(): Promise<void>;
+  /** SIGKILL (a crash: nothing is closed or released), then started again on the same home and ports. */
+  killAndStart(whileDown?: () => Promise<void>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -52,14 +55,19 @@ export interface Started {
   ctrlEndpoint: string;
 }
 
-/** Our controller's command line for the interop runs: loopback only, the shared admin, its own ports. */
-export function ourControllerArgs(home: string, apiPort: number, ctrlPort: number): string[] {
+/**
+ * Our controller's command line for the interop runs: on loopback (or on `address` alone, one end of a veth pair for
+ * a router in a network namespace), the shared admin, its own ports.
+ */
+export function ourControllerArgs(home: string, apiPort: number, ctrlPort: number, address = '127.0.0.1'): string[] {
+  const args = loopbackControllerArgs(home, apiPort, ctrlPort);
+  args[args.indexOf('--bind') + 1] = address;
   return [
-    ...loopbackControllerArgs(home, apiPort, ctrlPort),
+    ...args,
     '--address',
-    '127.0.0.1',
+    address,
     '--ctrl-bind',
-    '127.0.0.1',
+    address,
     '--username',
     ADMIN_USERNAME,
     '--password',
@@ -69,8 +77,16 @@ export function ourControllerArgs(home: string, apiPort: number, ctrlPort: numbe
   ];
 }
 
-/** `settings`: top-level YAML both controllers read (an `events:` section), in our settings file or upstream's config. */
-export async function startController(kind: ControllerKind, work: string, settings?: string): Promise<Started> {
+/**
+ * `settings`: top-level YAML both controllers read (an `events:` section), in our settings file or upstream's config.
+ * `address`: where ours listens and is reached (default loopback).
+ */
+export async function startController(
+  kind: ControllerKind,
+  work: string,
+  settings?: string,
+  address = '127.0.0.1',
+): Promise<Started> {
   if (kind === 'upstream') {
     const upstream: UpstreamController = await startUpstream({
       username: ADMIN_USERNAME,
@@ -91,12 +107,20 @@ export async function startController(kind: ControllerKind, work: string, settin
   const logFile = join(work, 'controller.log');
   const settingsFile = join(work, 'ctrl.yml');
   if (settings) writeFileSync(settingsFile, settings);
-  const args = [...ourControllerArgs(home, apiPort, ctrlPort), ...(settings ? ['--config', settingsFile] : [])];
+  // ZITI_INTEROP_DATABASE_URL: ours on PostgreSQL, in a schema of its own dropped when it stops.
+  const databaseUrl = process.env.ZITI_INTEROP_DATABASE_URL;
+  const schema = databaseUrl ? await createScratchSchema(databaseUrl, 'ziti_interop') : undefined;
+  const args = [
+    ...ourControllerArgs(home, apiPort, ctrlPort, address),
+    ...(settings ? ['--config', settingsFile] : []),
+    ...(schema ? ['--database-url', schema.url] : []),
+  ];
   const start = () =>
     startServer({
       name: 'our controller',
       args,
       port: apiPort,
+      host: address,
       readyPath: '/edge/management/v1/version',
       cwd: ROOT,
       stdoutFile: logFile,
@@ -107,19 +131,26 @@ export async function startController(kind: ControllerKind, work: string, settin
     () => server.pid,
     logFile,
     join(home, 'pki', 'root-ca.cert.pem'),
-    `https://127.0.0.1:${apiPort}`,
+    `https://${address}:${apiPort}`,
     {
       stop: async () => {
         await server.stop();
+        await schema?.drop();
         rmSync(home, { recursive: true, force: true });
       },
       restart: async () => {
         await server.stop();
         server = await start();
       },
+      killAndStart: async (whileDown) => {
+        process.kill(server.pid, 'SIGKILL');
+        await server.stop();
+        await whileDown?.();
+        server = await start();
+      },
     },
   );
-  return { controller, ctrlEndpoint: `tls:127.0.0.1:${ctrlPort}` };
+  return { controller, ctrlEndpoint: `tls:${address}:${ctrlPort}` };
 }
 
 export function managed(
@@ -128,7 +159,11 @@ export function managed(
   logFile: string,
   caFile: string,
   base: string,
-  life: { stop(): Promise<void>; restart(): Promise<void> },
+  life: {
+    stop(): Promise<void>;
+    restart(): Promise<void>;
+    killAndStart?(whileDown?: () => Promise<void>): Promise<void>;
+  },
 ): NetworkController {
   let token = '';
   const call = async (method: string, path: string, body?: unknown) => {
@@ -171,6 +206,11 @@ export function managed(
     stop: () => life.stop(),
     restart: async () => {
       await life.restart();
+      token = '';
+    },
+    killAndStart: async (whileDown) => {
+      if (!life.killAndStart) throw new Error(`killing the ${kind} controller is not supported here`);
+      await life.killAndStart(whileDown);
       token = '';
     },
   };
@@ -336,21 +376,26 @@ export async function echoService(
   encryptionRequired = true,
 ): Promise<string> {
   const serviceId = await create(controller, '/services', { name, encryptionRequired });
-  await create(controller, '/service-policies', {
-    name: `${name}-bind`,
-    type: 'Bind',
-    semantic: 'AnyOf',
-    identityRoles: [`@${hostId}`],
-    serviceRoles: [`@${serviceId}`],
-  });
-  await create(controller, '/service-policies', {
-    name: `${name}-dial`,
-    type: 'Dial',
-    semantic: 'AnyOf',
-    identityRoles: [`@${clientId}`],
-    serviceRoles: [`@${serviceId}`],
-  });
+  await grant(controller, 'Bind', serviceId, [hostId], `${name}-bind`);
+  await grant(controller, 'Dial', serviceId, [clientId], `${name}-dial`);
   return serviceId;
+}
+
+/** A service policy of `type` giving these identities (by id) the service; its id. */
+export function grant(
+  controller: NetworkController,
+  type: 'Bind' | 'Dial',
+  serviceId: string,
+  identityIds: string[],
+  name: string,
+): Promise<string> {
+  return create(controller, '/service-policies', {
+    name,
+    type,
+    semantic: 'AnyOf',
+    identityRoles: identityIds.map((id) => `@${id}`),
+    serviceRoles: [`@${serviceId}`],
+  });
 }
 
 export async function openPolicies(controller: NetworkController): Promise<void> {

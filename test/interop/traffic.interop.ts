@@ -1,11 +1,13 @@
 // `npm run test:interop:traffic`: Go SDK traffic through a real upstream v1.1.8 router controlled by ours (issue 23
 // item 6). `ziti demo echo-server` binds an echo service (encryptionRequired), `ziti demo zcat` dials it: a line comes
 // back, 1 MiB comes back intact, ZITI_INTEROP_CIRCUITS (default 100) concurrent dials all echo, the hosting SDK
-// restarted replaces its terminator, the router restarted is dialled again. The router also has `binding: proxy` and
-// `proxy_udp` listeners (issue 30 item 4): a plain TCP connection (a UDP datagram) to one is joined by the controller's
-// answer to the router's CircuitRequest to the echo service, and bytes come back; one for a missing service is closed. Figures go to
+// restarted replaces its terminator, the controller killed (SIGKILL) under a live circuit and started again keeps the
+// circuit echoing and takes new dials within seconds, the router restarted is dialled again. The router also has
+// `binding: proxy` and `proxy_udp` listeners (issue 30 item 4): a plain TCP connection (a UDP datagram) to one is joined
+// by the controller's answer to the router's CircuitRequest to the echo service, and bytes come back; one for a missing
+// service is closed. Figures go to
 // test/interop/results/traffic.json. Skips without the `ziti` binary. ZITI_INTEROP_CONTROLLER=upstream runs the same
-// against an upstream v1.1.8 controller.
+// against an upstream v1.1.8 controller; ZITI_INTEROP_DATABASE_URL runs ours on PostgreSQL.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,7 +30,7 @@ import {
   until,
   zcat,
   type NetworkController,
-  type Program,
+  Program,
 } from './network.js';
 
 const RESULTS = join(dirname(fileURLToPath(import.meta.url)), 'results');
@@ -56,6 +58,20 @@ describe(
       const reply = await zcat(ziti, client.file, 'echo', input, work);
       assert.equal(reply.code, 0, `zcat exited ${reply.code}: ${reply.log.slice(-1500)}${diagnostics()}`);
       return reply;
+    };
+
+    /** Dials (zcat) until one echoes `text`: after a restart the first dials may fail. */
+    const untilDialEchoes = (text: string, what: string, timeoutMs: number, everyMs: number) => {
+      const line = Buffer.from(text);
+      return until(
+        () => `${what}${diagnostics()}`,
+        async () => {
+          const reply = await zcat(ziti, client.file, 'echo', line, work, 20_000);
+          return reply.code === 0 && reply.output.equals(line);
+        },
+        timeoutMs,
+        everyMs,
+      );
     };
 
     before(async () => {
@@ -198,6 +214,65 @@ describe(
       assert.equal(reply.output.toString(), 'after host restart\n');
     });
 
+    it(
+      'the controller killed (SIGKILL) under a live circuit and started again on its home: the circuit keeps echoing, the router is taken back at once, new dials work',
+      {
+        skip: process.env.ZITI_INTEROP_CONTROLLER === 'upstream' ? 'restarting upstream is not supported here' : false,
+      },
+      async () => {
+        const live = new Program(ziti, ['demo', 'zcat', '-i', client.file, 'ziti:echo'], work);
+        const echoed = (line: string) =>
+          until(
+            () => `${JSON.stringify(line)} echoed on the open circuit\n${live.log.slice(-1500)}${diagnostics()}`,
+            () => Promise.resolve(live.log.includes(line)),
+            30_000,
+          );
+        try {
+          live.child.stdin!.write('open before the kill\n');
+          await echoed('open before the kill\n');
+          const killedAt = Date.now();
+          await controller.killAndStart(async () => {
+            live.child.stdin!.write('while the controller is down\n');
+            await echoed('while the controller is down\n');
+          });
+          const ready = performance.now();
+          // The router retries every 5 s (upstream channel/reconnecting_dialer.go): what follows depends on its phase.
+          figures.killToReadyMs = Date.now() - killedAt;
+          const onlineAt = await until(
+            () => `the router online again${diagnostics()}`,
+            async () =>
+              (await controller.api('GET', `/edge-routers/${router.routerId}`)).data.isOnline === true && Date.now(),
+            60_000,
+          );
+          figures.killedRestartToOnlineMs = Math.round(performance.now() - ready);
+          await untilDialEchoes('new dial after the kill\n', "a new dial after the controller's restart", 60_000, 100);
+          figures.killedRestartToNewDialMs = Math.round(performance.now() - ready);
+          live.child.stdin!.write('after the restart\n');
+          await echoed('after the restart\n');
+          // REST showed it online only once it had connected to the new process (whose log is written a second at a
+          // time), and its reconnect was never refused as held by the killed one.
+          const connectedAt = await until(
+            'the router connected to the restarted controller, logged',
+            () => {
+              const times = readLog(controller.logFile)
+                .split('\n')
+                .filter((entry) => entry.includes('"msg":"router connected"'))
+                .map((entry) => Number(/"time":(\d+)/.exec(entry)?.[1]))
+                .filter((time) => time > killedAt);
+              return Promise.resolve(times.length > 0 && Math.min(...times));
+            },
+            15_000,
+            200,
+          );
+          assert.ok(connectedAt <= onlineAt, `online in REST at ${onlineAt}, connected at ${connectedAt}`);
+          assert.doesNotMatch(readLog(controller.logFile), /router already connected/);
+        } finally {
+          live.child.stdin!.end();
+          await live.stop();
+        }
+      },
+    );
+
     it('the router restarted: the host binds again and clients dial through it', async () => {
       await router.restart();
       const restarted = performance.now();
@@ -207,16 +282,7 @@ describe(
       );
       figures.routerRestartToOnlineMs = Math.round(performance.now() - restarted);
       // The SDKs reconnect to the router on their own; the first dials may fail until the host has re-bound.
-      const line = Buffer.from('after router restart\n');
-      await until(
-        () => `a dial after the router restart${diagnostics()}`,
-        async () => {
-          const reply = await zcat(ziti, client.file, 'echo', line, work, 20_000);
-          return reply.code === 0 && reply.output.equals(line);
-        },
-        90_000,
-        500,
-      );
+      await untilDialEchoes('after router restart\n', 'a dial after the router restart', 90_000, 500);
       figures.routerRestartToDialMs = Math.round(performance.now() - restarted);
     });
   },

@@ -8,12 +8,20 @@ import { freePort } from '../../bench/server-process.js';
 import { zitiEnv } from '../../scripts/upstream.js';
 import { create, Program, runZiti, until, type NetworkController } from './network.js';
 import { spawn } from 'node:child_process';
+import type { Namespace } from './netns.js';
 
 export interface TunnelRouterOptions {
   name: string;
   mode: 'host' | 'proxy' | 'tproxy';
   /** proxy mode: `<service>:<port>` entries. */
   proxyServices?: string[];
+  /**
+   * Where it listens and is reached (default loopback): an IP, also given to the generator as the IP SAN of its
+   * certificates (ZITI_ROUTER_IP_OVERRIDE), as SDKs reaching the router by that address need.
+   */
+  address?: string;
+  /** Runs inside this network namespace (`ip netns exec`); enrollment still runs on the host. */
+  netns?: Namespace;
 }
 
 function generate(binary: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
@@ -36,7 +44,7 @@ export async function tunnelRouter(
   work: string,
   options: TunnelRouterOptions,
 ) {
-  const { name, mode } = options;
+  const { name, mode, address = '127.0.0.1' } = options;
   const dir = join(work, name);
   mkdirSync(dir, { recursive: true });
   const routerId = await create(controller, '/edge-routers', { name, isTunnelerEnabled: true, roleAttributes: [] });
@@ -47,16 +55,17 @@ export async function tunnelRouter(
     ZITI_HOME: dir,
     ZITI_CTRL_ADVERTISED_ADDRESS: ctrlHost,
     ZITI_CTRL_ADVERTISED_PORT: ctrlPort,
-    ZITI_ROUTER_ADVERTISED_ADDRESS: '127.0.0.1',
+    ZITI_ROUTER_ADVERTISED_ADDRESS: address,
     ZITI_ROUTER_PORT: String(await freePort()),
     ZITI_ROUTER_LISTENER_BIND_PORT: String(await freePort()),
+    ...(address === '127.0.0.1' ? {} : { ZITI_ROUTER_IP_OVERRIDE: address }),
   };
   let config = await generate(
     binary,
     ['create', 'config', 'router', 'edge', '--routerName', name, '--tunnelerMode', mode],
     env,
   );
-  config = config.replaceAll('tls:0.0.0.0:', 'tls:127.0.0.1:');
+  config = config.replaceAll('tls:0.0.0.0:', `tls:${address}:`);
   if (options.proxyServices) {
     const services = options.proxyServices.map((entry) => JSON.stringify(entry)).join(', ');
     config = config.replace(/mode: proxy.*\n/, (line) => `${line}      services: [${services}]\n`);
@@ -72,7 +81,13 @@ export async function tunnelRouter(
     config: () => readFileSync(file, 'utf8'),
     connected,
     /** `ziti router run` on the generated config. */
-    run: () => new Program(binary, ['router', 'run', file], dir),
+    run: () => {
+      const { command, args } = options.netns?.exec(binary, ['router', 'run', file]) ?? {
+        command: binary,
+        args: ['router', 'run', file],
+      };
+      return new Program(command, args, dir);
+    },
   };
 }
 

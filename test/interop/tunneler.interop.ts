@@ -17,6 +17,7 @@ import {
   create,
   enrolledIdentity,
   findZiti,
+  grant,
   openPolicies,
   readLog,
   startController,
@@ -113,20 +114,8 @@ describe(
         mode: 'proxy',
         proxyServices: [`echo:${proxyPort}`],
       });
-      bindPolicyId = await create(controller, '/service-policies', {
-        name: 'echo-bind',
-        type: 'Bind',
-        semantic: 'AnyOf',
-        identityRoles: [`@${host.routerId}`],
-        serviceRoles: [`@${serviceId}`],
-      });
-      await create(controller, '/service-policies', {
-        name: 'echo-dial',
-        type: 'Dial',
-        semantic: 'AnyOf',
-        identityRoles: [`@${proxy.routerId}`, `@${client.id}`],
-        serviceRoles: [`@${serviceId}`],
-      });
+      bindPolicyId = await grant(controller, 'Bind', serviceId, [host.routerId], 'echo-bind');
+      await grant(controller, 'Dial', serviceId, [proxy.routerId, client.id], 'echo-dial');
     });
 
     after(async () => {

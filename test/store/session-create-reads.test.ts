@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { formatTimestamp } from '../../src/lib/clock.js';
-import { beatControllerInstance } from '../../src/store/queries/cluster.js';
 import { postureChecksOfPolicies, servicePoliciesLinking } from '../../src/store/queries/posture.js';
 import { markRoutersConnected, routerPresence } from '../../src/store/queries/router-presence.js';
 import { sessionCreateReads } from '../../src/store/queries/session-create.js';
@@ -13,8 +12,6 @@ import type { Db } from '../../src/store/store.js';
 import { createEntity, createService, createUser, login } from '../support/factories.js';
 import { createSession, grantService, openEdgeRouter, requestSession } from '../support/sessions.js';
 import { buildTestApp, type TestApp } from '../support/test-app.js';
-
-const OTHER = 'other-instance';
 
 describe('what a session create reads, in one statement', () => {
   let t: TestApp;
@@ -30,14 +27,14 @@ describe('what a session create reads, in one statement', () => {
     await openEdgeRouter(t, admin);
     await openEdgeRouter(t, admin);
     connected = await openEdgeRouter(t, admin);
+    // Held by this app's instance: a live one (on PostgreSQL, one whose liveness lock is held, migration 025).
     const at = formatTimestamp(t.clock());
-    await t.deps.store.transaction(async (tx) => {
-      const instance = { id: OTHER, name: OTHER, api_base: 'https://other', started_at: at, last_seen_at: at };
-      await beatControllerInstance(tx, instance);
-      await markRoutersConnected(tx, [
-        { routerId: connected, instanceId: OTHER, connectedAt: at, versionInfo: '{"os":"linux"}', linkListeners: '[]' },
-      ]);
-    });
+    const instanceId = t.deps.instanceId;
+    await t.deps.store.transaction((tx) =>
+      markRoutersConnected(tx, [
+        { routerId: connected, instanceId, connectedAt: at, versionInfo: '{"os":"linux"}', linkListeners: '[]' },
+      ]),
+    );
     const user = await createUser(t, admin);
     userId = user.id;
     ({ serviceId } = await grantService(t, admin, userId, ['Dial']));

@@ -23,6 +23,7 @@ import { fabricLinksAndInbox } from './021-fabric-links-inbox.js';
 import { fabricCircuits } from './022-fabric-circuits.js';
 import { entityChanges } from './023-entity-changes.js';
 import { terminatorSavedPrecedence } from './024-terminator-saved-precedence.js';
+import { liveRouterPresence } from './025-live-router-presence.js';
 
 export const migrations: readonly Migration[] = [
   initialSchema,
@@ -48,4 +49,5 @@ export const migrations: readonly Migration[] = [
   fabricCircuits,
   entityChanges,
   terminatorSavedPrecedence,
+  liveRouterPresence,
 ];

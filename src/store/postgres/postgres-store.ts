@@ -9,6 +9,7 @@ import { Changes } from '../changes.js';
 import { CHANGE_LOG_KEPT_SECONDS, CHANGE_LOG_PRUNE_EVERY, migrate, type Migration } from '../migrations/migrate.js';
 import type { Database as Schema } from '../schema.js';
 import { StoreError, type Store } from '../store.js';
+import { holdInstanceLock } from './instance-lock.js';
 import { LongValueListsPlugin } from './long-value-lists.js';
 import { postgresDialect, preparedName } from './postgres-dialect.js';
 import { toPostgres } from './translate-migration.js';
@@ -23,6 +24,8 @@ export interface PostgresStoreOptions {
   migrations: readonly Migration[];
   /** Connections at most (default 10). */
   poolSize?: number;
+  /** A controller's: held as its liveness lock while the store is open (instance-lock.ts). */
+  instance?: { id: string; onLockError: (error: unknown) => void };
 }
 
 /**
@@ -40,8 +43,14 @@ export const pgNumberTypes: pg.CustomTypesConfig = {
     NUMBER_TYPES.has(oid) ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
-export async function openPostgresStore({ url, migrations, poolSize = 10 }: PostgresStoreOptions): Promise<Store> {
+export async function openPostgresStore({
+  url,
+  migrations,
+  poolSize = 10,
+  instance,
+}: PostgresStoreOptions): Promise<Store> {
   await migrateUnderLock(url, migrations);
+  const lock = instance ? await holdInstanceLock(url, instance.id, instance.onLockError) : undefined;
   // The policy engine's delta (policy-links.ts) lives in a temporary table of each connection, emptied at every
   // commit, which shadows the schema's table of the same name (pg_temp comes first in every search path): one
   // transaction's scratch rows are never another's, and they cost no WAL. Made before the connection's first query
@@ -102,7 +111,10 @@ export async function openPostgresStore({ url, migrations, poolSize = 10 }: Post
       ),
     backup: undefined,
     translateError: toStoreError,
-    close: () => db.destroy(),
+    close: async () => {
+      await lock?.release();
+      await db.destroy();
+    },
   };
 }
 

@@ -101,15 +101,15 @@ export interface OnlineRouterRow {
 /** Every router held by an instance seen since `since`. */
 export async function onlineRouters(db: Db, since: string): Promise<OnlineRouterRow[]> {
   const rows = await typed(db)
-    .selectFrom('router_presence')
-    .innerJoin('controller_instances', 'controller_instances.id', 'router_presence.instance_id')
-    .innerJoin('routers', 'routers.id', 'router_presence.router_id')
+    .selectFrom('live_router_presence')
+    .innerJoin('controller_instances', 'controller_instances.id', 'live_router_presence.instance_id')
+    .innerJoin('routers', 'routers.id', 'live_router_presence.router_id')
     .select([
-      'router_presence.router_id',
-      'router_presence.instance_id',
-      'router_presence.connected_at',
-      'router_presence.version_info',
-      'router_presence.link_listeners',
+      'live_router_presence.router_id',
+      'live_router_presence.instance_id',
+      'live_router_presence.connected_at',
+      'live_router_presence.version_info',
+      'live_router_presence.link_listeners',
       'routers.cost',
       'routers.no_traversal',
     ])

@@ -32,10 +32,13 @@ export async function routersForConnection(db: Db, ids: readonly string[]): Prom
   }));
 }
 
-/** Presence rows of these routers (online or not), by router id. */
+/**
+ * Presence rows of these routers (online or not), by router id, as live_router_presence shows them: `instance_id` set
+ * only while that instance is alive (migration 025).
+ */
 export async function routerPresence(db: Db, ids: readonly string[]): Promise<Map<string, RouterPresenceRow>> {
   if (ids.length === 0) return new Map();
-  const rows = await typed(db).selectFrom('router_presence').selectAll().where('router_id', 'in', ids).execute();
+  const rows = await typed(db).selectFrom('live_router_presence').selectAll().where('router_id', 'in', ids).execute();
   return new Map(rows.map((row) => [row.router_id, row]));
 }
 
@@ -153,10 +156,10 @@ export async function heldRouters(
 ): Promise<Map<string, { instanceId: string; connectedAt: string }>> {
   if (ids.length === 0) return new Map();
   const rows = await typed(db)
-    .selectFrom('router_presence')
-    .innerJoin('controller_instances', 'controller_instances.id', 'router_presence.instance_id')
-    .select(['router_presence.router_id', 'router_presence.instance_id', 'router_presence.connected_at'])
-    .where('router_presence.router_id', 'in', ids)
+    .selectFrom('live_router_presence')
+    .innerJoin('controller_instances', 'controller_instances.id', 'live_router_presence.instance_id')
+    .select(['live_router_presence.router_id', 'live_router_presence.instance_id', 'live_router_presence.connected_at'])
+    .where('live_router_presence.router_id', 'in', ids)
     .where('controller_instances.last_seen_at', '>=', since)
     .execute();
   return new Map(
@@ -170,10 +173,10 @@ export async function connectedRouters(
   since: string,
 ): Promise<{ id: string; name: string; versionInfo: string | null; connectedAt: string | null }[]> {
   const rows = await typed(db)
-    .selectFrom('router_presence')
-    .innerJoin('controller_instances', 'controller_instances.id', 'router_presence.instance_id')
-    .innerJoin('routers', 'routers.id', 'router_presence.router_id')
-    .select(['routers.id', 'routers.name', 'router_presence.version_info', 'router_presence.connected_at'])
+    .selectFrom('live_router_presence')
+    .innerJoin('controller_instances', 'controller_instances.id', 'live_router_presence.instance_id')
+    .innerJoin('routers', 'routers.id', 'live_router_presence.router_id')
+    .select(['routers.id', 'routers.name', 'live_router_presence.version_info', 'live_router_presence.connected_at'])
     .where('controller_instances.last_seen_at', '>=', since)
     .orderBy('routers.id')
     .execute();

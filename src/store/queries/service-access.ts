@@ -123,7 +123,7 @@ export interface SharedRouterRow {
  */
 export const sharedEdgeRoutersSql = (identityId: string, serviceId: string, limit: number) =>
   sql`SELECT r.id AS id, r.name AS name, r.cost AS cost, r.no_traversal AS no_traversal, r.disabled AS disabled,
-      CASE WHEN EXISTS (SELECT 1 FROM router_presence p WHERE p.router_id = r.id AND p.instance_id IS NOT NULL) THEN 0 ELSE 1 END AS offline
+      CASE WHEN EXISTS (SELECT 1 FROM live_router_presence p WHERE p.router_id = r.id AND p.instance_id IS NOT NULL) THEN 0 ELSE 1 END AS offline
     FROM identity_edge_routers i
     JOIN service_edge_routers s ON s.edge_router_seq = i.edge_router_seq AND s.service_seq = (SELECT seq FROM services WHERE id = ${serviceId})
     JOIN routers r ON r.seq = i.edge_router_seq

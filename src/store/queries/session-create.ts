@@ -79,7 +79,7 @@ const selectSessionCreateReads = preparedQuery(
         (SELECT ${dialect.jsonRows(policy, sql`l.policy_id`)} FROM linking l) AS policies,
         (SELECT ${dialect.jsonRows(check, sql`c.id`)} FROM linking l
           JOIN service_policy_posture_checks m ON m.policy_id = l.policy_id JOIN posture_checks c ON c.id = m.entity_id) AS checks,
-        (SELECT ${dialect.jsonRows(router, sql`r.offline, r.id`)} FROM shared r LEFT JOIN router_presence pr ON pr.router_id = r.id) AS routers,
+        (SELECT ${dialect.jsonRows(router, sql`r.offline, r.id`)} FROM shared r LEFT JOIN live_router_presence pr ON pr.router_id = r.id) AS routers,
         ss.*
       FROM (SELECT 1 AS anchor) AS anchor
         LEFT JOIN services sv ON sv.id = ${serviceId}
