@@ -52,14 +52,17 @@ export async function recordedWrite<V extends EntityValues, T>(
   };
   const before = await read();
   const result = await write();
-  await recordStates(tx, definition, id, before, await read(), options);
+  await recordStates(tx, upstreamEntityType(definition.path), id, before, await read(), options);
   return result;
 }
 
-/** Records the change between two states of one entity (either absent: a create or a delete), if there is one. */
+/**
+ * Records the change between two states of one entity of upstream's `entityType` (either absent: a create or a
+ * delete), if there is one.
+ */
 export async function recordStates(
   tx: Db,
-  definition: Pick<EntityDefinition, 'path'>,
+  entityType: string,
   id: string,
   before: State | undefined,
   after: State | undefined,
@@ -73,7 +76,7 @@ export async function recordStates(
   if (before && after && changedFields.length === 0) return;
   await recordEntityChange(tx, {
     changeType: !before ? 'created' : !after ? 'deleted' : 'updated',
-    entityType: upstreamEntityType(definition.path),
+    entityType,
     entityId: id,
     before,
     after,

@@ -12,6 +12,7 @@ export const EntityTypes = {
   sessions: 'sessions',
   terminators: 'terminators',
   routers: 'routers',
+  mfas: 'mfas',
 } as const;
 /* eslint-enable storage/no-storage-words */
 

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { EntityChangeEvent, ZitiEvent } from '../../../src/events/event-types.js';
 import { splitPemCertificates } from '../../../src/pki/pem.js';
-import { createIdentity } from '../../support/factories.js';
+import { createIdentity, createUser, login } from '../../support/factories.js';
+import { enrollVerifiedMfa, totpCode } from '../../support/mfa.js';
 import { buildTlsTestApp, type TlsTestApp } from '../../support/tls-client.js';
 import { newCsr, newKeyPair } from '../../support/test-keys.js';
 import { enrollEdgeRouter } from '../../support/test-router.js';
@@ -117,5 +118,56 @@ describe('entity changes outside the generic writes', () => {
       .find((event): event is EntityChangeEvent => event.namespace === 'entityChange' && event.eventType === 'updated');
     assert.equal(update?.initialState?.isVerified, false);
     assert.equal(update?.finalState?.isVerified, true);
+  });
+
+  /** The created/updated/deleted events of one entity type since `from`: [type, author type]. */
+  const changesOfType = (entityType: string, from: number) =>
+    events
+      .slice(from)
+      .filter((event): event is EntityChangeEvent => event.namespace === 'entityChange')
+      .filter((event) => event.eventType !== 'committed' && event.entityType === entityType)
+      .map((event) => [event.eventType, (event.metadata as { author: { type: string } }).author.type]);
+
+  it('an identity disabled and enabled: updated twice, its API session deleted with the disabling', async () => {
+    const user = await createUser(t, token);
+    await login(t, user.username, user.password);
+    const from = events.length;
+    const disabled = await t.call({
+      method: 'POST',
+      url: `${MANAGEMENT}/identities/${user.id}/disable`,
+      token,
+      payload: { durationMinutes: 0 },
+    });
+    assert.equal(disabled.status, 200, disabled.text);
+    assert.equal(
+      (await t.call({ method: 'POST', url: `${MANAGEMENT}/identities/${user.id}/enable`, token })).status,
+      200,
+    );
+    assert.deepEqual(changesOf(user.id, from), [
+      ['updated', 'identities', 'identity', admin],
+      ['updated', 'identities', 'identity', admin],
+    ]);
+    assert.deepEqual(changesOfType('apiSessions', from), [['deleted', 'identity']]);
+  });
+
+  it('MFA enrolled, verified and removed: its mfas created, updated and deleted by the identity', async () => {
+    const user = await createUser(t, token);
+    const userToken = await login(t, user.username, user.password);
+    const from = events.length;
+    const { secret } = await enrollVerifiedMfa(t, userToken);
+    const removed = await t.call({
+      method: 'DELETE',
+      url: `${CLIENT}/current-identity/mfa`,
+      token: userToken,
+      headers: { 'mfa-validation-code': totpCode(secret, t.clock()) },
+    });
+    assert.equal(removed.status, 200, removed.text);
+    assert.deepEqual(changesOfType('mfas', from), [
+      ['created', 'identity'],
+      ['updated', 'identity'],
+      ['deleted', 'identity'],
+    ]);
+    const secrets = JSON.stringify(events.slice(from));
+    assert.ok(!secrets.includes(secret) && !secrets.includes('recoveryCodes'), 'the secret and codes stay stored');
   });
 });
