@@ -30,6 +30,18 @@ import { zitiCli, type ZitiCli } from './ziti-cli.js';
 
 const binary = findZiti();
 
+/** What upstream's Network.Inspect answers for the controller itself (and the instant sync strategy's one). */
+const CONTROLLER_VALUES = [
+  'stackdump',
+  'config',
+  'metrics',
+  'cluster-config',
+  'connected-routers',
+  'connected-peers',
+  'router-messaging',
+  'router-data-model',
+];
+
 interface Side {
   kind: ControllerKind;
   controller: NetworkController;
@@ -104,6 +116,16 @@ describe(
           `inspect ${value}\nours:\n${ours.stdout}\nupstream:\n${upstream.stdout}`,
         );
       }
+      // The values a controller answers for itself: ours answers none that upstream does not.
+      const answered: Record<string, string[]> = {};
+      for (const side of sides) {
+        const run = await side.ziti.run(['fabric', 'inspect', '--format', 'json', ...CONTROLLER_VALUES]);
+        answered[side.kind] = CONTROLLER_VALUES.filter((value) =>
+          headings(run.stdout, side.names).includes(`ctrl.${value}`),
+        );
+      }
+      t.diagnostic(`controller values answered: ${JSON.stringify(answered)}`);
+      for (const value of answered.ours ?? []) assert.ok(answered.upstream?.includes(value), `ours only: ${value}`);
       const stackdump = await sides[1]!.ziti.run(['fabric', 'inspect', 'stackdump']);
       t.diagnostic(`ours printed:\n${stackdump.stdout.slice(0, 600)}`);
       assert.match(stackdump.stdout, /Results: \(2\)/);
