@@ -119,7 +119,7 @@ describe(
       // The values a controller answers for itself: ours answers none that upstream does not.
       const answered: Record<string, string[]> = {};
       for (const side of sides) {
-        const run = await side.ziti.run(['fabric', 'inspect', '--format', 'json', ...CONTROLLER_VALUES]);
+        const run = await side.ziti.run(['fabric', 'inspect', '--format', 'json', '.*', ...CONTROLLER_VALUES]);
         answered[side.kind] = CONTROLLER_VALUES.filter((value) =>
           headings(run.stdout, side.names).includes(`ctrl.${value}`),
         );
