@@ -125,6 +125,10 @@ describe(
         );
       }
       t.diagnostic(`controller values answered: ${JSON.stringify(answered)}`);
+      for (const value of ['router-messaging', 'router-data-model', 'metrics']) {
+        const run = await sides[0]!.ziti.run(['fabric', 'inspect', '--format', 'json', '.*', value]);
+        t.diagnostic(`upstream ${value}: ${stripVTControlCharacters(run.stdout).slice(0, 1500)}`);
+      }
       for (const value of answered.ours ?? []) assert.ok(answered.upstream?.includes(value), `ours only: ${value}`);
       const stackdump = await sides[1]!.ziti.run(['fabric', 'inspect', 'stackdump']);
       t.diagnostic(`ours printed:\n${stackdump.stdout.slice(0, 600)}`);
