@@ -5,7 +5,8 @@ import { disableIdentity, enableIdentity } from '../store/queries/identities.js'
 import type { Db } from '../store/store.js';
 import { apiSessionsOfIdentity } from '../store/queries/api-sessions.js';
 import { recordApiSessionsEnding } from '../events/edge-session-events.js';
-import { recordableEntity, recordedWrite } from '../crud/recorded-write.js';
+import { recordedWrite } from '../crud/recorded-write.js';
+import { identity } from '../entities/identity/identity.definition.js';
 
 /**
  * Disables an identity for `minutes` (0: until an admin enables it) inside the caller's transaction, deletes its API
@@ -21,13 +22,9 @@ export async function disableIdentityIn(
   const until = minutes > 0 ? formatTimestamp(new Date(now.getTime() + minutes * 60_000)) : null;
   // upstream's stores record the identity's update and each API session (and its sessions) deleted.
   await recordApiSessionsEnding(tx, await apiSessionsOfIdentity(tx, identityId));
-  return recordedWrite(tx, recordableEntity('identity'), identityId, () =>
-    disableIdentity(tx, identityId, formatTimestamp(now), until),
-  );
+  return recordedWrite(tx, identity, identityId, () => disableIdentity(tx, identityId, formatTimestamp(now), until));
 }
 
 export async function enableIdentityIn(tx: Db, deps: { clock: Clock }, identityId: string): Promise<void> {
-  await recordedWrite(tx, recordableEntity('identity'), identityId, () =>
-    enableIdentity(tx, identityId, formatTimestamp(deps.clock())),
-  );
+  await recordedWrite(tx, identity, identityId, () => enableIdentity(tx, identityId, formatTimestamp(deps.clock())));
 }
