@@ -12,34 +12,43 @@ import type { Db } from '../store/store.js';
 import { certificateFingerprint } from '../pki/fingerprint.js';
 import { lifetimes, signCsr } from '../pki/sign-csr.js';
 import { apiSessionCertificate } from './api-session-certificate.definition.js';
+import { recordedWrite } from '../crud/recorded-write.js';
+import type { ChangeContext } from '../lib/change-context.js';
 
 /** Go's `pkix.Name.String()`: the RDNs in reverse order, comma-separated (`CN=x,O=y,C=US`). */
 function goSubjectString(certificate: X509Certificate): string {
   return certificate.subject.split('\n').reverse().join(',');
 }
 
-/** Records a certificate as usable by one API session (what edge routers accept for it, while valid). */
+/**
+ * Records a certificate as usable by one API session (what edge routers accept for it, while valid); `context` names
+ * the author where the request's caller is not it (a login: the identity logging in).
+ */
 export async function insertApiSessionCertificate(
   tx: Db,
   deps: { clock: Clock; ids: IdGenerators },
   apiSessionId: string,
   certPem: string,
+  context?: ChangeContext,
 ): Promise<string> {
   const certificate = new X509Certificate(certPem);
   const id = deps.ids.shortId();
-  await storeCertificate(
-    tx,
-    {
-      id,
-      apiSessionId,
-      subject: goSubjectString(certificate),
-      fingerprint: certificateFingerprint(certPem),
-      validFrom: formatTimestamp(new Date(Date.parse(certificate.validFrom))),
-      validTo: formatTimestamp(new Date(Date.parse(certificate.validTo))),
-      certPem,
-    },
-    formatTimestamp(deps.clock()),
-  );
+  const store = () =>
+    storeCertificate(
+      tx,
+      {
+        id,
+        apiSessionId,
+        subject: goSubjectString(certificate),
+        fingerprint: certificateFingerprint(certPem),
+        validFrom: formatTimestamp(new Date(Date.parse(certificate.validFrom))),
+        validTo: formatTimestamp(new Date(Date.parse(certificate.validTo))),
+        certPem,
+      },
+      formatTimestamp(deps.clock()),
+    );
+  // upstream's apiSessionCertificate store emits its creates (one at every certificate login).
+  await recordedWrite(tx, apiSessionCertificate, id, store, context ? { context } : {});
   return id;
 }
 

@@ -15,7 +15,7 @@ import {
 } from '../store/queries/api-sessions.js';
 import { ReadCache } from '../store/read-cache.js';
 import { recordEntityChange } from '../events/entity-change-log.js';
-import { recordSessionsEnded } from '../events/edge-session-events.js';
+import { apiSessionState, recordSessionsEnded } from '../events/edge-session-events.js';
 import { sessionsOfIdleApiSessions } from '../store/queries/sessions.js';
 import { currentChangeContext } from '../lib/change-context.js';
 import { changeKeys, readKeys } from '../store/changes.js';
@@ -69,27 +69,6 @@ export async function insertApiSession(
     after: apiSessionState(row),
   });
   return row;
-}
-
-const parseJson = (text: string): unknown => JSON.parse(text);
-
-/** An API session row in the entity's field names, as its changes are recorded (events/entity-change-log.ts). */
-export function apiSessionState(row: ApiSessionRow): Record<string, unknown> {
-  return {
-    id: row.id,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    tags: parseJson(row.tags),
-    isSystem: row.is_system === 1,
-    token: row.token,
-    identityId: row.identity_id,
-    authenticatorId: row.authenticator_id,
-    ipAddress: row.ip_address,
-    lastActivityAt: row.last_activity_at,
-    configTypes: row.config_types === null ? null : parseJson(row.config_types),
-    isMfaRequired: row.is_mfa_required === 1,
-    isMfaComplete: row.is_mfa_complete === 1,
-  };
 }
 
 interface SessionLookup {

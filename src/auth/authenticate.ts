@@ -5,7 +5,7 @@ import { ApiError } from '../errors/api-error.js';
 import { formatTimestamp } from '../lib/clock.js';
 import { envelope } from '../http/envelope.js';
 import type { OperationContext, OperationHandler, OperationOf } from '../http/operation.js';
-import { recordClientInfo as storeClientInfo } from '../store/queries/identities.js';
+import { updateClientInfo } from './client-info.js';
 import { writeAreas, type Db } from '../store/store.js';
 import { resolveConfigTypes } from '../policy/config-expansion.js';
 import { apiSessionDetail } from './api-session-detail.js';
@@ -91,5 +91,5 @@ async function recordClientInfo(
     ...(body.envInfo ? { envInfo: JSON.stringify(body.envInfo) } : {}),
     ...(body.sdkInfo ? { sdkInfo: JSON.stringify(body.sdkInfo) } : {}),
   };
-  await storeClientInfo(tx, identityId, info, formatTimestamp(context.deps.clock()));
+  await updateClientInfo(tx, identityId, info, formatTimestamp(context.deps.clock()));
 }

@@ -1,6 +1,7 @@
 // `POST /authenticate?method=cert` (docs/reference/pki-enrollment-auth.md §4.3): the TLS client certificate must chain
 // to the controller's CAs or a verified third-party CA with auth enabled, and name an identity by fingerprint or by
 // external id.
+import { currentChangeContext } from '../lib/change-context.js';
 import { formatTimestamp } from '../lib/clock.js';
 import type { OperationContext } from '../http/operation.js';
 import { clientCertificatesOf } from '../http/client-certificates.js';
@@ -72,7 +73,10 @@ export async function checkCertificateLogin(context: OperationContext): Promise<
       if (holder.storesPem) {
         await storeAuthenticatorCertificate(tx, holder.authenticatorId, leafPem, formatTimestamp(deps.clock()));
       }
-      await insertApiSessionCertificate(tx, deps, apiSessionId, leafPem);
+      await insertApiSessionCertificate(tx, deps, apiSessionId, leafPem, {
+        ...currentChangeContext(),
+        author: { type: 'identity', id: holder.identityId },
+      });
     },
   };
 }

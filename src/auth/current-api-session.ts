@@ -4,10 +4,7 @@ import { envelope, emptyEnvelope } from '../http/envelope.js';
 import type { OperationHandler } from '../http/operation.js';
 import { apiSessionDetail } from './api-session-detail.js';
 import { apiSessionById, deleteApiSession } from '../store/queries/api-sessions.js';
-import { recordEntityChange } from '../events/entity-change-log.js';
-import { recordSessionsEnded } from '../events/edge-session-events.js';
-import { sessionsOfApiSessions } from '../store/queries/sessions.js';
-import { apiSessionState } from './api-sessions.js';
+import { recordApiSessionsEnding } from '../events/edge-session-events.js';
 import { writeAreas } from '../store/store.js';
 
 export const getCurrentAPISession: OperationHandler<'getCurrentAPISession'> = {
@@ -30,15 +27,9 @@ export const deleteCurrentApiSession: OperationHandler<'deleteCurrentApiSession'
     const { apiSessionId, identityId } = caller.session;
     await deps.store.transaction(
       async (tx) => {
-        await recordSessionsEnded(tx, await sessionsOfApiSessions(tx, [apiSessionId]));
-        const ended = await deleteApiSession(tx, apiSessionId);
-        if (ended)
-          await recordEntityChange(tx, {
-            changeType: 'deleted',
-            entityType: 'apiSessions',
-            entityId: ended.id,
-            before: apiSessionState(ended),
-          });
+        const ending = await apiSessionById(tx, apiSessionId);
+        if (ending) await recordApiSessionsEnding(tx, [ending]);
+        await deleteApiSession(tx, apiSessionId);
       },
       { touches: [writeAreas.identity(identityId)] },
     );

@@ -1,8 +1,5 @@
 // The one rule for disabled identities (docs/reference/pki-enrollment-auth.md §5.3): set by an admin or by a lockout,
 // for some minutes or until enabled, it refuses every login method and ends the identity's API sessions.
-import { formatTimestamp, type Clock } from '../lib/clock.js';
-import { disableIdentity, enableIdentity } from '../store/queries/identities.js';
-import type { Db } from '../store/store.js';
 
 export interface DisabledState {
   disabledAt: string | null;
@@ -19,23 +16,4 @@ export function isIdentityDisabled(state: DisabledState, now: Date): boolean {
 export function disabledStateOf(row: { disabled_at?: unknown; disabled_until?: unknown }): DisabledState {
   const text = (value: unknown) => (typeof value === 'string' ? value : null);
   return { disabledAt: text(row.disabled_at), disabledUntil: text(row.disabled_until) };
-}
-
-/**
- * Disables an identity for `minutes` (0: until an admin enables it) inside the caller's transaction, deletes its API
- * sessions and returns their ids, for the caller to forget once the transaction has committed.
- */
-export async function disableIdentityIn(
-  tx: Db,
-  deps: { clock: Clock },
-  identityId: string,
-  minutes: number,
-): Promise<string[]> {
-  const now = deps.clock();
-  const until = minutes > 0 ? formatTimestamp(new Date(now.getTime() + minutes * 60_000)) : null;
-  return disableIdentity(tx, identityId, formatTimestamp(now), until);
-}
-
-export async function enableIdentityIn(tx: Db, deps: { clock: Clock }, identityId: string): Promise<void> {
-  await enableIdentity(tx, identityId, formatTimestamp(deps.clock()));
 }

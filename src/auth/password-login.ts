@@ -7,7 +7,8 @@ import { passwordCandidate } from '../store/queries/password-login.js';
 import type { ThrottleKeys } from './login-throttle.js';
 import type { OperationContext } from '../http/operation.js';
 import { writeAreas } from '../store/store.js';
-import { disableIdentityIn, disabledStateOf, isIdentityDisabled } from './identity-disable.js';
+import { disabledStateOf, isIdentityDisabled } from './identity-disable.js';
+import { disableIdentityIn } from './identity-disable-writes.js';
 import { invalidAuth } from './login-policy.js';
 import { hashPassword, verifyPassword } from './password.js';
 

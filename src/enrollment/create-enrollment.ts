@@ -7,6 +7,7 @@ import type { Pki } from '../pki/ensure-pki.js';
 import type { Settings } from '../settings/settings.schema.js';
 import { isUniqueViolation, type Db, type Store } from '../store/store.js';
 import { signEnrollmentJwt, type EnrollmentMethod } from './enrollment-jwt.js';
+import { recordableEntity, recordedWrite } from '../crud/recorded-write.js';
 import {
   deleteEnrollments,
   enrollmentsOfIdentity,
@@ -78,11 +79,14 @@ export async function createEnrollment(tx: Db, deps: EnrollmentDeps, input: NewE
     username: input.username ?? null,
     jwt,
   };
-  await insertEnrollment(tx, record, formatTimestamp(deps.clock())).catch((error: unknown) => {
-    // Migration 015's unique (identity_id, method) backs makeRoomForEnrollment against a concurrent writer.
-    if (isUniqueViolation(deps.store, error, 'enrollmentMethod')) throw enrollmentExists(input.method);
-    throw error;
-  });
+  // Recorded as upstream's enrollment store records it, whether made alone or with its identity or router.
+  await recordedWrite(tx, recordableEntity('enrollment'), record.id, () =>
+    insertEnrollment(tx, record, formatTimestamp(deps.clock())).catch((error: unknown) => {
+      // Migration 015's unique (identity_id, method) backs makeRoomForEnrollment against a concurrent writer.
+      if (isUniqueViolation(deps.store, error, 'enrollmentMethod')) throw enrollmentExists(input.method);
+      throw error;
+    }),
+  );
   return record;
 }
 
@@ -104,10 +108,8 @@ export async function makeRoomForEnrollment(
   if (existing.some((row) => Date.parse(row.expiresAt) > now.getTime())) {
     throw enrollmentExists(method);
   }
-  await deleteEnrollments(
-    tx,
-    existing.map((row) => row.id),
-  );
+  for (const row of existing)
+    await recordedWrite(tx, recordableEntity('enrollment'), row.id, () => deleteEnrollments(tx, [row.id]));
 }
 
 /**

@@ -2,6 +2,8 @@
 import { ApiError } from '../errors/api-error.js';
 import { consumeEnrollmentRow, enrollmentBy, type EnrollmentRecord } from '../store/queries/enrollments.js';
 import type { Db } from '../store/store.js';
+import { recordedWrite } from '../crud/recorded-write.js';
+import { enrollment as enrollmentEntity } from '../entities/enrollment/enrollment.definition.js';
 
 /**
  * The live enrollment behind a token: unknown or used → INVALID_ENROLLMENT_TOKEN; past `expiresAt` →
@@ -16,5 +18,9 @@ export async function requireEnrollment(db: Db, token: unknown, now: Date): Prom
 
 /** Single use: consumed in the same transaction that creates what it granted. */
 export async function consumeEnrollment(tx: Db, enrollment: EnrollmentRecord): Promise<void> {
-  if (!(await consumeEnrollmentRow(tx, enrollment.id))) throw new ApiError('INVALID_ENROLLMENT_TOKEN');
+  // Its deletion is recorded with the enrolling identity or router as author (enroll.operations.ts sets it).
+  const consumed = await recordedWrite(tx, enrollmentEntity, enrollment.id, () =>
+    consumeEnrollmentRow(tx, enrollment.id),
+  );
+  if (!consumed) throw new ApiError('INVALID_ENROLLMENT_TOKEN');
 }

@@ -51,7 +51,11 @@ export function amqpWriter(options: AmqpOptions, logger: SinkLogger): LineWriter
     },
     async close() {
       closed = true;
-      await connection?.close().catch(() => undefined);
+      await connection
+        ?.close()
+        .catch((error: unknown) =>
+          logger.warn({ url: redacted(options.url), err: error }, 'could not close the amqp connection'),
+        );
     },
   };
 }

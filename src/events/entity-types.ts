@@ -12,14 +12,22 @@ export const EntityTypes = {
   sessions: 'sessions',
   terminators: 'terminators',
   routers: 'routers',
+  mfas: 'mfas',
 } as const;
 /* eslint-enable storage/no-storage-words */
 
 /** Edge and transit routers are both upstream's fabric routers (the edge router store extends the router store). */
 const ROUTER_PATHS = new Set(['edge-routers', 'transit-routers']);
 
+/** Paths that do not spell their store's name. */
+const STORE_OF_PATH: Readonly<Record<string, string>> = {
+  'current-api-session/certificates': 'apiSessionCertificates',
+};
+
 /** `service-policies` → `servicePolicies`. */
 export function upstreamEntityType(path: string): string {
   if (ROUTER_PATHS.has(path)) return EntityTypes.routers;
+  const store = STORE_OF_PATH[path];
+  if (store) return store;
   return path.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
 }

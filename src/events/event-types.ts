@@ -234,12 +234,14 @@ export function formatterEventType(event: ZitiEvent): string {
   }
 }
 
-/** Go's time.Time JSON (RFC 3339 with nanoseconds, trailing zeros dropped) of a UTC instant. */
-export function goJsonTime(date: Date): string {
+/**
+ * Go's time.Time JSON (RFC 3339 with nanoseconds, trailing zeros dropped) of a UTC instant; `nanos`, the fraction of
+ * its second in nanoseconds where it is known finer than a Date holds (a protobuf Timestamp's).
+ */
+export function goJsonTime(date: Date, nanos = date.getUTCMilliseconds() * 1_000_000): string {
   const iso = date.toISOString();
-  const ms = date.getUTCMilliseconds();
-  if (ms === 0) return `${iso.slice(0, 19)}Z`;
-  return `${iso.slice(0, 19)}.${String(ms).padStart(3, '0').replace(/0+$/, '')}Z`;
+  if (nanos === 0) return `${iso.slice(0, 19)}Z`;
+  return `${iso.slice(0, 19)}.${String(nanos).padStart(9, '0').replace(/0+$/, '')}Z`;
 }
 
 /** A Go time.Duration as JSON: int64 nanoseconds. */

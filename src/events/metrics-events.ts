@@ -75,7 +75,10 @@ export function metricsEvents(
 ): MetricsEvent[] {
   if (message.doNotPropagate) return [];
   if (filters.sourceFilter && !filters.sourceFilter.test(message.sourceId)) return [];
-  const timestamp = goJsonTime(message.timestamp ? timestampDate(message.timestamp) : new Date(0));
+  // The router's own time, to the nanosecond as upstream writes it.
+  const timestamp = message.timestamp
+    ? goJsonTime(timestampDate(message.timestamp), message.timestamp.nanos)
+    : goJsonTime(new Date(0));
   const events: MetricsEvent[] = [];
   const add = (type: MetricsEvent['metric_type'], name: string, values: Values, plain: boolean) => {
     const metrics: Record<string, number> = {};

@@ -76,4 +76,28 @@ describe('event handlers', () => {
       rmSync(folder, { recursive: true, force: true });
     }
   });
+
+  it("writes each event as Go's json.Marshal does (HTML characters escaped, map keys sorted)", async () => {
+    const written: string[] = [];
+    const writer: LineWriter = {
+      write: (line) => Promise.resolve(void written.push(line)),
+      close: () => Promise.resolve(),
+    };
+    const sink = new QueuedSink('go', 10, writer, { warn: () => undefined }, () => 0);
+    sink.accept({
+      namespace: 'fabric.usage',
+      version: 3,
+      source_id: 'r<1>',
+      circuit_id: 'c&1',
+      usage: { 'ingress.tx': 1, 'egress.rx': 2 },
+      interval_start_utc: 0,
+      interval_length: 60,
+      tags: null,
+    });
+    await sink.close();
+    assert.deepEqual(written, [
+      '{"namespace":"fabric.usage","version":3,"source_id":"r\\u003c1\\u003e","circuit_id":"c\\u00261",' +
+        '"usage":{"egress.rx":2,"ingress.tx":1},"interval_start_utc":0,"interval_length":60,"tags":null}',
+    ]);
+  });
 });

@@ -1,6 +1,7 @@
 // Where configured handlers put events: one JSON line each, through a bounded queue per handler. Upstream's
 // formatter blocks the emitter when its channel is full; here a handler that cannot keep up drops events and counts
 // them (a warning at most every 10 s), so a stuck disk or broker never holds requests or memory.
+import { goJsonText } from './go-json.js';
 import type { ZitiEvent } from './event-types.js';
 import type { EventSink } from './dispatcher.js';
 
@@ -59,7 +60,7 @@ export class QueuedSink implements EventSink {
       }
       return;
     }
-    this.#queue.push(JSON.stringify(event));
+    this.#queue.push(goJsonText(event));
     if (!this.#writing) void this.#drain();
   }
 

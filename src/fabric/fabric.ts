@@ -179,6 +179,7 @@ export class Fabric {
       terminators: this.terminators,
       selectors: options.mgmtSelectors,
       events: options.eventSource,
+      metrics,
     });
     routers.onConnected(({ routerId, channel }) => {
       this.messages.bind(routerId, channel);

@@ -1,6 +1,7 @@
 // Keeps sessions in line with posture: takes clients' posture reports, and drops the sessions whose posture stops
 // passing. Work follows what changed: the identity that reported, the identities queued by policy changes
 // (session_posture_rechecks), and those whose MFA runs out — never a sweep over every session.
+import { recordSessionsEnded } from '../events/edge-session-events.js';
 import { formatTimestamp, type Clock } from '../lib/clock.js';
 import { writeAreas, type Db, type Store } from '../store/store.js';
 import { apiSessionIdsOf } from '../store/queries/api-sessions.js';
@@ -11,7 +12,7 @@ import {
   queueEveryIdentityWithSessions,
   reportedPostureIdentities,
 } from '../store/queries/posture.js';
-import { deleteSessions, sessionsOfIdentity } from '../store/queries/sessions.js';
+import { deleteSessions, sessionsOfIdentity, sessionsWithIds } from '../store/queries/sessions.js';
 import { markServiceListChanged } from '../store/queries/service-lists.js';
 import { checkLastUpdatedAt, isCheckPassing, type PostureCheckRecord } from './check-evaluation.js';
 import { policyPostureChecks, postureChecksOfIdentity } from './policy-checks.js';
@@ -205,6 +206,8 @@ export class PostureMonitor implements PostureSources {
         else this.recheckAt(identityId, result.failsAt);
       }
       if (failing.length === 0) continue;
+      // Recorded as upstream's session store records a delete: entityChange and edge.sessions deleted.
+      await recordSessionsEnded(tx, await sessionsWithIds(tx, failing));
       await deleteSessions(tx, failing);
       await markServiceListChanged(tx, identityId, formatTimestamp(now));
     }

@@ -4,7 +4,7 @@
 // labelling a prom-client metric on every request costs more than the rest of a cached read's work.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 import { wrapTransactions, type Store } from '../store/store.js';
-import type { CircuitEnd, FabricMetrics } from '../fabric/ctrl/fabric-metrics.js';
+import type { CircuitEnd, FabricMetrics, MetricSnapshot } from '../fabric/ctrl/fabric-metrics.js';
 
 /** Seconds; requests here take from tens of microseconds (cached reads) to seconds (large policy changes). */
 const latencyBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -174,6 +174,15 @@ export class Metrics implements FabricMetrics {
 
   terminatorsRemoved(count: number): void {
     this.#terminatorChanges.labels('removed').inc(count);
+  }
+
+  async snapshot(): Promise<MetricSnapshot[]> {
+    // prom-client types `type` as a numeric enum; at run time it is the name ('counter', 'histogram', …).
+    return (await this.registry.getMetricsAsJSON()).map((metric) => ({
+      name: metric.name,
+      type: String(metric.type),
+      values: metric.values,
+    }));
   }
 
   /** The store with every transaction timed. */

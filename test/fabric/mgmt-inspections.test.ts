@@ -109,6 +109,37 @@ describe('inspections and validations with a connected router', () => {
     };
     assert.equal(config.values.length, 1);
     assert.equal(JSON.stringify(config.values[0]!.value).includes('admin-password'), false, 'no secrets in config');
+    // What upstream answers only in a raft cluster, or from state kept here otherwise, or from a metrics registry
+    // this controller keeps only with `metrics.address`: no value, as upstream answers a name it does not know.
+    const none = (await inspect(t.deps.clusterId, ['cluster-config', 'connected-peers', 'router-messaging', 'metrics']))
+      .body as { success: boolean; values: unknown[] | null };
+    assert.deepEqual([none.success, none.values], [true, null], 'Go writes the empty list as null');
+    // A router's metrics (Go's json.Marshal of its MetricsMessage) come back as the metrics events they hold.
+    connected.inspect.values.set(
+      'metrics',
+      '{"eventId":"e","sourceId":"r","timestamp":{"seconds":1795946401,"nanos":5000},"intValues":{"xgress.count":3},' +
+        '"meters":{"tx.bytes":{"count":7,"m1Rate":0.5}}}',
+    );
+    const metrics = (await inspect('^router-a$', ['metrics'])).body as { values: { value: unknown }[] };
+    assert.deepEqual(
+      (metrics.values[0]!.value as Record<string, unknown>[]).map((event) => [
+        event.metric,
+        event.metric_type,
+        event.metrics,
+        event.source_id,
+        event.timestamp,
+      ]),
+      [
+        ['xgress.count', 'intValue', { value: 3 }, 'r', '2026-11-29T10:00:01.000005Z'],
+        [
+          'tx.bytes',
+          'meter',
+          { count: 7, m1_rate: 0.5, m15_rate: 0, m5_rate: 0, mean_rate: 0 },
+          'r',
+          '2026-11-29T10:00:01.000005Z',
+        ],
+      ],
+    );
     const bad = (await inspect('(', ['stackdump'])).body as { success: boolean; errors: string[] };
     assert.equal(bad.success, false);
     assert.match(bad.errors[0]!, new RegExp(`^${t.deps.clusterId}: error parsing regexp`));

@@ -10,9 +10,15 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN_PASSWORD, ADMIN_USERNAME } from '../upstream/peers.js';
 import { zitiEnv } from '../../scripts/upstream.js';
+import { EventStream } from './event-stream.js';
 import {
   create,
+  echoService,
+  enrolledIdentity,
   findZiti,
+  openPolicies,
+  startEchoServer,
+  zcat,
   startController,
   startRouter,
   tempDir,
@@ -23,6 +29,18 @@ import {
 import { zitiCli, type ZitiCli } from './ziti-cli.js';
 
 const binary = findZiti();
+
+/** What upstream's Network.Inspect answers for the controller itself (and the instant sync strategy's one). */
+const CONTROLLER_VALUES = [
+  'stackdump',
+  'config',
+  'metrics',
+  'cluster-config',
+  'connected-routers',
+  'connected-peers',
+  'router-messaging',
+  'router-data-model',
+];
 
 interface Side {
   kind: ControllerKind;
@@ -98,6 +116,20 @@ describe(
           `inspect ${value}\nours:\n${ours.stdout}\nupstream:\n${upstream.stdout}`,
         );
       }
+      // The values a controller answers for itself: ours answers none that upstream does not.
+      const answered: Record<string, string[]> = {};
+      for (const side of sides) {
+        const run = await side.ziti.run(['fabric', 'inspect', '--format', 'json', '.*', ...CONTROLLER_VALUES]);
+        answered[side.kind] = CONTROLLER_VALUES.filter((value) =>
+          headings(run.stdout, side.names).includes(`ctrl.${value}`),
+        );
+      }
+      t.diagnostic(`controller values answered: ${JSON.stringify(answered)}`);
+      for (const value of ['router-messaging', 'router-data-model', 'metrics']) {
+        const run = await sides[0]!.ziti.run(['fabric', 'inspect', '--format', 'json', '.*', value]);
+        t.diagnostic(`upstream ${value}: ${stripVTControlCharacters(run.stdout).slice(0, 1500)}`);
+      }
+      for (const value of answered.ours ?? []) assert.ok(answered.upstream?.includes(value), `ours only: ${value}`);
       const stackdump = await sides[1]!.ziti.run(['fabric', 'inspect', 'stackdump']);
       t.diagnostic(`ours printed:\n${stackdump.stdout.slice(0, 600)}`);
       assert.match(stackdump.stdout, /Results: \(2\)/);
@@ -116,8 +148,82 @@ describe(
         assert.match(run, /event streaming started: success/, `${side.kind}: ${run}`);
       }
     });
+
+    // Last: it adds identities, policies and a hosted service the validations above do not expect.
+    it("ziti fabric stream events shows a dial's circuit created and deleted, an identity created, a terminator replaced", async (t) => {
+      await Promise.all(
+        sides.map(async (side) => {
+          const seen = await streamWhileDialling(side);
+          t.diagnostic(`${side.kind} streamed: ${seen.join(', ')}`);
+        }),
+      );
+    });
   },
 );
+
+/**
+ * Streams circuits, entity changes and terminators while an identity is made, a Go SDK echo-server binds, zcat dials
+ * it, and the echo-server is restarted (its terminator deleted, another created). Answers the kinds seen.
+ */
+async function streamWhileDialling(side: Side): Promise<string[]> {
+  const stream = new EventStream(binary!, side.home, ['--circuits', '--entity-change', '--terminators']);
+  const programs: { stop(): Promise<void> }[] = [];
+  try {
+    await stream.started();
+    await openPolicies(side.controller);
+    const host = await enrolledIdentity(binary!, side.controller, 'stream-host', side.work);
+    const client = await enrolledIdentity(binary!, side.controller, 'stream-client', side.work);
+    await stream.waitFor(
+      'the identity created',
+      (event) =>
+        event.namespace === 'entityChange' &&
+        event.eventType === 'created' &&
+        event.entityType === 'identities' &&
+        (event.finalState as { id?: string } | null)?.id === host.id,
+    );
+    const serviceId = await echoService(side.controller, 'stream-echo', host.id, client.id);
+    const first = await startEchoServer(binary!, side.controller, host.file, 'stream-echo', serviceId, side.work);
+    programs.push(first.program);
+    await stream.waitFor('the terminator created', (event) => isTerminator(event, 'created', first.terminatorId));
+    const reply = await zcat(binary!, client.file, 'stream-echo', Buffer.from('streamed\n'), side.work);
+    assert.equal(reply.output.toString(), 'streamed\n', `${side.kind}: zcat: ${reply.log.slice(-1000)}`);
+    const created = await stream.waitFor(
+      'the circuit created',
+      (event) =>
+        event.namespace === 'fabric.circuits' && event.event_type === 'created' && event.service_id === serviceId,
+    );
+    await stream.waitFor(
+      'the circuit deleted',
+      (event) =>
+        event.namespace === 'fabric.circuits' &&
+        event.event_type === 'deleted' &&
+        event.circuit_id === created.circuit_id,
+    );
+    await first.program.stop();
+    const second = await startEchoServer(binary!, side.controller, host.file, 'stream-echo', serviceId, side.work, [
+      first.terminatorId,
+    ]);
+    programs.push(second.program);
+    await stream.waitFor('the old terminator deleted', (event) => isTerminator(event, 'deleted', first.terminatorId));
+    await stream.waitFor('the new terminator created', (event) => isTerminator(event, 'created', second.terminatorId));
+    return [
+      ...new Set(
+        stream
+          .events()
+          .map((event) =>
+            [event.namespace, event.event_type ?? event.eventType, event.entityType].filter(Boolean).join(' '),
+          ),
+      ),
+    ];
+  } finally {
+    for (const program of programs.reverse()) await program.stop();
+    await stream.stop();
+  }
+}
+
+function isTerminator(event: Record<string, unknown>, type: string, terminatorId: string): boolean {
+  return event.namespace === 'fabric.terminators' && event.event_type === type && event.terminator_id === terminatorId;
+}
 
 /** The CLI's `Results: (n)` and `<appId>.<value>` lines; a controller (its own id) reads `ctrl`, colours dropped. */
 function headings(text: string, names: Map<string, string>): string[] {

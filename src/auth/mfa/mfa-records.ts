@@ -16,6 +16,8 @@ import { isUniqueViolation, type Db, type Store } from '../../store/store.js';
 import { matchTotp, newRecoveryCodes, newTotpSecret } from './totp.js';
 import { parseJsonValue, stringList } from '../../lib/json-value.js';
 import { isJsonObject } from '../../lib/object-path.js';
+import { recordStates } from '../../crud/recorded-write.js';
+import { EntityTypes } from '../../events/entity-types.js';
 
 export interface MfaRecord {
   id: string;
@@ -72,11 +74,13 @@ export async function createMfa(
     recovery_codes: recoveryCodes,
     last_totp_step: 0,
   };
-  await insertMfa(tx, row).catch((error: unknown) => {
-    // mfas.identity_id is unique (migration 013): a concurrent request created the record after findMfa looked.
-    if (isUniqueViolation(deps.store, error, 'mfaOfIdentity')) throw new ApiError('MFA_EXISTS');
-    throw error;
-  });
+  await recordedMfaWrite(tx, identityId, () =>
+    insertMfa(tx, row).catch((error: unknown) => {
+      // mfas.identity_id is unique (migration 013): a concurrent request created the record after findMfa looked.
+      if (isUniqueViolation(deps.store, error, 'mfaOfIdentity')) throw new ApiError('MFA_EXISTS');
+      throw error;
+    }),
+  );
   return id;
 }
 
@@ -96,7 +100,7 @@ export async function useMfaCode(
   const at = formatTimestamp(deps.clock());
   if (kind === 'totpOrRecovery' && code !== '' && record.recoveryCodes.includes(code)) {
     const remaining = record.recoveryCodes.filter((candidate) => candidate !== code);
-    await setRecoveryCodes(tx, record.id, JSON.stringify(remaining), at);
+    await recordedMfaWrite(tx, record.identityId, () => setRecoveryCodes(tx, record.id, JSON.stringify(remaining), at));
     return true;
   }
   const step = matchTotp(record.secret, code, deps.clock(), record.lastTotpStep);
@@ -106,12 +110,14 @@ export async function useMfaCode(
 }
 
 export async function markMfaVerified(tx: Db, deps: { clock: Clock }, record: MfaRecord): Promise<void> {
-  await setMfaVerified(tx, record.id, formatTimestamp(deps.clock()));
+  await recordedMfaWrite(tx, record.identityId, () => setMfaVerified(tx, record.id, formatTimestamp(deps.clock())));
 }
 
 export async function replaceRecoveryCodes(tx: Db, deps: { clock: Clock }, record: MfaRecord): Promise<void> {
   const at = formatTimestamp(deps.clock());
-  await setRecoveryCodes(tx, record.id, JSON.stringify(newRecoveryCodes()), at);
+  await recordedMfaWrite(tx, record.identityId, () =>
+    setRecoveryCodes(tx, record.id, JSON.stringify(newRecoveryCodes()), at),
+  );
 }
 
 /**
@@ -119,7 +125,36 @@ export async function replaceRecoveryCodes(tx: Db, deps: { clock: Clock }, recor
  * checks read), as upstream's SetMfaPostureForIdentity(false).
  */
 export async function deleteMfaOf(tx: Db, identityId: string): Promise<boolean> {
-  return deleteMfa(tx, identityId);
+  return recordedMfaWrite(tx, identityId, () => deleteMfa(tx, identityId));
+}
+
+/**
+ * An MFA write, recorded as upstream's mfa store records it (created, updated with recovery codes or verification,
+ * deleted); the TOTP step a login uses is ours alone (upstream keeps none) and is not recorded.
+ */
+async function recordedMfaWrite<T>(tx: Db, identityId: string, write: () => Promise<T>): Promise<T> {
+  const state = async () => {
+    const record = await findMfa(tx, identityId);
+    return (
+      record && {
+        id: record.id,
+        createdAt: record.createdAt,
+        updatedAt: record.updatedAt,
+        tags: record.tags,
+        isSystem: false,
+        identityId: record.identityId,
+        isVerified: record.isVerified,
+        // Never leaves the store (entity-change-log.ts); compared so that a regeneration is an update.
+        recoveryCodes: record.recoveryCodes,
+      }
+    );
+  };
+  const before = await state();
+  const result = await write();
+  const after = await state();
+  const id = before?.id ?? after?.id;
+  if (id) await recordStates(tx, EntityTypes.mfas, id, before, after);
+  return result;
 }
 
 /** The session passed its TOTP factor now (both flags, as upstream's SetMfaPassed / MfaCompleted). */

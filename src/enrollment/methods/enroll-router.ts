@@ -10,6 +10,8 @@ import type { Db } from '../../store/store.js';
 import type { EnrollMethod } from './enroll-method.js';
 import { consumeEnrollment } from '../enrollment-record.js';
 import { isJsonObject } from '../../lib/object-path.js';
+import { recordedWrite, type RecordOptions } from '../../crud/recorded-write.js';
+import { edgeRouter } from '../../entities/edge-router/edge-router.definition.js';
 
 /** The JSON body a ziti router posts (`router/enroll/enroll.go` apiPost), not the spec's `erOttEnrollmentRequest`. */
 export interface RouterCsrs {
@@ -85,8 +87,27 @@ export async function storeRouterCertificate(
   deps: { clock: Clock },
   routerId: string,
   client: IssuedCertificate,
+  options?: RecordOptions,
 ): Promise<void> {
-  await setRouterCertificate(tx, routerId, client, formatTimestamp(deps.clock()));
+  await recordedRouterWrite(
+    tx,
+    routerId,
+    () => setRouterCertificate(tx, routerId, client, formatTimestamp(deps.clock())),
+    options,
+  );
+}
+
+/**
+ * A write of a router's certificates, recorded as an update of the router (upstream's router store emits it; the
+ * edge router's fields are a transit router's and its certificate besides).
+ */
+export function recordedRouterWrite<T>(
+  tx: Db,
+  routerId: string,
+  write: () => Promise<T>,
+  options?: RecordOptions,
+): Promise<T> {
+  return recordedWrite(tx, edgeRouter, routerId, write, options);
 }
 
 /** erott enrolls edge routers, trott transit routers; a token whose router is of the other kind is not valid. */
@@ -106,8 +127,9 @@ export const enrollRouter: EnrollMethod = async ({ deps, body }, enrollment) => 
   const csrs = await readEnrollmentCsrs(body);
   const { client, server } = await issueRouterCertificates(deps, routerId, csrs);
   await deps.store.transaction(async (tx) => {
-    await consumeEnrollment(tx, enrollment);
+    // In upstream's order: the router's update is recorded before the enrollment's deletion.
     await storeRouterCertificate(tx, deps, routerId, client);
+    await consumeEnrollment(tx, enrollment);
   });
   // The router refuses a reply in which any of the three is empty (`router/enroll/enroll.go`).
   return {
@@ -115,3 +137,14 @@ export const enrollRouter: EnrollMethod = async ({ deps, body }, enrollment) => 
     json: envelope({ ca: deps.pki.caBundlePem, cert: client.chainPem, serverCert: server.chainPem }),
   };
 };
+
+/** upstream's newRouterChangeContext (handler_edge_ctrl/extend_enrollment.go): the router, over its channel. */
+export function routerRenewalChange(routerId: string): RecordOptions {
+  return {
+    context: {
+      author: { type: 'router', id: routerId },
+      source: { type: 'ctrl.channel', method: 'extend.router.enrollment' },
+    },
+    throughRouter: routerId,
+  };
+}

@@ -1,5 +1,6 @@
 // Enrollment operations (management, admin): list, detail, create for an identity, delete, refresh
 // (docs/reference/pki-enrollment-auth.md §3.9).
+import { recordedWrite } from '../../crud/recorded-write.js';
 import { ApiError } from '../../errors/api-error.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import { createdEnvelope } from '../../http/envelope.js';
@@ -88,7 +89,9 @@ const refreshEnrollment: OperationHandler<'refreshEnrollment'> = {
         method: record.method as EnrollmentMethod,
         expiresAt,
       });
-      await refreshEnrollmentRow(tx, id, formatTimestamp(expiresAt), jwt, formatTimestamp(now));
+      await recordedWrite(tx, enrollment, id, () =>
+        refreshEnrollmentRow(tx, id, formatTimestamp(expiresAt), jwt, formatTimestamp(now)),
+      );
     });
     return { status: 200, json: createdEnvelope(enrollment.path, id) };
   },

@@ -8,7 +8,7 @@ import { childrenOf, create, detail, list, listSetField, patch, remove, update }
 import { toApiEntity } from '../../crud/entity-mapping.js';
 import { requireEntity } from '../../crud/entity-writes.js';
 import { roleFilterScope } from '../../crud/role-filter.js';
-import { disableIdentityIn, enableIdentityIn } from '../../auth/identity-disable.js';
+import { disableIdentityIn, enableIdentityIn } from '../../auth/identity-disable-writes.js';
 import { authenticator } from '../authenticator/authenticator.definition.js';
 import { enrollment } from '../enrollment/enrollment.definition.js';
 import { identity } from './identity.definition.js';

@@ -12,6 +12,8 @@ import type { Pki } from '../../pki/ensure-pki.js';
 import {
   issueRouterCertificates,
   readExtensionCsrs,
+  recordedRouterWrite,
+  routerRenewalChange,
   storeRouterCertificate,
 } from '../../enrollment/methods/enroll-router.js';
 import {
@@ -65,8 +67,14 @@ export class CertificateRenewal {
     const at = formatTimestamp(clock());
     const issued = { certPem: client.certPem, fingerprint: client.fingerprint };
     await store.transaction(async (tx) => {
-      if (request.requireVerification) await setUnverifiedRouterCertificate(tx, routerId, issued, at);
-      else await storeRouterCertificate(tx, { clock }, routerId, client);
+      if (request.requireVerification)
+        await recordedRouterWrite(
+          tx,
+          routerId,
+          () => setUnverifiedRouterCertificate(tx, routerId, issued, at),
+          routerRenewalChange(routerId),
+        );
+      else await storeRouterCertificate(tx, { clock }, routerId, client, routerRenewalChange(routerId));
     });
     if (!request.requireVerification) renewed(routerId, client.fingerprint);
     channel.send({
@@ -101,7 +109,12 @@ export class CertificateRenewal {
       throw refused('INVALID_CLIENT_PEM', 'request did not contain a matching client pem');
     const at = formatTimestamp(clock());
     const promoted = await store.transaction((tx) =>
-      promoteUnverifiedRouterCertificate(tx, routerId, request.clientCertPem, at),
+      recordedRouterWrite(
+        tx,
+        routerId,
+        () => promoteUnverifiedRouterCertificate(tx, routerId, request.clientCertPem, at),
+        routerRenewalChange(routerId),
+      ),
     );
     // Between the read and the write another renewal or a re-enrollment replaced what waited.
     if (!promoted) throw refused('VERIFY_ERROR', 'enrollment extension error: the renewal was replaced meanwhile');

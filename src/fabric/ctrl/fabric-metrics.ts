@@ -18,4 +18,13 @@ export interface FabricMetrics {
   circuitEnded(end: CircuitEnd): void;
   terminatorsCreated(count: number): void;
   terminatorsRemoved(count: number): void;
+  /** Every series of the controller's registry as it stands (the `metrics` inspection). */
+  snapshot(): Promise<MetricSnapshot[]>;
+}
+
+/** One metric of the registry, as prom-client's getMetricsAsJSON gives it. */
+export interface MetricSnapshot {
+  name: string;
+  type: string;
+  values: { value: number; labels: Partial<Record<string, string | number>>; metricName?: string }[];
 }

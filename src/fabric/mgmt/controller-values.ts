@@ -7,9 +7,15 @@ import { goRfc3339 } from '../../lib/go-format.js';
 import { settingSpecs, type Settings } from '../../settings/settings.schema.js';
 import { connectedRouters } from '../../store/queries/router-presence.js';
 import type { Store } from '../../store/store.js';
+import type { FabricMetrics } from '../ctrl/fabric-metrics.js';
+import { metricsMessageJson } from './controller-metrics.js';
 
 export interface ControllerValuesDeps {
   settings: Settings;
+  /** The controller's own id (its metrics' sourceId). */
+  controllerId: string;
+  /** The controller's metrics registry, when it keeps one (`metrics.address` is set). */
+  metrics: Pick<FabricMetrics, 'snapshot'> | undefined;
   store: Store;
   clock: Clock;
   /** An instance not seen for this long holds no router any more. */
@@ -24,6 +30,8 @@ export function controllerValues(deps: ControllerValuesDeps): (name: string) => 
     if (name === 'stackdump') return stackdump();
     if (name === 'config') return renderConfig(deps.settings);
     if (name === 'connected-routers') return listConnectedRouters(deps);
+    if (name.startsWith('metrics') && deps.metrics)
+      return metricsMessageJson(await deps.metrics.snapshot(), deps.controllerId, deps.clock());
     return undefined;
   };
 }

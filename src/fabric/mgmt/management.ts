@@ -1,6 +1,7 @@
 // The management side of a process's fabric, built in one place: the inspections (REST and channel share them) and
 // the management-channel table with its handlers, over the parts the fabric already has (the messenger that reaches
 // any router of the cluster, the links' view, the terminators' removal of invalid ones).
+import type { FabricMetrics } from '../ctrl/fabric-metrics.js';
 import { formatTimestamp, type Clock } from '../../lib/clock.js';
 import type { Settings } from '../../settings/settings.schema.js';
 import { connectedRouters } from '../../store/queries/router-presence.js';
@@ -35,6 +36,8 @@ export interface ManagementOptions {
   selectors: MgmtSelectors | undefined;
   /** The process's events; absent: `stream events` is refused. */
   events: EventSource | undefined;
+  /** The controller's metrics (the `metrics` inspection), when it keeps them. */
+  metrics?: Pick<FabricMetrics, 'snapshot'> | undefined;
 }
 
 export interface Management {
@@ -56,7 +59,14 @@ export function management(options: ManagementOptions): Management {
   };
   const inspections = new Inspections({
     appId: options.controllerId,
-    local: controllerValues({ settings: options.settings, store, clock, instanceOfflineAfterMs }),
+    local: controllerValues({
+      settings: options.settings,
+      store,
+      clock,
+      instanceOfflineAfterMs,
+      controllerId: options.controllerId,
+      metrics: options.metrics,
+    }),
     connectedRouters: connected,
     messenger,
   });

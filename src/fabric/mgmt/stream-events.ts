@@ -2,6 +2,7 @@
 // (upstream handler_mgmt/stream_events.go); each event goes out as StreamEventsEvent (10041), its body the event's
 // JSON, header 10 the formatter's event type. The subscriptions end when the channel closes. The events themselves
 // (their shapes, which subscriptions admit which) are the event dispatcher's: this side only carries them.
+import { goJsonText } from '../../events/go-json.js';
 import { ContentType as MgmtType, Header as MgmtHeader } from '../messages/gen/mgmt_pb.js';
 import { encodeString } from '../channel/header-codecs.js';
 import { resultMessage, type FabricLogger, type Outgoing } from '../ctrl/router-channel.js';
@@ -111,7 +112,7 @@ export class EventStreams {
         channel.send({
           contentType: MgmtType.StreamEventsEventType,
           headers: new Map([[MgmtHeader.EventTypeHeader, encodeString(eventTypeOf(event))]]),
-          body: encodeString(JSON.stringify(event)),
+          body: encodeString(goJsonText(event)),
         });
       },
     };

@@ -9,7 +9,7 @@ import { parseJsonValue } from '../../lib/json-value.js';
 import { isJsonObject } from '../../lib/object-path.js';
 import { resolveConfigTypes } from '../../policy/config-expansion.js';
 import { apiSessionById, type ApiSessionRow } from '../../store/queries/api-sessions.js';
-import { recordClientInfo } from '../../store/queries/identities.js';
+import { updateClientInfo } from '../../auth/client-info.js';
 import { newestApiSessionOf, tunnelIdentity, type TunnelIdentityRow } from '../../store/queries/tunnel.js';
 import { writeAreas, type Db } from '../../store/store.js';
 import { formatTimestamp } from '../../lib/clock.js';
@@ -124,7 +124,7 @@ export async function recordTunnelInfo(
   };
   if (Object.keys(info).length === 0) return;
   const at = formatTimestamp(deps.clock());
-  await deps.store.transaction((tx) => recordClientInfo(tx, identity.id, info, at), {
+  await deps.store.transaction((tx) => updateClientInfo(tx, identity.id, info, at), {
     touches: [writeAreas.identity(identity.id)],
   });
 }

@@ -83,6 +83,11 @@ export async function deleteApiSessionsOfAuthenticator(
     .execute();
 }
 
+/** The API sessions of one identity (what disabling it ends). */
+export async function apiSessionsOfIdentity(db: Db, identityId: string): Promise<ApiSessionRow[]> {
+  return typed(db).selectFrom('api_sessions').selectAll().where('identity_id', '=', identityId).execute();
+}
+
 /** The API sessions of these identities, by id. */
 export async function apiSessionIdsOf(db: Db, identityIds: readonly string[]): Promise<string[]> {
   if (identityIds.length === 0) return [];

@@ -46,6 +46,19 @@ export async function identitySdkInfo(db: Db, id: string): Promise<string | null
     ?.sdk_info;
 }
 
+/** The client info an identity's last login stored (JSON text each, null when none was sent). */
+export async function identityClientInfo(
+  db: Db,
+  id: string,
+): Promise<{ envInfo: string | null; sdkInfo: string | null } | undefined> {
+  const row = await typed(db)
+    .selectFrom('identities')
+    .select(['env_info', 'sdk_info'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row && { envInfo: row.env_info, sdkInfo: row.sdk_info };
+}
+
 /** What a client says about itself at login (JSON text each; absent ones stay as they were). */
 export async function recordClientInfo(
   tx: Db,

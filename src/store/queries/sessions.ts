@@ -25,6 +25,12 @@ export async function deleteSessions(tx: Db, ids: readonly string[]): Promise<vo
 
 export type SessionRow = Selectable<SessionsTable>;
 
+/** These sessions, as stored (what a posture check ends). */
+export async function sessionsWithIds(db: Db, ids: readonly string[]): Promise<SessionRow[]> {
+  if (ids.length === 0) return [];
+  return typed(db).selectFrom('sessions').selectAll().where('id', 'in', ids).execute();
+}
+
 /** The sessions of these API sessions (they end with them: the database cascades the delete). */
 export async function sessionsOfApiSessions(db: Db, apiSessionIds: readonly string[]): Promise<SessionRow[]> {
   if (apiSessionIds.length === 0) return [];

@@ -1,3 +1,4 @@
+import type { ZitiEvent } from '../../../src/events/event-types.js';
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../../support/test-app.js';
@@ -267,9 +268,26 @@ describe('posture responses and posture evaluation', () => {
       });
       assert.equal(await exists(session.id), true, 'not within the write');
       t.clock.advance(1000);
+      const ended: ZitiEvent[] = [];
+      const subscriber = t.events.dispatcher.subscribe([{ type: 'entityChange' }, { type: 'edge.sessions' }], {
+        accept: (event) => ended.push(event),
+      });
       await t.deps.posture.sweep();
+      subscriber.unsubscribe();
       assert.equal(await exists(session.id), false);
       assert.equal(await lastChangeAt(token), t.clock().toISOString());
+      // Recorded as upstream's session store records a delete: the entity change and the edge.sessions event.
+      assert.deepEqual(
+        ended.map((event) => [
+          event.namespace,
+          'eventType' in event ? event.eventType : 'event_type' in event ? event.event_type : '',
+        ]),
+        [
+          ['entityChange', 'deleted'],
+          ['edge.sessions', 'deleted'],
+          ['entityChange', 'committed'],
+        ],
+      );
     });
 
     it('a posture check change that fails the reported data drops the session at the next sweep', async () => {
