@@ -18,14 +18,18 @@ function goSubjectString(certificate: X509Certificate): string {
   return certificate.subject.split('\n').reverse().join(',');
 }
 
-/** Records a certificate as usable by one API session (what edge routers accept for it, while valid). */
+/**
+ * Records a certificate as usable by one API session (what edge routers accept for it, while valid); `parsed`: the
+ * same certificate already parsed (a cert login's presented leaf), so it is not parsed again.
+ */
 export async function insertApiSessionCertificate(
   tx: Db,
   deps: { clock: Clock; ids: IdGenerators },
   apiSessionId: string,
   certPem: string,
+  parsed?: X509Certificate,
 ): Promise<string> {
-  const certificate = new X509Certificate(certPem);
+  const certificate = parsed ?? new X509Certificate(certPem);
   const id = deps.ids.shortId();
   await storeCertificate(
     tx,
@@ -33,7 +37,7 @@ export async function insertApiSessionCertificate(
       id,
       apiSessionId,
       subject: goSubjectString(certificate),
-      fingerprint: certificateFingerprint(certPem),
+      fingerprint: certificateFingerprint(certificate),
       validFrom: formatTimestamp(new Date(Date.parse(certificate.validFrom))),
       validTo: formatTimestamp(new Date(Date.parse(certificate.validTo))),
       certPem,

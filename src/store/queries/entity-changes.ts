@@ -2,17 +2,15 @@
 // States and source are JSON text; times RFC3339 text.
 import type { Insertable } from 'kysely';
 import { typed } from '../connection.js';
+import { insertRow } from './entities.js';
 import type { EntityChangesTable } from '../schema.js';
 import type { Db } from '../store.js';
 
 export type EntityChangeInsert = Insertable<EntityChangesTable>;
 
 export async function insertEntityChanges(tx: Db, rows: readonly EntityChangeInsert[]): Promise<void> {
-  if (rows.length > 0)
-    await typed(tx)
-      .insertInto('entity_changes')
-      .values([...rows])
-      .execute();
+  // One row at a time (a change is one row): a prepared shape per set of columns, not a statement built each time.
+  for (const row of rows) await insertRow(tx, 'entity_changes', row);
 }
 
 /** Drops the changes made before `before`; answers how many. */

@@ -16,16 +16,19 @@ export async function identityIdBy(db: Db, field: 'id' | 'externalId', value: st
 }
 
 /** id, name and auth policy of these identities, for references. */
+const selectIdentityNames = preparedQuery((q, ids: readonly string[]) =>
+  q
+    .selectFrom('identities')
+    .select(['id', 'name', 'auth_policy_id as authPolicyId'])
+    .where('id', 'in', inTextList(q, ids)),
+);
+
 export async function identityNames(
   db: Db,
   ids: readonly string[],
 ): Promise<{ id: string; name: string; authPolicyId: string }[]> {
   if (ids.length === 0) return [];
-  return typed(db)
-    .selectFrom('identities')
-    .select(['id', 'name', 'auth_policy_id as authPolicyId'])
-    .where('id', 'in', ids)
-    .execute();
+  return selectIdentityNames(db, ids);
 }
 
 /** An identity other than `exceptId` with this name, if any. */
@@ -46,6 +49,20 @@ export async function identitySdkInfo(db: Db, id: string): Promise<string | null
     ?.sdk_info;
 }
 
+// A null argument keeps the stored value; the row is written only when a value differs (upstream's authenticate
+// router patches the identity only then), so a client logging in again as before changes nothing.
+const updateClientInfo = preparedQuery((q, id: string, envInfo: string | null, sdkInfo: string | null, at: string) => {
+  const envInfoAfter = sql<string | null>`COALESCE(${envInfo}, env_info)`;
+  const sdkInfoAfter = sql<string | null>`COALESCE(${sdkInfo}, sdk_info)`;
+  return q
+    .updateTable('identities')
+    .set({ env_info: envInfoAfter, sdk_info: sdkInfoAfter, updated_at: at })
+    .where('id', '=', id)
+    .where((eb) =>
+      eb.or([eb('env_info', 'is distinct from', envInfoAfter), eb('sdk_info', 'is distinct from', sdkInfoAfter)]),
+    );
+});
+
 /** What a client says about itself at login (JSON text each; absent ones stay as they were). */
 export async function recordClientInfo(
   tx: Db,
@@ -53,16 +70,8 @@ export async function recordClientInfo(
   info: { envInfo?: string; sdkInfo?: string },
   at: string,
 ): Promise<void> {
-  const changes = {
-    ...(info.envInfo ? { env_info: info.envInfo } : {}),
-    ...(info.sdkInfo ? { sdk_info: info.sdkInfo } : {}),
-  };
-  if (Object.keys(changes).length === 0) return;
-  await typed(tx)
-    .updateTable('identities')
-    .set({ ...changes, updated_at: at })
-    .where('id', '=', id)
-    .execute();
+  if (!info.envInfo && !info.sdkInfo) return;
+  await updateClientInfo(tx, id, info.envInfo || null, info.sdkInfo || null, at);
 }
 
 /** Disables the identity from `at` until `until` (null: until enabled) and ends its API sessions; returns their ids. */
