@@ -131,6 +131,7 @@ function network(costs: Record<string, number> = {}, deleted = new Set<string>()
       Promise.resolve(new Map(ids.map((id) => [id, { cost: costs[id] ?? 0, noTraversal: false }]))),
     routerExists: (id) => Promise.resolve(!deleted.has(id)),
     logger: quiet,
+    peerStateWindowMs: 0,
   });
   // The links' lines of the router-message table, as a real router's channel is served.
   routers.onConnected((router) => serveRouterMessages(router.channel, router.routerId, { links }));
@@ -142,7 +143,7 @@ function network(costs: Record<string, number> = {}, deleted = new Set<string>()
 }
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
-/** Peer states go out once the turn that queued them ends (PeerStateOutbox): after what awaits the store, too. */
+/** Peer states go out (window 0) once the turn that queued them ends: after what awaits the store, too. */
 const told = async () => {
   await tick();
   await tick();
@@ -466,6 +467,7 @@ describe('a router back before its absence was told', () => {
       routerAttributes: () => Promise.resolve(new Map()),
       routerExists: () => new Promise<boolean>((resolve) => (release = () => resolve(true))),
       logger: quiet,
+      peerStateWindowMs: 0,
     });
     const a = routers.connect(new FakeRouter('a'));
     routers.connect(new FakeRouter('b'));

@@ -31,6 +31,8 @@ export interface LinksOptions {
   shared?: SharedNetwork;
   /** Operators' events (src/events/): links reported and faulted, the routers' metrics. */
   events?: FabricEvents;
+  /** How long peer states gather before they go (peer-states.ts PEER_STATE_WINDOW_MS; 0: the turn's end). */
+  peerStateWindowMs?: number;
 }
 
 /**
@@ -43,12 +45,13 @@ export class Links {
   readonly table: LinkTable;
   readonly #options: LinksOptions;
   readonly #lost: LinksLostListener[] = [];
-  readonly #peerStates = new PeerStateOutbox();
+  readonly #peerStates: PeerStateOutbox;
   /** The other processes' routers and links (several workers or instances); undefined: this process's only. */
   readonly network: NetworkSync | undefined;
 
   constructor(options: LinksOptions) {
     this.#options = options;
+    this.#peerStates = new PeerStateOutbox(options.peerStateWindowMs);
     this.table = new LinkTable(options.maxLinks);
     this.network =
       options.shared &&

@@ -68,14 +68,20 @@ export interface PeerStateReceiver {
   send(message: Omit<Message, 'sequence'>): void;
 }
 
+/** How long peer states gather before they go: a storm's connects spread over many turns of the event loop. */
+export const PEER_STATE_WINDOW_MS = 100;
+
 /**
- * upstream's RouterMessaging coalescing: the states queued for a router within one turn of the event loop go as one
- * PeerStateChanges, the latest per peer. Routers connecting at once (a restart of the network) would otherwise
- * send every connected router one message per newcomer: a million messages for a thousand routers.
+ * upstream's RouterMessaging coalescing: the states queued for a router within a short window (0: one turn of the
+ * event loop) go as one PeerStateChanges, the latest per peer. Routers connecting at once (a restart of the
+ * network) would otherwise send every connected router one message per newcomer: half a million messages for a
+ * thousand routers.
  */
 export class PeerStateOutbox {
   #pending = new Map<PeerStateReceiver, Map<string, PeerStateChange>>();
   #scheduled = false;
+
+  constructor(private readonly windowMs = PEER_STATE_WINDOW_MS) {}
 
   queue(to: PeerStateReceiver, changes: readonly PeerStateChange[]): void {
     if (changes.length === 0) return;
@@ -85,7 +91,8 @@ export class PeerStateOutbox {
     for (const change of changes) pending.set(change.id, change);
     if (this.#scheduled) return;
     this.#scheduled = true;
-    setImmediate(() => this.flush());
+    if (this.windowMs === 0) setImmediate(() => this.flush());
+    else setTimeout(() => this.flush(), this.windowMs).unref();
   }
 
   /** Sends what is queued now (a channel closed meanwhile drops its message). */
