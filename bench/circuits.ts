@@ -26,6 +26,10 @@ import {
 const CIRCUITS = Number(process.env.BENCH_CIRCUITS ?? 200);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 25);
 const BINDS = Number(process.env.BENCH_BINDS ?? 10);
+// `ours` alone for a profiling run (ZITI_BENCH_CPU_PROF): the ratios need both.
+const TARGETS = (process.env.BENCH_CIRCUIT_TARGETS ?? 'ours,upstream')
+  .split(',')
+  .filter((kind): kind is ControllerKind => kind === 'ours' || kind === 'upstream');
 
 interface Figures {
   circuits: number;
@@ -123,13 +127,13 @@ async function main(): Promise<void> {
     return;
   }
   const results: Partial<Record<ControllerKind, Figures>> = {};
-  for (const kind of ['ours', 'upstream'] as const) {
+  for (const kind of TARGETS) {
     process.stdout.write(`${kind}: ${CIRCUITS} circuits, ${CONCURRENCY} at a time…\n`);
     results[kind] = await measure(ziti, kind);
     process.stdout.write(`${kind}: ${JSON.stringify(results[kind])}\n`);
   }
-  const ours = results.ours!;
-  const upstream = results.upstream!;
+  const { ours, upstream } = results;
+  if (!ours || !upstream) return;
   const ratio = (key: keyof Figures) => Number(((ours[key] as number) / (upstream[key] as number)).toFixed(2));
   const ratios = Object.fromEntries(
     (

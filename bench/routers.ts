@@ -4,7 +4,7 @@
 // channels' heartbeats cost it (upstream's 10 s interval both ways) over BENCH_IDLE_SECONDS (default 30), against the
 // same window before the routers came. Writes bench/results/routers-*.json.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { installSignalCleanup, onCleanup, runCleanup } from './cleanup.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, startController } from './controller-process.js';
@@ -103,6 +103,7 @@ async function main(): Promise<void> {
 
     say(`${count} routers connecting at once`);
     const started = performance.now();
+    const cpuBefore = controller.cpuSeconds();
     // As real routers do, one that fails tries again (after 1 s here; a v1.1.8 router backs off from 1 s too).
     const reasons: string[] = [];
     const attempt = async (router: EnrolledRouter, tries = 1): Promise<TestRouter> => {
@@ -126,6 +127,8 @@ async function main(): Promise<void> {
       );
     while ((await onlineCount(controller.baseUrl, token)) < connected.length) await sleep(50);
     const allOnlineMs = performance.now() - started;
+    // The controller's own CPU for the whole storm: what the machine's other load does not move.
+    const stormCpuMs = (controller.cpuSeconds() - cpuBefore) * 1000;
 
     say(`idle: controller CPU over ${idleSeconds} s with ${connected.length} routers heartbeating`);
     await sleep(2000);
@@ -147,6 +150,8 @@ async function main(): Promise<void> {
       ),
       helloExchangesDoneMs: Math.round(helloMs),
       allOnlineInRestMs: Math.round(allOnlineMs),
+      controllerCpuMsPerRouterConnect: Number((stormCpuMs / Math.max(1, connected.length)).toFixed(2)),
+      loadAverage: loadavg()[0],
       controllerRssMb: { before: rssBeforeMb, after: rssAfterMb },
       memoryPerRouterKb: Math.round(((rssAfterMb - rssBeforeMb) * 1024) / Math.max(1, connected.length)),
       controllerCpuMsPerSecond: {

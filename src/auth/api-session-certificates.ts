@@ -12,7 +12,7 @@ import type { Db } from '../store/store.js';
 import { certificateFingerprint } from '../pki/fingerprint.js';
 import { lifetimes, signCsr } from '../pki/sign-csr.js';
 import { apiSessionCertificate } from './api-session-certificate.definition.js';
-import { recordedWrite } from '../crud/recorded-write.js';
+import { recordedCreate } from '../crud/recorded-write.js';
 import type { ChangeContext } from '../lib/change-context.js';
 
 /** Go's `pkix.Name.String()`: the RDNs in reverse order, comma-separated (`CN=x,O=y,C=US`). */
@@ -21,17 +21,18 @@ function goSubjectString(certificate: X509Certificate): string {
 }
 
 /**
- * Records a certificate as usable by one API session (what edge routers accept for it, while valid); `context` names
- * the author where the request's caller is not it (a login: the identity logging in).
+ * Records a certificate as usable by one API session (what edge routers accept for it, while valid). `context` names
+ * the author where the request's caller is not it (a login: the identity logging in); `parsed` is the same certificate
+ * already parsed (a cert login's presented leaf), so it is not parsed again.
  */
 export async function insertApiSessionCertificate(
   tx: Db,
   deps: { clock: Clock; ids: IdGenerators },
   apiSessionId: string,
   certPem: string,
-  context?: ChangeContext,
+  options: { context?: ChangeContext; parsed?: X509Certificate } = {},
 ): Promise<string> {
-  const certificate = new X509Certificate(certPem);
+  const certificate = options.parsed ?? new X509Certificate(certPem);
   const id = deps.ids.shortId();
   const store = () =>
     storeCertificate(
@@ -40,7 +41,7 @@ export async function insertApiSessionCertificate(
         id,
         apiSessionId,
         subject: goSubjectString(certificate),
-        fingerprint: certificateFingerprint(certPem),
+        fingerprint: certificateFingerprint(certificate),
         validFrom: formatTimestamp(new Date(Date.parse(certificate.validFrom))),
         validTo: formatTimestamp(new Date(Date.parse(certificate.validTo))),
         certPem,
@@ -48,7 +49,7 @@ export async function insertApiSessionCertificate(
       formatTimestamp(deps.clock()),
     );
   // upstream's apiSessionCertificate store emits its creates (one at every certificate login).
-  await recordedWrite(tx, apiSessionCertificate, id, store, context ? { context } : {});
+  await recordedCreate(tx, apiSessionCertificate, id, store, options.context ? { context: options.context } : {});
   return id;
 }
 

@@ -1,6 +1,7 @@
 // `POST /authenticate?method=cert` (docs/reference/pki-enrollment-auth.md §4.3): the TLS client certificate must chain
 // to the controller's CAs or a verified third-party CA with auth enabled, and name an identity by fingerprint or by
 // external id.
+import type { X509Certificate } from 'node:crypto';
 import { currentChangeContext } from '../lib/change-context.js';
 import { formatTimestamp } from '../lib/clock.js';
 import type { OperationContext } from '../http/operation.js';
@@ -25,18 +26,18 @@ interface Holder {
 }
 
 /** The identity a trusted certificate names: by the CA's external-id claim when it yields one, else by fingerprint. */
-async function findHolder(db: Db, leafPem: string, caId: string | undefined): Promise<Holder | undefined> {
+async function findHolder(db: Db, leaf: X509Certificate, caId: string | undefined): Promise<Holder | undefined> {
   if (caId !== undefined) {
     const stored = await caExternalIdClaim(db, caId);
     const claim = stored ? (normaliseExternalIdClaim(parseJsonValue(stored)) ?? undefined) : undefined;
-    const externalId = claim ? externalIdOf(leafPem, claim) : undefined;
+    const externalId = claim ? externalIdOf(leaf.raw, claim) : undefined;
     if (externalId !== undefined) {
       const identityId = await identityIdBy(db, 'externalId', externalId);
       return identityId === undefined ? undefined : { identityId, authenticatorId: 'internal', storesPem: false };
     }
   }
   // cert_fingerprint is UNIQUE, so this is one index probe.
-  const authenticator = await certAuthenticatorWithFingerprint(db, certificateFingerprint(leafPem));
+  const authenticator = await certAuthenticatorWithFingerprint(db, certificateFingerprint(leaf));
   return (
     authenticator && {
       identityId: authenticator.identityId,
@@ -61,7 +62,7 @@ export async function checkCertificateLogin(context: OperationContext): Promise<
       checkLeafValidity: false,
       requireClientAuth: false,
     });
-    return anchor && findHolder(db, leafPem, anchor.caId);
+    return anchor && findHolder(db, leaf, anchor.caId);
   });
   if (!holder) throw invalidAuth();
   return {
@@ -74,8 +75,8 @@ export async function checkCertificateLogin(context: OperationContext): Promise<
         await storeAuthenticatorCertificate(tx, holder.authenticatorId, leafPem, formatTimestamp(deps.clock()));
       }
       await insertApiSessionCertificate(tx, deps, apiSessionId, leafPem, {
-        ...currentChangeContext(),
-        author: { type: 'identity', id: holder.identityId },
+        context: { ...currentChangeContext(), author: { type: 'identity', id: holder.identityId } },
+        parsed: leaf,
       });
     },
   };

@@ -46,14 +46,48 @@ export async function recordedWrite<V extends EntityValues, T>(
   write: () => Promise<T>,
   options: RecordOptions = {},
 ): Promise<T> {
-  const read = async (): Promise<State | undefined> => {
-    const found = await findEntity(tx, definition, id);
-    return found && { ...found, ...(options.extra ? await options.extra(tx, id) : {}) };
-  };
-  const before = await read();
+  const before = await readState(tx, definition, id, options);
   const result = await write();
-  await recordStates(tx, upstreamEntityType(definition.path), id, before, await read(), options);
+  await recordStates(
+    tx,
+    upstreamEntityType(definition.path),
+    id,
+    before,
+    await readState(tx, definition, id, options),
+    options,
+  );
   return result;
+}
+
+/** Runs `write` (a create of the entity `id` of `definition` in `tx`: nothing to read before it) and records it. */
+export async function recordedCreate<V extends EntityValues, T>(
+  tx: Db,
+  definition: EntityDefinition<V>,
+  id: string,
+  write: () => Promise<T>,
+  options: RecordOptions = {},
+): Promise<T> {
+  const result = await write();
+  await recordStates(
+    tx,
+    upstreamEntityType(definition.path),
+    id,
+    undefined,
+    await readState(tx, definition, id, options),
+    options,
+  );
+  return result;
+}
+
+/** The entity as its definition reads it, with the extra state upstream's holds. */
+async function readState<V extends EntityValues>(
+  tx: Db,
+  definition: EntityDefinition<V>,
+  id: string,
+  options: RecordOptions,
+): Promise<State | undefined> {
+  const found = await findEntity(tx, definition, id);
+  return found && { ...found, ...(options.extra ? await options.extra(tx, id) : {}) };
 }
 
 /**

@@ -7,9 +7,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { currentChangeContext, type ChangeContext, type ChangeSource } from '../lib/change-context.js';
 import { formatTimestamp, type Clock } from '../lib/clock.js';
-import { identityNames } from '../store/queries/identities.js';
-import { routerNameById } from '../store/queries/edge-sessions.js';
-import { insertEntityChanges, type EntityChangeInsert } from '../store/queries/entity-changes.js';
+import { insertEntityChange, type EntityChangeInsert } from '../store/queries/entity-changes.js';
 import { wrapTransactions, type Db, type Store } from '../store/store.js';
 import { goJsonTime, type EntityChangeEvent } from './event-types.js';
 
@@ -97,17 +95,9 @@ export async function recordEntityChange(tx: Db, fact: EntityChangeFact): Promis
   if (!frame) return;
   const { clock, instanceId, version } = frame.log.options;
   const context = fact.context ?? currentChangeContext();
-  let author = context.author;
-  if (author.id && author.name === undefined) {
-    // upstream's change contexts name their author: an identity's name, a router's.
-    const name =
-      author.type === 'identity'
-        ? (await identityNames(tx, [author.id]))[0]?.name
-        : author.type === 'router'
-          ? await routerNameById(tx, author.id)
-          : undefined;
-    author = { ...author, ...(name !== undefined ? { name } : {}) };
-  }
+  const given = context.author;
+  // upstream's change contexts name their author (an identity's name, a router's): read as the row is written.
+  const nameAuthor = given.id !== undefined && given.name === undefined;
   const channel = fact.throughRouter === undefined ? undefined : frame.log.channelAddresses(fact.throughRouter);
   const source = sourceInUpstreamOrder({
     ...context.source,
@@ -125,9 +115,9 @@ export async function recordEntityChange(tx: Db, fact: EntityChangeFact): Promis
     change_type: fact.changeType,
     entity_type: fact.entityType,
     entity_id: fact.entityId,
-    author_type: author.type,
-    author_id: author.id ?? null,
-    author_name: author.name ?? null,
+    author_type: given.type,
+    author_id: given.id ?? null,
+    author_name: given.name ?? null,
     source_type: source.type,
     source: JSON.stringify(source),
     changed_fields: JSON.stringify(fact.changedFields ?? []),
@@ -135,7 +125,8 @@ export async function recordEntityChange(tx: Db, fact: EntityChangeFact): Promis
     final_state: finalState ? JSON.stringify(finalState) : null,
     instance_id: instanceId,
   };
-  await insertEntityChanges(tx, [row]);
+  const name = await insertEntityChange(tx, row, nameAuthor);
+  const author = { ...given, ...(name !== null ? { name } : {}) };
   const timestamp = goJsonTime(now);
   const metadata: Record<string, unknown> = {
     author: {

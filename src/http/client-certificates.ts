@@ -7,7 +7,5 @@ import { peerCertificates } from '../lib/peer-certificates.js';
 export function clientCertificatesOf(request: FastifyRequest): X509Certificate[] {
   // A plain socket (app.inject(), the metrics listener) has no certificates.
   const socket = request.raw.socket;
-  return socket instanceof TLSSocket
-    ? peerCertificates({ getPeerCertificate: socket.getPeerCertificate.bind(socket) })
-    : [];
+  return socket instanceof TLSSocket ? peerCertificates(socket) : [];
 }

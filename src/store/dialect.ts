@@ -22,8 +22,9 @@ export interface SqlDialect {
    * Rows held in memory as a table in the query (`FROM (<this>) AS t`), bound as one JSON parameter whatever their
    * number (a UNION of one SELECT per row stops at SQLite's 500 compound terms and the parameter limits). Columns
    * are typed as stored ones compare: numbers as numbers, everything else as text (PostgreSQL: COLLATE "C").
+   * `rowsJson`: the rows as a JSON array's text, or a prepared shape's stand-in for it.
    */
-  inlineRows(columns: readonly InlineColumn[], rows: readonly Record<string, unknown>[]): RawBuilder<unknown>;
+  inlineRows(columns: readonly InlineColumn[], rowsJson: unknown): RawBuilder<unknown>;
   /**
    * A list of text values bound as one parameter, as the right side of `IN`: the statement text is the same
    * whatever the list's length, so one compiled shape serves every list.

@@ -185,6 +185,10 @@ describe('a router reconnecting to another instance (two instances, one SQLite f
       await until(async () => (await two.fabric.links.view.list()).length === 1);
       // What each router was last told of each peer (earlier looks may have told C of B's coming and going).
       const last = (router: TestRouter) => Object.fromEntries(states(router));
+      // Peer states gather for a moment before they go (PeerStateOutbox).
+      await until(() =>
+        Promise.resolve(Object.keys(last(routerB)).length === 2 && last(routerC)[b.id] === PeerState.Healthy),
+      );
       assert.deepEqual(last(routerB), { [a.id]: PeerState.Healthy, [c.id]: PeerState.Healthy });
       assert.equal(last(routerC)[b.id], PeerState.Healthy);
       assert.deepEqual((await two.fabric.links.path(b.id, c.id))?.linkIds, ['link-bc']);

@@ -168,8 +168,13 @@ export class EdgeSync {
     ];
     const ended = (kind: FeedEntry['kind']) =>
       entries.filter((entry) => entry.kind === kind).map((entry) => ({ id: entry.entityId, token: entry.token }));
-    const added = await store.read((db) => routerApiSessions(db, at, { ids: ids('apiSessionAdded') }));
-    const updated = await store.read((db) => routerApiSessions(db, at, { ids: ids('apiSessionUpdated') }));
+    const addedIds = ids('apiSessionAdded');
+    const added = await store.read((db) => routerApiSessions(db, at, { ids: addedIds }));
+    // A session added in this round is sent as it is now, its certificates included (a cert login records the
+    // presented one in the same transaction): an update of it would repeat the addition.
+    const addedSet = new Set(addedIds);
+    const updatedIds = ids('apiSessionUpdated').filter((id) => !addedSet.has(id));
+    const updated = await store.read((db) => routerApiSessions(db, at, { ids: updatedIds }));
     return [
       ...chunks(added, FULL_STATE_CHUNK).map((chunk) =>
         apiSessionAdded(chunk, false, { id: newSyncId(clock()), isLast: true, sequence: 0 }),

@@ -131,6 +131,7 @@ function network(costs: Record<string, number> = {}, deleted = new Set<string>()
       Promise.resolve(new Map(ids.map((id) => [id, { cost: costs[id] ?? 0, noTraversal: false }]))),
     routerExists: (id) => Promise.resolve(!deleted.has(id)),
     logger: quiet,
+    peerStateWindowMs: 0,
   });
   // The links' lines of the router-message table, as a real router's channel is served.
   routers.onConnected((router) => serveRouterMessages(router.channel, router.routerId, { links }));
@@ -142,6 +143,11 @@ function network(costs: Record<string, number> = {}, deleted = new Set<string>()
 }
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
+/** Peer states go out (window 0) once the turn that queued them ends: after what awaits the store, too. */
+const told = async () => {
+  await tick();
+  await tick();
+};
 
 describe('links over simulated topologies', () => {
   it('routers are told of each other as they connect (Healthy with listeners and version) and leave (Unhealthy, or Removed when deleted)', async () => {
@@ -150,20 +156,35 @@ describe('links over simulated topologies', () => {
     const a = routers.connect(new FakeRouter('a'));
     assert.deepEqual(a.peerStates(), [], 'alone: nothing to tell');
     const b = routers.connect(new FakeRouter('b'));
+    await told();
     assert.deepEqual(b.peerStates(), [['a', PeerState.Healthy, 1, 'v1.1.8']]);
     assert.deepEqual(a.peerStates(), [['b', PeerState.Healthy, 1, 'v1.1.8']]);
     const old = routers.connect(new FakeRouter('old', 'v0.31.0'));
+    await told();
     assert.deepEqual(old.peerStates(), [], 'a router without link management is not told');
     routers.disconnect('b');
-    await tick();
+    await told();
     assert.deepEqual(a.peerStates().slice(1), [
       ['old', PeerState.Healthy, 1, 'v0.31.0'],
       ['b', PeerState.Unhealthy, 0, ''],
     ]);
     deleted.add('old');
     routers.disconnect('old');
-    await tick();
+    await told();
     assert.deepEqual(a.peerStates().at(-1), ['old', PeerState.Removed, 0, '']);
+  });
+
+  it('tells each router once per turn of what changed in it, the latest state per peer (a connect storm)', async () => {
+    const { routers } = network();
+    const all = Array.from({ length: 20 }, (_, index) => routers.connect(new FakeRouter(`r${index}`)));
+    await told();
+    for (const router of all) {
+      const messages = router.sent.filter(
+        (message) => message.contentType === (ContentType.PeerStateChangeRequestType as number),
+      );
+      assert.equal(messages.length, 1, `${router.routerId}: one message, not one per newcomer`);
+      assert.equal(router.peerStates().length, 19, 'every other router, once');
+    }
   });
 
   it('a line a–b–c: links reported by their dialers, a path over both, the views upstream shows', async () => {
@@ -446,16 +467,14 @@ describe('a router back before its absence was told', () => {
       routerAttributes: () => Promise.resolve(new Map()),
       routerExists: () => new Promise<boolean>((resolve) => (release = () => resolve(true))),
       logger: quiet,
+      peerStateWindowMs: 0,
     });
     const a = routers.connect(new FakeRouter('a'));
     routers.connect(new FakeRouter('b'));
     routers.disconnect('b');
     routers.connect(new FakeRouter('b'));
     release();
-    await tick();
-    assert.deepEqual(a.peerStates(), [
-      ['b', PeerState.Healthy, 1, 'v1.1.8'],
-      ['b', PeerState.Healthy, 1, 'v1.1.8'],
-    ]);
+    await told();
+    assert.deepEqual(a.peerStates(), [['b', PeerState.Healthy, 1, 'v1.1.8']], 'its two connects as one state');
   });
 });

@@ -10,7 +10,7 @@ import { FaultSubject, type Fault, type Listener, type RouterLinks_RouterLink } 
 import type { LinksView } from '../network-views.js';
 import { isUsable, linkCost, linkSummary, LinkTable, type Link } from './link-model.js';
 import { shortestPath, type NetworkSnapshot, type Path, type PathRouter } from './paths.js';
-import { gone, healthy, linkFaultMessage, peerStateChanges, supportsLinkManagement, type Peer } from './peer-states.js';
+import { gone, healthy, linkFaultMessage, PeerStateOutbox, supportsLinkManagement, type Peer } from './peer-states.js';
 import { allLinks, emptyView, type LinkChange, type SharedNetwork } from './shared-network.js';
 import { NetworkSync } from './network-sync.js';
 import type { LinkRouter, LinkRouters } from './link-routers.js';
@@ -31,6 +31,8 @@ export interface LinksOptions {
   shared?: SharedNetwork;
   /** Operators' events (src/events/): links reported and faulted, the routers' metrics. */
   events?: FabricEvents;
+  /** How long peer states gather before they go (peer-states.ts PEER_STATE_WINDOW_MS; 0: the turn's end). */
+  peerStateWindowMs?: number;
 }
 
 /**
@@ -43,11 +45,13 @@ export class Links {
   readonly table: LinkTable;
   readonly #options: LinksOptions;
   readonly #lost: LinksLostListener[] = [];
+  readonly #peerStates: PeerStateOutbox;
   /** The other processes' routers and links (several workers or instances); undefined: this process's only. */
   readonly network: NetworkSync | undefined;
 
   constructor(options: LinksOptions) {
     this.#options = options;
+    this.#peerStates = new PeerStateOutbox(options.peerStateWindowMs);
     this.table = new LinkTable(options.maxLinks);
     this.network =
       options.shared &&
@@ -200,9 +204,13 @@ export class Links {
     );
     if (others.length + elsewhere.length === 0) return;
     if (supportsLinkManagement(router.versionInfo.version))
-      router.channel.send(peerStateChanges([...others, ...elsewhere].map((other) => healthy(peerOf(other)))));
-    const change = peerStateChanges([healthy(peerOf(router))]);
-    for (const other of others) if (supportsLinkManagement(other.versionInfo.version)) other.channel.send(change);
+      this.#peerStates.queue(
+        router.channel,
+        [...others, ...elsewhere].map((other) => healthy(peerOf(other))),
+      );
+    const change = [healthy(peerOf(router))];
+    for (const other of others)
+      if (supportsLinkManagement(other.versionInfo.version)) this.#peerStates.queue(other.channel, change);
   }
 
   async #disconnected(router: LinkRouter): Promise<void> {
@@ -223,8 +231,9 @@ export class Links {
     const deleted = !(await this.#options.routerExists(routerId));
     // Back already (a quick reconnect told its peers it is healthy meanwhile): an Unhealthy now would be stale.
     if (this.#options.routers.get(routerId)) return;
-    const change = peerStateChanges([gone(routerId, deleted)]);
-    for (const other of others) if (this.#options.routers.get(other.routerId) === other) other.channel.send(change);
+    const change = [gone(routerId, deleted)];
+    for (const other of others)
+      if (this.#options.routers.get(other.routerId) === other) this.#peerStates.queue(other.channel, change);
   }
 
   /** RouterLinks (1035): the links a router dialled, reported when it connects and when it makes one. */

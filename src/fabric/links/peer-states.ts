@@ -62,3 +62,44 @@ export function linkFaultMessage(linkId: string, iteration: number): Omit<Messag
     body: toBinary(FaultSchema, create(FaultSchema, { subject: FaultSubject.LinkFault, id: linkId, iteration })),
   };
 }
+
+/** Where peer states go: a router's control channel. */
+export interface PeerStateReceiver {
+  send(message: Omit<Message, 'sequence'>): void;
+}
+
+/** How long peer states gather before they go: a storm's connects spread over many turns of the event loop. */
+export const PEER_STATE_WINDOW_MS = 100;
+
+/**
+ * upstream's RouterMessaging coalescing: the states queued for a router within a short window (0: one turn of the
+ * event loop) go as one PeerStateChanges, the latest per peer. Routers connecting at once (a restart of the
+ * network) would otherwise send every connected router one message per newcomer: half a million messages for a
+ * thousand routers.
+ */
+export class PeerStateOutbox {
+  #pending = new Map<PeerStateReceiver, Map<string, PeerStateChange>>();
+  #scheduled = false;
+
+  constructor(private readonly windowMs = PEER_STATE_WINDOW_MS) {}
+
+  queue(to: PeerStateReceiver, changes: readonly PeerStateChange[]): void {
+    if (changes.length === 0) return;
+    let pending = this.#pending.get(to);
+    if (!pending) this.#pending.set(to, (pending = new Map<string, PeerStateChange>()));
+    // Map order is first insertion: a peer that changed again keeps its place with its latest state.
+    for (const change of changes) pending.set(change.id, change);
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    if (this.windowMs === 0) setImmediate(() => this.flush());
+    else setTimeout(() => this.flush(), this.windowMs).unref();
+  }
+
+  /** Sends what is queued now (a channel closed meanwhile drops its message). */
+  flush(): void {
+    this.#scheduled = false;
+    const pending = this.#pending;
+    this.#pending = new Map();
+    for (const [to, changes] of pending) to.send(peerStateChanges([...changes.values()]));
+  }
+}

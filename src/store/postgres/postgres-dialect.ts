@@ -28,13 +28,13 @@ export const postgresDialect: SqlDialect = {
   // json_agg answers NULL for no rows; as text, as SQLite's json_group_array answers (pg would parse json itself).
   jsonRows: (entries, orderBy) =>
     sql<string>`CAST(coalesce(json_agg(json_build_object(${jsonEntries(entries)}) ORDER BY ${orderBy}), '[]') AS TEXT)`,
-  inlineRows(columns, rows) {
+  inlineRows(columns, rowsJson) {
     const types = { integer: 'BIGINT', real: 'DOUBLE PRECISION', text: 'TEXT' } as const;
     const column = ({ name, kind }: (typeof columns)[number]) =>
       kind === 'text'
         ? sql`(inline_row ->> ${name}) COLLATE "C" AS ${sql.ref(name)}`
         : sql`CAST(inline_row ->> ${name} AS ${sql.raw(types[kind])}) AS ${sql.ref(name)}`;
-    return sql`SELECT ${sql.join(columns.map(column))} FROM jsonb_array_elements(CAST(${JSON.stringify(rows)} AS jsonb)) AS inline_row`;
+    return sql`SELECT ${sql.join(columns.map(column))} FROM jsonb_array_elements(CAST(${rowsJson} AS jsonb)) AS inline_row`;
   },
   textList: {
     sql: (parameter) => sql`(SELECT unnest(CAST(${parameter} AS text[])))`,

@@ -3,22 +3,23 @@
 import type { Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { typed } from '../connection.js';
+import { preparedQuery } from '../prepared.js';
+import { insertRow } from './entities.js';
 import type { ApiSessionsTable } from '../schema.js';
 import type { Db } from '../store.js';
 
 export type ApiSessionRow = Selectable<ApiSessionsTable>;
 
 export async function insertApiSession(tx: Db, row: ApiSessionRow): Promise<void> {
-  await typed(tx).insertInto('api_sessions').values(row).execute();
+  await insertRow(tx, 'api_sessions', row);
 }
 
 export async function apiSessionById(db: Db, id: string): Promise<ApiSessionRow | undefined> {
   return typed(db).selectFrom('api_sessions').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** The session behind a token, with the identity's admin and disabled state and its auth policy's secondary factors. */
-export async function apiSessionByToken(db: Db, token: string) {
-  return typed(db)
+const selectApiSessionByToken = preparedQuery((q, token: string) =>
+  q
     .selectFrom('api_sessions as s')
     .innerJoin('identities as i', 'i.id', 's.identity_id')
     .innerJoin('auth_policies as p', 'p.id', 'i.auth_policy_id')
@@ -31,18 +32,25 @@ export async function apiSessionByToken(db: Db, token: string) {
       'p.secondary_require_totp',
       'p.secondary_require_ext_jwt_signer',
     ])
-    .where('s.token', '=', token)
-    .executeTakeFirst();
+    .where('s.token', '=', token),
+);
+
+/** The session behind a token, with the identity's admin and disabled state and its auth policy's secondary factors. */
+export async function apiSessionByToken(db: Db, token: string) {
+  return (await selectApiSessionByToken(db, token))[0];
 }
 
-/** Moves the session's last activity to `at`, unless something later is stored already. */
-export async function recordApiSessionActivity(tx: Db, id: string, at: string): Promise<void> {
-  await typed(tx)
+const updateApiSessionActivity = preparedQuery((q, id: string, at: string) =>
+  q
     .updateTable('api_sessions')
     .set({ last_activity_at: at, updated_at: at })
     .where('id', '=', id)
-    .where('last_activity_at', '<', at)
-    .execute();
+    .where('last_activity_at', '<', at),
+);
+
+/** Moves the session's last activity to `at`, unless something later is stored already. */
+export async function recordApiSessionActivity(tx: Db, id: string, at: string): Promise<void> {
+  await updateApiSessionActivity(tx, id, at);
 }
 
 /** Whether any session has been idle since before `cutoff` (an index lookup). */
@@ -146,22 +154,19 @@ export async function insertApiSessionCertificate(
   certificate: ApiSessionCertificate,
   at: string,
 ): Promise<void> {
-  await typed(tx)
-    .insertInto('api_session_certificates')
-    .values({
-      id: certificate.id,
-      created_at: at,
-      updated_at: at,
-      tags: '{}',
-      is_system: 0,
-      api_session_id: certificate.apiSessionId,
-      subject: certificate.subject,
-      fingerprint: certificate.fingerprint,
-      valid_from: certificate.validFrom,
-      valid_to: certificate.validTo,
-      cert_pem: certificate.certPem,
-    })
-    .execute();
+  await insertRow(tx, 'api_session_certificates', {
+    id: certificate.id,
+    created_at: at,
+    updated_at: at,
+    tags: '{}',
+    is_system: 0,
+    api_session_id: certificate.apiSessionId,
+    subject: certificate.subject,
+    fingerprint: certificate.fingerprint,
+    valid_from: certificate.validFrom,
+    valid_to: certificate.validTo,
+    cert_pem: certificate.certPem,
+  });
 }
 
 /** Every session's record of a certificate goes (it was replaced). */

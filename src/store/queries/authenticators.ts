@@ -2,6 +2,7 @@
 // certificate renewal and enrollment write their certificates.
 import type { Selectable } from 'kysely';
 import { typed } from '../connection.js';
+import { preparedQuery } from '../prepared.js';
 import type { AuthenticatorsTable } from '../schema.js';
 import type { Db } from '../store.js';
 
@@ -22,17 +23,20 @@ export async function authenticatorWithFingerprint(db: Db, fingerprint: string):
   )?.id;
 }
 
+const selectCertAuthenticator = preparedQuery((q, fingerprint: string) =>
+  q
+    .selectFrom('authenticators')
+    .select(['id', 'identity_id', 'cert_pem'])
+    .where('cert_fingerprint', '=', fingerprint)
+    .where('method', '=', 'cert'),
+);
+
 /** The certificate authenticator bound to a fingerprint, with whether its certificate is stored. */
 export async function certAuthenticatorWithFingerprint(
   db: Db,
   fingerprint: string,
 ): Promise<{ id: string; identityId: string; hasCertPem: boolean } | undefined> {
-  const row = await typed(db)
-    .selectFrom('authenticators')
-    .select(['id', 'identity_id', 'cert_pem'])
-    .where('cert_fingerprint', '=', fingerprint)
-    .where('method', '=', 'cert')
-    .executeTakeFirst();
+  const [row] = await selectCertAuthenticator(db, fingerprint);
   return row && { id: row.id, identityId: row.identity_id, hasCertPem: Boolean(row.cert_pem) };
 }
 

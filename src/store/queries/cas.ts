@@ -1,6 +1,7 @@
 // Third-party CAs: the trust roots certificate logins and enrollments use, their verification, and lookups.
 import type { Selectable } from 'kysely';
 import { typed } from '../connection.js';
+import { preparedQuery } from '../prepared.js';
 import type { CasTable } from '../schema.js';
 import type { Db } from '../store.js';
 
@@ -19,11 +20,22 @@ export async function caExternalIdClaim(db: Db, id: string): Promise<string | nu
     ?.external_id_claim;
 }
 
+const selectVerifiedCas = preparedQuery((q) =>
+  q.selectFrom('cas').select(['id', 'cert_pem as certPem']).where('is_verified', '=', 1).orderBy('id'),
+);
+// Every certificate login reads these.
+const selectLoginCas = preparedQuery((q) =>
+  q
+    .selectFrom('cas')
+    .select(['id', 'cert_pem as certPem'])
+    .where('is_verified', '=', 1)
+    .where('is_auth_enabled', '=', 1)
+    .orderBy('id'),
+);
+
 /** Verified CAs, by id, with their certificates; `authEnabled`: only those certificate logins may use. */
 export async function verifiedCas(db: Db, authEnabled: boolean): Promise<{ id: string; certPem: string }[]> {
-  let query = typed(db).selectFrom('cas').select(['id', 'cert_pem as certPem']).where('is_verified', '=', 1);
-  if (authEnabled) query = query.where('is_auth_enabled', '=', 1);
-  return query.orderBy('id').execute();
+  return authEnabled ? selectLoginCas(db) : selectVerifiedCas(db);
 }
 
 /** Marks the CA verified; false when it already was (or is gone). */

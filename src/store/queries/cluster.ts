@@ -2,6 +2,7 @@
 // id) and one heartbeat row per running instance.
 import type { Selectable } from 'kysely';
 import { typed } from '../connection.js';
+import { preparedQuery } from '../prepared.js';
 import type { ControllerInstancesTable } from '../schema.js';
 import type { Db } from '../store.js';
 
@@ -31,15 +32,18 @@ export async function beatControllerInstance(tx: Db, row: ControllerInstanceRow)
     .execute();
 }
 
-/** Instances seen since `since`, oldest start first. */
-export async function liveControllerInstances(db: Db, since: string): Promise<ControllerInstanceRow[]> {
-  return typed(db)
+const selectLiveInstances = preparedQuery((q, since: string) =>
+  q
     .selectFrom('controller_instances')
     .selectAll()
     .where('last_seen_at', '>=', since)
     .orderBy('started_at')
-    .orderBy('id')
-    .execute();
+    .orderBy('id'),
+);
+
+/** Instances seen since `since`, oldest start first. */
+export async function liveControllerInstances(db: Db, since: string): Promise<ControllerInstanceRow[]> {
+  return selectLiveInstances(db, since);
 }
 
 /** Removes one instance's row (it stopped), if named, and every row not seen since `before` (instances that died). */

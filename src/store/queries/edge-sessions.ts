@@ -1,6 +1,7 @@
 // What a router's CreateTerminatorV2 and CreateCircuitV2 requests are checked against: the service session behind a
 // token, the certificate fingerprints its API session may present, the router and the service.
 import { isStorableText, typed } from '../connection.js';
+import { preparedQuery } from '../prepared.js';
 import type { Db } from '../store.js';
 
 export interface EdgeSession {
@@ -12,9 +13,8 @@ export interface EdgeSession {
   serviceId: string;
 }
 
-export async function edgeSessionByToken(db: Db, token: string): Promise<EdgeSession | undefined> {
-  if (!isStorableText(token)) return undefined;
-  return typed(db)
+const selectEdgeSessionByToken = preparedQuery((q, token: string) =>
+  q
     .selectFrom('sessions as s')
     .innerJoin('identities as i', 'i.id', 's.identity_id')
     .select([
@@ -25,9 +25,31 @@ export async function edgeSessionByToken(db: Db, token: string): Promise<EdgeSes
       'i.name as identityName',
       's.service_id as serviceId',
     ])
-    .where('s.token', '=', token)
-    .executeTakeFirst();
+    .where('s.token', '=', token),
+);
+
+export async function edgeSessionByToken(db: Db, token: string): Promise<EdgeSession | undefined> {
+  if (!isStorableText(token)) return undefined;
+  return (await selectEdgeSessionByToken(db, token))[0];
 }
+
+const selectIdentityCertFingerprints = preparedQuery((q, identityId: string) =>
+  q
+    .selectFrom('authenticators')
+    .select('cert_fingerprint as fingerprint')
+    .where('identity_id', '=', identityId)
+    .where('method', '=', 'cert')
+    .where('cert_fingerprint', 'is not', null),
+);
+
+const selectSessionCertFingerprints = preparedQuery((q, apiSessionId: string, at: string) =>
+  q
+    .selectFrom('api_session_certificates')
+    .select('fingerprint')
+    .where('api_session_id', '=', apiSessionId)
+    .where('valid_from', '<', at)
+    .where('valid_to', '>', at),
+);
 
 /**
  * The fingerprints an API session's client may present (upstream's VisitFingerprintsForApiSession): the identity's
@@ -39,20 +61,8 @@ export async function apiSessionFingerprints(
   identityId: string,
   at: string,
 ): Promise<string[]> {
-  const authenticators = await typed(db)
-    .selectFrom('authenticators')
-    .select('cert_fingerprint as fingerprint')
-    .where('identity_id', '=', identityId)
-    .where('method', '=', 'cert')
-    .where('cert_fingerprint', 'is not', null)
-    .execute();
-  const certificates = await typed(db)
-    .selectFrom('api_session_certificates')
-    .select('fingerprint')
-    .where('api_session_id', '=', apiSessionId)
-    .where('valid_from', '<', at)
-    .where('valid_to', '>', at)
-    .execute();
+  const authenticators = await selectIdentityCertFingerprints(db, identityId);
+  const certificates = await selectSessionCertFingerprints(db, apiSessionId, at);
   return [...authenticators.map((row) => row.fingerprint!), ...certificates.map((row) => row.fingerprint)];
 }
 
@@ -64,14 +74,17 @@ export interface EdgeService {
   maxIdleTimeMillis: number;
 }
 
+const selectEdgeService = preparedQuery((q, id: string) =>
+  q
+    .selectFrom('services')
+    .select(['id', 'name', 'terminator_strategy', 'encryption_required', 'max_idle_time_millis'])
+    .where('id', '=', id),
+);
+
 /** By id; an id no row can hold (a router's CircuitRequest names services as it likes) finds nothing. */
 export async function edgeServiceById(db: Db, id: string): Promise<EdgeService | undefined> {
   if (!isStorableText(id)) return undefined;
-  const row = await typed(db)
-    .selectFrom('services')
-    .select(['id', 'name', 'terminator_strategy', 'encryption_required', 'max_idle_time_millis'])
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const [row] = await selectEdgeService(db, id);
   return (
     row && {
       id: row.id,
@@ -83,8 +96,10 @@ export async function edgeServiceById(db: Db, id: string): Promise<EdgeService |
   );
 }
 
+const selectRouterName = preparedQuery((q, id: string) => q.selectFrom('routers').select('name').where('id', '=', id));
+
 export async function routerNameById(db: Db, id: string): Promise<string | undefined> {
-  return (await typed(db).selectFrom('routers').select('name').where('id', '=', id).executeTakeFirst())?.name;
+  return (await selectRouterName(db, id))[0]?.name;
 }
 
 /** By name, as the router's tunneler names services (ReadByName). */

@@ -192,26 +192,40 @@ export async function listSetValues(
 
 /**
  * A page of rows the caller holds in memory (this controller as `GET /controllers` lists it), filtered, sorted and
- * paged by the database exactly as stored rows are. Every row has the same columns.
+ * paged by the database exactly as stored rows are. Every row has the same columns. As a list of stored rows: a
+ * shape per columns and list query, the rows (as one JSON parameter) and the page its arguments, and a page that is
+ * not full tells the count.
  */
 export async function listInlineRows(db: Db, rows: readonly Row[], query: ListQuery): Promise<RowPage> {
   const [first] = rows;
   if (!first) return { rows: [], totalCount: 0 };
   const dialect = dialectOf(db);
-  const { where, orderBy } = listQuerySql(query, LISTED, dialect.filter);
   const columns = Object.keys(first).map((name): InlineColumn => {
     const numbers = rows.map((row) => row[name]).filter((value) => typeof value === 'number');
     return { name, kind: numbers.length === 0 ? 'text' : numbers.every(Number.isInteger) ? 'integer' : 'real' };
   });
-  const from = dynamic(db)
-    .selectFrom(sql`(${dialect.inlineRows(columns, rows)})`.as(LISTED))
-    .where(where);
-  const counted = await from.select(sql<number>`count(*)`.as('n')).executeTakeFirst();
-  let select = from.selectAll(LISTED);
-  for (const order of orderBy) select = select.orderBy(order);
-  const found = await select
-    .limit(query.limit === 'none' ? dialect.unlimited : query.limit)
-    .offset(query.offset)
-    .execute();
+  const key = `inline ${columns.map(({ name, kind }) => `${name}:${kind}`).join()} ${query.shape}`;
+  const json = JSON.stringify(rows);
+  const matching = (q: Kysely<Database>, rowsJson: unknown) =>
+    dynamic(q)
+      .selectFrom(sql`(${dialect.inlineRows(columns, rowsJson)})`.as(LISTED))
+      .where(listQuerySql(query, LISTED, dialect.filter).where);
+  const limit = query.limit === 'none' ? dialect.unlimited : query.limit;
+  const found = await shapes.run<Row>(
+    db,
+    `page ${key}`,
+    [json, limit, query.offset],
+    (q, [rowsJson, pageLimit, offset]) => {
+      let select = matching(q, rowsJson).selectAll(LISTED);
+      for (const order of listQuerySql(query, LISTED, dialect.filter).orderBy) select = select.orderBy(order);
+      return select.limit(limitOf(pageLimit)).offset(offset as number);
+    },
+  );
+  const isFull = query.limit !== 'none' && found.length >= query.limit;
+  if (!isFull && (found.length > 0 || query.offset === 0))
+    return { rows: found, totalCount: query.offset + found.length };
+  const [counted] = await shapes.run<{ n: number }>(db, `count ${key}`, [json], (q, [rowsJson]) =>
+    matching(q, rowsJson).select(sql<number>`count(*)`.as('n')),
+  );
   return { rows: found, totalCount: Number(counted?.n ?? 0) };
 }

@@ -1,18 +1,62 @@
 // The record of entity changes (migration 023): written in the changing transaction, pruned past the retention.
 // States and source are JSON text; times RFC3339 text.
-import type { Insertable } from 'kysely';
-import { typed } from '../connection.js';
+import { sql, type Insertable } from 'kysely';
+import { dynamic, typed } from '../connection.js';
+import { ShapeCache } from '../prepared.js';
 import type { EntityChangesTable } from '../schema.js';
 import type { Db } from '../store.js';
 
 export type EntityChangeInsert = Insertable<EntityChangesTable>;
 
-export async function insertEntityChanges(tx: Db, rows: readonly EntityChangeInsert[]): Promise<void> {
-  if (rows.length > 0)
-    await typed(tx)
-      .insertInto('entity_changes')
-      .values([...rows])
-      .execute();
+/** Every column a change row is written with (the rest keep their defaults). */
+const COLUMNS = [
+  'id',
+  'created_at',
+  'updated_at',
+  'change_type',
+  'entity_type',
+  'entity_id',
+  'author_type',
+  'author_id',
+  'author_name',
+  'source_type',
+  'source',
+  'changed_fields',
+  'initial_state',
+  'final_state',
+  'instance_id',
+] as const satisfies readonly (keyof EntityChangeInsert)[];
+const AUTHOR_ID = COLUMNS.indexOf('author_id');
+
+/** One shape per way the author is named; kept prepared (every login and session create writes one). */
+const shapes = new ShapeCache(4, true);
+
+/** Where an author of each type is named. */
+const AUTHOR_NAMES: ReadonlyMap<string, 'identities' | 'routers'> = new Map([
+  ['identity', 'identities'],
+  ['router', 'routers'],
+]);
+
+/**
+ * Writes one change and answers the author's name as stored. `nameAuthor`: an identity or router author's name is
+ * read by `author_id` in the same statement, so naming the author costs no statement of its own.
+ */
+export async function insertEntityChange(tx: Db, row: EntityChangeInsert, nameAuthor: boolean): Promise<string | null> {
+  const authorNamedIn = nameAuthor ? AUTHOR_NAMES.get(row.author_type) : undefined;
+  const [stored] = await shapes.run<{ author_name: string | null }>(
+    tx,
+    authorNamedIn ?? 'given',
+    COLUMNS.map((column) => row[column] ?? null),
+    (q, bound) => {
+      const values: Record<string, unknown> = Object.fromEntries(
+        COLUMNS.map((column, index) => [column, bound[index]]),
+      );
+      if (authorNamedIn)
+        values.author_name = sql`(SELECT name FROM ${sql.table(authorNamedIn)} WHERE id = ${bound[AUTHOR_ID]})`;
+      return dynamic(q).insertInto('entity_changes').values(values).returning('author_name');
+    },
+  );
+  return stored?.author_name ?? null;
 }
 
 /** Drops the changes made before `before`; answers how many. */

@@ -3,6 +3,7 @@
 // JSON text the owner wrote; times RFC3339 text.
 import type { Selectable } from 'kysely';
 import { isStorableText, typed } from '../connection.js';
+import { inTextList, preparedQuery } from '../prepared.js';
 import type { FabricCircuitsTable } from '../schema.js';
 import type { Db } from '../store.js';
 
@@ -36,8 +37,12 @@ export async function putFabricCircuits(tx: Db, rows: readonly FabricCircuitRow[
   }
 }
 
+const deleteCircuits = preparedQuery((q, ids: readonly string[]) =>
+  q.deleteFrom('fabric_circuits').where('id', 'in', inTextList(q, ids)),
+);
+
 export async function deleteFabricCircuits(tx: Db, ids: readonly string[]): Promise<void> {
-  if (ids.length > 0) await typed(tx).deleteFrom('fabric_circuits').where('id', 'in', ids).execute();
+  if (ids.length > 0) await deleteCircuits(tx, ids);
 }
 
 /** Every row of one instance (it stops: its circuits go with it, as upstream's go with its controller). */

@@ -16,16 +16,19 @@ export async function identityIdBy(db: Db, field: 'id' | 'externalId', value: st
 }
 
 /** id, name and auth policy of these identities, for references. */
+const selectIdentityNames = preparedQuery((q, ids: readonly string[]) =>
+  q
+    .selectFrom('identities')
+    .select(['id', 'name', 'auth_policy_id as authPolicyId'])
+    .where('id', 'in', inTextList(q, ids)),
+);
+
 export async function identityNames(
   db: Db,
   ids: readonly string[],
 ): Promise<{ id: string; name: string; authPolicyId: string }[]> {
   if (ids.length === 0) return [];
-  return typed(db)
-    .selectFrom('identities')
-    .select(['id', 'name', 'auth_policy_id as authPolicyId'])
-    .where('id', 'in', ids)
-    .execute();
+  return selectIdentityNames(db, ids);
 }
 
 /** An identity other than `exceptId` with this name, if any. */
@@ -46,16 +49,16 @@ export async function identitySdkInfo(db: Db, id: string): Promise<string | null
     ?.sdk_info;
 }
 
+const selectClientInfo = preparedQuery((q, id: string) =>
+  q.selectFrom('identities').select(['env_info', 'sdk_info']).where('id', '=', id),
+);
+
 /** The client info an identity's last login stored (JSON text each, null when none was sent). */
 export async function identityClientInfo(
   db: Db,
   id: string,
 ): Promise<{ envInfo: string | null; sdkInfo: string | null } | undefined> {
-  const row = await typed(db)
-    .selectFrom('identities')
-    .select(['env_info', 'sdk_info'])
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const [row] = await selectClientInfo(db, id);
   return row && { envInfo: row.env_info, sdkInfo: row.sdk_info };
 }
 

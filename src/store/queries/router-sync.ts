@@ -1,9 +1,10 @@
 // What edge routers are told and what they tell us (issue 22): the API sessions a router may know with the
 // certificate fingerprints its SDK clients may present, the change feed (migration 019) each process delivers
 // from, and what a router's edge hello and sync reached (the router_presence columns of migration 018).
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { isStorableText, typed } from '../connection.js';
-import { inTextList } from '../prepared.js';
+import { inTextList, limitOf, preparedQuery } from '../prepared.js';
+import type { Database } from '../schema.js';
 import type { Db } from '../store.js';
 import { keysOf } from '../../lib/collections.js';
 
@@ -33,43 +34,21 @@ export async function routerApiSessions(
   at: string,
   page: { afterId: string; limit: number } | { ids: readonly string[] },
 ): Promise<RouterApiSession[]> {
-  let query = typed(db)
-    .selectFrom('api_sessions')
-    .select(['id', 'token', 'identity_id'])
-    .where((eb) => eb.or([eb('is_mfa_required', '=', 0), eb('is_mfa_complete', '=', 1)]))
-    .orderBy('id');
-  if ('ids' in page) {
-    if (page.ids.length === 0) return [];
-    query = query.where('id', 'in', inTextList(db, page.ids));
-  } else {
-    query = query.where('id', '>', page.afterId).limit(page.limit);
-  }
-  const sessions = await query.execute();
+  if ('ids' in page && page.ids.length === 0) return [];
+  const sessions =
+    'ids' in page
+      ? await selectAuthenticatedSessions(db, page.ids)
+      : await authenticatedSessions(typed(db)).where('id', '>', page.afterId).limit(page.limit).execute();
   if (sessions.length === 0) return [];
   // The fingerprints of the identity's certificate authenticators, then of the session's own valid certificates
   // (upstream's ApiSessionManager.VisitFingerprintsForApiSession).
   const identityIds = [...new Set(sessions.map((session) => session.identity_id))];
-  const authenticators = await typed(db)
-    .selectFrom('authenticators')
-    .select(['identity_id', 'cert_fingerprint'])
-    .where('identity_id', 'in', inTextList(db, identityIds))
-    .where('method', '=', 'cert')
-    .where('cert_fingerprint', 'is not', null)
-    .execute();
-  const certificates = await typed(db)
-    .selectFrom('api_session_certificates')
-    .select(['api_session_id', 'fingerprint'])
-    .where(
-      'api_session_id',
-      'in',
-      inTextList(
-        db,
-        sessions.map((session) => session.id),
-      ),
-    )
-    .where('valid_from', '<=', at)
-    .where('valid_to', '>', at)
-    .execute();
+  const authenticators = await selectCertAuthenticatorsOf(db, identityIds);
+  const certificates = await selectSessionCertificatesOf(
+    db,
+    sessions.map((session) => session.id),
+    at,
+  );
   const byIdentity = groupBy(authenticators.map((row) => [row.identity_id, row.cert_fingerprint!]));
   const bySession = groupBy(certificates.map((row) => [row.api_session_id, row.fingerprint]));
   return sessions.map((session) => ({
@@ -80,6 +59,37 @@ export async function routerApiSessions(
     ],
   }));
 }
+
+/** API sessions no MFA is outstanding for, in id order. */
+const authenticatedSessions = (q: Kysely<Database>) =>
+  q
+    .selectFrom('api_sessions')
+    .select(['id', 'token', 'identity_id'])
+    .where((eb) => eb.or([eb('is_mfa_required', '=', 0), eb('is_mfa_complete', '=', 1)]))
+    .orderBy('id');
+
+// The statements a new API session's sync to the routers runs (each login): prepared once.
+const selectAuthenticatedSessions = preparedQuery((q, ids: readonly string[]) =>
+  authenticatedSessions(q).where('id', 'in', inTextList(q, ids)),
+);
+
+const selectCertAuthenticatorsOf = preparedQuery((q, identityIds: readonly string[]) =>
+  q
+    .selectFrom('authenticators')
+    .select(['identity_id', 'cert_fingerprint'])
+    .where('identity_id', 'in', inTextList(q, identityIds))
+    .where('method', '=', 'cert')
+    .where('cert_fingerprint', 'is not', null),
+);
+
+const selectSessionCertificatesOf = preparedQuery((q, apiSessionIds: readonly string[], at: string) =>
+  q
+    .selectFrom('api_session_certificates')
+    .select(['api_session_id', 'fingerprint'])
+    .where('api_session_id', 'in', inTextList(q, apiSessionIds))
+    .where('valid_from', '<=', at)
+    .where('valid_to', '>', at),
+);
 
 function groupBy(pairs: Array<[string, string]>): Map<string, string[]> {
   const groups = new Map<string, string[]>();
@@ -111,23 +121,27 @@ export async function existingSessionTokens(db: Db, given: readonly string[]): P
   return new Set(rows.map((row) => row.token));
 }
 
+const selectFeedHead = preparedQuery(
+  () => sql<{ head: number | string | null }>`SELECT max(seq) AS head FROM router_sync_feed`,
+);
+
 /** The newest entry's sequence (0 when the feed is empty). */
 export async function routerSyncFeedHead(db: Db): Promise<number> {
-  const { rows } = await sql<{ head: number | string | null }>`SELECT max(seq) AS head FROM router_sync_feed`.execute(
-    db,
-  );
-  return Number(rows[0]?.head ?? 0);
+  return Number((await selectFeedHead(db))[0]?.head ?? 0);
 }
 
-/** Up to `limit` entries after `afterSeq`, oldest first. */
-export async function routerSyncFeedAfter(db: Db, afterSeq: number, limit: number): Promise<FeedEntry[]> {
-  const rows = await typed(db)
+const selectFeedAfter = preparedQuery((q, afterSeq: number, limit: number) =>
+  q
     .selectFrom('router_sync_feed')
     .select(['seq', 'kind', 'entity_id', 'token'])
     .where('seq', '>', afterSeq)
     .orderBy('seq')
-    .limit(limit)
-    .execute();
+    .limit(limitOf(limit)),
+);
+
+/** Up to `limit` entries after `afterSeq`, oldest first. */
+export async function routerSyncFeedAfter(db: Db, afterSeq: number, limit: number): Promise<FeedEntry[]> {
+  const rows = await selectFeedAfter(db, afterSeq, limit);
   // The feed's rows are written only by migration 019's triggers, each with one of the FeedKind names.
   return rows.map((row) => ({
     seq: Number(row.seq),

@@ -2,7 +2,7 @@
 // for a dial, and their removal by id. The REST side reads and writes the same rows through the entity kit.
 import type { Selectable } from 'kysely';
 import { typed } from '../connection.js';
-import { inTextList } from '../prepared.js';
+import { inTextList, preparedQuery } from '../prepared.js';
 import type { TerminatorsTable } from '../schema.js';
 import type { Db } from '../store.js';
 
@@ -12,15 +12,13 @@ export async function terminatorById(db: Db, id: string): Promise<TerminatorRow 
   return typed(db).selectFrom('terminators').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+const selectTerminatorsOfService = preparedQuery((q, serviceId: string) =>
+  q.selectFrom('terminators').selectAll().where('service_id', '=', serviceId).orderBy('created_at').orderBy('id'),
+);
+
 /** The service's terminators, oldest first (a stable order for strategies that break ties by position). */
 export async function terminatorsOfService(db: Db, serviceId: string): Promise<TerminatorRow[]> {
-  return typed(db)
-    .selectFrom('terminators')
-    .selectAll()
-    .where('service_id', '=', serviceId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+  return selectTerminatorsOfService(db, serviceId);
 }
 
 /** The service's other terminators sharing an instance id (upstream's identity group). */

@@ -17,8 +17,8 @@ export const sqliteDialect: SqlDialect = {
   name: 'sqlite',
   unlimited: -1,
   // json_extract gives numbers back as INTEGER or REAL and strings as TEXT, as SQLite stores them.
-  inlineRows: (columns, rows) =>
-    sql`SELECT ${sql.join(columns.map(({ name }) => sql`json_extract(value, ${`$."${name}"`}) AS ${sql.ref(name)}`))} FROM json_each(${JSON.stringify(rows)})`,
+  inlineRows: (columns, rowsJson) =>
+    sql`SELECT ${sql.join(columns.map(({ name }) => sql`json_extract(value, ${`$."${name}"`}) AS ${sql.ref(name)}`))} FROM json_each(${rowsJson})`,
   keepPrepared: () => undefined,
   jsonRows: (entries, orderBy) =>
     sql<string>`json_group_array(json_object(${jsonEntries(entries)}) ORDER BY ${orderBy})`,

@@ -504,6 +504,32 @@ describe('identities', () => {
       }
       assertError(await t.call({ method: 'GET', url: '/edge/client/v1/current-identity' }), 401, 'UNAUTHORIZED');
     });
+
+    it('writes the identity again only when a login brings other envInfo or sdkInfo, as upstream', async () => {
+      const user = await createUser(t, token, { name: 'same-sdk' });
+      const loginWith = (sdkVersion: string) =>
+        t.call({
+          method: 'POST',
+          url: '/edge/client/v1/authenticate?method=password',
+          payload: { username: user.username, password: user.password, sdkInfo: { type: 'go', version: sdkVersion } },
+        });
+      const updatedAt = async () =>
+        (
+          (await t.call({ method: 'GET', url: `${base}/${user.id}`, token })).body as {
+            data: { updatedAt: string; sdkInfo: unknown };
+          }
+        ).data;
+      await loginWith('1.0');
+      const first = await updatedAt();
+      t.clock.advance(1000);
+      await loginWith('1.0');
+      assert.equal((await updatedAt()).updatedAt, first.updatedAt, 'the same information changes nothing');
+      t.clock.advance(1000);
+      await loginWith('1.1');
+      const changed = await updatedAt();
+      assert.notEqual(changed.updatedAt, first.updatedAt);
+      assert.deepEqual(changed.sdkInfo, { type: 'go', version: '1.1' });
+    });
   });
 
   it('is admin-only on the management API', async () => {
