@@ -2,21 +2,25 @@
 // each over its own TLS connection with the hello a v1.1.8 router sends (test/support/test-router.ts). Reports the
 // time until REST shows every one online, the controller's memory per connected router, and the CPU the idle
 // channels' heartbeats cost it (upstream's 10 s interval both ways) over BENCH_IDLE_SECONDS (default 30), against the
-// same window before the routers came. Writes bench/results/routers-*.json.
+// same window before the routers came. BENCH_INSTANCES=2 (with BENCH_STORE=postgres) starts a second instance on the
+// same database and sends every other router to it; CPU and memory are then both instances' together. Writes
+// bench/results/routers-*.json.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { installSignalCleanup, onCleanup, runCleanup } from './cleanup.js';
+import { shareStore } from './bench-store.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, startController } from './controller-process.js';
 import { httpsRequest, loginAdmin, totalCount } from './https-client.js';
 import { ROOT } from './scenario-run.js';
 import { freePort, type ServerProcess } from './server-process.js';
-import { say } from './settings.js';
+import { say, settings } from './settings.js';
 import { TestRouter, type EnrolledRouter } from '../test/support/test-router.js';
 import { newCsr, newKeyPair } from '../test/support/test-keys.js';
 
 const count = Number(process.env.BENCH_ROUTERS ?? 500);
 const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? 30);
+const instanceCount = Number(process.env.BENCH_INSTANCES ?? 1);
 /** The set-up's requests (not measured) may wait long on a machine others load. */
 const SETUP_TIMEOUT_MS = 60_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -72,11 +76,15 @@ async function onlineCount(baseUrl: string, token: string): Promise<number> {
   return totalCount(reply.body) ?? -1;
 }
 
+/** The instances' CPU seconds and RSS together. */
+const cpuSecondsOf = (instances: ServerProcess[]) => instances.reduce((sum, one) => sum + one.cpuSeconds(), 0);
+const rssMbOf = (instances: ServerProcess[]) => instances.reduce((sum, one) => sum + one.rssMb(), 0);
+
 /** Controller CPU (ms per second of wall time) over `seconds`. */
-async function cpuOver(controller: ServerProcess, seconds: number): Promise<number> {
-  const [cpu, wall] = [controller.cpuSeconds(), performance.now()];
+async function cpuOver(instances: ServerProcess[], seconds: number): Promise<number> {
+  const [cpu, wall] = [cpuSecondsOf(instances), performance.now()];
   await sleep(seconds * 1000);
-  return ((controller.cpuSeconds() - cpu) * 1000) / ((performance.now() - wall) / 1000);
+  return ((cpuSecondsOf(instances) - cpu) * 1000) / ((performance.now() - wall) / 1000);
 }
 
 async function main(): Promise<void> {
@@ -86,6 +94,7 @@ async function main(): Promise<void> {
   const [apiPort, ctrlPort] = [await freePort(), await freePort()];
   const ctrlArgs = ['--ctrl-port', String(ctrlPort), '--ctrl-bind', '127.0.0.1'];
   let controller = await startController(home, apiPort, { args: ctrlArgs });
+  let instances = [controller];
   const connected: TestRouter[] = [];
   try {
     let token = await loginAdmin(controller.baseUrl, ADMIN_USERNAME, ADMIN_PASSWORD);
@@ -95,48 +104,68 @@ async function main(): Promise<void> {
     // A fresh process for the measured part: the enrollments' garbage would blur its memory figures.
     await controller.stop();
     controller = await startController(home, apiPort, { args: ctrlArgs, stdoutFile: join(home, 'controller.log') });
+    instances = [controller];
+    const ctrlPorts = [ctrlPort];
+    const logs = [join(home, 'controller.log')];
+    if (instanceCount > 1 && settings.store !== 'postgres')
+      throw new Error('BENCH_INSTANCES > 1 needs BENCH_STORE=postgres');
+    for (let index = 1; index < instanceCount; index += 1) {
+      // Another instance on the same database: its own home, API and control ports.
+      const other = mkdtempSync(join(tmpdir(), 'ziti-bench-routers-'));
+      onCleanup(() => Promise.resolve(rmSync(other, { recursive: true, force: true })));
+      shareStore(other, home);
+      const [otherApi, otherCtrl] = [await freePort(), await freePort()];
+      const args = ['--ctrl-port', String(otherCtrl), '--ctrl-bind', '127.0.0.1'];
+      instances.push(await startController(other, otherApi, { args, stdoutFile: join(other, 'controller.log') }));
+      ctrlPorts.push(otherCtrl);
+      logs.push(join(other, 'controller.log'));
+    }
     token = await loginAdmin(controller.baseUrl, ADMIN_USERNAME, ADMIN_PASSWORD);
     say(`baseline: controller CPU over ${idleSeconds} s without routers`);
     await sleep(2000);
-    const rssBeforeMb = controller.rssMb();
-    const baselineCpu = await cpuOver(controller, idleSeconds);
+    const rssBeforeMb = rssMbOf(instances);
+    const baselineCpu = await cpuOver(instances, idleSeconds);
 
     say(`${count} routers connecting at once`);
     const started = performance.now();
-    const cpuBefore = controller.cpuSeconds();
+    const cpuBefore = cpuSecondsOf(instances);
     // As real routers do, one that fails tries again (after 1 s here; a v1.1.8 router backs off from 1 s too).
     const reasons: string[] = [];
-    const attempt = async (router: EnrolledRouter, tries = 1): Promise<TestRouter> => {
+    const attempt = async (router: EnrolledRouter, port: number, tries = 1): Promise<TestRouter> => {
       try {
-        return await TestRouter.connect({ port: ctrlPort, router, ca });
+        return await TestRouter.connect({ port, router, ca });
       } catch (error) {
         reasons.push((error as Error).message);
         if (tries >= 5) throw error;
         await sleep(1000);
-        return attempt(router, tries + 1);
+        return attempt(router, port, tries + 1);
       }
     };
-    const results = await Promise.allSettled(routers.map((router) => attempt(router)));
+    const results = await Promise.allSettled(
+      routers.map((router, index) => attempt(router, ctrlPorts[index % ctrlPorts.length] ?? ctrlPort)),
+    );
     const helloMs = performance.now() - started;
     for (const result of results) if (result.status === 'fulfilled') connected.push(result.value);
     const refused = results.filter((result) => result.status === 'rejected').length;
-    const controllerRefusals = readFileSync(join(home, 'controller.log'), 'utf8')
-      .split('\n')
+    const controllerRefusals = logs
+      .flatMap((log) => readFileSync(log, 'utf8').split('\n'))
       .flatMap((line) =>
         line.includes('router connection refused') ? [String((JSON.parse(line) as { reason: string }).reason)] : [],
       );
     while ((await onlineCount(controller.baseUrl, token)) < connected.length) await sleep(50);
     const allOnlineMs = performance.now() - started;
     // The controller's own CPU for the whole storm: what the machine's other load does not move.
-    const stormCpuMs = (controller.cpuSeconds() - cpuBefore) * 1000;
+    const stormCpuMs = (cpuSecondsOf(instances) - cpuBefore) * 1000;
 
     say(`idle: controller CPU over ${idleSeconds} s with ${connected.length} routers heartbeating`);
     await sleep(2000);
-    const rssAfterMb = controller.rssMb();
-    const idleCpu = await cpuOver(controller, idleSeconds);
+    const rssAfterMb = rssMbOf(instances);
+    const idleCpu = await cpuOver(instances, idleSeconds);
     const result = {
       startedAt: new Date().toISOString(),
       routers: count,
+      store: settings.store,
+      instances: instances.length,
       connected: connected.length,
       refused,
       retriedAfter: Object.fromEntries(
@@ -172,7 +201,7 @@ async function main(): Promise<void> {
     if (refused > 0) throw new Error(`${refused} routers were refused`);
   } finally {
     await Promise.all(connected.map((router) => router.close()));
-    await controller.stop();
+    await Promise.all(instances.map((one) => one.stop()));
     await runCleanup();
   }
 }
