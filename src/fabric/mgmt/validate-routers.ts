@@ -42,38 +42,44 @@ const AT_ONCE = 10;
 /** Upstream gives a router a minute to answer. */
 const ROUTER_TIMEOUT_MS = 60_000;
 
-export async function validateRouterLinks(
+export function validateRouterLinks(
   deps: RouterValidationDeps,
   filter: string,
   report: (detail: RouterLinkDetails) => void,
 ): Promise<{ count: number; run: () => Promise<void> }> {
-  const routers = await deps.selectRouters(filter);
-  const run = async () => {
-    const connected = await deps.connectedRouterIds();
-    await forEachRouter(
-      routers,
-      connected,
-      async (router) => report(await routerLinks(deps, router, connected)),
-      (router) => report(linksError(router, 'router not connected')),
-    );
-  };
-  return { count: routers.length, run };
+  return validateEachRouter(deps, filter, {
+    check: async (router, connected) => report(await routerLinks(deps, router, connected)),
+    offline: (router) => report(linksError(router, 'router not connected')),
+  });
 }
 
-export async function validateRouterSdkTerminators(
+export function validateRouterSdkTerminators(
   deps: RouterValidationDeps,
   filter: string,
   report: (detail: RouterSdkTerminatorsDetails) => void,
 ): Promise<{ count: number; run: () => Promise<void> }> {
+  return validateEachRouter(deps, filter, {
+    check: async (router) => report(await sdkTerminators(deps, router)),
+    offline: (router) => report(sdkError(router, 'router not connected')),
+  });
+}
+
+/**
+ * The routers the filter selects (their count answers the request at once), and a run that checks each connected one
+ * and reports each other as not connected.
+ */
+async function validateEachRouter(
+  deps: RouterValidationDeps,
+  filter: string,
+  per: {
+    check: (router: Router, connected: ReadonlySet<string>) => Promise<void>;
+    offline: (router: Router) => void;
+  },
+): Promise<{ count: number; run: () => Promise<void> }> {
   const routers = await deps.selectRouters(filter);
   const run = async () => {
     const connected = await deps.connectedRouterIds();
-    await forEachRouter(
-      routers,
-      connected,
-      async (router) => report(await sdkTerminators(deps, router)),
-      (router) => report(sdkError(router, 'router not connected')),
-    );
+    await forEachRouter(routers, connected, (router) => per.check(router, connected), per.offline);
   };
   return { count: routers.length, run };
 }
