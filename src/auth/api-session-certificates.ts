@@ -12,7 +12,7 @@ import type { Db } from '../store/store.js';
 import { certificateFingerprint } from '../pki/fingerprint.js';
 import { lifetimes, signCsr } from '../pki/sign-csr.js';
 import { apiSessionCertificate } from './api-session-certificate.definition.js';
-import { recordedWrite } from '../crud/recorded-write.js';
+import { recordedInsert } from '../crud/recorded-write.js';
 import type { ChangeContext } from '../lib/change-context.js';
 
 /** Go's `pkix.Name.String()`: the RDNs in reverse order, comma-separated (`CN=x,O=y,C=US`). */
@@ -49,10 +49,7 @@ export async function insertApiSessionCertificate(
       formatTimestamp(deps.clock()),
     );
   // upstream's apiSessionCertificate store emits its creates (one at every certificate login).
-  await recordedWrite(tx, apiSessionCertificate, id, store, {
-    creates: true,
-    ...(options.context ? { context: options.context } : {}),
-  });
+  await recordedInsert(tx, apiSessionCertificate, store, options.context ? { context: options.context } : {});
   return id;
 }
 

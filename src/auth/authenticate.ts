@@ -14,7 +14,13 @@ import { outstandingAuthQueries } from './auth-queries.js';
 import { checkCertificateLogin } from './certificate-login.js';
 import { bearerTokensOf } from '../lib/bearer-tokens.js';
 import { checkExtJwtLogin } from './ext-jwt/ext-jwt-login.js';
-import { invalidAuth, requireLoginAllowed, type PrimaryCredential, type PrimaryMethod } from './login-policy.js';
+import {
+  invalidAuth,
+  requireLoginAllowed,
+  type AllowedLogin,
+  type PrimaryCredential,
+  type PrimaryMethod,
+} from './login-policy.js';
 import { checkPasswordLogin } from './password-login.js';
 
 type AuthenticateOperation = OperationOf<'authenticate'>;
@@ -49,7 +55,7 @@ export const authenticate: OperationHandler<AuthenticateOperation> = {
         const allowed = await requireLoginAllowed(tx, credential.identityId, method, now, credential.signerId);
         const { policy } = allowed;
         if (credential.satisfies && !credential.satisfies(policy, now)) throw invalidAuth();
-        await recordClientInfo(tx, context, credential.identityId, body);
+        await recordClientInfo(tx, context, credential.identityId, body, allowed.clientInfo);
         const row = await insertApiSession(tx, deps.clock, deps.ids, {
           identityId: credential.identityId,
           authenticatorId: credential.authenticatorId,
@@ -86,10 +92,11 @@ async function recordClientInfo(
   context: OperationContext,
   identityId: string,
   body: AuthenticateBody,
+  stored: AllowedLogin['clientInfo'],
 ): Promise<void> {
   const info = {
     ...(body.envInfo ? { envInfo: JSON.stringify(body.envInfo) } : {}),
     ...(body.sdkInfo ? { sdkInfo: JSON.stringify(body.sdkInfo) } : {}),
   };
-  await updateClientInfo(tx, identityId, info, formatTimestamp(context.deps.clock()));
+  await updateClientInfo(tx, identityId, info, formatTimestamp(context.deps.clock()), undefined, stored);
 }

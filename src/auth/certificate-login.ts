@@ -56,14 +56,12 @@ export async function checkCertificateLogin(context: OperationContext): Promise<
   if (!leaf) throw invalidAuth();
   const { deps } = context;
   const leafPem = derToPem(leaf.raw, 'CERTIFICATE');
-  const holder = await deps.store.read(async (db) => {
-    const anchor = verifyPath(leaf, intermediates, await loginAnchors(db, deps.pki), {
-      now: deps.clock(),
-      checkLeafValidity: false,
-      requireClientAuth: false,
-    });
-    return anchor && findHolder(db, leaf, anchor.caId);
+  const anchor = verifyPath(leaf, intermediates, await loginAnchors(deps.store, deps.pki), {
+    now: deps.clock(),
+    checkLeafValidity: false,
+    requireClientAuth: false,
   });
+  const holder = anchor && (await deps.store.read((db) => findHolder(db, leaf, anchor.caId)));
   if (!holder) throw invalidAuth();
   return {
     identityId: holder.identityId,

@@ -8,21 +8,32 @@ import { parseJsonValue } from '../lib/json-value.js';
 import { identityClientInfo, recordClientInfo } from '../store/queries/identities.js';
 import type { Db } from '../store/store.js';
 
+/** As stored: JSON text each, null when none was sent. */
+interface StoredClientInfo {
+  envInfo: string | null;
+  sdkInfo: string | null;
+}
+
 /** JSON text each; an absent one stays as it was. */
 export interface ClientInfo {
   envInfo?: string;
   sdkInfo?: string;
 }
 
-/** `context`: who made it, when not the identity itself over the running request (a router for its own identity). */
+/**
+ * `context`: who made it, when not the identity itself over the running request (a router for its own identity).
+ * `stored`: what the identity holds now, when the caller read it already in the same transaction (a login).
+ */
 export async function updateClientInfo(
   tx: Db,
   identityId: string,
   info: ClientInfo,
   at: string,
   context: ChangeContext = { ...currentChangeContext(), author: { type: 'identity', id: identityId } },
+  stored?: StoredClientInfo,
 ): Promise<void> {
-  const stored = await identityClientInfo(tx, identityId);
+  if (info.envInfo === undefined && info.sdkInfo === undefined) return;
+  stored ??= await identityClientInfo(tx, identityId);
   if (!stored) return;
   const changed: ClientInfo = {
     ...(info.envInfo !== undefined && info.envInfo !== stored.envInfo ? { envInfo: info.envInfo } : {}),

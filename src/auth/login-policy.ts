@@ -52,6 +52,8 @@ export interface AllowedLogin {
   identity: { id: string; name: string; authPolicyId: string };
   /** An identity has MFA once its enrollment is verified; an unverified one changes nothing at login. */
   hasVerifiedMfa: boolean;
+  /** The client info stored now (JSON text each), which the login compares with what it was sent. */
+  clientInfo: { envInfo: string | null; sdkInfo: string | null };
 }
 
 export async function loginPolicyOf(db: Db, identityId: string): Promise<LoginPolicy | undefined> {
@@ -113,5 +115,6 @@ export async function requireLoginAllowed(
     policy,
     identity: { id: row.id, name: row.name, authPolicyId: row.auth_policy_id },
     hasVerifiedMfa: row.mfa_verified === 1,
+    clientInfo: { envInfo: row.env_info, sdkInfo: row.sdk_info },
   };
 }

@@ -4,8 +4,10 @@
 import { X509Certificate } from 'node:crypto';
 import type { Pki } from '../pki/ensure-pki.js';
 import { splitPemCertificates } from '../pki/pem.js';
+import { readKeys } from '../store/changes.js';
 import { verifiedCas } from '../store/queries/cas.js';
-import type { Db } from '../store/store.js';
+import { ReadCaches } from '../store/read-cache.js';
+import type { Store } from '../store/store.js';
 
 export interface TrustAnchor {
   certificate: X509Certificate;
@@ -83,8 +85,15 @@ export function controllerAnchors(pki: Pki): TrustAnchor[] {
   return anchors;
 }
 
+/** The third-party CAs' anchors, kept until a CA changes (here or on another instance): every cert login needs them. */
+const loginCaAnchors = new ReadCaches<TrustAnchor[]>(1);
+
 /** Roots for certificate login: the controller's bundle, then every verified third-party CA with auth enabled. */
-export async function loginAnchors(db: Db, pki: Pki): Promise<TrustAnchor[]> {
-  const cas = await verifiedCas(db, true);
-  return [...controllerAnchors(pki), ...cas.flatMap((ca) => anchorsFromPem(ca.certPem, ca.id))];
+export async function loginAnchors(store: Store, pki: Pki): Promise<TrustAnchor[]> {
+  const cas = await loginCaAnchors
+    .of(store)
+    .get('login', readKeys.cas, async () =>
+      (await store.read((db) => verifiedCas(db, true))).flatMap((ca) => anchorsFromPem(ca.certPem, ca.id)),
+    );
+  return [...controllerAnchors(pki), ...cas];
 }

@@ -5,7 +5,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Db } from '../store/store.js';
 import type { EntityDefinition, EntityValues } from './define-entity.js';
-import { findEntity } from './entity-store.js';
+import { findEntity, rowToValues } from './entity-store.js';
+import type { Row } from '../store/queries/entities.js';
 import { recordEntityChange, type EntityChangeFact } from '../events/entity-change-log.js';
 import { upstreamEntityType } from '../events/entity-types.js';
 
@@ -59,6 +60,21 @@ export async function recordedWrite<V extends EntityValues, T>(
     options,
   );
   return result;
+}
+
+/**
+ * Runs `insert` (an INSERT of one entity of `definition` answering the stored row, as RETURNING does) and records the
+ * creation from that row: no read after it (a statement saved on a login's path).
+ */
+export async function recordedInsert<V extends EntityValues>(
+  tx: Db,
+  definition: EntityDefinition<V>,
+  insert: () => Promise<Row>,
+  options: Pick<RecordOptions, 'context' | 'throughRouter'> = {},
+): Promise<V> {
+  const after = rowToValues(definition, await insert());
+  await recordStates(tx, upstreamEntityType(definition.path), after.id, undefined, after, options);
+  return after;
 }
 
 /** The entity as its definition reads it, with the extra state upstream's holds. */

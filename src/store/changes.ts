@@ -30,6 +30,8 @@ export const readKeys = {
   authPolicies: changeKeys.tables('auth_policies'),
   apiSessions: changeKeys.tables('api_sessions'),
   configTypes: changeKeys.tables('config_types'),
+  /** The third-party CAs (certificate logins' roots). */
+  cas: changeKeys.tables('cas'),
   /** An identity's own view beyond its own rows: its auth policy and the CAs. */
   currentIdentity: changeKeys.tables('auth_policies', 'cas'),
   /** The identity list: identities, their attributes and everything their envelopes show. */

@@ -4,7 +4,7 @@ import type { Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { typed } from '../connection.js';
 import { preparedQuery } from '../prepared.js';
-import { insertRow } from './entities.js';
+import { insertRow, type Row } from './entities.js';
 import type { ApiSessionsTable } from '../schema.js';
 import type { Db } from '../store.js';
 
@@ -153,20 +153,28 @@ export async function insertApiSessionCertificate(
   tx: Db,
   certificate: ApiSessionCertificate,
   at: string,
-): Promise<void> {
-  await insertRow(tx, 'api_session_certificates', {
-    id: certificate.id,
-    created_at: at,
-    updated_at: at,
-    tags: '{}',
-    is_system: 0,
-    api_session_id: certificate.apiSessionId,
-    subject: certificate.subject,
-    fingerprint: certificate.fingerprint,
-    valid_from: certificate.validFrom,
-    valid_to: certificate.validTo,
-    cert_pem: certificate.certPem,
-  });
+): Promise<Row> {
+  const stored = await insertRow(
+    tx,
+    'api_session_certificates',
+    {
+      id: certificate.id,
+      created_at: at,
+      updated_at: at,
+      tags: '{}',
+      is_system: 0,
+      api_session_id: certificate.apiSessionId,
+      subject: certificate.subject,
+      fingerprint: certificate.fingerprint,
+      valid_from: certificate.validFrom,
+      valid_to: certificate.validTo,
+      cert_pem: certificate.certPem,
+    },
+    [],
+    true,
+  );
+  if (!stored) throw new Error('the inserted API session certificate was not returned');
+  return stored;
 }
 
 /** Every session's record of a certificate goes (it was replaced). */

@@ -72,6 +72,9 @@ export interface IdentityLoginRow {
   required_signer_enabled: number | null;
   /** The identity's MFA record's `is_verified` (null: it has none). */
   mfa_verified: number | null;
+  /** The client info its last login stored (JSON text each, null when none was sent): a login writes it only when it differs. */
+  env_info: string | null;
+  sdk_info: string | null;
 }
 
 interface LoginRowWithLists extends Omit<IdentityLoginRow, 'allowedSigners'> {
@@ -79,10 +82,11 @@ interface LoginRowWithLists extends Omit<IdentityLoginRow, 'allowedSigners'> {
 }
 
 // One statement (issue 33: a login's reads in one round trip on PostgreSQL, as session create's): the identity, its
-// policy, the policy's allowed signers (a JSON array), its required signer's state and the identity's MFA record's.
+// policy, the policy's allowed signers (a JSON array), its required signer's state, the identity's MFA record's and
+// the client info the login compares with what it was sent.
 const selectIdentityLogin = preparedQuery(
   (q, identityId: string) => sql<LoginRowWithLists>`SELECT i.id, i.name, i.auth_policy_id, i.is_admin,
-      i.is_default_admin, i.disabled_at, i.disabled_until, p.id AS policy_id, p.primary_cert_allowed,
+      i.is_default_admin, i.disabled_at, i.disabled_until, i.env_info, i.sdk_info, p.id AS policy_id, p.primary_cert_allowed,
       p.primary_cert_allow_expired_certs, p.primary_updb_allowed, p.primary_updb_max_attempts,
       p.primary_updb_lockout_duration_minutes, p.primary_ext_jwt_allowed, p.secondary_require_ext_jwt_signer,
       p.secondary_require_totp,
