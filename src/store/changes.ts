@@ -6,6 +6,7 @@
 // one that wrote such rows without naming whose (a strict write: an admin's change), which so counts as every
 // identity's. An answer about one identity depends on that identity's key and `identity:*` instead of the owned
 // tables, so a login or a logout drops its own identity's answers and nobody else's.
+import { LruMap } from '../lib/lru-map.js';
 import type { ChangeClock, ChangeKey, TableName, WriteOptions } from './store.js';
 
 const ANY_IDENTITY: ChangeKey = 'identity:*';
@@ -81,7 +82,21 @@ const UNWATCHED: ReadonlySet<string> = new Set([
  * answers stale, one too many only drops them once more. Tables written by triggers (the routers' change feed) are
  * written only with tables named here and read by no kept answer.
  */
-export function writtenTables(sqlText: string): string[] {
+export function writtenTables(sqlText: string): readonly string[] {
+  if (sqlText.length > KEPT_TEXT_LENGTH) return tablesWritten(sqlText);
+  let tables = tablesByText.get(sqlText);
+  if (!tables) tablesByText.set(sqlText, (tables = tablesWritten(sqlText)));
+  return tables;
+}
+
+/**
+ * Statements' texts are few (the code's shapes), and every statement of a write transaction asks: kept by text, but
+ * not the long texts of bulk writes (a value list per row), which are many and would make the map large.
+ */
+const tablesByText = new LruMap<string, readonly string[]>(2000);
+const KEPT_TEXT_LENGTH = 4096;
+
+function tablesWritten(sqlText: string): readonly string[] {
   if (!MAY_WRITE.test(sqlText)) return [];
   const tables: string[] = [];
   for (const [, name] of sqlText.matchAll(WRITES)) {
