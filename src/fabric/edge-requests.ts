@@ -1,11 +1,10 @@
 // The checks a router's requests for an SDK share (ziti controller/handler_edge_ctrl/common.go in v1.1.8), in
 // upstream's order: the service session by its token, its type, the API session's certificate fingerprints, the
 // edge router policies for this router, the service. Each failure carries the edge error code the SDK is told.
-import { mayUseEdgeRouter } from '../policy/session-edge-routers.js';
 import {
   apiSessionFingerprints,
-  edgeServiceById,
   edgeSessionByToken,
+  edgeSessionCheck,
   type EdgeService,
   type EdgeSession,
 } from '../store/queries/edge-sessions.js';
@@ -57,21 +56,33 @@ export interface CheckedSession {
 export async function checkSession(db: Db, request: Omit<SessionRequest, 'routerId'>): Promise<EdgeSession> {
   const session = await edgeSessionByToken(db, request.sessionToken);
   if (!session) throw new EdgeRequestError('invalid session', EdgeErrorCode.invalidSession);
-  if (session.type !== request.type)
-    throw new EdgeRequestError('incorrect session type', EdgeErrorCode.wrongSessionType);
-  const known = await apiSessionFingerprints(db, session.apiSessionId, session.identityId, request.at);
-  if (!request.fingerprints.some((fingerprint) => known.includes(fingerprint))) {
-    throw new EdgeRequestError('invalid api session', EdgeErrorCode.invalidApiSession);
-  }
+  requireType(request, session);
+  requireFingerprint(request, await apiSessionFingerprints(db, session.apiSessionId, session.identityId, request.at));
   return session;
 }
 
+function requireType(request: Pick<SessionRequest, 'type'>, session: EdgeSession): void {
+  if (session.type !== request.type)
+    throw new EdgeRequestError('incorrect session type', EdgeErrorCode.wrongSessionType);
+}
+
+/** The client presented a certificate its API session may present. */
+function requireFingerprint(request: Pick<SessionRequest, 'fingerprints'>, known: readonly string[]): void {
+  if (!request.fingerprints.some((fingerprint) => known.includes(fingerprint))) {
+    throw new EdgeRequestError('invalid api session', EdgeErrorCode.invalidApiSession);
+  }
+}
+
+/** Every check, in upstream's order, on what one read answers (edgeSessionCheck): a dial's and a bind's. */
 export async function checkSessionRequest(db: Db, request: SessionRequest): Promise<CheckedSession> {
-  const session = await checkSession(db, request);
-  if (!(await mayUseEdgeRouter(db, session.identityId, session.serviceId, request.routerId))) {
+  const found = await edgeSessionCheck(db, request.sessionToken, request.at, request.routerId);
+  if (!found) throw new EdgeRequestError('invalid session', EdgeErrorCode.invalidSession);
+  const { session, fingerprints, routerShared, service } = found;
+  requireType(request, session);
+  requireFingerprint(request, fingerprints);
+  if (!routerShared) {
     throw new EdgeRequestError('invalid edge router for session', EdgeErrorCode.invalidEdgeRouterForSession);
   }
-  const service = await edgeServiceById(db, session.serviceId);
   if (!service) throw new EdgeRequestError('invalid service', EdgeErrorCode.invalidService);
   return { session, service };
 }

@@ -1,7 +1,10 @@
 // What a router's CreateTerminatorV2 and CreateCircuitV2 requests are checked against: the service session behind a
 // token, the certificate fingerprints its API session may present, the router and the service.
-import { isStorableText, typed } from '../connection.js';
+import { sql } from 'kysely';
+import { dialectOf, isStorableText, typed } from '../connection.js';
 import { preparedQuery } from '../prepared.js';
+import { parseJsonValue } from '../../lib/json-value.js';
+import { isJsonObject } from '../../lib/object-path.js';
 import type { Db } from '../store.js';
 
 export interface EdgeSession {
@@ -94,6 +97,86 @@ export async function edgeServiceById(db: Db, id: string): Promise<EdgeService |
       maxIdleTimeMillis: Number(row.max_idle_time_millis),
     }
   );
+}
+
+/** Everything a router's session request is checked against (edge-requests.ts), read together. */
+export interface EdgeSessionCheck {
+  session: EdgeSession;
+  /** The fingerprints its API session's client may present, as apiSessionFingerprints lists them. */
+  fingerprints: string[];
+  /** Both the identity's and the service's edge router policies grant the router. */
+  routerShared: boolean;
+  /** Undefined when the session's service is gone. */
+  service: EdgeService | undefined;
+}
+
+interface EdgeSessionCheckRow extends EdgeSession {
+  fingerprints: string;
+  router_shared: number;
+  service_name: string | null;
+  terminator_strategy: string | null;
+  encryption_required: number | null;
+  max_idle_time_millis: number | string | null;
+}
+
+// One statement for what CreateCircuitV2 and CreateTerminatorV2 check (issue 33: five reads per dial before): the
+// session and its identity's name, the fingerprints (apiSessionFingerprints' two reads), whether the router is shared
+// (isEdgeRouterShared) and the service (edgeServiceById).
+const selectEdgeSessionCheck = preparedQuery(
+  (q, token: string, at: string, routerId: string) => sql<EdgeSessionCheckRow>`SELECT s.id AS id, s.type AS type,
+      s.api_session_id AS "apiSessionId", s.identity_id AS "identityId", i.name AS "identityName",
+      s.service_id AS "serviceId",
+      (SELECT ${dialectOf(q).jsonRows({ fingerprint: sql`f.fingerprint` }, sql`f.k`)} FROM (
+        SELECT a.cert_fingerprint AS fingerprint, 0 AS k FROM authenticators a
+          WHERE a.identity_id = s.identity_id AND a.method = 'cert' AND a.cert_fingerprint IS NOT NULL
+        UNION ALL
+        SELECT c.fingerprint AS fingerprint, 1 AS k FROM api_session_certificates c
+          WHERE c.api_session_id = s.api_session_id AND c.valid_from < ${at} AND c.valid_to > ${at}) f) AS fingerprints,
+      CASE WHEN EXISTS (SELECT 1 FROM routers r
+        JOIN identity_edge_routers ie ON ie.edge_router_seq = r.seq AND ie.identity_seq = i.seq
+        JOIN service_edge_routers se ON se.edge_router_seq = r.seq AND se.service_seq = sv.seq
+        WHERE r.id = ${routerId}) THEN 1 ELSE 0 END AS router_shared,
+      sv.name AS service_name, sv.terminator_strategy AS terminator_strategy,
+      sv.encryption_required AS encryption_required, sv.max_idle_time_millis AS max_idle_time_millis
+    FROM sessions s JOIN identities i ON i.id = s.identity_id LEFT JOIN services sv ON sv.id = s.service_id
+    WHERE s.token = ${token}`,
+);
+
+/** The session behind `token` with everything its checks need; undefined when there is none. */
+export async function edgeSessionCheck(
+  db: Db,
+  token: string,
+  at: string,
+  routerId: string,
+): Promise<EdgeSessionCheck | undefined> {
+  if (!isStorableText(token)) return undefined;
+  const [row] = await selectEdgeSessionCheck(db, token, at, routerId);
+  if (!row) return undefined;
+  const entries = parseJsonValue(row.fingerprints);
+  return {
+    session: {
+      id: row.id,
+      type: row.type,
+      apiSessionId: row.apiSessionId,
+      identityId: row.identityId,
+      identityName: row.identityName,
+      serviceId: row.serviceId,
+    },
+    fingerprints: (Array.isArray(entries) ? entries.filter(isJsonObject) : []).map((entry) =>
+      String(entry.fingerprint),
+    ),
+    routerShared: Number(row.router_shared) === 1,
+    service:
+      row.service_name === null
+        ? undefined
+        : {
+            id: row.serviceId,
+            name: row.service_name,
+            terminatorStrategy: row.terminator_strategy ?? '',
+            encryptionRequired: Number(row.encryption_required) === 1,
+            maxIdleTimeMillis: Number(row.max_idle_time_millis),
+          },
+  };
 }
 
 const selectRouterName = preparedQuery((q, id: string) => q.selectFrom('routers').select('name').where('id', '=', id));
