@@ -1,10 +1,11 @@
 // What a router's CreateTerminatorV2 and CreateCircuitV2 requests are checked against: the service session behind a
 // token, the certificate fingerprints its API session may present, the router and the service.
-import { sql } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { dialectOf, isStorableText, typed } from '../connection.js';
 import { preparedQuery } from '../prepared.js';
 import { parseJsonValue } from '../../lib/json-value.js';
 import { isJsonObject } from '../../lib/object-path.js';
+import type { Database } from '../schema.js';
 import type { Db } from '../store.js';
 
 export interface EdgeSession {
@@ -99,6 +100,32 @@ export async function edgeServiceById(db: Db, id: string): Promise<EdgeService |
   );
 }
 
+/**
+ * The fingerprints an API session's client may present (upstream's VisitFingerprintsForApiSession), as a subquery
+ * answering a JSON array (fingerprintsOf reads it): the identity's certificate authenticators, then the session's
+ * own certificates valid at `at` (`validFrom`: how the certificate's start compares with `at`).
+ */
+export function sessionFingerprintsJson(
+  q: Kysely<Database>,
+  identityId: RawBuilder<unknown>,
+  apiSessionId: RawBuilder<unknown>,
+  at: unknown,
+  validFrom: '<' | '<=',
+): RawBuilder<string> {
+  return sql<string>`(SELECT ${dialectOf(q).jsonRows({ fingerprint: sql`f.fingerprint` }, sql`f.k`)} FROM (
+      SELECT a.cert_fingerprint AS fingerprint, 0 AS k FROM authenticators a
+        WHERE a.identity_id = ${identityId} AND a.method = 'cert' AND a.cert_fingerprint IS NOT NULL
+      UNION ALL
+      SELECT c.fingerprint AS fingerprint, 1 AS k FROM api_session_certificates c
+        WHERE c.api_session_id = ${apiSessionId} AND c.valid_from ${sql.raw(validFrom)} ${at} AND c.valid_to > ${at}) f)`;
+}
+
+/** The fingerprints sessionFingerprintsJson answered. */
+export function fingerprintsOf(json: string): string[] {
+  const entries = parseJsonValue(json);
+  return (Array.isArray(entries) ? entries.filter(isJsonObject) : []).map((entry) => String(entry.fingerprint));
+}
+
 /** Everything a router's session request is checked against (edge-requests.ts), read together. */
 export interface EdgeSessionCheck {
   session: EdgeSession;
@@ -126,12 +153,7 @@ const selectEdgeSessionCheck = preparedQuery(
   (q, token: string, at: string, routerId: string) => sql<EdgeSessionCheckRow>`SELECT s.id AS id, s.type AS type,
       s.api_session_id AS "apiSessionId", s.identity_id AS "identityId", i.name AS "identityName",
       s.service_id AS "serviceId",
-      (SELECT ${dialectOf(q).jsonRows({ fingerprint: sql`f.fingerprint` }, sql`f.k`)} FROM (
-        SELECT a.cert_fingerprint AS fingerprint, 0 AS k FROM authenticators a
-          WHERE a.identity_id = s.identity_id AND a.method = 'cert' AND a.cert_fingerprint IS NOT NULL
-        UNION ALL
-        SELECT c.fingerprint AS fingerprint, 1 AS k FROM api_session_certificates c
-          WHERE c.api_session_id = s.api_session_id AND c.valid_from < ${at} AND c.valid_to > ${at}) f) AS fingerprints,
+      ${sessionFingerprintsJson(q, sql`s.identity_id`, sql`s.api_session_id`, at, '<')} AS fingerprints,
       CASE WHEN EXISTS (SELECT 1 FROM routers r
         JOIN identity_edge_routers ie ON ie.edge_router_seq = r.seq AND ie.identity_seq = i.seq
         JOIN service_edge_routers se ON se.edge_router_seq = r.seq AND se.service_seq = sv.seq
@@ -152,7 +174,6 @@ export async function edgeSessionCheck(
   if (!isStorableText(token)) return undefined;
   const [row] = await selectEdgeSessionCheck(db, token, at, routerId);
   if (!row) return undefined;
-  const entries = parseJsonValue(row.fingerprints);
   return {
     session: {
       id: row.id,
@@ -162,9 +183,7 @@ export async function edgeSessionCheck(
       identityName: row.identityName,
       serviceId: row.serviceId,
     },
-    fingerprints: (Array.isArray(entries) ? entries.filter(isJsonObject) : []).map((entry) =>
-      String(entry.fingerprint),
-    ),
+    fingerprints: fingerprintsOf(row.fingerprints),
     routerShared: Number(row.router_shared) === 1,
     service:
       row.service_name === null

@@ -5,6 +5,7 @@ import { sql, type Kysely } from 'kysely';
 import { isStorableText, typed } from '../connection.js';
 import { inTextList, limitOf, preparedQuery } from '../prepared.js';
 import type { Database } from '../schema.js';
+import { fingerprintsOf, sessionFingerprintsJson } from './edge-sessions.js';
 import type { Db } from '../store.js';
 import { keysOf } from '../../lib/collections.js';
 
@@ -34,11 +35,16 @@ export async function routerApiSessions(
   at: string,
   page: { afterId: string; limit: number } | { ids: readonly string[] },
 ): Promise<RouterApiSession[]> {
-  if ('ids' in page && page.ids.length === 0) return [];
-  const sessions =
-    'ids' in page
-      ? await selectAuthenticatedSessions(db, page.ids)
-      : await authenticatedSessions(typed(db)).where('id', '>', page.afterId).limit(page.limit).execute();
+  if ('ids' in page) {
+    if (page.ids.length === 0) return [];
+    // Every login's sync reads these: one statement, the fingerprints with their sessions.
+    return (await selectAuthenticatedSessionsWithFingerprints(db, page.ids, at)).map((row) => ({
+      id: row.id,
+      token: row.token,
+      certFingerprints: [...new Set(fingerprintsOf(row.fingerprints))],
+    }));
+  }
+  const sessions = await authenticatedSessions(typed(db)).where('id', '>', page.afterId).limit(page.limit).execute();
   if (sessions.length === 0) return [];
   // The fingerprints of the identity's certificate authenticators, then of the session's own valid certificates
   // (upstream's ApiSessionManager.VisitFingerprintsForApiSession).
@@ -68,9 +74,15 @@ const authenticatedSessions = (q: Kysely<Database>) =>
     .where((eb) => eb.or([eb('is_mfa_required', '=', 0), eb('is_mfa_complete', '=', 1)]))
     .orderBy('id');
 
-// The statements a new API session's sync to the routers runs (each login): prepared once.
-const selectAuthenticatedSessions = preparedQuery((q, ids: readonly string[]) =>
-  authenticatedSessions(q).where('id', 'in', inTextList(q, ids)),
+// The statement a new API session's sync to the routers runs (each login): prepared once.
+const selectAuthenticatedSessionsWithFingerprints = preparedQuery((q, ids: readonly string[], at: string) =>
+  authenticatedSessions(q)
+    .where('id', 'in', inTextList(q, ids))
+    .select(
+      sessionFingerprintsJson(q, sql.ref('api_sessions.identity_id'), sql.ref('api_sessions.id'), at, '<=').as(
+        'fingerprints',
+      ),
+    ),
 );
 
 const selectCertAuthenticatorsOf = preparedQuery((q, identityIds: readonly string[]) =>
