@@ -7,7 +7,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { currentChangeContext, type ChangeContext, type ChangeSource } from '../lib/change-context.js';
 import { formatTimestamp, type Clock } from '../lib/clock.js';
-import { insertEntityChange, type EntityChangeInsert } from '../store/queries/entity-changes.js';
+import { insertEntityChange, insertEntityChanges, type EntityChangeInsert } from '../store/queries/entity-changes.js';
 import { wrapTransactions, type Db, type Store } from '../store/store.js';
 import { goJsonTime, type EntityChangeEvent } from './event-types.js';
 
@@ -37,8 +37,14 @@ export interface CommittedChange {
 
 interface Frame {
   log: EntityChangeLog;
+  /** The transaction the frame's changes are written in, at its end (written sooner when recorded in another). */
+  tx: Db;
   pending: CommittedChange[];
+  /** Change rows not written yet, with the metadata whose author each names once written. */
+  rows: { row: EntityChangeInsert; nameAuthor: boolean; metadata: Record<string, unknown>; author: Author }[];
 }
+
+type Author = ChangeContext['author'];
 
 const frames = new AsyncLocalStorage<Frame>();
 
@@ -73,11 +79,13 @@ export class EntityChangeLog {
       ...wrapped,
       transaction: async (work, writeOptions) => {
         let pending: CommittedChange[] = [];
-        const result = await store.transaction((tx) => {
+        const result = await store.transaction(async (tx) => {
           // A transaction run again (a conflict retried) records afresh.
-          const frame: Frame = { log: this, pending: [] };
+          const frame: Frame = { log: this, tx, pending: [], rows: [] };
           pending = frame.pending;
-          return frames.run(frame, () => work(tx));
+          const result = await frames.run(frame, () => work(tx));
+          await writeRows(frame);
+          return result;
         }, writeOptions);
         for (const change of pending) this.options.emit(change);
         return result;
@@ -125,19 +133,20 @@ export async function recordEntityChange(tx: Db, fact: EntityChangeFact): Promis
     final_state: finalState ? JSON.stringify(finalState) : null,
     instance_id: instanceId,
   };
-  const name = await insertEntityChange(tx, row, nameAuthor);
-  const author = { ...given, ...(name !== null ? { name } : {}) };
   const timestamp = goJsonTime(now);
   const metadata: Record<string, unknown> = {
-    author: {
-      type: author.type,
-      ...(author.id ? { id: author.id } : {}),
-      ...(author.name ? { name: author.name } : {}),
-    },
+    author: undefined,
     source,
     ...(context.traceId ? { trace_id: context.traceId } : {}),
     version,
   };
+  if (tx === frame.tx) {
+    // Written with the transaction's other changes at its end, in one statement (writeRows).
+    frame.rows.push({ row, nameAuthor, metadata, author: given });
+  } else {
+    const name = await insertEntityChange(tx, row, nameAuthor);
+    metadata.author = authorOf(given, name);
+  }
   frame.pending.push(
     {
       event: {
@@ -168,6 +177,23 @@ export async function recordEntityChange(tx: Db, fact: EntityChangeFact): Promis
       fact,
     },
   );
+}
+
+/** Writes the frame's change rows and names their events' authors as the rows store them. */
+async function writeRows(frame: Frame): Promise<void> {
+  if (frame.rows.length === 0) return;
+  const names = await insertEntityChanges(frame.tx, frame.rows);
+  for (const { row, metadata, author } of frame.rows) metadata.author = authorOf(author, names.get(row.id) ?? null);
+}
+
+/** An event's author: as given, with the name the row stored (read as it was written) when there is one. */
+function authorOf(given: Author, storedName: string | null): Record<string, unknown> {
+  const author = { ...given, ...(storedName !== null ? { name: storedName } : {}) };
+  return {
+    type: author.type,
+    ...(author.id ? { id: author.id } : {}),
+    ...(author.name ? { name: author.name } : {}),
+  };
 }
 
 /** upstream's change.Source fields in its declaration order (Go writes a struct so), empty ones left out. */

@@ -59,6 +59,56 @@ export async function insertEntityChange(tx: Db, row: EntityChangeInsert, nameAu
   return stored?.author_name ?? null;
 }
 
+/** Rows written by one statement at most: bounds the statement's size and the shapes kept (one per count). */
+const ROWS_PER_STATEMENT = 32;
+const batchShapes = new ShapeCache(ROWS_PER_STATEMENT, true);
+
+/**
+ * Writes several changes, ROWS_PER_STATEMENT to a statement (issue 33: a login's two in one), in their order, and
+ * answers each one's author name as stored, by row id. A row whose `nameAuthor` is set has its identity or router
+ * author's name read by `author_id` in the same statement.
+ */
+export async function insertEntityChanges(
+  tx: Db,
+  rows: readonly { row: EntityChangeInsert; nameAuthor: boolean }[],
+): Promise<Map<string, string | null>> {
+  const names = new Map<string, string | null>();
+  for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
+    const chunk = rows.slice(start, start + ROWS_PER_STATEMENT);
+    const args = chunk.flatMap(({ row, nameAuthor }) => [
+      ...COLUMNS.map((column) => row[column] ?? null),
+      (nameAuthor ? AUTHOR_NAMES.get(row.author_type) : undefined) ?? null,
+    ]);
+    const stored = await batchShapes.run<{ id: string; author_name: string | null }>(
+      tx,
+      String(chunk.length),
+      args,
+      (q, bound) =>
+        dynamic(q)
+          .insertInto('entity_changes')
+          .values(
+            chunk.map((_, index) => {
+              const at = index * (COLUMNS.length + 1);
+              const values: Record<string, unknown> = Object.fromEntries(
+                COLUMNS.map((column, offset) => [column, bound[at + offset]]),
+              );
+              const namedIn = bound[at + COLUMNS.length];
+              const authorId = bound[at + AUTHOR_ID];
+              // The author's name where its table is given, else the name the row carries.
+              values.author_name = sql`CASE ${namedIn}
+                WHEN 'identities' THEN (SELECT name FROM identities WHERE id = ${authorId})
+                WHEN 'routers' THEN (SELECT name FROM routers WHERE id = ${authorId})
+                ELSE ${values.author_name} END`;
+              return values;
+            }),
+          )
+          .returning(['id', 'author_name']),
+    );
+    for (const { id, author_name: name } of stored) names.set(id, name);
+  }
+  return names;
+}
+
 /** Drops the changes made before `before`; answers how many. */
 export async function pruneEntityChanges(tx: Db, before: string): Promise<number> {
   const result = await typed(tx).deleteFrom('entity_changes').where('created_at', '<', before).executeTakeFirst();
