@@ -82,6 +82,7 @@ interface SessionLookup {
   isMfaComplete: boolean;
   requireTotp: boolean;
   requiredExtJwtSigner: string | null;
+  configTypes: string | null;
 }
 
 export interface ApiSessionsOptions {
@@ -184,6 +185,7 @@ export class ApiSessions {
       identityId: found.identityId,
       isAdmin: found.isAdmin,
       isPartial: authQueries.length > 0,
+      configTypes: found.configTypes,
       authQueries,
       expiresAt: new Date(now.getTime() + this.timeoutMs),
       expirationSeconds: Math.floor(this.timeoutMs / 1000),
@@ -206,6 +208,7 @@ export class ApiSessions {
         isMfaComplete: found.is_mfa_complete === 1,
         requireTotp: found.secondary_require_totp === 1,
         requiredExtJwtSigner: found.secondary_require_ext_jwt_signer || null,
+        configTypes: found.config_types,
       }
     );
   }

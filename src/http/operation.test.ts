@@ -20,6 +20,7 @@ const session: CallerSession = {
   isAdmin: false,
   isPartial: false,
   authQueries: [],
+  configTypes: null,
   expiresAt: new Date(0),
   expirationSeconds: 1800,
 };

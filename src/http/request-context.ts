@@ -21,6 +21,8 @@ export interface CallerSession {
   /** Secondary authentication (MFA, an external JWT) is still outstanding: `authQueries` is not empty. */
   isPartial: boolean;
   authQueries: readonly AuthQuery[];
+  /** The config types the session was created with, as stored (JSON text; null: none), read with the session. */
+  configTypes: string | null;
   /** When the session lapses without further activity. */
   expiresAt: Date;
   expirationSeconds: number;

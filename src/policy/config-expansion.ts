@@ -34,7 +34,11 @@ export function selectionOf(resolved: readonly string[]): ConfigTypeSelection {
 
 /** The selection an API session made at login; values stored before login resolved them are resolved here. */
 export async function sessionConfigTypes(db: Db, apiSessionId: string): Promise<ConfigTypeSelection> {
-  const types = await apiSessionConfigTypes(db, apiSessionId);
+  return storedConfigTypes(db, (await apiSessionConfigTypes(db, apiSessionId)) ?? null);
+}
+
+/** As sessionConfigTypes, from the session's stored value already read (the caller's session: CallerSession). */
+export async function storedConfigTypes(db: Db, types: string | null): Promise<ConfigTypeSelection> {
   const stored = types ? (stringList(parseJsonValue(types)) ?? []) : [];
   return selectionOf(await resolveConfigTypes(db, stored));
 }

@@ -15,7 +15,7 @@ import { requireEntity } from '../../crud/entity-writes.js';
 import { listQueryFrom } from '../../crud/list-params.js';
 import { grantedServicePage } from '../../store/queries/service-access.js';
 import type { Db } from '../../store/store.js';
-import { resolveConfigTypes, selectionOf, sessionConfigTypes } from '../../policy/config-expansion.js';
+import { resolveConfigTypes, selectionOf, storedConfigTypes } from '../../policy/config-expansion.js';
 import type { ConfigTypeSelection } from '../../store/queries/configs.js';
 import { canSeeService, type PermissionSource, type ServiceViewer } from '../../policy/service-access.js';
 import { serviceListChangedAt } from '../../store/queries/service-lists.js';
@@ -78,7 +78,7 @@ const listGrantedServices = list<ListServices, 'authenticated'>(service, 'authen
       : await sessionSelections
           .of(context.deps.store)
           .get(viewer.apiSessionId, [...changeKeys.ofIdentity(viewer.identityId), ...readKeys.configTypes], () =>
-            sessionConfigTypes(db, viewer.apiSessionId),
+            storedConfigTypes(db, context.caller.session.configTypes),
           );
     const page = await grantedServicePage(db, viewer.identityId, query);
     const pairs = new Map(page.rows.map((row) => [row.id, { dial: row.pair_dial, bind: row.pair_bind }]));

@@ -23,7 +23,15 @@ const selectApiSessionByToken = preparedQuery((q, token: string) =>
     .selectFrom('api_sessions as s')
     .innerJoin('identities as i', 'i.id', 's.identity_id')
     .innerJoin('auth_policies as p', 'p.id', 'i.auth_policy_id')
-    .select(['s.id', 's.token', 's.identity_id', 's.last_activity_at', 's.is_mfa_required', 's.is_mfa_complete'])
+    .select([
+      's.id',
+      's.token',
+      's.identity_id',
+      's.last_activity_at',
+      's.is_mfa_required',
+      's.is_mfa_complete',
+      's.config_types',
+    ])
     .select([
       'i.is_admin',
       'i.is_default_admin',
