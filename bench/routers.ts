@@ -8,7 +8,8 @@
 // logins, 8 at a time), so the full sync carries them. BENCH_ROUTERS_TARGETS (default `ours`; `ours,upstream`):
 // upstream v1.1.8 is driven alike (its control plane on its API port). BENCH_INSTANCES=2 (with BENCH_STORE=postgres)
 // starts a second instance of ours on the same database and sends every other router to it; CPU and memory are then
-// both instances' together. Writes bench/results/routers-*.json.
+// both instances' together. A router tries BENCH_ROUTERS_TRIES times (default 5, 1 s apart). Writes
+// bench/results/routers-*.json.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +30,8 @@ const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? 30);
 const instanceCount = Number(process.env.BENCH_INSTANCES ?? 1);
 const apiSessionCount = Number(process.env.BENCH_ROUTERS_API_SESSIONS ?? 0);
 const targets = (process.env.BENCH_ROUTERS_TARGETS ?? 'ours').split(',').filter(Boolean);
+/** Connection attempts per router before it counts as refused (a real router never stops trying). */
+const tries = Number(process.env.BENCH_ROUTERS_TRIES ?? 5);
 /** How long the routers may take to all apply a full sync before the bench reports how many did. */
 const SYNC_DEADLINE_MS = 600_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -165,14 +168,14 @@ async function storm(prepared: Prepared): Promise<Record<string, unknown>> {
     const cpuBefore = cpuSecondsOf(instances);
     // As real routers do, one that fails tries again (after 1 s here; a v1.1.8 router backs off from 1 s too).
     const reasons: string[] = [];
-    const attempt = async (router: EnrolledRouter, port: number, tries = 1): Promise<TestRouter> => {
+    const attempt = async (router: EnrolledRouter, port: number, tried = 1): Promise<TestRouter> => {
       try {
         return await TestRouter.connect({ port, router, ca, lean: true });
       } catch (error) {
         reasons.push((error as Error).message);
-        if (tries >= 5) throw error;
+        if (tried >= tries) throw error;
         await sleep(1000);
-        return attempt(router, port, tries + 1);
+        return attempt(router, port, tried + 1);
       }
     };
     const results = await Promise.allSettled(
