@@ -53,7 +53,8 @@ interface Prepared {
 async function onlineCount(baseUrl: string, token: string): Promise<number> {
   const reply = await httpsRequest(
     `${baseUrl}/edge/management/v1/edge-routers?limit=1&filter=${encodeURIComponent('online = true')}`,
-    { headers: { 'zt-session': token } },
+    // The storm and the syncs may keep the API from answering for a while: the poll waits, it does not fail the run.
+    { headers: { 'zt-session': token }, timeoutMs: 120_000 },
   );
   return totalCount(reply.body) ?? -1;
 }
