@@ -8,6 +8,7 @@ import { errorCode, httpsRequest, type HttpsReply } from './https-client.js';
 export interface Api {
   baseUrl: string;
   token: string;
+  /** Replaced when ours is restarted (bench/network-seed.ts). */
   agent: https.Agent;
 }
 
@@ -128,3 +129,30 @@ export const terminatorBody = (serviceIds: readonly string[], routerId: string, 
   binding: 'transport',
   address: `tcp:10.${(index >> 16) & 255}.${(index >> 8) & 255}.${index & 255}:443`,
 });
+
+/**
+ * What a typical identity needs for its session creates to succeed on ours and upstream alike: an edge router it
+ * may use (upstream answers NO_EDGE_ROUTERS_AVAILABLE otherwise) and one the service may be reached through.
+ */
+export async function dialPolicies(api: Api): Promise<void> {
+  await create(api, 'edge-router-policies', {
+    name: 'net-typical',
+    semantic: 'AnyOf',
+    identityRoles: ['#typical'],
+    edgeRouterRoles: ['#net'],
+  });
+  await create(api, 'service-edge-router-policies', {
+    name: 'net-typical',
+    semantic: 'AnyOf',
+    serviceRoles: ['#s0'],
+    edgeRouterRoles: ['#net'],
+  });
+}
+
+/** A session create as an SDK makes it before its first dial of a service, on its existing API session. */
+export const sessionCreate = (api: Api, serviceId: string, token: string) =>
+  expectStatus(
+    call(api, 'POST', '/edge/client/v1/sessions', { serviceId, type: 'Dial' }, token),
+    201,
+    'session create',
+  );

@@ -1,10 +1,11 @@
 // `npm run bench:network` (issue 33, item 3): a network of realistic size, grown through the management API on ours
 // (BENCH_STORE as the general bench: SQLite, or PostgreSQL) and on upstream v1.1.8 in the same run, timing at each
 // size what upstream's users report slowing: identity set-up as zrok does it (zrok#550), terminator creation and churn
-// (ziti#3318), a typical identity's service list and a policy change. Sizes: BENCH_NETWORK_SIZES identities
+// (ziti#3318), a typical identity's service list, its session creates and a policy change. Sizes: BENCH_NETWORK_SIZES identities
 // (default 1000,10000), BENCH_NETWORK_SERVICES (10,000), BENCH_NETWORK_TERMINATORS (50,000, created at the first
 // size in ten steps); BENCH_NETWORK_TARGETS (ours,upstream); a step still running after BENCH_NETWORK_STEP_SECONDS
-// (300) stops there and reports how far it got. The router connect storm is `npm run bench:routers`.
+// (300) stops there and reports how far it got. BENCH_NETWORK_SEED=store seeds ours' identities through the store
+// (bench/network-seed.ts). The router connect storm and full sync are `npm run bench:routers`.
 import https from 'node:https';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,7 @@ import { ROOT } from './scenario-run.js';
 import { freePort, type ServerProcess } from './server-process.js';
 import { say, settings } from './settings.js';
 import { asServer } from './upstream-phase.js';
+import { seedMode, seedThroughStore } from './network-seed.js';
 import { startUpstream, UpstreamUnavailable } from '../scripts/upstream.js';
 
 const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(',').filter(Boolean);
@@ -29,6 +31,8 @@ const CONCURRENCY = settings.upstreamSeedConcurrency;
 
 interface Growth {
   what: string;
+  /** Through the management API, or (ours with BENCH_NETWORK_SEED=store) inserted through the store. */
+  how: 'api' | 'store';
   target: number;
   reached: number;
   perSecond: number;
@@ -42,6 +46,8 @@ interface SizeStep {
   load: number;
   identitySetUp: step.Timing;
   serviceList: step.Timing;
+  /** The typical identity's session create for a Dial-able service, on its API session (as an SDK dials). */
+  sessionCreate: step.Timing;
   policyChange: step.Timing;
   /** Creates and deletes (a pair each) per second, and the server's CPU per pair. */
   terminatorChurnPerSecond: number;
@@ -71,8 +77,9 @@ async function grow(
   const deadline = performance.now() + stepSeconds * 1000;
   const cpu = server.cpuSeconds();
   const { done, seconds } = await step.pool(to - from, CONCURRENCY, (i) => make(from + i), deadline);
-  const growth = {
+  const growth: Growth = {
     what,
+    how: 'api',
     target: to,
     reached: from + done,
     perSecond: Math.round(done / seconds),
@@ -85,7 +92,19 @@ async function grow(
   return growth;
 }
 
-async function runTarget(target: string, server: ServerProcess, store: string): Promise<TargetRun> {
+/** Where ours runs, so that it can be stopped to seed its store and started again on the same port. */
+interface OursHome {
+  home: string;
+  port: number;
+}
+
+async function runTarget(
+  target: string,
+  started: ServerProcess,
+  store: string,
+  ours?: OursHome,
+): Promise<{ run: TargetRun; server: ServerProcess }> {
+  let server = started;
   const token = await loginAdmin(server.baseUrl, ADMIN_USERNAME, ADMIN_PASSWORD);
   const api: step.Api = { baseUrl: server.baseUrl, token, agent: new https.Agent({ keepAlive: true }) };
   const run: TargetRun = { target, store, growth: [], terminatorSteps: [], steps: [] };
@@ -120,18 +139,32 @@ async function runTarget(target: string, server: ServerProcess, store: string): 
       identityRoles: ['#typical'],
       serviceRoles: ['#s0'],
     });
-    const typicalToken = await loginWithPassword(`${server.baseUrl}/edge/client/v1`, 'net-typical', ADMIN_PASSWORD);
-    if (typeof typicalToken !== 'string') throw new Error(`typical login: ${typicalToken.status}`);
+    await step.dialPolicies(api);
     let identities = 0;
     for (const size of sizes) {
-      const growth = await grow(server, 'identities', identities, size, (i) =>
-        step.create(api, 'identities', {
-          name: step.identityName(i),
-          type: 'User',
-          isAdmin: false,
-          roleAttributes: [step.identityAttribute(i)],
-        }),
-      );
+      let growth: Growth;
+      if (ours && seedMode === 'store') {
+        const seeded = await seedThroughStore(server, ours.home, ours.port, api, identities, size);
+        server = seeded.server;
+        const what = 'identities';
+        growth = {
+          what,
+          how: 'store',
+          target: size,
+          reached: size,
+          perSecond: seeded.perSecond,
+          serverCpuMsEach: 0,
+          load: step.load1(),
+        };
+      } else
+        growth = await grow(server, 'identities', identities, size, (i) =>
+          step.create(api, 'identities', {
+            name: step.identityName(i),
+            type: 'User',
+            isAdmin: false,
+            roleAttributes: [step.identityAttribute(i)],
+          }),
+        );
       run.growth.push(growth);
       identities = growth.reached;
       if (identities < size) {
@@ -157,7 +190,10 @@ async function runTarget(target: string, server: ServerProcess, store: string): 
         const perTerminatorBytes = Math.round(((after - before) * 1024 * 1024) / Math.max(1, created));
         run.terminatorRssMb = { before: Math.round(before), after: Math.round(after), perTerminatorBytes };
       }
-      say(`  at ${size} identities: set-ups, service lists, policy changes, terminator churn`);
+      say(`  at ${size} identities: set-ups, service lists, session creates, policy changes, terminator churn`);
+      // A fresh login at each size: the last may be older than the session timeout after a long growth.
+      const typicalToken = await loginWithPassword(`${server.baseUrl}/edge/client/v1`, 'net-typical', ADMIN_PASSWORD);
+      if (typeof typicalToken !== 'string') throw new Error(`typical login: ${typicalToken.status}`);
       const load = step.load1();
       const identitySetUp = await step.timed(50, (i) => step.identitySetUp(api, String(size), i));
       const serviceList = await step.timed(100, () =>
@@ -167,6 +203,7 @@ async function runTarget(target: string, server: ServerProcess, store: string): 
           'service list',
         ),
       );
+      const sessionCreate = await step.timed(100, () => step.sessionCreate(api, serviceIds[0]!, typicalToken));
       const policyChange = await step.timed(20, (i) =>
         step.expectStatus(
           step.call(api, 'PATCH', `/edge/management/v1/service-policies/${policyId}`, {
@@ -186,6 +223,7 @@ async function runTarget(target: string, server: ServerProcess, store: string): 
         load,
         identitySetUp,
         serviceList,
+        sessionCreate,
         policyChange,
         terminatorChurnPerSecond: Math.round(churn.done / churn.seconds),
         terminatorChurnCpuMsEach: Number(
@@ -199,7 +237,7 @@ async function runTarget(target: string, server: ServerProcess, store: string): 
   } finally {
     api.agent.destroy();
   }
-  return run;
+  return { run, server };
 }
 
 async function main(): Promise<void> {
@@ -211,9 +249,12 @@ async function main(): Promise<void> {
       const home = mkdtempSync(join(tmpdir(), 'ziti-bench-network-'));
       const removeHome = () => rmSync(home, { recursive: true, force: true });
       const forget = onCleanup(() => Promise.resolve(removeHome()));
-      const controller = await startController(home, await freePort());
+      const port = await freePort();
+      let controller = await startController(home, port);
       try {
-        runs.push(await runTarget('ours', controller, settings.store));
+        const ran = await runTarget('ours', controller, settings.store, { home, port });
+        controller = ran.server;
+        runs.push(ran.run);
       } finally {
         await controller.stop();
         forget();
@@ -223,7 +264,7 @@ async function main(): Promise<void> {
       try {
         const upstream = await startUpstream({ username: ADMIN_USERNAME, password: ADMIN_PASSWORD });
         try {
-          runs.push(await runTarget('upstream', asServer(upstream), 'bolt'));
+          runs.push((await runTarget('upstream', asServer(upstream), 'bolt')).run);
         } finally {
           await upstream.stop();
         }
@@ -233,7 +274,16 @@ async function main(): Promise<void> {
       }
     } else throw new Error(`BENCH_NETWORK_TARGETS: unknown target ${target}`);
   }
-  const result = { startedAt, sizes, serviceCount, terminatorCount, stepSeconds, concurrency: CONCURRENCY, runs };
+  const result = {
+    startedAt,
+    sizes,
+    seed: seedMode,
+    serviceCount,
+    terminatorCount,
+    stepSeconds,
+    concurrency: CONCURRENCY,
+    runs,
+  };
   const folder = join(ROOT, 'bench/results');
   mkdirSync(folder, { recursive: true });
   writeFileSync(join(folder, `network-${startedAt.replaceAll(':', '-')}.json`), `${JSON.stringify(result, null, 2)}\n`);

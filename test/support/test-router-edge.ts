@@ -3,6 +3,7 @@
 // sessions it is told of (a full state is applied once every chunk up to the last is in, and drops what it does not
 // name), and can send API-session heartbeats and resync requests.
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { BinaryReader, WireType } from '@bufbuild/protobuf/wire';
 import type { Channel } from '../../src/fabric/channel/channel.js';
 import type { Message } from '../../src/fabric/channel/message.js';
 import {
@@ -27,6 +28,33 @@ interface Chunk {
   isLast: boolean;
 }
 
+/** A full state applied: its sync id, how many API sessions it named, and when (performance.now()) it completed. */
+export interface FullSync {
+  id: string;
+  sessions: number;
+  at: number;
+}
+
+/** An ApiSessionAdded's isFullState and session count, walking its fields without decoding the sessions. */
+function countAdded(body: Uint8Array): { isFullState: boolean; sessions: number } {
+  const reader = new BinaryReader(body);
+  let isFullState = false;
+  let sessions = 0;
+  while (reader.pos < reader.len) {
+    const [field, wireType] = reader.tag();
+    if (field === 1 && wireType === WireType.Varint) isFullState = reader.bool();
+    else {
+      if (field === 2) sessions += 1;
+      reader.skip(wireType, field);
+    }
+  }
+  return { isFullState, sessions };
+}
+
+/** Header 1014 of a full-state chunk. */
+const syncState = (message: Message) =>
+  JSON.parse(new TextDecoder().decode(message.headers.get(1014))) as { id: string; isLast: boolean; sequence: number };
+
 export class TestRouterEdge {
   /** The API sessions the router knows, by token. */
   readonly apiSessions = new Map<string, ApiSession>();
@@ -34,12 +62,17 @@ export class TestRouterEdge {
   readonly removedSessions: string[] = [];
   /** Full states applied so far, with their sync ids. */
   readonly appliedSyncs: string[] = [];
+  /** The same with their sizes and times (a lean router keeps only these). */
+  readonly fullSyncs: FullSync[] = [];
   readonly #chunks = new Map<string, Map<number, Chunk>>();
+  readonly #counted = new Map<string, { sequences: Set<number>; last?: number; sessions: number }>();
   readonly #waiters: Array<() => void> = [];
 
   constructor(
     readonly channel: Channel,
     listener: EdgeListener | null,
+    /** Counts the full state's sessions and keeps none (benches of many routers). */
+    readonly lean = false,
   ) {
     if (listener)
       channel.handle(ContentType.ServerHelloType, (hello) =>
@@ -66,16 +99,13 @@ export class TestRouterEdge {
   }
 
   #added(message: Message): void {
+    if (this.lean) return this.#countChunk(message);
     const added = fromBinary(ApiSessionAddedSchema, message.body);
     if (!added.isFullState) {
       for (const session of added.apiSessions) this.apiSessions.set(session.token, session);
       return this.#changed();
     }
-    const state = JSON.parse(new TextDecoder().decode(message.headers.get(1014))) as {
-      id: string;
-      isLast: boolean;
-      sequence: number;
-    };
+    const state = syncState(message);
     const chunks = this.#chunks.get(state.id) ?? new Map<number, Chunk>();
     this.#chunks.set(state.id, chunks);
     chunks.set(state.sequence, { sessions: added.apiSessions, isLast: state.isLast });
@@ -89,6 +119,24 @@ export class TestRouterEdge {
     for (const [token, session] of named) this.apiSessions.set(token, session);
     this.#chunks.delete(state.id);
     this.appliedSyncs.push(state.id);
+    this.fullSyncs.push({ id: state.id, sessions: named.size, at: performance.now() });
+    this.#changed();
+  }
+
+  /** A lean router's ApiSessionAdded: a full state's chunks are counted until every one up to the last is in. */
+  #countChunk(message: Message): void {
+    const added = countAdded(message.body);
+    if (!added.isFullState) return;
+    const state = syncState(message);
+    const sync = this.#counted.get(state.id) ?? { sequences: new Set<number>(), sessions: 0 };
+    this.#counted.set(state.id, sync);
+    if (!sync.sequences.has(state.sequence)) sync.sessions += added.sessions;
+    sync.sequences.add(state.sequence);
+    if (state.isLast) sync.last = state.sequence;
+    if (sync.last === undefined || sync.sequences.size < sync.last + 1) return;
+    this.#counted.delete(state.id);
+    this.appliedSyncs.push(state.id);
+    this.fullSyncs.push({ id: state.id, sessions: sync.sessions, at: performance.now() });
     this.#changed();
   }
 
