@@ -37,7 +37,8 @@ export interface CommittedChange {
 
 interface Frame {
   log: EntityChangeLog;
-  pending: CommittedChange[];
+  /** Each recorded change's events, made once its record is answered (on PostgreSQL, with the commit). */
+  pending: Promise<CommittedChange[]>[];
 }
 
 const frames = new AsyncLocalStorage<Frame>();
@@ -72,14 +73,15 @@ export class EntityChangeLog {
     return {
       ...wrapped,
       transaction: async (work, writeOptions) => {
-        let pending: CommittedChange[] = [];
+        let pending: Promise<CommittedChange[]>[] = [];
         const result = await store.transaction((tx) => {
           // A transaction run again (a conflict retried) records afresh.
           const frame: Frame = { log: this, pending: [] };
           pending = frame.pending;
           return frames.run(frame, () => work(tx));
         }, writeOptions);
-        for (const change of pending) this.options.emit(change);
+        // Committed: every record is answered, so these are settled, in the order the changes were made.
+        for (const changes of await Promise.all(pending)) for (const change of changes) this.options.emit(change);
         return result;
       },
     };
@@ -125,49 +127,54 @@ export async function recordEntityChange(tx: Db, fact: EntityChangeFact): Promis
     final_state: finalState ? JSON.stringify(finalState) : null,
     instance_id: instanceId,
   };
-  const name = await insertEntityChange(tx, row, nameAuthor);
-  const author = { ...given, ...(name !== null ? { name } : {}) };
-  const timestamp = goJsonTime(now);
-  const metadata: Record<string, unknown> = {
-    author: {
-      type: author.type,
-      ...(author.id ? { id: author.id } : {}),
-      ...(author.name ? { name: author.name } : {}),
-    },
-    source,
-    ...(context.traceId ? { trace_id: context.traceId } : {}),
-    version,
-  };
-  frame.pending.push(
-    {
-      event: {
-        namespace: 'entityChange',
-        eventId,
-        eventType: fact.changeType,
-        timestamp,
-        metadata,
-        entityType: fact.entityType,
-        isParentEvent: false,
-        // upstream writes the absent side as null (its state is a typed nil behind an interface).
-        initialState: initialState ?? null,
-        finalState: finalState ?? null,
+  const { authorName } = await insertEntityChange(tx, row, nameAuthor);
+  const events = authorName.then((name): CommittedChange[] => {
+    const author = { ...given, ...(name !== null ? { name } : {}) };
+    const timestamp = goJsonTime(now);
+    const metadata: Record<string, unknown> = {
+      author: {
+        type: author.type,
+        ...(author.id ? { id: author.id } : {}),
+        ...(author.name ? { name: author.name } : {}),
       },
-      fact,
-    },
-    // After the commit upstream sends `committed` with the same id; subscriptions filter it by entity type, then
-    // clear that and the parent flag (subscriptions.ts).
-    {
-      event: {
-        namespace: 'entityChange',
-        eventId,
-        eventType: 'committed',
-        timestamp,
-        entityType: fact.entityType,
-        isParentEvent: false,
+      source,
+      ...(context.traceId ? { trace_id: context.traceId } : {}),
+      version,
+    };
+    return [
+      {
+        event: {
+          namespace: 'entityChange',
+          eventId,
+          eventType: fact.changeType,
+          timestamp,
+          metadata,
+          entityType: fact.entityType,
+          isParentEvent: false,
+          // upstream writes the absent side as null (its state is a typed nil behind an interface).
+          initialState: initialState ?? null,
+          finalState: finalState ?? null,
+        },
+        fact,
       },
-      fact,
-    },
-  );
+      // After the commit upstream sends `committed` with the same id; subscriptions filter it by entity type, then
+      // clear that and the parent flag (subscriptions.ts).
+      {
+        event: {
+          namespace: 'entityChange',
+          eventId,
+          eventType: 'committed',
+          timestamp,
+          entityType: fact.entityType,
+          isParentEvent: false,
+        },
+        fact,
+      },
+    ];
+  });
+  // Read only after a commit, when the record succeeded; a failed record fails the transaction instead.
+  events.catch(() => undefined);
+  frame.pending.push(events);
 }
 
 /** upstream's change.Source fields in its declaration order (Go writes a struct so), empty ones left out. */

@@ -59,6 +59,8 @@ export async function openPostgresStore({
   const settings: PoolSettings = {
     connectionString: url,
     max: poolSize,
+    // A write transaction sends statements without waiting for the answers before them (write-transactions.ts).
+    pipeline: true,
     types: pgNumberTypes,
     onConnect: async (client) => {
       await client.query(SCRATCH_DELTA_TABLE).catch(() => undefined);

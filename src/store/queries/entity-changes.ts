@@ -38,12 +38,17 @@ const AUTHOR_NAMES: ReadonlyMap<string, 'identities' | 'routers'> = new Map([
 ]);
 
 /**
- * Writes one change and answers the author's name as stored. `nameAuthor`: an identity or router author's name is
- * read by `author_id` in the same statement, so naming the author costs no statement of its own.
+ * Writes one change; `authorName` answers the author's name as stored, once the write is answered (on PostgreSQL with
+ * the commit: the record is sent ahead, connection.ts sendAhead). `nameAuthor`: an identity or router author's name
+ * is read by `author_id` in the same statement, so naming the author costs no statement of its own.
  */
-export async function insertEntityChange(tx: Db, row: EntityChangeInsert, nameAuthor: boolean): Promise<string | null> {
+export async function insertEntityChange(
+  tx: Db,
+  row: EntityChangeInsert,
+  nameAuthor: boolean,
+): Promise<{ authorName: Promise<string | null> }> {
   const authorNamedIn = nameAuthor ? AUTHOR_NAMES.get(row.author_type) : undefined;
-  const [stored] = await shapes.run<{ author_name: string | null }>(
+  const { answer } = await shapes.ahead<{ author_name: string | null }>(
     tx,
     authorNamedIn ?? 'given',
     COLUMNS.map((column) => row[column] ?? null),
@@ -56,7 +61,10 @@ export async function insertEntityChange(tx: Db, row: EntityChangeInsert, nameAu
       return dynamic(q).insertInto('entity_changes').values(values).returning('author_name');
     },
   );
-  return stored?.author_name ?? null;
+  const authorName = answer.then(([stored]) => stored?.author_name ?? null);
+  // A failed write fails its transaction; whoever reads the name does so only after a commit.
+  authorName.catch(() => undefined);
+  return { authorName };
 }
 
 /** Drops the changes made before `before`; answers how many. */
