@@ -166,7 +166,9 @@ export interface EntityDefinitionInput<F extends FieldBuilders> {
   /**
    * Its writes decide only on rows that strict writes change (the entities it references) and change only its own
    * row (a terminator): a create runs beside other writes, an update or delete takes turns with writes of the same
-   * row only (store.ts WriteOptions). Claim it only when both hold; by default every write is strict.
+   * row only (store.ts WriteOptions). Its create's rules read nothing outside the transaction, so BEGIN goes with
+   * their first statement (WriteOptions.beginsAtFirstStatement). Claim it only when all hold; by default every write
+   * is strict.
    */
   ownRowWrites?: boolean;
 }

@@ -30,9 +30,11 @@ export async function createEntity<V extends EntityValues>(
   body: unknown,
   extra: Extra<V> = {},
 ): Promise<string> {
+  // An own-row create's rules read only inside the transaction (define-entity.ts ownRowWrites): BEGIN goes with
+  // their first statement.
   return deps.store.transaction(
     (tx) => createEntityIn(tx, deps, definition, body, extra),
-    definition.ownRowWrites ? { touches: [] } : undefined,
+    definition.ownRowWrites ? { touches: [], beginsAtFirstStatement: true } : undefined,
   );
 }
 

@@ -42,6 +42,8 @@ interface Frame {
   pending: CommittedChange[];
   /** Change rows not written yet, with the metadata whose author each names once written. */
   rows: { row: EntityChangeInsert; nameAuthor: boolean; metadata: Record<string, unknown>; author: Author }[];
+  /** Authors named once their rows' writes are answered (on PostgreSQL, with the commit: sent ahead). */
+  named: Promise<void>[];
 }
 
 type Author = ChangeContext['author'];
@@ -79,14 +81,18 @@ export class EntityChangeLog {
       ...wrapped,
       transaction: async (work, writeOptions) => {
         let pending: CommittedChange[] = [];
+        let named: Promise<void>[] = [];
         const result = await store.transaction(async (tx) => {
           // A transaction run again (a conflict retried) records afresh.
-          const frame: Frame = { log: this, tx, pending: [], rows: [] };
+          const frame: Frame = { log: this, tx, pending: [], rows: [], named: [] };
           pending = frame.pending;
+          named = frame.named;
           const result = await frames.run(frame, () => work(tx));
           await writeRows(frame);
           return result;
         }, writeOptions);
+        // Committed: every record is answered, so the authors are named.
+        await Promise.all(named);
         for (const change of pending) this.options.emit(change);
         return result;
       },
@@ -144,8 +150,8 @@ export async function recordEntityChange(tx: Db, fact: EntityChangeFact): Promis
     // Written with the transaction's other changes at its end, in one statement (writeRows).
     frame.rows.push({ row, nameAuthor, metadata, author: given });
   } else {
-    const name = await insertEntityChange(tx, row, nameAuthor);
-    metadata.author = authorOf(given, name);
+    const { authorName } = await insertEntityChange(tx, row, nameAuthor);
+    frame.named.push(authorName.then((name) => void (metadata.author = authorOf(given, name))));
   }
   frame.pending.push(
     {
@@ -182,8 +188,13 @@ export async function recordEntityChange(tx: Db, fact: EntityChangeFact): Promis
 /** Writes the frame's change rows and names their events' authors as the rows store them. */
 async function writeRows(frame: Frame): Promise<void> {
   if (frame.rows.length === 0) return;
-  const names = await insertEntityChanges(frame.tx, frame.rows);
-  for (const { row, metadata, author } of frame.rows) metadata.author = authorOf(author, names.get(row.id) ?? null);
+  const { authorNames } = await insertEntityChanges(frame.tx, frame.rows);
+  const rows = frame.rows;
+  frame.named.push(
+    authorNames.then((names) => {
+      for (const { row, metadata, author } of rows) metadata.author = authorOf(author, names.get(row.id) ?? null);
+    }),
+  );
 }
 
 /** An event's author: as given, with the name the row stored (read as it was written) when there is one. */

@@ -1,6 +1,6 @@
 // Inside the store only: the query builder and dialect behind a `Db` handle. Query modules reach SQL through
 // these; domain code holds `Db` values and passes them on without looking inside.
-import type { DialectAdapter, Kysely } from 'kysely';
+import type { CompiledQuery, DialectAdapter, Kysely } from 'kysely';
 import type { SqlDialect } from './dialect.js';
 import type { Database } from './schema.js';
 import type { Db } from './store.js';
@@ -43,4 +43,34 @@ export function dynamic(db: Db): Kysely<any> {
  */
 export function isStorableText(value: string): boolean {
   return !value.includes('\u0000');
+}
+
+/** pg's answer to one statement, as much of it as sendAhead reads. */
+interface SentAnswer {
+  rows: unknown[];
+}
+
+/**
+ * The write transactions that can send a statement without waiting for its answer (PostgreSQL's, pipelined): the
+ * statement is on its way when the call returns, ahead of everything the transaction sends later, and its failure
+ * fails the commit.
+ */
+export const aheadSenders = new WeakMap<object, (statement: CompiledQuery) => Promise<SentAnswer>>();
+
+/**
+ * Runs a write whose answer the work does not need before it commits (a record of the change it makes): inside a
+ * PostgreSQL write transaction it is sent and the work goes on at once, its answer arriving with the commit's;
+ * elsewhere it runs before this resolves. `answer` holds its rows either way; a failure fails the transaction.
+ */
+export async function sendAhead<R>(db: Db, statement: CompiledQuery<R>): Promise<{ answer: Promise<R[]> }> {
+  const send = aheadSenders.get(db);
+  if (!send) {
+    const { rows } = await typed(db).executeQuery(statement);
+    return { answer: Promise.resolve(rows) };
+  }
+  // The rows are the statement's own, typed by the query that compiled it (R).
+  const answer = send(statement).then(({ rows }) => rows as R[]);
+  // Its failure is the transaction's to report (at COMMIT); nobody need wait for this promise.
+  answer.catch(() => undefined);
+  return { answer };
 }

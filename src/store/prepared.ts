@@ -4,7 +4,7 @@
 // statement's parameters (whose text the SQLite store's statement cache then finds prepared).
 import { sql, type Compilable, type CompiledQuery, type Kysely, type QueryResult, type RawBuilder } from 'kysely';
 import { LruMap } from '../lib/lru-map.js';
-import { dialectOf, typed } from './connection.js';
+import { dialectOf, sendAhead, typed } from './connection.js';
 import type { Database } from './schema.js';
 import type { Db } from './store.js';
 
@@ -33,12 +33,17 @@ function compileShape(db: Kysely<Database>, query: Buildable<unknown>): Shape {
   };
 }
 
-function executeShape<R>(db: Db, shape: Shape, args: readonly unknown[]): Promise<QueryResult<R>> {
+/** The shape's statement with the call's arguments in their slots. */
+function boundShape<R>(shape: Shape, args: readonly unknown[]): CompiledQuery<R> {
   const parameters = shape.compiled.parameters.map((constant, index) => {
     const slot = shape.slots[index];
     return slot ? slot.bind(args[slot.index]) : constant;
   });
-  return typed(db).executeQuery<R>({ ...shape.compiled, parameters });
+  return { ...shape.compiled, parameters };
+}
+
+function executeShape<R>(db: Db, shape: Shape, args: readonly unknown[]): Promise<QueryResult<R>> {
+  return typed(db).executeQuery<R>(boundShape<R>(shape, args));
 }
 
 async function runShape<R>(db: Db, shape: Shape, args: readonly unknown[]): Promise<R[]> {
@@ -95,6 +100,16 @@ export class ShapeCache {
     build: (db: Kysely<Database>, args: readonly unknown[]) => Buildable<R>,
   ): Promise<R[]> {
     return runShape<R>(db, this.#shape(db, key, args.length, build), args);
+  }
+
+  /** As `run`, for a write whose answer the work need not wait for (connection.ts sendAhead). */
+  ahead<R>(
+    db: Db,
+    key: string,
+    args: readonly unknown[],
+    build: (db: Kysely<Database>, args: readonly unknown[]) => Buildable<R>,
+  ): Promise<{ answer: Promise<R[]> }> {
+    return sendAhead(db, boundShape<R>(this.#shape(db, key, args.length, build), args));
   }
 
   /** As `run`, with the whole result: a write's `numAffectedRows`. */

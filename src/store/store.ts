@@ -96,6 +96,13 @@ export interface WriteOptions {
    * are whose own rows (changes.ts IDENTITY_OWNED) the write may change: its commit moves their answers only.
    */
   reads?: readonly string[];
+  /**
+   * The work decides on nothing before its first statement in the transaction (it reads nothing outside it first,
+   * no cache, no other handle): on PostgreSQL BEGIN and the locks then go with that statement, a round trip less,
+   * and the turn is held from that statement on rather than from the work's start (the statement runs, and takes
+   * its snapshot, only once the locks are held). SQLite ignores it.
+   */
+  beginsAtFirstStatement?: boolean;
 }
 
 const NO_AREAS: readonly string[] = [];

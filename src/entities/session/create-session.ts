@@ -50,11 +50,13 @@ export interface SessionCreated {
  * The transaction a create runs in: in the API session's write area (reuse is decided and made in one turn), reading
  * the identity's (its posture, its API session): creates of one identity's several API sessions run at once, a
  * posture report or logout of the identity waits for them. The grants, policies and edge routers it reads change
- * only in strict writes. Bookkeeping: no kept answer reads sessions, so a create drops no instance's caches.
+ * only in strict writes. Bookkeeping: no kept answer reads sessions, so a create drops no instance's caches. Its
+ * first act is the transaction's one read (createSessionIn), so BEGIN goes with it.
  */
 export function sessionCreateWrite(apiSessionId: string, identityId: string) {
   return {
     bookkeeping: true,
+    beginsAtFirstStatement: true,
     touches: [writeAreas.apiSession(apiSessionId)],
     reads: [writeAreas.identity(identityId)],
   };

@@ -1,24 +1,28 @@
 // Terminator rules: the service and router exist, an address is given, binding and precedence get defaults.
 import { ApiError } from '../../errors/api-error.js';
 import type { EntityRules } from '../../crud/entity-rules.js';
-import { named, namesOf, rowExists } from '../../store/queries/references.js';
-import type { Db, TableName } from '../../store/store.js';
+import { named, namesOf, rowsExist } from '../../store/queries/references.js';
 import { entityRef } from '../../crud/entity-mapping.js';
 import { service } from '../service/service.definition.js';
 import { router } from '../router/router.definition.js';
 import type { Terminator } from './terminator.fields.js';
 
-async function requireRow(tx: Db, table: TableName, field: string, id: unknown): Promise<void> {
-  if (!(await rowExists(tx, table, String(id))))
-    throw ApiError.invalidField(field, `no ${field} found with the given id`, id);
-}
-
 export const terminatorRules: EntityRules<Terminator> = {
   async validate({ tx }, change) {
     const after = change.after;
-    if (change.op === 'create') await requireRow(tx, named.service, 'service', after.service);
-    if (change.op === 'create' || change.changed.has('router'))
-      await requireRow(tx, named.router, 'router', after.router);
+    // Looked up in one statement; refused in upstream's order, the service first.
+    const references = [
+      ...(change.op === 'create' ? [{ field: 'service', table: named.service, value: after.service }] : []),
+      ...(change.op === 'create' || change.changed.has('router')
+        ? [{ field: 'router', table: named.router, value: after.router }]
+        : []),
+    ];
+    const found = await rowsExist(
+      tx,
+      references.map(({ table, value }) => ({ table, id: String(value) })),
+    );
+    for (const [index, { field, value }] of references.entries())
+      if (found[index] !== true) throw ApiError.invalidField(field, `no ${field} found with the given id`, value);
     if (!after.address) throw ApiError.invalidField('address', 'address is required', after.address);
     // ziti controller/model/terminator_manager.go: an empty binding is derived from the address.
     if (!after.binding) after.binding = after.address.startsWith('udp:') ? 'udp' : 'transport';

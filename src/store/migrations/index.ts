@@ -24,6 +24,7 @@ import { fabricCircuits } from './022-fabric-circuits.js';
 import { entityChanges } from './023-entity-changes.js';
 import { terminatorSavedPrecedence } from './024-terminator-saved-precedence.js';
 import { liveRouterPresence } from './025-live-router-presence.js';
+import { liveRouterPresenceByTry } from './026-live-router-presence-by-try.js';
 
 export const migrations: readonly Migration[] = [
   initialSchema,
@@ -50,4 +51,5 @@ export const migrations: readonly Migration[] = [
   entityChanges,
   terminatorSavedPrecedence,
   liveRouterPresence,
+  liveRouterPresenceByTry,
 ];

@@ -59,6 +59,8 @@ export async function openPostgresStore({
   const settings: PoolSettings = {
     connectionString: url,
     max: poolSize,
+    // A write transaction sends statements without waiting for the answers before them (write-transactions.ts).
+    pipeline: true,
     types: pgNumberTypes,
     onConnect: async (client) => {
       await client.query(SCRATCH_DELTA_TABLE).catch(() => undefined);
@@ -173,30 +175,52 @@ function changeLogReader(pool: pg.Pool, changes: Changes): { refresh(): Promise<
   let snapshot: string | undefined;
   let prunes: string | undefined;
   const own = new Set<string>();
+  const look = async (): Promise<void> => {
+    if (snapshot === undefined) {
+      const { rows } = await pool.query<{ snapshot: string; prunes: string }>({
+        name: 'ziti-changes-start',
+        text: START_CHANGE_LOG,
+      });
+      [snapshot, prunes] = [rows[0]?.snapshot, rows[0]?.prunes];
+      return;
+    }
+    const { rows } = await pool.query<{
+      snapshot: string;
+      prunes: string;
+      lost: boolean | null;
+      changes: [string, string[]][] | null;
+    }>({ name: 'ziti-changes', text: READ_CHANGE_LOG, values: [snapshot, prunes] });
+    const [seen] = rows;
+    if (!seen) return;
+    [snapshot, prunes] = [seen.snapshot, seen.prunes];
+    if (seen.lost === true) changes.movedAll();
+    for (const [xid, keys] of seen.changes ?? []) {
+      if (own.delete(xid)) continue;
+      changes.moved(keys);
+    }
+  };
+  // One look at a time. A caller that comes while one is on its way waits for the next, sent once that one is
+  // answered and shared by every caller that came meanwhile: its snapshot is taken after each of them called, so each
+  // sees every commit made before it called (a look already on its way may have taken its snapshot before).
+  let current: Promise<void> | undefined;
+  let queued: Promise<void> | undefined;
+  const start = (): Promise<void> => {
+    const started = look().finally(() => {
+      if (current === started) current = undefined;
+    });
+    current = started;
+    return started;
+  };
   return {
-    async refresh() {
-      if (snapshot === undefined) {
-        const { rows } = await pool.query<{ snapshot: string; prunes: string }>({
-          name: 'ziti-changes-start',
-          text: START_CHANGE_LOG,
+    refresh() {
+      if (current === undefined) return start();
+      queued ??= current
+        .catch(() => undefined)
+        .then(() => {
+          queued = undefined;
+          return start();
         });
-        [snapshot, prunes] = [rows[0]?.snapshot, rows[0]?.prunes];
-        return;
-      }
-      const { rows } = await pool.query<{
-        snapshot: string;
-        prunes: string;
-        lost: boolean | null;
-        changes: [string, string[]][] | null;
-      }>({ name: 'ziti-changes', text: READ_CHANGE_LOG, values: [snapshot, prunes] });
-      const [seen] = rows;
-      if (!seen) return;
-      [snapshot, prunes] = [seen.snapshot, seen.prunes];
-      if (seen.lost === true) changes.movedAll();
-      for (const [xid, keys] of seen.changes ?? []) {
-        if (own.delete(xid)) continue;
-        changes.moved(keys);
-      }
+      return queued;
     },
     own(xid) {
       // Bounded: entries of commits no look saw (pruned first) would otherwise stay; forgetting one costs a move.

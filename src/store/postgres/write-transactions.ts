@@ -6,14 +6,17 @@
 // undeclared) still sees and leaves a database no other writer is in the middle of. PostgreSQL queues a lock request
 // behind an earlier conflicting waiter, so a strict write is not starved by a stream of area writes.
 //
-// Round trips: the locks are taken in the statement that begins the transaction, and the change log's row (when the
-// write changed what caches may hold, changes.ts) is inserted in the round trip of COMMIT; it locks no shared row,
-// so commits running at once can share a WAL flush.
+// Round trips: the connection pipelines (pg's pipeline mode), so BEGIN with the locks is sent with the work's first
+// statement and answered in its round trip (the server runs that statement, and takes its snapshot, only once the
+// locks are held); writes whose answers the work does not need (connection.ts sendAhead: the entity change record)
+// are answered with COMMIT; the change log's row (when the write changed what caches may hold, changes.ts) is
+// inserted in the round trip of COMMIT. It locks no shared row, so commits running at once can share a WAL flush.
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { Kysely, PostgresDialect, type KyselyPlugin } from 'kysely';
 import type { Database as Schema } from '../schema.js';
 import { commitKeys, noteWrites, writtenTables } from '../changes.js';
+import { aheadSenders } from '../connection.js';
 import type { ChangeKey } from '../store.js';
 import type { Db, WriteOptions } from '../store.js';
 
@@ -85,31 +88,33 @@ export function writeTransactions(
       let broken: Error | undefined;
       // Every statement goes through here, so the tables it writes are known at COMMIT (changes.ts).
       const written = new Set<string>();
-      // Work may run statements at once (Promise.all over one transaction): they take turns here, one statement at a
-      // time on the connection, rather than in pg's own queue, which pg deprecates (pg@9 refuses such calls).
-      let previous: Promise<unknown> = Promise.resolve();
+      // The tables of statements not answered yet (sent ahead): counted as written at COMMIT, as they will be.
+      const unanswered = new Set<string[]>();
+      // The connection is in pipeline mode (postgres-store.ts): each statement goes on the wire at once, behind the
+      // ones before it, and the server answers them in order, so statements run at once (Promise.all over one
+      // transaction) keep their order without waiting for each other's answers.
+      const toServer = client.query.bind(client);
+      const send = (args: unknown[]): Promise<unknown> => {
+        // Reflect.apply answers `any`: pg's promise, looked at below only through type guards.
+        const answer = Promise.resolve<unknown>(Reflect.apply(toServer, undefined, args));
+        const tables = typeof args[0] === 'string' ? writtenTables(args[0]) : [];
+        if (tables.length === 0) return answer;
+        unanswered.add(tables);
+        return answer.then(
+          (result: unknown) => {
+            unanswered.delete(tables);
+            noteWrites(tables, rowCountOf(result), written);
+            return result;
+          },
+          (error: unknown) => {
+            unanswered.delete(tables);
+            throw error;
+          },
+        );
+      };
       // A proxy keeps pg's overloaded signature, which the driver expects, while it looks at each statement's text.
       const query = new Proxy(client.query.bind(client), {
-        apply(send, self, args: unknown[]) {
-          // Reflect.apply answers `any`: pg's answer, looked at below only through type guards.
-          const answer = previous.then((): unknown => Reflect.apply(send, self, args));
-          previous = answer.catch(() => undefined);
-          const tables = typeof args[0] === 'string' ? writtenTables(args[0]) : [];
-          if (tables.length === 0) return answer;
-          return answer.then((result: unknown) => {
-            noteWrites(
-              tables,
-              typeof result === 'object' &&
-                result !== null &&
-                'rowCount' in result &&
-                typeof result.rowCount === 'number'
-                ? result.rowCount
-                : undefined,
-              written,
-            );
-            return result;
-          });
-        },
+        apply: (_send, _self, args: unknown[]) => send(args),
       });
       const handle = { query, release: () => undefined };
       const connection = {
@@ -122,13 +127,32 @@ export function writeTransactions(
       };
       // The driver needs only connect() and end() of its pool, and query() and release() of a client.
       const tx = new Kysely<Schema>({ dialect: new TransactionDialect({ pool: connection }), plugins });
+      // BEGIN with the locks: before the work starts, or (beginsAtFirstStatement) ahead of its first statement, in the
+      // same round trip: the server runs that statement (and takes its snapshot) only once the locks are held.
+      const begun = failureOf(send([beginStatement(schema, options)]));
+      // The failures of what the work sent without waiting for its answer (connection.ts sendAhead): each fails the
+      // commit with its own error.
+      const ahead: Promise<Error | undefined>[] = [];
+      aheadSenders.set(tx, (statement) => {
+        const answer = send([statement.sql, statement.parameters]);
+        ahead.push(failureOf(answer));
+        return answer.then((result) => ({ rows: rowsOf(result) }));
+      });
       try {
-        await client.query(beginStatement(schema, options));
-        const result = await work(tx);
+        if (options?.beginsAtFirstStatement !== true) await throwIfFailed(begun);
+        let result: Awaited<ReturnType<typeof work>>;
+        try {
+          result = await work(tx);
+        } catch (error) {
+          // A refused lock fails every statement after it as "transaction aborted": the lock's error is the cause.
+          throw (await begun) ?? error;
+        }
+        for (const tables of unanswered) noteWrites(tables, undefined, written);
         const keys = commitKeys(written, options);
-        return { result, committed: { keys, xid: await commit(client, keys), tables: written } };
+        return { result, committed: { keys, xid: await commit(client, keys, [begun, ...ahead]), tables: written } };
       } catch (error) {
-        // After a failed COMMIT the transaction is over already; ROLLBACK then only warns.
+        // After a failed COMMIT the transaction is over already; ROLLBACK then only warns. It is answered after every
+        // statement sent before it, so nothing of this transaction is still on its way when the connection goes back.
         await client.query('ROLLBACK').catch((failure: unknown) => {
           broken = failure instanceof Error ? failure : new Error(String(failure));
         });
@@ -141,6 +165,32 @@ export function writeTransactions(
   };
 }
 
+/** The error a statement failed with, or undefined once it succeeded (never rejects). */
+const failureOf = (answer: Promise<unknown>): Promise<Error | undefined> =>
+  answer.then(
+    () => undefined,
+    (error: unknown) => (error instanceof Error ? error : new Error(`a statement failed: ${String(error)}`)),
+  );
+
+async function throwIfFailed(failed: Promise<Error | undefined>): Promise<void> {
+  const failure = await failed;
+  if (failure !== undefined) throw failure;
+}
+
+/** The rows of pg's answer to one statement. */
+function rowsOf(result: unknown): unknown[] {
+  return typeof result === 'object' && result !== null && 'rows' in result && Array.isArray(result.rows)
+    ? result.rows
+    : [];
+}
+
+/** A write's count of changed rows, from pg's answer (undefined when it has none). */
+function rowCountOf(result: unknown): number | undefined {
+  return typeof result === 'object' && result !== null && 'rowCount' in result && typeof result.rowCount === 'number'
+    ? result.rowCount
+    : undefined;
+}
+
 /**
  * Commits, with the change log's row in the same round trip when the write changed anything kept answers depend on.
  * A transaction an error aborted answers COMMIT with ROLLBACK rather than an error: work that caught a statement's
@@ -151,8 +201,27 @@ function resultsOf(answer: pg.QueryResult | pg.QueryResult[]): pg.QueryResult[] 
   return Array.isArray(answer) ? answer : [answer];
 }
 
-async function commit(client: pg.PoolClient, keys: readonly ChangeKey[]): Promise<string | undefined> {
-  const results = resultsOf(await client.query(keys.length === 0 ? 'COMMIT' : logAndCommit(client, keys)));
+async function commit(
+  client: pg.PoolClient,
+  keys: readonly ChangeKey[],
+  failures: readonly Promise<Error | undefined>[],
+): Promise<string | undefined> {
+  // Sent before the answers of what went ahead of it: they arrive together, in one round trip.
+  const committing = client.query(keys.length === 0 ? 'COMMIT' : logAndCommit(client, keys)).then(
+    (answer) => ({ answer }),
+    (error: unknown) => ({ error }),
+  );
+  // A statement sent ahead that failed aborted the transaction: its own error says why, not the commit's.
+  for (const failed of failures) {
+    const failure = await failed;
+    if (failure !== undefined) {
+      await committing;
+      throw failure;
+    }
+  }
+  const outcome = await committing;
+  if ('error' in outcome) throw outcome.error;
+  const results = resultsOf(outcome.answer);
   if (results.at(-1)?.command !== 'COMMIT')
     throw new Error('the write transaction was rolled back (a statement in it had failed)');
   const row: unknown = results.length > 1 ? results[0]?.rows[0] : undefined;

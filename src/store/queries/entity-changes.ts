@@ -38,12 +38,17 @@ const AUTHOR_NAMES: ReadonlyMap<string, 'identities' | 'routers'> = new Map([
 ]);
 
 /**
- * Writes one change and answers the author's name as stored. `nameAuthor`: an identity or router author's name is
- * read by `author_id` in the same statement, so naming the author costs no statement of its own.
+ * Writes one change; `authorName` answers the author's name as stored, once the write is answered (on PostgreSQL with
+ * the commit: the record is sent ahead, connection.ts sendAhead). `nameAuthor`: an identity or router author's name
+ * is read by `author_id` in the same statement, so naming the author costs no statement of its own.
  */
-export async function insertEntityChange(tx: Db, row: EntityChangeInsert, nameAuthor: boolean): Promise<string | null> {
+export async function insertEntityChange(
+  tx: Db,
+  row: EntityChangeInsert,
+  nameAuthor: boolean,
+): Promise<{ authorName: Promise<string | null> }> {
   const authorNamedIn = nameAuthor ? AUTHOR_NAMES.get(row.author_type) : undefined;
-  const [stored] = await shapes.run<{ author_name: string | null }>(
+  const { answer } = await shapes.ahead<{ author_name: string | null }>(
     tx,
     authorNamedIn ?? 'given',
     COLUMNS.map((column) => row[column] ?? null),
@@ -56,7 +61,10 @@ export async function insertEntityChange(tx: Db, row: EntityChangeInsert, nameAu
       return dynamic(q).insertInto('entity_changes').values(values).returning('author_name');
     },
   );
-  return stored?.author_name ?? null;
+  const authorName = answer.then(([stored]) => stored?.author_name ?? null);
+  // A failed write fails its transaction; whoever reads the name does so only after a commit.
+  authorName.catch(() => undefined);
+  return { authorName };
 }
 
 /** Rows written by one statement at most: bounds the statement's size and the shapes kept (one per count). */
@@ -64,22 +72,23 @@ const ROWS_PER_STATEMENT = 32;
 const batchShapes = new ShapeCache(ROWS_PER_STATEMENT, true);
 
 /**
- * Writes several changes, ROWS_PER_STATEMENT to a statement (issue 33: a login's two in one), in their order, and
- * answers each one's author name as stored, by row id. A row whose `nameAuthor` is set has its identity or router
- * author's name read by `author_id` in the same statement.
+ * Writes several changes, ROWS_PER_STATEMENT to a statement (issue 33: a login's two in one), in their order;
+ * `authorNames` answers each one's author name as stored, by row id, once the writes are answered (on PostgreSQL with
+ * the commit: they are sent ahead, connection.ts sendAhead). A row whose `nameAuthor` is set has its identity or
+ * router author's name read by `author_id` in the same statement.
  */
 export async function insertEntityChanges(
   tx: Db,
   rows: readonly { row: EntityChangeInsert; nameAuthor: boolean }[],
-): Promise<Map<string, string | null>> {
-  const names = new Map<string, string | null>();
+): Promise<{ authorNames: Promise<Map<string, string | null>> }> {
+  const answers: Promise<{ id: string; author_name: string | null }[]>[] = [];
   for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
     const chunk = rows.slice(start, start + ROWS_PER_STATEMENT);
     const args = chunk.flatMap(({ row, nameAuthor }) => [
       ...COLUMNS.map((column) => row[column] ?? null),
       (nameAuthor ? AUTHOR_NAMES.get(row.author_type) : undefined) ?? null,
     ]);
-    const stored = await batchShapes.run<{ id: string; author_name: string | null }>(
+    const { answer } = await batchShapes.ahead<{ id: string; author_name: string | null }>(
       tx,
       String(chunk.length),
       args,
@@ -104,9 +113,14 @@ export async function insertEntityChanges(
           )
           .returning(['id', 'author_name']),
     );
-    for (const { id, author_name: name } of stored) names.set(id, name);
+    answers.push(answer);
   }
-  return names;
+  const authorNames = Promise.all(answers).then(
+    (stored) => new Map(stored.flat().map(({ id, author_name: name }) => [id, name] as const)),
+  );
+  // A failed write fails its transaction; whoever reads the names does so only after a commit.
+  authorNames.catch(() => undefined);
+  return { authorNames };
 }
 
 /** Drops the changes made before `before`; answers how many. */

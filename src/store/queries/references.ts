@@ -1,5 +1,7 @@
 // Rows referenced by id from elsewhere: whether they exist, and their names for the references views show.
+import { sql } from 'kysely';
 import { dynamic } from '../connection.js';
+import { ShapeCache } from '../prepared.js';
 import type { Db, TableName } from '../store.js';
 
 /** Tables of named entities. */
@@ -15,8 +17,25 @@ export const named = {
   ca: 'cas',
 } as const satisfies Record<string, NamedTable>;
 
-export async function rowExists(db: Db, table: TableName, id: string): Promise<boolean> {
-  return (await dynamic(db).selectFrom(table).select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+/** One shape per list of tables looked in; kept prepared (every terminator create asks). */
+const existence = new ShapeCache(16, true);
+
+/** Whether each of `rows` exists, in one statement: a create's references cost one round trip, not one each. */
+export async function rowsExist(db: Db, rows: readonly { table: TableName; id: string }[]): Promise<boolean[]> {
+  if (rows.length === 0) return [];
+  const [found] = await existence.run<Record<string, unknown>>(
+    db,
+    rows.map(({ table }) => table).join(','),
+    rows.map(({ id }) => id),
+    (_q, ids) =>
+      sql`SELECT ${sql.join(
+        rows.map(
+          ({ table }, index) =>
+            sql`CASE WHEN EXISTS (SELECT 1 FROM ${sql.table(table)} WHERE id = ${ids[index]}) THEN 1 ELSE 0 END AS ${sql.ref(`found${index}`)}`,
+        ),
+      )}`,
+  );
+  return rows.map((_, index) => Number(found?.[`found${index}`]) === 1);
 }
 
 /** Those of `ids` that have a row; with `flag`, only rows where that 0/1 column is 1 (edge routers among routers). */

@@ -76,6 +76,8 @@ describe('terminators', () => {
         });
       assertError(await post({ service: 'nope' }), 400, 'COULD_NOT_VALIDATE', 'service');
       assertError(await post({ router: 'nope' }), 400, 'COULD_NOT_VALIDATE', 'router');
+      // Both missing: the service is refused first, as upstream checks it first.
+      assertError(await post({ service: 'nope', router: 'nope' }), 400, 'COULD_NOT_VALIDATE', 'service');
       assertError(await post({ address: '' }), 400, 'COULD_NOT_VALIDATE', 'address');
       assertError(await post({ cost: 65536 }), 400, 'COULD_NOT_VALIDATE', 'cost');
       assertError(await post({ cost: -1 }), 400, 'COULD_NOT_VALIDATE', 'cost');
