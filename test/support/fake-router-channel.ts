@@ -40,8 +40,26 @@ export class FakeRouterChannel {
   /** How the router answers hellos: a ClientHello body, or an error (it never answered, as a timeout reports). */
   answerHello: () => Uint8Array | Promise<Uint8Array> = () => clientHelloBody();
 
+  /** While paused the router reads nothing: drained() waits, as a socket past its high-water mark, until it reads. */
+  #paused = false;
+  readonly #draining: (() => void)[] = [];
+
   send(message: OutgoingMessage): void {
     this.sent.push(message);
+  }
+
+  drained(): Promise<void> {
+    if (!this.#paused || this.isClosed) return Promise.resolve();
+    return new Promise((resolve) => this.#draining.push(resolve));
+  }
+
+  pauseReading(): void {
+    this.#paused = true;
+  }
+
+  resumeReading(): void {
+    this.#paused = false;
+    for (const resolve of this.#draining.splice(0)) resolve();
   }
 
   request(message: OutgoingMessage): Promise<Message> {
@@ -68,6 +86,7 @@ export class FakeRouterChannel {
 
   close(): void {
     this.isClosed = true;
+    for (const resolve of this.#draining.splice(0)) resolve();
     this.#close();
   }
 

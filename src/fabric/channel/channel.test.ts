@@ -81,6 +81,36 @@ describe('Channel', () => {
     await client.closed;
   });
 
+  it('tells a sender to wait while the peer reads nothing, and when it has read', async () => {
+    const [a, b] = await socketPair();
+    const sender = open(a);
+    channels.push(sender);
+    // Fill the kernel's buffers until the socket's own passes its high-water mark (b does not read yet).
+    for (let sent = 0; !a.writableNeedDrain; sent++) {
+      assert.ok(sent < 1000, 'the peer never made the sender wait');
+      sender.send(message(1000, 'x'.repeat(32 * 1024)));
+    }
+    let isDrained = false;
+    const drained = sender.drained().then(() => (isDrained = true));
+    for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(isDrained, false);
+    b.resume();
+    await drained;
+    assert.equal(a.writableNeedDrain, false);
+    b.destroy();
+  });
+
+  it('tells a sender waiting on a peer that left at once', async () => {
+    const [a, b] = await socketPair();
+    const sender = open(a);
+    channels.push(sender);
+    for (let sent = 0; !a.writableNeedDrain && sent < 1000; sent++) sender.send(message(1000, 'x'.repeat(32 * 1024)));
+    const drained = sender.drained();
+    sender.close('test over');
+    await drained;
+    b.destroy();
+  });
+
   it('answers a ping with a success result', async () => {
     const [a, b] = await socketPair();
     const server = open(a);

@@ -150,6 +150,25 @@ export class Channel {
     this.send({ ...message, headers });
   }
 
+  /**
+   * Resolves once the peer has read what we wrote down to the socket's high-water mark (at once when it is below), or
+   * the channel closed. The one place the channel tells of backpressure: a sender of much data (a router's full
+   * API-session state) waits on it between messages, so its data is never buffered here whole.
+   */
+  drained(): Promise<void> {
+    const socket = this.#socket;
+    if (this.isClosed || !socket.writableNeedDrain) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        socket.off('drain', done);
+        socket.off('close', done);
+        resolve();
+      };
+      socket.once('drain', done);
+      socket.once('close', done);
+    });
+  }
+
   close(reason: string): void {
     if (this.isClosed) return;
     this.#closeReason = reason;

@@ -24,6 +24,7 @@ import {
   type VersionInfo,
 } from './router-connections.js';
 import { RouterPresence } from './router-presence.js';
+import { BurstReport } from '../../lib/burst-report.js';
 import { parseLinkListeners, parseVersionInfo } from './hello-headers.js';
 
 export const CTRL_ALPN = 'ziti-ctrl';
@@ -34,6 +35,8 @@ const CHANNEL_LIMITS = { maxHeaderBytes: 64 * 1024, maxBodyBytes: 4 * 1024 * 102
 const MAX_WRITE_BUFFER_BYTES = 64 * 1024 * 1024;
 /** Connections still in their hello at once (upstream bounds its accept pool likewise); more are closed at once. */
 const MAX_PENDING_HELLOS = 2000;
+/** Those closed are warned about at most this often, with their count (a burst would log one line a socket). */
+const HELLO_OVERFLOW_WARNING_MS = 10_000;
 
 export interface ControlPlaneOptions {
   store: Store;
@@ -59,11 +62,21 @@ export class ControlPlane {
   #server: Server | undefined;
   #connectionCount = 0;
   #pendingHellos = 0;
+  readonly #helloOverflow: BurstReport;
   /** Per router, the end of its hellos in progress (#oneAtATime). */
   readonly #helloTurns = new Map<string, Promise<void>>();
 
   constructor(options: ControlPlaneOptions) {
     this.#options = options;
+    this.#helloOverflow = new BurstReport(
+      HELLO_OVERFLOW_WARNING_MS,
+      () => options.clock().getTime(),
+      (closed) =>
+        options.logger.warn(
+          { closed, pendingHellos: MAX_PENDING_HELLOS },
+          'router connections closed unanswered: too many hellos pending',
+        ),
+    );
     const onError = (error: unknown) => options.logger.error({ err: error }, 'router control plane');
     this.#registry = new RouterRegistry(onError);
     this.#presence = new RouterPresence({
@@ -158,6 +171,7 @@ export class ControlPlane {
     socket.setNoDelay(true);
     if (this.#pendingHellos >= MAX_PENDING_HELLOS) {
       socket.destroy();
+      this.#helloOverflow.hit();
       return;
     }
     this.#pendingHellos++;
@@ -177,6 +191,8 @@ export class ControlPlane {
       // One hello of a router at a time, from the store's answers to its registration: checked together, 200
       // simultaneous hellos of one router would all pass the churn check before any registered.
       const { router, connection } = await this.#oneAtATime(routerId, async (id) => {
+        // A router retries its hello after 5 s: an attempt it gave up while waiting for its turn is not worked on.
+        if (socket.destroyed) throw new RouterRefused('connection closed before authentication');
         const now = clock();
         const router = await authenticateRouter(store, pki, id, peerCertificates(socket), now);
         await this.#refuseChurn(id, now.getTime());

@@ -26,6 +26,7 @@ import {
 } from './edge-messages.js';
 import { FULL_STATE_CHUNK, RouterSync, type SyncConnection } from './router-sync.js';
 import { SyncStateWriter } from './sync-state-writer.js';
+import { SyncSlots } from './sync-slots.js';
 
 /** What the sync needs of the process's router connections (src/fabric/ctrl/router-connections.ts). */
 export interface SyncConnections {
@@ -44,6 +45,8 @@ export interface EdgeSyncOptions {
   /** How long a router has to answer the edge hello before it is sent again (default 30 s). */
   helloTimeoutMs?: number;
   feedPollMs?: number;
+  /** How many full states are sent at once (upstream's SyncWorkerCount, 10; tests lower it). */
+  syncWorkers?: number;
   /** Milliseconds for the feed's gap and pruning ages (tests move it). */
   now?: () => number;
 }
@@ -55,6 +58,7 @@ export class EdgeSync {
   readonly #options: EdgeSyncOptions;
   readonly #feed: ChangeFeed;
   readonly #states: SyncStateWriter;
+  readonly #slots: SyncSlots;
   /**
    * The edge routers this process holds, by their connection's channel (a router's new connection is a new entry).
    * Those that answered the hello receive every change, after their state.
@@ -64,6 +68,7 @@ export class EdgeSync {
   constructor(options: EdgeSyncOptions) {
     this.#options = options;
     this.#states = new SyncStateWriter(options.store);
+    this.#slots = new SyncSlots(options.syncWorkers);
     this.#feed = new ChangeFeed({
       store: options.store,
       deliver: (entries) => this.#deliver(entries),
@@ -89,6 +94,11 @@ export class EdgeSync {
     await Promise.all([...this.#routers.values()].map((sync) => sync.enqueue(() => undefined)));
   }
 
+  /** How many full states are being sent now (tests). */
+  get fullSyncsInFlight(): number {
+    return this.#slots.busy;
+  }
+
   async stop(): Promise<void> {
     await this.#feed.stop();
     this.#routers.clear();
@@ -104,6 +114,7 @@ export class EdgeSync {
       version,
       logger,
       helloTimeoutMs: this.#options.helloTimeoutMs ?? 30_000,
+      slots: this.#slots,
       writeState: (routerId, state) => this.#states.write(routerId, state),
     });
     this.#routers.set(connection.channel, sync);

@@ -7,6 +7,7 @@ import type { Clock } from '../../lib/clock.js';
 import { formatTimestamp } from '../../lib/clock.js';
 import type { Store } from '../../store/store.js';
 import { routerApiSessions, type RouterSyncState } from '../../store/queries/router-sync.js';
+import type { Channel } from '../channel/channel.js';
 import type { ControlChannel } from '../ctrl/router-channel.js';
 import { ContentType } from '../messages/gen/edge_ctrl_pb.js';
 import {
@@ -18,13 +19,18 @@ import {
   type RouterEdgeHello,
 } from './edge-messages.js';
 import { mustAt } from '../../lib/collections.js';
+import type { SyncSlots } from './sync-slots.js';
 
-/** What the sync needs of a router's channel: to send, to ask, and to know when it closed. */
-export type SyncChannel = Pick<ControlChannel, 'send' | 'request'> & {
-  readonly closed: Promise<void>;
-  /** True from the moment it closes (`closed` resolves a turn later, after pending requests have failed). */
-  readonly isClosed: boolean;
-};
+/**
+ * What the sync needs of a router's channel: to send, to ask, to wait for the router to read what it was sent
+ * (Channel.drained), and to know when it closed.
+ */
+export type SyncChannel = Pick<ControlChannel, 'send' | 'request'> &
+  Pick<Channel, 'drained'> & {
+    readonly closed: Promise<void>;
+    /** True from the moment it closes (`closed` resolves a turn later, after pending requests have failed). */
+    readonly isClosed: boolean;
+  };
 
 /** A connected router as the sync sees it (src/fabric/ctrl/router-connections.ts provides it). */
 export interface SyncConnection {
@@ -46,6 +52,8 @@ export interface RouterSyncContext {
   version: string;
   logger: Logger;
   helloTimeoutMs: number;
+  /** The process's bounded pool for full states (shared by every router it holds). */
+  slots: SyncSlots;
   /** Stores what the hello and sync reached (batched with other routers'). */
   writeState: (routerId: string, state: RouterSyncState) => Promise<void>;
 }
@@ -135,20 +143,30 @@ export class RouterSync {
    * every chunk up to the last. An empty state is one empty last chunk, so a reconnecting router still drops what it
    * knew (upstream sends nothing then, and the router keeps stale sessions).
    */
-  async sendFullState(): Promise<void> {
-    const { store, clock } = this.#context;
-    const id = newSyncId(clock());
-    const at = formatTimestamp(clock());
-    const page = (afterId: string) =>
-      store.read((db) => routerApiSessions(db, at, { afterId, limit: FULL_STATE_CHUNK }));
-    let chunk = await page('');
-    for (let sequence = 0; !this.#isClosed; sequence++) {
-      const next = chunk.length === FULL_STATE_CHUNK ? await page(mustAt(chunk, -1).id) : [];
-      this.send(apiSessionAdded(chunk, true, { id, isLast: next.length === 0, sequence }));
-      if (next.length === 0) break;
-      chunk = next;
-    }
-    if (!this.#isClosed) await this.#record({ syncStatus: 'SYNC_DONE' });
+  sendFullState(): Promise<void> {
+    // In a slot of the process's pool, waiting for the router to read each chunk before the next is read: at most
+    // `slots` states are in flight, each holding a chunk or two, however many routers connect together.
+    return this.#context.slots.run(this.connection.channel.closed, async () => {
+      const { store, clock } = this.#context;
+      const id = newSyncId(clock());
+      const at = formatTimestamp(clock());
+      const page = (afterId: string) =>
+        store.read((db) => routerApiSessions(db, at, { afterId, limit: FULL_STATE_CHUNK }));
+      let chunk = await page('');
+      for (let sequence = 0; !this.#isGone(); sequence++) {
+        const next = chunk.length === FULL_STATE_CHUNK ? await page(mustAt(chunk, -1).id) : [];
+        this.send(apiSessionAdded(chunk, true, { id, isLast: next.length === 0, sequence }));
+        if (next.length === 0) break;
+        await this.connection.channel.drained();
+        chunk = next;
+      }
+      if (!this.#isGone()) await this.#record({ syncStatus: 'SYNC_DONE' });
+    });
+  }
+
+  /** Closed, or closing (the channel knows a turn before `closed` resolves). */
+  #isGone(): boolean {
+    return this.#isClosed || this.connection.channel.isClosed;
   }
 
   /**
