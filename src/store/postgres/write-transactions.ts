@@ -88,8 +88,9 @@ export function writeTransactions(
       let broken: Error | undefined;
       // Every statement goes through here, so the tables it writes are known at COMMIT (changes.ts).
       const written = new Set<string>();
-      // The tables of statements not answered yet (sent ahead): counted as written at COMMIT, as they will be.
-      const unanswered = new Set<string[]>();
+      // The tables of statements not answered yet (sent ahead): counted as written at COMMIT, as they will be. One
+      // entry per statement: statements of the same text share their tables' array (changes.ts keeps it by text).
+      const unanswered = new Set<{ tables: readonly string[] }>();
       // The connection is in pipeline mode (postgres-store.ts): each statement goes on the wire at once, behind the
       // ones before it, and the server answers them in order, so statements run at once (Promise.all over one
       // transaction) keep their order without waiting for each other's answers.
@@ -99,15 +100,16 @@ export function writeTransactions(
         const answer = Promise.resolve<unknown>(Reflect.apply(toServer, undefined, args));
         const tables = typeof args[0] === 'string' ? writtenTables(args[0]) : [];
         if (tables.length === 0) return answer;
-        unanswered.add(tables);
+        const pending = { tables };
+        unanswered.add(pending);
         return answer.then(
           (result: unknown) => {
-            unanswered.delete(tables);
+            unanswered.delete(pending);
             noteWrites(tables, rowCountOf(result), written);
             return result;
           },
           (error: unknown) => {
-            unanswered.delete(tables);
+            unanswered.delete(pending);
             throw error;
           },
         );
@@ -147,7 +149,7 @@ export function writeTransactions(
           // A refused lock fails every statement after it as "transaction aborted": the lock's error is the cause.
           throw (await begun) ?? error;
         }
-        for (const tables of unanswered) noteWrites(tables, undefined, written);
+        for (const { tables } of unanswered) noteWrites(tables, undefined, written);
         const keys = commitKeys(written, options);
         return { result, committed: { keys, xid: await commit(client, keys, [begun, ...ahead]), tables: written } };
       } catch (error) {
