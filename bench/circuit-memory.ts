@@ -7,16 +7,16 @@
 // process's collector left to run) divided by the circuits; CPU per circuit and the circuits REST lists are stated
 // beside it. `npm run bench:circuits` times real dials (Go SDK through a real router); it keeps no circuit open, so
 // it states no memory. Writes bench/results/circuit-memory-*.json.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fromBinary } from '@bufbuild/protobuf';
-import { installSignalCleanup, onCleanup, runCleanup } from './cleanup.js';
+import { installSignalCleanup, onCleanup } from './cleanup.js';
+import { runBench, writeResult } from './results-file.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, startController } from './controller-process.js';
 import { httpsRequest, loginAdmin, totalCount } from './https-client.js';
 import { load1, pool, sleep } from './network-steps.js';
 import { enrollRouters } from './router-setup.js';
-import { ROOT } from './scenario-run.js';
 import { freePort, type ServerProcess } from './server-process.js';
 import { say, settings } from './settings.js';
 import { asServer } from './upstream-phase.js';
@@ -133,16 +133,7 @@ async function main(): Promise<void> {
     } else throw new Error(`BENCH_CIRCUIT_TARGETS: unknown target ${target}`);
   }
   const result = { startedAt, held, concurrency: CONCURRENCY, runs };
-  const folder = join(ROOT, 'bench/results');
-  mkdirSync(folder, { recursive: true });
-  const file = join(folder, `circuit-memory-${startedAt.replaceAll(':', '-')}.json`);
-  writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
-  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  writeResult('circuit-memory', startedAt, result);
 }
 
-main()
-  .catch((error: unknown) => {
-    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-    process.exitCode = 1;
-  })
-  .finally(() => runCleanup());
+runBench(main);

@@ -7,14 +7,14 @@
 // (300) stops there and reports how far it got. BENCH_NETWORK_SEED=store seeds ours' identities through the store
 // (bench/network-seed.ts). The router connect storm and full sync are `npm run bench:routers`.
 import https from 'node:https';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { installSignalCleanup, onCleanup, runCleanup } from './cleanup.js';
+import { installSignalCleanup, onCleanup } from './cleanup.js';
+import { runBench, writeResult } from './results-file.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, startController } from './controller-process.js';
 import { loginAdmin, loginWithPassword } from './https-client.js';
 import * as step from './network-steps.js';
-import { ROOT } from './scenario-run.js';
 import { freePort, type ServerProcess } from './server-process.js';
 import { say, settings } from './settings.js';
 import { asServer } from './upstream-phase.js';
@@ -284,15 +284,7 @@ async function main(): Promise<void> {
     concurrency: CONCURRENCY,
     runs,
   };
-  const folder = join(ROOT, 'bench/results');
-  mkdirSync(folder, { recursive: true });
-  writeFileSync(join(folder, `network-${startedAt.replaceAll(':', '-')}.json`), `${JSON.stringify(result, null, 2)}\n`);
-  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  writeResult('network', startedAt, result);
 }
 
-main()
-  .catch((error: unknown) => {
-    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-    process.exitCode = 1;
-  })
-  .finally(() => runCleanup());
+runBench(main);

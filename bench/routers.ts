@@ -10,15 +10,15 @@
 // starts a second instance of ours on the same database and sends every other router to it; CPU and memory are then
 // both instances' together. A router tries BENCH_ROUTERS_TRIES times (default 5, 1 s apart). Writes
 // bench/results/routers-*.json.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { installSignalCleanup, onCleanup, runCleanup } from './cleanup.js';
+import { installSignalCleanup, onCleanup } from './cleanup.js';
+import { runBench, writeResult } from './results-file.js';
 import { shareStore } from './bench-store.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, startController } from './controller-process.js';
 import { httpsRequest, loginAdmin, totalCount } from './https-client.js';
 import { createApiSessions, enrollRouters } from './router-setup.js';
-import { ROOT } from './scenario-run.js';
 import { freePort, type ServerProcess } from './server-process.js';
 import { say, settings } from './settings.js';
 import { asServer } from './upstream-phase.js';
@@ -273,17 +273,9 @@ async function main(): Promise<void> {
     }
   }
   const result = { startedAt, routers: count, apiSessions: apiSessionCount, runs };
-  const folder = join(ROOT, 'bench/results');
-  mkdirSync(folder, { recursive: true });
-  writeFileSync(join(folder, `routers-${startedAt.replaceAll(':', '-')}.json`), `${JSON.stringify(result, null, 2)}\n`);
-  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  writeResult('routers', startedAt, result);
   const refused = runs.reduce((sum, run) => sum + Number(run.refused), 0);
   if (refused > 0) throw new Error(`${refused} routers were refused`);
 }
 
-main()
-  .catch((error: unknown) => {
-    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-    process.exitCode = 1;
-  })
-  .finally(() => runCleanup());
+runBench(main);
