@@ -6,6 +6,7 @@ import { preparedQuery } from '../prepared.js';
 import { parseJsonValue } from '../../lib/json-value.js';
 import { isJsonObject } from '../../lib/object-path.js';
 import type { Database } from '../schema.js';
+import { edgeRouterSharedSql } from './service-access.js';
 import type { Db } from '../store.js';
 
 export interface EdgeSession {
@@ -37,22 +38,11 @@ export async function edgeSessionByToken(db: Db, token: string): Promise<EdgeSes
   return (await selectEdgeSessionByToken(db, token))[0];
 }
 
-const selectIdentityCertFingerprints = preparedQuery((q, identityId: string) =>
-  q
-    .selectFrom('authenticators')
-    .select('cert_fingerprint as fingerprint')
-    .where('identity_id', '=', identityId)
-    .where('method', '=', 'cert')
-    .where('cert_fingerprint', 'is not', null),
-);
-
-const selectSessionCertFingerprints = preparedQuery((q, apiSessionId: string, at: string) =>
-  q
-    .selectFrom('api_session_certificates')
-    .select('fingerprint')
-    .where('api_session_id', '=', apiSessionId)
-    .where('valid_from', '<', at)
-    .where('valid_to', '>', at),
+const selectApiSessionFingerprints = preparedQuery(
+  (q, apiSessionId: string, identityId: string, at: string) =>
+    sql<{
+      fingerprints: string;
+    }>`SELECT ${sessionFingerprintsJson(q, sql`${identityId}`, sql`${apiSessionId}`, at, '<')} AS fingerprints`,
 );
 
 /**
@@ -65,9 +55,8 @@ export async function apiSessionFingerprints(
   identityId: string,
   at: string,
 ): Promise<string[]> {
-  const authenticators = await selectIdentityCertFingerprints(db, identityId);
-  const certificates = await selectSessionCertFingerprints(db, apiSessionId, at);
-  return [...authenticators.map((row) => row.fingerprint!), ...certificates.map((row) => row.fingerprint)];
+  const [row] = await selectApiSessionFingerprints(db, apiSessionId, identityId, at);
+  return row ? fingerprintsOf(row.fingerprints) : [];
 }
 
 export interface EdgeService {
@@ -89,15 +78,24 @@ const selectEdgeService = preparedQuery((q, id: string) =>
 export async function edgeServiceById(db: Db, id: string): Promise<EdgeService | undefined> {
   if (!isStorableText(id)) return undefined;
   const [row] = await selectEdgeService(db, id);
-  return (
-    row && {
-      id: row.id,
-      name: row.name,
-      terminatorStrategy: row.terminator_strategy,
-      encryptionRequired: row.encryption_required === 1,
-      maxIdleTimeMillis: Number(row.max_idle_time_millis),
-    }
-  );
+  return row && toEdgeService(row);
+}
+
+/** A service row's columns as the router's checks use them. */
+function toEdgeService(row: {
+  id: string;
+  name: string;
+  terminator_strategy: string;
+  encryption_required: number;
+  max_idle_time_millis: number | string;
+}): EdgeService {
+  return {
+    id: row.id,
+    name: row.name,
+    terminatorStrategy: row.terminator_strategy,
+    encryptionRequired: Number(row.encryption_required) === 1,
+    maxIdleTimeMillis: Number(row.max_idle_time_millis),
+  };
 }
 
 /**
@@ -148,16 +146,13 @@ interface EdgeSessionCheckRow extends EdgeSession {
 
 // One statement for what CreateCircuitV2 and CreateTerminatorV2 check (issue 33: five reads per dial before): the
 // session and its identity's name, the fingerprints (apiSessionFingerprints' two reads), whether the router is shared
-// (isEdgeRouterShared) and the service (edgeServiceById).
+// (edgeRouterSharedSql) and the service (edgeServiceById).
 const selectEdgeSessionCheck = preparedQuery(
   (q, token: string, at: string, routerId: string) => sql<EdgeSessionCheckRow>`SELECT s.id AS id, s.type AS type,
       s.api_session_id AS "apiSessionId", s.identity_id AS "identityId", i.name AS "identityName",
       s.service_id AS "serviceId",
       ${sessionFingerprintsJson(q, sql`s.identity_id`, sql`s.api_session_id`, at, '<')} AS fingerprints,
-      CASE WHEN EXISTS (SELECT 1 FROM routers r
-        JOIN identity_edge_routers ie ON ie.edge_router_seq = r.seq AND ie.identity_seq = i.seq
-        JOIN service_edge_routers se ON se.edge_router_seq = r.seq AND se.service_seq = sv.seq
-        WHERE r.id = ${routerId}) THEN 1 ELSE 0 END AS router_shared,
+      CASE WHEN ${edgeRouterSharedSql(sql`i.seq`, sql`sv.seq`, routerId)} THEN 1 ELSE 0 END AS router_shared,
       sv.name AS service_name, sv.terminator_strategy AS terminator_strategy,
       sv.encryption_required AS encryption_required, sv.max_idle_time_millis AS max_idle_time_millis
     FROM sessions s JOIN identities i ON i.id = s.identity_id LEFT JOIN services sv ON sv.id = s.service_id
@@ -188,13 +183,13 @@ export async function edgeSessionCheck(
     service:
       row.service_name === null
         ? undefined
-        : {
+        : toEdgeService({
             id: row.serviceId,
             name: row.service_name,
-            terminatorStrategy: row.terminator_strategy ?? '',
-            encryptionRequired: Number(row.encryption_required) === 1,
-            maxIdleTimeMillis: Number(row.max_idle_time_millis),
-          },
+            terminator_strategy: row.terminator_strategy ?? '',
+            encryption_required: Number(row.encryption_required),
+            max_idle_time_millis: row.max_idle_time_millis ?? 0,
+          }),
   };
 }
 

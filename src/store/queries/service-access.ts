@@ -1,6 +1,6 @@
 // What an identity may do with services, read from the policy engine's pair tables: one pair, a page's pairs, the
 // edge routers both sides are granted (sessions, policy advice).
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { dialectOf, typed } from '../connection.js';
 import type { ListQuery } from '../filter/filter-types.js';
 import { listQuerySql } from '../filter/list-query.js';
@@ -172,12 +172,25 @@ export async function edgeRouterReach(
   return { identityRouters: Number(identityRouters?.n ?? 0), serviceRouters: Number(serviceRouters?.n ?? 0), common };
 }
 
+/**
+ * Whether both the identity's edge router policies and the service's service edge router policies grant the router,
+ * as an SQL condition on the identity's and the service's `seq` (the one text of this rule: isEdgeRouterShared, and
+ * the router's session checks read with the session, edge-sessions.ts).
+ */
+export function edgeRouterSharedSql(identitySeq: unknown, serviceSeq: unknown, routerId: unknown): RawBuilder<boolean> {
+  return sql<boolean>`EXISTS (SELECT 1 FROM routers r
+    JOIN identity_edge_routers ie ON ie.edge_router_seq = r.seq AND ie.identity_seq = ${identitySeq}
+    JOIN service_edge_routers se ON se.edge_router_seq = r.seq AND se.service_seq = ${serviceSeq}
+    WHERE r.id = ${routerId})`;
+}
+
 const selectSharedRouter = preparedQuery(
-  (_q, identityId: string, serviceId: string, routerId: string) => sql<{ id: string }>`SELECT r.id AS id
-    FROM routers r
-    JOIN identity_edge_routers i ON i.edge_router_seq = r.seq AND i.identity_seq = (SELECT seq FROM identities WHERE id = ${identityId})
-    JOIN service_edge_routers s ON s.edge_router_seq = r.seq AND s.service_seq = (SELECT seq FROM services WHERE id = ${serviceId})
-    WHERE r.id = ${routerId}`,
+  (_q, identityId: string, serviceId: string, routerId: string) =>
+    sql<{ shared: number }>`SELECT CASE WHEN ${edgeRouterSharedSql(
+      sql`(SELECT seq FROM identities WHERE id = ${identityId})`,
+      sql`(SELECT seq FROM services WHERE id = ${serviceId})`,
+      routerId,
+    )} THEN 1 ELSE 0 END AS shared`,
 );
 
 /** Whether both the identity's edge router policies and the service's service edge router policies grant the router. */
@@ -187,5 +200,6 @@ export async function isEdgeRouterShared(
   serviceId: string,
   routerId: string,
 ): Promise<boolean> {
-  return (await selectSharedRouter(db, identityId, serviceId, routerId)).length > 0;
+  const [row] = await selectSharedRouter(db, identityId, serviceId, routerId);
+  return Number(row?.shared) === 1;
 }
