@@ -37,8 +37,6 @@ export interface RecordOptions {
   throughRouter?: string;
   /** Values the definition does not read that upstream's state holds and the write changes (an identity's sdkInfo). */
   extra?: (db: Db, id: string) => Promise<State>;
-  /** The write creates the entity: there is nothing to read before it (a statement saved on a login's path). */
-  creates?: boolean;
 }
 
 /** Runs `write` (a write of the entity `id` of `definition` in `tx`) and records what it changed. */
@@ -49,7 +47,7 @@ export async function recordedWrite<V extends EntityValues, T>(
   write: () => Promise<T>,
   options: RecordOptions = {},
 ): Promise<T> {
-  const before = options.creates ? undefined : await readState(tx, definition, id, options);
+  const before = await readState(tx, definition, id, options);
   const result = await write();
   await recordStates(
     tx,

@@ -35,34 +35,16 @@ export async function routerApiSessions(
   at: string,
   page: { afterId: string; limit: number } | { ids: readonly string[] },
 ): Promise<RouterApiSession[]> {
-  if ('ids' in page) {
-    if (page.ids.length === 0) return [];
-    // Every login's sync reads these: one statement, the fingerprints with their sessions.
-    return (await selectAuthenticatedSessionsWithFingerprints(db, page.ids, at)).map((row) => ({
-      id: row.id,
-      token: row.token,
-      certFingerprints: [...new Set(fingerprintsOf(row.fingerprints))],
-    }));
-  }
-  const sessions = await authenticatedSessions(typed(db)).where('id', '>', page.afterId).limit(page.limit).execute();
-  if (sessions.length === 0) return [];
-  // The fingerprints of the identity's certificate authenticators, then of the session's own valid certificates
-  // (upstream's ApiSessionManager.VisitFingerprintsForApiSession).
-  const identityIds = [...new Set(sessions.map((session) => session.identity_id))];
-  const authenticators = await selectCertAuthenticatorsOf(db, identityIds);
-  const certificates = await selectSessionCertificatesOf(
-    db,
-    sessions.map((session) => session.id),
-    at,
-  );
-  const byIdentity = groupBy(authenticators.map((row) => [row.identity_id, row.cert_fingerprint!]));
-  const bySession = groupBy(certificates.map((row) => [row.api_session_id, row.fingerprint]));
-  return sessions.map((session) => ({
-    id: session.id,
-    token: session.token,
-    certFingerprints: [
-      ...new Set([...(byIdentity.get(session.identity_id) ?? []), ...(bySession.get(session.id) ?? [])]),
-    ],
+  if ('ids' in page && page.ids.length === 0) return [];
+  // One statement either way, each session with its fingerprints (every login's sync, each page of a full state).
+  const rows =
+    'ids' in page
+      ? await selectSessionsByIds(db, page.ids, at)
+      : await selectSessionsAfter(db, page.afterId, page.limit, at);
+  return rows.map((row) => ({
+    id: row.id,
+    token: row.token,
+    certFingerprints: [...new Set(fingerprintsOf(row.fingerprints))],
   }));
 }
 
@@ -74,40 +56,24 @@ const authenticatedSessions = (q: Kysely<Database>) =>
     .where((eb) => eb.or([eb('is_mfa_required', '=', 0), eb('is_mfa_complete', '=', 1)]))
     .orderBy('id');
 
-// The statement a new API session's sync to the routers runs (each login): prepared once.
-const selectAuthenticatedSessionsWithFingerprints = preparedQuery((q, ids: readonly string[], at: string) =>
-  authenticatedSessions(q)
-    .where('id', 'in', inTextList(q, ids))
-    .select(
-      sessionFingerprintsJson(q, sql.ref('api_sessions.identity_id'), sql.ref('api_sessions.id'), at, '<=').as(
-        'fingerprints',
-      ),
+/**
+ * Those sessions with the fingerprints their clients may present: the identity's certificate authenticators, then
+ * the session's own certificates valid at `at` (upstream's ApiSessionManager.VisitFingerprintsForApiSession).
+ */
+const withFingerprints = (q: Kysely<Database>, at: string) =>
+  authenticatedSessions(q).select(
+    sessionFingerprintsJson(q, sql.ref('api_sessions.identity_id'), sql.ref('api_sessions.id'), at, '<=').as(
+      'fingerprints',
     ),
+  );
+
+const selectSessionsByIds = preparedQuery((q, ids: readonly string[], at: string) =>
+  withFingerprints(q, at).where('id', 'in', inTextList(q, ids)),
 );
 
-const selectCertAuthenticatorsOf = preparedQuery((q, identityIds: readonly string[]) =>
-  q
-    .selectFrom('authenticators')
-    .select(['identity_id', 'cert_fingerprint'])
-    .where('identity_id', 'in', inTextList(q, identityIds))
-    .where('method', '=', 'cert')
-    .where('cert_fingerprint', 'is not', null),
+const selectSessionsAfter = preparedQuery((q, afterId: string, limit: number, at: string) =>
+  withFingerprints(q, at).where('id', '>', afterId).limit(limitOf(limit)),
 );
-
-const selectSessionCertificatesOf = preparedQuery((q, apiSessionIds: readonly string[], at: string) =>
-  q
-    .selectFrom('api_session_certificates')
-    .select(['api_session_id', 'fingerprint'])
-    .where('api_session_id', 'in', inTextList(q, apiSessionIds))
-    .where('valid_from', '<=', at)
-    .where('valid_to', '>', at),
-);
-
-function groupBy(pairs: Array<[string, string]>): Map<string, string[]> {
-  const groups = new Map<string, string[]>();
-  for (const [key, value] of pairs) groups.set(key, [...(groups.get(key) ?? []), value]);
-  return groups;
-}
 
 /** The ids of the API sessions behind these tokens (a router's heartbeat); unknown tokens are left out. */
 export async function apiSessionIdsByToken(db: Db, given: readonly string[]): Promise<Map<string, string>> {
