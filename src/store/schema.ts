@@ -433,8 +433,16 @@ export interface IdentityTypesTable {
   name: string;
 }
 
-/** router_presence's rows whose holder is alive (migrations 025, 026): the same columns. */
-export type LiveRouterPresenceView = RouterPresenceTable;
+export interface LiveRouterPresenceView {
+  router_id: string;
+  instance_id: string | null;
+  connected_at: string | null;
+  version_info: string | null;
+  link_listeners: string | null;
+  hostname: string | null;
+  supported_protocols: string | null;
+  sync_status: string | null;
+}
 
 export interface LoginFailuresTable {
   key: string;
